@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the WebAssembly module (SIMD and scalar variants, into src/js/wasm/) and the demo page (web/dist/).
+# Incremental: a second run rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f build/wasm/CMakeCache.txt ]; then
+  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build/wasm -j2
+if [ -f web/vite.config.js ]; then
+  npx vite build --config web/vite.config.js --logLevel warn
+fi

@@ -1,0 +1,157 @@
+// attention-wasm core: scaled dot-product attention ("Attention Is All You Need") on Eigen.
+//
+// Plain C++17 with no knowledge of the web. Every array crosses this API as a row-major float buffer
+// owned by the caller; results are written straight into the caller's buffers.
+//
+// Shape names used throughout (the TypeScript layer spells them the same, in camelCase):
+//   batch   B      leading batch dimension (1 when absent)
+//   H, H_kv        num_heads, num_kv_heads: query heads and key/value heads; H_kv divides H
+//   L_q, L_k       len_q, len_k: query and key sequence lengths
+//   d_k, d_v       per-head width of queries/keys and of values
+//   d_model        width of the query input x; d_context: width of the key/value input (self: = d_model)
+//   d_out          width of the output projection W_o
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace attention {
+
+// Thrown for arguments the core cannot work with. `code` is stable and matches the JS AttentionError codes.
+class AttentionError : public std::invalid_argument {
+ public:
+  AttentionError(std::string code, const std::string& message)
+      : std::invalid_argument(message), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+enum class Causal : int32_t {
+  kNone = 0,
+  kTopLeft = 1,      // query i attends key j when j <= i (PyTorch is_causal)
+  kBottomRight = 2,  // query i attends key j when j <= i + L_k - L_q (query block at the end of the keys)
+};
+
+enum class MaskKind : int32_t {
+  kNone = 0,
+  kBoolean = 1,   // uint8_t, nonzero = may attend
+  kAdditive = 2,  // float, added to the scaled scores; -inf blocks
+};
+
+// A user mask that broadcasts to [B, H, L_q, L_k]: each of `dims` is 1 or the full size.
+struct Mask {
+  MaskKind kind = MaskKind::kNone;
+  const void* data = nullptr;  // uint8_t* for kBoolean, float* for kAdditive; row-major over `dims`
+  int32_t dims[4] = {1, 1, 1, 1};
+};
+
+struct AttentionOptions {
+  bool has_scale = false;  // false: scale = 1/sqrt(d_k)
+  float scale = 0.0f;      // used when has_scale, 0 included
+  Causal causal = Causal::kNone;
+  Mask mask;
+};
+
+struct AttentionDims {
+  int32_t batch = 1;
+  int32_t num_heads = 1;
+  int32_t num_kv_heads = 1;
+  int32_t len_q = 0;
+  int32_t len_k = 0;
+  int32_t d_k = 0;
+  int32_t d_v = 0;
+};
+
+// Where scaled_dot_product_attention writes. Every pointer but `output` may be null (= not wanted).
+//   output         [B, H, L_q, d_v]
+//   weights        [B, H, L_q, L_k]   softmax of `scores`; rows with every key masked are all 0
+//   scores         [B, H, L_q, L_k]   q·kᵀ·scale + mask, the softmax input (masked entries are -inf)
+//   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale
+//   raw_scores     [B, H, L_q, L_k]   q·kᵀ
+struct AttentionResult {
+  float* output = nullptr;
+  float* weights = nullptr;
+  float* scores = nullptr;
+  float* scaled_scores = nullptr;
+  float* raw_scores = nullptr;
+};
+
+// Scaled dot-product attention, batched, with grouped-query heads.
+//
+//   argument  shape                       notes
+//   q         [B, H,    L_q, d_k]
+//   k         [B, H_kv, L_k, d_k]         query head h reads kv head h / (H / H_kv)
+//   v         [B, H_kv, L_k, d_v]
+//   result    see AttentionResult
+//
+// Order: scores = q·kᵀ·scale, then the causal and user masks, then a softmax per row with the row max
+// subtracted, then output = weights·v. A row whose keys are all masked gets weights 0 and output 0.
+// Throws AttentionError for bad dims, a mask that does not broadcast, or scores that overflow float32.
+void scaled_dot_product_attention(const AttentionDims& dims, const float* q, const float* k, const float* v,
+                                  const AttentionOptions& options, const AttentionResult& result);
+
+struct ProjectionDims {
+  int32_t batch = 1;
+  int32_t len_q = 0;       // rows of x
+  int32_t len_k = 0;       // rows of context (self-attention: = len_q)
+  int32_t d_model = 0;     // columns of x
+  int32_t d_context = 0;   // columns of context (self-attention: = d_model)
+  int32_t num_heads = 1;
+  int32_t num_kv_heads = 1;
+  int32_t d_k = 0;         // per head
+  int32_t d_v = 0;         // per head
+  int32_t d_out = 0;       // columns of W_o; 0 = no output projection
+};
+
+// Projection weights, row-major. Biases may be null; w_o and b_o are used only when d_out > 0.
+//   w_q [d_model, H·d_k]      b_q [H·d_k]
+//   w_k [d_context, H_kv·d_k] b_k [H_kv·d_k]
+//   w_v [d_context, H_kv·d_v] b_v [H_kv·d_v]
+//   w_o [H·d_v, d_out]        b_o [d_out]
+struct ProjectionWeights {
+  const float* w_q = nullptr;
+  const float* w_k = nullptr;
+  const float* w_v = nullptr;
+  const float* w_o = nullptr;
+  const float* b_q = nullptr;
+  const float* b_k = nullptr;
+  const float* b_v = nullptr;
+  const float* b_o = nullptr;
+};
+
+// Where multi_head_attention writes. Null pointers are not wanted, except `output`, which is required.
+//   q          [B, H,    L_q, d_k]   x·W_q (+ b_q), split into heads
+//   k          [B, H_kv, L_k, d_k]   context·W_k (+ b_k)
+//   v          [B, H_kv, L_k, d_v]   context·W_v (+ b_v)
+//   attention  per head, as in scaled_dot_product_attention (its `output` is [B, H, L_q, d_v])
+//   concat     [B, L_q, H·d_v]       the heads side by side
+//   output     [B, L_q, d_out]       concat·W_o (+ b_o); [B, L_q, H·d_v] (= concat) when d_out is 0
+struct MultiHeadResult {
+  float* q = nullptr;
+  float* k = nullptr;
+  float* v = nullptr;
+  AttentionResult attention;
+  float* concat = nullptr;
+  float* output = nullptr;
+};
+
+// Multi-head attention from inputs: project, split into heads, attend, concatenate, project out.
+//
+//   argument  shape                   notes
+//   x         [B, L_q, d_model]       the queries' input
+//   context   [B, L_k, d_context]     keys' and values' input; null = self-attention (context = x)
+//   weights   see ProjectionWeights   W_q and W_k may point to the same matrix
+//   result    see MultiHeadResult
+//
+// Heads are consecutive column blocks of the projections. Single-head attention is num_heads = 1, d_out = 0.
+void multi_head_attention(const ProjectionDims& dims, const float* x, const float* context,
+                          const ProjectionWeights& weights, const AttentionOptions& options,
+                          const MultiHeadResult& result);
+
+// The SIMD instruction sets Eigen was compiled to use ("None" in a scalar build).
+std::string simd_instruction_sets();
+
+}  // namespace attention
