@@ -1,0 +1,118 @@
+// The bench: every case against every implementation, each (case, implementation) in a fresh process,
+// printed as one Markdown table and written to bench/results.json.
+//
+//   node bench/run.mjs [--quick] [--native <binary>] [--impls a,b] [--cases n=512,...] [--out <file>]
+//
+// --quick (or BENCH_QUICK=1): tiny sizes, two timed calls each, nothing written unless --out is given.
+// --native: the native build of the core (bench/native_bench.cc); without it the native column is n/a.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FULL_CASES, QUICK_CASES, caseFile, flops, writeCaseData } from './common.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+function parseArgs(argv) {
+  const args = { quick: process.env.BENCH_QUICK === '1', native: null, impls: null, cases: null, out: null };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--quick') args.quick = true;
+    else if (a === '--native') args.native = argv[++i];
+    else if (a === '--impls') args.impls = argv[++i].split(',');
+    else if (a === '--cases') args.cases = argv[++i].split(',');
+    else if (a === '--out') args.out = argv[++i];
+    else throw new Error(`unknown argument ${a}`);
+  }
+  return args;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const IMPLS = [
+  { name: 'attention-wasm', script: 'impl-attention-wasm.mjs' },
+  { name: 'onnxruntime-web', script: 'impl-onnxruntime-web.mjs' },
+  { name: 'native', binary: args.native },
+  { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
+  { name: 'js-loops', script: 'impl-js-loops.mjs' },
+].filter((impl) => !args.impls || args.impls.includes(impl.name));
+const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
+
+function runNative(binary, spec, dataDir) {
+  const prefix = caseFile(dataDir, spec, '').slice(0, -1);
+  const argv = [`--n=${spec.n}`, `--heads=${spec.heads}`, `--causal=${+spec.causal}`, `--weights=${+spec.weights}`,
+    `--long=${+!!spec.long}`, `--quick=${+args.quick}`, `--data=${prefix}`];
+  return spawnSync(binary, argv, { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20 });
+}
+
+function runOne(impl, spec, dataDir) {
+  if (impl.name === 'native' && !impl.binary) return { na: 'not built (pass --native)' };
+  const child = impl.binary
+    ? runNative(impl.binary, spec, dataDir)
+    : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), JSON.stringify({ spec, dataDir, quick: args.quick })],
+      { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20 });
+  const line = child.stdout?.trim().split('\n').pop();
+  if (child.status !== 0 || !line) {
+    return { failed: `exit ${child.status ?? child.signal}: ${(child.stderr || child.error?.message || '').trim().split('\n').pop()}` };
+  }
+  return JSON.parse(line);
+}
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-bench-'));
+const results = [];
+try {
+  cases.forEach((spec, i) => {
+    writeCaseData(dataDir, spec, 1000 + 17 * i);
+    for (const impl of IMPLS) {
+      const r = runOne(impl, spec, dataDir);
+      results.push({ impl: impl.name, ...r, case: spec.name, spec });
+      process.stderr.write(`${spec.name.padEnd(16)} ${impl.name.padEnd(16)} ${r.medianMs !== undefined ? r.medianMs.toFixed(4) + ' ms' : r.na ? 'n/a' : 'FAILED ' + r.failed}\n`);
+    }
+  });
+} finally {
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
+const mb = (bytes) => (bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1));
+const lines = [
+  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB | WASM memory MB | max abs error |',
+  '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+];
+for (const spec of cases) {
+  const row = (name) => results.find((r) => r.case === spec.name && r.impl === name);
+  const ratio = (r, name) => {
+    const base = row(name);
+    return base?.medianMs ? (r.medianMs / base.medianMs).toFixed(2) : '–';
+  };
+  for (const impl of IMPLS) {
+    const r = row(impl.name);
+    if (r.medianMs === undefined) {
+      lines.push(`| ${spec.name} | ${impl.name} | n/a: ${r.na ?? 'failed: ' + r.failed} | | | | | | | |`);
+      continue;
+    }
+    const gflops = flops(spec) / (r.medianMs * 1e6);
+    lines.push(`| ${spec.name} | ${impl.name} | ${ms(r.medianMs)} | ${ms(r.minMs)} | ${gflops.toFixed(1)} | ${ratio(r, 'onnxruntime-web')} | ${ratio(r, 'native')} | ${mb(r.peakBytes)} | ${mb(r.wasmBytes)} | ${r.maxAbsError.toExponential(1)} |`);
+  }
+}
+const table = lines.join('\n');
+console.log(table);
+
+const machine = {
+  cpu: os.cpus()[0]?.model,
+  cores: os.cpus().length,
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  loadAverage: os.loadavg(),
+  date: new Date().toISOString(),
+};
+console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverage.map((x) => x.toFixed(2)).join(' ')}`);
+console.log('Times are per call, copies in and out included; GFLOP/s and ratios from the median; d = 64;' +
+  ' weights returned except in the long case, whose error is checked on 64 rows.');
+const out = args.out ?? (args.quick ? null : path.join(here, 'results.json'));
+if (out) fs.writeFileSync(out, JSON.stringify({ machine, quick: args.quick, results, table }, null, 2) + '\n');
+const failed = results.filter((r) => r.failed);
+if (failed.length) {
+  console.error(`${failed.length} implementation runs failed`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# npm run bench: builds the WASM module and the native bench of the core, then runs bench/run.mjs.
+#   bash scripts/bench.sh [--quick] [run.mjs options]     (BENCH_QUICK=1 is the same as --quick)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/build.sh
+if [ ! -f build/bench-native/CMakeCache.txt ]; then
+  cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build build/bench-native --target attention_native_bench -j2 >/dev/null
+node bench/run.mjs --native build/bench-native/attention_native_bench "$@"

@@ -1,0 +1,220 @@
+// Hand-written declarations for attention-wasm (Emscripten 3.1.6 has no --emit-tsd).
+// Shape names: B batch, H / H_kv query and key-value heads, L_q / L_k sequence lengths, d_k / d_v widths.
+
+/** Stable error codes of AttentionError. */
+export type AttentionErrorCode =
+  | 'NOT_A_TENSOR'
+  | 'NOT_A_NUMBER'
+  | 'NON_FINITE'
+  | 'RAGGED_ARRAY'
+  | 'BAD_RANK'
+  | 'BAD_DIMENSION'
+  | 'DATA_LENGTH_MISMATCH'
+  | 'SHAPE_MISMATCH'
+  | 'HEADS_DO_NOT_DIVIDE'
+  | 'MASK_DOES_NOT_BROADCAST'
+  | 'UNKNOWN_OPTION'
+  | 'BAD_OPTION'
+  | 'TOO_LARGE'
+  | 'SCORE_OVERFLOW'
+  | 'SIMD_UNSUPPORTED'
+  | 'LOAD_FAILED'
+  | 'OUT_OF_MEMORY'
+  | 'INTERNAL';
+
+/** The only error the API throws: a stable `code` and a message naming the argument and the shapes. */
+export class AttentionError extends Error {
+  constructor(code: AttentionErrorCode, message: string, options?: { cause?: unknown });
+  readonly name: 'AttentionError';
+  readonly code: AttentionErrorCode;
+}
+
+/** Nested arrays of numbers: number[] (rank 1), number[][] (rank 2), and deeper for leading dimensions. */
+export type NestedNumbers = number[] | Float32Array | Float64Array | NestedNumbers[];
+/** Nested arrays of booleans, for boolean masks (true = may attend). */
+export type NestedBooleans = boolean[] | NestedBooleans[];
+
+/** A row-major tensor given as flat data and a shape; `data.length` must equal the product of `shape`. */
+export interface TensorLike {
+  data: Float32Array | Float64Array | number[];
+  shape: readonly number[];
+}
+
+/** A tensor argument: nested arrays or `{ data, shape }` (a returned Tensor works too). */
+export type TensorInput = NestedNumbers | TensorLike;
+
+/**
+ * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
+ * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend.
+ * Numbers: an additive mask, added to the scaled scores; -Infinity blocks.
+ */
+export type MaskInput = NestedBooleans | { data: Uint8Array | boolean[]; shape: readonly number[] } | TensorInput;
+
+/** A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand. */
+export class Tensor {
+  constructor(data: Float32Array, shape: number[]);
+  readonly data: Float32Array;
+  readonly shape: number[];
+  /** The values as nested arrays (number[][] for a matrix). */
+  toArray(): any[];
+}
+
+export interface AttentionOptions {
+  /** Multiplies q·kᵀ. Default 1/√d_k; any explicit value, 0 included, replaces it. */
+  scale?: number;
+  /** true or 'top-left': query i sees keys j ≤ i. 'bottom-right': j ≤ i + L_k − L_q. Default false. */
+  causal?: boolean | 'top-left' | 'bottom-right';
+  /** Combined with causal when both are given. */
+  mask?: MaskInput | null;
+  /** Default true. false: no [L_q, L_k] matrices are kept or returned, and memory stays O(L·d). */
+  returnWeights?: boolean;
+  /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
+  returnSteps?: boolean;
+}
+
+/** The steps before the softmax, each shaped like the weights. */
+export interface AttentionSteps {
+  /** q·kᵀ */
+  rawScores?: Tensor;
+  /** q·kᵀ·scale */
+  scaledScores?: Tensor;
+  /** q·kᵀ·scale + mask: the softmax input, -Infinity where masked */
+  scores?: Tensor;
+}
+
+export interface SdpaResult extends AttentionSteps {
+  /** [..., L_q, d_v] */
+  output: Tensor;
+  /** [..., L_q, L_k]: each row sums to 1, or is all 0 when every key of that row is masked */
+  weights?: Tensor;
+}
+
+/** Projection weights; heads are consecutive column blocks. W_q and W_k may be the same matrix. */
+export interface ProjectionWeights {
+  /** [d_model, H·d_k] */
+  wq: TensorInput;
+  /** [d_model or d_context, H_kv·d_k] */
+  wk: TensorInput;
+  /** [d_model or d_context, H_kv·d_v] */
+  wv: TensorInput;
+  /** [H·d_v, d_out]: the output projection (optional) */
+  wo?: TensorInput;
+  /** [H·d_k] */
+  bq?: TensorInput;
+  /** [H_kv·d_k] */
+  bk?: TensorInput;
+  /** [H_kv·d_v] */
+  bv?: TensorInput;
+  /** [d_out] (needs wo) */
+  bo?: TensorInput;
+  /** H. When given, results keep a head dimension. Default 1. */
+  numHeads?: number;
+  /** H_kv, dividing H (grouped-query attention): query head h uses kv head ⌊h / (H / H_kv)⌋. Default H. */
+  numKvHeads?: number;
+}
+
+export interface MultiHeadWeights extends ProjectionWeights {
+  numHeads: number;
+}
+
+/** Results of selfAttention and crossAttention without numHeads ("..." is [B] for a batched input). */
+export interface SelfAttentionResult extends AttentionSteps {
+  /** [..., L_q, d_k] */
+  q: Tensor;
+  /** [..., L_k, d_k] */
+  k: Tensor;
+  /** [..., L_k, d_v] */
+  v: Tensor;
+  /** [..., L_q, L_k] */
+  weights?: Tensor;
+  /** [..., L_q, d_v] before wo; present when wo is given */
+  concat?: Tensor;
+  /** [..., L_q, d_out], or [..., L_q, d_v] without wo */
+  output: Tensor;
+}
+
+/** Results with a head dimension: multiHeadAttention, or numHeads given. */
+export interface MultiHeadResult extends AttentionSteps {
+  /** [..., H, L_q, d_k] */
+  q: Tensor;
+  /** [..., H_kv, L_k, d_k] */
+  k: Tensor;
+  /** [..., H_kv, L_k, d_v] */
+  v: Tensor;
+  /** [..., H, L_q, L_k] */
+  weights?: Tensor;
+  /** [..., H, L_q, d_v]: each head's attention output */
+  heads: Tensor;
+  /** [..., L_q, H·d_v]: the heads side by side */
+  concat: Tensor;
+  /** [..., L_q, d_out], or [..., L_q, H·d_v] without wo */
+  output: Tensor;
+}
+
+/** One instance of the WebAssembly module. Methods are synchronous; results are owned by JS. */
+export class Attention {
+  private constructor();
+  /** True when the SIMD build is running. */
+  readonly simd: boolean;
+  /** The SIMD instruction sets Eigen uses inside the module ("None" in the scalar build). */
+  readonly instructionSets: string;
+  /** Bytes of WebAssembly memory: it grows when a call needs more, and never shrinks. */
+  readonly memoryBytes: number;
+  /** Bytes of the module's heap in use now; it returns to its baseline after every call, error or not. */
+  heapBytesInUse(): number;
+
+  /**
+   * Scaled dot-product attention on given q, k and v.
+   *
+   * | q               | k                  | v                  | output          | weights         |
+   * |-----------------|--------------------|--------------------|-----------------|-----------------|
+   * | [L_q, d_k]      | [L_k, d_k]         | [L_k, d_v]         | [L_q, d_v]      | [L_q, L_k]      |
+   * | [H, L_q, d_k]   | [H_kv, L_k, d_k]   | [H_kv, L_k, d_v]   | [H, L_q, d_v]   | [H, L_q, L_k]   |
+   * | [B, H, L_q, d_k]| [B, H_kv, L_k, d_k]| [B, H_kv, L_k, d_v]| [B, H, L_q, d_v]| [B, H, L_q, L_k]|
+   */
+  scaledDotProductAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): SdpaResult;
+
+  /**
+   * Self-attention from x: Q = x·wq (+bq), K = x·wk (+bk), V = x·wv (+bv), attention, then optional wo (+bo).
+   *
+   * | x                       | wq, wk           | wv               | output                     |
+   * |-------------------------|------------------|------------------|----------------------------|
+   * | [L, d_model]            | [d_model, d_k]   | [d_model, d_v]   | [L, d_out or d_v]          |
+   * | [B, L, d_model]         | [d_model, d_k]   | [d_model, d_v]   | [B, L, d_out or d_v]       |
+   */
+  selfAttention(x: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): SelfAttentionResult;
+  selfAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
+
+  /**
+   * Cross-attention: queries from x [(B,) L_q, d_model], keys and values from context [(B,) L_k, d_context];
+   * wk and wv are [d_context, …]. Results as selfAttention, with L_k columns in the weights.
+   */
+  crossAttention(x: TensorInput, context: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): SelfAttentionResult;
+  crossAttention(x: TensorInput, context: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
+
+  /**
+   * Multi-head (and grouped-query) self-attention: split into heads, attend, concatenate, project with wo.
+   *
+   * | x               | wq               | wk, wv                          | wo              | weights          |
+   * |-----------------|------------------|---------------------------------|-----------------|------------------|
+   * | [L, d_model]    | [d_model, H·d_k] | [d_model, H_kv·d_k], […·d_v]    | [H·d_v, d_out]  | [H, L, L]        |
+   * | [B, L, d_model] | [d_model, H·d_k] | [d_model, H_kv·d_k], […·d_v]    | [H·d_v, d_out]  | [B, H, L, L]     |
+   */
+  multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
+}
+
+export interface CreateAttentionOptions {
+  /** true: the SIMD build (throws SIMD_UNSUPPORTED where missing); false: the scalar build. Default: SIMD where supported. */
+  simd?: boolean;
+  /** Where to fetch the .wasm file when it is not served next to the package's JS. */
+  wasmUrl?: string | URL;
+}
+
+/** Loads the WebAssembly module (Node 20, browsers, module workers, bundlers) and returns an instance. */
+export function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+
+/** True where this engine supports WebAssembly SIMD128. */
+export function simdSupported(): boolean;
+
+/** The most WebAssembly memory one call may use (inputs, results and scratch): 1 GiB. */
+export const MAX_CALL_BYTES: number;

@@ -1,0 +1,88 @@
+// The package as users get it: `npm pack`, installed into an empty project, then imported from Node 20,
+// built into an app by Vite, and that app run in Chromium. Run by node's test runner (node --test).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../serve-static.mjs';
+
+const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+const GOLDEN = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
+const EXAMPLE = `
+import { createAttention } from 'attention-wasm';
+const attn = await createAttention();
+const s = attn.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
+export const result = { simd: attn.simd, output: Array.from(s.output.data) };
+`;
+
+let work;
+let app;
+let tarball;
+
+const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const assertGolden = (output) => output.forEach((x, i) => assert.ok(Math.abs(x - GOLDEN[i]) < 1e-6, `output[${i}] = ${x}`));
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'attention-wasm-package-'));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], repo));
+  tarball = packed[0];
+  app = join(work, 'app');
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', join(work, tarball.filename)], app);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the tarball holds the JS, the declarations and both builds, and nothing else', () => {
+  const files = tarball.files.map((f) => f.path).sort();
+  for (const needed of ['package.json', 'README.md', 'src/js/index.js', 'src/js/index.d.ts', 'src/js/loader.js',
+    'src/js/wasm/attention-simd.js', 'src/js/wasm/attention-simd.wasm', 'src/js/wasm/attention-scalar.js',
+    'src/js/wasm/attention-scalar.wasm']) {
+    assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
+  }
+  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
+  assert.deepEqual(unexpected, []);
+});
+
+test('Node 20 imports it by name and computes the worked example', async () => {
+  writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
+  const result = JSON.parse(run('node', ['node-example.mjs'], app));
+  assert.equal(result.simd, true);
+  assertGolden(result.output);
+});
+
+test('Vite builds an app with it, emits the .wasm as an asset, and the app runs in Chromium', async () => {
+  writeFileSync(join(app, 'index.html'), '<!doctype html><title>app</title><link rel="icon" href="data:,"><pre id="out">…</pre><script type="module" src="./main.js"></script>\n');
+  writeFileSync(join(app, 'main.js'), `${EXAMPLE}\ndocument.getElementById('out').textContent = JSON.stringify(result);\n`);
+  run('node', [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], app);
+  const assets = readdirSync(join(app, 'dist/assets'));
+  assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm among ${assets.join(', ')}`);
+
+  const server = await serveStatic(join(app, 'dist'));
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+    await page.goto(server.url);
+    await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'));
+    const result = JSON.parse(await page.textContent('#out'));
+    assert.equal(result.simd, true);
+    assertGolden(result.output);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

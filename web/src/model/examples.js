@@ -1,0 +1,56 @@
+// The examples a person can start from.
+import { defaultState } from './state.js';
+
+const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
+
+/**
+ * @typedef {{ id: string, title: string, about: string, state: () => import('./state.js').State }} Example
+ * @type {Example[]}
+ */
+export const EXAMPLES = [
+  {
+    id: 'sentence',
+    title: 'Sentence',
+    about: '“time flies like an arrow”: five tokens, each with a random 8-number embedding from seed 42.',
+    state: defaultState,
+  },
+  {
+    id: 'worked',
+    title: '2×2 by hand',
+    about: 'X = I, W_q = W_k = I and W_v = [[1, 2], [3, 4]], small enough to check on paper: '
+      + 'the scores are [[1, 0], [0, 1]] ÷ √2, and the output is [[1.6604769, 2.6604769], [2.3395231, 3.3395231]].',
+    state: () => ({
+      ...defaultState(),
+      sentence: 'A B',
+      n: 2,
+      dModel: 2,
+      dK: 2,
+      dV: 2,
+      precision: 6,
+      x: identity(2),
+      wq: identity(2),
+      wk: identity(2),
+      wv: [[1, 2], [3, 4]],
+    }),
+  },
+  {
+    id: 'causal',
+    title: 'Causal',
+    about: 'A causal mask, as in GPT: each token may attend only to itself and the tokens before it.',
+    state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true }),
+  },
+  {
+    id: 'heads',
+    title: '4 heads',
+    about: 'Four heads, each with its own W_q, W_k and W_v blocks of width 4: each head learns its own pattern. '
+      + 'Compare their heatmaps below.',
+    state: () => ({ ...defaultState(), dModel: 16, numHeads: 4 }),
+  },
+  {
+    id: 'shared',
+    title: 'W_q = W_k',
+    about: 'With W_k = W_q, K = Q, so QKᵀ is symmetric: score(a → b) = score(b → a). '
+      + 'The weights are not symmetric, because softmax normalizes each row on its own.',
+    state: () => ({ ...defaultState(), shareQK: true }),
+  },
+];

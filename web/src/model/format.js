@@ -1,0 +1,74 @@
+// Numbers as text: cells at a chosen precision, and whole matrices exported as NumPy, JSON or CSV.
+
+/**
+ * A value at `precision` decimals; −∞ (a masked score) as "-∞".
+ * @param {number} value
+ * @param {number} precision  decimals, 0–7
+ */
+export function formatValue(value, precision) {
+  if (value === -Infinity) return '-∞';
+  if (value === Infinity) return '∞';
+  if (Number.isNaN(value)) return 'NaN';
+  const text = value.toFixed(precision);
+  return /^-0(?:\.0*)?$/u.test(text) ? text.slice(1) : text;
+}
+
+/** The shortest decimal text that reads back as the same float32 value. */
+export function float32Text(value) {
+  if (!Number.isFinite(value)) return String(value);
+  const f = Math.fround(value);
+  for (let digits = 1; digits <= 9; digits++) {
+    const text = String(Number(f.toPrecision(digits)));
+    if (Math.fround(Number(text)) === f) return text;
+  }
+  return String(f);
+}
+
+const cell = {
+  numpy: (v) => (v === -Infinity ? '-np.inf' : v === Infinity ? 'np.inf' : float32Text(v)),
+  json: (v) => (Number.isFinite(v) ? float32Text(v) : 'null'),
+  csv: (v) => (v === -Infinity ? '-inf' : v === Infinity ? 'inf' : float32Text(v)),
+};
+
+/** The export formats, with their names for buttons. */
+export const EXPORT_FORMATS = { numpy: 'NumPy', json: 'JSON', csv: 'CSV' };
+
+/**
+ * A matrix as text to paste into Python, JavaScript or a spreadsheet. Values are float32, written with the
+ * fewest digits that read back exactly; −∞ is `-np.inf` in NumPy, `null` in JSON and `-inf` in CSV.
+ * @param {ArrayLike<number>[]} rows
+ * @param {'numpy' | 'json' | 'csv'} format
+ */
+export function exportMatrix(rows, format) {
+  const write = cell[format];
+  if (!write) throw new Error(`unknown format ${format}`);
+  const lines = Array.from(rows, (row) => Array.from(row, write));
+  if (format === 'csv') return lines.map((line) => line.join(',')).join('\n') + '\n';
+  if (format === 'json') return `[\n${lines.map((line) => `  [${line.join(', ')}]`).join(',\n')}\n]\n`;
+  const body = lines.map((line, i) => `${i === 0 ? 'np.array([' : '          '}[${line.join(', ')}]`).join(',\n');
+  return `${body}], dtype=np.float32)\n`;
+}
+
+/**
+ * Rows of a flat row-major matrix.
+ * @param {ArrayLike<number>} data
+ * @param {number} rows
+ * @param {number} cols
+ * @param {number} [offset]  where the matrix starts in `data`
+ * @returns {number[][]}
+ */
+export function toRows(data, rows, cols, offset = 0) {
+  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => data[offset + i * cols + j]));
+}
+
+/** A shape as "[5, 4]". */
+export function formatShape(shape) {
+  return `[${shape.join(', ')}]`;
+}
+
+/** A duration in milliseconds with 2 significant-ish digits: "0.21 ms", "12 ms". */
+export function formatMs(ms) {
+  if (ms < 1) return `${ms.toFixed(2)} ms`;
+  if (ms < 10) return `${ms.toFixed(1)} ms`;
+  return `${Math.round(ms)} ms`;
+}

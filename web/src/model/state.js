@@ -1,0 +1,275 @@
+// The page's whole state, its limits, and its encoding in the URL hash (a permalink).
+import { INPUT_NAMES, matrixShape, resizeMask, resizeOverride } from './matrices.js';
+import { parseNumber } from './parse.js';
+import { MAX_SEED } from './rng.js';
+import { tokenize } from './tokens.js';
+
+/**
+ * What the page accepts. Heads sit side by side in the weight matrices, so numHeads·dK and numHeads·dV
+ * are limited too.
+ */
+export const LIMITS = Object.freeze({
+  n: 64,
+  dModel: 64,
+  dK: 64,
+  dV: 64,
+  numHeads: 8,
+  headsWidth: 64,
+  precision: 7,
+  temperatureMin: 0.05,
+  temperatureMax: 5,
+  sentenceChars: 2000,
+  hashChars: 200_000,
+});
+
+/** The names of the sizes, as the page writes them. */
+export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', numHeads: 'heads' };
+
+/**
+ * @typedef {object} State
+ * @property {string} sentence
+ * @property {number} n          tokens (rows of X)
+ * @property {number} dModel
+ * @property {number} dK         per head
+ * @property {number} dV         per head
+ * @property {number} numHeads
+ * @property {number} seed       unsigned 32-bit
+ * @property {'normal' | 'uniform'} dist
+ * @property {number} precision  decimals shown
+ * @property {boolean} causal
+ * @property {boolean} scaling   divide the scores by √d_k
+ * @property {number} temperature
+ * @property {boolean} shareQK   W_k is W_q
+ * @property {number} head       the head shown in the steps (0-based)
+ * @property {number[][] | null} x    overrides of the generated matrices
+ * @property {number[][] | null} wq
+ * @property {number[][] | null} wk
+ * @property {number[][] | null} wv
+ * @property {boolean[][] | null} mask  [n, n], true = may attend; null = all allowed
+ */
+
+/** The default example: "time flies like an arrow". @returns {State} */
+export function defaultState() {
+  return {
+    sentence: 'time flies like an arrow',
+    n: 5,
+    dModel: 8,
+    dK: 4,
+    dV: 4,
+    numHeads: 1,
+    seed: 42,
+    dist: 'normal',
+    precision: 3,
+    causal: false,
+    scaling: true,
+    temperature: 1,
+    shareQK: false,
+    head: 0,
+    x: null,
+    wq: null,
+    wk: null,
+    wv: null,
+    mask: null,
+  };
+}
+
+/**
+ * Checks sizes against the limits.
+ * @param {{ n: number, dModel: number, dK: number, dV: number, numHeads: number }} sizes
+ * @returns {Record<string, string>} a message per size that is out of range (empty when all are fine)
+ */
+export function checkSizes(sizes) {
+  const errors = {};
+  for (const key of Object.keys(SIZE_NAMES)) {
+    const value = sizes[key];
+    const max = LIMITS[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+      errors[key] = `${SIZE_NAMES[key]} must be a whole number from 1 to ${max}`;
+    }
+  }
+  if (!errors.numHeads) {
+    for (const key of ['dK', 'dV']) {
+      if (!errors[key] && sizes.numHeads * sizes[key] > LIMITS.headsWidth) {
+        errors[key] = `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${LIMITS.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
+      }
+    }
+  }
+  return errors;
+}
+
+/**
+ * The state with new sizes, carrying over typed numbers (overrides and mask) that still fit.
+ * Sizes must have passed checkSizes.
+ * @returns {State}
+ */
+export function withSizes(state, sizes) {
+  const next = { ...state, ...sizes };
+  next.head = Math.min(state.head, next.numHeads - 1);
+  for (const name of INPUT_NAMES) next[name] = resizeOverride(state[name], state, next, name);
+  if (next.shareQK) next.wk = null;
+  next.mask = resizeMask(state.mask, next.n);
+  return next;
+}
+
+const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'mask'];
+
+const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
+
+const encodeMatrix = (rows) => rows.map((row) => row.map((v) => String(v)).join(',')).join(';');
+
+/**
+ * The state as a URL hash (without "#"). Generated matrices are not written, only the seed; typed or pasted
+ * numbers are written in full, so the link reproduces the exact numbers.
+ * @param {State} state
+ * @returns {string}
+ */
+export function encodeState(state) {
+  const pairs = [
+    ['v', '1'],
+    ['s', state.sentence],
+    ['n', state.n],
+    ['dm', state.dModel],
+    ['dk', state.dK],
+    ['dv', state.dV],
+    ['h', state.numHeads],
+    ['seed', state.seed],
+    ['dist', state.dist],
+    ['p', state.precision],
+    ['causal', state.causal ? 1 : 0],
+    ['scale', state.scaling ? 1 : 0],
+    ['t', state.temperature],
+    ['tie', state.shareQK ? 1 : 0],
+  ];
+  if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
+  for (const name of INPUT_NAMES) {
+    if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
+  }
+  if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);
+  return pairs.map(([key, value]) => `${key}=${encode(String(value))}`).join('&');
+}
+
+function readInteger(text, min, max) {
+  if (!/^\d{1,10}$/u.test(text)) return null;
+  const value = Number(text);
+  return value >= min && value <= max ? value : null;
+}
+
+function readMatrix(text, rows, cols) {
+  const lines = text.split(';');
+  if (lines.length !== rows) return null;
+  const matrix = [];
+  for (const line of lines) {
+    const fields = line.split(',');
+    if (fields.length !== cols) return null;
+    const row = [];
+    for (const field of fields) {
+      const value = parseNumber(field);
+      if (value === null || Math.abs(value) > 1e30) return null;
+      row.push(value);
+    }
+    matrix.push(row);
+  }
+  return matrix;
+}
+
+function readMask(text, n) {
+  const lines = text.split(';');
+  if (lines.length !== n || !lines.every((line) => line.length === n && /^[01]+$/u.test(line))) return null;
+  return lines.map((line) => Array.from(line, (c) => c === '1'));
+}
+
+const shorten = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
+/**
+ * Reads a URL hash written by encodeState. Never throws: each part that cannot be read (unknown, out of range,
+ * of the wrong shape) is left at its default and named in `warnings`.
+ * @param {string} hash  with or without the leading "#"
+ * @returns {{ state: State, warnings: string[] }}
+ */
+export function decodeState(hash) {
+  const state = defaultState();
+  const warnings = [];
+  let text = typeof hash === 'string' ? hash : '';
+  if (text.startsWith('#')) text = text.slice(1);
+  if (text === '') return { state, warnings };
+  if (text.length > LIMITS.hashChars) {
+    return { state, warnings: [`the link is longer than ${LIMITS.hashChars.toLocaleString('en')} characters, so the default example is shown`] };
+  }
+  const params = new URLSearchParams(text);
+  const get = (key) => params.get(key);
+  const bad = (key, why) => warnings.push(`${key}=${shorten(String(get(key)))} ${why}`);
+  for (const key of new Set(params.keys())) {
+    if (!FIELDS.includes(key)) warnings.push(`“${shorten(key)}” is not a setting of this page`);
+  }
+  if (get('v') !== null && get('v') !== '1') bad('v', 'is a version this page does not know; reading the rest anyway');
+
+  if (get('s') !== null) {
+    const sentence = get('s');
+    if (sentence.length > LIMITS.sentenceChars) bad('s', `is longer than ${LIMITS.sentenceChars} characters`);
+    else state.sentence = sentence;
+  }
+  const tokenCount = tokenize(state.sentence).length;
+  const sizes = {
+    n: Math.min(Math.max(tokenCount, 1), LIMITS.n),
+    dModel: state.dModel,
+    dK: state.dK,
+    dV: state.dV,
+    numHeads: state.numHeads,
+  };
+  const sizeKeys = { n: 'n', dm: 'dModel', dk: 'dK', dv: 'dV', h: 'numHeads' };
+  for (const [key, field] of Object.entries(sizeKeys)) {
+    if (get(key) === null) continue;
+    const value = readInteger(get(key), 1, LIMITS[field]);
+    if (value === null) bad(key, `is not a whole number from 1 to ${LIMITS[field]}`);
+    else sizes[field] = value;
+  }
+  if (Object.keys(checkSizes(sizes)).length) {
+    warnings.push(Object.values(checkSizes(sizes)).join('; ') + ', so the default sizes are used');
+    Object.assign(sizes, { dK: 4, dV: 4, numHeads: 1 });
+  }
+  Object.assign(state, sizes);
+
+  if (get('seed') !== null) {
+    const seed = readInteger(get('seed'), 0, MAX_SEED);
+    if (seed === null) bad('seed', `is not a whole number from 0 to ${MAX_SEED}`);
+    else state.seed = seed;
+  }
+  if (get('dist') !== null) {
+    if (get('dist') === 'normal' || get('dist') === 'uniform') state.dist = get('dist');
+    else bad('dist', 'is neither normal nor uniform');
+  }
+  if (get('p') !== null) {
+    const precision = readInteger(get('p'), 0, LIMITS.precision);
+    if (precision === null) bad('p', `is not a number of decimals from 0 to ${LIMITS.precision}`);
+    else state.precision = precision;
+  }
+  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK']]) {
+    if (get(key) === null) continue;
+    if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';
+    else bad(key, 'is neither 0 nor 1');
+  }
+  if (get('t') !== null) {
+    const t = parseNumber(get('t'));
+    if (t === null || t < LIMITS.temperatureMin || t > LIMITS.temperatureMax) {
+      bad('t', `is not a temperature from ${LIMITS.temperatureMin} to ${LIMITS.temperatureMax}`);
+    } else state.temperature = t;
+  }
+  if (get('head') !== null) {
+    const head = readInteger(get('head'), 1, state.numHeads);
+    if (head === null) bad('head', `is not a head from 1 to ${state.numHeads}`);
+    else state.head = head - 1;
+  }
+  for (const name of INPUT_NAMES) {
+    if (get(name) === null || (name === 'wk' && state.shareQK)) continue;
+    const [rows, cols] = matrixShape(state, name);
+    const matrix = readMatrix(get(name), rows, cols);
+    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers, so the seed's numbers are used`);
+    else state[name] = matrix;
+  }
+  if (get('mask') !== null) {
+    const mask = readMask(get('mask'), state.n);
+    if (mask === null) bad('mask', `is not ${state.n} rows of ${state.n} zeros and ones`);
+    else state.mask = resizeMask(mask, state.n);
+  }
+  return { state, warnings };
+}
