@@ -29,7 +29,7 @@ stage() {
 stage native bash scripts/test-native.sh
 stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
-stage package node --test tests/package/
+stage package node --test tests/package/ tests/readme/
 if [ -f scripts/test-web.sh ]; then stage web bash scripts/test-web.sh; fi
 if [ -f scripts/bench.sh ]; then stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh; fi
 

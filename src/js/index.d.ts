@@ -55,8 +55,8 @@ export class Tensor {
   constructor(data: Float32Array, shape: number[]);
   readonly data: Float32Array;
   readonly shape: number[];
-  /** The values as nested arrays (number[][] for a matrix). */
-  toArray(): any[];
+  /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
+  toArray(digits?: number): any[];
 }
 
 export interface AttentionOptions {

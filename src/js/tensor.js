@@ -18,12 +18,19 @@ export class Tensor {
     this.shape = shape;
   }
 
-  /** The values as nested arrays of numbers, e.g. number[][] for a matrix. */
-  toArray() {
+  /**
+   * The values as nested arrays of numbers, e.g. number[][] for a matrix.
+   * @param {number} [digits] round each value to this many decimals (0 to 20), as tutorials print them
+   */
+  toArray(digits) {
     const { data, shape } = this;
+    if (digits !== undefined && !(Number.isInteger(digits) && digits >= 0 && digits <= 20)) {
+      throw new AttentionError('BAD_OPTION', `digits must be an integer from 0 to 20, got ${String(digits)}`);
+    }
+    const round = digits === undefined ? (x) => x : (x) => Number(x.toFixed(digits)) + 0;
     const build = (axis, offset) => {
       const size = shape[axis];
-      if (axis === shape.length - 1) return Array.from(data.subarray(offset, offset + size));
+      if (axis === shape.length - 1) return Array.from(data.subarray(offset, offset + size), round);
       const stride = shape.slice(axis + 1).reduce((a, b) => a * b, 1);
       return Array.from({ length: size }, (_, i) => build(axis + 1, offset + i * stride));
     };

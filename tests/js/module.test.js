@@ -139,3 +139,14 @@ describe.runIf(inBrowser)('in a module Web Worker', () => {
     expectClose(result.output, goldenOutput, { atol: 1e-6, rtol: 0 });
   });
 });
+
+describe('Tensor', () => {
+  it('toArray nests by shape, and rounds to the given digits', () => {
+    const t = new Tensor(Float32Array.from([0.123456, -1.5, 2, -Infinity, 1e-9, 7]), [2, 3]);
+    expect(t.toArray()).toEqual([[Math.fround(0.123456), -1.5, 2], [-Infinity, Math.fround(1e-9), 7]]);
+    expect(t.toArray(3)).toEqual([[0.123, -1.5, 2], [-Infinity, 0, 7]]);
+    expect(Object.is(t.toArray(3)[1][1], 0)).toBe(true);
+    expect(new Tensor(Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]), [2, 2, 2]).toArray()).toEqual([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]);
+    expect(() => t.toArray(-1)).toThrow(/digits must be an integer from 0 to 20/);
+  });
+});
