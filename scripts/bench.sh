@@ -4,9 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/build.sh
-if [ ! -f build/bench-native/CMakeCache.txt ]; then
-  cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
+# The module only, as in scripts/build.sh (the demo page is not needed here).
+if [ ! -f build/wasm/CMakeCache.txt ]; then
+  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
+cmake --build build/wasm -j2 >/dev/null
+
+cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build/bench-native --target attention_native_bench -j2 >/dev/null
+
 node bench/run.mjs --native build/bench-native/attention_native_bench "$@"

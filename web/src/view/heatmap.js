@@ -1,0 +1,212 @@
+// Attention weights drawn on a canvas with viridis, a legend, and a labelled PNG export.
+import { cssColor, prefersLightText, viridis } from '../model/colors.js';
+import { formatValue } from '../model/format.js';
+import { shortLabel } from '../model/tokens.js';
+import { el } from './dom.js';
+import { hideTooltip, showTooltip } from './tooltip.js';
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+function hatch(ctx, x, y, w, h) {
+  ctx.fillStyle = '#d9d9d9';
+  ctx.fillRect(x, y, w, h);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, w, h);
+  ctx.clip();
+  ctx.strokeStyle = '#9a9a9a';
+  ctx.lineWidth = Math.max(1, w / 12);
+  const step = Math.max(4, w / 3);
+  ctx.beginPath();
+  for (let d = -h; d < w; d += step) {
+    ctx.moveTo(x + d, y + h);
+    ctx.lineTo(x + d + h, y);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+
+/** Draws the cells of a [rows, cols] weights matrix into a box; blocked(i, j) cells are hatched grey. */
+function drawCells(ctx, { data, rows, cols, blocked }, x0, y0, width, height, { values = false, precision = 2 } = {}) {
+  const cw = width / cols;
+  const ch = height / rows;
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const x = x0 + j * cw;
+      const y = y0 + i * ch;
+      if (blocked?.(i, j)) {
+        hatch(ctx, Math.floor(x), Math.floor(y), Math.ceil(cw), Math.ceil(ch));
+        continue;
+      }
+      const rgb = viridis(data[i * cols + j]);
+      ctx.fillStyle = cssColor(rgb);
+      ctx.fillRect(Math.floor(x), Math.floor(y), Math.ceil(x + cw) - Math.floor(x), Math.ceil(y + ch) - Math.floor(y));
+      if (values) {
+        ctx.fillStyle = prefersLightText(rgb) ? '#fff' : '#111';
+        ctx.fillText(formatValue(data[i * cols + j], precision), x + cw / 2, y + ch / 2);
+      }
+    }
+  }
+}
+
+export class Heatmap {
+  /**
+   * @param {{ label: string, onHover?: (cell: { i: number, j: number } | null) => void,
+   *   describe?: (i: number, j: number, value: number) => string[], onClick?: () => void }} options
+   */
+  constructor(options) {
+    this.options = options;
+    this.view = null;
+    this.highlight = null;
+    this.canvas = el('canvas', { class: 'heatmap-canvas', attrs: { role: 'img', 'aria-label': options.label } });
+    this.element = this.canvas;
+    this.canvas.addEventListener('mousemove', (event) => this.#hover(event));
+    this.canvas.addEventListener('mouseleave', () => {
+      hideTooltip();
+      options.onHover?.(null);
+    });
+    new ResizeObserver(() => this.draw()).observe(this.canvas);
+  }
+
+  /**
+   * @param {{ data: ArrayLike<number>, rows: number, cols: number, blocked?: (i: number, j: number) => boolean }} view
+   */
+  update(view) {
+    this.view = view;
+    this.draw();
+  }
+
+  /** Outlines row i (a query) or cell (i, j); null clears. */
+  setHighlight(highlight) {
+    this.highlight = highlight;
+    this.draw();
+  }
+
+  draw() {
+    if (!this.view) return;
+    const box = this.canvas.getBoundingClientRect();
+    if (box.width === 0) return;
+    const ratio = window.devicePixelRatio || 1;
+    const size = Math.round(box.width * ratio);
+    if (this.canvas.width !== size || this.canvas.height !== size) {
+      this.canvas.width = size;
+      this.canvas.height = size;
+    }
+    const ctx = this.canvas.getContext('2d');
+    ctx.clearRect(0, 0, size, size);
+    drawCells(ctx, this.view, 0, 0, size, size);
+    const h = this.highlight;
+    if (h) {
+      const cw = size / this.view.cols;
+      const ch = size / this.view.rows;
+      ctx.lineWidth = Math.max(2, ratio * 2);
+      ctx.strokeStyle = '#ff2d95';
+      if (h.j === undefined || h.j === null) ctx.strokeRect(1, h.i * ch + 1, size - 2, ch - 2);
+      else ctx.strokeRect(h.j * cw + 1, h.i * ch + 1, cw - 2, ch - 2);
+    }
+  }
+
+  #hover(event) {
+    if (!this.view) return;
+    const box = this.canvas.getBoundingClientRect();
+    const j = Math.min(this.view.cols - 1, Math.floor(((event.clientX - box.left) / box.width) * this.view.cols));
+    const i = Math.min(this.view.rows - 1, Math.floor(((event.clientY - box.top) / box.height) * this.view.rows));
+    if (i < 0 || j < 0) return;
+    if (this.options.describe) showTooltip(this.options.describe(i, j, this.view.data[i * this.view.cols + j]), { x: event.clientX, y: event.clientY });
+    this.options.onHover?.({ i, j });
+  }
+}
+
+/** A horizontal colour bar for weights from 0 to 1. */
+export function weightsLegend(caption = 'attention weight') {
+  const bar = el('canvas', { class: 'legend-bar', width: 256, height: 12, attrs: { 'aria-hidden': 'true' } });
+  const ctx = bar.getContext('2d');
+  for (let x = 0; x < 256; x++) {
+    ctx.fillStyle = cssColor(viridis(x / 255));
+    ctx.fillRect(x, 0, 1, 12);
+  }
+  const swatch = el('span', { class: 'legend-blocked', attrs: { 'aria-hidden': 'true' } });
+  return el('div', { class: 'legend', attrs: { role: 'img', 'aria-label': `Colour scale: ${caption} from 0 (dark purple) to 1 (yellow); grey stripes are masked` } },
+    el('div', { class: 'legend-caption', text: caption }),
+    bar,
+    el('div', { class: 'legend-ticks' }, el('span', { text: '0' }), el('span', { text: '0.5' }), el('span', { text: '1' })),
+    el('div', { class: 'legend-masked' }, swatch, 'masked (not allowed)'));
+}
+
+/**
+ * A labelled picture of a weights matrix: title, token labels on both axes, values in the cells when they
+ * fit, and a legend.
+ * @param {{ data: ArrayLike<number>, rows: number, cols: number, blocked?: (i: number, j: number) => boolean,
+ *   rowLabels: string[], colLabels: string[], title: string, precision: number }} view
+ * @returns {HTMLCanvasElement}
+ */
+export function heatmapPicture(view) {
+  const cell = Math.max(12, Math.min(64, Math.floor(640 / Math.max(view.rows, view.cols))));
+  const labelWidth = 96;
+  const top = 64 + labelWidth;
+  const left = 16 + labelWidth;
+  const width = left + cell * view.cols + 24;
+  const height = top + cell * view.rows + 70;
+  const canvas = document.createElement('canvas');
+  canvas.width = width;
+  canvas.height = height;
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, width, height);
+  ctx.fillStyle = '#111';
+  ctx.font = `600 18px ${FONT}`;
+  ctx.textBaseline = 'top';
+  ctx.fillText(view.title, 16, 16);
+  ctx.font = `13px ${FONT}`;
+  ctx.fillStyle = '#444';
+  ctx.fillText('rows: queries · columns: keys · each row sums to 1', 16, 40);
+
+  ctx.font = `${Math.min(14, cell * 0.6)}px ${FONT}`;
+  ctx.fillStyle = '#111';
+  ctx.textAlign = 'right';
+  ctx.textBaseline = 'middle';
+  view.rowLabels.forEach((label, i) => ctx.fillText(shortLabel(label, 12), left - 6, top + (i + 0.5) * cell));
+  view.colLabels.forEach((label, j) => {
+    ctx.save();
+    ctx.translate(left + (j + 0.5) * cell, top - 6);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textAlign = 'left';
+    ctx.fillText(shortLabel(label, 12), 0, 0);
+    ctx.restore();
+  });
+
+  const showValues = cell >= 40;
+  ctx.textAlign = 'center';
+  ctx.font = `${Math.round(cell * 0.28)}px ${FONT}`;
+  drawCells(ctx, view, left, top, cell * view.cols, cell * view.rows, { values: showValues, precision: Math.min(view.precision, 2) });
+
+  const legendY = top + cell * view.rows + 20;
+  const legendWidth = Math.min(240, width - left - 24);
+  for (let x = 0; x < legendWidth; x++) {
+    ctx.fillStyle = cssColor(viridis(x / (legendWidth - 1)));
+    ctx.fillRect(left + x, legendY, 1, 12);
+  }
+  ctx.fillStyle = '#111';
+  ctx.font = `12px ${FONT}`;
+  ctx.textBaseline = 'top';
+  ctx.textAlign = 'left';
+  ctx.fillText('0', left, legendY + 16);
+  ctx.textAlign = 'right';
+  ctx.fillText('1', left + legendWidth, legendY + 16);
+  ctx.textAlign = 'center';
+  ctx.fillText('attention weight', left + legendWidth / 2, legendY + 16);
+  return canvas;
+}
+
+/** Saves a canvas as a PNG file through a download link. */
+export function downloadCanvas(canvas, fileName) {
+  canvas.toBlob((blob) => {
+    if (!blob) return;
+    const url = URL.createObjectURL(blob);
+    const link = el('a', { href: url, download: fileName });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  }, 'image/png');
+}
