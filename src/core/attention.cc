@@ -69,6 +69,9 @@ struct RowMasking {
 void scale_and_mask(float* row, int64_t len_k, float scale, const RowMasking& m, float* scaled_out) {
   Eigen::Map<Eigen::ArrayXf> r(row, len_k);
   r *= scale;
+  // Checked before masking: an overflow to -inf would otherwise pass for a masked key.
+  require(r.allFinite(), "SCORE_OVERFLOW",
+          "attention scores overflowed float32 (|q·k·scale| beyond 3.4e38); scale the inputs down");
   if (scaled_out) std::copy(row, row + len_k, scaled_out);
   const int64_t open_end = std::clamp<int64_t>(m.last_allowed_key + 1, 0, len_k);
   if (m.allowed) {
@@ -89,7 +92,8 @@ void softmax_row(float* row, int64_t len_k) {
     r.setZero();
     return;
   }
-  r = (r - max).exp();
+  // Eigen's SIMD exp() returns 2.9e-39, not 0, for -inf: masked keys are zeroed explicitly.
+  r = (r == kNegInf).select(0.0f, (r - max).exp());
   const float sum = r.sum();
   // sum >= 1 always holds (the max entry gives exp(0)); NaN or +inf means q·kᵀ overflowed float32.
   require(sum >= 1.0f && std::isfinite(sum), "SCORE_OVERFLOW",

@@ -105,8 +105,8 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
 
   AttentionResult per_head = r.attention;
   per_head.output = heads.data();
-  scaled_dot_product_attention({d.batch, H, H_kv, d.len_q, d.len_k, d.d_k, d.d_v}, q.data(), k.data(), v.data(),
-                               o, per_head);
+  reference::scaled_dot_product_attention({d.batch, H, H_kv, d.len_q, d.len_k, d.d_k, d.d_v}, q.data(), k.data(),
+                                          v.data(), o, per_head);
   if (r.attention.output) std::copy(heads.begin(), heads.end(), r.attention.output);
 
   const int width = H * d.d_v;

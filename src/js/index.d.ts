@@ -203,15 +203,40 @@ export class Attention {
   multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
 }
 
+/**
+ * Attention spread over workers (Web Workers in browsers, worker_threads in Node), each with its own module:
+ * the same methods and results as Attention, as Promises. scaledDotProductAttention splits its (batch, head)
+ * pairs and gives bit-identical results; multi-head attention splits its heads (results equal to float32
+ * rounding). No SharedArrayBuffer is needed.
+ */
+export class ParallelAttention {
+  private constructor();
+  readonly simd: boolean;
+  readonly instructionSets: string;
+  /** How many workers run. */
+  readonly workers: number;
+  scaledDotProductAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<SdpaResult>;
+  selfAttention(x: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): Promise<SelfAttentionResult>;
+  selfAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
+  crossAttention(x: TensorInput, context: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): Promise<SelfAttentionResult>;
+  crossAttention(x: TensorInput, context: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
+  multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
+  /** Ends the workers; calls under way reject. */
+  terminate(): Promise<void>;
+}
+
 export interface CreateAttentionOptions {
   /** true: the SIMD build (throws SIMD_UNSUPPORTED where missing); false: the scalar build. Default: SIMD where supported. */
   simd?: boolean;
   /** Where to fetch the .wasm file when it is not served next to the package's JS. */
   wasmUrl?: string | URL;
+  /** Spread each call over this many workers (1 to 64): createAttention then gives a ParallelAttention. */
+  workers?: number;
 }
 
 /** Loads the WebAssembly module (Node 20, browsers, module workers, bundlers) and returns an instance. */
-export function createAttention(options?: CreateAttentionOptions): Promise<Attention>;
+export function createAttention(options: CreateAttentionOptions & { workers: number }): Promise<ParallelAttention>;
+export function createAttention(options?: CreateAttentionOptions & { workers?: undefined }): Promise<Attention>;
 
 /** True where this engine supports WebAssembly SIMD128. */
 export function simdSupported(): boolean;

@@ -178,11 +178,10 @@ TEST(MultiHeadTest, HandWorkedIdentityExample) {
 }
 
 TEST(MultiHeadTest, NullContextEqualsPassingXAsContext) {
-  MhaConfig config = kConfigs[2];
-  MhaCase self(config, 5);
+  const MhaCase self(kConfigs[2], 5);
   const MhaRun with_null = self.run(Impl::kEigen);
-  config.cross = true;
-  MhaCase explicit_context(config, 5);
+  MhaCase explicit_context = self;
+  explicit_context.config.cross = true;
   explicit_context.context = explicit_context.x;
   const MhaRun with_x = explicit_context.run(Impl::kEigen);
   EXPECT_EQ(with_null.final_output, with_x.final_output);

@@ -43,4 +43,11 @@ attn.scaledDotProductAttention('q', q, q);
 // @ts-expect-error a single-head result has no heads
 s.heads;
 
-export { simd, sets, limit, first, nested, steps, perHead, c };
+const parallel = await createAttention({ workers: 2 });
+const workerCount: number = parallel.workers;
+const fromWorkers: Tensor = (await parallel.scaledDotProductAttention(q, q, q)).output;
+await parallel.terminate();
+// @ts-expect-error a ParallelAttention's results are Promises
+parallel.selfAttention(q, { wq: q, wk: q, wv: q }).output;
+
+export { workerCount, fromWorkers, simd, sets, limit, first, nested, steps, perHead, c };

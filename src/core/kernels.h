@@ -1,0 +1,47 @@
+// The inner loops of attention.cc: the two matrix products and the row passes of the softmax, written once
+// against Vec4 (vec4.h) and so built as WebAssembly SIMD128, SSE or scalar code. Row-major float buffers;
+// `ld_*` is a buffer's row stride in floats.
+#pragma once
+
+#include <cstdint>
+
+namespace attention::kernels {
+
+// Keys per packed panel: the scores kernel reads 8 keys' values of one column with two vector loads.
+constexpr int64_t kKeyPanel = 8;
+
+// len_k rounded up to whole panels: the rows of a packed key buffer.
+inline int64_t padded_keys(int64_t len_k) { return (len_k + kKeyPanel - 1) / kKeyPanel * kKeyPanel; }
+
+// Repacks keys so that one column of kKeyPanel consecutive keys is contiguous.
+//   k       [len_k, d_k]
+//   packed  [padded_keys(len_k) / kKeyPanel, d_k, kKeyPanel]   keys past len_k are 0
+void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed);
+
+// s[r, j - key_begin] = scale · q[r, :]·k[j, :] for r < rows and key_begin <= j < key_end.
+//   q       [rows, d_k]
+//   packed  pack_keys of all keys; key_begin is a multiple of kKeyPanel
+//   s       [rows, ld_s]
+//   row_end optional, [rows]: keys j >= row_end[r] may be left unwritten in row r (the caller masks them);
+//           rows are taken four at a time, up to the largest row_end of the four
+void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
+                      int64_t key_end, float scale, float* s, int64_t ld_s, const int64_t* row_end);
+
+// o[r, :] (+)= Σ_j p[r, j] · v[j, :] for r < rows and j < keys; `accumulate` adds to o instead of overwriting.
+//   p       [rows, ld_p]
+//   v       [keys, d_v]
+//   o       [rows, d_v]
+//   row_end optional, [rows]: p[r, j] is 0 for j >= row_end[r] (those products are skipped)
+void weighted_sum(const float* p, int64_t ld_p, int64_t rows, int64_t keys, const float* v, int64_t d_v, float* o,
+                  bool accumulate, const int64_t* row_end);
+
+// The largest value of row[0, n) (-inf when n is 0); sets `nan` when some value is NaN.
+float row_max(const float* row, int64_t n, bool& nan);
+
+// In place: row[j] = e^(row[j] - max) for j < n; returns the sum. `max` is finite; -inf entries become 0.
+float exp_and_sum(float* row, int64_t n, float max);
+
+// In place: row[j] *= factor for j < n.
+void scale_row(float* row, int64_t n, float factor);
+
+}  // namespace attention::kernels

@@ -1,0 +1,160 @@
+// Vec4: four floats in one 128-bit register, the only place in the core with SIMD intrinsics.
+//
+// Three backends with the same inline functions, chosen at compile time:
+//   WebAssembly SIMD128 (__wasm_simd128__)  wasm_simd128.h, clang's header; the core includes nothing from Emscripten
+//   SSE4.1 (__SSE4_1__)                     the native build, for tests and the bench's native column
+//   scalar                                   four floats in a struct: the scalar WASM build and anything else
+// Loads and stores are unaligned. The kernels (kernels.cc) are written once against these functions.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__SSE4_1__)
+#include <smmintrin.h>
+#endif
+
+namespace attention::simd {
+
+#if defined(__wasm_simd128__)
+
+constexpr const char* kBackend = "wasm-simd128";
+
+struct Vec4 {
+  v128_t v;
+};
+
+inline Vec4 load(const float* p) { return {wasm_v128_load(p)}; }
+inline void store(float* p, Vec4 a) { wasm_v128_store(p, a.v); }
+inline Vec4 splat(float x) { return {wasm_f32x4_splat(x)}; }
+inline Vec4 load_splat(const float* p) { return {wasm_v128_load32_splat(p)}; }
+inline Vec4 add(Vec4 a, Vec4 b) { return {wasm_f32x4_add(a.v, b.v)}; }
+inline Vec4 sub(Vec4 a, Vec4 b) { return {wasm_f32x4_sub(a.v, b.v)}; }
+inline Vec4 mul(Vec4 a, Vec4 b) { return {wasm_f32x4_mul(a.v, b.v)}; }
+// max(a, b) as (a < b ? b : a): one instruction; a NaN in b is dropped, so NaNs are tracked with is_nan.
+inline Vec4 max(Vec4 a, Vec4 b) { return {wasm_f32x4_pmax(a.v, b.v)}; }
+inline Vec4 round_nearest(Vec4 a) { return {wasm_f32x4_nearest(a.v)}; }
+// All bits set in lanes where the condition holds.
+inline Vec4 less(Vec4 a, Vec4 b) { return {wasm_f32x4_lt(a.v, b.v)}; }
+inline Vec4 is_nan(Vec4 a) { return {wasm_f32x4_ne(a.v, a.v)}; }
+inline Vec4 bit_or(Vec4 a, Vec4 b) { return {wasm_v128_or(a.v, b.v)}; }
+inline Vec4 and_not(Vec4 a, Vec4 mask) { return {wasm_v128_andnot(a.v, mask.v)}; }
+inline bool any(Vec4 mask) { return wasm_v128_any_true(mask.v); }
+// 2^n for integral n in [-126, 127], built in the exponent bits.
+inline Vec4 pow2(Vec4 n) {
+  return {wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n.v), wasm_i32x4_splat(127)), 23)};
+}
+inline float lane(Vec4 a, int i) {
+  float out[4];
+  store(out, a);
+  return out[i];
+}
+
+#elif defined(__SSE4_1__)
+
+constexpr const char* kBackend = "sse4.1";
+
+struct Vec4 {
+  __m128 v;
+};
+
+inline Vec4 load(const float* p) { return {_mm_loadu_ps(p)}; }
+inline void store(float* p, Vec4 a) { _mm_storeu_ps(p, a.v); }
+inline Vec4 splat(float x) { return {_mm_set1_ps(x)}; }
+inline Vec4 load_splat(const float* p) { return {_mm_load1_ps(p)}; }
+inline Vec4 add(Vec4 a, Vec4 b) { return {_mm_add_ps(a.v, b.v)}; }
+inline Vec4 sub(Vec4 a, Vec4 b) { return {_mm_sub_ps(a.v, b.v)}; }
+inline Vec4 mul(Vec4 a, Vec4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+inline Vec4 max(Vec4 a, Vec4 b) { return {_mm_max_ps(b.v, a.v)}; }  // maxps returns its 2nd operand on NaN
+inline Vec4 round_nearest(Vec4 a) { return {_mm_round_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
+inline Vec4 less(Vec4 a, Vec4 b) { return {_mm_cmplt_ps(a.v, b.v)}; }
+inline Vec4 is_nan(Vec4 a) { return {_mm_cmpunord_ps(a.v, a.v)}; }
+inline Vec4 bit_or(Vec4 a, Vec4 b) { return {_mm_or_ps(a.v, b.v)}; }
+inline Vec4 and_not(Vec4 a, Vec4 mask) { return {_mm_andnot_ps(mask.v, a.v)}; }
+inline bool any(Vec4 mask) { return _mm_movemask_ps(mask.v) != 0; }
+inline Vec4 pow2(Vec4 n) {
+  return {_mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvttps_epi32(n.v), _mm_set1_epi32(127)), 23))};
+}
+inline float lane(Vec4 a, int i) {
+  float out[4];
+  store(out, a);
+  return out[i];
+}
+
+#else
+
+constexpr const char* kBackend = "scalar";
+
+struct Vec4 {
+  float v[4];
+};
+
+template <typename F>
+inline Vec4 map(Vec4 a, Vec4 b, F f) {
+  return {{f(a.v[0], b.v[0]), f(a.v[1], b.v[1]), f(a.v[2], b.v[2]), f(a.v[3], b.v[3])}};
+}
+inline uint32_t bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+inline float from_bits(uint32_t u) {
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+inline Vec4 load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
+inline void store(float* p, Vec4 a) { std::memcpy(p, a.v, sizeof a.v); }
+inline Vec4 splat(float x) { return {{x, x, x, x}}; }
+inline Vec4 load_splat(const float* p) { return splat(*p); }
+inline Vec4 add(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x + y; }); }
+inline Vec4 sub(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x - y; }); }
+inline Vec4 mul(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x * y; }); }
+inline Vec4 max(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x < y ? y : x; }); }
+inline Vec4 round_nearest(Vec4 a) {
+  for (float& x : a.v) x = __builtin_nearbyintf(x);
+  return a;
+}
+inline Vec4 less(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(x < y ? ~0u : 0u); }); }
+inline Vec4 is_nan(Vec4 a) { return map(a, a, [](float x, float) { return from_bits(x != x ? ~0u : 0u); }); }
+inline Vec4 bit_or(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(bits(x) | bits(y)); }); }
+inline Vec4 and_not(Vec4 a, Vec4 mask) {
+  return map(a, mask, [](float x, float m) { return from_bits(bits(x) & ~bits(m)); });
+}
+inline bool any(Vec4 mask) { return (bits(mask.v[0]) | bits(mask.v[1]) | bits(mask.v[2]) | bits(mask.v[3])) != 0; }
+inline Vec4 pow2(Vec4 n) {
+  for (float& x : n.v) x = x == x ? from_bits(static_cast<uint32_t>(static_cast<int32_t>(x) + 127) << 23) : 1.0f;
+  return n;
+}
+inline float lane(Vec4 a, int i) { return a.v[i]; }
+
+#endif
+
+inline float horizontal_max(Vec4 a) {
+  float m = lane(a, 0);
+  for (int i = 1; i < 4; ++i) m = lane(a, i) > m ? lane(a, i) : m;
+  return m;
+}
+inline float horizontal_sum(Vec4 a) { return (lane(a, 0) + lane(a, 1)) + (lane(a, 2) + lane(a, 3)); }
+
+// e^x for x <= 0 (and NaN): Cephes' range reduction x = n·ln2 + r, |r| <= ln2/2, and a degree-6 polynomial,
+// within 2 ulp. Lanes below -87.3 (e^x under FLT_MIN), -inf included, give exactly 0; NaN stays NaN.
+inline Vec4 exp_nonpositive(Vec4 x) {
+  const Vec4 n = round_nearest(mul(x, splat(1.44269504088896341f)));  // x·log2(e)
+  Vec4 r = sub(x, mul(n, splat(0.693359375f)));                     // ln2 = 0.693359375 - 2.12194440e-4
+  r = sub(r, mul(n, splat(-2.12194440e-4f)));
+  Vec4 p = splat(1.9875691500e-4f);
+  p = add(mul(p, r), splat(1.3981999507e-3f));
+  p = add(mul(p, r), splat(8.3334519073e-3f));
+  p = add(mul(p, r), splat(4.1665795894e-2f));
+  p = add(mul(p, r), splat(1.6666665459e-1f));
+  p = add(mul(p, r), splat(5.0000001201e-1f));
+  p = add(add(mul(p, mul(r, r)), r), splat(1.0f));
+  const Vec4 underflow = less(x, splat(-87.3f));
+  return and_not(mul(p, pow2(max(n, splat(-126.0f)))), underflow);
+}
+
+}  // namespace attention::simd

@@ -1,0 +1,102 @@
+// createAttention({ workers }): the same results as one thread (bit-identical for scaledDotProductAttention,
+// to float32 rounding for multi-head), the same errors, in Node (worker_threads) and Chromium (Web Workers).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AttentionError, createAttention } from '../../src/js/index.js';
+import { expectClose, randomBooleanMask, randomTensor, seededRandom } from './reference.js';
+
+describe('workers', () => {
+  let single;
+  let parallel;
+  beforeAll(async () => {
+    [single, parallel] = await Promise.all([createAttention(), createAttention({ workers: 3 })]);
+  });
+  afterAll(() => parallel.terminate());
+
+  it('start with the same build', () => {
+    expect(parallel.workers).toBe(3);
+    expect(parallel.simd).toBe(true);
+    expect(parallel.instructionSets).toBe(single.instructionSets);
+  });
+
+  it('scaledDotProductAttention gives bit-identical results over (batch, head) pairs', async () => {
+    const random = seededRandom(61);
+    const cases = [
+      { shape: [5, 7], kv: null, mask: null, causal: true },
+      { shape: [4, 33, 8], kv: 4, mask: null, causal: false },
+      { shape: [4, 17, 8], kv: 2, mask: [1, 17, 17], causal: 'bottom-right' },
+      { shape: [2, 6, 9, 4], kv: 3, mask: [2, 6, 9, 9], causal: true },
+      { shape: [3, 2, 9, 4], kv: 1, mask: [3, 1, 1, 11], causal: false },
+    ];
+    for (const c of cases) {
+      const [lenQ, dK] = c.shape.slice(-2);
+      const lead = c.shape.slice(0, -2);
+      const kvLead = c.kv === null ? lead : [...lead.slice(0, -1), c.kv];
+      const lenK = c.mask ? c.mask[c.mask.length - 1] : lenQ + 2;
+      const q = randomTensor(random, c.shape);
+      const k = randomTensor(random, [...kvLead, lenK === 1 ? 1 : lenK, dK]);
+      const v = randomTensor(random, [...kvLead, lenK, 5]);
+      const mask = c.mask ? randomBooleanMask(random, c.mask, 0.7) : undefined;
+      const options = { causal: c.causal, mask, returnSteps: true };
+      const a = single.scaledDotProductAttention(q, k, v, options);
+      const b = await parallel.scaledDotProductAttention(q, k, v, options);
+      expect(Object.keys(b)).toEqual(Object.keys(a));
+      for (const key of Object.keys(a)) {
+        expect(b[key].shape).toEqual(a[key].shape);
+        expect(Array.from(b[key].data)).toEqual(Array.from(a[key].data));
+      }
+    }
+  });
+
+  it('multi-head and grouped-query attention match one thread, with masks, biases, W_o and a batch', async () => {
+    const random = seededRandom(67);
+    for (const numKvHeads of [1, 2, 3, 6]) {
+      for (const batched of [false, true]) {
+        const x = randomTensor(random, batched ? [2, 7, 12] : [7, 12]);
+        const weights = {
+          wq: randomTensor(random, [12, 6 * 2]), wk: randomTensor(random, [12, numKvHeads * 2]),
+          wv: randomTensor(random, [12, numKvHeads * 3]), wo: randomTensor(random, [18, 5]),
+          bq: randomTensor(random, [12]), bk: randomTensor(random, [numKvHeads * 2]), bv: randomTensor(random, [numKvHeads * 3]),
+          bo: randomTensor(random, [5]), numHeads: 6, numKvHeads,
+        };
+        const mask = randomBooleanMask(random, batched ? [2, 6, 7, 7] : [6, 1, 7], 0.8);
+        const a = single.multiHeadAttention(x, weights, { causal: true, mask });
+        const b = await parallel.multiHeadAttention(x, weights, { causal: true, mask });
+        expect(Object.keys(b)).toEqual(Object.keys(a));
+        for (const key of Object.keys(a)) {
+          expect(b[key].shape).toEqual(a[key].shape);
+          expectClose(b[key].data, a[key].data, { atol: 1e-6, rtol: 1e-6, what: `${key} (numKvHeads ${numKvHeads})` });
+        }
+      }
+    }
+  });
+
+  it('single-head and cross-attention match one thread', async () => {
+    const random = seededRandom(71);
+    const x = randomTensor(random, [5, 4]);
+    const context = randomTensor(random, [8, 6]);
+    const single1 = { wq: randomTensor(random, [4, 3]), wk: randomTensor(random, [4, 3]), wv: randomTensor(random, [4, 2]) };
+    const a = single.selfAttention(x, single1, { causal: true });
+    const b = await parallel.selfAttention(x, single1, { causal: true });
+    for (const key of Object.keys(a)) expect(Array.from(b[key].data)).toEqual(Array.from(a[key].data));
+    const cross = { wq: randomTensor(random, [4, 8]), wk: randomTensor(random, [6, 8]), wv: randomTensor(random, [6, 4]), numHeads: 4 };
+    const c = single.crossAttention(x, context, cross);
+    const d = await parallel.crossAttention(x, context, cross);
+    for (const key of Object.keys(c)) expectClose(d[key].data, c[key].data, { atol: 1e-6, what: key });
+  });
+
+  it('bad input rejects with the same AttentionError, and the workers keep working', async () => {
+    const error = await parallel.scaledDotProductAttention([[1, 2]], [[1]], [[1]]).catch((e) => e);
+    expect(error).toBeInstanceOf(AttentionError);
+    expect(error.code).toBe('SHAPE_MISMATCH');
+    const overflow = await parallel.scaledDotProductAttention([[3e38]], [[3e38]], [[1]], { scale: 1 }).catch((e) => e);
+    expect(overflow.code).toBe('SCORE_OVERFLOW');
+    const r = await parallel.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
+    expectClose(r.output.data, [1.6604769, 2.6604769, 2.3395231, 3.3395231], { atol: 1e-6, rtol: 0 });
+  });
+
+  it('rejects a bad workers option', async () => {
+    for (const workers of [0, -1, 1.5, '2', 65]) {
+      await expect(createAttention({ workers })).rejects.toMatchObject({ code: 'BAD_OPTION' });
+    }
+  });
+});
