@@ -1,7 +1,6 @@
 #include "kernels.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "vec4.h"
@@ -11,86 +10,78 @@ namespace {
 
 using simd::Vec4;
 
-// Query rows per register tile: 4 rows × 8 keys (or 8 value columns) keep 8 accumulators, 2 loaded vectors
-// and a broadcast value in registers, which fits the 16 of SSE and of V8's WebAssembly SIMD code.
+// Rows per register tile: 4 rows × 8 columns keep 8 accumulators, 2 loaded vectors and a broadcast value in
+// registers, which fits the 16 of SSE and of V8's WebAssembly SIMD code without spilling.
 constexpr int64_t kRowTile = 4;
 
-int64_t group_end(const int64_t* row_end, int64_t r0, int64_t rows, int64_t fallback) {
-  if (!row_end) return fallback;
+// How far the rows [r0, r0 + rows) need columns: the largest row_end, at most `limit`.
+int64_t tile_end(const int64_t* row_end, int64_t r0, int64_t rows, int64_t limit) {
+  if (!row_end) return limit;
   int64_t end = 0;
   for (int64_t r = r0; r < r0 + rows; ++r) end = std::max(end, row_end[r]);
-  return std::min(end, fallback);
+  return std::clamp<int64_t>(end, 0, limit);
 }
 
-// R query rows × one panel of 8 keys.
+// R query rows × one panel of kKeyPanel keys; `width` <= kKeyPanel of them are stored.
 template <int R>
-void scores_tile(const float* q, int64_t d_k, const float* panel, float scale, float* s, int64_t ld_s,
+void scores_tile(const float* q, int64_t d_k, const float* panel, Vec4 scale, float* s, int64_t ld_s,
                  int64_t width) {
   Vec4 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
   for (int64_t c = 0; c < d_k; ++c) {
-    const Vec4 k0 = simd::load(panel + c * kKeyPanel);      // keys 0-3 of column c
-    const Vec4 k1 = simd::load(panel + c * kKeyPanel + 4);  // keys 4-7
+    const Vec4 k0 = simd::load(panel + c * kKeyPanel);      // [4] keys 0-3 at column c
+    const Vec4 k1 = simd::load(panel + c * kKeyPanel + 4);  // [4] keys 4-7
     for (int r = 0; r < R; ++r) {
       const Vec4 a = simd::load_splat(q + r * d_k + c);
       acc[r][0] = simd::add(acc[r][0], simd::mul(a, k0));
       acc[r][1] = simd::add(acc[r][1], simd::mul(a, k1));
     }
   }
-  const Vec4 sc = simd::splat(scale);
   for (int r = 0; r < R; ++r) {
     float* out = s + r * ld_s;
     if (width == kKeyPanel) {
-      simd::store(out, simd::mul(acc[r][0], sc));
-      simd::store(out + 4, simd::mul(acc[r][1], sc));
+      simd::store(out, simd::mul(acc[r][0], scale));
+      simd::store(out + 4, simd::mul(acc[r][1], scale));
     } else {
       float tmp[kKeyPanel];
-      simd::store(tmp, simd::mul(acc[r][0], sc));
-      simd::store(tmp + 4, simd::mul(acc[r][1], sc));
+      simd::store(tmp, simd::mul(acc[r][0], scale));
+      simd::store(tmp + 4, simd::mul(acc[r][1], scale));
       std::copy(tmp, tmp + width, out);
     }
   }
 }
 
-// R rows × C·4 value columns: o[r, 0:4C] (+)= Σ_j p[r, j] · v[j, 0:4C].
-template <int R, int C>
-void weighted_tile(const float* p, int64_t ld_p, int64_t keys, const float* v, int64_t d_v, float* o,
-                   bool accumulate) {
-  Vec4 acc[R][C];
-  for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) acc[r][c] = accumulate ? simd::load(o + r * d_v + 4 * c) : simd::splat(0.0f);
-  }
+// R rows × one panel of kValuePanel value columns; `width` <= kValuePanel of them are stored.
+template <int R>
+void weighted_tile(const float* p, int64_t ld_p, int64_t keys, const float* panel, float* o, int64_t d_v,
+                   int64_t width, bool accumulate) {
+  Vec4 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
   for (int64_t j = 0; j < keys; ++j) {
-    Vec4 vj[C];
-    for (int c = 0; c < C; ++c) vj[c] = simd::load(v + j * d_v + 4 * c);
+    const Vec4 v0 = simd::load(panel + j * kValuePanel);      // [4] columns 0-3 of key j
+    const Vec4 v1 = simd::load(panel + j * kValuePanel + 4);  // [4] columns 4-7
     for (int r = 0; r < R; ++r) {
       const Vec4 w = simd::load_splat(p + r * ld_p + j);
-      for (int c = 0; c < C; ++c) acc[r][c] = simd::add(acc[r][c], simd::mul(w, vj[c]));
+      acc[r][0] = simd::add(acc[r][0], simd::mul(w, v0));
+      acc[r][1] = simd::add(acc[r][1], simd::mul(w, v1));
     }
   }
   for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) simd::store(o + r * d_v + 4 * c, acc[r][c]);
+    float* out = o + r * d_v;
+    if (width == kValuePanel) {
+      if (accumulate) {
+        acc[r][0] = simd::add(acc[r][0], simd::load(out));
+        acc[r][1] = simd::add(acc[r][1], simd::load(out + 4));
+      }
+      simd::store(out, acc[r][0]);
+      simd::store(out + 4, acc[r][1]);
+    } else {
+      float tmp[kValuePanel];
+      simd::store(tmp, acc[r][0]);
+      simd::store(tmp + 4, acc[r][1]);
+      for (int64_t c = 0; c < width; ++c) out[c] = accumulate ? out[c] + tmp[c] : tmp[c];
+    }
   }
-}
-
-// R rows × one value column: the d_v % 4 tail.
-template <int R>
-void weighted_column(const float* p, int64_t ld_p, int64_t keys, const float* v, int64_t d_v, float* o,
-                     bool accumulate) {
-  for (int r = 0; r < R; ++r) {
-    float sum = accumulate ? o[r * d_v] : 0.0f;
-    for (int64_t j = 0; j < keys; ++j) sum += p[r * ld_p + j] * v[j * d_v];
-    o[r * d_v] = sum;
-  }
-}
-
-template <int R>
-void weighted_rows(const float* p, int64_t ld_p, int64_t keys, const float* v, int64_t d_v, float* o,
-                   bool accumulate) {
-  int64_t c = 0;
-  for (; c + 8 <= d_v; c += 8) weighted_tile<R, 2>(p, ld_p, keys, v + c, d_v, o + c, accumulate);
-  for (; c + 4 <= d_v; c += 4) weighted_tile<R, 1>(p, ld_p, keys, v + c, d_v, o + c, accumulate);
-  for (; c < d_v; ++c) weighted_column<R>(p, ld_p, keys, v + c, d_v, o + c, accumulate);
 }
 
 }  // namespace
@@ -105,43 +96,58 @@ void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed) {
   }
 }
 
+void pack_values(const float* v, int64_t len_k, int64_t d_v, float* packed) {
+  for (int64_t c0 = 0; c0 < d_v; c0 += kValuePanel) {
+    float* panel = packed + c0 * len_k;  // [len_k, kValuePanel]
+    const int64_t width = std::min(kValuePanel, d_v - c0);
+    for (int64_t j = 0; j < len_k; ++j) {
+      for (int64_t c = 0; c < kValuePanel; ++c) panel[j * kValuePanel + c] = c < width ? v[j * d_v + c0 + c] : 0.0f;
+    }
+  }
+}
+
 void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
-                      int64_t key_end, float scale, float* s, int64_t ld_s, const int64_t* row_end) {
-  int64_t r0 = 0;
-  for (; r0 < rows; r0 += kRowTile) {
+                      int64_t keys, float scale, float* s, int64_t ld_s, const int64_t* row_end) {
+  const Vec4 sc = simd::splat(scale);
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowTile) {
     const int64_t tile_rows = std::min(kRowTile, rows - r0);
-    const int64_t end = group_end(row_end, r0, tile_rows, key_end);
-    for (int64_t j0 = key_begin; j0 < end; j0 += kKeyPanel) {
-      const float* panel = packed + j0 * d_k;
-      const int64_t width = std::min(kKeyPanel, key_end - j0);
-      float* out = s + r0 * ld_s + (j0 - key_begin);
+    const int64_t end = tile_end(row_end, r0, tile_rows, keys);
+    for (int64_t j0 = 0; j0 < end; j0 += kKeyPanel) {
+      const float* panel = packed + (key_begin + j0) * d_k;
+      const int64_t width = std::min(kKeyPanel, keys - j0);
+      float* out = s + r0 * ld_s + j0;
       if (tile_rows == kRowTile) {
-        scores_tile<kRowTile>(q + r0 * d_k, d_k, panel, scale, out, ld_s, width);
+        scores_tile<kRowTile>(q + r0 * d_k, d_k, panel, sc, out, ld_s, width);
       } else {
         for (int64_t r = 0; r < tile_rows; ++r) {
-          scores_tile<1>(q + (r0 + r) * d_k, d_k, panel, scale, out + r * ld_s, ld_s, width);
+          scores_tile<1>(q + (r0 + r) * d_k, d_k, panel, sc, out + r * ld_s, ld_s, width);
         }
       }
     }
   }
 }
 
-void weighted_sum(const float* p, int64_t ld_p, int64_t rows, int64_t keys, const float* v, int64_t d_v, float* o,
-                  bool accumulate, const int64_t* row_end) {
+void weighted_sum(const float* p, int64_t ld_p, int64_t rows, const float* packed, int64_t len_k, int64_t key_begin,
+                  int64_t keys, int64_t d_v, float* o, bool accumulate, const int64_t* row_end) {
   for (int64_t r0 = 0; r0 < rows; r0 += kRowTile) {
     const int64_t tile_rows = std::min(kRowTile, rows - r0);
-    const int64_t end = std::max<int64_t>(0, group_end(row_end, r0, tile_rows, keys));
-    if (tile_rows == kRowTile) {
-      weighted_rows<kRowTile>(p + r0 * ld_p, ld_p, end, v, d_v, o + r0 * d_v, accumulate);
-    } else {
-      for (int64_t r = r0; r < r0 + tile_rows; ++r) weighted_rows<1>(p + r * ld_p, ld_p, end, v, d_v, o + r * d_v, accumulate);
+    const int64_t end = tile_end(row_end, r0, tile_rows, keys);
+    for (int64_t c0 = 0; c0 < d_v; c0 += kValuePanel) {
+      const float* panel = packed + c0 * len_k + key_begin * kValuePanel;
+      const int64_t width = std::min(kValuePanel, d_v - c0);
+      if (tile_rows == kRowTile) {
+        weighted_tile<kRowTile>(p + r0 * ld_p, ld_p, end, panel, o + r0 * d_v + c0, d_v, width, accumulate);
+      } else {
+        for (int64_t r = r0; r < r0 + tile_rows; ++r) {
+          weighted_tile<1>(p + r * ld_p, ld_p, end, panel, o + r * d_v + c0, d_v, width, accumulate);
+        }
+      }
     }
   }
 }
 
 float row_max(const float* row, int64_t n, bool& nan) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  Vec4 m0 = simd::splat(kNegInf), m1 = m0;
+  Vec4 m0 = simd::splat(-std::numeric_limits<float>::infinity()), m1 = m0;
   Vec4 bad = simd::splat(0.0f);
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {

@@ -18,22 +18,34 @@ inline int64_t padded_keys(int64_t len_k) { return (len_k + kKeyPanel - 1) / kKe
 //   packed  [padded_keys(len_k) / kKeyPanel, d_k, kKeyPanel]   keys past len_k are 0
 void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed);
 
-// s[r, j - key_begin] = scale · q[r, :]·k[j, :] for r < rows and key_begin <= j < key_end.
+// s[r, j] = scale · q[r, :]·k[key_begin + j, :] for r < rows and j < keys.
 //   q       [rows, d_k]
 //   packed  pack_keys of all keys; key_begin is a multiple of kKeyPanel
 //   s       [rows, ld_s]
-//   row_end optional, [rows]: keys j >= row_end[r] may be left unwritten in row r (the caller masks them);
+//   row_end optional, [rows]: s[r, j] for j >= row_end[r] may be left unwritten (the caller masks them);
 //           rows are taken four at a time, up to the largest row_end of the four
 void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
-                      int64_t key_end, float scale, float* s, int64_t ld_s, const int64_t* row_end);
+                      int64_t keys, float scale, float* s, int64_t ld_s, const int64_t* row_end);
 
-// o[r, :] (+)= Σ_j p[r, j] · v[j, :] for r < rows and j < keys; `accumulate` adds to o instead of overwriting.
+// Values per packed panel: the weighted-sum kernel reads 8 columns of one value row with two vector loads.
+constexpr int64_t kValuePanel = 8;
+
+// d_v rounded up to whole panels.
+inline int64_t padded_values(int64_t d_v) { return (d_v + kValuePanel - 1) / kValuePanel * kValuePanel; }
+
+// Repacks values so that kValuePanel columns of consecutive keys are contiguous.
+//   v       [len_k, d_v]
+//   packed  [padded_values(d_v) / kValuePanel, len_k, kValuePanel]   columns past d_v are 0
+void pack_values(const float* v, int64_t len_k, int64_t d_v, float* packed);
+
+// o[r, :] (+)= Σ_j p[r, j] · v[key_begin + j, :] for r < rows and j < keys; `accumulate` adds to o.
 //   p       [rows, ld_p]
-//   v       [keys, d_v]
+//   packed  pack_values of all len_k keys
 //   o       [rows, d_v]
-//   row_end optional, [rows]: p[r, j] is 0 for j >= row_end[r] (those products are skipped)
-void weighted_sum(const float* p, int64_t ld_p, int64_t rows, int64_t keys, const float* v, int64_t d_v, float* o,
-                  bool accumulate, const int64_t* row_end);
+//   row_end optional, [rows]: p[r, j] is 0 for j >= row_end[r], so those products may be skipped; rows are
+//           taken four at a time, up to the largest row_end of the four (p must hold zeros up to there)
+void weighted_sum(const float* p, int64_t ld_p, int64_t rows, const float* packed, int64_t len_k, int64_t key_begin,
+                  int64_t keys, int64_t d_v, float* o, bool accumulate, const int64_t* row_end);
 
 // The largest value of row[0, n) (-inf when n is 0); sets `nan` when some value is NaN.
 float row_max(const float* row, int64_t n, bool& nan);

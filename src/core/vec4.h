@@ -35,17 +35,15 @@ inline Vec4 sub(Vec4 a, Vec4 b) { return {wasm_f32x4_sub(a.v, b.v)}; }
 inline Vec4 mul(Vec4 a, Vec4 b) { return {wasm_f32x4_mul(a.v, b.v)}; }
 // max(a, b) as (a < b ? b : a): one instruction; a NaN in b is dropped, so NaNs are tracked with is_nan.
 inline Vec4 max(Vec4 a, Vec4 b) { return {wasm_f32x4_pmax(a.v, b.v)}; }
-inline Vec4 round_nearest(Vec4 a) { return {wasm_f32x4_nearest(a.v)}; }
 // All bits set in lanes where the condition holds.
 inline Vec4 less(Vec4 a, Vec4 b) { return {wasm_f32x4_lt(a.v, b.v)}; }
 inline Vec4 is_nan(Vec4 a) { return {wasm_f32x4_ne(a.v, a.v)}; }
 inline Vec4 bit_or(Vec4 a, Vec4 b) { return {wasm_v128_or(a.v, b.v)}; }
 inline Vec4 and_not(Vec4 a, Vec4 mask) { return {wasm_v128_andnot(a.v, mask.v)}; }
 inline bool any(Vec4 mask) { return wasm_v128_any_true(mask.v); }
-// 2^n for integral n in [-126, 127], built in the exponent bits.
-inline Vec4 pow2(Vec4 n) {
-  return {wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n.v), wasm_i32x4_splat(127)), 23)};
-}
+// 2^n from t = n + 1.5·2^23 (n integral, in [-126, 127]): n sits in t's low mantissa bits, and
+// (bits(t) + 127) << 23 moves n + 127 into the exponent field.
+inline Vec4 pow2_of_shifted(Vec4 t) { return {wasm_i32x4_shl(wasm_i32x4_add(t.v, wasm_i32x4_splat(127)), 23)}; }
 inline float lane(Vec4 a, int i) {
   float out[4];
   store(out, a);
@@ -68,14 +66,13 @@ inline Vec4 add(Vec4 a, Vec4 b) { return {_mm_add_ps(a.v, b.v)}; }
 inline Vec4 sub(Vec4 a, Vec4 b) { return {_mm_sub_ps(a.v, b.v)}; }
 inline Vec4 mul(Vec4 a, Vec4 b) { return {_mm_mul_ps(a.v, b.v)}; }
 inline Vec4 max(Vec4 a, Vec4 b) { return {_mm_max_ps(b.v, a.v)}; }  // maxps returns its 2nd operand on NaN
-inline Vec4 round_nearest(Vec4 a) { return {_mm_round_ps(a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)}; }
 inline Vec4 less(Vec4 a, Vec4 b) { return {_mm_cmplt_ps(a.v, b.v)}; }
 inline Vec4 is_nan(Vec4 a) { return {_mm_cmpunord_ps(a.v, a.v)}; }
 inline Vec4 bit_or(Vec4 a, Vec4 b) { return {_mm_or_ps(a.v, b.v)}; }
 inline Vec4 and_not(Vec4 a, Vec4 mask) { return {_mm_andnot_ps(mask.v, a.v)}; }
 inline bool any(Vec4 mask) { return _mm_movemask_ps(mask.v) != 0; }
-inline Vec4 pow2(Vec4 n) {
-  return {_mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvttps_epi32(n.v), _mm_set1_epi32(127)), 23))};
+inline Vec4 pow2_of_shifted(Vec4 t) {
+  return {_mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_castps_si128(t.v), _mm_set1_epi32(127)), 23))};
 }
 inline float lane(Vec4 a, int i) {
   float out[4];
@@ -114,10 +111,6 @@ inline Vec4 add(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return
 inline Vec4 sub(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x - y; }); }
 inline Vec4 mul(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x * y; }); }
 inline Vec4 max(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x < y ? y : x; }); }
-inline Vec4 round_nearest(Vec4 a) {
-  for (float& x : a.v) x = __builtin_nearbyintf(x);
-  return a;
-}
 inline Vec4 less(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(x < y ? ~0u : 0u); }); }
 inline Vec4 is_nan(Vec4 a) { return map(a, a, [](float x, float) { return from_bits(x != x ? ~0u : 0u); }); }
 inline Vec4 bit_or(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(bits(x) | bits(y)); }); }
@@ -125,9 +118,9 @@ inline Vec4 and_not(Vec4 a, Vec4 mask) {
   return map(a, mask, [](float x, float m) { return from_bits(bits(x) & ~bits(m)); });
 }
 inline bool any(Vec4 mask) { return (bits(mask.v[0]) | bits(mask.v[1]) | bits(mask.v[2]) | bits(mask.v[3])) != 0; }
-inline Vec4 pow2(Vec4 n) {
-  for (float& x : n.v) x = x == x ? from_bits(static_cast<uint32_t>(static_cast<int32_t>(x) + 127) << 23) : 1.0f;
-  return n;
+inline Vec4 pow2_of_shifted(Vec4 t) {
+  for (float& x : t.v) x = from_bits((bits(x) + 127u) << 23);
+  return t;
 }
 inline float lane(Vec4 a, int i) { return a.v[i]; }
 
@@ -140,11 +133,13 @@ inline float horizontal_max(Vec4 a) {
 }
 inline float horizontal_sum(Vec4 a) { return (lane(a, 0) + lane(a, 1)) + (lane(a, 2) + lane(a, 3)); }
 
-// e^x for x <= 0 (and NaN): Cephes' range reduction x = n·ln2 + r, |r| <= ln2/2, and a degree-6 polynomial,
+// e^x for x <= 0 (and NaN): Cephes' range reduction x = n·ln2 + r, |r| <= ln2/2, and its degree-6 polynomial,
 // within 2 ulp. Lanes below -87.3 (e^x under FLT_MIN), -inf included, give exactly 0; NaN stays NaN.
 inline Vec4 exp_nonpositive(Vec4 x) {
-  const Vec4 n = round_nearest(mul(x, splat(1.44269504088896341f)));  // x·log2(e)
-  Vec4 r = sub(x, mul(n, splat(0.693359375f)));                     // ln2 = 0.693359375 - 2.12194440e-4
+  const Vec4 shift = splat(12582912.0f);                          // 1.5·2^23: adding it rounds to an integer
+  const Vec4 t = add(mul(x, splat(1.44269504088896341f)), shift);  // n + shift, n = round(x·log2(e))
+  const Vec4 n = sub(t, shift);
+  Vec4 r = sub(x, mul(n, splat(0.693359375f)));                   // ln2 = 0.693359375 - 2.12194440e-4
   r = sub(r, mul(n, splat(-2.12194440e-4f)));
   Vec4 p = splat(1.9875691500e-4f);
   p = add(mul(p, r), splat(1.3981999507e-3f));
@@ -154,7 +149,7 @@ inline Vec4 exp_nonpositive(Vec4 x) {
   p = add(mul(p, r), splat(5.0000001201e-1f));
   p = add(add(mul(p, mul(r, r)), r), splat(1.0f));
   const Vec4 underflow = less(x, splat(-87.3f));
-  return and_not(mul(p, pow2(max(n, splat(-126.0f)))), underflow);
+  return and_not(mul(p, pow2_of_shifted(t)), underflow);
 }
 
 }  // namespace attention::simd

@@ -60,9 +60,25 @@ test('Node 20 imports it by name and computes the worked example', async () => {
   assertGolden(result.output);
 });
 
-test('Vite builds an app with it, emits the .wasm as an asset, and the app runs in Chromium', async () => {
+test('in Node, workers do the same, and an idle pool lets the process exit without terminate()', async () => {
+  writeFileSync(join(app, 'node-workers.mjs'), `import { createAttention } from 'attention-wasm';
+const attn = await createAttention({ workers: 2 });
+const s = await attn.multiHeadAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]], numHeads: 1 });
+console.log(JSON.stringify(Array.from(s.output.data)));
+`);
+  const output = JSON.parse(execFileSync('node', ['node-workers.mjs'], { cwd: app, encoding: 'utf8', timeout: 20000 }));
+  assertGolden(output);
+});
+
+test('Vite builds an app with it (workers included), emits the .wasm as an asset, and the app runs in Chromium', async () => {
   writeFileSync(join(app, 'index.html'), '<!doctype html><title>app</title><link rel="icon" href="data:,"><pre id="out">…</pre><script type="module" src="./main.js"></script>\n');
-  writeFileSync(join(app, 'main.js'), `${EXAMPLE}\ndocument.getElementById('out').textContent = JSON.stringify(result);\n`);
+  // The app also spreads a call over Web Workers, which bundlers build as separate chunks.
+  writeFileSync(join(app, 'main.js'), `${EXAMPLE}
+const parallel = await createAttention({ workers: 2 });
+const p = await parallel.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
+result.workerOutput = Array.from(p.output.data);
+document.getElementById('out').textContent = JSON.stringify(result);
+`);
   run('node', [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], app);
   const assets = readdirSync(join(app, 'dist/assets'));
   assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm among ${assets.join(', ')}`);
@@ -80,6 +96,7 @@ test('Vite builds an app with it, emits the .wasm as an asset, and the app runs 
     const result = JSON.parse(await page.textContent('#out'));
     assert.equal(result.simd, true);
     assertGolden(result.output);
+    assertGolden(result.workerOutput);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

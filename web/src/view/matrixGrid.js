@@ -6,10 +6,19 @@ import { shortLabel } from '../model/tokens.js';
 import { el } from './dom.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
-/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
+const LEVELS = 256;
+const lut = (scale) => Array.from({ length: LEVELS }, (_, k) => {
+  const rgb = scale(k / (LEVELS - 1));
+  return { bg: cssColor(rgb), light: prefersLightText(rgb) };
+});
+const VIRIDIS_LUT = lut(viridis);
+const DIVERGING_LUT = lut((t) => diverging(2 * t - 1));
+
+/** Cell colouring by value (a precomputed level): weights use viridis on [0, 1]; signed values a diverging scale. */
 function colorFor(mode, value, maxAbs) {
-  if (mode === 'weights') return viridis(value);
-  if (mode === 'signed' && Number.isFinite(value)) return diverging(maxAbs > 0 ? value / maxAbs : 0);
+  if (!Number.isFinite(value)) return null;
+  if (mode === 'weights') return VIRIDIS_LUT[Math.round(Math.min(1, Math.max(0, value)) * (LEVELS - 1))];
+  if (mode === 'signed') return DIVERGING_LUT[Math.round(((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2 * (LEVELS - 1))];
   return null;
 }
 
