@@ -1,5 +1,5 @@
 // The module as a whole: which build runs, memory growth and reuse, JS-owned results, long sequences.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tensor, createAttention, simdSupported } from '../../src/js/index.js';
 import { VARIANTS, expectClose, randomTensor, referenceAttention, seededRandom } from './reference.js';
 
@@ -25,6 +25,21 @@ describe('builds', () => {
     const attn = await createAttention({ simd: false });
     expect(attn.simd).toBe(false);
     expect(attn.instructionSets).toBe('None');
+  });
+
+  it('where WebAssembly SIMD is missing, createAttention() picks the scalar build by itself', async () => {
+    const validate = vi.spyOn(WebAssembly, 'validate').mockReturnValue(false);
+    try {
+      expect(simdSupported()).toBe(false);
+      const attn = await createAttention();
+      expect(attn.simd).toBe(false);
+      expect(attn.instructionSets).toBe('None');
+      const s = attn.selfAttention(I2, weights);
+      expectClose(s.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
+      await expect(createAttention({ simd: true })).rejects.toMatchObject({ code: 'SIMD_UNSUPPORTED' });
+    } finally {
+      validate.mockRestore();
+    }
   });
 
   it('the two builds agree to 1e-6', async () => {

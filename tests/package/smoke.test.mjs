@@ -20,7 +20,7 @@ const EXAMPLE = `
 import { createAttention } from 'attention-wasm';
 const attn = await createAttention();
 const s = attn.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
-export const result = { simd: attn.simd, output: Array.from(s.output.data) };
+const result = { simd: attn.simd, output: Array.from(s.output.data) };
 `;
 
 let work;
@@ -68,6 +68,32 @@ console.log(JSON.stringify(Array.from(s.output.data)));
 `);
   const output = JSON.parse(execFileSync('node', ['node-workers.mjs'], { cwd: app, encoding: 'utf8', timeout: 20000 }));
   assertGolden(output);
+});
+
+test('a static page imports it with <script type="module">, no bundler, and computes in Chromium', async () => {
+  const pkg = join(app, 'node_modules/attention-wasm');
+  writeFileSync(join(pkg, 'static-page.html'), `<!doctype html><title>static</title><link rel="icon" href="data:,"><pre id="out">…</pre>
+<script type="module">${EXAMPLE.replace("'attention-wasm'", "'./src/js/index.js'")}
+document.getElementById('out').textContent = JSON.stringify(result);
+</script>
+`);
+  const server = await serveStatic(pkg);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${server.url}static-page.html`);
+    await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'));
+    const result = JSON.parse(await page.textContent('#out'));
+    assert.equal(result.simd, true);
+    assertGolden(result.output);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
 });
 
 test('Vite builds an app with it (workers included), emits the .wasm as an asset, and the app runs in Chromium', async () => {

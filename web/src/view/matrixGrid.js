@@ -1,5 +1,6 @@
-// A matrix drawn as a table with token labels: optional editing, colouring, hover details, keyboard
-// navigation (one tab stop, arrow keys inside) and copy buttons.
+// A matrix drawn as an ARIA grid with token labels: optional editing, colouring, hover details, keyboard
+// navigation (one tab stop, arrow keys inside) and copy buttons. Cells are fixed-size boxes with CSS size
+// containment, so changing a number re-lays out only its own cell: a 64×64 update stays cheap.
 import { cssColor, diverging, prefersLightText, viridis } from '../model/colors.js';
 import { EXPORT_FORMATS, exportMatrix, formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
@@ -59,6 +60,11 @@ export class MatrixGrid {
     this.invalid = new Map();
     this.active = { i: 0, j: 0 };
     this.editor = null;
+    this.cells = [];
+    this.rowNodes = [];
+    this.colHeads = [];
+    this.rowHeads = [];
+    this.chars = 0;
 
     this.titleNode = el('span', { class: 'matrix-title', text: options.title });
     this.shapeNode = el('span', { class: 'matrix-shape' });
@@ -67,12 +73,13 @@ export class MatrixGrid {
       type: 'button',
       class: 'copy-button',
       text: label,
-      attrs: { 'aria-label': `Copy ${options.title} as ${label}`, title: `Copy as ${label}` },
+      attrs: { title: `Copy as ${label}` },
       on: { click: () => this.copy(format) },
     }));
+    this.copyButtons = copyButtons;
     this.noteNode = el('span', { class: 'matrix-note', text: options.note ?? '' });
-    this.table = el('table', { class: 'grid', attrs: { role: 'grid' } });
-    this.scroller = el('div', { class: 'matrix-scroll' }, this.table);
+    this.grid = el('div', { class: 'grid', attrs: { role: 'grid' } });
+    this.scroller = el('div', { class: 'matrix-scroll' }, this.grid);
     this.errorNode = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
     this.errorNode.hidden = true;
     this.fallback = el('div', { class: 'copy-fallback' });
@@ -85,38 +92,48 @@ export class MatrixGrid {
       this.scroller,
       this.errorNode,
       this.fallback);
+    this.#labelButtons();
 
-    this.table.addEventListener('mouseover', (event) => this.#hover(event));
-    this.table.addEventListener('mouseleave', () => {
+    this.grid.addEventListener('mouseover', (event) => this.#hover(event));
+    this.grid.addEventListener('mouseleave', () => {
       hideTooltip();
       this.options.onHover?.(null);
     });
-    this.table.addEventListener('click', (event) => this.#click(event));
-    this.table.addEventListener('dblclick', (event) => {
+    this.grid.addEventListener('click', (event) => this.#click(event));
+    this.grid.addEventListener('dblclick', (event) => {
       const cell = this.#cellOf(event.target);
       if (cell && this.options.editable) this.startEdit(cell.i, cell.j);
     });
-    this.table.addEventListener('keydown', (event) => this.#key(event));
-    this.table.addEventListener('focusin', (event) => {
+    this.grid.addEventListener('keydown', (event) => this.#key(event));
+    this.grid.addEventListener('focusin', (event) => {
       const cell = this.#cellOf(event.target);
       if (!cell || this.editor) return;
-      this.active = cell;
+      this.active = { i: cell.i, j: cell.j };
       this.#describe(cell.i, cell.j, event.target);
       this.options.onHover?.(cell);
     });
-    this.table.addEventListener('focusout', (event) => {
-      if (!this.table.contains(event.relatedTarget)) {
+    this.grid.addEventListener('focusout', (event) => {
+      if (!this.grid.contains(event.relatedTarget)) {
         hideTooltip();
         this.options.onHover?.(null);
       }
     });
   }
 
-  /** Changes the title (e.g. when the head changes). */
+  #labelButtons() {
+    for (const [k, label] of Object.values(EXPORT_FORMATS).entries()) {
+      this.copyButtons[k].setAttribute('aria-label', `Copy ${this.options.title} as ${label}`);
+    }
+  }
+
+  /** Changes the title (e.g. when the head changes) and optionally the note. */
   setTitle(title, note) {
-    this.titleNode.textContent = title;
-    this.options.title = title;
-    if (note !== undefined) this.noteNode.textContent = note;
+    if (title !== this.options.title) {
+      this.titleNode.textContent = title;
+      this.options.title = title;
+      this.#labelButtons();
+    }
+    if (note !== undefined && this.noteNode.textContent !== note) this.noteNode.textContent = note;
   }
 
   /**
@@ -140,47 +157,54 @@ export class MatrixGrid {
     this.precision = precision;
     this.rowLabels = rowLabels;
     this.colLabels = colLabels;
-    this.shapeNode.textContent = shapeText ?? `[${rows}, ${cols}]`;
-    this.table.setAttribute('aria-label', `${this.options.title}, ${rows} by ${cols}`);
+    const shape = shapeText ?? `[${rows}, ${cols}]`;
+    if (this.shapeNode.textContent !== shape) this.shapeNode.textContent = shape;
+    this.grid.setAttribute('aria-label', `${this.options.title}, ${rows} by ${cols}`);
     this.#setLabels(this.colHeads, colLabels);
     this.#setLabels(this.rowHeads, rowLabels);
 
     const { color, render } = this.options;
     let maxAbs = 0;
-    if (color === 'signed') for (let k = 0; k < data.length; k++) if (Number.isFinite(data[k])) maxAbs = Math.max(maxAbs, Math.abs(data[k]));
-    for (let i = 0; i < rows; i++) {
-      for (let j = 0; j < cols; j++) {
-        const k = i * cols + j;
-        const td = this.cells[k];
-        const value = data[k];
-        const invalidText = this.invalid.get(k);
-        let text;
-        let cls = '';
-        if (invalidText !== undefined) {
-          text = invalidText;
-          cls = 'invalid';
-        } else if (render) {
-          ({ text, cls = '' } = render(i, j, value));
-        } else {
-          text = formatValue(value, precision);
-          if (value === -Infinity) cls = 'neg-inf';
-        }
-        if (this.texts[k] !== text) {
-          td.textContent = text;
-          this.texts[k] = text;
-        }
-        const rgb = cls ? null : colorFor(color, value, maxAbs);
-        const bg = rgb ? cssColor(rgb) : '';
-        if (this.bgs[k] !== bg) {
-          td.style.backgroundColor = bg;
-          td.style.color = rgb && prefersLightText(rgb) ? '#fff' : '';
-          this.bgs[k] = bg;
-        }
-        if (this.classes[k] !== cls) {
-          td.className = cls;
-          this.classes[k] = cls;
-        }
+    if (color === 'signed') {
+      for (let k = 0; k < data.length; k++) if (Number.isFinite(data[k])) maxAbs = Math.max(maxAbs, Math.abs(data[k]));
+    }
+    let chars = 4;
+    for (let k = 0; k < rows * cols; k++) {
+      const cell = this.cells[k];
+      const value = data[k];
+      const invalidText = this.invalid.get(k);
+      let text;
+      let cls = 'c';
+      if (invalidText !== undefined) {
+        text = invalidText;
+        cls = 'c invalid';
+      } else if (render) {
+        const rendered = render(Math.floor(k / cols), k % cols, value);
+        text = rendered.text;
+        if (rendered.cls) cls = `c ${rendered.cls}`;
+      } else {
+        text = formatValue(value, precision);
+        if (value === -Infinity) cls = 'c neg-inf';
       }
+      if (text.length > chars) chars = text.length;
+      if (this.texts[k] !== text) {
+        cell.firstChild.nodeValue = text;
+        this.texts[k] = text;
+      }
+      const colour = cls === 'c' ? colorFor(color, value, maxAbs) : null;
+      if (this.colours[k] !== colour) {
+        cell.style.backgroundColor = colour ? colour.bg : '';
+        cell.style.color = colour?.light ? '#fff' : '';
+        this.colours[k] = colour;
+      }
+      if (this.classes[k] !== cls) {
+        cell.className = cls;
+        this.classes[k] = cls;
+      }
+    }
+    if (chars !== this.chars) {
+      this.chars = chars;
+      this.grid.style.setProperty('--chars', String(Math.min(chars, 14)));
     }
     if (rebuilt) this.#setActive(0, 0, false);
   }
@@ -190,44 +214,58 @@ export class MatrixGrid {
     this.cols = cols;
     this.invalid.clear();
     this.#showError(null);
-    this.colHeads = Array.from({ length: cols }, () => el('th', { attrs: { scope: 'col' } }));
-    this.rowHeads = Array.from({ length: rows }, () => el('th', { attrs: { scope: 'row' } }));
-    this.cells = [];
+    const cellNode = (cls, role) => {
+      const node = document.createElement('span');
+      node.className = cls;
+      node.setAttribute('role', role);
+      node.append(document.createTextNode(''));
+      return node;
+    };
+    this.colHeads = Array.from({ length: cols }, () => cellNode('ch', 'columnheader'));
+    this.rowHeads = Array.from({ length: rows }, () => cellNode('rh', 'rowheader'));
+    this.cells = new Array(rows * cols);
     this.rowNodes = [];
-    const body = el('tbody');
+    const fragment = document.createDocumentFragment();
+    const head = el('div', { class: 'gr gh', attrs: { role: 'row' } }, el('span', { class: 'corner', attrs: { role: 'columnheader' } }), this.colHeads);
+    fragment.append(head);
     for (let i = 0; i < rows; i++) {
-      const tr = el('tr', {}, this.rowHeads[i]);
+      const row = el('div', { class: 'gr', attrs: { role: 'row' } }, this.rowHeads[i]);
       for (let j = 0; j < cols; j++) {
-        const td = el('td');
-        td.dataset.i = String(i);
-        td.dataset.j = String(j);
-        this.cells.push(td);
-        tr.append(td);
+        const cell = cellNode('c', 'gridcell');
+        cell.dataset.i = String(i);
+        cell.dataset.j = String(j);
+        this.cells[i * cols + j] = cell;
+        row.append(cell);
       }
-      this.rowNodes.push(tr);
-      body.append(tr);
+      this.rowNodes.push(row);
+      fragment.append(row);
     }
     this.texts = new Array(rows * cols).fill(null);
-    this.bgs = new Array(rows * cols).fill('');
-    this.classes = new Array(rows * cols).fill('');
-    this.table.replaceChildren(el('thead', {}, el('tr', {}, el('th', { class: 'corner' }), this.colHeads)), body);
+    this.colours = new Array(rows * cols).fill(null);
+    this.classes = new Array(rows * cols).fill('c');
+    this.grid.replaceChildren(fragment);
+    this.grid.setAttribute('aria-rowcount', String(rows + 1));
+    this.grid.setAttribute('aria-colcount', String(cols + 1));
     this.active = { i: 0, j: 0 };
   }
 
   #setLabels(heads, labels) {
-    heads.forEach((th, index) => {
+    let longest = 3;
+    heads.forEach((node, index) => {
       const full = String(labels[index] ?? index);
       const text = shortLabel(full);
-      if (th.textContent !== text) th.textContent = text;
-      if (text !== full) th.title = full;
-      else th.removeAttribute('title');
+      if (text.length > longest) longest = text.length;
+      if (node.firstChild.nodeValue !== text) node.firstChild.nodeValue = text;
+      if (text !== full) node.title = full;
+      else if (node.title) node.removeAttribute('title');
     });
+    if (heads === this.rowHeads) this.grid.style.setProperty('--row-head', String(Math.min(longest, 10)));
   }
 
   #cellOf(target) {
-    const td = target instanceof Element ? target.closest('td') : null;
-    if (!td || !this.table.contains(td) || td.dataset.i === undefined) return null;
-    return { i: Number(td.dataset.i), j: Number(td.dataset.j), td };
+    const cell = target instanceof Element ? target.closest('.c') : null;
+    if (!cell || !this.grid.contains(cell)) return null;
+    return { i: Number(cell.dataset.i), j: Number(cell.dataset.j), node: cell };
   }
 
   #describe(i, j, anchor) {
@@ -240,7 +278,7 @@ export class MatrixGrid {
   #hover(event) {
     const cell = this.#cellOf(event.target);
     if (!cell) return;
-    const box = cell.td.getBoundingClientRect();
+    const box = cell.node.getBoundingClientRect();
     this.#describe(cell.i, cell.j, { x: box.right - 10, y: box.bottom - 12 });
     this.options.onHover?.(cell);
   }
@@ -250,19 +288,19 @@ export class MatrixGrid {
     if (!cell || this.editor) return;
     this.#setActive(cell.i, cell.j, true);
     if (this.options.onActivate) this.options.onActivate(cell.i, cell.j);
-    else if (this.options.editable && event.detail === 1 && event.pointerType === 'touch') this.startEdit(cell.i, cell.j);
+    else if (this.options.editable && event.pointerType === 'touch') this.startEdit(cell.i, cell.j);
   }
 
   #setActive(i, j, focus) {
     const old = this.cells[this.active.i * this.cols + this.active.j];
     if (old) old.removeAttribute('tabindex');
     this.active = { i, j };
-    const td = this.cells[i * this.cols + j];
-    if (!td) return;
-    td.tabIndex = 0;
+    const cell = this.cells[i * this.cols + j];
+    if (!cell) return;
+    cell.tabIndex = 0;
     if (focus) {
-      td.focus({ preventScroll: true });
-      td.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      cell.focus({ preventScroll: true });
+      cell.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     }
   }
 
@@ -302,7 +340,7 @@ export class MatrixGrid {
     if (this.editor) this.#cancelEdit(false);
     this.#setActive(i, j, false);
     const k = i * this.cols + j;
-    const td = this.cells[k];
+    const cell = this.cells[k];
     const current = this.invalid.get(k) ?? (this.raw ? String(this.raw[i][j]) : String(this.values[k]));
     const input = el('input', {
       class: 'cell-editor',
@@ -317,8 +355,8 @@ export class MatrixGrid {
     });
     this.editor = { input, i, j, k };
     hideTooltip();
-    td.textContent = '';
-    td.append(input);
+    cell.classList.add('editing');
+    cell.append(input);
     input.focus();
     if (initial === undefined) input.select();
     input.addEventListener('keydown', (event) => {
@@ -337,43 +375,53 @@ export class MatrixGrid {
     });
   }
 
+  #closeEditor() {
+    const { input, k } = this.editor;
+    this.editor = null;
+    input.remove();
+    const cell = this.cells[k];
+    cell.classList.remove('editing');
+    return cell;
+  }
+
+  #setCellText(k, text, cls) {
+    const cell = this.cells[k];
+    cell.firstChild.nodeValue = text;
+    this.texts[k] = text;
+    cell.className = cls;
+    this.classes[k] = cls;
+  }
+
   #commit(refocus) {
     const { input, i, j, k } = this.editor;
     const text = input.value;
-    this.editor = null;
-    const td = this.cells[k];
+    const cell = this.#closeEditor();
     const error = this.options.onEdit?.(i, j, text) ?? null;
-    if (!td.isConnected) return;
+    if (!cell.isConnected || this.cells[k] !== cell) return;
     if (error) {
       this.invalid.set(k, text);
-      this.texts[k] = text;
-      td.textContent = text;
-      td.className = 'invalid';
-      this.classes[k] = 'invalid';
+      this.#setCellText(k, text, 'c invalid');
+      cell.style.backgroundColor = '';
+      this.colours[k] = null;
       this.#showError(error);
     } else {
       this.invalid.delete(k);
-      this.texts[k] = null;
-      td.textContent = formatValue(this.values[k], this.precision);
-      this.texts[k] = td.textContent;
       if (this.invalid.size === 0) this.#showError(null);
     }
-    if (refocus) td.focus({ preventScroll: true });
+    if (refocus) cell.focus({ preventScroll: true });
   }
 
   #cancelEdit(refocus) {
-    const { k } = this.editor;
-    this.editor = null;
-    const td = this.cells[k];
-    const text = this.invalid.get(k) ?? formatValue(this.values[k], this.precision);
-    td.textContent = text;
-    this.texts[k] = text;
-    if (refocus) td.focus({ preventScroll: true });
+    const cell = this.#closeEditor();
+    if (refocus) cell.focus({ preventScroll: true });
   }
 
   /** Forgets invalid typed text, e.g. after the matrix was replaced by a paste. */
   clearInvalid() {
-    for (const k of this.invalid.keys()) this.texts[k] = null;
+    for (const k of this.invalid.keys()) {
+      this.texts[k] = null;
+      this.classes[k] = null;
+    }
     this.invalid.clear();
     this.#showError(null);
   }
@@ -385,46 +433,50 @@ export class MatrixGrid {
 
   /** Marks row i (or none) as highlighted. */
   highlightRow(i) {
-    this.rowNodes.forEach((tr, index) => tr.classList.toggle('hl-row', index === i));
-  }
-
-  /** Marks column j (or none) as highlighted. */
-  highlightCol(j) {
-    this.colHeads.forEach((th, index) => th.classList.toggle('hl-col', index === j));
-    for (let k = 0; k < this.cells.length; k++) this.cells[k].classList.toggle('hl-col', k % this.cols === j);
+    if (this.highlighted === i) return;
+    this.rowNodes[this.highlighted]?.classList.remove('hl-row');
+    this.highlighted = i;
+    this.rowNodes[i]?.classList.add('hl-row');
   }
 
   /**
-   * Fades each row by a weight in [0, 1] (how much it contributes), showing "×w" beside the row label;
-   * null clears.
+   * Fades each row by its weight in [0, 1] relative to the largest (how much it contributes), and shows
+   * "×w" beside the row label; null clears.
    */
   emphasizeRows(weights) {
-    this.table.classList.toggle('weighted', Boolean(weights));
-    this.rowNodes.forEach((tr, i) => {
+    this.grid.classList.toggle('weighted', Boolean(weights));
+    const max = weights ? Math.max(...weights) || 1 : 1;
+    this.rowNodes.forEach((row, i) => {
       if (weights) {
-        tr.style.setProperty('--w', String(Math.max(0, Math.min(1, weights[i]))));
-        tr.firstChild.dataset.weight = `×${formatValue(weights[i], 2)}`;
+        row.style.setProperty('--w', String(Math.max(0, weights[i] / max)));
+        this.rowHeads[i].dataset.weight = `×${formatValue(weights[i], 2)}`;
       } else {
-        tr.style.removeProperty('--w');
-        delete tr.firstChild.dataset.weight;
+        row.style.removeProperty('--w');
+        delete this.rowHeads[i].dataset.weight;
       }
     });
   }
 
+  /** The values shown, as rows. */
+  rowsShown() {
+    return Array.from({ length: this.rows }, (_, i) => Array.from({ length: this.cols }, (_, j) => this.values[i * this.cols + j]));
+  }
+
+  /** Copies the matrix as NumPy, JSON or CSV; when the clipboard is refused, shows the text to copy by hand. */
   async copy(format) {
-    const rows = this.options.exportRows ? this.options.exportRows()
-      : Array.from({ length: this.rows }, (_, i) => Array.from(this.values.subarray?.(i * this.cols, (i + 1) * this.cols) ?? Array.prototype.slice.call(this.values, i * this.cols, (i + 1) * this.cols)));
+    const rows = this.options.exportRows ? this.options.exportRows() : this.raw ?? this.rowsShown();
     const text = exportMatrix(rows, format);
     this.fallback.hidden = true;
     if (await copyText(text)) {
       this.copyStatus.textContent = `${EXPORT_FORMATS[format]} copied`;
-      setTimeout(() => {
+      clearTimeout(this.copyTimer);
+      this.copyTimer = setTimeout(() => {
         this.copyStatus.textContent = '';
-      }, 2000);
+      }, 2500);
       return;
     }
     const area = el('textarea', { class: 'copy-text', readOnly: true, value: text, rows: Math.min(8, rows.length + 1), attrs: { 'aria-label': `${this.options.title} as ${EXPORT_FORMATS[format]}` } });
-    const close = el('button', { type: 'button', class: 'small', text: 'Close', on: { click: () => { this.fallback.hidden = true; } } });
+    const close = el('button', { type: 'button', class: 'small secondary', text: 'Close', on: { click: () => { this.fallback.hidden = true; } } });
     this.fallback.replaceChildren(el('p', { class: 'hint', text: 'The browser did not allow copying: select the text below and copy it.' }), area, close);
     this.fallback.hidden = false;
     area.focus();
