@@ -165,7 +165,26 @@ export async function measure(call, { budgetMs, minSamples, maxSamples, warmup =
   return { medianMs, minMs: times[0], samples: m, batch };
 }
 
-/** Resident memory now and its high-water mark, in bytes. */
-export function rss() {
-  return { now: process.memoryUsage.rss(), peak: process.resourceUsage().maxRSS * 1024 };
+const statusKiB = (field) => {
+  const match = fs.readFileSync('/proc/self/status', 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
+  return match ? Number(match[1]) * 1024 : undefined;
+};
+
+/**
+ * Starts a window for peak-memory measurement: resets the kernel's high-water mark of resident memory
+ * (Linux: "5" into /proc/self/clear_refs) and returns the resident bytes now. Elsewhere the lifetime peak
+ * (maxRSS) stands in.
+ */
+export function startMemoryWindow() {
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // not Linux, or not allowed: peakRss() falls back to maxRSS
+  }
+  return statusKiB('VmRSS') ?? process.memoryUsage.rss();
+}
+
+/** The high-water mark of resident memory since startMemoryWindow(), in bytes. */
+export function peakRss() {
+  return statusKiB('VmHWM') ?? process.resourceUsage().maxRSS * 1024;
 }

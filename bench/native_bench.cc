@@ -4,7 +4,6 @@
 //   attention_native_bench --n=512 --heads=1 --causal=0 --weights=1 --long=0 --quick=0 --data=<prefix>
 //   reads <prefix>.q .k .v (float32 [heads, n, 64]), .rows (int32), .ref (float64 [rows, 64])
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -41,16 +40,26 @@ double now_ms() {
   return std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count();
 }
 
-int64_t rss_now_bytes() {
-  long pages = 0, resident = 0;
-  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
-    std::fclose(f);
+// A field of /proc/self/status in bytes ("VmRSS", "VmHWM"), or -1.
+int64_t status_bytes(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  const std::string prefix = std::string(field) + ":";
+  while (std::getline(status, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stoll(line.substr(prefix.size())) * 1024;
   }
-  return static_cast<int64_t>(resident) * sysconf(_SC_PAGESIZE);
+  return -1;
 }
 
-int64_t rss_peak_bytes() {
+// As in bench/common.mjs: resets the high-water mark of resident memory and returns the resident bytes now.
+int64_t start_memory_window() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+  return status_bytes("VmRSS");
+}
+
+int64_t peak_rss_bytes() {
+  const int64_t hwm = status_bytes("VmHWM");
+  if (hwm >= 0) return hwm;
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;
@@ -92,7 +101,7 @@ int main(int argc, char** argv) {
     attention::scaled_dot_product_attention(dims, q.data(), k.data(), v.data(), options, result);
   };
 
-  const int64_t rss_before = rss_now_bytes();
+  const int64_t rss_before = start_memory_window();
   call();
   double max_error = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -125,7 +134,7 @@ int main(int argc, char** argv) {
       "{\"medianMs\":%.6f,\"minMs\":%.6f,\"samples\":%zu,\"batch\":%d,\"maxAbsError\":%.3e,\"peakBytes\":%lld,"
       "\"simd\":\"%s\"}\n",
       median, times.front(), m, batch, max_error,
-      static_cast<long long>(std::max<int64_t>(0, rss_peak_bytes() - rss_before)),
+      static_cast<long long>(std::max<int64_t>(0, peak_rss_bytes() - rss_before)),
       attention::simd_instruction_sets().c_str());
   return 0;
 }

@@ -30,7 +30,7 @@ stage native bash scripts/test-native.sh
 stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest.json"
 stage package node --test tests/package/ tests/readme/
-if [ -f scripts/test-web.sh ]; then stage web bash scripts/test-web.sh; fi
+stage web node --test-reporter=spec tests/web/e2e/run.mjs   # the page in Chromium (its unit tests run with vitest)
 if [ -f scripts/bench.sh ]; then stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh; fi
 
 # Counts of tests from each runner's own summary.

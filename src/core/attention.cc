@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
+
+#include "kernels.h"
 
 namespace attention {
 namespace {
@@ -15,12 +18,13 @@ using ConstMatrixMap = Eigen::Map<const RowMatrix>;
 using ConstRowVectorMap = Eigen::Map<const Eigen::RowVectorXf>;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// Query rows whose scores are held at once when the caller does not keep the weights:
-// the scratch is [kQueryBlock, L_k], so memory stays O(L_k) per call instead of O(L_q·L_k).
-constexpr int64_t kQueryBlock = 64;
+constexpr float kPosInf = std::numeric_limits<float>::infinity();
 
-void require(bool ok, const char* code, const std::string& message) {
-  if (!ok) throw AttentionError(code, message);
+[[noreturn]] void fail(const char* code, const std::string& message) { throw AttentionError(code, message); }
+
+// For constant messages; where the message is built from values, `if (...) fail(...)` builds it only on failure.
+void require(bool ok, const char* code, const char* message) {
+  if (!ok) fail(code, message);
 }
 
 std::string str(int64_t n) { return std::to_string(n); }
@@ -30,10 +34,12 @@ void check_dims(const AttentionDims& d) {
                                                    {"num_kv_heads", d.num_kv_heads}, {"len_q", d.len_q},
                                                    {"len_k", d.len_k}, {"d_k", d.d_k}, {"d_v", d.d_v}};
   for (const auto& [name, size] : sizes) {
-    require(size > 0, "BAD_DIMENSION", std::string(name) + " must be a positive integer, got " + str(size));
+    if (size <= 0) fail("BAD_DIMENSION", std::string(name) + " must be a positive integer, got " + str(size));
   }
-  require(d.num_heads % d.num_kv_heads == 0, "HEADS_DO_NOT_DIVIDE",
-          "num_kv_heads (" + str(d.num_kv_heads) + ") must divide num_heads (" + str(d.num_heads) + ")");
+  if (d.num_heads % d.num_kv_heads != 0) {
+    fail("HEADS_DO_NOT_DIVIDE",
+         "num_kv_heads (" + str(d.num_kv_heads) + ") must divide num_heads (" + str(d.num_heads) + ")");
+  }
 }
 
 // Element offsets of a mask broadcast to [B, H, L_q, L_k]: stride 0 along every dimension of size 1.
@@ -48,58 +54,234 @@ MaskStrides mask_strides(const Mask& mask, const AttentionDims& d) {
   int64_t running = 1;
   for (int axis = 3; axis >= 0; --axis) {
     const int32_t size = mask.dims[axis];
-    require(size == 1 || size == full[axis], "MASK_DOES_NOT_BROADCAST",
-            std::string("mask dimension ") + str(axis) + " is " + str(size) + " but must be 1 or " +
-                names[axis] + " (" + str(full[axis]) + ")");
+    if (size != 1 && size != full[axis]) {
+      fail("MASK_DOES_NOT_BROADCAST", std::string("mask dimension ") + str(axis) + " is " + str(size) +
+                                          " but must be 1 or " + names[axis] + " (" + str(full[axis]) + ")");
+    }
     stride[axis] = size == 1 ? 0 : running;
     running *= size;
   }
   return {stride[0], stride[1], stride[2], stride[3]};
 }
 
-// One query row of a (b, h) pair: everything needed to turn raw scores into softmax input.
+// One query row's masking: the causal limit and the user mask's row.
 struct RowMasking {
-  int64_t last_allowed_key;         // causal limit (L_k - 1 when not causal); may be < 0
-  const uint8_t* allowed = nullptr;  // boolean mask row, or null
-  const float* additive = nullptr;   // additive mask row, or null
+  int64_t open_end = 0;              // keys [open_end, L_k) are causally masked; in [0, L_k]
+  const uint8_t* allowed = nullptr;  // boolean mask row at key 0, or null
+  const float* additive = nullptr;   // additive mask row at key 0, or null
   int64_t key_stride = 0;            // 0 when the mask broadcasts along keys
 };
 
-// In place: row = row·scale + masks. Masked entries become -inf.
-void scale_and_mask(float* row, int64_t len_k, float scale, const RowMasking& m, float* scaled_out) {
-  Eigen::Map<Eigen::ArrayXf> r(row, len_k);
-  r *= scale;
-  // Checked before masking: an overflow to -inf would otherwise pass for a masked key.
-  require(r.allFinite(), "SCORE_OVERFLOW",
-          "attention scores overflowed float32 (|q·k·scale| beyond 3.4e38); scale the inputs down");
-  if (scaled_out) std::copy(row, row + len_k, scaled_out);
-  const int64_t open_end = std::clamp<int64_t>(m.last_allowed_key + 1, 0, len_k);
+// In place, keys [key_begin, key_begin + n) of a row held from row[0]: the user mask (-inf where blocked).
+void apply_user_mask(float* row, int64_t key_begin, int64_t n, const RowMasking& m) {
   if (m.allowed) {
-    for (int64_t j = 0; j < open_end; ++j) {
-      if (!m.allowed[j * m.key_stride]) row[j] = kNegInf;
+    const uint8_t* allowed = m.allowed + key_begin * m.key_stride;
+    for (int64_t j = 0; j < n; ++j) {
+      if (!allowed[j * m.key_stride]) row[j] = kNegInf;
     }
   } else if (m.additive) {
-    for (int64_t j = 0; j < open_end; ++j) row[j] += m.additive[j * m.key_stride];
+    const float* additive = m.additive + key_begin * m.key_stride;
+    for (int64_t j = 0; j < n; ++j) row[j] += additive[j * m.key_stride];
   }
-  std::fill(row + open_end, row + len_k, kNegInf);
 }
 
-// In place: row = softmax(row), with the row max subtracted. A row that is all -inf becomes all 0.
-void softmax_row(float* row, int64_t len_k) {
-  Eigen::Map<Eigen::ArrayXf> r(row, len_k);
-  const float max = r.maxCoeff();
-  if (max == kNegInf) {
-    r.setZero();
-    return;
-  }
-  // Eigen's SIMD exp() returns 2.9e-39, not 0, for -inf: masked keys are zeroed explicitly.
-  r = (r == kNegInf).select(0.0f, (r - max).exp());
-  const float sum = r.sum();
-  // sum >= 1 always holds (the max entry gives exp(0)); NaN or +inf means q·kᵀ overflowed float32.
-  require(sum >= 1.0f && std::isfinite(sum), "SCORE_OVERFLOW",
+void require_finite_scores(bool ok) {
+  require(ok, "SCORE_OVERFLOW",
           "attention scores overflowed float32 (|q·k·scale| beyond 3.4e38); scale the inputs down");
-  r *= 1.0f / sum;
 }
+
+// Everything one call shares between its (b, h) pairs and query blocks.
+class SdpaRun {
+ public:
+  SdpaRun(const AttentionDims& d, const float* q, const float* k, const float* v, const AttentionOptions& options,
+          const AttentionResult& result)
+      : d_(d), q_(q), k_(k), v_(v), options_(options), result_(result) {
+    const Mask& mask = options.mask;
+    require(mask.kind == MaskKind::kNone || mask.data, "NULL_ARGUMENT", "mask.data must not be null");
+    mask_strides_ = mask.kind == MaskKind::kNone ? MaskStrides{} : mask_strides(mask, d);
+    scale_ = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(d.d_k));
+    causal_shift_ = options.causal == Causal::kBottomRight ? int64_t{d.len_k} - d.len_q : 0;
+    // Without weights or steps, keys stream through in tiles; otherwise a block's scores are whole rows.
+    streaming_ = !result.weights && !result.scores && !result.scaled_scores && !result.raw_scores;
+    const int64_t block_width = streaming_ ? std::min<int64_t>(kKeyTile, d.len_k) : d.len_k;
+    const int64_t packed_k_size = kernels::padded_keys(d.len_k) * d.d_k;
+    const int64_t packed_v_size = kernels::padded_values(d.d_v) * d.len_k;
+    const int64_t scratch_size = result.weights ? 0 : std::min<int64_t>(kQueryBlock, d.len_q) * block_width;
+    buffer_.reset(new float[packed_k_size + packed_v_size + scratch_size]);  // uninitialized: written before read
+    packed_k_ = buffer_.get();
+    packed_v_ = packed_k_ + packed_k_size;
+    scratch_ = packed_v_ + packed_v_size;
+  }
+
+  void run() {
+    const int64_t group = d_.num_heads / d_.num_kv_heads;
+    for (int64_t b = 0; b < d_.batch; ++b) {
+      for (int64_t h = 0; h < d_.num_heads; ++h) {
+        if (h % group == 0) pack_kv_head(b * d_.num_kv_heads + h / group);
+        const int64_t bh = b * d_.num_heads + h;
+        // With every |q·k| and |q·k·scale| provably below kSafeScore, no score can overflow: causally masked
+        // keys are skipped and no score is checked. Otherwise every score is computed and checked. q·k is
+        // summed before the scale applies, so a scale below 1 does not make it safe.
+        // |q·k| and each partial sum are at most d_k·max|q|·max|k|.
+        const double q_max = kernels::max_abs(q_ + bh * d_.len_q * d_.d_k, int64_t{d_.len_q} * d_.d_k);
+        proven_finite_ =
+            d_.d_k * q_max * k_max_ * std::max(1.0, std::abs(static_cast<double>(scale_))) < kSafeScore;
+        for (int64_t i0 = 0; i0 < d_.len_q; i0 += kQueryBlock) {
+          const int64_t rows = std::min<int64_t>(kQueryBlock, d_.len_q - i0);
+          if (streaming_) {
+            stream_block(b, h, i0, rows);
+          } else {
+            full_block(b, h, i0, rows);
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  // Query rows per block: a block's scores ([64, L_k], or [64, kKeyTile] tiles) stay in cache between the
+  // scores, the softmax and the weighted sum.
+  static constexpr int64_t kQueryBlock = 64;
+  // Keys per tile of the streaming path; a multiple of kernels::kKeyPanel.
+  static constexpr int64_t kKeyTile = 256;
+  // Bound on |q·k| and |q·k·scale| under which no score nor partial sum comes near float32's 3.4e38.
+  static constexpr double kSafeScore = 1e37;
+
+  void pack_kv_head(int64_t bh_kv) {
+    const float* k_head = k_ + bh_kv * d_.len_k * d_.d_k;  // [L_k, d_k]
+    kernels::pack_keys(k_head, d_.len_k, d_.d_k, packed_k_);
+    kernels::pack_values(v_ + bh_kv * d_.len_k * d_.d_v, d_.len_k, d_.d_v, packed_v_);
+    k_max_ = kernels::max_abs(k_head, int64_t{d_.len_k} * d_.d_k);
+  }
+
+  RowMasking row_masking(int64_t b, int64_t h, int64_t i) const {
+    RowMasking m;
+    m.open_end = options_.causal == Causal::kNone ? d_.len_k
+                                                  : std::clamp<int64_t>(i + causal_shift_ + 1, 0, d_.len_k);
+    const Mask& mask = options_.mask;
+    if (mask.kind != MaskKind::kNone) {
+      const int64_t offset = b * mask_strides_.batch + h * mask_strides_.head + i * mask_strides_.query;
+      m.key_stride = mask_strides_.key;
+      if (mask.kind == MaskKind::kBoolean) m.allowed = static_cast<const uint8_t*>(mask.data) + offset;
+      if (mask.kind == MaskKind::kAdditive) m.additive = static_cast<const float*>(mask.data) + offset;
+    }
+    return m;
+  }
+
+  // Rows [i0, i0 + rows) of pair (b, h) with whole rows of scores: in the caller's weights buffer when it
+  // has one, else in the scratch. Every step the caller asked for is copied out on the way.
+  void full_block(int64_t b, int64_t h, int64_t i0, int64_t rows) {
+    const int64_t len_k = d_.len_k, bh = b * d_.num_heads + h;
+    const int64_t at = (bh * d_.len_q + i0) * len_k;
+    float* s = result_.weights ? result_.weights + at : scratch_;  // [rows, L_k]
+    const bool every_score = result_.raw_scores || result_.scaled_scores || !proven_finite_;
+    for (int64_t r = 0; r < rows; ++r) row_end_[r] = every_score ? len_k : row_masking(b, h, i0 + r).open_end;
+    kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, 0, len_k,
+                              result_.raw_scores ? 1.0f : scale_, s, len_k, row_end_);
+
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = s + r * len_k;
+      const int64_t out = at + r * len_k;
+      if (result_.raw_scores) {
+        std::copy(row, row + len_k, result_.raw_scores + out);
+        kernels::scale_row(row, len_k, scale_);
+      }
+      if (!proven_finite_) require_finite_scores(kernels::all_finite(row, len_k));
+      if (result_.scaled_scores) std::copy(row, row + len_k, result_.scaled_scores + out);
+      const RowMasking m = row_masking(b, h, i0 + r);
+      apply_user_mask(row, 0, m.open_end, m);
+      if (result_.scores) {
+        std::fill(row + m.open_end, row + len_k, kNegInf);
+        std::copy(row, row + len_k, result_.scores + out);
+      }
+      bool nan = false;
+      const float max = kernels::row_max(row, m.open_end, nan);
+      require_finite_scores(!nan && max != kPosInf);  // an additive mask can still push a score to +inf
+      if (max == kNegInf) {
+        std::fill(row, row + len_k, 0.0f);
+        row_end_[r] = 0;
+        continue;
+      }
+      const float sum = kernels::exp_and_sum(row, m.open_end, max);
+      kernels::scale_row(row, m.open_end, 1.0f / sum);
+      std::fill(row + m.open_end, row + len_k, 0.0f);
+      row_end_[r] = m.open_end;
+    }
+    kernels::weighted_sum(s, len_k, rows, packed_v_, len_k, 0, len_k, d_.d_v,
+                          result_.output + (bh * d_.len_q + i0) * d_.d_v, false, row_end_);
+  }
+
+  // Rows [i0, i0 + rows) of pair (b, h), keys in tiles of kKeyTile with an online softmax: each row keeps its
+  // running max and sum, and its output stays the weighted mean of the keys so far (a running sum of
+  // e^(s - max)·v could overflow where the mean does not). Memory: one [64, kKeyTile] tile.
+  void stream_block(int64_t b, int64_t h, int64_t i0, int64_t rows) {
+    const int64_t len_k = d_.len_k, d_v = d_.d_v, bh = b * d_.num_heads + h;
+    float* out = result_.output + (bh * d_.len_q + i0) * d_v;  // [rows, d_v]
+    std::fill(out, out + rows * d_v, 0.0f);
+    float max[kQueryBlock], sum[kQueryBlock];
+    RowMasking masking[kQueryBlock];
+    int64_t key_end = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      max[r] = kNegInf;
+      sum[r] = 0;
+      masking[r] = row_masking(b, h, i0 + r);
+      key_end = std::max(key_end, masking[r].open_end);
+    }
+    if (!proven_finite_) key_end = len_k;
+    const int64_t ld = std::min(kKeyTile, len_k);
+    float* tile = scratch_;  // [rows, ld]
+
+    for (int64_t j0 = 0; j0 < key_end; j0 += kKeyTile) {
+      const int64_t keys = std::min(kKeyTile, len_k - j0);
+      for (int64_t r = 0; r < rows; ++r) {
+        tile_open_[r] = std::clamp<int64_t>(masking[r].open_end - j0, 0, keys);
+        row_end_[r] = proven_finite_ ? tile_open_[r] : keys;
+      }
+      kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, j0, keys,
+                                scale_, tile, ld, row_end_);
+      for (int64_t r = 0; r < rows; ++r) {
+        float* row = tile + r * ld;
+        if (!proven_finite_) require_finite_scores(kernels::all_finite(row, keys));
+        const int64_t open = tile_open_[r];
+        apply_user_mask(row, j0, open, masking[r]);
+        bool nan = false;
+        const float tile_max = kernels::row_max(row, open, nan);
+        require_finite_scores(!nan && tile_max != kPosInf);
+        const float new_max = std::max(max[r], tile_max);
+        if (new_max == kNegInf) {
+          std::fill(row, row + keys, 0.0f);
+          tile_open_[r] = 0;
+          continue;
+        }
+        const float kept = sum[r] > 0 ? sum[r] * std::exp(max[r] - new_max) : 0.0f;
+        const float total = kept + kernels::exp_and_sum(row, open, new_max);
+        if (sum[r] > 0) kernels::scale_row(out + r * d_v, d_v, kept / total);
+        kernels::scale_row(row, open, 1.0f / total);
+        max[r] = new_max;
+        sum[r] = total;
+        std::fill(row + open, row + keys, 0.0f);
+      }
+      kernels::weighted_sum(tile, ld, rows, packed_v_, len_k, j0, keys, d_v, out, true, tile_open_);
+    }
+  }
+
+  const AttentionDims& d_;
+  const float *q_, *k_, *v_;
+  const AttentionOptions& options_;
+  const AttentionResult& result_;
+  MaskStrides mask_strides_;
+  float scale_ = 1;
+  int64_t causal_shift_ = 0;
+  bool streaming_ = false;
+  bool proven_finite_ = false;
+  double k_max_ = 0;
+  std::unique_ptr<float[]> buffer_;
+  float* packed_k_;  // [padded L_k / 8, d_k, 8]  keys of the current kv head
+  float* packed_v_;  // [padded d_v / 8, L_k, 8]  values of the current kv head
+  float* scratch_;   // [64, L_k] or [64, kKeyTile] scores when the caller keeps no weights
+  int64_t row_end_[kQueryBlock];
+  int64_t tile_open_[kQueryBlock];
+};
 
 }  // namespace
 
@@ -107,56 +289,7 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
                                   const AttentionOptions& options, const AttentionResult& result) {
   check_dims(d);
   require(q && k && v && result.output, "NULL_ARGUMENT", "q, k, v and result.output must not be null");
-  const Mask& mask = options.mask;
-  require(mask.kind == MaskKind::kNone || mask.data, "NULL_ARGUMENT", "mask.data must not be null");
-  const MaskStrides ms = mask.kind == MaskKind::kNone ? MaskStrides{} : mask_strides(mask, d);
-
-  const int64_t len_q = d.len_q, len_k = d.len_k, d_k = d.d_k, d_v = d.d_v;
-  const int64_t group = d.num_heads / d.num_kv_heads;
-  const float scale = options.has_scale ? options.scale : 1.0f / std::sqrt(static_cast<float>(d_k));
-  const int64_t causal_shift = options.causal == Causal::kBottomRight ? len_k - len_q : 0;
-  const int64_t score_size = len_q * len_k;
-
-  // Scores live in the caller's weights buffer when it has one, else in a [kQueryBlock, L_k] scratch.
-  std::vector<float> scratch;
-  if (!result.weights) scratch.resize(std::min(len_q, kQueryBlock) * len_k);
-
-  for (int64_t b = 0; b < d.batch; ++b) {
-    for (int64_t h = 0; h < d.num_heads; ++h) {
-      const int64_t bh = b * d.num_heads + h;
-      const int64_t bh_kv = b * d.num_kv_heads + h / group;
-      ConstMatrixMap q_bh(q + bh * len_q * d_k, len_q, d_k);        // [L_q, d_k]
-      ConstMatrixMap k_bh(k + bh_kv * len_k * d_k, len_k, d_k);     // [L_k, d_k]
-      ConstMatrixMap v_bh(v + bh_kv * len_k * d_v, len_k, d_v);     // [L_k, d_v]
-      MatrixMap out_bh(result.output + bh * len_q * d_v, len_q, d_v);  // [L_q, d_v]
-
-      for (int64_t i0 = 0; i0 < len_q; i0 += kQueryBlock) {
-        const int64_t rows = std::min(kQueryBlock, len_q - i0);
-        float* block = result.weights ? result.weights + bh * score_size + i0 * len_k : scratch.data();
-        MatrixMap s(block, rows, len_k);  // [rows, L_k]
-        s.noalias() = q_bh.middleRows(i0, rows) * k_bh.transpose();
-
-        for (int64_t r = 0; r < rows; ++r) {
-          const int64_t i = i0 + r;
-          float* row = block + r * len_k;
-          const int64_t at = bh * score_size + i * len_k;
-          if (result.raw_scores) std::copy(row, row + len_k, result.raw_scores + at);
-
-          RowMasking m{options.causal == Causal::kNone ? len_k - 1 : i + causal_shift};
-          if (mask.kind != MaskKind::kNone) {
-            const int64_t offset = b * ms.batch + h * ms.head + i * ms.query;
-            m.key_stride = ms.key;
-            if (mask.kind == MaskKind::kBoolean) m.allowed = static_cast<const uint8_t*>(mask.data) + offset;
-            if (mask.kind == MaskKind::kAdditive) m.additive = static_cast<const float*>(mask.data) + offset;
-          }
-          scale_and_mask(row, len_k, scale, m, result.scaled_scores ? result.scaled_scores + at : nullptr);
-          if (result.scores) std::copy(row, row + len_k, result.scores + at);
-          softmax_row(row, len_k);
-        }
-        out_bh.middleRows(i0, rows).noalias() = s * v_bh;
-      }
-    }
-  }
+  SdpaRun(d, q, k, v, options, result).run();
 }
 
 void multi_head_attention(const ProjectionDims& d, const float* x, const float* context,

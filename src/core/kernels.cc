@@ -1,6 +1,7 @@
 #include "kernels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "vec4.h"
@@ -90,8 +91,10 @@ void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed) {
   for (int64_t j0 = 0; j0 < len_k; j0 += kKeyPanel) {
     float* panel = packed + j0 * d_k;  // [d_k, kKeyPanel]
     const int64_t width = std::min(kKeyPanel, len_k - j0);
-    for (int64_t c = 0; c < d_k; ++c) {
-      for (int64_t j = 0; j < kKeyPanel; ++j) panel[c * kKeyPanel + j] = j < width ? k[(j0 + j) * d_k + c] : 0.0f;
+    if (width < kKeyPanel) std::fill(panel, panel + d_k * kKeyPanel, 0.0f);
+    for (int64_t j = 0; j < width; ++j) {
+      const float* key = k + (j0 + j) * d_k;
+      for (int64_t c = 0; c < d_k; ++c) panel[c * kKeyPanel + j] = key[c];
     }
   }
 }
@@ -100,9 +103,15 @@ void pack_values(const float* v, int64_t len_k, int64_t d_v, float* packed) {
   for (int64_t c0 = 0; c0 < d_v; c0 += kValuePanel) {
     float* panel = packed + c0 * len_k;  // [len_k, kValuePanel]
     const int64_t width = std::min(kValuePanel, d_v - c0);
-    for (int64_t j = 0; j < len_k; ++j) {
-      for (int64_t c = 0; c < kValuePanel; ++c) panel[j * kValuePanel + c] = c < width ? v[j * d_v + c0 + c] : 0.0f;
+    if (width == kValuePanel) {
+      for (int64_t j = 0; j < len_k; ++j) {
+        simd::store(panel + j * kValuePanel, simd::load(v + j * d_v + c0));
+        simd::store(panel + j * kValuePanel + 4, simd::load(v + j * d_v + c0 + 4));
+      }
+      continue;
     }
+    std::fill(panel, panel + len_k * kValuePanel, 0.0f);
+    for (int64_t j = 0; j < len_k; ++j) std::copy(v + j * d_v + c0, v + j * d_v + c0 + width, panel + j * kValuePanel);
   }
 }
 
@@ -163,6 +172,36 @@ float row_max(const float* row, int64_t n, bool& nan) {
     m = row[j] > m ? row[j] : m;
   }
   return m;
+}
+
+bool all_finite(const float* row, int64_t n) {
+  Vec4 bad = simd::splat(0.0f);
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const Vec4 x = simd::load(row + j);
+    bad = simd::bit_or(bad, simd::is_nan(simd::sub(x, x)));  // x - x is NaN for ±inf and NaN
+  }
+  bool finite = !simd::any(bad);
+  for (; j < n; ++j) finite = finite && row[j] - row[j] == 0.0f;
+  return finite;
+}
+
+float max_abs(const float* x, int64_t n) {
+  const Vec4 sign = simd::splat(-0.0f);
+  Vec4 m = simd::splat(0.0f), bad = m;
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const Vec4 a = simd::load(x + j);
+    m = simd::max(m, simd::and_not(a, sign));
+    bad = simd::bit_or(bad, simd::is_nan(simd::sub(a, a)));
+  }
+  float max = simd::horizontal_max(m);
+  bool finite = !simd::any(bad);
+  for (; j < n; ++j) {
+    finite = finite && x[j] - x[j] == 0.0f;
+    max = std::max(max, std::abs(x[j]));
+  }
+  return finite ? max : std::numeric_limits<float>::infinity();
 }
 
 float exp_and_sum(float* row, int64_t n, float max) {

@@ -50,6 +50,12 @@ void weighted_sum(const float* p, int64_t ld_p, int64_t rows, const float* packe
 // The largest value of row[0, n) (-inf when n is 0); sets `nan` when some value is NaN.
 float row_max(const float* row, int64_t n, bool& nan);
 
+// True when row[0, n) holds no NaN and no ±inf.
+bool all_finite(const float* row, int64_t n);
+
+// The largest |x[j]| for j < n; +inf when x holds an inf or a NaN.
+float max_abs(const float* x, int64_t n);
+
 // In place: row[j] = e^(row[j] - max) for j < n; returns the sum. `max` is finite; -inf entries become 0.
 float exp_and_sum(float* row, int64_t n, float max);
 

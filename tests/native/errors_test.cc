@@ -1,4 +1,5 @@
 // Every AttentionError the core raises, with its code, and a correct call right after each.
+#include <algorithm>
 #include <cmath>
 
 #include "test_support.h"
@@ -11,8 +12,17 @@ SdpaCase small_case() {
   return random_case(rng, {2, 4, 2, 3, 5, 4, 2});
 }
 
+// The error code of a call with every intermediate requested; a call with only an output buffer (which
+// takes another route through the Eigen path) must give the same.
 std::string sdpa_error(const SdpaCase& c) {
-  return error_code([&] { run_sdpa(Impl::kEigen, c); });
+  const std::string code = error_code([&] { run_sdpa(Impl::kEigen, c); });
+  std::vector<float> output(std::max<int64_t>(c.output_size(), 1));
+  AttentionResult only_output;
+  only_output.output = output.data();
+  const std::string output_only_code =
+      error_code([&] { scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), only_output); });
+  EXPECT_EQ(output_only_code, code) << "output-only call of " << describe(c);
+  return code;
 }
 
 // Inputs are allocated at the valid size, so a wrong dim never makes the call read past a buffer.
@@ -124,6 +134,24 @@ TEST(SdpaErrorTest, ScoresBeyondFloat32RangeAreScoreOverflow) {
   pushed_by_mask.mask_dims = {1, 1, 1, 1};
   pushed_by_mask.additive_mask = {3e38f};
   EXPECT_EQ(sdpa_error(pushed_by_mask), "SCORE_OVERFLOW") << "scores + additive mask";
+
+  for (float small_scale : {0.0f, 1e-30f}) {
+    for (bool causal : {false, true}) {
+      SdpaCase masked_key = overflow_case(1e18f, 1.0f);
+      masked_key.k[2 * 2] = 1e21f;
+      masked_key.scale = small_scale;
+      if (causal) {
+        masked_key.causal = Causal::kTopLeft;
+      } else {
+        masked_key.mask_kind = MaskKind::kBoolean;
+        masked_key.mask_dims = {1, 1, 1, 3};
+        masked_key.boolean_mask = {1, 1, 0};
+      }
+      EXPECT_EQ(sdpa_error(masked_key), "SCORE_OVERFLOW")
+          << "q·k = 1e39 overflows before the scale " << small_scale << " applies, at key 2, masked "
+          << (causal ? "causally" : "by the boolean mask");
+    }
+  }
 
   EXPECT_EQ(sdpa_error(overflow_case(1e18f, 1e18f)), "") << "3.4e38 > 2e36 still fits";
   EXPECT_EQ(sdpa_error(overflow_case(1e18f, -1e18f)), "");

@@ -139,6 +139,47 @@ TEST(EigenMatchesReferenceTest, QueryBlocksWhenWeightsAreNotRequested) {
   }
 }
 
+// With only an output buffer the Eigen path streams keys in tiles of 256 with an online softmax.
+TEST(EigenMatchesReferenceTest, OutputAloneAcrossKeyTiles) {
+  std::mt19937 rng(31);
+  for (int32_t len_k : {255, 256, 257, 513, 700}) {
+    for (int mode = 0; mode < 3; ++mode) {
+      SdpaCase c = random_case(rng, {1, 2, 1, 9, len_k, 4, 3});
+      if (mode == 1) c.causal = Causal::kBottomRight;
+      if (mode == 2) set_additive_mask(c, rng, c.broadcast_dims(0b0011), 0.3f);
+      for (float& x : c.q) x *= 4.0f;
+      SCOPED_TRACE(describe(c));
+      SdpaOutputs reference(c);
+      reference::scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(),
+                                              reference.result());
+      std::vector<float> output(c.output_size());
+      AttentionResult only_output;
+      only_output.output = output.data();
+      scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), only_output);
+      EXPECT_TRUE(all_close(output, reference.output));
+    }
+  }
+}
+
+// Values near float32's largest (3.4e38): the output is a weighted mean of them, so it stays finite on every
+// route, also one that sums before dividing by the softmax's total.
+TEST(EigenMatchesReferenceTest, OutputStaysFiniteForValuesNearFloat32Max) {
+  std::mt19937 rng(37);
+  for (int32_t len_k : {8, 300}) {
+    SdpaCase c = random_case(rng, {1, 1, 1, 5, len_k, 4, 3});
+    for (float& x : c.q) x *= 0.1f;
+    for (size_t i = 0; i < c.v.size(); ++i) c.v[i] = (i % 3 == 2 ? -3.0e38f : 3.0e38f) * (0.9f + 0.1f * c.v[i]);
+    SCOPED_TRACE(describe(c));
+    const SdpaOutputs reference = run_sdpa(Impl::kReference, c);
+    EXPECT_TRUE(all_close(run_sdpa(Impl::kEigen, c).output, reference.output, 0, 1e-4)) << "with weights";
+    std::vector<float> output(c.output_size());
+    AttentionResult only_output;
+    only_output.output = output.data();
+    scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), only_output);
+    EXPECT_TRUE(all_close(output, reference.output, 0, 1e-4)) << "output alone";
+  }
+}
+
 TEST(EigenMatchesReferenceTest, OutputDoesNotDependOnWhichIntermediatesAreRequested) {
   std::mt19937 rng(17);
   SdpaCase c = random_case(rng, {2, 2, 2, 70, 9, 7, 3});

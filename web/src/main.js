@@ -28,6 +28,7 @@ let renderCount = 0;
 let hoveredOutputRow = null;
 
 const quote = (label) => `“${label}”`;
+const shortNumber = (value) => String(Number(value.toPrecision(4)));
 const dims = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 
 function setError(node, message) {
@@ -35,7 +36,6 @@ function setError(node, message) {
   show(node, Boolean(message));
 }
 
-/* ---------- state changes ---------- */
 
 function setState(next, { from = null } = {}) {
   state = next;
@@ -60,7 +60,6 @@ function writeHash() {
   if (location.hash !== hash) history.replaceState(null, '', hash);
 }
 
-/* ---------- matrices ---------- */
 
 const grids = {};
 
@@ -175,7 +174,7 @@ function createGrids() {
   grids.raw = new MatrixGrid({ name: 'rawScores', title: 'QKᵀ', note: 'rows: queries · columns: keys', ...signed, onHover: hoverPair, describe: describePair((i, j, v) => `q·k = ${formatValue(v, state.precision)}`) });
   grids.scaled = new MatrixGrid({
     name: 'scaledScores', title: 'scaled scores', note: 'QKᵀ × factor', ...signed, onHover: hoverPair,
-    describe: describePair((i, j, v) => `${formatValue(lastHead('rawScores', i, j), state.precision)} × ${formatValue(scaleValue(state), 4)} = ${formatValue(v, state.precision)}`),
+    describe: describePair((i, j, v) => `${formatValue(lastHead('rawScores', i, j), state.precision)} × ${shortNumber(scaleValue(state))} = ${formatValue(v, state.precision)}`),
   });
   grids.mask = new MatrixGrid({
     name: 'mask', title: 'mask', note: 'click to block / allow', render: maskRender, onActivate: toggleMask, onHover: hoverPair,
@@ -184,7 +183,10 @@ function createGrids() {
   grids.scores = new MatrixGrid({ name: 'scores', title: 'masked scores', note: 'scaled scores + mask', ...signed, onHover: hoverPair, describe: describePair((i, j, v) => (v === -Infinity ? 'blocked: −∞, its weight will be 0' : `score ${formatValue(v, state.precision)}`)) });
   grids.weights = new MatrixGrid({
     name: 'weights', title: 'attention weights', note: 'softmax of each row · rows sum to 1', color: 'weights', onHover: hoverPair,
-    describe: describePair((i, j, v) => `weight ${formatValue(v, state.precision)}: ${quote(labelsFor(state)[i])} takes ${formatValue(v * 100, 1)}% of its output from ${quote(labelsFor(state)[j])}`),
+    masked: (i, j) => maskCell(state, i, j) !== 'open',
+    describe: describePair((i, j, v) => (maskCell(state, i, j) !== 'open'
+      ? 'masked: weight 0, nothing is taken from this key'
+      : `weight ${formatValue(v, state.precision)}: ${quote(labelsFor(state)[i])} takes ${formatValue(v * 100, 1)}% of its output from ${quote(labelsFor(state)[j])}`)),
   });
   grids.vOut = new MatrixGrid({ name: 'vOut', title: 'V', note: 'values', ...signed, describe: describeVector('value', 'W_v') });
   grids.output = new MatrixGrid({
@@ -200,15 +202,16 @@ function createGrids() {
   byId('mount-v').append(op('X ·'), grids.wv.element, op('='), grids.v.element);
   byId('mount-raw').append(grids.raw.element);
   byId('mount-scaled').append(grids.scaled.element);
-  byId('mount-mask').append(op('scaled scores +'), grids.mask.element, op('='), grids.scores.element);
+  byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
   byId('mount-weights').append(grids.weights.element);
   byId('mount-output').append(op('weights ·'), grids.vOut.element, op('='), grids.output.element);
   byId('mount-concat').append(grids.concat.element);
 
   heatmap = new Heatmap({
-    label: 'Heatmap of the attention weights',
+    label: 'Heatmap of the attention weights: rows are queries, columns are keys',
+    labels: true,
     onHover: hoverPair,
-    describe: (i, j, v) => describePair((a, b, w) => (maskCell(state, a, b) === 'open' ? `weight ${formatValue(w, state.precision)}` : 'masked: weight 0'))(i, j, v),
+    describe: describePair((i, j, w) => (maskCell(state, i, j) === 'open' ? `weight ${formatValue(w, state.precision)}` : 'masked: weight 0')),
   });
   byId('mount-heatmap').append(heatmap.element);
   byId('mount-legend').append(weightsLegend());
@@ -219,7 +222,6 @@ function lastHead(step, i, j) {
   return headSlice(lastResult[step], state.head).data[i * state.n + j];
 }
 
-/* ---------- heads ---------- */
 
 const headViews = [];
 
@@ -227,10 +229,10 @@ function headFigure(index) {
   const isAverage = index === -1;
   const map = new Heatmap({
     label: isAverage ? 'Average of the heads' : `Head ${index + 1} attention weights`,
-    describe: (i, j, v) => describePair((a, b, w) => `${isAverage ? 'average ' : ''}weight ${formatValue(w, state.precision)}`)(i, j, v),
+    describe: describePair((i, j, w) => `${isAverage ? 'average ' : ''}weight ${formatValue(w, state.precision)}`),
   });
   const caption = isAverage
-    ? el('figcaption', { class: 'head-caption', text: 'average of the heads' })
+    ? el('figcaption', { class: 'head-caption', text: 'average' })
     : el('figcaption', {}, el('button', { type: 'button', class: 'head-button', text: `head ${index + 1}`, attrs: { 'aria-label': `Show head ${index + 1} in the steps` }, on: { click: () => setState({ ...state, head: index }) } }));
   const figure = el('figure', { class: `head-figure${isAverage ? ' average' : ''}` }, caption, map.element);
   return { figure, map };
@@ -264,7 +266,6 @@ function drawHeads(result) {
   headViews[H].map.update({ ...averageHeads(result.weights), rows: state.n, cols: state.n, blocked });
 }
 
-/* ---------- drawing a result ---------- */
 
 function draw(result) {
   const labels = labelsFor(state);
@@ -281,27 +282,28 @@ function draw(result) {
     grids[name].setTitle(`${INPUT_TITLES[name]}${headNote}`, name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable');
     grids[name].update({ data: flat(block), rows: dModel, cols: width, rowLabels: dims(dModel), colLabels: dims(width), precision, raw: block });
   }
-  const perHead = (grid, tensor, title, cols) => {
+  const perHead = (grid, tensor, title, colLabels) => {
     grid.setTitle(`${title}${headNote}`);
-    grid.update({ data: headSlice(tensor, h).data, rows: n, cols, rowLabels: cols === n ? labels : labels, colLabels: cols === n ? labels : dims(cols), precision });
+    grid.update({ data: headSlice(tensor, h).data, rows: n, cols: colLabels.length, rowLabels: labels, colLabels, precision });
   };
-  perHead(grids.q, result.q, 'Q', dK);
-  perHead(grids.k, result.k, 'K', dK);
-  perHead(grids.v, result.v, 'V', dV);
-  perHead(grids.raw, result.rawScores, 'QKᵀ', n);
-  perHead(grids.scaled, result.scaledScores, 'scaled scores', n);
-  grids.mask.update({ data: new Float32Array(n * n), rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
-  perHead(grids.scores, result.scores, 'masked scores', n);
-  perHead(grids.weights, result.weights, 'attention weights', n);
-  perHead(grids.vOut, result.v, 'V', dV);
-  perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dV);
+  perHead(grids.q, result.q, 'Q', dims(dK));
+  perHead(grids.k, result.k, 'K', dims(dK));
+  perHead(grids.v, result.v, 'V', dims(dV));
+  perHead(grids.raw, result.rawScores, 'QKᵀ', labels);
+  perHead(grids.scaled, result.scaledScores, 'scaled scores', labels);
+  const additiveMask = Float32Array.from({ length: n * n }, (_, k) => (maskCell(state, Math.floor(k / n), k % n) === 'open' ? 0 : -Infinity));
+  grids.mask.update({ data: additiveMask, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
+  perHead(grids.scores, result.scores, 'masked scores', labels);
+  perHead(grids.weights, result.weights, 'attention weights', labels);
+  perHead(grids.vOut, result.v, 'V', dims(dV));
+  perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
   if (H > 1) {
     grids.concat.update({ data: result.concat.data, rows: n, cols: H * dV, rowLabels: labels, colLabels: Array.from({ length: H * dV }, (_, c) => `h${Math.floor(c / dV) + 1}·${c % dV}`), precision });
   }
 
   const weights = headSlice(result.weights, h);
   const blocked = (i, j) => maskCell(state, i, j) !== 'open';
-  heatmap.update({ data: weights.data, rows: n, cols: n, blocked });
+  heatmap.update({ data: weights.data, rows: n, cols: n, blocked, rowLabels: labels, colLabels: labels });
   byId('heatmap-caption').textContent = `${formatShape([n, n])}${headNote}`;
   drawHeads(result);
   drawTexts(result);
@@ -310,8 +312,8 @@ function draw(result) {
 
 function drawTexts(result) {
   const { dK, temperature: T, scaling, n } = state;
-  const factor = formatValue(scaleValue(state), 4);
-  const root = `√${dK} = ${formatValue(Math.sqrt(dK), 3).replace(/\.?0+$/u, '')}`;
+  const factor = shortNumber(scaleValue(state));
+  const root = `√${dK} = ${shortNumber(Math.sqrt(dK))}`;
   byId('scale-title').textContent = scaling ? (T === 1 ? 'Scale: ÷ √d_k' : 'Scale: ÷ (T·√d_k)') : (T === 1 ? 'Scale: off' : 'Scale: ÷ T');
   byId('scale-formula').textContent = scaling ? `1/(T·√d_k) = ${factor}` : `1/T = ${factor}`;
   byId('scale-text').textContent = scaling
@@ -358,11 +360,10 @@ function render() {
   document.body.dataset.renders = String(renderCount);
   document.body.dataset.computeMs = computeMs.toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
-  byId('status-time').textContent = `last update: ${formatMs(computeMs)} in WebAssembly, ${formatMs(totalMs)} from input to redraw`;
+  byId('status-time').textContent = `last update ${formatMs(totalMs)}, of which WebAssembly ${formatMs(computeMs)}`;
   scheduleExperiment();
 }
 
-/* ---------- the √d_k experiment ---------- */
 
 function scheduleExperiment() {
   if (experimentSeed === state.seed) return;
@@ -414,7 +415,6 @@ function runExperiment() {
     summary);
 }
 
-/* ---------- controls ---------- */
 
 const sizeInputs = {};
 
@@ -635,7 +635,6 @@ function loadHash() {
   setState(decoded);
 }
 
-/* ---------- start ---------- */
 
 function showLoadError(error) {
   const box = byId('load-error');

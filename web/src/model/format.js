@@ -49,18 +49,6 @@ export function exportMatrix(rows, format) {
   return `${body}], dtype=np.float32)\n`;
 }
 
-/**
- * Rows of a flat row-major matrix.
- * @param {ArrayLike<number>} data
- * @param {number} rows
- * @param {number} cols
- * @param {number} [offset]  where the matrix starts in `data`
- * @returns {number[][]}
- */
-export function toRows(data, rows, cols, offset = 0) {
-  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => data[offset + i * cols + j]));
-}
-
 /** A shape as "[5, 4]". */
 export function formatShape(shape) {
   return `[${shape.join(', ')}]`;

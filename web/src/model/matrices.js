@@ -32,15 +32,21 @@ export function headWidth(state, name) {
 /** Column c of a weight matrix as a stable key (head, column in head), so heads keep values when d_k changes. */
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 
+const generated = new Map();
+
 /**
  * The matrix the seed gives. X has variance 1; a W has standard deviation 1/√d_model so that Q, K and V
  * also have variance about 1. Values are rounded to 2 decimals so the page shows them exactly.
+ * The result is cached and shared: copy it before changing it.
  * @returns {number[][]}
  */
 export function generatedMatrix(state, name) {
   const [rows, cols] = matrixShape(state, name);
   const width = headWidth(state, name);
-  return randomMatrix({
+  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel].join('|');
+  const cached = generated.get(name);
+  if (cached?.key === key) return cached.matrix;
+  const matrix = randomMatrix({
     seed: state.seed,
     stream: name,
     rows,
@@ -49,6 +55,8 @@ export function generatedMatrix(state, name) {
     std: name === 'x' ? 1 : 1 / Math.sqrt(state.dModel),
     colKey: name === 'x' ? undefined : columnKey(width),
   });
+  generated.set(name, { key, matrix });
+  return matrix;
 }
 
 /** The matrix in use: the override, else the generated one. With shareQK, W_k is W_q. */
@@ -70,7 +78,7 @@ export function resizeOverride(old, before, after, name) {
   if (rows === oldRows && cols === oldCols && headWidth(before, name) === headWidth(after, name)) {
     return old.map((row) => row.slice());
   }
-  const fresh = generatedMatrix(after, name);
+  const fresh = generatedMatrix(after, name).map((row) => row.slice());
   const oldWidth = headWidth(before, name);
   const newWidth = headWidth(after, name);
   for (let i = 0; i < Math.min(rows, oldRows); i++) {

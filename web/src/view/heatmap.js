@@ -6,6 +6,12 @@ import { el } from './dom.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const LEVELS = 256;
+const VIRIDIS = Array.from({ length: LEVELS }, (_, k) => {
+  const rgb = viridis(k / (LEVELS - 1));
+  return { css: cssColor(rgb), light: prefersLightText(rgb) };
+});
+const level = (value) => VIRIDIS[Math.round(Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)) * (LEVELS - 1))];
 
 function hatch(ctx, x, y, w, h) {
   ctx.fillStyle = '#d9d9d9';
@@ -38,11 +44,11 @@ function drawCells(ctx, { data, rows, cols, blocked }, x0, y0, width, height, { 
         hatch(ctx, Math.floor(x), Math.floor(y), Math.ceil(cw), Math.ceil(ch));
         continue;
       }
-      const rgb = viridis(data[i * cols + j]);
-      ctx.fillStyle = cssColor(rgb);
+      const colour = level(data[i * cols + j]);
+      ctx.fillStyle = colour.css;
       ctx.fillRect(Math.floor(x), Math.floor(y), Math.ceil(x + cw) - Math.floor(x), Math.ceil(y + ch) - Math.floor(y));
       if (values) {
-        ctx.fillStyle = prefersLightText(rgb) ? '#fff' : '#111';
+        ctx.fillStyle = colour.light ? '#fff' : '#111';
         ctx.fillText(formatValue(data[i * cols + j], precision), x + cw / 2, y + ch / 2);
       }
     }
@@ -51,8 +57,8 @@ function drawCells(ctx, { data, rows, cols, blocked }, x0, y0, width, height, { 
 
 export class Heatmap {
   /**
-   * @param {{ label: string, onHover?: (cell: { i: number, j: number } | null) => void,
-   *   describe?: (i: number, j: number, value: number) => string[], onClick?: () => void }} options
+   * @param {{ label: string, labels?: boolean, onHover?: (cell: { i: number, j: number } | null) => void,
+   *   describe?: (i: number, j: number, value: number) => string[] }} options  labels: draw token labels
    */
   constructor(options) {
     this.options = options;
@@ -65,11 +71,16 @@ export class Heatmap {
       hideTooltip();
       options.onHover?.(null);
     });
-    new ResizeObserver(() => this.draw()).observe(this.canvas);
+    this.width = 0;
+    new ResizeObserver(([entry]) => {
+      this.width = entry.contentRect.width;
+      this.draw();
+    }).observe(this.canvas);
   }
 
   /**
-   * @param {{ data: ArrayLike<number>, rows: number, cols: number, blocked?: (i: number, j: number) => boolean }} view
+   * @param {{ data: ArrayLike<number>, rows: number, cols: number, blocked?: (i: number, j: number) => boolean,
+   *   rowLabels?: string[], colLabels?: string[] }} view
    */
   update(view) {
     this.view = view;
@@ -82,39 +93,78 @@ export class Heatmap {
     this.draw();
   }
 
+  /** Where the cells go on the canvas (device pixels): room for token labels when they fit. */
+  #layout(size, ratio) {
+    const { rows, cols, rowLabels, colLabels } = this.view;
+    const labelled = Boolean(this.options.labels && rowLabels && colLabels) && size / ratio / Math.max(rows, cols) >= 9;
+    const margin = labelled ? Math.round(Math.min(64, size / ratio * 0.2) * ratio) : 0;
+    const cell = Math.min((size - margin) / cols, (size - margin) / rows);
+    return { x0: margin, y0: margin, cell, labelled };
+  }
+
   draw() {
-    if (!this.view) return;
-    const box = this.canvas.getBoundingClientRect();
-    if (box.width === 0) return;
+    if (!this.view || this.width === 0) return;
     const ratio = window.devicePixelRatio || 1;
-    const size = Math.round(box.width * ratio);
+    const size = Math.round(this.width * ratio);
     if (this.canvas.width !== size || this.canvas.height !== size) {
       this.canvas.width = size;
       this.canvas.height = size;
     }
     const ctx = this.canvas.getContext('2d');
     ctx.clearRect(0, 0, size, size);
-    drawCells(ctx, this.view, 0, 0, size, size);
+    const { x0, y0, cell, labelled } = this.#layout(size, ratio);
+    const { rows, cols } = this.view;
+    drawCells(ctx, this.view, x0, y0, cell * cols, cell * rows);
+    if (labelled) {
+      const font = Math.max(9, Math.min(12, cell / ratio * 0.55)) * ratio;
+      ctx.font = `${font}px ${FONT}`;
+      ctx.fillStyle = '#1b1f24';
+      ctx.textBaseline = 'middle';
+      ctx.textAlign = 'right';
+      const room = x0 - 4 * ratio;
+      this.view.rowLabels.forEach((label, i) => ctx.fillText(fit(ctx, label, room), x0 - 4 * ratio, y0 + (i + 0.5) * cell));
+      ctx.textAlign = 'left';
+      this.view.colLabels.forEach((label, j) => {
+        ctx.save();
+        ctx.translate(x0 + (j + 0.5) * cell, y0 - 4 * ratio);
+        ctx.rotate(-Math.PI / 2);
+        ctx.fillText(fit(ctx, label, room), 0, 0);
+        ctx.restore();
+      });
+    }
     const h = this.highlight;
-    if (h) {
-      const cw = size / this.view.cols;
-      const ch = size / this.view.rows;
+    if (h && h.i < rows && (h.j === undefined || h.j === null || h.j < cols)) {
       ctx.lineWidth = Math.max(2, ratio * 2);
       ctx.strokeStyle = '#ff2d95';
-      if (h.j === undefined || h.j === null) ctx.strokeRect(1, h.i * ch + 1, size - 2, ch - 2);
-      else ctx.strokeRect(h.j * cw + 1, h.i * ch + 1, cw - 2, ch - 2);
+      if (h.j === undefined || h.j === null) ctx.strokeRect(x0 + 1, y0 + h.i * cell + 1, cell * cols - 2, cell - 2);
+      else ctx.strokeRect(x0 + h.j * cell + 1, y0 + h.i * cell + 1, cell - 2, cell - 2);
     }
   }
 
   #hover(event) {
-    if (!this.view) return;
+    if (!this.view || this.width === 0) return;
+    const ratio = window.devicePixelRatio || 1;
+    const { x0, y0, cell } = this.#layout(Math.round(this.width * ratio), ratio);
     const box = this.canvas.getBoundingClientRect();
-    const j = Math.min(this.view.cols - 1, Math.floor(((event.clientX - box.left) / box.width) * this.view.cols));
-    const i = Math.min(this.view.rows - 1, Math.floor(((event.clientY - box.top) / box.height) * this.view.rows));
-    if (i < 0 || j < 0) return;
+    const scale = (this.width * ratio) / box.width;
+    const j = Math.floor(((event.clientX - box.left) * scale - x0) / cell);
+    const i = Math.floor(((event.clientY - box.top) * scale - y0) / cell);
+    if (i < 0 || j < 0 || i >= this.view.rows || j >= this.view.cols) {
+      hideTooltip();
+      this.options.onHover?.(null);
+      return;
+    }
     if (this.options.describe) showTooltip(this.options.describe(i, j, this.view.data[i * this.view.cols + j]), { x: event.clientX, y: event.clientY });
     this.options.onHover?.({ i, j });
   }
+}
+
+/** The label, cut with an ellipsis to fit `room` pixels. */
+function fit(ctx, label, room) {
+  if (ctx.measureText(label).width <= room) return label;
+  const chars = Array.from(label);
+  while (chars.length > 1 && ctx.measureText(`${chars.join('')}…`).width > room) chars.pop();
+  return `${chars.join('')}…`;
 }
 
 /** A horizontal colour bar for weights from 0 to 1. */

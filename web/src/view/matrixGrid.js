@@ -1,6 +1,7 @@
 // A matrix drawn as an ARIA grid with token labels: optional editing, colouring, hover details, keyboard
-// navigation (one tab stop, arrow keys inside) and copy buttons. Cells are fixed-size boxes with CSS size
-// containment, so changing a number re-lays out only its own cell: a 64×64 update stays cheap.
+// navigation (one tab stop, arrow keys move the active cell) and copy buttons.
+// Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
+// updates as fast as a small one.
 import { cssColor, diverging, prefersLightText, viridis } from '../model/colors.js';
 import { EXPORT_FORMATS, exportMatrix, formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
@@ -21,6 +22,73 @@ function colorFor(mode, value, maxAbs) {
   if (mode === 'weights') return VIRIDIS_LUT[Math.round(Math.min(1, Math.max(0, value)) * (LEVELS - 1))];
   if (mode === 'signed') return DIVERGING_LUT[Math.round(((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2 * (LEVELS - 1))];
   return null;
+}
+
+/** Matrices with more cells than this update only when near the screen, or when the browser is idle. */
+const LAZY_CELLS = 1024;
+
+const waiting = new Set();
+let idleRequest = 0;
+
+function markPending() {
+  document.documentElement.dataset.pendingGrids = String(waiting.size);
+}
+
+function flushWhenIdle() {
+  if (idleRequest || waiting.size === 0) return;
+  const request = globalThis.requestIdleCallback ?? ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 30));
+  idleRequest = request((deadline) => {
+    idleRequest = 0;
+    for (const grid of waiting) {
+      grid.flush();
+      if (deadline.timeRemaining() < 6) break;
+    }
+    markPending();
+    flushWhenIdle();
+  }, { timeout: 800 });
+}
+
+const visibility = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const grid = entry.target.matrixGrid;
+    grid.visible = entry.isIntersecting;
+    if (grid.visible) grid.flush();
+  }
+  markPending();
+}, { rootMargin: '300px 0px' });
+
+const CELL_H = 26;
+const OVERSCAN = 2;
+let gridCount = 0;
+let charWidth = 0;
+let labelContext = null;
+
+/** The width of a digit in the grid's monospace font, measured once. */
+function digitWidth() {
+  if (!charWidth) {
+    const probe = el('div', { class: 'grid-probe' }, el('span', { class: 'c', text: '0'.repeat(20) }));
+    document.body.append(probe);
+    charWidth = probe.firstChild.getBoundingClientRect().width / 20 || 7.5;
+    probe.remove();
+  }
+  return charWidth;
+}
+
+const labelWidths = new Map();
+
+/** The widest of the labels in the row-header font, in CSS pixels (no layout involved). */
+function labelWidth(labels) {
+  const key = labels.join('\u0000');
+  if (labelWidths.has(key)) return labelWidths.get(key);
+  if (!labelContext) {
+    labelContext = document.createElement('canvas').getContext('2d');
+    labelContext.font = `600 12px ${getComputedStyle(document.body).fontFamily}`;
+  }
+  let widest = 0;
+  for (const label of labels) widest = Math.max(widest, labelContext.measureText(label).width);
+  if (labelWidths.size > 64) labelWidths.clear();
+  labelWidths.set(key, Math.ceil(widest));
+  return Math.ceil(widest);
 }
 
 /**
@@ -49,37 +117,59 @@ export class MatrixGrid {
    * @param {(cell: { i: number, j: number } | null) => void} [options.onHover]
    * @param {(i: number, j: number, value: number) => string[]} [options.describe]  tooltip lines
    * @param {(i: number, j: number, value: number) => { text: string, cls?: string }} [options.render]
-   * @param {() => number[][]} [options.exportRows]  the values to copy (default: the values shown)
+   * @param {(i: number, j: number) => boolean} [options.masked]  cells drawn hatched (weights that a mask set to 0)
    */
   constructor(options) {
     this.options = { color: 'none', ...options };
+    this.id = `grid${++gridCount}`;
     this.rows = 0;
     this.cols = 0;
     this.values = new Float32Array(0);
     this.raw = null;
+    this.rowLabels = [];
+    this.colLabels = [];
     this.invalid = new Map();
     this.active = { i: 0, j: 0 };
     this.editor = null;
-    this.cells = [];
-    this.rowNodes = [];
-    this.colHeads = [];
-    this.rowHeads = [];
-    this.chars = 0;
+    this.highlighted = null;
+    this.rowWeights = null;
+    this.maxAbs = 0;
+    this.cellW = 60;
+    this.rowHeadW = 48;
+    this.view = { width: 0, height: 0 };
+    this.scroll = { top: 0, left: 0 };
+    this.window = { r0: 0, c0: 0, rows: 0, cols: 0 };
+    this.pool = { rows: [], heads: [], colHeads: [] };
+    this.visible = false;
+    this.pending = null;
 
     this.titleNode = el('span', { class: 'matrix-title', text: options.title });
     this.shapeNode = el('span', { class: 'matrix-shape' });
     this.copyStatus = el('span', { class: 'copy-status', attrs: { 'aria-live': 'polite' } });
-    const copyButtons = Object.entries(EXPORT_FORMATS).map(([format, label]) => el('button', {
+    this.copyButtons = Object.entries(EXPORT_FORMATS).map(([format, label]) => el('button', {
       type: 'button',
       class: 'copy-button',
       text: label,
       attrs: { title: `Copy as ${label}` },
       on: { click: () => this.copy(format) },
     }));
-    this.copyButtons = copyButtons;
     this.noteNode = el('span', { class: 'matrix-note', text: options.note ?? '' });
-    this.grid = el('div', { class: 'grid', attrs: { role: 'grid' } });
-    this.scroller = el('div', { class: 'matrix-scroll' }, this.grid);
+
+    this.corner = el('span', { class: 'corner', attrs: { role: 'columnheader' } });
+    this.colWindow = el('div', { class: 'gwin-cols' });
+    this.colArea = el('div', { class: 'garea-cols' }, this.colWindow);
+    this.headWindow = el('div', { class: 'gwin-heads' });
+    this.headArea = el('div', { class: 'rhcol', attrs: { 'aria-hidden': 'true' } }, this.headWindow);
+    this.cellWindow = el('div', { class: 'gwin' });
+    this.cellArea = el('div', { class: 'gcells' }, this.cellWindow);
+    this.scroller = el('div', {
+      class: 'matrix-scroll grid',
+      tabIndex: 0,
+      attrs: { role: 'grid' },
+    },
+    el('div', { class: 'gh', attrs: { role: 'row', 'aria-rowindex': '1' } }, this.corner, this.colArea),
+    el('div', { class: 'gbody' }, this.headArea, this.cellArea));
+    this.scroller.matrixGrid = this;
     this.errorNode = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
     this.errorNode.hidden = true;
     this.fallback = el('div', { class: 'copy-fallback' });
@@ -87,36 +177,44 @@ export class MatrixGrid {
     this.element = el('figure', { class: 'matrix', dataset: { matrix: options.name } },
       el('figcaption', {},
         el('span', { class: 'matrix-heading' }, this.titleNode, ' ', this.shapeNode),
-        el('span', { class: 'copy-group' }, el('span', { class: 'copy-label', text: 'copy' }), copyButtons, this.copyStatus)),
+        el('span', { class: 'copy-group' }, el('span', { class: 'copy-label', text: 'copy' }), this.copyButtons, this.copyStatus)),
       this.noteNode,
       this.scroller,
       this.errorNode,
       this.fallback);
     this.#labelButtons();
 
-    this.grid.addEventListener('mouseover', (event) => this.#hover(event));
-    this.grid.addEventListener('mouseleave', () => {
+    visibility.observe(this.scroller);
+    new ResizeObserver(([entry]) => {
+      const { width, height } = entry.contentRect;
+      if (width === this.view.width && height === this.view.height) return;
+      this.view = { width, height };
+      if (this.rows) this.#renderWindow();
+    }).observe(this.scroller);
+    this.scroller.addEventListener('scroll', () => {
+      this.scroll = { top: this.scroller.scrollTop, left: this.scroller.scrollLeft };
+      if (this.editor) this.#commit(false);
+      hideTooltip();
+      this.#renderWindow();
+    }, { passive: true });
+    this.scroller.addEventListener('mouseover', (event) => this.#hover(event));
+    this.scroller.addEventListener('mouseleave', () => {
       hideTooltip();
       this.options.onHover?.(null);
     });
-    this.grid.addEventListener('click', (event) => this.#click(event));
-    this.grid.addEventListener('dblclick', (event) => {
+    this.scroller.addEventListener('click', (event) => this.#click(event));
+    this.scroller.addEventListener('dblclick', (event) => {
       const cell = this.#cellOf(event.target);
       if (cell && this.options.editable) this.startEdit(cell.i, cell.j);
     });
-    this.grid.addEventListener('keydown', (event) => this.#key(event));
-    this.grid.addEventListener('focusin', (event) => {
-      const cell = this.#cellOf(event.target);
-      if (!cell || this.editor) return;
-      this.active = { i: cell.i, j: cell.j };
-      this.#describe(cell.i, cell.j, event.target);
-      this.options.onHover?.(cell);
+    this.scroller.addEventListener('keydown', (event) => this.#key(event));
+    this.scroller.addEventListener('focus', () => {
+      if (this.editor || !this.rows || !this.scroller.matches(':focus-visible')) return;
+      this.#showActive(true);
     });
-    this.grid.addEventListener('focusout', (event) => {
-      if (!this.grid.contains(event.relatedTarget)) {
-        hideTooltip();
-        this.options.onHover?.(null);
-      }
+    this.scroller.addEventListener('blur', () => {
+      hideTooltip();
+      this.options.onHover?.(null);
     });
   }
 
@@ -137,7 +235,7 @@ export class MatrixGrid {
   }
 
   /**
-   * Shows new values.
+   * Shows new values. Large matrices far from the screen are drawn later (when visible, or when idle).
    * @param {object} view
    * @param {ArrayLike<number>} view.data        [rows, cols] row-major
    * @param {number} view.rows
@@ -148,175 +246,293 @@ export class MatrixGrid {
    * @param {number[][]} [view.raw]          the exact numbers behind an editable matrix
    * @param {string} [view.shapeText]        e.g. "[5, 4]"
    */
-  update({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText }) {
+  update(view) {
+    this.pending = view;
+    if (this.visible || view.rows * view.cols <= LAZY_CELLS) {
+      this.flush();
+    } else {
+      waiting.add(this);
+      flushWhenIdle();
+    }
+    markPending();
+  }
+
+  /** Draws the values given to the last update(), if not drawn yet. */
+  flush() {
+    waiting.delete(this);
+    const view = this.pending;
+    if (!view) return;
+    this.pending = null;
+    this.#apply(view);
+  }
+
+  #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText }) {
     if (this.editor) this.#cancelEdit(false);
-    const rebuilt = rows !== this.rows || cols !== this.cols;
-    if (rebuilt) this.#build(rows, cols);
+    if (rows !== this.rows || cols !== this.cols) {
+      this.invalid.clear();
+      this.#showError(null);
+      this.active = { i: 0, j: 0 };
+      this.highlighted = null;
+      this.rowWeights = null;
+    }
+    this.rows = rows;
+    this.cols = cols;
     this.values = data;
     this.raw = raw;
     this.precision = precision;
-    this.rowLabels = rowLabels;
-    this.colLabels = colLabels;
+    this.rowLabels = rowLabels.map(String);
+    this.colLabels = colLabels.map(String);
     const shape = shapeText ?? `[${rows}, ${cols}]`;
     if (this.shapeNode.textContent !== shape) this.shapeNode.textContent = shape;
-    this.grid.setAttribute('aria-label', `${this.options.title}, ${rows} by ${cols}`);
-    this.#setLabels(this.colHeads, colLabels);
-    this.#setLabels(this.rowHeads, rowLabels);
+    this.scroller.setAttribute('aria-label', `${this.options.title}, ${rows} by ${cols}`);
+    this.scroller.setAttribute('aria-rowcount', String(rows + 1));
+    this.scroller.setAttribute('aria-colcount', String(cols + 1));
 
-    const { color, render } = this.options;
+    let min = Infinity;
+    let max = -Infinity;
     let maxAbs = 0;
-    if (color === 'signed') {
-      for (let k = 0; k < data.length; k++) if (Number.isFinite(data[k])) maxAbs = Math.max(maxAbs, Math.abs(data[k]));
-    }
-    let chars = 4;
+    let negInf = false;
     for (let k = 0; k < rows * cols; k++) {
-      const cell = this.cells[k];
-      const value = data[k];
-      const invalidText = this.invalid.get(k);
-      let text;
-      let cls = 'c';
-      if (invalidText !== undefined) {
-        text = invalidText;
-        cls = 'c invalid';
-      } else if (render) {
-        const rendered = render(Math.floor(k / cols), k % cols, value);
-        text = rendered.text;
-        if (rendered.cls) cls = `c ${rendered.cls}`;
-      } else {
-        text = formatValue(value, precision);
-        if (value === -Infinity) cls = 'c neg-inf';
-      }
-      if (text.length > chars) chars = text.length;
-      if (this.texts[k] !== text) {
-        cell.firstChild.nodeValue = text;
-        this.texts[k] = text;
-      }
-      const colour = cls === 'c' ? colorFor(color, value, maxAbs) : null;
-      if (this.colours[k] !== colour) {
-        cell.style.backgroundColor = colour ? colour.bg : '';
-        cell.style.color = colour?.light ? '#fff' : '';
-        this.colours[k] = colour;
-      }
-      if (this.classes[k] !== cls) {
-        cell.className = cls;
-        this.classes[k] = cls;
+      const v = data[k];
+      if (v === -Infinity) negInf = true;
+      else if (Number.isFinite(v)) {
+        if (v < min) min = v;
+        if (v > max) max = v;
+        if (Math.abs(v) > maxAbs) maxAbs = Math.abs(v);
       }
     }
-    if (chars !== this.chars) {
-      this.chars = chars;
-      this.grid.style.setProperty('--chars', String(Math.min(chars, 14)));
+    this.maxAbs = maxAbs;
+    let chars = this.options.render ? 3 : 2;
+    if (!this.options.render && min <= max) {
+      chars = Math.max(formatValue(min, precision).length, formatValue(max, precision).length, negInf ? 2 : 0);
     }
-    if (rebuilt) this.#setActive(0, 0, false);
+    for (const text of this.invalid.values()) chars = Math.max(chars, Math.min(text.length, 14));
+    chars = Math.max(chars, 4);
+    const headerW = Math.min(90, labelWidth(this.colLabels.map((l) => shortLabel(l, 8))));
+    this.cellW = Math.ceil(Math.max(chars * digitWidth(), headerW)) + 14;
+    this.#sizeHeads();
+    this.#renderWindow();
   }
 
-  #build(rows, cols) {
-    this.rows = rows;
-    this.cols = cols;
-    this.invalid.clear();
-    this.#showError(null);
-    const cellNode = (cls, role) => {
+  #sizeHeads() {
+    const extra = this.rowWeights ? 52 : 0;
+    this.rowHeadW = Math.max(36, Math.min(110, labelWidth(this.rowLabels.map((l) => shortLabel(l))) + 14)) + extra;
+    this.scroller.style.setProperty('--cell-w', `${this.cellW}px`);
+    this.scroller.style.setProperty('--row-head-w', `${this.rowHeadW}px`);
+    this.colArea.style.width = `${this.cols * this.cellW}px`;
+    this.cellArea.style.width = `${this.cols * this.cellW}px`;
+    this.cellArea.style.height = `${this.rows * CELL_H}px`;
+    this.headArea.style.height = `${this.rows * CELL_H}px`;
+  }
+
+  /** The rows and columns to draw: those in view plus a margin. */
+  #windowFor() {
+    const viewW = this.view.width || 960;
+    const viewH = this.view.height || 560;
+    const { top, left } = this.scroll; // cached from scroll events: reading scrollTop here would force a layout
+    const r0 = Math.max(0, Math.floor(top / CELL_H) - OVERSCAN);
+    const c0 = Math.max(0, Math.floor(left / this.cellW) - OVERSCAN);
+    const rows = Math.min(this.rows - r0, Math.ceil(viewH / CELL_H) + 2 * OVERSCAN + 1);
+    const cols = Math.min(this.cols - c0, Math.ceil(Math.max(0, viewW - this.rowHeadW) / this.cellW) + 2 * OVERSCAN + 1);
+    return { r0, c0, rows, cols };
+  }
+
+  #renderWindow() {
+    if (!this.rows) return;
+    const win = this.#windowFor();
+    this.window = win;
+    this.#ensurePool(win.rows, win.cols);
+    this.cellWindow.style.top = `${win.r0 * CELL_H}px`;
+    this.cellWindow.style.left = `${win.c0 * this.cellW}px`;
+    this.headWindow.style.top = `${win.r0 * CELL_H}px`;
+    this.colWindow.style.left = `${win.c0 * this.cellW}px`;
+    for (let b = 0; b < win.cols; b++) {
+      const j = win.c0 + b;
+      const node = this.pool.colHeads[b];
+      const full = this.colLabels[j] ?? String(j);
+      setText(node, shortLabel(full, 8));
+      node.setAttribute('aria-colindex', String(j + 2));
+      if (node.title !== full) node.title = full;
+    }
+    for (let a = 0; a < win.rows; a++) {
+      const i = win.r0 + a;
+      const row = this.pool.rows[a];
+      const head = this.pool.heads[a];
+      const label = this.rowLabels[i] ?? String(i);
+      setText(head, shortLabel(label));
+      if (head.title !== label) head.title = label;
+      setText(row.firstChild, label);
+      row.setAttribute('aria-rowindex', String(i + 2));
+      const lit = i === this.highlighted;
+      row.classList.toggle('hl-row', lit);
+      head.classList.toggle('hl-row', lit);
+      if (this.rowWeights) {
+        const w = this.rowWeights[i];
+        row.style.setProperty('--w', String(Math.max(0, w / (this.rowWeightMax || 1))));
+        head.dataset.weight = `×${formatValue(w, 2)}`;
+      } else if (head.dataset.weight !== undefined) {
+        row.style.removeProperty('--w');
+        delete head.dataset.weight;
+      }
+      for (let b = 0; b < win.cols; b++) this.#bind(row.children[b + 1], i, win.c0 + b);
+    }
+    this.scroller.classList.toggle('weighted', Boolean(this.rowWeights));
+    this.#markActive();
+  }
+
+  #ensurePool(rows, cols) {
+    const { pool } = this;
+    const cellNode = () => {
       const node = document.createElement('span');
-      node.className = cls;
-      node.setAttribute('role', role);
+      node.className = 'c';
+      node.setAttribute('role', 'gridcell');
       node.append(document.createTextNode(''));
       return node;
     };
-    this.colHeads = Array.from({ length: cols }, () => cellNode('ch', 'columnheader'));
-    this.rowHeads = Array.from({ length: rows }, () => cellNode('rh', 'rowheader'));
-    this.cells = new Array(rows * cols);
-    this.rowNodes = [];
-    const fragment = document.createDocumentFragment();
-    const head = el('div', { class: 'gr gh', attrs: { role: 'row' } }, el('span', { class: 'corner', attrs: { role: 'columnheader' } }), this.colHeads);
-    fragment.append(head);
-    for (let i = 0; i < rows; i++) {
-      const row = el('div', { class: 'gr', attrs: { role: 'row' } }, this.rowHeads[i]);
-      for (let j = 0; j < cols; j++) {
-        const cell = cellNode('c', 'gridcell');
-        cell.dataset.i = String(i);
-        cell.dataset.j = String(j);
-        this.cells[i * cols + j] = cell;
-        row.append(cell);
-      }
-      this.rowNodes.push(row);
-      fragment.append(row);
+    while (pool.colHeads.length < cols) {
+      const node = el('span', { class: 'ch', attrs: { role: 'columnheader' } }, '');
+      pool.colHeads.push(node);
+      this.colWindow.append(node);
     }
-    this.texts = new Array(rows * cols).fill(null);
-    this.colours = new Array(rows * cols).fill(null);
-    this.classes = new Array(rows * cols).fill('c');
-    this.grid.replaceChildren(fragment);
-    this.grid.setAttribute('aria-rowcount', String(rows + 1));
-    this.grid.setAttribute('aria-colcount', String(cols + 1));
-    this.active = { i: 0, j: 0 };
+    while (pool.colHeads.length > cols) pool.colHeads.pop().remove();
+    while (pool.rows.length < rows) {
+      const row = el('div', { class: 'gr', attrs: { role: 'row' } }, el('span', { class: 'sr-only', attrs: { role: 'rowheader' } }, ''));
+      pool.rows.push(row);
+      this.cellWindow.append(row);
+      const head = el('span', { class: 'rh' }, '');
+      pool.heads.push(head);
+      this.headWindow.append(head);
+    }
+    while (pool.rows.length > rows) {
+      pool.rows.pop().remove();
+      pool.heads.pop().remove();
+    }
+    for (const row of pool.rows) {
+      while (row.children.length - 1 < cols) row.append(cellNode());
+      while (row.children.length - 1 > cols) row.lastChild.remove();
+    }
   }
 
-  #setLabels(heads, labels) {
-    let longest = 3;
-    heads.forEach((node, index) => {
-      const full = String(labels[index] ?? index);
-      const text = shortLabel(full);
-      if (text.length > longest) longest = text.length;
-      if (node.firstChild.nodeValue !== text) node.firstChild.nodeValue = text;
-      if (text !== full) node.title = full;
-      else if (node.title) node.removeAttribute('title');
-    });
-    if (heads === this.rowHeads) this.grid.style.setProperty('--row-head', String(Math.min(longest, 10)));
+  #bind(node, i, j) {
+    const k = i * this.cols + j;
+    const value = this.values[k];
+    const invalidText = this.invalid.get(k);
+    let text;
+    let cls = 'c';
+    if (invalidText !== undefined) {
+      text = invalidText;
+      cls = 'c invalid';
+    } else if (this.options.render) {
+      const rendered = this.options.render(i, j, value);
+      text = rendered.text;
+      if (rendered.cls) cls = `c ${rendered.cls}`;
+    } else {
+      text = formatValue(value, this.precision);
+      if (value === -Infinity) cls = 'c neg-inf';
+      else if (this.options.masked?.(i, j)) cls = 'c masked';
+    }
+    if (i === this.active.i && j === this.active.j) cls += ' active';
+    setText(node, text);
+    if (node.className !== cls) node.className = cls;
+    const colour = cls === 'c' || cls === 'c active' ? colorFor(this.options.color, value, this.maxAbs) : null;
+    if (node.colour !== colour) {
+      node.style.backgroundColor = colour ? colour.bg : '';
+      node.style.color = colour?.light ? '#fff' : '';
+      node.colour = colour;
+    }
+    if (node.dataset.i !== String(i)) node.dataset.i = String(i);
+    if (node.dataset.j !== String(j)) node.dataset.j = String(j);
+    node.setAttribute('aria-colindex', String(j + 2));
+  }
+
+  /** The DOM node showing cell (i, j), when it is in the drawn window. */
+  #nodeAt(i, j) {
+    const { r0, c0, rows, cols } = this.window;
+    if (i < r0 || i >= r0 + rows || j < c0 || j >= c0 + cols) return null;
+    return this.pool.rows[i - r0].children[j - c0 + 1];
+  }
+
+  #markActive() {
+    const activeId = `${this.id}-active`;
+    const old = document.getElementById(activeId);
+    const node = this.#nodeAt(this.active.i, this.active.j);
+    if (old && old !== node) old.removeAttribute('id');
+    if (node) {
+      node.id = activeId;
+      this.scroller.setAttribute('aria-activedescendant', activeId);
+    } else {
+      this.scroller.removeAttribute('aria-activedescendant');
+    }
+  }
+
+  /** Scrolls so that cell (i, j) is in view, and draws the window around it. */
+  #reveal(i, j) {
+    const s = this.scroller;
+    const top = i * CELL_H;
+    const viewH = s.clientHeight - CELL_H;
+    if (top < s.scrollTop) s.scrollTop = top;
+    else if (top + CELL_H > s.scrollTop + viewH) s.scrollTop = top + CELL_H - viewH;
+    const left = j * this.cellW;
+    const viewW = s.clientWidth - this.rowHeadW;
+    if (left < s.scrollLeft) s.scrollLeft = left;
+    else if (left + this.cellW > s.scrollLeft + viewW) s.scrollLeft = left + this.cellW - viewW;
+    this.scroll = { top: s.scrollTop, left: s.scrollLeft };
+    this.#renderWindow();
+  }
+
+  #showActive(describe) {
+    const { i, j } = this.active;
+    this.#reveal(i, j);
+    const node = this.#nodeAt(i, j);
+    if (describe && node) this.#describe(i, j, node);
+    this.options.onHover?.({ i, j });
+  }
+
+  #setActive(i, j) {
+    this.active = { i: Math.min(this.rows - 1, Math.max(0, i)), j: Math.min(this.cols - 1, Math.max(0, j)) };
+    this.#showActive(true);
   }
 
   #cellOf(target) {
-    const cell = target instanceof Element ? target.closest('.c') : null;
-    if (!cell || !this.grid.contains(cell)) return null;
-    return { i: Number(cell.dataset.i), j: Number(cell.dataset.j), node: cell };
+    const node = target instanceof Element ? target.closest('.c') : null;
+    if (!node || !this.scroller.contains(node) || node.dataset.i === undefined) return null;
+    return { i: Number(node.dataset.i), j: Number(node.dataset.j), node };
   }
 
   #describe(i, j, anchor) {
     const { describe } = this.options;
     if (!describe) return;
-    const value = this.values[i * this.cols + j];
-    showTooltip(describe(i, j, value), anchor);
+    showTooltip(describe(i, j, this.values[i * this.cols + j]), anchor);
   }
 
   #hover(event) {
     const cell = this.#cellOf(event.target);
-    if (!cell) return;
+    if (!cell || this.editor) return;
     const box = cell.node.getBoundingClientRect();
     this.#describe(cell.i, cell.j, { x: box.right - 10, y: box.bottom - 12 });
-    this.options.onHover?.(cell);
+    this.options.onHover?.({ i: cell.i, j: cell.j });
   }
 
   #click(event) {
     const cell = this.#cellOf(event.target);
     if (!cell || this.editor) return;
-    this.#setActive(cell.i, cell.j, true);
+    this.active = { i: cell.i, j: cell.j };
+    this.#renderWindow();
     if (this.options.onActivate) this.options.onActivate(cell.i, cell.j);
     else if (this.options.editable && event.pointerType === 'touch') this.startEdit(cell.i, cell.j);
   }
 
-  #setActive(i, j, focus) {
-    const old = this.cells[this.active.i * this.cols + this.active.j];
-    if (old) old.removeAttribute('tabindex');
-    this.active = { i, j };
-    const cell = this.cells[i * this.cols + j];
-    if (!cell) return;
-    cell.tabIndex = 0;
-    if (focus) {
-      cell.focus({ preventScroll: true });
-      cell.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    }
-  }
-
   #key(event) {
-    if (this.editor) return;
-    const cell = this.#cellOf(event.target);
-    if (!cell) return;
-    const { i, j } = cell;
+    if (this.editor || !this.rows || event.target !== this.scroller) return;
+    const { i, j } = this.active;
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / CELL_H) - 2);
     const moves = {
       ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-      Home: [i, 0], End: [i, this.cols - 1], PageUp: [0, j], PageDown: [this.rows - 1, j],
+      Home: [i, 0], End: [i, this.cols - 1], PageUp: [i - page, j], PageDown: [i + page, j],
     };
-    if (moves[event.key]) {
+    if (moves[event.key] && !event.altKey) {
       event.preventDefault();
-      const [ni, nj] = moves[event.key];
-      this.#setActive(Math.min(this.rows - 1, Math.max(0, ni)), Math.min(this.cols - 1, Math.max(0, nj)), true);
+      this.#setActive(...moves[event.key]);
       return;
     }
     if (this.options.onActivate && (event.key === 'Enter' || event.key === ' ')) {
@@ -338,9 +554,11 @@ export class MatrixGrid {
   startEdit(i, j, initial) {
     if (!this.options.editable) return;
     if (this.editor) this.#cancelEdit(false);
-    this.#setActive(i, j, false);
+    this.active = { i, j };
+    this.#reveal(i, j);
+    const node = this.#nodeAt(i, j);
+    if (!node) return;
     const k = i * this.cols + j;
-    const cell = this.cells[k];
     const current = this.invalid.get(k) ?? (this.raw ? String(this.raw[i][j]) : String(this.values[k]));
     const input = el('input', {
       class: 'cell-editor',
@@ -350,14 +568,14 @@ export class MatrixGrid {
         inputmode: 'decimal',
         spellcheck: 'false',
         autocomplete: 'off',
-        'aria-label': `${this.options.title} row ${this.rowLabels[i]}, column ${this.colLabels[j]}`,
+        'aria-label': `${this.options.title}, row ${this.rowLabels[i]}, column ${this.colLabels[j]}`,
       },
     });
-    this.editor = { input, i, j, k };
+    this.editor = { input, i, j, node };
     hideTooltip();
-    cell.classList.add('editing');
-    cell.append(input);
-    input.focus();
+    node.classList.add('editing');
+    node.append(input);
+    input.focus({ preventScroll: true });
     if (initial === undefined) input.select();
     input.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') {
@@ -376,54 +594,40 @@ export class MatrixGrid {
   }
 
   #closeEditor() {
-    const { input, k } = this.editor;
+    const { input, node } = this.editor;
     this.editor = null;
     input.remove();
-    const cell = this.cells[k];
-    cell.classList.remove('editing');
-    return cell;
-  }
-
-  #setCellText(k, text, cls) {
-    const cell = this.cells[k];
-    cell.firstChild.nodeValue = text;
-    this.texts[k] = text;
-    cell.className = cls;
-    this.classes[k] = cls;
+    node.classList.remove('editing');
   }
 
   #commit(refocus) {
-    const { input, i, j, k } = this.editor;
+    const { input, i, j } = this.editor;
     const text = input.value;
-    const cell = this.#closeEditor();
+    this.#closeEditor();
+    const k = i * this.cols + j;
     const error = this.options.onEdit?.(i, j, text) ?? null;
-    if (!cell.isConnected || this.cells[k] !== cell) return;
     if (error) {
       this.invalid.set(k, text);
-      this.#setCellText(k, text, 'c invalid');
-      cell.style.backgroundColor = '';
-      this.colours[k] = null;
       this.#showError(error);
     } else {
       this.invalid.delete(k);
       if (this.invalid.size === 0) this.#showError(null);
     }
-    if (refocus) cell.focus({ preventScroll: true });
+    this.#renderWindow();
+    if (refocus) this.scroller.focus({ preventScroll: true });
   }
 
   #cancelEdit(refocus) {
-    const cell = this.#closeEditor();
-    if (refocus) cell.focus({ preventScroll: true });
+    this.#closeEditor();
+    this.#renderWindow();
+    if (refocus) this.scroller.focus({ preventScroll: true });
   }
 
   /** Forgets invalid typed text, e.g. after the matrix was replaced by a paste. */
   clearInvalid() {
-    for (const k of this.invalid.keys()) {
-      this.texts[k] = null;
-      this.classes[k] = null;
-    }
     this.invalid.clear();
     this.#showError(null);
+    if (this.rows) this.#renderWindow();
   }
 
   #showError(message) {
@@ -434,27 +638,25 @@ export class MatrixGrid {
   /** Marks row i (or none) as highlighted. */
   highlightRow(i) {
     if (this.highlighted === i) return;
-    this.rowNodes[this.highlighted]?.classList.remove('hl-row');
     this.highlighted = i;
-    this.rowNodes[i]?.classList.add('hl-row');
+    const { r0 } = this.window;
+    this.pool.rows.forEach((row, a) => {
+      row.classList.toggle('hl-row', r0 + a === i);
+      this.pool.heads[a].classList.toggle('hl-row', r0 + a === i);
+    });
   }
 
   /**
-   * Fades each row by its weight in [0, 1] relative to the largest (how much it contributes), and shows
-   * "×w" beside the row label; null clears.
+   * Fades each row by its weight relative to the largest (how much it contributes), and shows "×w" beside
+   * the row label; null clears.
    */
   emphasizeRows(weights) {
-    this.grid.classList.toggle('weighted', Boolean(weights));
-    const max = weights ? Math.max(...weights) || 1 : 1;
-    this.rowNodes.forEach((row, i) => {
-      if (weights) {
-        row.style.setProperty('--w', String(Math.max(0, weights[i] / max)));
-        this.rowHeads[i].dataset.weight = `×${formatValue(weights[i], 2)}`;
-      } else {
-        row.style.removeProperty('--w');
-        delete this.rowHeads[i].dataset.weight;
-      }
-    });
+    if (!weights && !this.rowWeights) return;
+    this.rowWeights = weights ? Array.from(weights) : null;
+    this.rowWeightMax = weights ? Math.max(...weights) : 1;
+    if (!this.rows) return;
+    this.#sizeHeads();
+    this.#renderWindow();
   }
 
   /** The values shown, as rows. */
@@ -464,7 +666,8 @@ export class MatrixGrid {
 
   /** Copies the matrix as NumPy, JSON or CSV; when the clipboard is refused, shows the text to copy by hand. */
   async copy(format) {
-    const rows = this.options.exportRows ? this.options.exportRows() : this.raw ?? this.rowsShown();
+    this.flush();
+    const rows = this.raw ?? this.rowsShown();
     const text = exportMatrix(rows, format);
     this.fallback.hidden = true;
     if (await copyText(text)) {
@@ -482,4 +685,9 @@ export class MatrixGrid {
     area.focus();
     area.select();
   }
+}
+
+function setText(node, text) {
+  const textNode = node.firstChild;
+  if (textNode.nodeValue !== text) textNode.nodeValue = text;
 }

@@ -1,0 +1,142 @@
+// Shared pieces of the page tests: the browser, a page with its problems recorded, and readers for the
+// matrices the page shows.
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './server.mjs';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const DIST = `${ROOT}web/dist`;
+export const ARTIFACTS = `${ROOT}tests/artifacts`;
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+
+/** Starts the static server and Chromium. */
+export async function startBrowser() {
+  if (!existsSync(`${DIST}/index.html`)) {
+    throw new Error('web/dist/index.html is missing: run `bash scripts/build.sh` first');
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const server = await serveStatic(DIST);
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  return { server, browser, close: async () => { await browser.close(); await server.close(); } };
+}
+
+/**
+ * Opens the page in a fresh context and records everything that should not happen: console errors and
+ * warnings, uncaught exceptions, CSP violations, dialogs and requests to other origins.
+ */
+export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, route, waitForRender = true } = {}) {
+  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
+  const page = await context.newPage();
+  const problems = { console: [], pageErrors: [], dialogs: [], foreignRequests: [], requests: [] };
+  const origin = new URL(env.server.url).origin;
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+  page.on('dialog', async (dialog) => {
+    problems.dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    problems.requests.push(url);
+    if (new URL(url).origin !== origin) problems.foreignRequests.push(url);
+  });
+  await page.addInitScript(() => {
+    window.__cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (event) => {
+      window.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI}`);
+    });
+  });
+  if (route) await route(page);
+  await page.goto(`${env.server.url}${hash}`);
+  if (waitForRender) await waitForRenders(page, 1);
+  return { page, context, problems };
+}
+
+async function waitForRenders(page, count) {
+  await page.waitForFunction((n) => Number(document.body.dataset.renders ?? 0) >= n, count, { timeout: 20000 });
+  await settle(page);
+}
+
+/** Waits until every matrix has drawn its latest values. */
+export async function settle(page) {
+  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, { timeout: 20000 });
+}
+
+/** Runs `action` and waits for the page to recompute and redraw. */
+export async function afterChange(page, action) {
+  const before = await page.evaluate(() => Number(document.body.dataset.renders));
+  await action();
+  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, before, { timeout: 20000 });
+  await settle(page);
+}
+
+/** Fails with a list when the page logged errors, threw, broke its CSP, opened a dialog or left its origin. */
+export async function assertClean({ page, problems }, { allowConsole = [] } = {}) {
+  const csp = await page.evaluate(() => window.__cspViolations);
+  const consoleProblems = problems.console.filter((text) => !allowConsole.some((pattern) => pattern.test(text)));
+  const all = [
+    ...consoleProblems.map((t) => `console ${t}`),
+    ...problems.pageErrors.map((t) => `exception ${t}`),
+    ...csp.map((t) => `CSP violation ${t}`),
+    ...problems.dialogs.map((t) => `dialog ${t}`),
+    ...problems.foreignRequests.map((t) => `request to another origin ${t}`),
+  ];
+  if (all.length) throw new Error(`the page misbehaved:\n${all.join('\n')}`);
+}
+
+/**
+ * The matrix named `name` as shown: labels and cell texts of the drawn window (the whole matrix when it is
+ * small enough to fit its box).
+ * @returns {Promise<{ title: string, shape: string, rowLabels: string[], colLabels: string[], cells: string[][] }>}
+ */
+export async function readMatrix(page, name) {
+  return page.evaluate((matrixName) => {
+    const figure = document.querySelector(`[data-matrix="${matrixName}"]`);
+    if (!figure) throw new Error(`no matrix ${matrixName}`);
+    const rows = [...figure.querySelectorAll('.gwin .gr')];
+    return {
+      title: figure.querySelector('.matrix-title').textContent,
+      shape: figure.querySelector('.matrix-shape').textContent,
+      rowLabels: rows.map((row) => row.querySelector('.sr-only').textContent),
+      colLabels: [...figure.querySelectorAll('.gwin-cols .ch')].map((node) => node.title || node.textContent),
+      cells: rows.map((row) => [...row.querySelectorAll('.c')].map((cell) => cell.firstChild.nodeValue)),
+    };
+  }, name);
+}
+
+/** The cell texts of a matrix as numbers ("-∞" as -Infinity). */
+export async function readNumbers(page, name) {
+  const { cells } = await readMatrix(page, name);
+  return cells.map((row) => row.map((text) => (text === '-∞' ? -Infinity : Number(text))));
+}
+
+/** Types into a cell of an editable matrix with the keyboard, as a person would. */
+export async function typeInCell(page, name, i, j, text) {
+  const cell = page.locator(`[data-matrix="${name}"] .c[data-i="${i}"][data-j="${j}"]`);
+  await cell.dblclick();
+  const editor = page.locator(`[data-matrix="${name}"] .cell-editor`);
+  await editor.fill(text);
+  await editor.press('Enter');
+}
+
+/** Asserts that every shown number is the expected value at `precision` decimals (within half a unit). */
+export function assertShown(shown, expected, precision, what) {
+  const tolerance = 0.5 * 10 ** -precision + 1e-6;
+  if (shown.length !== expected.length) throw new Error(`${what}: ${shown.length} rows shown, ${expected.length} expected`);
+  shown.forEach((row, i) => {
+    if (row.length !== expected[i].length) throw new Error(`${what}: row ${i} has ${row.length} cells, ${expected[i].length} expected`);
+    row.forEach((value, j) => {
+      const want = expected[i][j];
+      const same = value === want || Math.abs(value - want) <= tolerance;
+      if (!same) throw new Error(`${what}[${i}][${j}] shows ${value} but the library gives ${want}`);
+    });
+  });
+}
