@@ -8,10 +8,12 @@ cd "$(dirname "$0")/.."
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
 JOBS="${JOBS:-2}"
 
+# Configures a build folder unless an earlier configure completed there (a failed one leaves a cache but no
+# Makefile, so it is retried).
 configure_once() {
   local dir="$1"
   shift
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
+  if [ ! -f "$dir/CMakeCache.txt" ] || [ ! -f "$dir/Makefile" ]; then
     cmake -S . -B "$dir" "$@" >/dev/null
   fi
 }
@@ -28,7 +30,8 @@ ctest --test-dir build/native-asan --output-on-failure -j "$JOBS"
 
 if [ "$FUZZ_SECONDS" -gt 0 ]; then
   echo "== libFuzzer, ${FUZZ_SECONDS} s =="
-  configure_once build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DATTENTION_FUZZ=ON
+  configure_once build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$(command -v clang++)" \
+    -DATTENTION_FUZZ=ON
   cmake --build build/fuzz -j "$JOBS" --target attention_fuzz
   # New inputs go to build/fuzz/corpus; tests/fuzz/corpus is only read. A crash is written to
   # build/fuzz/artifacts/: copy it into tests/fuzz/regressions/ along with the fix.

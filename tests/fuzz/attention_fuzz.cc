@@ -33,7 +33,7 @@ constexpr double kMayOverflow = 1e38;          // below this, no float32 roundin
 constexpr double kTrustedInputError = 0.05;    // softmax-input error bound above which a row is checked for structure only
 constexpr double kWeightFloor = 1e-37;         // Eigen's exp() clamps its argument at -88.7: results below 3e-39 are not exact
 constexpr double kTiny = 1e-30;                // absolute slack for sums of subnormal products
-constexpr double kSubnormalStep = 1.5e-45;      // float32's absolute rounding step below 1.2e-38 (a huge scale magnifies it)
+constexpr double kSubnormalStep = 1.5e-45;     // float32's absolute rounding step below 1.2e-38 (a huge scale magnifies it)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 std::string g_case;  // the current input's dims and options, for failure messages
