@@ -423,8 +423,8 @@ void run_sdpa_case(ByteSource& in) {
   d.d_v = in.size(24);
   const uint8_t shape_flags = in.byte();
   if (shape_flags & 1u) d.len_q += 40;  // past the Eigen path's 64-query blocks
-  if ((shape_flags & 0x1Cu) == 0x1Cu) {  // past its 256-key tiles, with narrow heads to stay fast
-    d.len_k += 230;
+  if ((shape_flags & 0x1Cu) == 0x1Cu) {  // past its key tiles (256 or 512 keys), with narrow heads to stay fast
+    d.len_k += shape_flags & 0x20u ? 490 : 230;
     d.d_k = 1 + d.d_k % 8;
     d.d_v = 1 + d.d_v % 8;
   }

@@ -139,10 +139,10 @@ TEST(EigenMatchesReferenceTest, QueryBlocksWhenWeightsAreNotRequested) {
   }
 }
 
-// With only an output buffer the Eigen path streams keys in tiles of 256 with an online softmax.
+// With only an output buffer the Eigen path streams keys in tiles (256 or 512 keys) with an online softmax.
 TEST(EigenMatchesReferenceTest, OutputAloneAcrossKeyTiles) {
   std::mt19937 rng(31);
-  for (int32_t len_k : {255, 256, 257, 513, 700}) {
+  for (int32_t len_k : {255, 256, 257, 511, 512, 513, 1100}) {
     for (int mode = 0; mode < 3; ++mode) {
       SdpaCase c = random_case(rng, {1, 2, 1, 9, len_k, 4, 3});
       if (mode == 1) c.causal = Causal::kBottomRight;
