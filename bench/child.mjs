@@ -14,6 +14,8 @@ export function warmupCase(spec) {
   };
 }
 
+const dataBytes = (data) => data.q.byteLength + data.k.byteLength + data.v.byteLength + data.ref.byteLength;
+
 /**
  * @param {{
  *   load: () => Promise<unknown>,
@@ -24,9 +26,13 @@ export function warmupCase(spec) {
  *   (or resolves to) { output: [heads, n, D] floats, weights?: [heads, n, n] floats }.
  *
  * Before timing, a small problem of the same kind runs 30 times, so that the engine has compiled the
- * implementation's hot code with its optimizing tier. peakBytes: the resident memory's peak during the case's
- * first call, above what was resident before it; peakBytesAllCalls: the same over all its calls, which also
- * counts results that the garbage collector has not yet freed.
+ * implementation's hot code with its optimizing tier.
+ *
+ * peakBytes: the process's peak resident memory above the bare Node process it started as, less the case's
+ * inputs: loading and compiling the implementation, warming it up, preparing for the case (an onnxruntime
+ * session, say) and every call. Cases whose results reach 256 KiB collect garbage between samples (outside the
+ * timed region, as idle time between calls would), so that one call's results are alive at a time; results
+ * of smaller calls may pile up until the collector runs.
  */
 export async function runChild(impl) {
   const job = JSON.parse(process.argv[2]);
@@ -35,6 +41,7 @@ export async function runChild(impl) {
   const reason = impl.unsupported?.(spec, job);
   if (reason) return print({ na: reason });
   try {
+    const bare = startMemoryWindow();
     const lib = await impl.load();
     const warm = warmupCase(spec);
     const warmup = await impl.prepare(lib, warm.spec, warm.data);
@@ -42,11 +49,8 @@ export async function runChild(impl) {
 
     const data = readCaseData(job.dataDir, spec);
     const { call, memoryBytes } = await impl.prepare(lib, spec, data);
-    globalThis.gc?.();
-    const before = startMemoryWindow();
 
     let first = await call();
-    const callPeak = peakRss() - before;
     const error = maxAbsError(first.output, data);
     if (spec.weights && first.weights?.length !== spec.heads * spec.n * spec.n) {
       throw new Error(`weights were not returned (length ${first.weights?.length})`);
@@ -54,7 +58,7 @@ export async function runChild(impl) {
     if (first.output.length !== spec.heads * spec.n * D) throw new Error(`output has length ${first.output.length}`);
     first = null;
 
-    const big = spec.heads * spec.n * (spec.weights ? spec.n : D) * 4 > 2 ** 22;
+    const big = spec.heads * spec.n * (spec.weights ? spec.n : D) * 4 >= 2 ** 18;
     const timing = await measure(call, job.quick
       ? { budgetMs: 0, minSamples: 2, maxSamples: 2, warmup: 0 }
       : {
@@ -67,8 +71,7 @@ export async function runChild(impl) {
     print({
       ...timing,
       maxAbsError: error,
-      peakBytes: Math.max(0, callPeak),
-      peakBytesAllCalls: Math.max(0, peakRss() - before),
+      peakBytes: Math.max(0, peakRss() - bare - dataBytes(data)),
       wasmBytes: memoryBytes?.(),
     });
   } catch (e) {

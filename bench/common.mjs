@@ -142,21 +142,41 @@ export function maxAbsError(output, data) {
 }
 
 /**
- * Times `call` (which may be async): warm-up, then samples until `budgetMs` has passed and at least
- * `minSamples` were taken. Calls much shorter than a millisecond are timed in batches and averaged.
+ * Times `call`: `warmup` calls (at least one), then samples until `budgetMs` has passed and at least
+ * `minSamples` were taken. Calls under half a millisecond are timed in batches of 2 ms or more, and
+ * averaged. A `call` that returns a promise is awaited; a synchronous one is not (an await alone costs about
+ * a microsecond).
  * `collect`: run the garbage collector before each sample, so that one call's results are alive at a time.
  */
 export async function measure(call, { budgetMs, minSamples, maxSamples, warmup = 2, collect = false }) {
   let t0 = performance.now();
-  for (let i = 0; i < warmup; i++) await call();
-  const estimate = warmup ? (performance.now() - t0) / warmup : 1;
-  const batch = estimate < 0.25 ? Math.ceil(1 / Math.max(estimate, 1e-3)) : 1;
+  const probe = call(); // the first warm-up call, and whether `call` is asynchronous
+  const isAsync = typeof probe?.then === 'function';
+  if (isAsync) await probe;
+  const run = isAsync
+    ? async (count) => {
+      for (let i = 0; i < count; i++) await call();
+    }
+    : (count) => {
+      for (let i = 0; i < count; i++) call();
+    };
+  await run(warmup - 1);
+  let batch = 1;
+  if ((performance.now() - t0) / Math.max(warmup, 1) < 0.5) {
+    // Short calls: double the batch until one takes 2 ms.
+    for (;;) {
+      t0 = performance.now();
+      await run(batch);
+      if (performance.now() - t0 >= 2) break;
+      batch *= 2;
+    }
+  }
   const times = [];
   const start = performance.now();
   while (times.length < maxSamples && (times.length < minSamples || performance.now() - start < budgetMs)) {
     if (collect) globalThis.gc?.();
     t0 = performance.now();
-    for (let i = 0; i < batch; i++) await call();
+    await run(batch);
     times.push((performance.now() - t0) / batch);
   }
   times.sort((a, b) => a - b);

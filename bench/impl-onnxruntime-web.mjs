@@ -4,11 +4,15 @@ import { D } from './common.mjs';
 import { attentionModel } from './onnx-graph.mjs';
 
 runChild({
-  load: () => import('onnxruntime-web'),
-  async prepare(ort, spec, data) {
-    ort.env.wasm.numThreads = 1;
+  async load() {
+    const ort = await import('onnxruntime-web');
+    ort.env.wasm.numThreads = 1; // before the first session starts the wasm backend
     ort.env.logLevel = 'error';
-    const model = attentionModel({ heads: spec.heads, n: spec.n, d: D, causal: spec.causal, withWeights: spec.weights });
+    return ort;
+  },
+  async prepare(ort, spec, data) {
+    const { heads, n, causal, weights } = spec;
+    const model = attentionModel({ heads, n, d: D, causal, withWeights: weights });
     const session = await ort.InferenceSession.create(model, {
       executionProviders: ['wasm'],
       graphOptimizationLevel: 'all',

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,14 +23,14 @@ constexpr int32_t kD = 64;
 
 template <typename T>
 std::vector<T> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     std::fprintf(stderr, "cannot read %s\n", path.c_str());
     std::exit(2);
   }
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<T> out(bytes.size() / sizeof(T));
-  std::copy(bytes.begin(), bytes.begin() + out.size() * sizeof(T), reinterpret_cast<char*>(out.data()));
+  std::vector<T> out(static_cast<size_t>(in.tellg()) / sizeof(T));
+  in.seekg(0);
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size() * sizeof(T)));
   return out;
 }
 
@@ -79,12 +78,15 @@ int main(int argc, char** argv) {
   const bool long_case = arg["long"] == "1", quick = arg["quick"] == "1";
   const std::string& data = arg["data"];
 
+  const int64_t rss_bare = start_memory_window();
   const auto q = read_file<float>(data + ".q");
   const auto k = read_file<float>(data + ".k");
   const auto v = read_file<float>(data + ".v");
   const auto rows = read_file<int32_t>(data + ".rows");
   const auto ref = read_file<double>(data + ".ref");
 
+  const int64_t input_bytes = static_cast<int64_t>((q.size() + k.size() + v.size()) * sizeof(float) +
+                                                    rows.size() * sizeof(int32_t) + ref.size() * sizeof(double));
   const attention::AttentionDims dims{1, heads, heads, n, n, kD, kD};
   attention::AttentionOptions options;
   options.causal = causal ? attention::Causal::kTopLeft : attention::Causal::kNone;
@@ -101,7 +103,6 @@ int main(int argc, char** argv) {
     attention::scaled_dot_product_attention(dims, q.data(), k.data(), v.data(), options, result);
   };
 
-  const int64_t rss_before = start_memory_window();
   call();
   double max_error = 0;
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -134,7 +135,7 @@ int main(int argc, char** argv) {
       "{\"medianMs\":%.6f,\"minMs\":%.6f,\"samples\":%zu,\"batch\":%d,\"maxAbsError\":%.3e,\"peakBytes\":%lld,"
       "\"simd\":\"%s\"}\n",
       median, times.front(), m, batch, max_error,
-      static_cast<long long>(std::max<int64_t>(0, peak_rss_bytes() - rss_before)),
+      static_cast<long long>(std::max<int64_t>(0, peak_rss_bytes() - rss_bare - input_bytes)),
       attention::simd_instruction_sets().c_str());
   return 0;
 }

@@ -47,17 +47,20 @@ function runNative(binary, spec, dataDir) {
 
 function runOne(impl, spec, dataDir) {
   if (impl.name === 'native' && !impl.binary) return { na: 'not built (pass --native)' };
+  const job = JSON.stringify({ spec, dataDir, quick: args.quick });
   const child = impl.binary
     ? runNative(impl.binary, spec, dataDir)
-    : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), JSON.stringify({ spec, dataDir, quick: args.quick })],
+    : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), job],
       { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20 });
   const line = child.stdout?.trim().split('\n').pop();
   if (child.status !== 0 || !line) {
-    return { failed: `exit ${child.status ?? child.signal}: ${(child.stderr || child.error?.message || '').trim().split('\n').pop()}` };
+    const why = (child.stderr || child.error?.message || '').trim().split('\n').pop();
+    return { failed: `exit ${child.status ?? child.signal}: ${why}` };
   }
   return JSON.parse(line);
 }
 
+const loadBefore = os.loadavg();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'attention-bench-'));
 const results = [];
 try {
@@ -66,7 +69,8 @@ try {
     for (const impl of IMPLS) {
       const r = runOne(impl, spec, dataDir);
       results.push({ impl: impl.name, ...r, case: spec.name, spec });
-      process.stderr.write(`${spec.name.padEnd(16)} ${impl.name.padEnd(16)} ${r.medianMs !== undefined ? r.medianMs.toFixed(4) + ' ms' : r.na ? 'n/a' : 'FAILED ' + r.failed}\n`);
+      const outcome = r.medianMs !== undefined ? `${r.medianMs.toFixed(4)} ms` : r.na ? 'n/a' : `FAILED ${r.failed}`;
+      process.stderr.write(`${spec.name.padEnd(16)} ${impl.name.padEnd(16)} ${outcome}\n`);
     }
   });
 } finally {
@@ -76,7 +80,8 @@ try {
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
 const mb = (bytes) => (bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1));
 const lines = [
-  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB | WASM memory MB | max abs error |',
+  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB '
+    + '| WASM memory MB | max abs error |',
   '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
 ];
 for (const spec of cases) {
@@ -91,8 +96,11 @@ for (const spec of cases) {
       lines.push(`| ${spec.name} | ${impl.name} | n/a: ${r.na ?? 'failed: ' + r.failed} | | | | | | | |`);
       continue;
     }
-    const gflops = flops(spec) / (r.medianMs * 1e6);
-    lines.push(`| ${spec.name} | ${impl.name} | ${ms(r.medianMs)} | ${ms(r.minMs)} | ${gflops.toFixed(1)} | ${ratio(r, 'onnxruntime-web')} | ${ratio(r, 'native')} | ${mb(r.peakBytes)} | ${mb(r.wasmBytes)} | ${r.maxAbsError.toExponential(1)} |`);
+    const cells = [
+      spec.name, impl.name, ms(r.medianMs), ms(r.minMs), (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
+      ratio(r, 'onnxruntime-web'), ratio(r, 'native'), mb(r.peakBytes), mb(r.wasmBytes), r.maxAbsError.toExponential(1),
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
 }
 const table = lines.join('\n');
@@ -103,12 +111,18 @@ const machine = {
   cores: os.cpus().length,
   node: process.version,
   platform: `${os.platform()} ${os.release()}`,
-  loadAverage: os.loadavg(),
+  loadAverage: { before: loadBefore, after: os.loadavg() },
   date: new Date().toISOString(),
 };
-console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverage.map((x) => x.toFixed(2)).join(' ')}`);
-console.log('Times are per call, copies in and out included; GFLOP/s and ratios from the median; d = 64;' +
-  ' weights returned except in the long case, whose error is checked on 64 rows.');
+const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
+console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${load(loadBefore)} before, `
+  + `${load(machine.loadAverage.after)} after.`);
+console.log(`Times are per call, copies in and out included, each implementation in its own process after a warm-up
+on a small problem; where results reach 256 KiB, garbage is collected between samples, outside the timed region.
+GFLOP/s (4·n²·d per head) and ratios from the median; d = 64; weights returned except in the long case.
+Peak RSS: the process's peak resident memory above the bare Node (or C++) process it started as, less the inputs:
+loading and compiling the implementation, its warm-up, any session, and the calls. WASM memory: the module's linear
+memory at the end. Max abs error: output against a float64 reference (all rows; 64 rows in the long case).`);
 const out = args.out ?? (args.quick ? null : path.join(here, 'results.json'));
 if (out) fs.writeFileSync(out, JSON.stringify({ machine, quick: args.quick, results, table }, null, 2) + '\n');
 const failed = results.filter((r) => r.failed);

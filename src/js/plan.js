@@ -7,7 +7,18 @@ import { checkRank, toFloatTensor, toMask } from './tensor.js';
 export const MAX_CALL_BYTES = 2 ** 30;
 
 const CAUSAL_MODES = new Map([[false, 0], [true, 1], ['top-left', 1], ['bottom-right', 2]]);
-const QUERY_BLOCK = 64; // rows of scratch scores the core holds when weights are not returned (attention.cc)
+const QUERY_BLOCK = 64; // query rows per block of the core (attention.cc)
+const KEY_TILE = 512; // keys per tile when the core streams, i.e. without weights (attention.cc)
+
+/**
+ * Bytes the core allocates for itself in one attention call: its packed copy of one head's keys and values
+ * (rounded up to panels of 8), and without weights one tile of scores.
+ */
+function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
+  const panels = (n) => Math.ceil(n / 8) * 8;
+  const packed = panels(lenK) * dK + panels(dV) * lenK;
+  return (packed + (returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * Math.min(lenK, KEY_TILE))) * 4;
+}
 
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
@@ -153,7 +164,7 @@ export function planScaledDotProduct(q, k, v, options) {
     outputs,
     options: o,
     maskDims: o.mask ? maskDims(o.mask, axes) : [1, 1, 1, 1],
-    scratchBytes: o.returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * lenK * 4,
+    scratchBytes: coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights),
     square,
   };
 }
@@ -267,7 +278,7 @@ function planProjected(x, context, weights, options, headed) {
     { name: 'L_k', size: lenK, core: 3 },
   ];
   // The core keeps its own per-head output when `heads` is not returned.
-  const scratchBytes = (o.returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * lenK * 4)
+  const scratchBytes = coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights)
     + (headed ? 0 : batch * lenQ * dV * 4);
   return {
     kind: 'projected',

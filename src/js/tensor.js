@@ -130,13 +130,18 @@ function checkFloat(value, where, allowNegativeInfinity) {
 function allFinite(data) {
   let s0 = 0;
   let s1 = 0;
-  const even = data.length - (data.length % 2);
-  for (let i = 0; i < even; i += 2) {
+  let s2 = 0;
+  let s3 = 0;
+  const whole = data.length - (data.length % 4);
+  let i = 0;
+  for (; i < whole; i += 4) {
     s0 += data[i] * 0;
     s1 += data[i + 1] * 0;
+    s2 += data[i + 2] * 0;
+    s3 += data[i + 3] * 0;
   }
-  if (even < data.length) s0 += data[even] * 0;
-  return s0 + s1 === 0;
+  for (; i < data.length; i++) s0 += data[i] * 0;
+  return s0 + s1 + s2 + s3 === 0;
 }
 
 /** Scans flat numeric data for non-finite values; typed arrays take the fast path. */
