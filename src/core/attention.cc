@@ -42,6 +42,14 @@ void check_dims(const AttentionDims& d) {
   }
 }
 
+void check_options(const AttentionOptions& o) {
+  require(o.causal == Causal::kNone || o.causal == Causal::kTopLeft || o.causal == Causal::kBottomRight,
+          "BAD_OPTION", "causal must be kNone, kTopLeft or kBottomRight");
+  require(o.mask.kind == MaskKind::kNone || o.mask.kind == MaskKind::kBoolean || o.mask.kind == MaskKind::kAdditive,
+          "BAD_OPTION", "mask.kind must be kNone, kBoolean or kAdditive");
+  require(!o.has_scale || std::isfinite(o.scale), "BAD_OPTION", "scale must be finite");
+}
+
 // Element offsets of a mask broadcast to [B, H, L_q, L_k]: stride 0 along every dimension of size 1.
 struct MaskStrides {
   int64_t batch = 0, head = 0, query = 0, key = 0;
@@ -288,6 +296,7 @@ class SdpaRun {
 void scaled_dot_product_attention(const AttentionDims& d, const float* q, const float* k, const float* v,
                                   const AttentionOptions& options, const AttentionResult& result) {
   check_dims(d);
+  check_options(options);
   require(q && k && v && result.output, "NULL_ARGUMENT", "q, k, v and result.output must not be null");
   SdpaRun(d, q, k, v, options, result).run();
 }
@@ -321,22 +330,27 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   float* heads = buffer(result.attention.output, heads_own, B * H * L_q * d_v);
   float* concat = d.d_out == 0 ? result.output : buffer(result.concat, concat_own, B * L_q * width);
 
-  // Project into heads: head h is columns [h·d, (h+1)·d) of the projection.
+  // Project into heads: head h is columns [h·d, (h+1)·d) of the projection. Finite inputs can still give
+  // values beyond float32 here, which attention would turn into inf or NaN without a word.
   auto project = [](const ConstMatrixMap& input, const float* weight, const float* bias, int64_t heads,
-                    int64_t head_width, float* out) {
+                    int64_t head_width, float* out, const char* overflow_message) {
     ConstMatrixMap w_all(weight, input.cols(), heads * head_width);  // [d_in, heads·head_width]
     for (int64_t h = 0; h < heads; ++h) {
       MatrixMap out_h(out + h * input.rows() * head_width, input.rows(), head_width);  // [L, head_width]
       out_h.noalias() = input * w_all.middleCols(h * head_width, head_width);
       if (bias) out_h.rowwise() += ConstRowVectorMap(bias + h * head_width, head_width);
+      require(out_h.allFinite(), "PROJECTION_OVERFLOW", overflow_message);
     }
   };
   for (int64_t b = 0; b < B; ++b) {
     ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);             // [L_q, d_model]
     ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);   // [L_k, d_context]
-    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k);
-    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k);
-    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v);
+    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k,
+            "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
+    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k,
+            "k = context·W_k (+ b_k) overflowed float32; scale the input or W_k down");
+    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v,
+            "v = context·W_v (+ b_v) overflowed float32; scale the input or W_v down");
   }
 
   AttentionResult per_head = result.attention;
@@ -358,6 +372,8 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
     MatrixMap out_b(result.output + b * L_q * d.d_out, L_q, d.d_out);  // [L_q, d_out]
     out_b.noalias() = ConstMatrixMap(concat + b * L_q * width, L_q, width) * w_o;
     if (w.b_o) out_b.rowwise() += ConstRowVectorMap(w.b_o, d.d_out);
+    require(out_b.allFinite(), "PROJECTION_OVERFLOW",
+            "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
   }
 }
 

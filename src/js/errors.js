@@ -18,6 +18,7 @@
  * | BAD_OPTION               | an option with a value of the wrong kind (a NaN scale, causal: 'yes')    |
  * | TOO_LARGE                | a call that would need more WebAssembly memory than MAX_CALL_BYTES       |
  * | SCORE_OVERFLOW           | q·kᵀ·scale beyond float32 range                                          |
+ * | PROJECTION_OVERFLOW      | x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 range                   |
  * | SIMD_UNSUPPORTED         | `simd: true` where WebAssembly SIMD is missing                           |
  * | LOAD_FAILED              | the .wasm file could not be fetched or compiled                          |
  * | OUT_OF_MEMORY / INTERNAL | failures inside the module (not expected; please report them)            |

@@ -17,6 +17,7 @@ export type AttentionErrorCode =
   | 'BAD_OPTION'
   | 'TOO_LARGE'
   | 'SCORE_OVERFLOW'
+  | 'PROJECTION_OVERFLOW'
   | 'SIMD_UNSUPPORTED'
   | 'LOAD_FAILED'
   | 'OUT_OF_MEMORY'

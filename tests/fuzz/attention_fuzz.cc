@@ -6,7 +6,8 @@
 // 1e-3, one of 1e30 not at all), so tiny, ordinary and huge values are all checked as tightly as float32
 // allows; rows whose error bound is too large for a numeric check still get the structural ones (weights in
 // [0, 1] summing to 1, masked weights exactly 0, outputs inside the values' range). AttentionError is the only
-// exception allowed, and SCORE_OVERFLOW only when a score can leave float32 range, which it then must.
+// exception allowed, SCORE_OVERFLOW only when a score can leave float32 range, which it then must, and
+// PROJECTION_OVERFLOW only when a projection can.
 //
 // Also built without libFuzzer by tests/fuzz/replay_main.cc, which replays the corpus and regressions.
 #include <algorithm>
@@ -591,8 +592,36 @@ void run_multi_head_case(ByteSource& in) {
     return r;
   };
 
+  // Whether some entry of input·W (+ b), or of concat·W_o (+ b_o), may round beyond float32.
+  auto may_overflow = [](const float* input, int64_t rows, int64_t d_in, const float* weight, const float* bias,
+                         int64_t cols) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        double magnitude = bias ? std::abs(double{bias[c]}) : 0;
+        for (int64_t e = 0; e < d_in; ++e) magnitude += std::abs(double{input[r * d_in + e]} * weight[e * cols + c]);
+        if (!(magnitude < kMayOverflow)) return true;
+      }
+    return false;
+  };
+  const float* kv_input = cross ? context.data() : x.data();
+  const bool projections_may_overflow =
+      may_overflow(x.data(), B * p.len_q, p.d_model, w.w_q, w.b_q, H * p.d_k) ||
+      may_overflow(kv_input, B * p.len_k, p.d_context, w.w_k, w.b_k, H_kv * p.d_k) ||
+      may_overflow(kv_input, B * p.len_k, p.d_context, w.w_v, w.b_v, H_kv * p.d_v);
+
   std::string code;
   const Run eigen = run(true, &code);
+  if (code == "PROJECTION_OVERFLOW") {
+    const bool output_may_overflow = p.d_out > 0 && all_finite(eigen.concat.data(), B * p.len_q * width) &&
+                                     may_overflow(eigen.concat.data(), B * p.len_q, width, w.w_o, w.b_o, p.d_out);
+    if (!projections_may_overflow && !output_may_overflow) fail("PROJECTION_OVERFLOW although every projection stays below 1e38");
+    return;
+  }
+  for (const auto* projection : {&eigen.q, &eigen.k, &eigen.v, &eigen.output}) {
+    if (code.empty() && !all_finite(projection->data(), static_cast<int64_t>(projection->size()))) {
+      fail("a non-finite projection without PROJECTION_OVERFLOW");
+    }
+  }
   if (!code.empty()) {
     const Oracle oracle(d, eigen.q.data(), eigen.k.data(), eigen.v.data(), o);
     check_sdpa(d, eigen.v.data(), o, oracle, code, &eigen.attention, eigen.attention.output.data());

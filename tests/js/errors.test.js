@@ -95,6 +95,8 @@ const BAD_CALLS = [
   ['weights too large for WebAssembly memory', (a) => a.scaledDotProductAttention({ data: new Float32Array(20000), shape: [20000, 1] }, { data: new Float32Array(20000), shape: [20000, 1] }, { data: new Float32Array(20000), shape: [20000, 1] }), 'TOO_LARGE', ['over the limit of 1024 MiB', '[20000, 20000]', 'returnWeights: false']],
   ['the steps too large for WebAssembly memory', (a) => a.selfAttention({ data: new Float32Array(10000), shape: [10000, 1] }, { wq: [[1]], wk: [[1]], wv: [[1]] }), 'TOO_LARGE', ['MAX_CALL_BYTES']],
   ['scores beyond float32', (a) => a.scaledDotProductAttention([[3e38]], [[3e38]], [[1]], { scale: 1 }), 'SCORE_OVERFLOW', ['overflowed float32']],
+  ['a projection beyond float32', (a) => a.selfAttention([[1e30, 1e30]], { wq: I2, wk: I2, wv: [[1e30, 0], [0, 1]] }), 'PROJECTION_OVERFLOW', ['v = context·W_v', 'overflowed float32']],
+  ['an output projection beyond float32', (a) => a.selfAttention(I2, { ...weights, wo: [[3e38, 0], [3e38, 0]] }), 'PROJECTION_OVERFLOW', ['concat·W_o']],
 ];
 
 describe.each(VARIANTS)('bad input ($name build)', ({ simd }) => {

@@ -86,24 +86,27 @@ describe('properties over random problems', () => {
       const r = simd.scaledDotProductAttention(t.q, t.k, t.v, t.options);
       const ref = referenceOf(t);
       const [B, H, Lq, Lk] = [t.batch, t.numHeads, t.lenQ, t.lenK];
+      // Plain comparisons with a message on failure: an expect() per element would take seconds.
+      const check = (ok, message) => {
+        if (!ok) expect.fail(message);
+      };
       for (let row = 0; row < B * H * Lq; row++) {
         let sum = 0;
         for (let j = 0; j < Lk; j++) {
           const w = r.weights.data[row * Lk + j];
-          expect(Number.isFinite(w) && w >= 0 && w <= 1).toBe(true);
-          if (ref.scores[row * Lk + j] === -Infinity) expect(w).toBe(0);
+          check(Number.isFinite(w) && w >= 0 && w <= 1, `weights[${row}][${j}] is ${w}`);
+          check(ref.scores[row * Lk + j] !== -Infinity || w === 0, `masked weights[${row}][${j}] is ${w}, not 0`);
           sum += w;
         }
         const open = ref.weights.subarray(row * Lk, (row + 1) * Lk).some((w) => w > 0);
-        if (open) expect(Math.abs(sum - 1)).toBeLessThan(1e-5);
-        else expect(sum).toBe(0);
+        check(open ? Math.abs(sum - 1) < 1e-5 : sum === 0, `row ${row} of the weights sums to ${sum}`);
         // each output is a convex combination of the value rows (or 0 when every key is masked)
         const kvHead = Math.floor((Math.floor(row / Lq) % H) / t.group) + Math.floor(row / (H * Lq)) * t.numKvHeads;
         for (let c = 0; c < t.dV; c++) {
           const out = r.output.data[row * t.dV + c];
-          expect(Number.isFinite(out)).toBe(true);
+          check(Number.isFinite(out), `output[${row}][${c}] is ${out}`);
           if (!open) {
-            expect(out).toBe(0);
+            check(out === 0, `output[${row}][${c}] of a fully masked row is ${out}, not 0`);
             continue;
           }
           let lo = Infinity;
@@ -114,7 +117,7 @@ describe('properties over random problems', () => {
             hi = Math.max(hi, value);
           }
           const slack = 1e-5 * Math.max(Math.abs(lo), Math.abs(hi));
-          expect(out >= lo - slack && out <= hi + slack).toBe(true);
+          check(out >= lo - slack && out <= hi + slack, `output[${row}][${c}] = ${out} is outside the values' range [${lo}, ${hi}]`);
         }
       }
     }), { numRuns: RUNS });

@@ -1,6 +1,7 @@
 // Every AttentionError the core raises, with its code, and a correct call right after each.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "test_support.h"
 
@@ -261,6 +262,49 @@ TEST(MultiHeadErrorTest, ProjectedScoresBeyondFloat32RangeAreScoreOverflow) {
   std::fill(m.x.begin(), m.x.end(), 1e20f);
   std::fill(m.context.begin(), m.context.end(), 1e20f);
   EXPECT_EQ(m.call(m.dims), "SCORE_OVERFLOW");
+}
+
+TEST(MultiHeadErrorTest, ProjectionsBeyondFloat32RangeAreProjectionOverflow) {
+  // Finite inputs whose projections overflow: x·W_q, x·W_k, x·W_v in turn, then concat·W_o.
+  for (std::vector<float> MhaBuffers::*weight : {&MhaBuffers::w_q, &MhaBuffers::w_k, &MhaBuffers::w_v}) {
+    MhaBuffers m;
+    std::fill(m.x.begin(), m.x.end(), 1e20f);
+    std::fill(m.context.begin(), m.context.end(), 1e20f);
+    std::fill((m.*weight).begin(), (m.*weight).end(), 1e20f);
+    EXPECT_EQ(m.call(m.dims), "PROJECTION_OVERFLOW");
+  }
+  MhaBuffers m;
+  std::fill(m.w_o.begin(), m.w_o.end(), 3e38f);
+  std::fill(m.w_v.begin(), m.w_v.end(), 10.0f);
+  std::fill(m.context.begin(), m.context.end(), 1.0f);
+  EXPECT_EQ(m.call(m.dims), "PROJECTION_OVERFLOW") << "concat·W_o";
+  EXPECT_EQ(MhaBuffers().call(MhaBuffers().dims), "");
+}
+
+TEST(SdpaErrorTest, OptionsOutOfRangeAreBadOption) {
+  SdpaCase c = small_case();
+  std::vector<float> output(c.output_size());
+  AttentionResult result;
+  result.output = output.data();
+  auto code = [&](AttentionOptions o) {
+    return error_code([&] { scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), o, result); });
+  };
+  AttentionOptions causal;
+  causal.causal = static_cast<Causal>(3);
+  EXPECT_EQ(code(causal), "BAD_OPTION");
+  AttentionOptions mask;
+  const float zeros[1] = {0};
+  mask.mask.kind = static_cast<MaskKind>(3);
+  mask.mask.data = zeros;
+  EXPECT_EQ(code(mask), "BAD_OPTION");
+  AttentionOptions scale;
+  scale.has_scale = true;
+  scale.scale = std::nanf("");
+  EXPECT_EQ(code(scale), "BAD_OPTION");
+  scale.scale = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(code(scale), "BAD_OPTION");
+  scale.scale = 0;
+  EXPECT_EQ(code(scale), "");
 }
 
 TEST(MultiHeadErrorTest, MaskThatDoesNotBroadcastIsRejected) {
