@@ -1,4 +1,4 @@
-// onnxruntime-web, wasm backend, one thread, running the graph of onnx-graph.mjs.
+// onnxruntime-web, wasm backend, running the graph of onnx-graph.mjs: one thread, or BENCH_THREADS.
 import { runChild } from './child.mjs';
 import { D } from './common.mjs';
 import { attentionModel } from './onnx-graph.mjs';
@@ -6,7 +6,7 @@ import { attentionModel } from './onnx-graph.mjs';
 runChild({
   async load() {
     const ort = await import('onnxruntime-web');
-    ort.env.wasm.numThreads = 1; // before the first session starts the wasm backend
+    ort.env.wasm.numThreads = Number(process.env.BENCH_THREADS ?? 1); // before the first session starts the backend
     ort.env.logLevel = 'error';
     return ort;
   },

@@ -35,7 +35,13 @@ const IMPLS = [
   { name: 'native', binary: args.native },
   { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
   { name: 'js-loops', script: 'impl-js-loops.mjs' },
+  // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
+  { name: 'attention-wasm, 2 workers', script: 'impl-attention-wasm.mjs', env: { BENCH_WORKERS: '2' },
+    cases: ['12 heads × 512', '2 heads × 33'], base: 'onnxruntime-web, 2 threads' },
+  { name: 'onnxruntime-web, 2 threads', script: 'impl-onnxruntime-web.mjs', env: { BENCH_THREADS: '2' },
+    cases: ['12 heads × 512', '2 heads × 33'], base: 'onnxruntime-web, 2 threads' },
 ].filter((impl) => !args.impls || args.impls.includes(impl.name));
+const runsCase = (impl, spec) => !impl.cases || impl.cases.includes(spec.name);
 const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
 
 function runNative(binary, spec, dataDir) {
@@ -51,7 +57,7 @@ function runOne(impl, spec, dataDir) {
   const child = impl.binary
     ? runNative(impl.binary, spec, dataDir)
     : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), job],
-      { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20 });
+      { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20, env: { ...process.env, ...impl.env } });
   const line = child.stdout?.trim().split('\n').pop();
   if (child.status !== 0 || !line) {
     const why = (child.stderr || child.error?.message || '').trim().split('\n').pop();
@@ -66,7 +72,7 @@ const results = [];
 try {
   cases.forEach((spec, i) => {
     writeCaseData(dataDir, spec, 1000 + 17 * i);
-    for (const impl of IMPLS) {
+    for (const impl of IMPLS.filter((it) => runsCase(it, spec))) {
       const r = runOne(impl, spec, dataDir);
       results.push({ impl: impl.name, ...r, case: spec.name, spec });
       const outcome = r.medianMs !== undefined ? `${r.medianMs.toFixed(4)} ms` : r.na ? 'n/a' : `FAILED ${r.failed}`;
@@ -90,7 +96,7 @@ for (const spec of cases) {
     const base = row(name);
     return base?.medianMs ? (r.medianMs / base.medianMs).toFixed(2) : '–';
   };
-  for (const impl of IMPLS) {
+  for (const impl of IMPLS.filter((it) => runsCase(it, spec))) {
     const r = row(impl.name);
     if (r.medianMs === undefined) {
       lines.push(`| ${spec.name} | ${impl.name} | n/a: ${r.na ?? 'failed: ' + r.failed} | | | | | | | |`);
@@ -98,7 +104,7 @@ for (const spec of cases) {
     }
     const cells = [
       spec.name, impl.name, ms(r.medianMs), ms(r.minMs), (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
-      ratio(r, 'onnxruntime-web'), ratio(r, 'native'), mb(r.peakBytes), mb(r.wasmBytes), r.maxAbsError.toExponential(1),
+      ratio(r, impl.base ?? 'onnxruntime-web'), ratio(r, 'native'), mb(r.peakBytes), mb(r.wasmBytes), r.maxAbsError.toExponential(1),
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -120,6 +126,7 @@ console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; loa
 console.log(`Times are per call, copies in and out included, each implementation in its own process after a warm-up
 on a small problem; where results reach 256 KiB, garbage is collected between samples, outside the timed region.
 GFLOP/s (4·n²·d per head) and ratios from the median; d = 64; weights returned except in the long case.
+The rows on two cores ("2 workers", "2 threads") give their ratio to onnxruntime-web on 2 threads.
 Peak RSS: the process's peak resident memory above the bare Node (or C++) process it started as, less the inputs:
 loading and compiling the implementation, its warm-up, any session, and the calls. WASM memory: the module's linear
 memory at the end. Max abs error: output against a float64 reference (all rows; 64 rows in the long case).`);
