@@ -9,13 +9,9 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-// Is key j open to query i of pair (b, h), and what does the mask add to its score?
-struct Verdict {
-  bool allowed;
-  double add;
-};
+}  // namespace
 
-Verdict mask_at(const AttentionOptions& o, const AttentionDims& d, int b, int h, int i, int j) {
+KeyVerdict key_verdict(const AttentionDims& d, const AttentionOptions& o, int b, int h, int i, int j) {
   if (o.causal == Causal::kTopLeft && j > i) return {false, 0};
   if (o.causal == Causal::kBottomRight && j > i + d.len_k - d.len_q) return {false, 0};
   const Mask& m = o.mask;
@@ -28,8 +24,6 @@ Verdict mask_at(const AttentionOptions& o, const AttentionDims& d, int b, int h,
   const double add = static_cast<const float*>(m.data)[flat];
   return {add != kNegInf, add};
 }
-
-}  // namespace
 
 void scaled_dot_product_attention(const AttentionDims& d, const float* q, const float* k, const float* v,
                                   const AttentionOptions& o, const AttentionResult& r) {
@@ -48,8 +42,8 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
           for (int c = 0; c < d.d_k; ++c) {
             dot += static_cast<double>(q[(bh * d.len_q + i) * d.d_k + c]) * k[(bh_kv * d.len_k + j) * d.d_k + c];
           }
-          const Verdict verdict = mask_at(o, d, b, h, i, j);
-          scores[j] = verdict.allowed ? dot * scale + verdict.add : kNegInf;
+          const KeyVerdict verdict = key_verdict(d, o, b, h, i, j);
+          scores[j] = verdict.open ? dot * scale + verdict.add : kNegInf;
           if (r.raw_scores) r.raw_scores[row + j] = static_cast<float>(dot);
           if (r.scaled_scores) r.scaled_scores[row + j] = static_cast<float>(dot * scale);
           if (r.scores) r.scores[row + j] = static_cast<float>(scores[j]);

@@ -6,6 +6,14 @@
 
 namespace attention::reference {
 
+// Whether key j is open to query i of pair (b, h) under the causal mode and the mask, and what an additive
+// mask adds to its score. The one statement of the masking rules that the test oracles share.
+struct KeyVerdict {
+  bool open;
+  double add;
+};
+KeyVerdict key_verdict(const AttentionDims& dims, const AttentionOptions& options, int b, int h, int i, int j);
+
 void scaled_dot_product_attention(const AttentionDims& dims, const float* q, const float* k, const float* v,
                                   const AttentionOptions& options, const AttentionResult& result);
 

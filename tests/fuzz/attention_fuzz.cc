@@ -177,24 +177,6 @@ std::string describe(const AttentionDims& d, const AttentionOptions& o) {
   return s;
 }
 
-// What the mask semantics say about key j for query i of pair (b, h): open, and what it adds.
-struct KeyVerdict {
-  bool open;
-  double add;
-};
-
-KeyVerdict key_verdict(const AttentionDims& d, const AttentionOptions& o, int b, int h, int i, int j) {
-  if (o.causal == Causal::kTopLeft && j > i) return {false, 0};
-  if (o.causal == Causal::kBottomRight && j > i + d.len_k - d.len_q) return {false, 0};
-  if (o.mask.kind == MaskKind::kNone) return {true, 0};
-  const int32_t* m = o.mask.dims;
-  const int64_t flat = ((int64_t{m[0] == 1 ? 0 : b} * m[1] + (m[1] == 1 ? 0 : h)) * m[2] + (m[2] == 1 ? 0 : i)) * m[3] +
-                       (m[3] == 1 ? 0 : j);
-  if (o.mask.kind == MaskKind::kBoolean) return {static_cast<const uint8_t*>(o.mask.data)[flat] != 0, 0};
-  const float add = static_cast<const float*>(o.mask.data)[flat];
-  return {add != kNegInf, add};
-}
-
 // Every buffer of AttentionResult, owned.
 struct SdpaBuffers {
   std::vector<float> output, weights, scores, scaled_scores, raw_scores;
@@ -257,7 +239,7 @@ Dots dots(const AttentionDims& d, const float* q, const float* k, const Attentio
           out.dot_abs[at] = dot_abs;
           if (!(std::abs(dot) <= kSureOverflow) || !(std::abs(dot) * scale <= kSureOverflow)) out.must_overflow = true;
           if (!(dot_abs < kMayOverflow) || !(dot_abs * scale < kMayOverflow)) out.may_overflow = true;
-          const KeyVerdict verdict = key_verdict(d, o, b, h, i, j);
+          const reference::KeyVerdict verdict = reference::key_verdict(d, o, b, h, i, j);
           if (verdict.open && !(dot_abs * scale + std::abs(verdict.add) < kMayOverflow)) out.may_overflow = true;
         }
   return out;
@@ -311,7 +293,7 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
         double row_error = 0, weight_sum = 0;
         for (int j = 0; j < d.len_k; ++j) {
           const int64_t at = row + j;
-          const KeyVerdict verdict = key_verdict(d, o, b, h, i, j);
+          const reference::KeyVerdict verdict = reference::key_verdict(d, o, b, h, i, j);
           open[j] = verdict.open;
           const double scaled_abs = dt.dot_abs[at] * std::abs(scale);
           const double underflow = (d.d_k + 1) * kSubnormalStep * std::abs(scale);
