@@ -5,7 +5,8 @@ import { AttentionError, checkKeys, formatShape } from './errors.js';
 import { Tensor } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import {
-  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
+  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, plainObject,
+  product,
 } from './plan.js';
 
 export { AttentionError, Tensor, simdSupported };
@@ -201,11 +202,8 @@ export class Attention {
  *   wasmUrl: where to fetch the .wasm from, when it is not served next to this file.
  *   workers: spread each call over this many workers (Web Workers, or worker_threads in Node).
  */
-export async function createAttention(options = {}) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new AttentionError('BAD_OPTION', 'createAttention options must be an object');
-  }
-  const o = options;
+export async function createAttention(options) {
+  const o = plainObject(options, 'createAttention options');
   checkKeys(o, CREATE_OPTIONS, 'option');
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${String(o.simd)}`);

@@ -28,7 +28,8 @@ const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
 export const product = (shape) => shape.reduce((a, b) => a * b, 1);
 
-function plainObject(value, name) {
+/** The value when it is a plain object ({} for undefined); BAD_OPTION otherwise. */
+export function plainObject(value, name) {
   if (value === undefined) return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new AttentionError('BAD_OPTION', `${name} must be an object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`);
