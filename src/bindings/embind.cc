@@ -94,6 +94,12 @@ std::string multi_head_attention(const ProjectionDims& dims, const OptionsIn& op
   });
 }
 
+// The index of the first NaN or ±inf in `count` floats at `address` (-inf allowed on request), or -1.
+double find_non_finite(uintptr_t address, double count, bool allow_negative_infinity) {
+  return static_cast<double>(
+      attention::find_non_finite(at<const float>(address), static_cast<int64_t>(count), allow_negative_infinity));
+}
+
 // Bytes of the heap currently handed out by malloc: the tests check that calls return it to a baseline.
 double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -155,6 +161,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("concat", &Buffers::concat);
   emscripten::function("_scaledDotProductAttention", &scaled_dot_product_attention);
   emscripten::function("_multiHeadAttention", &multi_head_attention);
+  emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);
   emscripten::function("_heapBytesInUse", &heap_bytes_in_use);
 }

@@ -377,6 +377,21 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   }
 }
 
+int64_t find_non_finite(const float* data, int64_t count, bool allow_negative_infinity) noexcept {
+  constexpr int64_t kBlock = 1024;  // vector test a block at a time; look closer only at a failing block
+  for (int64_t begin = 0; begin < count; begin += kBlock) {
+    const int64_t end = std::min(count, begin + kBlock);
+    if (kernels::all_finite(data + begin, end - begin)) continue;
+    for (int64_t i = begin; i < end; ++i) {
+      const float x = data[i];
+      if (!std::isfinite(x) && !(allow_negative_infinity && x == -std::numeric_limits<float>::infinity())) {
+        return i;
+      }
+    }
+  }
+  return -1;
+}
+
 std::string simd_instruction_sets() { return Eigen::SimdInstructionSetsInUse(); }
 
 }  // namespace attention

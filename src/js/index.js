@@ -2,7 +2,7 @@
 // runs the C++ core through the Embind layer, and copies every result out into JS-owned Float32Arrays.
 // No view into WebAssembly memory outlives a call (memory growth would detach it).
 import { AttentionError, checkKeys, formatShape } from './errors.js';
-import { Tensor } from './tensor.js';
+import { Tensor, nonFiniteError } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import {
   MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, plainObject,
@@ -155,6 +155,13 @@ export class Attention {
     return this.#run(planMultiHeadAttention(x, weights, options));
   }
 
+  /** Scans a FloatInput that the plan left unchecked (Float32Array data) where it was copied to. */
+  #checkValues(tensor, address) {
+    if (tensor.valuesChecked !== false) return;
+    const index = this.#module._findNonFinite(address, tensor.data.length, tensor.allowNegativeInfinity);
+    if (index >= 0) throw nonFiniteError(tensor, index);
+  }
+
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
   #run({ kind, dims, inputs, outputs, options, maskDims, scratchBytes, square }) {
     const binding = kind === 'sdpa' ? this.#module._scaledDotProductAttention : this.#module._multiHeadAttention;
@@ -171,8 +178,12 @@ export class Attention {
       for (const [key, tensor, region] of inputRegions) {
         workspace.write(region, tensor.data);
         buffers[key] = workspace.address(region);
+        this.#checkValues(tensor, buffers[key]);
       }
-      if (mask) workspace.write(maskRegion, mask.data);
+      if (mask) {
+        workspace.write(maskRegion, mask.data);
+        this.#checkValues(mask, workspace.address(maskRegion));
+      }
       for (const [key, , region] of outputRegions) buffers[key] = workspace.address(region);
       const status = binding(dims, {
         hasScale: options.scale !== undefined,

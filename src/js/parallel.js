@@ -5,7 +5,9 @@
 // thread with the same plans as the single-threaded API, so errors are the same too.
 import { AttentionError } from './errors.js';
 import { Tensor } from './tensor.js';
-import { planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product } from './plan.js';
+import {
+  checkPlanValues, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
+} from './plan.js';
 
 const CAUSAL_NAMES = [false, true, 'bottom-right'];
 
@@ -180,6 +182,7 @@ export class ParallelAttention {
   /** As Attention#scaledDotProductAttention; the (batch, head) pairs are spread over the workers. */
   async scaledDotProductAttention(q, k, v, options) {
     const plan = planScaledDotProduct(q, k, v, options);
+    checkPlanValues(plan);
     const { batch, numHeads, numKvHeads, lenQ, lenK, dK, dV } = plan.dims;
     const group = numHeads / numKvHeads;
     const { q: Q, k: K, v: V } = plan.inputs;
@@ -230,6 +233,7 @@ export class ParallelAttention {
    * the matching columns of wq, wk, wv and rows of wo; its output projection is a partial sum, added here.
    */
   async #projected(plan) {
+    checkPlanValues(plan);
     const { batch, lenQ, lenK, dModel, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
     const { x: X, context: C, wQ, wK, wV, wO, bQ, bK, bV, bO } = plan.inputs;
     const headed = 'heads' in plan.outputs;

@@ -1,7 +1,7 @@
 // Argument checking and shapes for every call: turns what users pass into a plan (validated tensors, the
 // core's dimensions, the result shapes, the memory needed). Nothing here touches WebAssembly memory.
 import { AttentionError, checkKeys, formatShape } from './errors.js';
-import { checkRank, toFloatTensor, toMask } from './tensor.js';
+import { checkRank, checkValues, toFloatTensor, toMask } from './tensor.js';
 
 /** The most WebAssembly memory one call may use (inputs, results and scratch): 1 GiB. */
 export const MAX_CALL_BYTES = 2 ** 30;
@@ -112,6 +112,15 @@ function mismatch(message) {
  * @property {number} scratchBytes  memory the core allocates for itself
  * @property {number[]} square  the public shape of the weights
  */
+
+/**
+ * Scans, in JS, the input values a plan left unchecked (Float32Array data, see toFloatTensor), for callers
+ * that do not run the scan in WebAssembly memory: ParallelAttention, before it splits the inputs.
+ */
+export function checkPlanValues(plan) {
+  for (const tensor of Object.values(plan.inputs)) if (tensor) checkValues(tensor);
+  if (plan.options.mask) checkValues(plan.options.mask);
+}
 
 /** Plans scaledDotProductAttention(q, k, v, options). @returns {Plan} */
 export function planScaledDotProduct(q, k, v, options) {

@@ -144,9 +144,12 @@ function allFinite(data) {
   return s0 + s1 + s2 + s3 === 0;
 }
 
+/** @returns {string} e.g. "q.data[6] (q[1][2])" */
+const elementName = (name, i, shape) => `${name}.data[${i}] (${nestedPath(name, i, shape)})`;
+
 /** Scans flat numeric data for non-finite values; typed arrays take the fast path. */
 function checkFlatFloats(data, name, shape, allowNegativeInfinity) {
-  const where = (i) => `${name}.data[${i}] (${nestedPath(name, i, shape)})`;
+  const where = (i) => elementName(name, i, shape);
   if (data instanceof Float32Array) {
     if (allFinite(data)) return;
     for (let i = 0; i < data.length; i++) {
@@ -163,8 +166,11 @@ function checkFlatFloats(data, name, shape, allowNegativeInfinity) {
 
 /**
  * A validated float tensor: `data` is ready to copy into WebAssembly memory (Float32Array, Float64Array
- * or number[]), `shape` a fresh array.
- * @typedef {{ data: Float32Array | Float64Array | number[], shape: number[] }} FloatInput
+ * or number[]), `shape` a fresh array. `valuesChecked` is false for Float32Array data, whose values are
+ * scanned for NaN and ±inf later: in WebAssembly memory by index.js (SIMD, several times faster than JS), or
+ * by checkValues. Everything else is checked here, while it is converted.
+ * @typedef {{ data: Float32Array | Float64Array | number[], shape: number[], name: string,
+ *   allowNegativeInfinity: boolean, valuesChecked: boolean }} FloatInput
  */
 
 /**
@@ -177,7 +183,7 @@ export function toFloatTensor(value, name, { allowNegativeInfinity = false } = {
   if (isRow(value)) {
     const shape = nestedShape(value, name);
     const flat = flatten(value, shape, name, (v, path) => checkFloat(v, path, allowNegativeInfinity));
-    return { data: Float32Array.from(flat), shape };
+    return { data: Float32Array.from(flat), shape, name, allowNegativeInfinity, valuesChecked: true };
   }
   if (value !== null && typeof value === 'object' && 'data' in value && 'shape' in value) {
     const { data } = value;
@@ -186,10 +192,28 @@ export function toFloatTensor(value, name, { allowNegativeInfinity = false } = {
       throw new AttentionError('NOT_A_TENSOR', `${name}.data must be a Float32Array, a Float64Array or a number[], got ${describe(data)}`);
     }
     checkLength(data, shape, name);
-    checkFlatFloats(data, name, shape, allowNegativeInfinity);
-    return { data, shape };
+    // A Float64Array can hold values beyond float32's range, and a number[] anything at all: checked now.
+    const valuesChecked = !(data instanceof Float32Array);
+    if (valuesChecked) checkFlatFloats(data, name, shape, allowNegativeInfinity);
+    return { data, shape, name, allowNegativeInfinity, valuesChecked };
   }
   throw new AttentionError('NOT_A_TENSOR', `${name} must be a nested array of numbers or { data, shape }, got ${describe(value)}`);
+}
+
+/** Scans the values toFloatTensor left unchecked (a no-op for anything else, boolean masks included). */
+export function checkValues(tensor) {
+  if (tensor.valuesChecked === false) checkFlatFloats(tensor.data, tensor.name, tensor.shape, tensor.allowNegativeInfinity);
+}
+
+/** The NON_FINITE error for element `index` of a FloatInput, which another scan found to be NaN or ±inf. */
+export function nonFiniteError(tensor, index) {
+  const { data, name, shape, allowNegativeInfinity } = tensor;
+  try {
+    checkFloat(data[index], elementName(name, index, shape), allowNegativeInfinity);
+  } catch (error) {
+    return error;
+  }
+  return new AttentionError('INTERNAL', `${name}.data[${index}] was reported non-finite but is ${data[index]}`);
 }
 
 function checkLength(data, shape, name) {

@@ -11,6 +11,13 @@ const v2 = [[1, 2], [3, 4], [5, 6]];
 const weights = { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] };
 const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 
+/** A Float32Array of `length` ones with `value` at `index`. */
+function withValueAt(length, index, value) {
+  const data = new Float32Array(length).fill(1);
+  data[index] = value;
+  return data;
+}
+
 /** [description, call(attn), expected code, words the message must contain] */
 const BAD_CALLS = [
   // shapes between every pair of arguments
@@ -58,6 +65,10 @@ const BAD_CALLS = [
   ['a value beyond float32 in a Float64Array', (a) => a.selfAttention({ data: new Float64Array([1, 1e39, 0, 1]), shape: [2, 2] }, weights), 'NON_FINITE', ['x.data[1]', 'beyond float32 range']],
   ['NaN in a weight', (a) => a.selfAttention(I2, { ...weights, wv: [[1, 2], [NaN, 4]] }), 'NON_FINITE', ['wv[1][0] is NaN']],
   ['NaN in an additive mask', (a) => a.scaledDotProductAttention(I2, I2, I2, { mask: [[0, NaN], [0, 0]] }), 'NON_FINITE', ['mask[0][1] is NaN']],
+  // Float32Array values are scanned in WebAssembly memory (past the scan's first block of 1024 here)
+  ['NaN deep in a Float32Array', (a) => a.scaledDotProductAttention({ data: withValueAt(1600, 1234, NaN), shape: [40, 40] }, { data: new Float32Array(1600), shape: [40, 40] }, { data: new Float32Array(80), shape: [40, 2] }), 'NON_FINITE', ['q.data[1234] (q[30][34]) is NaN']],
+  ['Infinity in a Float32Array weight', (a) => a.selfAttention(I2, { ...weights, wo: { data: new Float32Array([1, 0, 0, -Infinity]), shape: [2, 2] } }), 'NON_FINITE', ['wo.data[3] (wo[1][1]) is -Infinity']],
+  ['+Infinity in a Float32Array mask', (a) => a.scaledDotProductAttention(I2, I2, I2, { mask: { data: new Float32Array([0, -Infinity, 0, Infinity]), shape: [2, 2] } }), 'NON_FINITE', ['mask.data[3] (mask[1][1]) is Infinity', 'may hold -Infinity']],
   ['+Infinity in an additive mask', (a) => a.scaledDotProductAttention(I2, I2, I2, { mask: [[0, Infinity], [0, 0]] }), 'NON_FINITE', ['mask[0][1] is Infinity', 'may hold -Infinity']],
   ['a string where a number belongs', (a) => a.scaledDotProductAttention([[1, '2']], I2, I2), 'NOT_A_NUMBER', ['q[0][1] is the string "2", not a number']],
   ['null where a number belongs', (a) => a.scaledDotProductAttention([[1, null]], I2, I2), 'NOT_A_NUMBER', ['q[0][1] is null']],

@@ -88,6 +88,21 @@ describe('workers', () => {
     const error = await parallel.scaledDotProductAttention([[1, 2]], [[1]], [[1]]).catch((e) => e);
     expect(error).toBeInstanceOf(AttentionError);
     expect(error.code).toBe('SHAPE_MISMATCH');
+    // NaN in the second head's keys: checked before the heads are split, so the index is the whole tensor's
+    const keys = new Float32Array(2 * 3 * 2).fill(1);
+    keys[9] = NaN;
+    const ones = (shape) => ({ data: new Float32Array(shape.reduce((a, b) => a * b)).fill(1), shape });
+    const nan = await parallel.scaledDotProductAttention(ones([2, 3, 2]), { data: keys, shape: [2, 3, 2] }, ones([2, 3, 2])).catch((e) => e);
+    const singleNan = (() => {
+      try {
+        single.scaledDotProductAttention(ones([2, 3, 2]), { data: keys, shape: [2, 3, 2] }, ones([2, 3, 2]));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(nan.code).toBe('NON_FINITE');
+    expect(nan.message).toContain('k.data[9] (k[1][1][1]) is NaN');
+    expect(nan.message).toBe(singleNan.message);
     const overflow = await parallel.scaledDotProductAttention([[3e38]], [[3e38]], [[1]], { scale: 1 }).catch((e) => e);
     expect(overflow.code).toBe('SCORE_OVERFLOW');
     const r = await parallel.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
