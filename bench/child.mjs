@@ -2,7 +2,9 @@
 // Loads the implementation, warms it up on a small problem, reads one case's inputs, times it, and prints
 // one JSON line.
 //   job: { spec: a case from common.mjs, dataDir, quick }
-import { D, maxAbsError, measure, peakRss, randomNormal, readCaseData, startMemoryWindow } from './common.mjs';
+import {
+  D, equalizeAllocator, maxAbsError, measure, peakRss, randomNormal, readCaseData, startMemoryWindow,
+} from './common.mjs';
 
 /** The inputs of a small problem like `spec` (n = 32), for warming an implementation up. */
 export function warmupCase(spec) {
@@ -28,6 +30,8 @@ const dataBytes = (data) => data.q.byteLength + data.k.byteLength + data.v.byteL
  * Before timing, a small problem of the same kind runs 30 times, so that the engine has compiled the
  * implementation's hot code with its optimizing tier.
  *
+ * Every child starts from the same malloc state (equalizeAllocator).
+ *
  * peakBytes: the process's peak resident memory above the bare Node process it started as, less the case's
  * inputs: loading and compiling the implementation, warming it up, preparing for the case (an onnxruntime
  * session, say) and every call. Cases whose results reach 256 KiB collect garbage between samples (outside the
@@ -41,6 +45,7 @@ export async function runChild(impl) {
   const reason = impl.unsupported?.(spec, job);
   if (reason) return print({ na: reason });
   try {
+    equalizeAllocator();
     const bare = startMemoryWindow();
     const lib = await impl.load();
     const warm = warmupCase(spec);

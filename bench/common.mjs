@@ -147,6 +147,7 @@ export function maxAbsError(output, data) {
  * averaged. A `call` that returns a promise is awaited; a synchronous one is not (an await alone costs about
  * a microsecond).
  * `collect`: run the garbage collector before each sample, so that one call's results are alive at a time.
+ * Also returns the minor page faults per timed call (garbage collection before samples included).
  */
 export async function measure(call, { budgetMs, minSamples, maxSamples, warmup = 2, collect = false }) {
   let t0 = performance.now();
@@ -172,6 +173,7 @@ export async function measure(call, { budgetMs, minSamples, maxSamples, warmup =
     }
   }
   const times = [];
+  const faultsBefore = minorPageFaults();
   const start = performance.now();
   while (times.length < maxSamples && (times.length < minSamples || performance.now() - start < budgetMs)) {
     if (collect) globalThis.gc?.();
@@ -182,8 +184,31 @@ export async function measure(call, { budgetMs, minSamples, maxSamples, warmup =
   times.sort((a, b) => a - b);
   const m = times.length;
   const medianMs = m % 2 ? times[(m - 1) / 2] : (times[m / 2 - 1] + times[m / 2]) / 2;
-  return { medianMs, minMs: times[0], samples: m, batch };
+  const faultsPerCall = (minorPageFaults() - faultsBefore) / (m * batch);
+  return { medianMs, minMs: times[0], samples: m, batch, faultsPerCall };
 }
+
+/**
+ * Puts glibc's malloc into the same state in every child process, before the implementation loads.
+ * When glibc unmaps a large block it raises its mmap threshold to that block's size and its trim threshold
+ * to twice that (up to 32 MiB and 64 MiB). onnxruntime-web reads its 14 MB .wasm into a Buffer while
+ * loading, so its process runs with raised thresholds; attention-wasm (88 KB) and tfjs (0.4 MB) do not, and
+ * there glibc returns the heap to the kernel after each garbage collection, so that the next calls' fresh
+ * result buffers fault their pages in again. Measured at n = 128 before this: 17–32 minor page faults a call
+ * for attention-wasm against 1 for onnxruntime-web, and a median of 0.21–0.23 ms against 0.16 ms with the
+ * same code. Unmapping one block of just under 32 MiB first raises both thresholds to their maximum in every
+ * process, whatever it loads. Node only: browsers allocate ArrayBuffers with their own allocators.
+ */
+export function equalizeAllocator() {
+  allocateBlock(32 * 2 ** 20 - 2 ** 16); // never touched: no page of it becomes resident
+  globalThis.gc?.(); // children run with --expose-gc; frees (unmaps) the block
+}
+
+/** Allocates a block that is garbage as soon as this returns. */
+const allocateBlock = (bytes) => new ArrayBuffer(bytes).byteLength;
+
+/** Minor page faults of this process so far (the kernel mapping a fresh page on first touch). */
+export const minorPageFaults = () => process.resourceUsage().minorPageFault;
 
 const statusKiB = (field) => {
   const match = fs.readFileSync('/proc/self/status', 'utf8').match(new RegExp(`${field}:\\s+(\\d+) kB`));
