@@ -6,6 +6,20 @@ import { createAttention } from './index.js';
 
 const describeError = (error) => ({ code: error?.code ?? 'INTERNAL', message: String(error?.message ?? error) });
 
+/** The ArrayBuffers under the tensors among a call's arguments (weights objects included). */
+function inputBuffers(args) {
+  const buffers = [];
+  const visit = (value) => {
+    if (ArrayBuffer.isView(value)) {
+      if (value.buffer instanceof ArrayBuffer) buffers.push(value.buffer);
+    } else if (value && typeof value === 'object') {
+      Object.values(value).forEach(visit);
+    }
+  };
+  args.forEach(visit);
+  return buffers;
+}
+
 /** Answers messages from parallel.js: an 'init' first, then calls. */
 function serve(post, listen) {
   let attention;
@@ -19,12 +33,15 @@ function serve(post, listen) {
       }
       return;
     }
+    // The inputs' buffers go back with the answer, so that none is left here as garbage: a worker allocates
+    // little else, so its collector would run rarely and let them pile up (measured: +90 MB with 2 workers).
+    const inputs = new Set(inputBuffers(message.args));
     try {
       const result = attention[message.method](...message.args);
       const tensors = Object.fromEntries(Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]));
-      post({ id: message.id, result: tensors }, Object.values(tensors).map((t) => t.data.buffer));
+      post({ id: message.id, result: tensors }, [...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
     } catch (error) {
-      post({ id: message.id, error: describeError(error) });
+      post({ id: message.id, error: describeError(error) }, [...inputs]);
     }
   });
 }
