@@ -94,6 +94,16 @@ std::string multi_head_attention(const ProjectionDims& dims, const OptionsIn& op
   });
 }
 
+// output = concat·W_o (+ b_o) for `rows` rows: the last step of multi-head attention on its own, which the
+// workers of the JS layer share out by rows.
+std::string output_projection(double rows, int32_t width, int32_t d_out, uintptr_t concat, uintptr_t w_o,
+                              uintptr_t b_o, uintptr_t output) {
+  return guarded([&] {
+    attention::output_projection(at<const float>(concat), static_cast<int64_t>(rows), width, at<const float>(w_o),
+                                 at<const float>(b_o), d_out, at<float>(output));
+  });
+}
+
 // The index of the first NaN or ±inf in `count` floats at `address` (-inf allowed on request), or -1.
 double find_non_finite(uintptr_t address, double count, bool allow_negative_infinity) {
   return static_cast<double>(
@@ -161,6 +171,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
       .field("concat", &Buffers::concat);
   emscripten::function("_scaledDotProductAttention", &scaled_dot_product_attention);
   emscripten::function("_multiHeadAttention", &multi_head_attention);
+  emscripten::function("_outputProjection", &output_projection);
   emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);
   emscripten::function("_heapBytesInUse", &heap_bytes_in_use);

@@ -367,13 +367,24 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
     if (result.concat && result.concat != concat) std::copy(concat, concat + B * L_q * width, result.concat);
     return;
   }
-  ConstMatrixMap w_o(w.w_o, width, d.d_out);  // [H·d_v, d_out]
-  for (int64_t b = 0; b < B; ++b) {
-    MatrixMap out_b(result.output + b * L_q * d.d_out, L_q, d.d_out);  // [L_q, d_out]
-    out_b.noalias() = ConstMatrixMap(concat + b * L_q * width, L_q, width) * w_o;
-    if (w.b_o) out_b.rowwise() += ConstRowVectorMap(w.b_o, d.d_out);
-    require(out_b.allFinite(), "PROJECTION_OVERFLOW",
-            "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
+  output_projection(concat, B * L_q, width, w.w_o, w.b_o, d.d_out, result.output);
+}
+
+void output_projection(const float* concat, int64_t rows, int64_t width, const float* w_o, const float* b_o,
+                       int64_t d_out, float* output) {
+  require(rows > 0 && width > 0 && d_out > 0, "BAD_DIMENSION", "rows, width and d_out must be positive");
+  require(concat && w_o && output, "NULL_ARGUMENT", "concat, w_o and output must not be null");
+  // The values kernel of attention (weights·V) with W_o as the values: the sum over `width` runs in order for
+  // every output value, four rows at a time, whatever the number of rows.
+  std::vector<float> packed(width * kernels::padded_values(d_out));
+  kernels::pack_values(w_o, width, d_out, packed.data());
+  for (int64_t r0 = 0; r0 < rows; r0 += kOutputProjectionRows) {
+    const int64_t block = std::min(kOutputProjectionRows, rows - r0);
+    MatrixMap out(output + r0 * d_out, block, d_out);  // [block, d_out]
+    kernels::weighted_sum(concat + r0 * width, width, block, packed.data(), width, 0, width, d_out, out.data(),
+                          false, nullptr);
+    if (b_o) out.rowwise() += ConstRowVectorMap(b_o, d_out);
+    require(out.allFinite(), "PROJECTION_OVERFLOW", "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
   }
 }
 

@@ -151,6 +151,22 @@ void multi_head_attention(const ProjectionDims& dims, const float* x, const floa
                           const ProjectionWeights& weights, const AttentionOptions& options,
                           const MultiHeadResult& result);
 
+// The output projection of multi_head_attention, on its own: output = concat·W_o (+ b_o).
+//
+//   argument  shape
+//   concat    [rows, width]   rows = B·L_q, width = H·d_v
+//   w_o       [width, d_out]
+//   b_o       [d_out]         may be null
+//   output    [rows, d_out]
+//
+// Each output value is the sum over concat's columns in order, whatever the rows around it: any split of the
+// rows at multiples of kOutputProjectionRows gives the same bits as one call, so the JS layer's workers share
+// the rows out and still match a single thread exactly.
+// Throws PROJECTION_OVERFLOW when a value overflows float32.
+constexpr int64_t kOutputProjectionRows = 64;
+void output_projection(const float* concat, int64_t rows, int64_t width, const float* w_o, const float* b_o,
+                       int64_t d_out, float* output);
+
 // The index of the first value of data[0, count) that is NaN or ±inf, or -1 when there is none.
 // With allow_negative_infinity, -inf is accepted (additive masks use it to forbid a key).
 // The JS wrapper checks its Float32Array inputs with it once they are in WebAssembly memory: in SIMD this is

@@ -206,9 +206,9 @@ export class Attention {
 
 /**
  * Attention spread over workers (Web Workers in browsers, worker_threads in Node), each with its own module:
- * the same methods and results as Attention, as Promises. scaledDotProductAttention splits its (batch, head)
- * pairs and gives bit-identical results; multi-head attention splits its heads (results equal to float32
- * rounding). No SharedArrayBuffer is needed.
+ * the same methods and results as Attention, as Promises, and the same bits. scaledDotProductAttention splits
+ * its (batch, head) pairs; multi-head attention splits its heads, then the rows of its output projection.
+ * No SharedArrayBuffer is needed.
  */
 export class ParallelAttention {
   private constructor();

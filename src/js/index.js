@@ -5,8 +5,8 @@ import { AttentionError, checkKeys, formatShape } from './errors.js';
 import { Tensor, nonFiniteError } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import {
-  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, plainObject,
-  product,
+  MAX_CALL_BYTES, outputProjectionScratchBytes, planCrossAttention, planMultiHeadAttention, planScaledDotProduct,
+  planSelfAttention, plainObject, product,
 } from './plan.js';
 
 export { AttentionError, Tensor, simdSupported };
@@ -20,6 +20,12 @@ const EMPTY_BUFFERS = {
   x: 0, context: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0, q: 0, k: 0, v: 0,
   output: 0, weights: 0, scores: 0, scaledScores: 0, rawScores: 0, heads: 0, concat: 0,
 };
+
+/** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
+function statusError(status) {
+  const tab = status.indexOf('\t');
+  return new AttentionError(status.slice(0, tab), status.slice(tab + 1));
+}
 
 /** The memory one call will take, with the limit checked before anything is allocated. */
 class Workspace {
@@ -162,6 +168,37 @@ export class Attention {
     if (index >= 0) throw nonFiniteError(tensor, index);
   }
 
+  /**
+   * @internal The last step of multi-head attention on its own, for the workers of createAttention({ workers }),
+   * which share its rows out: output = concat·wo (+ bo), bit for bit as inside multiHeadAttention.
+   * Arguments come validated from the calling thread.
+   *
+   * | argument | shape           |
+   * |----------|-----------------|
+   * | concat   | [rows, width]   |
+   * | wo       | [width, d_out]  |
+   * | bo       | [d_out] or null |
+   * | output   | [rows, d_out]   |
+   */
+  _projectOutput(concat, wo, bo) {
+    const [rows, width] = concat.shape;
+    const dOut = wo.shape[1];
+    const workspace = new Workspace(this.#module);
+    const inputs = [[concat, workspace.reserve(rows * width)], [wo, workspace.reserve(width * dOut)]];
+    if (bo) inputs.push([bo, workspace.reserve(dOut)]);
+    const output = workspace.reserve(rows * dOut);
+    workspace.allocate(outputProjectionScratchBytes(width, dOut));
+    try {
+      for (const [tensor, region] of inputs) workspace.write(region, tensor.data);
+      const [concatAt, woAt, boAt] = inputs.map(([, region]) => workspace.address(region));
+      const status = this.#module._outputProjection(rows, width, dOut, concatAt, woAt, boAt ?? 0, workspace.address(output));
+      if (status) throw statusError(status);
+      return { output: workspace.read(output, [rows, dOut]) };
+    } finally {
+      workspace.free();
+    }
+  }
+
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
   #run({ kind, dims, inputs, outputs, options, maskDims, scratchBytes, square }) {
     const binding = kind === 'sdpa' ? this.#module._scaledDotProductAttention : this.#module._multiHeadAttention;
@@ -193,10 +230,7 @@ export class Attention {
         mask: workspace.address(maskRegion),
         maskDims,
       }, buffers);
-      if (status) {
-        const tab = status.indexOf('\t');
-        throw new AttentionError(status.slice(0, tab), status.slice(tab + 1));
-      }
+      if (status) throw statusError(status);
       const result = {};
       for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape);
       return result;

@@ -1,6 +1,7 @@
 // createAttention({ workers: N }): attention spread over N workers (Web Workers in browsers, worker_threads
 // in Node), each running a module instance of its own. scaledDotProductAttention splits its (batch, head)
-// pairs; multi-head attention splits its heads. Inputs and results cross as copied or transferred buffers,
+// pairs; multi-head attention splits its heads, then the rows of its output projection, so that every value is
+// the same bits as on one thread. Inputs and results cross as copied or transferred buffers,
 // so no SharedArrayBuffer (and no cross-origin isolation) is needed. Arguments are checked on the calling
 // thread with the same plans as the single-threaded API, so errors are the same too.
 import { AttentionError } from './errors.js';
@@ -10,6 +11,7 @@ import {
 } from './plan.js';
 
 const CAUSAL_NAMES = [false, true, 'bottom-right'];
+const OUTPUT_PROJECTION_ROWS = 64; // kOutputProjectionRows of the core (attention.h)
 
 /** Starts one worker; the same small interface over Web Workers and worker_threads. */
 async function spawn() {
@@ -229,8 +231,10 @@ export class ParallelAttention {
   }
 
   /**
-   * Runs a projected plan: each worker takes a run of heads (whole kv groups, or part of one group), with
-   * the matching columns of wq, wk, wv and rows of wo; its output projection is a partial sum, added here.
+   * Runs a projected plan in two rounds. First each worker takes a run of heads (whole kv groups, or part of
+   * one group) with the matching columns of wq, wk and wv, and returns them concatenated. Then, with wo, the
+   * workers share the rows of the whole concat for the output projection, split at multiples of the core's
+   * block of rows, so that every value is summed as on one thread: the results are the same bits.
    */
   async #projected(plan) {
     checkPlanValues(plan);
@@ -258,8 +262,6 @@ export class ParallelAttention {
         ...(bQ ? { bq: tensor(Float32Array.from(bQ.data.slice(h0 * dK, h1 * dK)), [(h1 - h0) * dK]) } : {}),
         ...(bK ? { bk: tensor(Float32Array.from(bK.data.slice(kv0 * dK, kv1 * dK)), [(kv1 - kv0) * dK]) } : {}),
         ...(bV ? { bv: tensor(Float32Array.from(bV.data.slice(kv0 * dV, kv1 * dV)), [(kv1 - kv0) * dV]) } : {}),
-        ...(wO ? { wo: tensor(Float32Array.from(wO.data.slice(h0 * dV * dOut, h1 * dV * dOut)), [(h1 - h0) * dV, dOut]) } : {}),
-        ...(bO && index === 0 ? { bo: bO } : {}),
         ...(headed ? { numHeads: h1 - h0, numKvHeads: kv1 - kv0 } : {}),
       };
       let subMask = null;
@@ -281,16 +283,15 @@ export class ParallelAttention {
       return Object.fromEntries(Object.entries(plan.outputs).map(([key, shape]) => [key, new Tensor(result[key].data, shape)]));
     }
 
-    // Scatter each run of heads back: [B, H, …] per batch item, concat by columns, output summed.
+    // Scatter each run of heads back: [B, H, …] per batch item, concat by columns.
     const results = {};
     for (const [key, shape] of Object.entries(plan.outputs)) {
+      if (key === 'output' && dOut > 0) continue;
       const out = new Float32Array(product(shape));
       results[key] = new Tensor(out, shape);
       for (const { h0, h1, kv0, kv1, result } of done) {
         const part = result[key].data;
-        if (key === 'output' && dOut > 0) {
-          for (let i = 0; i < out.length; i++) out[i] += part[i];
-        } else if (key === 'concat' || key === 'output') {
+        if (key === 'concat' || key === 'output') {
           const width = (h1 - h0) * dV;
           for (let row = 0; row < batch * lenQ; row++) out.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
         } else {
@@ -300,7 +301,30 @@ export class ParallelAttention {
         }
       }
     }
+    if (dOut > 0) {
+      const output = await this.#projectOutput(results.concat.data, batch * lenQ, numHeads * dV, wO, bO);
+      results.output = new Tensor(output, plan.outputs.output); // last, as in the plan
+    }
     return results;
+  }
+
+  /** output = concat·wo (+ bo) for [rows, width] concat, its rows shared out in blocks of the core's size. */
+  async #projectOutput(concat, rows, width, wO, bO) {
+    const dOut = wO.shape[1];
+    const blocks = Math.ceil(rows / OUTPUT_PROJECTION_ROWS);
+    const parts = ranges(blocks, this.#pool.size).map(([b0, b1], index) => {
+      const [r0, r1] = [b0 * OUTPUT_PROJECTION_ROWS, Math.min(rows, b1 * OUTPUT_PROJECTION_ROWS)];
+      const args = [
+        tensor(concat.slice(r0 * width, r1 * width), [r1 - r0, width]),
+        tensor(Float32Array.from(wO.data), [width, dOut]),
+        bO ? tensor(Float32Array.from(bO.data), [dOut]) : null,
+      ];
+      return this.#pool.call(index, '_projectOutput', args, args.filter(Boolean).map((t) => t.data.buffer))
+        .then(({ output }) => ({ r0, output }));
+    });
+    const output = new Float32Array(rows * dOut);
+    for (const { r0, output: part } of await Promise.all(parts)) output.set(part.data, r0 * dOut);
+    return output;
   }
 }
 

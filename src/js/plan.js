@@ -20,6 +20,11 @@ function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
   return (packed + (returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * Math.min(lenK, KEY_TILE))) * 4;
 }
 
+/** Bytes of the core's packed copy of W_o in output_projection (columns rounded up to panels of 8). */
+export function outputProjectionScratchBytes(width, dOut) {
+  return width * Math.ceil(dOut / 8) * 8 * 4;
+}
+
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads'];
@@ -287,9 +292,9 @@ function planProjected(x, context, weights, options, headed) {
     { name: 'L_q', size: lenQ, core: 2 },
     { name: 'L_k', size: lenK, core: 3 },
   ];
-  // The core keeps its own per-head output when `heads` is not returned.
+  // The core keeps its own per-head output when `heads` is not returned, and packs W_o.
   const scratchBytes = coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights)
-    + (headed ? 0 : batch * lenQ * dV * 4);
+    + (headed ? 0 : batch * lenQ * dV * 4) + (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
   return {
     kind: 'projected',
     dims: { batch, lenQ, lenK, dModel, dContext, numHeads, numKvHeads, dK, dV, dOut },

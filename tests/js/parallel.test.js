@@ -1,8 +1,17 @@
-// createAttention({ workers }): the same results as one thread (bit-identical for scaledDotProductAttention,
-// to float32 rounding for multi-head), the same errors, in Node (worker_threads) and Chromium (Web Workers).
+// createAttention({ workers }): the same results as one thread, bit for bit, and the same errors, in Node
+// (worker_threads) and Chromium (Web Workers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { expectClose, randomBooleanMask, randomTensor, seededRandom } from './reference.js';
+
+/** Same keys in the same order, same shapes, and every value the same float32. */
+function expectSameBits(actual, expected) {
+  expect(Object.keys(actual)).toEqual(Object.keys(expected));
+  for (const key of Object.keys(expected)) {
+    expect(actual[key].shape, key).toEqual(expected[key].shape);
+    expect(Array.from(actual[key].data), key).toEqual(Array.from(expected[key].data));
+  }
+}
 
 describe('workers', () => {
   let single;
@@ -61,13 +70,23 @@ describe('workers', () => {
         const mask = randomBooleanMask(random, batched ? [2, 6, 7, 7] : [6, 1, 7], 0.8);
         const a = single.multiHeadAttention(x, weights, { causal: true, mask });
         const b = await parallel.multiHeadAttention(x, weights, { causal: true, mask });
-        expect(Object.keys(b)).toEqual(Object.keys(a));
-        for (const key of Object.keys(a)) {
-          expect(b[key].shape).toEqual(a[key].shape);
-          expectClose(b[key].data, a[key].data, { atol: 1e-6, rtol: 1e-6, what: `${key} (numKvHeads ${numKvHeads})` });
-        }
+        expectSameBits(b, a);
       }
     }
+  });
+
+  it('the output projection, shared out by rows, gives the same bits as one thread', async () => {
+    // 2 × 100 rows: four blocks of the core's 64 rows over 3 workers; a wide concat (12 heads × 16) makes
+    // any other order of summation show in the last bits
+    const random = seededRandom(73);
+    const x = randomTensor(random, [2, 100, 48]);
+    const weights = {
+      wq: randomTensor(random, [48, 12 * 8]), wk: randomTensor(random, [48, 4 * 8]), wv: randomTensor(random, [48, 4 * 16]),
+      wo: randomTensor(random, [12 * 16, 40]), bo: randomTensor(random, [40]), numHeads: 12, numKvHeads: 4,
+    };
+    const a = single.multiHeadAttention(x, weights, { returnWeights: false });
+    const b = await parallel.multiHeadAttention(x, weights, { returnWeights: false });
+    expectSameBits(b, a);
   });
 
   it('single-head and cross-attention match one thread', async () => {
@@ -81,7 +100,7 @@ describe('workers', () => {
     const cross = { wq: randomTensor(random, [4, 8]), wk: randomTensor(random, [6, 8]), wv: randomTensor(random, [6, 4]), numHeads: 4 };
     const c = single.crossAttention(x, context, cross);
     const d = await parallel.crossAttention(x, context, cross);
-    for (const key of Object.keys(c)) expectClose(d[key].data, c[key].data, { atol: 1e-6, what: key });
+    expectSameBits(d, c);
   });
 
   it('bad input rejects with the same AttentionError, and the workers keep working', async () => {

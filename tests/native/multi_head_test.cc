@@ -1,6 +1,7 @@
 // multi_head_attention: the Eigen path against the reference at every stage, and its structure (heads as
 // column blocks, self-attention as context = x, W_q and W_k shared).
 #include <algorithm>
+#include <cstring>
 
 #include "test_support.h"
 
@@ -255,6 +256,52 @@ TEST(MultiHeadTest, OnlyTheFinalOutputMayBeRequested) {
   r.output = output.data();
   multi_head_attention(d, c.x.data(), c.context.data(), c.weights(), c.options, r);
   EXPECT_TRUE(all_close(output, full.final_output, 1e-6, 1e-6));
+}
+
+// The workers of the JS layer share the output projection's rows out at multiples of kOutputProjectionRows and
+// promise the same bits as one thread; and one call equals the projection inside multi_head_attention.
+TEST(OutputProjectionTest, RowSplitsAtBlockMultiplesGiveTheSameBits) {
+  std::mt19937 rng(29);
+  const int64_t rows = 3 * kOutputProjectionRows + 7, width = 96, d_out = 13;
+  const std::vector<float> concat = random_values(rng, rows * width, -10.0f, 10.0f);
+  const std::vector<float> w_o = random_values(rng, width * d_out), b_o = random_values(rng, d_out);
+  std::vector<float> whole(rows * d_out);
+  output_projection(concat.data(), rows, width, w_o.data(), b_o.data(), d_out, whole.data());
+  for (int64_t split_blocks : {1, 2, 3}) {
+    const int64_t split = split_blocks * kOutputProjectionRows;
+    std::vector<float> parts(rows * d_out);
+    output_projection(concat.data(), split, width, w_o.data(), b_o.data(), d_out, parts.data());
+    output_projection(concat.data() + split * width, rows - split, width, w_o.data(), b_o.data(), d_out,
+                      parts.data() + split * d_out);
+    EXPECT_EQ(std::memcmp(parts.data(), whole.data(), whole.size() * sizeof(float)), 0) << "split at " << split;
+  }
+  // against a plain loop in double
+  double worst = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < d_out; ++c) {
+      double sum = b_o[c];
+      for (int64_t j = 0; j < width; ++j) sum += double(concat[r * width + j]) * w_o[j * d_out + c];
+      worst = std::max(worst, std::abs(sum - whole[r * d_out + c]) / (1 + std::abs(sum)));
+    }
+  }
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST(OutputProjectionTest, IsTheLastStepOfMultiHeadAttention) {
+  const MhaCase c(kConfigs[9], 23);  // SimdEdgeWidths: d_out 15, a batch of 2
+  const MhaRun run = c.run(Impl::kEigen);
+  const ProjectionDims& d = c.config.dims;
+  std::vector<float> output(product({d.batch, d.len_q, d.d_out}));
+  output_projection(run.concat.data(), d.batch * d.len_q, d.num_heads * d.d_v, c.w_o.data(), c.b_o.data(), d.d_out,
+                    output.data());
+  EXPECT_EQ(std::memcmp(output.data(), run.final_output.data(), output.size() * sizeof(float)), 0);
+}
+
+TEST(OutputProjectionTest, OverflowIsProjectionOverflow) {
+  const std::vector<float> concat(4 * 8, 1e30f), w_o(8 * 2, 1e30f);
+  std::vector<float> output(4 * 2);
+  EXPECT_EQ(error_code([&] { output_projection(concat.data(), 4, 8, w_o.data(), nullptr, 2, output.data()); }),
+            "PROJECTION_OVERFLOW");
 }
 
 }  // namespace
