@@ -124,7 +124,9 @@ const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
 console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${load(loadBefore)} before, `
   + `${load(machine.loadAverage.after)} after.`);
 console.log(`Times are per call, copies in and out included, each implementation in its own process after a warm-up
-on a small problem; where results reach 256 KiB, garbage is collected between samples, outside the timed region.
+on a small problem, and from the same malloc state (glibc's thresholds raised to their maximum in every process, as
+loading onnxruntime-web's 14 MB .wasm does on its own; results.json records each run's page faults per call);
+where results reach 256 KiB, garbage is collected between samples, outside the timed region.
 GFLOP/s (4·n²·d per head) and ratios from the median; d = 64; weights returned except in the long case.
 The rows on two cores ("2 workers", "2 threads") give their ratio to onnxruntime-web on 2 threads.
 Peak RSS: the process's peak resident memory above the bare Node (or C++) process it started as, less the inputs:
