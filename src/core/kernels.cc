@@ -175,11 +175,21 @@ float row_max(const float* row, int64_t n, bool& nan) noexcept {
 }
 
 bool all_finite(const float* row, int64_t n) noexcept {
-  Vec4 bad = simd::splat(0.0f);
+  // x - x is NaN for ±inf and NaN. Four independent chains, so that the loop is not one long dependency.
+  Vec4 bad0 = simd::splat(0.0f), bad1 = bad0, bad2 = bad0, bad3 = bad0;
   int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    const Vec4 x0 = simd::load(row + j), x1 = simd::load(row + j + 4);
+    const Vec4 x2 = simd::load(row + j + 8), x3 = simd::load(row + j + 12);
+    bad0 = simd::bit_or(bad0, simd::is_nan(simd::sub(x0, x0)));
+    bad1 = simd::bit_or(bad1, simd::is_nan(simd::sub(x1, x1)));
+    bad2 = simd::bit_or(bad2, simd::is_nan(simd::sub(x2, x2)));
+    bad3 = simd::bit_or(bad3, simd::is_nan(simd::sub(x3, x3)));
+  }
+  Vec4 bad = simd::bit_or(simd::bit_or(bad0, bad1), simd::bit_or(bad2, bad3));
   for (; j + 4 <= n; j += 4) {
     const Vec4 x = simd::load(row + j);
-    bad = simd::bit_or(bad, simd::is_nan(simd::sub(x, x)));  // x - x is NaN for ±inf and NaN
+    bad = simd::bit_or(bad, simd::is_nan(simd::sub(x, x)));
   }
   bool finite = !simd::any(bad);
   for (; j < n; ++j) finite = finite && row[j] - row[j] == 0.0f;
