@@ -5,7 +5,7 @@ import { AttentionError, checkKeys, formatShape } from './errors.js';
 import { Tensor, nonFiniteError } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import {
-  MAX_CALL_BYTES, outputProjectionScratchBytes, planCrossAttention, planMultiHeadAttention, planScaledDotProduct,
+  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planOutputProjection, planScaledDotProduct,
   planSelfAttention, plainObject, product,
 } from './plan.js';
 
@@ -19,6 +19,14 @@ const MAX_WORKERS = 64;
 const EMPTY_BUFFERS = {
   x: 0, context: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0, q: 0, k: 0, v: 0,
   output: 0, weights: 0, scores: 0, scaledScores: 0, rawScores: 0, heads: 0, concat: 0,
+};
+
+/** How each kind of plan calls its binding, given the call's options and buffer addresses. */
+const BINDINGS = {
+  sdpa: (module, dims, options, buffers) => module._scaledDotProductAttention(dims, options, buffers),
+  projected: (module, dims, options, buffers) => module._multiHeadAttention(dims, options, buffers),
+  outputProjection: (module, { rows, width, dOut }, _options, b) =>
+    module._outputProjection(rows, width, dOut, b.concat, b.wO, b.bO, b.output),
 };
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
@@ -181,27 +189,11 @@ export class Attention {
    * | output   | [rows, d_out]   |
    */
   _projectOutput(concat, wo, bo) {
-    const [rows, width] = concat.shape;
-    const dOut = wo.shape[1];
-    const workspace = new Workspace(this.#module);
-    const inputs = [[concat, workspace.reserve(rows * width)], [wo, workspace.reserve(width * dOut)]];
-    if (bo) inputs.push([bo, workspace.reserve(dOut)]);
-    const output = workspace.reserve(rows * dOut);
-    workspace.allocate(outputProjectionScratchBytes(width, dOut));
-    try {
-      for (const [tensor, region] of inputs) workspace.write(region, tensor.data);
-      const [concatAt, woAt, boAt] = inputs.map(([, region]) => workspace.address(region));
-      const status = this.#module._outputProjection(rows, width, dOut, concatAt, woAt, boAt ?? 0, workspace.address(output));
-      if (status) throw statusError(status);
-      return { output: workspace.read(output, [rows, dOut]) };
-    } finally {
-      workspace.free();
-    }
+    return this.#run(planOutputProjection(concat, wo, bo));
   }
 
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
   #run({ kind, dims, inputs, outputs, options, maskDims, scratchBytes, square }) {
-    const binding = kind === 'sdpa' ? this.#module._scaledDotProductAttention : this.#module._multiHeadAttention;
     const workspace = new Workspace(this.#module);
     const inputRegions = Object.entries(inputs)
       .filter(([, tensor]) => tensor)
@@ -222,7 +214,7 @@ export class Attention {
         this.#checkValues(mask, workspace.address(maskRegion));
       }
       for (const [key, , region] of outputRegions) buffers[key] = workspace.address(region);
-      const status = binding(dims, {
+      const status = BINDINGS[kind](this.#module, dims, {
         hasScale: options.scale !== undefined,
         scale: options.scale ?? 0,
         causal: options.causal,

@@ -21,7 +21,7 @@ function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
 }
 
 /** Bytes of the core's packed copy of W_o in output_projection (columns rounded up to panels of 8). */
-export function outputProjectionScratchBytes(width, dOut) {
+function outputProjectionScratchBytes(width, dOut) {
   return width * Math.ceil(dOut / 8) * 8 * 4;
 }
 
@@ -108,7 +108,7 @@ function mismatch(message) {
 
 /**
  * @typedef {object} Plan
- * @property {'sdpa' | 'projected'} kind  which core entry point runs it
+ * @property {'sdpa' | 'projected' | 'outputProjection'} kind  which core entry point runs it
  * @property {object} dims      the core's dimensions (AttentionDims or ProjectionDims, in camelCase)
  * @property {object} inputs    validated tensors by the core's buffer names (null = absent)
  * @property {Record<string, number[]>} outputs  result shapes by name, in the order they are returned
@@ -125,6 +125,25 @@ function mismatch(message) {
 export function checkPlanValues(plan) {
   for (const tensor of Object.values(plan.inputs)) if (tensor) checkValues(tensor);
   if (plan.options.mask) checkValues(plan.options.mask);
+}
+
+/**
+ * Plans the output projection alone, output = concat·wo (+ bo), for the workers of ParallelAttention: its
+ * tensors ({ data, shape }) were validated by the calling thread's plan. @returns {Plan}
+ */
+export function planOutputProjection(concat, wo, bo) {
+  const [rows, width] = concat.shape;
+  const dOut = wo.shape[1];
+  return {
+    kind: 'outputProjection',
+    dims: { rows, width, dOut },
+    inputs: { concat, wO: wo, bO: bo },
+    outputs: { output: [rows, dOut] },
+    options: { causal: 0, mask: null, returnWeights: false, returnSteps: false },
+    maskDims: [1, 1, 1, 1],
+    scratchBytes: outputProjectionScratchBytes(width, dOut),
+    square: null,
+  };
 }
 
 /** Plans scaledDotProductAttention(q, k, v, options). @returns {Plan} */
