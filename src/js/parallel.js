@@ -319,7 +319,7 @@ export class ParallelAttention {
         tensor(Float32Array.from(wO.data), [width, dOut]),
         bO ? tensor(Float32Array.from(bO.data), [dOut]) : null,
       ];
-      return this.#pool.call(index, '_projectOutput', args, args.filter(Boolean).map((t) => t.data.buffer))
+      return this.#pool.call(index, 'outputProjection', args, args.filter(Boolean).map((t) => t.data.buffer))
         .then(({ output }) => ({ r0, output }));
     });
     const output = new Float32Array(rows * dOut);

@@ -1,6 +1,8 @@
 // One worker of createAttention({ workers }): a module instance of its own, answering calls from
 // parallel.js. Runs as a module Web Worker in browsers and as a worker_threads worker in Node.
 import { createAttention } from './index.js';
+import { runPlan } from './attention.js';
+import { planOutputProjection } from './plan.js';
 
 // No top-level await: bundlers build workers as classic scripts by default (Vite: format 'iife').
 
@@ -37,7 +39,9 @@ function serve(post, listen) {
     // little else, so its collector would run rarely and let them pile up (measured: +90 MB with 2 workers).
     const inputs = new Set(inputBuffers(message.args));
     try {
-      const result = attention[message.method](...message.args);
+      const result = message.method === 'outputProjection'
+        ? runPlan(attention, planOutputProjection(...message.args))
+        : attention[message.method](...message.args);
       const tensors = Object.fromEntries(Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]));
       post({ id: message.id, result: tensors }, [...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
     } catch (error) {

@@ -1,0 +1,240 @@
+// The Attention class: one instance of the WebAssembly module. Every method validates its arguments (plan.js),
+// copies the inputs into WebAssembly memory once, runs the C++ core through the Embind layer, and copies every
+// result out into JS-owned Float32Arrays. No view into WebAssembly memory outlives a call (memory growth would
+// detach it). Internal: the package's entry (index.js) exports the class; runPlan stays inside the package.
+import { AttentionError, formatShape } from './errors.js';
+import { Tensor, nonFiniteError } from './tensor.js';
+import {
+  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
+} from './plan.js';
+
+let runPlanOf;
+
+const MASK_KINDS = { none: 0, boolean: 1, additive: 2 };
+const EMPTY_BUFFERS = {
+  x: 0, context: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0, q: 0, k: 0, v: 0,
+  output: 0, weights: 0, scores: 0, scaledScores: 0, rawScores: 0, heads: 0, concat: 0,
+};
+
+/** How each kind of plan calls its binding, given the call's options and buffer addresses. */
+const BINDINGS = {
+  sdpa: (module, dims, options, buffers) => module._scaledDotProductAttention(dims, options, buffers),
+  projected: (module, dims, options, buffers) => module._multiHeadAttention(dims, options, buffers),
+  outputProjection: (module, { rows, width, dOut }, _options, b) =>
+    module._outputProjection(rows, width, dOut, b.concat, b.wO, b.bO, b.output),
+};
+
+/** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
+function statusError(status) {
+  const tab = status.indexOf('\t');
+  return new AttentionError(status.slice(0, tab), status.slice(tab + 1));
+}
+
+/**
+ * Where each buffer of a plan's call goes in its one block of WebAssembly memory (offsets 16-byte aligned, in
+ * the order inputs, mask, outputs, then the core's scratch), and the block's size.
+ * @param {import('./plan.js').Plan} plan
+ */
+export function callLayout(plan) {
+  let bytes = 0;
+  const reserve = (count, elementBytes = 4) => {
+    const offset = Math.ceil(bytes / 16) * 16;
+    bytes = offset + count * elementBytes;
+    return { offset, count, elementBytes };
+  };
+  const inputs = Object.entries(plan.inputs)
+    .filter(([, tensor]) => tensor)
+    .map(([key, tensor]) => [key, tensor, reserve(tensor.data.length)]);
+  const mask = plan.options.mask;
+  const maskRegion = mask ? reserve(mask.data.length, mask.kind === 'boolean' ? 1 : 4) : null;
+  const outputs = Object.entries(plan.outputs).map(([key, shape]) => [key, shape, reserve(product(shape))]);
+  return { inputs, maskRegion, outputs, totalBytes: bytes + plan.scratchBytes };
+}
+
+/**
+ * Throws TOO_LARGE when a plan's call would take more than MAX_CALL_BYTES of WebAssembly memory; the message
+ * names the public shapes. Runs before anything is allocated or copied.
+ * @returns {number} the bytes the call takes
+ */
+export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
+  if (totalBytes > MAX_CALL_BYTES) {
+    const square = plan.options.returnWeights && plan.square
+      ? `; the [L_q, L_k] matrices alone are ${formatShape(plan.square)} floats each, so pass returnWeights: false to skip them`
+      : '';
+    throw new AttentionError('TOO_LARGE', `this call needs ${(totalBytes / 2 ** 20).toFixed(1)} MiB of WebAssembly memory, over the limit of ${MAX_CALL_BYTES / 2 ** 20} MiB (MAX_CALL_BYTES)${square}`);
+  }
+  return totalBytes;
+}
+
+/** One call's block of WebAssembly memory, laid out by callLayout. */
+class Workspace {
+  constructor(module, totalBytes) {
+    this.module = module;
+    // malloc gives 8-byte alignment; 16 makes SIMD loads, and so the results, independent of where it lands.
+    this.allocation = module._malloc(totalBytes + 16);
+    if (!this.allocation) throw new AttentionError('OUT_OF_MEMORY', `WebAssembly memory could not grow by ${(totalBytes / 2 ** 20).toFixed(1)} MiB`);
+    this.base = Math.ceil(this.allocation / 16) * 16;
+  }
+
+  address(region) {
+    return region ? this.base + region.offset : 0;
+  }
+
+  // The heap views are read again at every use: memory may have grown since the last one.
+  write(region, data) {
+    const heap = region.elementBytes === 1 ? this.module.HEAPU8 : this.module.HEAPF32;
+    heap.set(data, this.address(region) / region.elementBytes);
+  }
+
+  read(region, shape) {
+    const start = this.address(region) / 4;
+    return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
+  }
+
+  free() {
+    if (this.allocation) this.module._free(this.allocation);
+    this.allocation = 0;
+    this.base = 0;
+  }
+}
+
+/**
+ * One instance of the WebAssembly module. Every method is synchronous, validates its arguments, and
+ * returns tensors owned by JS. After an AttentionError the instance keeps working.
+ */
+export class Attention {
+  #module;
+
+  static {
+    // The one way into #run from outside the class, for the workers (worker.js), which receive checked plans.
+    runPlanOf = (attention, plan) => attention.#run(plan);
+  }
+
+  /** @internal use createAttention() */
+  constructor(module, simd) {
+    this.#module = module;
+    /** True when the SIMD build is running. */
+    this.simd = simd;
+    /** The instruction sets Eigen uses inside the module, e.g. "SSE, SSE2, …" or "None". */
+    this.instructionSets = module._simdInstructionSets();
+  }
+
+  /** Bytes of WebAssembly memory (grows, never shrinks). */
+  get memoryBytes() {
+    return this.#module.HEAPU8.length;
+  }
+
+  /** Bytes of the module's heap in use right now; returns to its baseline after every call. */
+  heapBytesInUse() {
+    return this.#module._heapBytesInUse();
+  }
+
+  /**
+   * Scaled dot-product attention on given q, k, v.
+   *
+   * | argument | shape                                                   |
+   * |----------|---------------------------------------------------------|
+   * | q        | [L_q, d_k] · [H, L_q, d_k] · [B, H, L_q, d_k]           |
+   * | k        | [L_k, d_k] · [H_kv, L_k, d_k] · [B, H_kv, L_k, d_k]     |
+   * | v        | [L_k, d_v] · [H_kv, L_k, d_v] · [B, H_kv, L_k, d_v]     |
+   * | output   | [..., L_q, d_v]                                          |
+   * | weights  | [..., L_q, L_k]   (unless returnWeights: false)          |
+   */
+  scaledDotProductAttention(q, k, v, options) {
+    return this.#run(planScaledDotProduct(q, k, v, options));
+  }
+
+  /**
+   * Self-attention from an input: Q = x·wq (+ bq), K = x·wk (+ bk), V = x·wv (+ bv), then attention,
+   * then the optional output projection wo (+ bo). With `numHeads` in the weights, as multiHeadAttention.
+   *
+   * | argument | shape                              | result    | shape (single head)    |
+   * |----------|------------------------------------|-----------|------------------------|
+   * | x        | [L, d_model] or [B, L, d_model]    | q, k      | [..., L, d_k]          |
+   * | wq, wk   | [d_model, d_k]                     | v         | [..., L, d_v]          |
+   * | wv       | [d_model, d_v]                     | rawScores, scaledScores, scores, weights | [..., L, L] |
+   * | wo       | [d_v, d_out] (optional)            | output    | [..., L, d_out or d_v] |
+   */
+  selfAttention(x, weights, options) {
+    return this.#run(planSelfAttention(x, weights, options));
+  }
+
+  /**
+   * Cross-attention: queries from `x`, keys and values from `context`. Shapes as selfAttention, with
+   * context [L_k, d_context] or [B, L_k, d_context], wk and wv [d_context, …], and L_k columns in the weights.
+   */
+  crossAttention(x, context, weights, options) {
+    return this.#run(planCrossAttention(x, context, weights, options));
+  }
+
+  /**
+   * Multi-head (and grouped-query) self-attention. Heads are consecutive column blocks of the projections;
+   * query head h uses kv head ⌊h / (numHeads / numKvHeads)⌋.
+   *
+   * | argument | shape                       | result                                   | shape                 |
+   * |----------|-----------------------------|------------------------------------------|-----------------------|
+   * | x        | [L, d_model] · [B, L, d_model] | q                                     | [..., H, L, d_k]      |
+   * | wq       | [d_model, H·d_k]            | k                                        | [..., H_kv, L, d_k]   |
+   * | wk       | [d_model, H_kv·d_k]         | v                                        | [..., H_kv, L, d_v]   |
+   * | wv       | [d_model, H_kv·d_v]         | rawScores, scaledScores, scores, weights | [..., H, L, L]        |
+   * | wo       | [H·d_v, d_out] (optional)   | heads                                    | [..., H, L, d_v]      |
+   * |          |                             | concat                                   | [..., L, H·d_v]       |
+   * |          |                             | output                                   | [..., L, d_out or H·d_v] |
+   */
+  multiHeadAttention(x, weights, options) {
+    return this.#run(planMultiHeadAttention(x, weights, options));
+  }
+
+  /** Scans a FloatInput that the plan left unchecked (Float32Array data) where it was copied to. */
+  #checkValues(tensor, address) {
+    if (tensor.valuesChecked !== false) return;
+    const index = this.#module._findNonFinite(address, tensor.data.length, tensor.allowNegativeInfinity);
+    if (index >= 0) throw nonFiniteError(tensor, index);
+  }
+
+  /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
+  #run(plan) {
+    const { kind, dims, options, maskDims } = plan;
+    const { inputs: inputRegions, maskRegion, outputs: outputRegions, totalBytes } = callLayout(plan);
+    checkCallBytes(plan, totalBytes);
+    const mask = options.mask;
+    const workspace = new Workspace(this.#module, totalBytes);
+    try {
+      const buffers = { ...EMPTY_BUFFERS };
+      for (const [key, tensor, region] of inputRegions) {
+        workspace.write(region, tensor.data);
+        buffers[key] = workspace.address(region);
+        this.#checkValues(tensor, buffers[key]);
+      }
+      if (mask) {
+        workspace.write(maskRegion, mask.data);
+        this.#checkValues(mask, workspace.address(maskRegion));
+      }
+      for (const [key, , region] of outputRegions) buffers[key] = workspace.address(region);
+      const status = BINDINGS[kind](this.#module, dims, {
+        hasScale: options.scale !== undefined,
+        scale: options.scale ?? 0,
+        causal: options.causal,
+        maskKind: mask ? MASK_KINDS[mask.kind] : MASK_KINDS.none,
+        mask: workspace.address(maskRegion),
+        maskDims,
+      }, buffers);
+      if (status) throw statusError(status);
+      const result = {};
+      for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape);
+      return result;
+    } finally {
+      workspace.free();
+    }
+  }
+}
+
+/**
+ * @internal Runs a plan made by plan.js on `attention`'s module: for the workers of createAttention({ workers }),
+ * whose plans come checked from the calling thread. Not part of the public API.
+ * @param {Attention} attention
+ * @param {import('./plan.js').Plan} plan
+ */
+export function runPlan(attention, plan) {
+  return runPlanOf(attention, plan);
+}
