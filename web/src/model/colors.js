@@ -1,5 +1,5 @@
-// Colour scales that stay readable with colour-vision deficiencies: viridis for weights (0 to 1), and a
-// light blue–orange diverging scale for signed values.
+// The page's colours: viridis for weights (0 to 1), a light blue–orange diverging scale for signed values, and
+// the one precomputed table of both that grids and heatmaps read. Both stay readable with colour-vision deficiencies.
 
 const VIRIDIS = [
   [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],

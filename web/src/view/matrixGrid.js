@@ -1,7 +1,6 @@
-// A matrix drawn as an ARIA grid with token labels: colouring, hover details, keyboard navigation (one tab
-// stop, arrow keys move the active cell), with the cell editor and copy menu of their own files.
+// A matrix drawn as an ARIA grid with token labels, coloured cells and one active cell (one tab stop).
 // Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
-// updates as fast as a small one.
+// updates as fast as a small one. Editing, copying, pointer and keys live in files of their own.
 import { signedColor, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
