@@ -19,7 +19,6 @@ export default defineConfig({
     assetsInlineLimit: 0, // data: URLs would break under default-src 'self'
     target: 'es2022',
   },
-  worker: { format: 'es' }, // the library's optional worker uses top-level await
   server: { fs: { allow: [repo] } },
   preview: { headers: { 'Content-Security-Policy': CSP } },
 });

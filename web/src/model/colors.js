@@ -1,5 +1,5 @@
-// Colour scales that stay readable with colour-vision deficiencies: viridis for weights (0 to 1), and a
-// light blue–orange diverging scale for signed values.
+// The page's colours: viridis for weights (0 to 1), a light blue–orange diverging scale for signed values, and
+// the one precomputed table of both that grids and heatmaps read. Both stay readable with colour-vision deficiencies.
 
 const VIRIDIS = [
   [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
@@ -51,4 +51,32 @@ export function prefersLightText(rgb) {
 /** A colour as a CSS string. */
 export function cssColor([r, g, b]) {
   return `rgb(${r}, ${g}, ${b})`;
+}
+
+/** How many precomputed colours each scale has. */
+export const COLOR_LEVELS = 256;
+
+const table = (scale) => Array.from({ length: COLOR_LEVELS }, (_, k) => {
+  const rgb = scale(k / (COLOR_LEVELS - 1));
+  return { css: cssColor(rgb), light: prefersLightText(rgb) };
+});
+
+// The one colour table of the page: the grids and the heatmaps both read it, so a weight looks the same in both.
+const VIRIDIS_TABLE = table(viridis);
+const DIVERGING_TABLE = table((t) => diverging(2 * t - 1));
+
+/**
+ * The precomputed colour of a weight in [0, 1] (clamped; not a number counts as 0).
+ * @returns {{ css: string, light: boolean }}  light: white text reads better on it
+ */
+export function weightColor(value) {
+  return VIRIDIS_TABLE[Math.round(Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)) * (COLOR_LEVELS - 1))];
+}
+
+/**
+ * The precomputed colour of a signed value relative to the largest magnitude shown (0 when maxAbs is 0).
+ * @returns {{ css: string, light: boolean }}
+ */
+export function signedColor(value, maxAbs) {
+  return DIVERGING_TABLE[Math.round(((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2 * (COLOR_LEVELS - 1))];
 }

@@ -56,3 +56,9 @@ export function byId(id) {
 export function show(node, visible) {
   node.hidden = !visible;
 }
+
+/** Shows a message in a node, or empties and hides the node when there is none. */
+export function setError(node, message) {
+  node.textContent = message ?? '';
+  show(node, Boolean(message));
+}

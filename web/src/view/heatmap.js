@@ -1,17 +1,11 @@
 // Attention weights drawn on a canvas with viridis, a legend, and a labelled PNG export.
-import { cssColor, prefersLightText, viridis } from '../model/colors.js';
+import { cssColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { el } from './dom.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const LEVELS = 256;
-const VIRIDIS = Array.from({ length: LEVELS }, (_, k) => {
-  const rgb = viridis(k / (LEVELS - 1));
-  return { css: cssColor(rgb), light: prefersLightText(rgb) };
-});
-const level = (value) => VIRIDIS[Math.round(Math.min(1, Math.max(0, Number.isFinite(value) ? value : 0)) * (LEVELS - 1))];
 
 function hatch(ctx, x, y, w, h) {
   ctx.fillStyle = '#d9d9d9';
@@ -44,7 +38,7 @@ function drawCells(ctx, { data, rows, cols, blocked }, x0, y0, width, height, { 
         hatch(ctx, Math.floor(x), Math.floor(y), Math.ceil(cw), Math.ceil(ch));
         continue;
       }
-      const colour = level(data[i * cols + j]);
+      const colour = weightColor(data[i * cols + j]);
       ctx.fillStyle = colour.css;
       ctx.fillRect(Math.floor(x), Math.floor(y), Math.ceil(x + cw) - Math.floor(x), Math.ceil(y + ch) - Math.floor(y));
       if (values) {
@@ -172,7 +166,7 @@ export function weightsLegend(caption = 'attention weight') {
   const bar = el('canvas', { class: 'legend-bar', width: 256, height: 12, attrs: { 'aria-hidden': 'true' } });
   const ctx = bar.getContext('2d');
   for (let x = 0; x < 256; x++) {
-    ctx.fillStyle = cssColor(viridis(x / 255));
+    ctx.fillStyle = weightColor(x / 255).css;
     ctx.fillRect(x, 0, 1, 12);
   }
   const swatch = el('span', { class: 'legend-blocked', attrs: { 'aria-hidden': 'true' } });

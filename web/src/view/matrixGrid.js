@@ -1,108 +1,29 @@
-// A matrix drawn as an ARIA grid with token labels: optional editing, colouring, hover details, keyboard
-// navigation (one tab stop, arrow keys move the active cell) and copy buttons.
+// A matrix drawn as an ARIA grid with token labels, coloured cells and one active cell (one tab stop).
 // Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
-// updates as fast as a small one.
-import { cssColor, diverging, prefersLightText, viridis } from '../model/colors.js';
-import { EXPORT_FORMATS, exportMatrix, formatValue } from '../model/format.js';
+// updates as fast as a small one. Editing, copying, pointer and keys live in files of their own.
+import { signedColor, weightColor } from '../model/colors.js';
+import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
+import { cancelEditor, commitEditor } from './cellEditor.js';
+import { resizePool, setText } from './cellPool.js';
+import { CopyMenu } from './copyMenu.js';
 import { el } from './dom.js';
-import { hideTooltip, showTooltip } from './tooltip.js';
+import { listenToPointerAndKeys } from './gridInput.js';
+import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { digitWidth, labelWidth } from './textMeasure.js';
+import { hideTooltip } from './tooltip.js';
 
-const LEVELS = 256;
-const lut = (scale) => Array.from({ length: LEVELS }, (_, k) => {
-  const rgb = scale(k / (LEVELS - 1));
-  return { bg: cssColor(rgb), light: prefersLightText(rgb) };
-});
-const VIRIDIS_LUT = lut(viridis);
-const DIVERGING_LUT = lut((t) => diverging(2 * t - 1));
-
-/** Cell colouring by value (a precomputed level): weights use viridis on [0, 1]; signed values a diverging scale. */
+/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
 function colorFor(mode, value, maxAbs) {
   if (!Number.isFinite(value)) return null;
-  if (mode === 'weights') return VIRIDIS_LUT[Math.round(Math.min(1, Math.max(0, value)) * (LEVELS - 1))];
-  if (mode === 'signed') return DIVERGING_LUT[Math.round(((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2 * (LEVELS - 1))];
+  if (mode === 'weights') return weightColor(value);
+  if (mode === 'signed') return signedColor(value, maxAbs);
   return null;
 }
-
-/** Matrices with more cells than this update only when near the screen, or when the browser is idle. */
-const LAZY_CELLS = 1024;
-
-const waiting = new Set();
-let idleRequest = 0;
-
-function markPending() {
-  document.documentElement.dataset.pendingGrids = String(waiting.size);
-}
-
-function flushWhenIdle() {
-  if (idleRequest || waiting.size === 0) return;
-  const request = globalThis.requestIdleCallback ?? ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 30));
-  idleRequest = request((deadline) => {
-    idleRequest = 0;
-    for (const grid of waiting) {
-      grid.flush();
-      if (deadline.timeRemaining() < 6) break;
-    }
-    markPending();
-    flushWhenIdle();
-  }, { timeout: 800 });
-}
-
-const visibility = new IntersectionObserver((entries) => {
-  for (const entry of entries) {
-    const grid = entry.target.matrixGrid;
-    grid.visible = entry.isIntersecting;
-    if (grid.visible) grid.flush();
-  }
-  markPending();
-}, { rootMargin: '300px 0px' });
 
 const CELL_H = 26;
 const OVERSCAN = 2;
 let gridCount = 0;
-let charWidth = 0;
-let labelContext = null;
-
-/** The width of a digit in the grid's monospace font, measured once. */
-function digitWidth() {
-  if (!charWidth) {
-    const probe = el('div', { class: 'grid-probe' }, el('span', { class: 'c', text: '0'.repeat(20) }));
-    document.body.append(probe);
-    charWidth = probe.firstChild.getBoundingClientRect().width / 20 || 7.5;
-    probe.remove();
-  }
-  return charWidth;
-}
-
-const labelWidths = new Map();
-
-/** The widest of the labels in the row-header font, in CSS pixels (no layout involved). */
-function labelWidth(labels) {
-  const key = labels.join('\u0000');
-  if (labelWidths.has(key)) return labelWidths.get(key);
-  if (!labelContext) {
-    labelContext = document.createElement('canvas').getContext('2d');
-    labelContext.font = `600 12px ${getComputedStyle(document.body).fontFamily}`;
-  }
-  let widest = 0;
-  for (const label of labels) widest = Math.max(widest, labelContext.measureText(label).width);
-  if (labelWidths.size > 64) labelWidths.clear();
-  labelWidths.set(key, Math.ceil(widest));
-  return Math.ceil(widest);
-}
-
-/**
- * Copies text to the clipboard.
- * @returns {Promise<boolean>} false when the browser refused
- */
-async function copyText(text) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 export class MatrixGrid {
   /**
@@ -145,14 +66,10 @@ export class MatrixGrid {
 
     this.titleNode = el('span', { class: 'matrix-title', text: options.title });
     this.shapeNode = el('span', { class: 'matrix-shape' });
-    this.copyStatus = el('span', { class: 'copy-status', attrs: { 'aria-live': 'polite' } });
-    this.copyButtons = Object.entries(EXPORT_FORMATS).map(([format, label]) => el('button', {
-      type: 'button',
-      class: 'copy-button',
-      text: label,
-      attrs: { title: `Copy as ${label}` },
-      on: { click: () => this.copy(format) },
-    }));
+    this.copyMenu = new CopyMenu(() => {
+      this.flush();
+      return { title: this.options.title, rows: this.raw ?? this.rowsShown() };
+    });
     this.noteNode = el('span', { class: 'matrix-note', text: options.note ?? '' });
 
     this.corner = el('span', { class: 'corner', attrs: { role: 'columnheader' } });
@@ -169,59 +86,32 @@ export class MatrixGrid {
     },
     el('div', { class: 'gh', attrs: { role: 'row', 'aria-rowindex': '1' } }, this.corner, this.colArea),
     el('div', { class: 'gbody' }, this.headArea, this.cellArea));
-    this.scroller.matrixGrid = this;
     this.errorNode = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
     this.errorNode.hidden = true;
-    this.fallback = el('div', { class: 'copy-fallback' });
-    this.fallback.hidden = true;
     this.element = el('figure', { class: 'matrix', dataset: { matrix: options.name } },
       el('figcaption', {},
         el('span', { class: 'matrix-heading' }, this.titleNode, ' ', this.shapeNode),
-        el('span', { class: 'copy-group' }, el('span', { class: 'copy-label', text: 'copy' }), this.copyButtons, this.copyStatus)),
+        this.copyMenu.element),
       this.noteNode,
       this.scroller,
       this.errorNode,
-      this.fallback);
-    this.#labelButtons();
+      this.copyMenu.fallback);
+    this.copyMenu.setTitle(options.title);
 
-    visibility.observe(this.scroller);
+    watchVisibility(this);
     new ResizeObserver(([entry]) => {
       const { width, height } = entry.contentRect;
       if (width === this.view.width && height === this.view.height) return;
       this.view = { width, height };
-      if (this.rows) this.#renderWindow();
+      if (this.rows) this.renderWindow();
     }).observe(this.scroller);
     this.scroller.addEventListener('scroll', () => {
       this.scroll = { top: this.scroller.scrollTop, left: this.scroller.scrollLeft };
-      if (this.editor) this.#commit(false);
+      if (this.editor) commitEditor(this, false);
       hideTooltip();
-      this.#renderWindow();
+      this.renderWindow();
     }, { passive: true });
-    this.scroller.addEventListener('mouseover', (event) => this.#hover(event));
-    this.scroller.addEventListener('mouseleave', () => {
-      hideTooltip();
-      this.options.onHover?.(null);
-    });
-    this.scroller.addEventListener('click', (event) => this.#click(event));
-    this.scroller.addEventListener('dblclick', (event) => {
-      const cell = this.#cellOf(event.target);
-      if (cell && this.options.editable) this.startEdit(cell.i, cell.j);
-    });
-    this.scroller.addEventListener('keydown', (event) => this.#key(event));
-    this.scroller.addEventListener('focus', () => {
-      if (this.editor || !this.rows || !this.scroller.matches(':focus-visible')) return;
-      this.#showActive(true);
-    });
-    this.scroller.addEventListener('blur', () => {
-      hideTooltip();
-      this.options.onHover?.(null);
-    });
-  }
-
-  #labelButtons() {
-    for (const [k, label] of Object.values(EXPORT_FORMATS).entries()) {
-      this.copyButtons[k].setAttribute('aria-label', `Copy ${this.options.title} as ${label}`);
-    }
+    listenToPointerAndKeys(this);
   }
 
   /** Changes the title (e.g. when the head changes) and optionally the note. */
@@ -229,7 +119,7 @@ export class MatrixGrid {
     if (title !== this.options.title) {
       this.titleNode.textContent = title;
       this.options.title = title;
-      this.#labelButtons();
+      this.copyMenu.setTitle(title);
     }
     if (note !== undefined && this.noteNode.textContent !== note) this.noteNode.textContent = note;
   }
@@ -248,18 +138,12 @@ export class MatrixGrid {
    */
   update(view) {
     this.pending = view;
-    if (this.visible || view.rows * view.cols <= LAZY_CELLS) {
-      this.flush();
-    } else {
-      waiting.add(this);
-      flushWhenIdle();
-    }
-    markPending();
+    scheduleDraw(this, view.rows * view.cols);
   }
 
   /** Draws the values given to the last update(), if not drawn yet. */
   flush() {
-    waiting.delete(this);
+    drawn(this);
     const view = this.pending;
     if (!view) return;
     this.pending = null;
@@ -267,7 +151,7 @@ export class MatrixGrid {
   }
 
   #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText }) {
-    if (this.editor) this.#cancelEdit(false);
+    if (this.editor) cancelEditor(this, false);
     if (rows !== this.rows || cols !== this.cols) {
       this.invalid.clear();
       this.#showError(null);
@@ -311,7 +195,7 @@ export class MatrixGrid {
     const headerW = Math.min(90, labelWidth(this.colLabels.map((l) => shortLabel(l, 8))));
     this.cellW = Math.ceil(Math.max(chars * digitWidth(), headerW)) + 14;
     this.#sizeHeads();
-    this.#renderWindow();
+    this.renderWindow();
   }
 
   #sizeHeads() {
@@ -337,11 +221,12 @@ export class MatrixGrid {
     return { r0, c0, rows, cols };
   }
 
-  #renderWindow() {
+  /** Draws the cells in view (plus a margin) from the current values. */
+  renderWindow() {
     if (!this.rows) return;
     const win = this.#windowFor();
     this.window = win;
-    this.#ensurePool(win.rows, win.cols);
+    resizePool(this, win.rows, win.cols);
     this.cellWindow.style.top = `${win.r0 * CELL_H}px`;
     this.cellWindow.style.left = `${win.c0 * this.cellW}px`;
     this.headWindow.style.top = `${win.r0 * CELL_H}px`;
@@ -380,39 +265,6 @@ export class MatrixGrid {
     this.#markActive();
   }
 
-  #ensurePool(rows, cols) {
-    const { pool } = this;
-    const cellNode = () => {
-      const node = document.createElement('span');
-      node.className = 'c';
-      node.setAttribute('role', 'gridcell');
-      node.append(document.createTextNode(''));
-      return node;
-    };
-    while (pool.colHeads.length < cols) {
-      const node = el('span', { class: 'ch', attrs: { role: 'columnheader' } }, '');
-      pool.colHeads.push(node);
-      this.colWindow.append(node);
-    }
-    while (pool.colHeads.length > cols) pool.colHeads.pop().remove();
-    while (pool.rows.length < rows) {
-      const row = el('div', { class: 'gr', attrs: { role: 'row' } }, el('span', { class: 'sr-only', attrs: { role: 'rowheader' } }, ''));
-      pool.rows.push(row);
-      this.cellWindow.append(row);
-      const head = el('span', { class: 'rh' }, '');
-      pool.heads.push(head);
-      this.headWindow.append(head);
-    }
-    while (pool.rows.length > rows) {
-      pool.rows.pop().remove();
-      pool.heads.pop().remove();
-    }
-    for (const row of pool.rows) {
-      while (row.children.length - 1 < cols) row.append(cellNode());
-      while (row.children.length - 1 > cols) row.lastChild.remove();
-    }
-  }
-
   #bind(node, i, j) {
     const k = i * this.cols + j;
     const value = this.values[k];
@@ -436,7 +288,7 @@ export class MatrixGrid {
     if (node.className !== cls) node.className = cls;
     const colour = cls === 'c' || cls === 'c active' ? colorFor(this.options.color, value, this.maxAbs) : null;
     if (node.colour !== colour) {
-      node.style.backgroundColor = colour ? colour.bg : '';
+      node.style.backgroundColor = colour ? colour.css : '';
       node.style.color = colour?.light ? '#fff' : '';
       node.colour = colour;
     }
@@ -446,7 +298,7 @@ export class MatrixGrid {
   }
 
   /** The DOM node showing cell (i, j), when it is in the drawn window. */
-  #nodeAt(i, j) {
+  nodeAt(i, j) {
     const { r0, c0, rows, cols } = this.window;
     if (i < r0 || i >= r0 + rows || j < c0 || j >= c0 + cols) return null;
     return this.pool.rows[i - r0].children[j - c0 + 1];
@@ -455,7 +307,7 @@ export class MatrixGrid {
   #markActive() {
     const activeId = `${this.id}-active`;
     const old = document.getElementById(activeId);
-    const node = this.#nodeAt(this.active.i, this.active.j);
+    const node = this.nodeAt(this.active.i, this.active.j);
     if (old && old !== node) old.removeAttribute('id');
     if (node) {
       node.id = activeId;
@@ -465,8 +317,13 @@ export class MatrixGrid {
     }
   }
 
+  /** How many rows PageUp and PageDown move. */
+  pageRows() {
+    return Math.max(1, Math.floor(this.scroller.clientHeight / CELL_H) - 2);
+  }
+
   /** Scrolls so that cell (i, j) is in view, and draws the window around it. */
-  #reveal(i, j) {
+  reveal(i, j) {
     const s = this.scroller;
     const top = i * CELL_H;
     const viewH = s.clientHeight - CELL_H;
@@ -477,135 +334,18 @@ export class MatrixGrid {
     if (left < s.scrollLeft) s.scrollLeft = left;
     else if (left + this.cellW > s.scrollLeft + viewW) s.scrollLeft = left + this.cellW - viewW;
     this.scroll = { top: s.scrollTop, left: s.scrollLeft };
-    this.#renderWindow();
+    this.renderWindow();
   }
 
-  #showActive(describe) {
-    const { i, j } = this.active;
-    this.#reveal(i, j);
-    const node = this.#nodeAt(i, j);
-    if (describe && node) this.#describe(i, j, node);
-    this.options.onHover?.({ i, j });
+  /** Forgets invalid typed text, e.g. after the matrix was replaced by a paste. */
+  clearInvalid() {
+    this.invalid.clear();
+    this.#showError(null);
+    if (this.rows) this.renderWindow();
   }
 
-  #setActive(i, j) {
-    this.active = { i: Math.min(this.rows - 1, Math.max(0, i)), j: Math.min(this.cols - 1, Math.max(0, j)) };
-    this.#showActive(true);
-  }
-
-  #cellOf(target) {
-    const node = target instanceof Element ? target.closest('.c') : null;
-    if (!node || !this.scroller.contains(node) || node.dataset.i === undefined) return null;
-    return { i: Number(node.dataset.i), j: Number(node.dataset.j), node };
-  }
-
-  #describe(i, j, anchor) {
-    const { describe } = this.options;
-    if (!describe) return;
-    showTooltip(describe(i, j, this.values[i * this.cols + j]), anchor);
-  }
-
-  #hover(event) {
-    const cell = this.#cellOf(event.target);
-    if (!cell || this.editor) return;
-    const box = cell.node.getBoundingClientRect();
-    this.#describe(cell.i, cell.j, { x: box.right - 10, y: box.bottom - 12 });
-    this.options.onHover?.({ i: cell.i, j: cell.j });
-  }
-
-  #click(event) {
-    const cell = this.#cellOf(event.target);
-    if (!cell || this.editor) return;
-    this.active = { i: cell.i, j: cell.j };
-    this.#renderWindow();
-    if (this.options.onActivate) this.options.onActivate(cell.i, cell.j);
-    else if (this.options.editable && event.pointerType === 'touch') this.startEdit(cell.i, cell.j);
-  }
-
-  #key(event) {
-    if (this.editor || !this.rows || event.target !== this.scroller) return;
-    const { i, j } = this.active;
-    const page = Math.max(1, Math.floor(this.scroller.clientHeight / CELL_H) - 2);
-    const moves = {
-      ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-      Home: [i, 0], End: [i, this.cols - 1], PageUp: [i - page, j], PageDown: [i + page, j],
-    };
-    if (moves[event.key] && !event.altKey) {
-      event.preventDefault();
-      this.#setActive(...moves[event.key]);
-      return;
-    }
-    if (this.options.onActivate && (event.key === 'Enter' || event.key === ' ')) {
-      event.preventDefault();
-      this.options.onActivate(i, j);
-      return;
-    }
-    if (!this.options.editable) return;
-    if (event.key === 'Enter' || event.key === 'F2') {
-      event.preventDefault();
-      this.startEdit(i, j);
-    } else if (event.key.length === 1 && /[-+.\d\u2212]/u.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
-      event.preventDefault();
-      this.startEdit(i, j, event.key);
-    }
-  }
-
-  /** Opens the cell editor on cell (i, j), optionally replacing its text with `initial`. */
-  startEdit(i, j, initial) {
-    if (!this.options.editable) return;
-    if (this.editor) this.#cancelEdit(false);
-    this.active = { i, j };
-    this.#reveal(i, j);
-    const node = this.#nodeAt(i, j);
-    if (!node) return;
-    const k = i * this.cols + j;
-    const current = this.invalid.get(k) ?? (this.raw ? String(this.raw[i][j]) : String(this.values[k]));
-    const input = el('input', {
-      class: 'cell-editor',
-      type: 'text',
-      value: initial ?? current,
-      attrs: {
-        inputmode: 'decimal',
-        spellcheck: 'false',
-        autocomplete: 'off',
-        'aria-label': `${this.options.title}, row ${this.rowLabels[i]}, column ${this.colLabels[j]}`,
-      },
-    });
-    this.editor = { input, i, j, node };
-    hideTooltip();
-    node.classList.add('editing');
-    node.append(input);
-    input.focus({ preventScroll: true });
-    if (initial === undefined) input.select();
-    input.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter') {
-        event.preventDefault();
-        this.#commit(true);
-      } else if (event.key === 'Escape') {
-        event.preventDefault();
-        this.#cancelEdit(true);
-      } else if (event.key === 'Tab') {
-        this.#commit(false);
-      }
-    });
-    input.addEventListener('blur', () => {
-      if (this.editor?.input === input) this.#commit(false);
-    });
-  }
-
-  #closeEditor() {
-    const { input, node } = this.editor;
-    this.editor = null;
-    input.remove();
-    node.classList.remove('editing');
-  }
-
-  #commit(refocus) {
-    const { input, i, j } = this.editor;
-    const text = input.value;
-    this.#closeEditor();
-    const k = i * this.cols + j;
-    const error = this.options.onEdit?.(i, j, text) ?? null;
+  /** Keeps refused text in cell k with its message (error), or clears it (error null). */
+  setCellError(k, text, error) {
     if (error) {
       this.invalid.set(k, text);
       this.#showError(error);
@@ -613,21 +353,6 @@ export class MatrixGrid {
       this.invalid.delete(k);
       if (this.invalid.size === 0) this.#showError(null);
     }
-    this.#renderWindow();
-    if (refocus) this.scroller.focus({ preventScroll: true });
-  }
-
-  #cancelEdit(refocus) {
-    this.#closeEditor();
-    this.#renderWindow();
-    if (refocus) this.scroller.focus({ preventScroll: true });
-  }
-
-  /** Forgets invalid typed text, e.g. after the matrix was replaced by a paste. */
-  clearInvalid() {
-    this.invalid.clear();
-    this.#showError(null);
-    if (this.rows) this.#renderWindow();
   }
 
   #showError(message) {
@@ -656,7 +381,7 @@ export class MatrixGrid {
     this.rowWeightMax = weights ? Math.max(...weights) : 1;
     if (!this.rows) return;
     this.#sizeHeads();
-    this.#renderWindow();
+    this.renderWindow();
   }
 
   /** The values shown, as rows. */
@@ -664,30 +389,4 @@ export class MatrixGrid {
     return Array.from({ length: this.rows }, (_, i) => Array.from({ length: this.cols }, (_, j) => this.values[i * this.cols + j]));
   }
 
-  /** Copies the matrix as NumPy, JSON or CSV; when the clipboard is refused, shows the text to copy by hand. */
-  async copy(format) {
-    this.flush();
-    const rows = this.raw ?? this.rowsShown();
-    const text = exportMatrix(rows, format);
-    this.fallback.hidden = true;
-    if (await copyText(text)) {
-      this.copyStatus.textContent = `${EXPORT_FORMATS[format]} copied`;
-      clearTimeout(this.copyTimer);
-      this.copyTimer = setTimeout(() => {
-        this.copyStatus.textContent = '';
-      }, 2500);
-      return;
-    }
-    const area = el('textarea', { class: 'copy-text', readOnly: true, value: text, rows: Math.min(8, rows.length + 1), attrs: { 'aria-label': `${this.options.title} as ${EXPORT_FORMATS[format]}` } });
-    const close = el('button', { type: 'button', class: 'small secondary', text: 'Close', on: { click: () => { this.fallback.hidden = true; } } });
-    this.fallback.replaceChildren(el('p', { class: 'hint', text: 'The browser did not allow copying: select the text below and copy it.' }), area, close);
-    this.fallback.hidden = false;
-    area.focus();
-    area.select();
-  }
-}
-
-function setText(node, text) {
-  const textNode = node.firstChild;
-  if (textNode.nodeValue !== text) textNode.nodeValue = text;
 }

@@ -1,0 +1,205 @@
+// The controls' wiring: examples, sentence, sizes, seed, attention settings, edits, paste, link and PNG export.
+import { EXAMPLES } from './model/examples.js';
+import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
+import { headSlice, labelsFor, maskCell } from './model/inputs.js';
+import { INPUT_NAMES } from './model/matrices.js';
+import { MAX_SEED } from './model/rng.js';
+import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
+import { tokenize } from './model/tokens.js';
+import { copyText } from './view/clipboard.js';
+import { byId, el, setError, show } from './view/dom.js';
+import { downloadCanvas, heatmapPicture } from './view/heatmap.js';
+
+/**
+ * What the controls read and change: the state and last result, and the page's actions.
+ * @typedef {{ state: object, result: object | null, setState: (next: object, options?: { from?: Element }) => void,
+ *   writeHash: () => void, loadHash: () => void, clearInvalid: (name?: string) => void }} App
+ */
+
+const sizeInputs = {};
+
+/** Adds the example buttons, size fields and precision options, and listens to every control. */
+export function buildControls(app) {
+  const examples = byId('examples');
+  for (const example of EXAMPLES) {
+    examples.append(el('button', {
+      type: 'button',
+      class: 'example',
+      text: example.title,
+      dataset: { example: example.id },
+      on: {
+        click: () => {
+          clearFieldErrors();
+          app.clearInvalid();
+          byId('example-about').textContent = example.about;
+          app.setState(example.state());
+        },
+      },
+    }));
+  }
+
+  const sizes = byId('sizes');
+  for (const [key, label] of Object.entries(SIZE_NAMES)) {
+    const input = el('input', { id: `size-${key}`, type: 'number', min: 1, max: LIMITS[key], step: 1, inputMode: 'numeric', on: { input: (event) => readSizes(app, event) } });
+    sizeInputs[key] = input;
+    sizes.append(el('label', { class: 'field', htmlFor: input.id }, el('span', { text: label }), input));
+  }
+
+  byId('sentence').addEventListener('input', (event) => {
+    const { state } = app;
+    const sentence = event.target.value;
+    const tokens = tokenize(sentence);
+    const error = byId('sentence-error');
+    if (tokens.length === 0) return setError(error, 'Type at least one word: each word is a token.');
+    if (tokens.length > LIMITS.n) return setError(error, `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.`);
+    setError(error, null);
+    const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
+    app.setState({ ...next, sentence }, { from: event.target });
+  });
+
+  byId('seed').addEventListener('input', (event) => {
+    const value = event.target.value.trim();
+    const seed = /^\d{1,10}$/u.test(value) ? Number(value) : NaN;
+    if (!(seed >= 0 && seed <= MAX_SEED)) return setError(byId('seed-error'), `The seed must be a whole number from 0 to ${MAX_SEED}.`);
+    setError(byId('seed-error'), null);
+    app.setState(redrawn(app, { ...app.state, seed }), { from: event.target });
+  });
+  byId('new-seed').addEventListener('click', () => {
+    setError(byId('seed-error'), null);
+    app.setState(redrawn(app, { ...app.state, seed: Math.floor(Math.random() * 100000) }));
+  });
+  for (const radio of document.querySelectorAll('input[name="dist"]')) {
+    radio.addEventListener('change', () => app.setState(redrawn(app, { ...app.state, dist: radio.value })));
+  }
+  byId('reset-numbers').addEventListener('click', () => app.setState(redrawn(app, { ...app.state })));
+
+  byId('causal').addEventListener('change', (e) => {
+    setError(byId('mask-message'), null);
+    app.setState({ ...app.state, causal: e.target.checked });
+  });
+  byId('scaling').addEventListener('change', (e) => app.setState({ ...app.state, scaling: e.target.checked }));
+  byId('temperature').addEventListener('input', (e) => {
+    const t = Math.round(Number(e.target.value) * 100) / 100;
+    app.setState({ ...app.state, temperature: Math.min(LIMITS.temperatureMax, Math.max(LIMITS.temperatureMin, t)) }, { from: e.target });
+  });
+  byId('share-qk').addEventListener('change', (e) => app.setState({ ...app.state, shareQK: e.target.checked, wk: null }));
+  byId('head').addEventListener('change', (e) => app.setState({ ...app.state, head: Number(e.target.value) }));
+  byId('clear-mask').addEventListener('click', () => {
+    setError(byId('mask-message'), null);
+    app.setState({ ...app.state, mask: null });
+  });
+
+  const precision = byId('precision');
+  for (let p = 0; p <= LIMITS.precision; p++) precision.append(el('option', { value: String(p), text: String(p) }));
+  precision.addEventListener('change', () => app.setState({ ...app.state, precision: Number(precision.value) }));
+
+  byId('paste-apply').addEventListener('click', () => applyPaste(app));
+  byId('copy-link').addEventListener('click', () => copyLink(app));
+  byId('download-png').addEventListener('click', () => downloadPng(app));
+  window.addEventListener('hashchange', () => {
+    if (location.hash === `#${encodeState(app.state)}`) return;
+    app.loadHash();
+  });
+}
+
+/** A number typed into cell (i, j) of input matrix `name`: the new state, or the message of why not. */
+export function editCell(app, name, i, j, text) {
+  const edit = typedCell(app.state, name, i, j, text);
+  if (edit.error) return edit.error;
+  app.setState(edit.state);
+  return null;
+}
+
+/** A click on mask cell (i, j): blocks or allows it, or says why the causal mask keeps it. */
+export function toggleMaskCell(app, i, j) {
+  const toggle = toggledMask(app.state, i, j);
+  setError(byId('mask-message'), toggle.error ?? null);
+  if (toggle.state) app.setState(toggle.state);
+}
+
+/** The state with every matrix drawn again from the seed (typed numbers dropped). */
+function redrawn(app, next) {
+  app.clearInvalid();
+  return { ...next, x: null, wq: null, wk: null, wv: null };
+}
+
+function readSizes(app, event) {
+  const sizes = {};
+  for (const [key, input] of Object.entries(sizeInputs)) {
+    sizes[key] = /^\d+$/u.test(input.value.trim()) ? Number(input.value) : NaN;
+  }
+  const errors = checkSizes(sizes);
+  for (const [key, input] of Object.entries(sizeInputs)) input.setAttribute('aria-invalid', String(Boolean(errors[key])));
+  const messages = Object.values(errors);
+  setError(byId('sizes-error'), messages.length ? `${messages.join('. ')}. The last good sizes are still used.` : null);
+  if (messages.length) return;
+  const same = Object.keys(sizes).every((key) => sizes[key] === app.state[key]);
+  if (!same) app.setState(withSizes(app.state, sizes), { from: event?.target });
+}
+
+/** Clears the messages under the fields (a new example or link replaces what they were about). */
+export function clearFieldErrors() {
+  for (const id of ['sentence-error', 'sizes-error', 'seed-error', 'paste-error', 'mask-message']) setError(byId(id), null);
+  for (const input of Object.values(sizeInputs)) input.setAttribute('aria-invalid', 'false');
+}
+
+/** Shows the state in the controls, leaving alone the one being typed in (`from`) and the focused one. */
+export function syncControls(state, from) {
+  const set = (node, property, value) => {
+    if (node !== from && node !== document.activeElement && node[property] !== value) node[property] = value;
+  };
+  set(byId('sentence'), 'value', state.sentence);
+  for (const [key, input] of Object.entries(sizeInputs)) {
+    if (input !== from && input.getAttribute('aria-invalid') !== 'true') set(input, 'value', String(state[key]));
+  }
+  set(byId('seed'), 'value', String(state.seed));
+  for (const radio of document.querySelectorAll('input[name="dist"]')) radio.checked = radio.value === state.dist;
+  byId('causal').checked = state.causal;
+  byId('scaling').checked = state.scaling;
+  set(byId('temperature'), 'value', String(state.temperature));
+  byId('temperature-value').textContent = String(state.temperature);
+  byId('share-qk').checked = state.shareQK;
+  byId('precision').value = String(state.precision);
+  const head = byId('head');
+  if (head.options.length !== state.numHeads) {
+    head.replaceChildren(...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })));
+  }
+  head.value = String(state.head);
+  show(byId('head-field'), state.numHeads > 1);
+  show(byId('clear-mask'), Boolean(state.mask));
+  show(byId('reset-numbers'), INPUT_NAMES.some((name) => state[name]));
+  byId('paste-target').querySelector('option[value="wk"]').disabled = state.shareQK;
+}
+
+function applyPaste(app) {
+  const error = byId('paste-error');
+  const done = byId('paste-done');
+  done.textContent = '';
+  const target = byId('paste-target').value;
+  const paste = pastedMatrix(app.state, target, byId('paste-text').value);
+  if (paste.error) return setError(error, paste.error);
+  setError(error, null);
+  app.clearInvalid(target);
+  done.textContent = paste.message;
+  app.setState(paste.state);
+}
+
+async function copyLink(app) {
+  app.writeHash();
+  const status = byId('link-status');
+  const copied = await copyText(location.href, { mount: status, label: 'Link to this example', lead: 'Copy this link:' });
+  if (copied) status.textContent = 'Link copied. Anyone who opens it sees this exact example.';
+}
+
+function downloadPng(app) {
+  const { state, result } = app;
+  if (!result) return;
+  const labels = labelsFor(state);
+  const weights = headSlice(result.weights, state.head);
+  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.slice(0, 60)}`;
+  const picture = heatmapPicture({
+    data: weights.data, rows: state.n, cols: state.n, rowLabels: labels, colLabels: labels, title, precision: state.precision,
+    blocked: (i, j) => maskCell(state, i, j) !== 'open',
+  });
+  downloadCanvas(picture, 'attention-weights.png');
+}

@@ -1,0 +1,61 @@
+// The "Why divide by √d_k?" panel: runs the scaling experiment when the seed changes and draws its two charts.
+import { EXPERIMENT_DKS, runScalingExperiment } from './model/experiment.js';
+import { scalingSummary } from './model/lesson.js';
+import { lineChart } from './view/chart.js';
+import { byId, el } from './view/dom.js';
+
+let experimentTimer = 0;
+let experimentSeed = null;
+
+/**
+ * Runs the experiment again shortly, unless it already ran for this seed.
+ * @param {{ attn: object, state: object }} app  read when the experiment runs
+ */
+export function scheduleExperiment(app) {
+  if (experimentSeed === app.state.seed) return;
+  clearTimeout(experimentTimer);
+  experimentTimer = setTimeout(() => runExperiment(app.attn, app.state), 120);
+}
+
+function runExperiment(attn, state) {
+  experimentSeed = state.seed;
+  const { rows, maxEntropy, length } = runScalingExperiment(attn, { seed: state.seed });
+  const xs = rows.map((r) => r.dK);
+  const marker = { x: state.dK, text: `your d_k = ${state.dK}` };
+  const variance = lineChart({
+    label: 'Variance of the scores against d_k: unscaled it grows like d_k, scaled it stays near 1',
+    xs,
+    series: [
+      { name: 'QKᵀ unscaled', values: rows.map((r) => r.varianceRaw), cls: 'series-raw' },
+      { name: 'QKᵀ ÷ √d_k', values: rows.map((r) => r.varianceScaled), cls: 'series-scaled' },
+    ],
+    xLabel: 'd_k',
+    yLabel: 'variance of the scores',
+    yScale: 'log2',
+    yRange: [0.25, 512],
+    yTicks: [0.25, 1, 4, 16, 64, 256],
+    marker: EXPERIMENT_DKS.includes(state.dK) ? marker : undefined,
+  });
+  const entropy = lineChart({
+    label: 'Mean entropy of the softmax rows against d_k: unscaled it falls towards 0, scaled it stays high',
+    xs,
+    series: [
+      { name: 'softmax(QKᵀ)', values: rows.map((r) => r.entropyRaw), cls: 'series-raw' },
+      { name: 'softmax(QKᵀ ÷ √d_k)', values: rows.map((r) => r.entropyScaled), cls: 'series-scaled' },
+    ],
+    xLabel: 'd_k',
+    yLabel: 'row entropy (bits)',
+    yScale: 'linear',
+    yRange: [0, Math.ceil(maxEntropy)],
+    yTicks: [0, 1, 2, 3, 4].filter((t) => t <= Math.ceil(maxEntropy)),
+    guide: { y: maxEntropy, text: `even over ${length} keys: ${maxEntropy} bits` },
+  });
+  const legend = el('p', { class: 'chart-legend' },
+    el('span', { class: 'key series-raw' }), 'without scaling ', el('span', { class: 'key series-scaled' }), 'divided by √d_k');
+  const summary = el('p', { class: 'hint', text: scalingSummary(rows, state.seed) });
+  byId('mount-charts').replaceChildren(
+    el('figure', { class: 'chart-box' }, el('figcaption', { text: 'Variance of the scores' }), variance),
+    el('figure', { class: 'chart-box' }, el('figcaption', { text: 'How spread out the softmax rows are' }), entropy),
+    legend,
+    summary);
+}

@@ -1,0 +1,204 @@
+// Draws the steps of attention: the grids from X to the output, the weights' heatmap, the heads and their texts.
+import { formatShape } from '../model/format.js';
+import { averageHeads, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
+import { entropyText, explainOutputRow, headColumnsNote, headsText, scaleTexts, varianceText } from '../model/lesson.js';
+import { INPUT_TITLES, currentMatrix, headWidth } from '../model/matrices.js';
+import { cellTooltip } from '../model/tooltips.js';
+import { byId, el, show } from './dom.js';
+import { Heatmap, weightsLegend } from './heatmap.js';
+import { MatrixGrid } from './matrixGrid.js';
+
+const dims = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+export class Steps {
+  /**
+   * Builds the grids and heatmaps into the page's mount points.
+   * @param {{ state: object, result: object | null }} app  read at each hover and draw
+   * @param {{ onEdit: (name: string, i: number, j: number, text: string) => string | null,
+   *   onToggleMask: (i: number, j: number) => void, onSelectHead: (head: number) => void }} handlers
+   */
+  constructor(app, handlers) {
+    this.app = app;
+    this.handlers = handlers;
+    this.hoveredOutputRow = null;
+    this.headViews = [];
+    const tip = (matrix) => (i, j, value) => cellTooltip(app.state, app.result, matrix, i, j, value);
+    const hoverPair = (cell) => this.#hoverPair(cell);
+    const signed = { color: 'signed' };
+    const grids = {};
+    this.grids = grids;
+    const editable = (name) => ({ editable: true, onEdit: (i, j, t) => handlers.onEdit(name, i, j, t), describe: tip(name) });
+    grids.x = new MatrixGrid({ name: 'x', title: 'X', note: 'embeddings · rows: tokens', ...signed, ...editable('x') });
+    for (const name of ['wq', 'wk', 'wv']) {
+      grids[name] = new MatrixGrid({ name, title: INPUT_TITLES[name], note: 'weights · editable', ...signed, ...editable(name) });
+    }
+    grids.q = new MatrixGrid({ name: 'q', title: 'Q', note: 'queries', ...signed, describe: tip('q') });
+    grids.k = new MatrixGrid({ name: 'k', title: 'K', note: 'keys', ...signed, describe: tip('k') });
+    grids.v = new MatrixGrid({ name: 'v', title: 'V', note: 'values', ...signed, describe: tip('v') });
+    grids.raw = new MatrixGrid({ name: 'rawScores', title: 'QKᵀ', note: 'rows: queries · columns: keys', ...signed, onHover: hoverPair, describe: tip('rawScores') });
+    grids.scaled = new MatrixGrid({ name: 'scaledScores', title: 'scaled scores', note: 'QKᵀ × factor', ...signed, onHover: hoverPair, describe: tip('scaledScores') });
+    grids.mask = new MatrixGrid({
+      name: 'mask', title: 'mask', note: 'click to block / allow', render: (i, j) => this.#maskRender(i, j),
+      onActivate: (i, j) => handlers.onToggleMask(i, j), onHover: hoverPair, describe: tip('mask'),
+    });
+    grids.scores = new MatrixGrid({ name: 'scores', title: 'masked scores', note: 'scaled scores + mask', ...signed, onHover: hoverPair, describe: tip('scores') });
+    grids.weights = new MatrixGrid({
+      name: 'weights', title: 'attention weights', note: 'softmax of each row · rows sum to 1', color: 'weights', onHover: hoverPair,
+      masked: (i, j) => maskCell(app.state, i, j) !== 'open', describe: tip('weights'),
+    });
+    grids.vOut = new MatrixGrid({ name: 'vOut', title: 'V', note: 'values', ...signed, describe: tip('vOut') });
+    grids.output = new MatrixGrid({ name: 'output', title: 'output', note: 'one row per token', ...signed, onHover: (cell) => this.#hoverOutput(cell), describe: tip('output') });
+    grids.concat = new MatrixGrid({ name: 'concat', title: 'concatenated heads', note: 'head outputs side by side', ...signed, describe: tip('concat') });
+
+    const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
+    byId('mount-x').append(grids.x.element);
+    byId('mount-q').append(op('X ·'), grids.wq.element, op('='), grids.q.element);
+    byId('mount-k').append(op('X ·'), grids.wk.element, op('='), grids.k.element);
+    byId('mount-v').append(op('X ·'), grids.wv.element, op('='), grids.v.element);
+    byId('mount-raw').append(grids.raw.element);
+    byId('mount-scaled').append(grids.scaled.element);
+    byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
+    byId('mount-weights').append(grids.weights.element);
+    byId('mount-output').append(op('weights ·'), grids.vOut.element, op('='), grids.output.element);
+    byId('mount-concat').append(grids.concat.element);
+
+    this.heatmap = new Heatmap({
+      label: 'Heatmap of the attention weights: rows are queries, columns are keys',
+      labels: true,
+      onHover: hoverPair,
+      describe: tip('heatmap'),
+    });
+    byId('mount-heatmap').append(this.heatmap.element);
+    byId('mount-legend').append(weightsLegend());
+  }
+
+  /** Forgets refused typed text in the input matrix `name`, or in every grid. */
+  clearInvalid(name) {
+    if (name) this.grids[name].clearInvalid();
+    else for (const grid of Object.values(this.grids)) grid.clearInvalid();
+  }
+
+  #maskRender(i, j) {
+    const kind = maskCell(this.app.state, i, j);
+    if (kind === 'open') return { text: '0', cls: 'mask-open' };
+    return { text: '-∞', cls: kind === 'causal' ? 'mask-causal' : 'mask-blocked' };
+  }
+
+  #hoverPair(cell) {
+    this.grids.q.highlightRow(cell ? cell.i : null);
+    this.grids.k.highlightRow(cell ? cell.j : null);
+    this.heatmap.setHighlight(cell ? { i: cell.i, j: cell.j } : null);
+  }
+
+  #hoverOutput(cell) {
+    const i = cell ? cell.i : null;
+    this.hoveredOutputRow = i;
+    this.grids.weights.highlightRow(i);
+    this.grids.output.highlightRow(i);
+    this.heatmap.setHighlight(i === null ? null : { i });
+    this.#explainOutput();
+  }
+
+  #explainOutput() {
+    const { text, weights } = explainOutputRow(this.app.state, this.app.result, this.hoveredOutputRow);
+    this.grids.vOut.emphasizeRows(weights);
+    byId('output-explain').textContent = text;
+  }
+
+  /** Draws the state's inputs and the result of selfAttention on them. */
+  draw(state, result) {
+    const { grids } = this;
+    const labels = labelsFor(state);
+    const { n, dModel, dK, dV, numHeads: H, head: h, precision } = state;
+    const headNote = H > 1 ? ` (head ${h + 1} of ${H})` : '';
+    const flat = (rows) => Float64Array.from(rows.flat());
+
+    const x = currentMatrix(state, 'x');
+    grids.x.update({ data: flat(x), rows: n, cols: dModel, rowLabels: labels, colLabels: dims(dModel), precision, raw: x });
+    for (const name of ['wq', 'wk', 'wv']) {
+      const width = headWidth(state, name);
+      const block = columnBlock(currentMatrix(state, name), h * width, width);
+      grids[name].options.editable = !(name === 'wk' && state.shareQK);
+      grids[name].setTitle(`${INPUT_TITLES[name]}${headNote}`, name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable');
+      grids[name].update({ data: flat(block), rows: dModel, cols: width, rowLabels: dims(dModel), colLabels: dims(width), precision, raw: block });
+    }
+    const perHead = (grid, tensor, title, colLabels) => {
+      grid.setTitle(`${title}${headNote}`);
+      grid.update({ data: headSlice(tensor, h).data, rows: n, cols: colLabels.length, rowLabels: labels, colLabels, precision });
+    };
+    perHead(grids.q, result.q, 'Q', dims(dK));
+    perHead(grids.k, result.k, 'K', dims(dK));
+    perHead(grids.v, result.v, 'V', dims(dV));
+    perHead(grids.raw, result.rawScores, 'QKᵀ', labels);
+    perHead(grids.scaled, result.scaledScores, 'scaled scores', labels);
+    const additiveMask = Float32Array.from({ length: n * n }, (_, k) => (maskCell(state, Math.floor(k / n), k % n) === 'open' ? 0 : -Infinity));
+    grids.mask.update({ data: additiveMask, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
+    perHead(grids.scores, result.scores, 'masked scores', labels);
+    perHead(grids.weights, result.weights, 'attention weights', labels);
+    perHead(grids.vOut, result.v, 'V', dims(dV));
+    perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
+    if (H > 1) {
+      grids.concat.update({ data: result.concat.data, rows: n, cols: H * dV, rowLabels: labels, colLabels: Array.from({ length: H * dV }, (_, c) => `h${Math.floor(c / dV) + 1}·${c % dV}`), precision });
+    }
+
+    const weights = headSlice(result.weights, h);
+    const blocked = (i, j) => maskCell(state, i, j) !== 'open';
+    this.heatmap.update({ data: weights.data, rows: n, cols: n, blocked, rowLabels: labels, colLabels: labels });
+    byId('heatmap-caption').textContent = `${formatShape([n, n])}${headNote}`;
+    this.#drawHeads(state, result);
+    this.#drawTexts(state, result);
+    this.#explainOutput();
+  }
+
+  #headFigure(index) {
+    const isAverage = index === -1;
+    const map = new Heatmap({
+      label: isAverage ? 'Average of the heads' : `Head ${index + 1} attention weights`,
+      describe: (i, j, w) => cellTooltip(this.app.state, this.app.result, isAverage ? 'average' : 'head', i, j, w),
+    });
+    const caption = isAverage
+      ? el('figcaption', { class: 'head-caption', text: 'average' })
+      : el('figcaption', {}, el('button', { type: 'button', class: 'head-button', text: `head ${index + 1}`, attrs: { 'aria-label': `Show head ${index + 1} in the steps` }, on: { click: () => this.handlers.onSelectHead(index) } }));
+    const figure = el('figure', { class: `head-figure${isAverage ? ' average' : ''}` }, caption, map.element);
+    return { figure, map };
+  }
+
+  #drawHeads(state, result) {
+    const mount = byId('mount-heads');
+    const H = state.numHeads;
+    const views = this.headViews;
+    show(this.grids.concat.element, H > 1);
+    byId('heads-text').textContent = headsText(state);
+    if (H === 1) {
+      mount.replaceChildren();
+      views.length = 0;
+      return;
+    }
+    if (views.length !== H + 1) {
+      views.length = 0;
+      for (let h = 0; h < H; h++) views.push(this.#headFigure(h));
+      views.push(this.#headFigure(-1));
+      mount.replaceChildren(...views.map((v) => v.figure), el('div', { class: 'heads-legend' }, weightsLegend()));
+    }
+    const blocked = (i, j) => maskCell(state, i, j) !== 'open';
+    for (let h = 0; h < H; h++) {
+      const { data } = headSlice(result.weights, h);
+      views[h].map.update({ data, rows: state.n, cols: state.n, blocked });
+      views[h].figure.classList.toggle('selected', h === state.head);
+      views[h].figure.querySelector('button').setAttribute('aria-pressed', String(h === state.head));
+    }
+    views[H].map.update({ ...averageHeads(result.weights), rows: state.n, cols: state.n, blocked });
+  }
+
+  #drawTexts(state, result) {
+    const scale = scaleTexts(state);
+    byId('scale-title').textContent = scale.title;
+    byId('scale-formula').textContent = scale.formula;
+    byId('scale-text').textContent = scale.text;
+    byId('entropy-text').textContent = entropyText(state, result);
+    byId('why-text').textContent = varianceText(state, result);
+    const headsNote = byId('qkv-heads-note');
+    headsNote.textContent = headColumnsNote(state);
+    show(headsNote, state.numHeads > 1);
+  }
+}
