@@ -19,7 +19,6 @@ std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
          std::to_string(s.d_v);
 }
 
-
 // One dimension at a time around a base shape, square L_q = L_k and d_k = d_v, then seeded random combos.
 std::vector<Shape> shape_grid() {
   const Shape base{5, 7, 8, 3};
