@@ -1,12 +1,7 @@
 // Two projects run the same API tests: Node, and Debian's Chromium driven by playwright-core.
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
-
-// As root in a closed network: no sandbox, and none of Chromium's background connections.
-export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/chromium.mjs';
 
 export default defineConfig({
   test: {
@@ -25,7 +20,7 @@ export default defineConfig({
           browser: {
             enabled: true,
             headless: true,
-            provider: playwright({ launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS } }),
+            provider: playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } }),
             instances: [{ browser: 'chromium' }],
           },
         },

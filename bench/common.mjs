@@ -2,6 +2,7 @@
 // the cases, the input files, the float64 reference, and the timing and memory measurements.
 import fs from 'node:fs';
 import path from 'node:path';
+import { seededRandom } from '../tests/js/seeded-random.js';
 
 /** Head width of every case. */
 export const D = 64;
@@ -42,17 +43,10 @@ export function checkedRows(spec) {
 
 export const flops = (spec) => 4 * spec.n * spec.n * D * spec.heads;
 
-/** Deterministic normal(0, 1) floats (xorshift32 + Box-Muller). */
+/** Deterministic normal(0, 1) floats (the tests' seeded generator + Box-Muller). */
 export function randomNormal(count, seed) {
-  let s = seed >>> 0 || 1;
-  const uniform = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return (s + 0.5) / 2 ** 32;
-  };
+  const random = seededRandom(seed);
+  const uniform = () => (1 - random()) / 2; // in (0, 1]: log() stays finite
   const out = new Float32Array(count);
   for (let i = 0; i < count; i += 2) {
     const r = Math.sqrt(-2 * Math.log(uniform()));

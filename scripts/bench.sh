@@ -10,7 +10,7 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
 fi
 cmake --build build/wasm -j2 >/dev/null
 
-cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
 cmake --build build/bench-native --target attention_native_bench -j2 >/dev/null
 
 node bench/run.mjs --native build/bench-native/attention_native_bench "$@"

@@ -8,6 +8,4 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j2
-if [ -f web/vite.config.js ]; then
-  npx vite build --config web/vite.config.js --logLevel warn
-fi
+npx vite build --config web/vite.config.js --logLevel warn

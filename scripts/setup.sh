@@ -9,6 +9,7 @@ apt_packages=(
   cmake g++ googletest       # the native build and its GoogleTest suite
   clang libclang-rt-14-dev   # the libFuzzer target and LeakSanitizer runtime
   chromium                   # real-browser tests (Vitest browser project, Playwright page tests)
+  clang-format               # npm run lint / npm run format (the C++ style in .clang-format)
 )
 missing=()
 for package in "${apt_packages[@]}"; do

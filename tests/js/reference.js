@@ -2,17 +2,7 @@
 // WebAssembly results to. Tensors here are { data: Float64Array | Float32Array, shape }.
 import { expect } from 'vitest';
 
-/** A seeded generator (mulberry32) of floats in [-1, 1). */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) / 4294967296) * 2 - 1;
-  };
-}
+export { seededRandom } from './seeded-random.js';
 
 /** A Float32Array tensor of the given shape with seeded values in [-scale, scale). */
 export function randomTensor(random, shape, scale = 1) {
@@ -162,7 +152,7 @@ export function expectClose(actual, expected, { atol = 1e-5, rtol = 1e-4, what =
   }
 }
 
-/** The edge sizes around the 4-float SIMD width. */
+/** The edge sizes around the 4-float SIMD width (kEdgeSizes in tests/native/case_data.h). */
 export const EDGE_SIZES = [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64];
 
 /** Both builds: every API test runs against SIMD and scalar. */

@@ -14,9 +14,9 @@ SdpaCase small_case() {
 }
 
 // The error code of a call with every intermediate requested; a call with only an output buffer (which
-// takes another route through the Eigen path) must give the same.
+// takes another route through the kernels) must give the same.
 std::string sdpa_error(const SdpaCase& c) {
-  const std::string code = error_code([&] { run_sdpa(Impl::kEigen, c); });
+  const std::string code = error_code([&] { run_sdpa(Impl::kKernels, c); });
   std::vector<float> output(std::max<int64_t>(c.output_size(), 1));
   AttentionResult only_output;
   only_output.output = output.data();
@@ -162,7 +162,7 @@ TEST(SdpaErrorTest, AttentionErrorIsAnInvalidArgumentWithAMessage) {
   SdpaCase c = small_case();
   c.dims.d_k = 0;
   try {
-    run_sdpa(Impl::kEigen, c);
+    run_sdpa(Impl::kKernels, c);
     FAIL() << "no error";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("d_k must be a positive integer, got 0"), std::string::npos) << e.what();

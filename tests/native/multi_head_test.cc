@@ -1,5 +1,5 @@
-// multi_head_attention: the Eigen path against the reference at every stage, and its structure (heads as
-// column blocks, self-attention as context = x, W_q and W_k shared).
+// multi_head_attention: the core (Eigen projections, SIMD attention kernels) against the reference at every
+// stage, and its structure (heads as column blocks, self-attention as context = x, W_q and W_k shared).
 #include <algorithm>
 #include <cstring>
 
@@ -18,6 +18,8 @@ struct MhaConfig {
   MaskKind mask = MaskKind::kNone;
 };
 
+// A table: one case a line, its columns aligned under the header.
+// clang-format off
 //                                                    B  L_q L_k d_mod d_ctx H H_kv d_k d_v d_out
 const MhaConfig kConfigs[] = {
     {"SingleHeadSelf",                                {1, 5,  5,  8,  8,  1, 1, 8,  8,  0}},
@@ -32,6 +34,7 @@ const MhaConfig kConfigs[] = {
     {"SimdEdgeWidths",                                {2, 33, 33, 17, 17, 2, 1, 5,  9,  15}, false, true, false, Causal::kBottomRight, MaskKind::kBoolean},
     {"WideModelSixtyFour",                            {1, 16, 16, 64, 64, 4, 2, 16, 16, 64}, false, true, false, Causal::kTopLeft},
 };
+// clang-format on
 
 // Everything one multi_head_attention call reads and writes, owned.
 struct MhaRun {
@@ -111,7 +114,7 @@ struct MhaCase {
                    out.raw_scores.data()};
     r.concat = out.concat.data();
     r.output = out.final_output.data();
-    const auto mha = impl == Impl::kEigen ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
+    const auto mha = impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
     mha(d, x.data(), config.cross ? context.data() : nullptr, weights(), options, r);
     return out;
   }
@@ -121,24 +124,24 @@ class MultiHeadMatchesReference : public ::testing::TestWithParam<MhaConfig> {};
 
 TEST_P(MultiHeadMatchesReference, AtEveryStage) {
   const MhaCase c(GetParam(), 4242);
-  const MhaRun eigen = c.run(Impl::kEigen);
+  const MhaRun kernels = c.run(Impl::kKernels);
   const MhaRun reference = c.run(Impl::kReference);
-  EXPECT_TRUE(all_close(eigen.q, reference.q)) << "q";
-  EXPECT_TRUE(all_close(eigen.k, reference.k)) << "k";
-  EXPECT_TRUE(all_close(eigen.v, reference.v)) << "v";
-  EXPECT_TRUE(all_close(eigen.raw_scores, reference.raw_scores)) << "raw_scores";
-  EXPECT_TRUE(all_close(eigen.scaled_scores, reference.scaled_scores)) << "scaled_scores";
-  EXPECT_TRUE(all_close(eigen.scores, reference.scores)) << "scores";
-  EXPECT_TRUE(all_close(eigen.weights, reference.weights)) << "weights";
-  EXPECT_TRUE(all_close(eigen.output, reference.output)) << "per-head output";
-  EXPECT_TRUE(all_close(eigen.concat, reference.concat)) << "concat";
-  EXPECT_TRUE(all_close(eigen.final_output, reference.final_output)) << "output";
+  EXPECT_TRUE(all_close(kernels.q, reference.q)) << "q";
+  EXPECT_TRUE(all_close(kernels.k, reference.k)) << "k";
+  EXPECT_TRUE(all_close(kernels.v, reference.v)) << "v";
+  EXPECT_TRUE(all_close(kernels.raw_scores, reference.raw_scores)) << "raw_scores";
+  EXPECT_TRUE(all_close(kernels.scaled_scores, reference.scaled_scores)) << "scaled_scores";
+  EXPECT_TRUE(all_close(kernels.scores, reference.scores)) << "scores";
+  EXPECT_TRUE(all_close(kernels.weights, reference.weights)) << "weights";
+  EXPECT_TRUE(all_close(kernels.output, reference.output)) << "per-head output";
+  EXPECT_TRUE(all_close(kernels.concat, reference.concat)) << "concat";
+  EXPECT_TRUE(all_close(kernels.final_output, reference.final_output)) << "output";
 }
 
 TEST_P(MultiHeadMatchesReference, ConcatHoldsTheHeadsAsConsecutiveColumnBlocks) {
   const MhaCase c(GetParam(), 77);
   const ProjectionDims& d = c.config.dims;
-  for (Impl impl : {Impl::kEigen, Impl::kReference}) {
+  for (Impl impl : {Impl::kKernels, Impl::kReference}) {
     const MhaRun run = c.run(impl);
     int64_t wrong = 0;
     for (int b = 0; b < d.batch; ++b)
@@ -168,11 +171,11 @@ TEST(MultiHeadTest, HandWorkedIdentityExample) {
   w.w_q = w.w_k = identity;
   w.w_v = w_v;
   const std::vector<float> expected = {1.6604769f, 2.6604769f, 2.3395231f, 3.3395231f};
-  for (Impl impl : {Impl::kEigen, Impl::kReference}) {
+  for (Impl impl : {Impl::kKernels, Impl::kReference}) {
     std::vector<float> output(4);
     MultiHeadResult r;
     r.output = output.data();
-    const auto mha = impl == Impl::kEigen ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
+    const auto mha = impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
     mha(d, identity, nullptr, w, AttentionOptions{}, r);
     EXPECT_TRUE(all_close(output, expected, 1e-6, 1e-6)) << impl_name(impl);
   }
@@ -180,11 +183,11 @@ TEST(MultiHeadTest, HandWorkedIdentityExample) {
 
 TEST(MultiHeadTest, NullContextEqualsPassingXAsContext) {
   const MhaCase self(kConfigs[2], 5);
-  const MhaRun with_null = self.run(Impl::kEigen);
+  const MhaRun with_null = self.run(Impl::kKernels);
   MhaCase explicit_context = self;
   explicit_context.config.cross = true;
   explicit_context.context = explicit_context.x;
-  const MhaRun with_x = explicit_context.run(Impl::kEigen);
+  const MhaRun with_x = explicit_context.run(Impl::kKernels);
   EXPECT_EQ(with_null.final_output, with_x.final_output);
   EXPECT_EQ(with_null.weights, with_x.weights);
 }
@@ -195,7 +198,7 @@ TEST(MultiHeadTest, SharedQueryKeyWeightsGiveSymmetricRawScores) {
   config.biases = false;
   const MhaCase c(config, 9);
   const ProjectionDims& d = config.dims;
-  const MhaRun run = c.run(Impl::kEigen);
+  const MhaRun run = c.run(Impl::kKernels);
   EXPECT_EQ(run.q, run.k);
   for (int64_t bh = 0; bh < d.batch * d.num_heads; ++bh) {
     for (int i = 0; i < d.len_q; ++i) {
@@ -212,7 +215,7 @@ TEST(MultiHeadTest, EachHeadUsesItsColumnBlockOfTheProjections) {
   const MhaConfig config = kConfigs[2];
   const MhaCase c(config, 13);
   const ProjectionDims& d = config.dims;
-  const MhaRun all = c.run(Impl::kEigen);
+  const MhaRun all = c.run(Impl::kKernels);
   const int group = d.num_heads / d.num_kv_heads;
   for (int h = 0; h < d.num_heads; ++h) {
     const int kv = h / group;
@@ -249,7 +252,7 @@ TEST(MultiHeadTest, EachHeadUsesItsColumnBlockOfTheProjections) {
 
 TEST(MultiHeadTest, OnlyTheFinalOutputMayBeRequested) {
   const MhaCase c(kConfigs[4], 21);
-  const MhaRun full = c.run(Impl::kEigen);
+  const MhaRun full = c.run(Impl::kKernels);
   const ProjectionDims& d = c.config.dims;
   std::vector<float> output(product({d.batch, d.len_q, d.d_out}));
   MultiHeadResult r;
@@ -289,7 +292,7 @@ TEST(OutputProjectionTest, RowSplitsAtBlockMultiplesGiveTheSameBits) {
 
 TEST(OutputProjectionTest, IsTheLastStepOfMultiHeadAttention) {
   const MhaCase c(kConfigs[9], 23);  // SimdEdgeWidths: d_out 15, a batch of 2
-  const MhaRun run = c.run(Impl::kEigen);
+  const MhaRun run = c.run(Impl::kKernels);
   const ProjectionDims& d = c.config.dims;
   std::vector<float> output(product({d.batch, d.len_q, d.d_out}));
   output_projection(run.concat.data(), d.batch * d.len_q, d.num_heads * d.d_v, c.w_o.data(), c.b_o.data(), d.d_out,

@@ -1,4 +1,4 @@
-// Properties of scaled_dot_product_attention that hold whatever the inputs: checked on the Eigen path, and
+// Properties of scaled_dot_product_attention that hold whatever the inputs: checked on the SIMD kernels, and
 // where cheap on the reference too, so a shared misunderstanding of the semantics cannot hide.
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,7 @@
 namespace attention::test {
 namespace {
 
-constexpr int32_t kEdgeSizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64};
-constexpr Impl kBothImpls[] = {Impl::kEigen, Impl::kReference};
+constexpr Impl kBothImpls[] = {Impl::kKernels, Impl::kReference};
 
 // Is key j open to query i, from the case's causal mode and boolean/additive mask (b = h = 0 entries only
 // when the mask broadcasts over them)?
@@ -217,8 +216,8 @@ TEST(SdpaPropertyTest, PermutingKeysAndValuesTogetherLeavesTheOutputUnchanged) {
     }
 
     SCOPED_TRACE(describe(c));
-    const SdpaOutputs before = run_sdpa(Impl::kEigen, c);
-    const SdpaOutputs after = run_sdpa(Impl::kEigen, permuted);
+    const SdpaOutputs before = run_sdpa(Impl::kKernels, c);
+    const SdpaOutputs after = run_sdpa(Impl::kKernels, permuted);
     EXPECT_TRUE(all_close(after.output, before.output, 1e-6, 1e-5));
     std::vector<float> moved(before.weights.size());
     for (int64_t row = 0; row < d.batch * d.num_heads * d.len_q; ++row) {
@@ -275,7 +274,7 @@ TEST(SdpaPropertyTest, ScoresAroundTenThousandStayFiniteAndMatchTheReference) {
       c.scale = 1.0f;
       c.causal = len % 2 ? Causal::kTopLeft : Causal::kNone;
       expect_matches_reference(c);
-      const SdpaOutputs out = run_sdpa(Impl::kEigen, c);
+      const SdpaOutputs out = run_sdpa(Impl::kKernels, c);
       EXPECT_TRUE(std::all_of(out.weights.begin(), out.weights.end(), [](float w) { return std::isfinite(w); }));
       EXPECT_TRUE(std::all_of(out.output.begin(), out.output.end(), [](float x) { return std::isfinite(x); }));
     }
@@ -318,7 +317,7 @@ TEST(SdpaPropertyTest, EachQueryHeadReadsItsKvGroup) {
   std::mt19937 rng(137);
   for (int32_t num_kv_heads : {1, 2, 4}) {
     const SdpaCase c = random_case(rng, {2, 4, num_kv_heads, 5, 9, 4, 3});
-    const SdpaOutputs all = run_sdpa(Impl::kEigen, c);
+    const SdpaOutputs all = run_sdpa(Impl::kKernels, c);
     const int group = 4 / num_kv_heads;
     for (int b = 0; b < 2; ++b) {
       for (int h = 0; h < 4; ++h) {
@@ -328,7 +327,7 @@ TEST(SdpaPropertyTest, EachQueryHeadReadsItsKvGroup) {
         one.q.assign(c.q.begin() + bh * 5 * 4, c.q.begin() + (bh + 1) * 5 * 4);
         one.k.assign(c.k.begin() + bh_kv * 9 * 4, c.k.begin() + (bh_kv + 1) * 9 * 4);
         one.v.assign(c.v.begin() + bh_kv * 9 * 3, c.v.begin() + (bh_kv + 1) * 9 * 3);
-        const SdpaOutputs single = run_sdpa(Impl::kEigen, one);
+        const SdpaOutputs single = run_sdpa(Impl::kKernels, one);
         const std::vector<float> head_output(all.output.begin() + bh * 5 * 3, all.output.begin() + (bh + 1) * 5 * 3);
         EXPECT_TRUE(all_close(head_output, single.output, 1e-7, 1e-6))
             << "H_kv " << num_kv_heads << " batch " << b << " head " << h;
@@ -342,7 +341,7 @@ TEST(SdpaPropertyTest, BatchedCallEqualsOneCallPerBatch) {
   std::mt19937 rng(139);
   SdpaCase c = random_case(rng, {3, 2, 1, 4, 7, 5, 2});
   set_boolean_mask(c, rng, c.broadcast_dims(0b1011), 0.6f);
-  const SdpaOutputs all = run_sdpa(Impl::kEigen, c);
+  const SdpaOutputs all = run_sdpa(Impl::kKernels, c);
   for (int b = 0; b < 3; ++b) {
     SdpaCase one = c;
     one.dims.batch = 1;
@@ -352,7 +351,7 @@ TEST(SdpaPropertyTest, BatchedCallEqualsOneCallPerBatch) {
     one.v.assign(c.v.begin() + b * v_size, c.v.begin() + (b + 1) * v_size);
     one.mask_dims[0] = 1;
     one.boolean_mask.assign(c.boolean_mask.begin() + b * mask_size, c.boolean_mask.begin() + (b + 1) * mask_size);
-    const SdpaOutputs single = run_sdpa(Impl::kEigen, one);
+    const SdpaOutputs single = run_sdpa(Impl::kKernels, one);
     const std::vector<float> batch_output(all.output.begin() + b * out_size, all.output.begin() + (b + 1) * out_size);
     EXPECT_TRUE(all_close(batch_output, single.output, 1e-7, 1e-6)) << "batch " << b;
   }

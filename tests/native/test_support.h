@@ -1,4 +1,5 @@
-// Helpers shared by the native tests: owned inputs, both implementations, and a tolerance check.
+// Helpers shared by the native tests: owned inputs, both implementations, and a tolerance check. What the fuzz
+// target shares with them, free of GoogleTest, is in case_data.h.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "attention.h"
+#include "case_data.h"
 #include "reference.h"
 
 namespace attention::test {
@@ -22,32 +24,11 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr double kAtol = 1e-5;
 constexpr double kRtol = 1e-4;
 
-enum class Impl { kEigen, kReference };
+// kKernels: the core as shipped (the fused SIMD attention kernels of kernels.cc, Eigen for projections);
+// kReference: the plain-loop reference.
+enum class Impl { kKernels, kReference };
 
-inline const char* impl_name(Impl impl) { return impl == Impl::kEigen ? "eigen" : "reference"; }
-
-// Uniform in [lo, hi), computed from raw mt19937 output so the values are the same with any standard library.
-inline float uniform(std::mt19937& rng, float lo, float hi) {
-  return lo + (hi - lo) * static_cast<float>(rng() >> 8) * (1.0f / 16777216.0f);
-}
-
-inline std::vector<float> random_values(std::mt19937& rng, size_t n, float lo = -1.0f, float hi = 1.0f) {
-  std::vector<float> values(n);
-  for (float& x : values) x = uniform(rng, lo, hi);
-  return values;
-}
-
-inline std::vector<float> random_integers(std::mt19937& rng, size_t n, int lo, int hi) {
-  std::vector<float> values(n);
-  for (float& x : values) x = static_cast<float>(lo + static_cast<int>(rng() % static_cast<uint32_t>(hi - lo + 1)));
-  return values;
-}
-
-inline int64_t product(std::initializer_list<int64_t> sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes) p *= s;
-  return p;
-}
+inline const char* impl_name(Impl impl) { return impl == Impl::kKernels ? "kernels" : "reference"; }
 
 // Everything one scaled_dot_product_attention call reads. The mask lives in its own vectors, so the
 // AttentionOptions are built on demand (a copy of the case never points into another copy's storage).
@@ -112,40 +93,20 @@ inline void set_additive_mask(SdpaCase& c, std::mt19937& rng, std::array<int32_t
   for (float& add : c.additive_mask) add = uniform(rng, 0, 1) < p_neg_inf ? -kInf : uniform(rng, -3, 3);
 }
 
-// Every buffer of AttentionResult, owned.
-struct SdpaOutputs {
-  std::vector<float> output, weights, scores, scaled_scores, raw_scores;
-
-  explicit SdpaOutputs(const SdpaCase& c)
-      : output(c.output_size(), -7.0f),
-        weights(c.score_size(), -7.0f),
-        scores(c.score_size(), -7.0f),
-        scaled_scores(c.score_size(), -7.0f),
-        raw_scores(c.score_size(), -7.0f) {}
-
-  AttentionResult result() {
-    return {output.data(), weights.data(), scores.data(), scaled_scores.data(), raw_scores.data()};
-  }
+// Every buffer of AttentionResult for case `c`, owned, filled with -7 so an entry left unwritten shows.
+struct SdpaOutputs : SdpaBuffers {
+  explicit SdpaOutputs(const SdpaCase& c) : SdpaBuffers(c.output_size(), c.score_size(), -7.0f) {}
 };
 
 inline SdpaOutputs run_sdpa(Impl impl, const SdpaCase& c) {
   SdpaOutputs out(c);
-  const auto run = impl == Impl::kEigen ? &attention::scaled_dot_product_attention
+  const auto run = impl == Impl::kKernels ? &attention::scaled_dot_product_attention
                                         : &attention::reference::scaled_dot_product_attention;
   run(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), out.result());
   return out;
 }
 
-inline std::string describe(const SdpaCase& c) {
-  std::ostringstream s;
-  const AttentionDims& d = c.dims;
-  s << "B=" << d.batch << " H=" << d.num_heads << " H_kv=" << d.num_kv_heads << " L_q=" << d.len_q
-    << " L_k=" << d.len_k << " d_k=" << d.d_k << " d_v=" << d.d_v << " causal=" << static_cast<int>(c.causal)
-    << " mask=" << static_cast<int>(c.mask_kind) << " mask_dims=[" << c.mask_dims[0] << "," << c.mask_dims[1]
-    << "," << c.mask_dims[2] << "," << c.mask_dims[3] << "]";
-  if (c.has_scale) s << " scale=" << c.scale;
-  return s.str();
-}
+inline std::string describe(const SdpaCase& c) { return describe(c.dims, c.options()); }
 
 // Element-wise |actual - expected| <= atol + rtol·|expected|. Infinite expected entries need the same
 // infinity; NaN never passes.
@@ -176,9 +137,9 @@ inline void expect_sdpa_outputs_close(const SdpaOutputs& actual, const SdpaOutpu
 
 inline void expect_matches_reference(const SdpaCase& c) {
   SCOPED_TRACE(describe(c));
-  const SdpaOutputs eigen = run_sdpa(Impl::kEigen, c);
+  const SdpaOutputs kernels = run_sdpa(Impl::kKernels, c);
   const SdpaOutputs reference = run_sdpa(Impl::kReference, c);
-  expect_sdpa_outputs_close(eigen, reference);
+  expect_sdpa_outputs_close(kernels, reference);
 }
 
 // Runs `call` and returns the AttentionError code it threw, or "" when it threw nothing.

@@ -7,14 +7,10 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../chromium.mjs';
 import { serveStatic } from '../serve-static.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
 const GOLDEN = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 const EXAMPLE = `
 import { createAttention } from 'attention-wasm';
@@ -78,7 +74,7 @@ document.getElementById('out').textContent = JSON.stringify(result);
 </script>
 `);
   const server = await serveStatic(pkg);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -110,7 +106,7 @@ document.getElementById('out').textContent = JSON.stringify(result);
   assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm among ${assets.join(', ')}`);
 
   const server = await serveStatic(join(app, 'dist'));
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const errors = [];

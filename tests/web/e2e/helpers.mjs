@@ -1,28 +1,38 @@
 // Shared pieces of the page tests: the browser, a page with its problems recorded, and readers for the
 // matrices the page shows.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { serveStatic } from './server.mjs';
+import { launchChromium } from '../../chromium.mjs';
+import { serveStatic } from '../../serve-static.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const DIST = `${ROOT}web/dist`;
 export const ARTIFACTS = `${ROOT}tests/artifacts`;
 
-const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
-];
+/** The Content-Security-Policy of the built page: its <meta> (the product's one copy), sent as a header too. */
+export function pageCsp(html) {
+  const csp = /<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]+)"/i.exec(html)?.[1];
+  if (!csp) throw new Error('the built page has no Content-Security-Policy <meta>');
+  return csp;
+}
 
-/** Starts the static server and Chromium. */
+/** Starts the static server (sending the page's CSP) and Chromium. */
 export async function startBrowser() {
   if (!existsSync(`${DIST}/index.html`)) {
     throw new Error('web/dist/index.html is missing: run `bash scripts/build.sh` first');
   }
   mkdirSync(ARTIFACTS, { recursive: true });
-  const server = await serveStatic(DIST);
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  return { server, browser, close: async () => { await browser.close(); await server.close(); } };
+  const csp = pageCsp(readFileSync(`${DIST}/index.html`, 'utf8'));
+  const server = await serveStatic(DIST, { headers: { 'Content-Security-Policy': csp } });
+  const browser = await launchChromium();
+  return {
+    server,
+    browser,
+    close: async () => {
+      await browser.close();
+      await server.close();
+    },
+  };
 }
 
 /**
@@ -31,33 +41,52 @@ export async function startBrowser() {
  */
 export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, route, waitForRender = true } = {}) {
   const context = await env.browser.newContext({ viewport, acceptDownloads: true });
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
-  const page = await context.newPage();
-  const problems = { console: [], pageErrors: [], dialogs: [], foreignRequests: [], requests: [] };
-  const origin = new URL(env.server.url).origin;
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.pageErrors.push(error.message));
-  page.on('dialog', async (dialog) => {
-    problems.dialogs.push(dialog.message());
-    await dialog.dismiss();
-  });
-  page.on('request', (request) => {
-    const url = request.url();
-    problems.requests.push(url);
-    if (new URL(url).origin !== origin) problems.foreignRequests.push(url);
-  });
-  await page.addInitScript(() => {
-    window.__cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (event) => {
-      window.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI}`);
+  try {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
+    const page = await context.newPage();
+    const problems = { console: [], pageErrors: [], dialogs: [], foreignRequests: [], requests: [] };
+    const origin = new URL(env.server.url).origin;
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
     });
-  });
-  if (route) await route(page);
-  await page.goto(`${env.server.url}${hash}`);
-  if (waitForRender) await waitForRenders(page, 1);
-  return { page, context, problems };
+    page.on('pageerror', (error) => problems.pageErrors.push(error.message));
+    page.on('dialog', async (dialog) => {
+      problems.dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    page.on('request', (request) => {
+      const url = request.url();
+      problems.requests.push(url);
+      if (new URL(url).origin !== origin) problems.foreignRequests.push(url);
+    });
+    await page.addInitScript(() => {
+      window.__cspViolations = [];
+      document.addEventListener('securitypolicyviolation', (event) => {
+        window.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI}`);
+      });
+    });
+    if (route) await route(page);
+    await page.goto(`${env.server.url}${hash}`);
+    if (waitForRender) await waitForRenders(page, 1);
+    return { page, context, problems };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens the page (options as for openPage), runs `use` on the session, then checks the page stayed clean
+ * (assertClean, with `allowConsole`). The context is closed whatever happens.
+ */
+export async function withPage(env, options, use) {
+  const session = await openPage(env, options);
+  try {
+    await use(session);
+    await assertClean(session, options);
+  } finally {
+    await session.context.close();
+  }
 }
 
 async function waitForRenders(page, count) {
