@@ -1,11 +1,14 @@
 // Builds the demo page as static files with relative paths (any static host can serve web/dist).
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 
-/** The page's Content-Security-Policy, also sent as a header by `vite preview` and the e2e server. */
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+/** The page's Content-Security-Policy, read from its <meta> (the one copy), also sent as a header by `vite preview`. */
+const CSP = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(
+  readFileSync(new URL('./index.html', import.meta.url), 'utf8'),
+)[1];
 
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
