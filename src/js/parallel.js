@@ -74,7 +74,9 @@ function publicOptions(options, mask) {
 
 /** A worker's plan: its inputs are our fresh copies, whose values the whole call's scan already checked. */
 function checked(plan) {
-  for (const input of [...Object.values(plan.inputs), plan.options.mask]) if (input && 'valuesChecked' in input) input.valuesChecked = true;
+  for (const input of [...Object.values(plan.inputs), plan.options.mask]) {
+    if (input && 'valuesChecked' in input) input.valuesChecked = true;
+  }
   return plan;
 }
 
@@ -172,9 +174,10 @@ export class ParallelAttention {
     checkPlanValues(plan);
     const { x: X, context: C, wQ, wK, wV, wO, bQ, bK, bV, bO } = plan.inputs;
     if (!('heads' in plan.outputs)) {
-      const inputs = Object.fromEntries(Object.entries(plan.inputs).map(([key, input]) => [key, input && { ...input, ...copy(input) }]));
+      const inputs = Object.fromEntries(Object.entries(plan.inputs)
+        .map(([key, input]) => [key, input && { ...input, ...copy(input) }]));
       const given = plan.options.mask;
-      const mask = given && { ...given, data: gather(given.data, [0], given.data.length, given.kind === 'boolean' ? Uint8Array : Float32Array) };
+      const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
       const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims } };
       return this.#pool.run(0, checked(whole)).then((result) => Object.fromEntries(Object.entries(plan.outputs)
         .map(([key, shape]) => [key, new Tensor(result[key].data, shape)])));
@@ -184,17 +187,22 @@ export class ParallelAttention {
     const group = numHeads / numKvHeads;
     const chunks = [];
     if (numKvHeads >= this.#pool.size) {
-      for (const [kv0, kv1] of ranges(numKvHeads, this.#pool.size)) chunks.push({ h0: kv0 * group, h1: kv1 * group, kv0, kv1 });
+      for (const [kv0, kv1] of ranges(numKvHeads, this.#pool.size)) {
+        chunks.push({ h0: kv0 * group, h1: kv1 * group, kv0, kv1 });
+      }
     } else {
       const perGroup = ranges(this.#pool.size, numKvHeads).map(([a, b]) => b - a);
       perGroup.forEach((workers, kv) => {
-        for (const [a, b] of ranges(group, workers)) chunks.push({ h0: kv * group + a, h1: kv * group + b, kv0: kv, kv1: kv + 1 });
+        for (const [a, b] of ranges(group, workers)) {
+          chunks.push({ h0: kv * group + a, h1: kv * group + b, kv0: kv, kv1: kv + 1 });
+        }
       });
     }
     const mask = plan.options.mask;
     const parts = chunks.map(({ h0, h1, kv0, kv1 }) => {
       const weights = {
-        wq: tensor(columns(wQ.data, dModel, numHeads * dK, h0 * dK, h1 * dK), [dModel, (h1 - h0) * dK]), // [d_model, (h1 − h0)·d_k]
+        // [d_model, (h1 − h0)·d_k] of [d_model, H·d_k]; wk, wv: [d_context, (kv1 − kv0)·d] of [d_context, H_kv·d]
+        wq: tensor(columns(wQ.data, dModel, numHeads * dK, h0 * dK, h1 * dK), [dModel, (h1 - h0) * dK]),
         wk: tensor(columns(wK.data, dContext, numKvHeads * dK, kv0 * dK, kv1 * dK), [dContext, (kv1 - kv0) * dK]),
         wv: tensor(columns(wV.data, dContext, numKvHeads * dV, kv0 * dV, kv1 * dV), [dContext, (kv1 - kv0) * dV]),
         ...(bQ ? { bq: tensor(segment(bQ.data, h0 * dK, h1 * dK), [(h1 - h0) * dK]) } : {}),
@@ -234,13 +242,17 @@ export class ParallelAttention {
         if (key === 'concat' || key === 'output') {
           // [B·L_q, H·d_v] ← [B·L_q, (h1 − h0)·d_v]: each row's columns from h0·d_v on
           const width = (h1 - h0) * dV;
-          for (let row = 0; row < batch * lenQ; row++) whole.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
+          for (let row = 0; row < batch * lenQ; row++) {
+            whole.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
+          }
         } else {
           // [B, H, …] ← [B, h1 − h0, …] (q, heads, weights, steps), or [B, H_kv, …] ← [B, kv1 − kv0, …] (k, v)
           const [first, last, total] = key === 'k' || key === 'v' ? [kv0, kv1, numKvHeads] : [h0, h1, numHeads];
           const perHead = product(shape.slice(hasBatch ? 2 : 1));
           const block = (last - first) * perHead;
-          for (let b = 0; b < batch; b++) whole.set(part.subarray(b * block, (b + 1) * block), (b * total + first) * perHead);
+          for (let b = 0; b < batch; b++) {
+            whole.set(part.subarray(b * block, (b + 1) * block), (b * total + first) * perHead);
+          }
         }
       });
     }
@@ -265,7 +277,8 @@ export class ParallelAttention {
       return this.#pool.run(index, sub).then(({ output }) => ({ r0, output }));
     });
     const output = new Float32Array(rows * dOut);
-    for (const { r0, output: part } of await Promise.all(parts)) output.set(part.data, r0 * dOut); // [rows, d_out] ← [r1 − r0, d_out]
+    // [rows, d_out] ← [r1 − r0, d_out] at row r0
+    for (const { r0, output: part } of await Promise.all(parts)) output.set(part.data, r0 * dOut);
     return output;
   }
 }

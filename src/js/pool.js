@@ -3,15 +3,16 @@
 // outstanding, replaces a worker that dies, and ends them all on terminate(). What to run where is parallel.js's.
 //
 // The protocol (worker.js answers it):
-//   → { type: 'init', simd, wasmUrl }     ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
-//   → { id, plan }                         ← { id, result: { [key]: { data, shape } } } or { id, error: { code, message } }
+//   → { type: 'init', simd, wasmUrl }  ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
+//   → { id, plan }                      ← { id, result: { [key]: { data, shape } } } or { id, error: { code, message } }
 //   ← { type: 'fatal', message }           the worker is broken (an unhandled rejection in a browser worker)
 //   → { type: 'fault', fault }             internal, tests only: see injectFault
 // A plan holds only typed arrays, numbers, strings and booleans (plan.js), so posting it cannot fail or run
 // user code; its buffers are transferred and come back with the answer.
 import { AttentionError } from './errors.js';
 
-const terminatedError = () => new AttentionError('TERMINATED', 'this ParallelAttention was terminated: create a new one with createAttention({ workers })');
+const terminatedError = () => new AttentionError('TERMINATED',
+  'this ParallelAttention was terminated: create a new one with createAttention({ workers })');
 
 /** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
 export function planBuffers(plan) {
@@ -115,7 +116,8 @@ export class WorkerPool {
         try {
           slot.handle.post({ id, plan }, planBuffers(plan));
         } catch (error) {
-          this.#settle(slot, { id, error: { code: 'INTERNAL', message: `a plan could not be sent to worker ${index}: ${error?.message}` } });
+          const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
+          this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
         }
       }, () => {}); // a failed start has rejected the slot's calls already
     });
@@ -185,7 +187,8 @@ export class WorkerPool {
     if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
     slot.handle?.terminate().catch(() => {});
     const code = slot.isReady ? 'WORKER_FAILED' : 'LOAD_FAILED';
-    const error = new AttentionError(code, `worker ${slot.index} ${why}; ${slot.calls.size} call(s) on it were lost, the next call starts a fresh worker`);
+    const lost = `${slot.calls.size} call(s) on it were lost, the next call starts a fresh worker`;
+    const error = new AttentionError(code, `worker ${slot.index} ${why}; ${lost}`);
     failedToStart(error);
     for (const { reject } of slot.calls.values()) reject(error);
     slot.calls.clear();

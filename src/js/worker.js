@@ -51,7 +51,8 @@ function serve(post, listen, exit) {
     try {
       if (message?.type === 'init') {
         try {
-          attention = await createAttention({ simd: message.simd, ...(message.wasmUrl ? { wasmUrl: message.wasmUrl } : {}) });
+          const wasmUrl = message.wasmUrl ? { wasmUrl: message.wasmUrl } : {};
+          attention = await createAttention({ simd: message.simd, ...wasmUrl });
           const { instructionSets, kernelBackend } = attention;
           post({ type: 'ready', instructionSets, ...(kernelBackend === undefined ? {} : { kernelBackend }) }, []);
         } catch (error) {
@@ -82,6 +83,7 @@ if (typeof self !== 'undefined') {
 } else {
   // Node: an unhandled rejection or uncaught error ends the thread, which the pool sees as 'error' and 'exit'.
   import(/* @vite-ignore */ 'node:worker_threads').then(({ parentPort }) => {
-    serve((message, transfer) => parentPort.postMessage(message, transfer), (handler) => parentPort.on('message', handler), () => process.exit(1));
+    const post = (message, transfer) => parentPort.postMessage(message, transfer);
+    serve(post, (handler) => parentPort.on('message', handler), () => process.exit(1));
   });
 }
