@@ -187,8 +187,8 @@ export class WorkerPool {
     if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
     slot.handle?.terminate().catch(() => {});
     const code = slot.isReady ? 'WORKER_FAILED' : 'LOAD_FAILED';
-    const lost = `${slot.calls.size} call(s) on it were lost, the next call starts a fresh worker`;
-    const error = new AttentionError(code, `worker ${slot.index} ${why}; ${lost}`);
+    const lost = slot.calls.size ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker` : '';
+    const error = new AttentionError(code, `worker ${slot.index} ${why}${lost}`);
     failedToStart(error);
     for (const { reject } of slot.calls.values()) reject(error);
     slot.calls.clear();

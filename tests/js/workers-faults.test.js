@@ -69,6 +69,15 @@ describe('workers: faults', () => {
   });
 });
 
+describe('workers: a module that cannot load', () => {
+  it('rejects createAttention with LOAD_FAILED naming the worker and the cause', async () => {
+    const error = await createAttention({ workers: 2, wasmUrl: new URL('./no-such-file.wasm', import.meta.url) }).catch((e) => e);
+    expect(error).toBeInstanceOf(AttentionError);
+    expect(error.code).toBe('LOAD_FAILED');
+    expect(error.message).toMatch(/^worker \d could not load its module: /);
+  });
+});
+
 describe('workers: terminate before, during and after calls', () => {
   it('calls in flight reject with TERMINATED, later ones at once; results already given stay', async () => {
     const parallel = await createAttention({ workers: 2 });
@@ -130,8 +139,13 @@ const r = await p2; console.log('p2', r.output.data.length);`);
 
   it('#2: Promise.all with .then and nothing awaited: the callback runs, then Node exits', async () => {
     const { code, stdout } = await runNode(`${SETUP}
-Promise.all([call(small), call(big), call(small)]).then((rs) => console.log('then', rs.length));`);
-    expect(stdout).toBe('then 3\n');
+Promise.all([call(small), call(big), call(small)]).then((rs) => console.log('then', rs.length));
+// two rounds (heads, then the output projection): the worker is idle between them for a moment
+const x = { data: new Float32Array(300 * 8).fill(0.1), shape: [300, 8] };
+const w = { wq: { data: new Float32Array(64).fill(0.1), shape: [8, 8] }, numHeads: 2 };
+Object.assign(w, { wk: w.wq, wv: w.wq, wo: w.wq });
+attn.multiHeadAttention(x, w).then((r) => console.log('projected', r.output.shape));`);
+    expect(stdout).toBe('then 3\nprojected [ 300, 8 ]\n');
     expect(code).toBe(0);
   });
 
@@ -145,6 +159,13 @@ await attn.terminate();
 await inFlight;
 await call(small).catch((e) => console.log(e.code));`);
     expect(stdout).toBe('WORKER_FAILED\nreplaced\nTERMINATED\nTERMINATED\n');
+    expect(code).toBe(0);
+  });
+
+  it('a module that cannot load leaves nothing holding Node open', async () => {
+    const { code, stdout } = await runNode(`
+await createAttention({ workers: 2, wasmUrl: 'file:///no-such-folder/x.wasm' }).catch((e) => console.log(e.code));`);
+    expect(stdout).toBe('LOAD_FAILED\n');
     expect(code).toBe(0);
   });
 
