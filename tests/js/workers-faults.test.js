@@ -169,6 +169,23 @@ await createAttention({ workers: 2, wasmUrl: 'file:///no-such-folder/x.wasm' }).
     expect(code).toBe(0);
   });
 
+  it('a replacement that cannot load rejects its calls with LOAD_FAILED, and the next call tries again', async () => {
+    const { code, stdout } = await runNode(`
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+const folder = mkdtempSync(tmpdir() + '/attention-wasm-');
+const wasm = folder + '/attention.wasm';
+copyFileSync(new URL('${new URL('../../src/js/wasm/attention-simd.wasm', import.meta.url).href}'), wasm);
+const attn = await createAttention({ workers: 1, simd: true, wasmUrl: 'file://' + wasm });
+const t = { data: new Float32Array(8).fill(1), shape: [2, 2, 2] };
+await injectFault(attn, 0, 'exit');
+rmSync(folder, { recursive: true });
+await attn.scaledDotProductAttention(t, t, t).catch((e) => console.log(e.code));
+await attn.scaledDotProductAttention(t, t, t).catch((e) => console.log(e.code, e.message.split(':')[0]));`);
+    expect(stdout).toBe('WORKER_FAILED\nLOAD_FAILED worker 0 could not load its module\n');
+    expect(code).toBe(0);
+  });
+
   it('#4: a cyclic property on the input neither hangs the call nor keeps Node alive', async () => {
     const { code, stdout } = await runNode(`${SETUP}
 const meta = {}; meta.self = meta;
