@@ -1,0 +1,237 @@
+// The pool behind createAttention({ workers }): it starts the workers (Web Workers in browsers, worker_threads
+// in Node), sends each a checked plan and routes the answer back, keeps Node alive exactly while calls are
+// outstanding, replaces a worker that dies, and ends them all on terminate(). What to run where is parallel.js's.
+//
+// The protocol (worker.js answers it):
+//   → { type: 'init', simd, wasmUrl }  ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
+//   → { id, plan }                      ← { id, result: { [key]: { data, shape } } } or { id, error: { code, message } }
+//   ← { type: 'fatal', message }           the worker is broken (an unhandled rejection in a browser worker)
+//   → { type: 'fault', fault }             internal, tests only: see injectFault
+// A plan holds only typed arrays, numbers, strings and booleans (plan.js), so posting it cannot fail or run
+// user code; its buffers are transferred and come back with the answer.
+import { AttentionError } from './errors.js';
+
+const terminatedError = () => new AttentionError('TERMINATED',
+  'this ParallelAttention was terminated: create a new one with createAttention({ workers })');
+
+/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
+export function planBuffers(plan) {
+  const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
+  return [...new Set(views.map((t) => t.data.buffer))];
+}
+
+/**
+ * Starts one worker and wires its events: `onMessage(data)` for every message, `onFailure(why)` when it dies
+ * (an uncaught error, an exit that we did not ask for, a message that could not be read).
+ */
+async function spawn(onMessage, onFailure) {
+  if (typeof Worker !== 'undefined') {
+    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    worker.addEventListener('message', (event) => onMessage(event.data));
+    worker.addEventListener('messageerror', () => onFailure('sent a message that could not be read'));
+    worker.addEventListener('error', (event) => {
+      event.preventDefault();
+      onFailure(`failed: ${event.message || 'an uncaught error, or its script did not load'}`);
+    });
+    return {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      hold: () => {},
+      release: () => {},
+      terminate: async () => worker.terminate(),
+    };
+  }
+  const { Worker: NodeWorker } = await import(/* @vite-ignore */ 'node:worker_threads');
+  const here = import.meta.url; // not `new URL(…, import.meta.url)` inline: bundlers would emit a copy
+  const worker = new NodeWorker(new URL('./worker.js', here));
+  worker.on('message', onMessage);
+  worker.on('messageerror', () => onFailure('sent a message that could not be read'));
+  worker.on('error', (error) => onFailure(`failed: ${error?.message ?? String(error)}`));
+  worker.on('exit', (code) => onFailure(`exited with code ${code}`));
+  return {
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    // ref/unref are flags, not counts: the pool counts the calls and flips them at 0 ↔ 1.
+    hold: () => worker.ref(),
+    release: () => worker.unref(),
+    terminate: () => worker.terminate().then(() => {}),
+  };
+}
+
+let faultOf;
+const pools = new WeakMap(); // ParallelAttention → its pool, for injectFault
+
+/** A fixed number of worker slots; a slot whose worker died gets a fresh one for its next call. */
+export class WorkerPool {
+  #slots;
+  #simd;
+  #wasmUrl;
+  #nextId = 1;
+  #terminated = null; // the promise of the workers' end, once terminate() was called
+
+  static {
+    faultOf = (pool, index, fault) => pool.#post(index, { type: 'fault', fault });
+  }
+
+  constructor(count, simd, wasmUrl) {
+    this.#slots = new Array(count).fill(null);
+    this.#simd = simd;
+    this.#wasmUrl = wasmUrl === undefined ? undefined : String(wasmUrl);
+  }
+
+  /** Starts `count` workers and waits until each has loaded its module; LOAD_FAILED if one cannot. */
+  static async start(count, simd, wasmUrl) {
+    const pool = new WorkerPool(count, simd, wasmUrl);
+    try {
+      const [info] = await Promise.all(pool.#slots.map((_, index) => pool.#start(index).ready));
+      pool.instructionSets = info.instructionSets;
+      if (info.kernelBackend !== undefined) pool.kernelBackend = info.kernelBackend;
+      return pool;
+    } catch (error) {
+      await pool.terminate();
+      throw error;
+    }
+  }
+
+  get size() {
+    return this.#slots.length;
+  }
+
+  /** TERMINATED after terminate(); for the callers' synchronous checks. */
+  checkOpen() {
+    if (this.#terminated) throw terminatedError();
+  }
+
+  /**
+   * Runs a checked plan on worker `index` (started first if it is new or replaced); resolves to its result
+   * tensors. The plan's buffers are transferred: the caller must not use them again.
+   */
+  run(index, plan) {
+    if (this.#terminated) return Promise.reject(terminatedError());
+    const slot = this.#slots[index] ?? this.#start(index);
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      slot.calls.set(id, { resolve, reject });
+      if (slot.calls.size === 1) slot.handle?.hold();
+      slot.ready.then(() => {
+        if (!slot.calls.has(id)) return; // the worker died or was terminated meanwhile
+        try {
+          slot.handle.post({ id, plan }, planBuffers(plan));
+        } catch (error) {
+          const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
+          this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
+        }
+      }, () => {}); // a failed start has rejected the slot's calls already
+    });
+  }
+
+  /** A fresh worker in slot `index`: `ready` resolves with its ready message, or rejects with LOAD_FAILED. */
+  #start(index) {
+    let started;
+    let failedToStart;
+    const slot = {
+      index,
+      handle: null,
+      calls: new Map(),
+      isReady: false,
+      dead: false,
+      ready: new Promise((resolve, reject) => {
+        started = resolve;
+        failedToStart = reject;
+      }),
+    };
+    slot.ready.catch(() => {}); // also reported through the slot's calls, or by start()
+    this.#slots[index] = slot;
+    const onFailure = (why) => this.#fail(slot, why, failedToStart);
+    const onMessage = (message) => {
+      if (message?.type === 'ready') {
+        if (message.error) {
+          onFailure(`could not load its module: ${message.error.message}`);
+        } else {
+          slot.isReady = true;
+          if (slot.calls.size === 0) slot.handle.release();
+          started(message);
+        }
+      } else if (message?.type === 'fatal') {
+        onFailure(`failed: ${message.message}`);
+      } else {
+        this.#settle(slot, message);
+      }
+    };
+    spawn(onMessage, onFailure).then((handle) => {
+      if (slot.dead || this.#terminated) {
+        handle.terminate();
+        return;
+      }
+      slot.handle = handle; // held (Node's default) until ready: a start is always for someone who waits
+      handle.post({ type: 'init', simd: this.#simd, wasmUrl: this.#wasmUrl }, []);
+    }, (error) => onFailure(`could not be started: ${error?.message ?? String(error)}`));
+    return slot;
+  }
+
+  /** An answer: settles its call, and lets Node go when it was the worker's last. */
+  #settle(slot, message) {
+    const call = slot.calls.get(message?.id);
+    if (!call) return;
+    slot.calls.delete(message.id);
+    if (slot.calls.size === 0 && slot.isReady) slot.handle.release();
+    if (message.error) call.reject(new AttentionError(message.error.code, message.error.message));
+    else call.resolve(message.result);
+  }
+
+  /**
+   * A worker died: its calls reject with WORKER_FAILED (LOAD_FAILED before it was ready), it is ended, and its
+   * slot is emptied so that the next call starts a fresh one.
+   */
+  #fail(slot, why, failedToStart) {
+    if (slot.dead || this.#terminated) return;
+    slot.dead = true;
+    if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
+    slot.handle?.terminate().catch(() => {});
+    const code = slot.isReady ? 'WORKER_FAILED' : 'LOAD_FAILED';
+    const lost = slot.calls.size ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker` : '';
+    const error = new AttentionError(code, `worker ${slot.index} ${why}${lost}`);
+    failedToStart(error);
+    for (const { reject } of slot.calls.values()) reject(error);
+    slot.calls.clear();
+  }
+
+  /** Posts a message outside the call protocol, once the worker is ready. */
+  async #post(index, message) {
+    this.checkOpen();
+    const slot = this.#slots[index] ?? this.#start(index);
+    await slot.ready;
+    slot.handle.post(message, []);
+  }
+
+  /** Ends every worker; calls under way and every later call reject with TERMINATED. Safe to call twice. */
+  terminate() {
+    if (!this.#terminated) {
+      const slots = this.#slots.filter(Boolean);
+      this.#terminated = Promise.all(slots.map((slot) => slot.handle?.terminate().catch(() => {})));
+      const error = terminatedError();
+      for (const slot of slots) {
+        for (const { reject } of slot.calls.values()) reject(error);
+        slot.calls.clear();
+      }
+      this.#slots.fill(null);
+    }
+    return this.#terminated.then(() => {});
+  }
+}
+
+/** Ties a ParallelAttention to its pool, so that injectFault can reach it. */
+export function registerPool(owner, pool) {
+  pools.set(owner, pool);
+}
+
+/**
+ * @internal For the tests of the pool only; not exported from index.js. Arms a fault in worker `index` of
+ * `parallel` (a ParallelAttention), which fires on that worker's next call:
+ * - 'exit': the worker ends mid-call (Node: process.exit(1); browsers, where a worker cannot end itself
+ *   observably, an uncaught error from a timer, as a crash shows there);
+ * - 'throw': an error thrown inside the call (the call rejects with it, the worker lives on);
+ * - 'reject': an unhandled rejection inside the worker, and no answer (the worker counts as dead).
+ * Resolves once the fault is sent.
+ */
+export function injectFault(parallel, index, fault) {
+  return faultOf(pools.get(parallel), index, fault);
+}
