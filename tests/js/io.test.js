@@ -185,6 +185,19 @@ describe('readNpz', () => {
     await expectBadFileAsync(readNpz(file, { names: ['v'] }), 'no array "v"', '"q", "step"');
   });
 
+  it('refuses names that are not a list of strings, and a deflated member where DecompressionStream is missing', async () => {
+    const file = await npzFile({ q }, { method: 8 });
+    await expect(readNpz(file, { names: 'q' })).rejects.toMatchObject({ code: 'BAD_OPTION' });
+    const saved = globalThis.DecompressionStream;
+    globalThis.DecompressionStream = undefined;
+    try {
+      await expectBadFileAsync(readNpz(file), 'no DecompressionStream');
+    } finally {
+      globalThis.DecompressionStream = saved;
+    }
+    expect(Object.keys(await readNpz(await npzFile({ q }, { method: 0 })))).toEqual(['q']);
+  });
+
   it.each([
     ['a file that is not a zip', async () => q, 'not a zip archive'],
     ['an empty file', async () => new Uint8Array(0), 'not a zip archive'],
@@ -268,6 +281,25 @@ describe('readSafetensors and openSafetensors', () => {
     expectTensor(await read('bo'), ...expected.bo);
     await expectBadFileAsync(read('nope'), 'no tensor "nope"', '"wq", "wk", "wv", "bo"');
     expectTensor(await (await openSafetensors(file.buffer)).read('wk'), ...expected.wk);
+  });
+
+  it('refuses a 2 GiB tensor of a Blob before reading or allocating it', async () => {
+    const header = safetensorsFile([{ name: 'big', dtype: 'F32', shape: [2 ** 29], bytes: new Uint8Array(0), offsets: [0, 2 ** 31] }]);
+    const sliced = [];
+    class HugeBlob extends Blob {
+      get size() {
+        return header.length + 2 ** 31;
+      }
+
+      slice(begin, end) {
+        sliced.push([begin, end]);
+        return new Blob([header.subarray(begin, end)]);
+      }
+    }
+    const opened = await openSafetensors(new HugeBlob([]));
+    expect(opened.tensors).toEqual([{ name: 'big', dtype: 'F32', shape: [2 ** 29] }]);
+    await expectBadFileAsync(opened.read('big'), 'tensor "big"', 'MAX_CALL_BYTES');
+    expect(sliced).toEqual([[0, 8], [8, header.length]]);
   });
 
   it('lists an unsupported dtype, refuses to read it, and reads the others by name', async () => {
