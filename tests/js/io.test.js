@@ -92,6 +92,19 @@ describe('readNpy', () => {
     expectTensor(readNpy(shifted.subarray(3)), [3], [Math.fround(0.1), -2, Infinity]);
   });
 
+  it("reads through a Uint8Array subclass whose slice() is a view, as Node's Buffer's is, without changing it", () => {
+    class ViewSlice extends Uint8Array {
+      slice(begin, end) {
+        return this.subarray(begin, end);
+      }
+    }
+    const file = npyFile({ descr: '>f4', shape: [3], values: [1.5, -2, 3] });
+    const pool = new ViewSlice(file.length + 5).fill(7);
+    pool.set(file, 5);
+    expectTensor(readNpy(pool.subarray(5)), [3], [1.5, -2, 3]);
+    expect(Array.from(pool.subarray(5))).toEqual(Array.from(file));
+  });
+
   it('accepts header dicts in any key order, either quote, with or without trailing commas, and 16-byte alignment', () => {
     for (const header of [
       "{'shape': (2,), 'fortran_order': False, 'descr': '<f4'}",

@@ -27,14 +27,14 @@ function describe(value) {
 export const isBlob = (value) => typeof Blob === 'function' && value instanceof Blob;
 
 /**
- * The bytes of an ArrayBuffer (or SharedArrayBuffer) or of any ArrayBuffer view, as a Uint8Array that shares
- * its memory (nothing is copied).
+ * The bytes of an ArrayBuffer (or SharedArrayBuffer) or of any ArrayBuffer view, as a plain Uint8Array that
+ * shares its memory (nothing is copied). Plain, because a subclass may not copy on slice(): Node's Buffer
+ * returns a view, and a view would read the wrong bytes, or byte-swap the caller's file in place.
  * @param {unknown} input
  * @param {string} fn  the caller's name, for messages
  * @returns {Uint8Array}
  */
 export function toBytes(input, fn) {
-  if (input instanceof Uint8Array) return input;
   if (ArrayBuffer.isView(input)) return new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
   if (input instanceof ArrayBuffer || (typeof SharedArrayBuffer === 'function' && input instanceof SharedArrayBuffer)) {
     return new Uint8Array(input);
