@@ -92,6 +92,15 @@ describe('readNpy', () => {
     expectTensor(readNpy(shifted.subarray(3)), [3], [Math.fround(0.1), -2, Infinity]);
   });
 
+  it('returns data of its own: changing the file afterwards changes no tensor', async () => {
+    const file = npyFile({ shape: [2], values: [1, 2] });
+    const st = safetensorsFile([{ name: 'a', dtype: 'F32', shape: [2], bytes: tensorBytes('F32', [3, 4]) }]);
+    const tensors = [readNpy(file), readSafetensors(st).a, await (await openSafetensors(st)).read('a')];
+    file.fill(0);
+    st.fill(0);
+    expect(tensors.map((t) => Array.from(t.data))).toEqual([[1, 2], [3, 4], [3, 4]]);
+  });
+
   it("reads through a Uint8Array subclass whose slice() is a view, as Node's Buffer's is, without changing it", () => {
     class ViewSlice extends Uint8Array {
       slice(begin, end) {
@@ -143,6 +152,12 @@ describe('readNpy', () => {
   ])('refuses the header %s', (header, word) => {
     const error = expectBadFile(() => readNpy(npyFile({ header, shape: [2], values: [1, 2] })), 'npy header at byte 10', word);
     expect(error.message.length).toBeLessThan(400);
+  });
+
+  it('refuses a version 3 header that is not UTF-8', () => {
+    const file = npyFile({ shape: [2], values: [1, 2], version: 3 });
+    file[13] = 0xff;
+    expectBadFile(() => readNpy(file), 'npy header at byte 12', 'not valid UTF-8');
   });
 
   it('refuses data shorter or longer than the shape, and a header length past the end', () => {
@@ -371,5 +386,12 @@ describe('tensors read from files feed the API', () => {
     const fromFiles = attn.selfAttention(fromNpy, { wq: npz.w, wk: await st.read('w'), wv: readSafetensors(safetensorsFile([{ name: 'w', dtype: 'F64', shape: [3, 3], bytes: tensorBytes('F64', flat(w)) }])).w });
     expect(Array.from(fromFiles.output.data)).toEqual(Array.from(direct.output.data));
     expect(fromFiles.output.shape).toEqual([2, 3]);
+  });
+
+  it('reads NaN and ±inf as data, which the API then refuses as NON_FINITE', async () => {
+    const attn = await createAttention();
+    const x = readNpy(npyFile({ shape: [2, 2], values: [1, NaN, 0, Infinity] }));
+    expect(Array.from(x.data)).toEqual([1, NaN, 0, Infinity]);
+    expect(() => attn.scaledDotProductAttention(x, x, x)).toThrow(expect.objectContaining({ code: 'NON_FINITE' }));
   });
 });

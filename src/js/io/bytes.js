@@ -101,15 +101,22 @@ function halfToFloat(bits) {
 export function toFloat32(bytes, offset, count, kind, bigEndian) {
   const size = FLOAT_SIZES[kind];
   let source = bytes.subarray(offset, offset + count * size);
-  if (bigEndian !== !LITTLE_ENDIAN_HOST && size > 1) {
+  let copied = false; // whether `source` is our own copy, which the result may then share
+  if (bigEndian !== !LITTLE_ENDIAN_HOST) {
     source = source.slice();
+    copied = true;
     for (let i = 0; i < source.length; i += size) source.subarray(i, i + size).reverse();
   }
   // A typed view needs an offset that is a multiple of its element size; otherwise view a copy.
-  const view = (Type) => ((source.byteOffset % size === 0)
-    ? new Type(source.buffer, source.byteOffset, count)
-    : new Type(source.slice().buffer, 0, count));
-  if (kind === 'f4') return new Float32Array(view(Float32Array));
+  const view = (Type) => {
+    if (source.byteOffset % size === 0) return new Type(source.buffer, source.byteOffset, count);
+    copied = true;
+    return new Type(source.slice().buffer, 0, count);
+  };
+  if (kind === 'f4') {
+    const floats = view(Float32Array);
+    return copied ? floats : floats.slice();
+  }
   if (kind === 'f8') return new Float32Array(view(Float64Array));
   const bits = view(Uint16Array);
   if (kind === 'bf16') {
