@@ -53,7 +53,10 @@ const headerEnd = (npy) => 10 + (npy[8] | (npy[9] << 8));
 
 describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
   it('.npy version 1, 2 and 3, C and Fortran order', async () => {
-    for (const [options, lengthBytes] of [[{ descr: '<f4' }, 2], [{ descr: '>f8', fortran: true, version: 2 }, 4], [{ descr: '<f2', version: 3 }, 4]]) {
+    const variants = [
+      [{ descr: '<f4' }, 2], [{ descr: '>f8', fortran: true, version: 2 }, 4], [{ descr: '<f2', version: 3 }, 4],
+    ];
+    for (const [options, lengthBytes] of variants) {
       const raw = options.descr.endsWith('f2') ? [0x3c00, 0xc000, 0x3800, 0x4200, 0x1419, 0x8000] : values;
       const file = npyFile({ ...options, shape: [2, 3], values: raw });
       const end = lengthBytes === 2 ? headerEnd(file) : 12 + (file[8] | (file[9] << 8));
