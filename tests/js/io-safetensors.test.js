@@ -28,6 +28,16 @@ describe('readSafetensors and openSafetensors', () => {
     for (const [name, [shape, values]] of Object.entries(expected)) expectTensor(read[name], shape, values);
   });
 
+  it('converts all 65536 float16 and bfloat16 patterns exactly', () => {
+    const raw = Array.from({ length: 65536 }, (_, i) => i);
+    const read = readSafetensors(safetensorsFile([
+      { name: 'h', dtype: 'F16', shape: [65536], bytes: tensorBytes('F16', raw) },
+      { name: 'b', dtype: 'BF16', shape: [256, 256], bytes: tensorBytes('BF16', raw) },
+    ]));
+    expectTensor(read.h, [65536], raw.map(halfValue));
+    expectTensor(read.b, [256, 256], raw.map(bfloat16Value));
+  });
+
   it('round-trips random tensors of every dtype', () => {
     const dtypes = { f2: 'F16', bf16: 'BF16', f4: 'F32', f8: 'F64' };
     fc.assert(fc.property(fc.array(caseArb(Object.keys(dtypes)), { minLength: 1, maxLength: 4 }), (cases) => {
