@@ -40,18 +40,19 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 test('the tarball holds the JS, the declarations and both builds, and nothing else', () => {
   const files = tarball.files.map((f) => f.path).sort();
-  for (const needed of ['package.json', 'README.md', 'src/js/index.js', 'src/js/index.d.ts', 'src/js/loader.js',
+  for (const needed of ['package.json', 'README.md', 'src/js/index.js', 'src/js/index.d.ts', 'src/js/loader.js', 'src/js/io/index.js', 'src/js/io/index.d.ts',
     'src/js/wasm/attention-simd.js', 'src/js/wasm/attention-simd.wasm', 'src/js/wasm/attention-scalar.js',
     'src/js/wasm/attention-scalar.wasm']) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
-  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
+  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
   assert.deepEqual(unexpected, []);
 });
 
 test('Node 20 imports it by name and computes the worked example', async () => {
   writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
+  assert.equal(run('node', ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"], app).trim(), 'openSafetensors,readNpy,readNpz,readSafetensors');
   assert.equal(result.simd, true);
   assertGolden(result.output);
 });

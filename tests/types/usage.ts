@@ -51,3 +51,15 @@ await parallel.terminate();
 parallel.selfAttention(q, { wq: q, wk: q, wv: q }).output;
 
 export { workerCount, fromWorkers, simd, sets, limit, first, nested, steps, perHead, c };
+
+// attention-wasm/io: files read into Tensors that the API accepts.
+import { openSafetensors, readNpy, readNpz, readSafetensors } from 'attention-wasm/io';
+import type { SafetensorsFile } from 'attention-wasm/io';
+const fromNpy: Tensor = readNpy(new Uint8Array(0));
+const fromNpz: Record<string, Tensor> = await readNpz(new Blob([]), { names: ['q'] });
+const fromSafetensors: Tensor | undefined = readSafetensors(new ArrayBuffer(0)).wq;
+const opened: SafetensorsFile = await openSafetensors(new Blob([]));
+const listed: string = `${opened.tensors[0].name} ${opened.tensors[0].dtype} ${opened.tensors[0].shape.join('×')}`;
+attn.selfAttention(fromNpy, { wq: await opened.read('wq'), wk: fromNpz.k, wv: fromNpy });
+// @ts-expect-error readNpy is synchronous: a Blob must be read into bytes first
+readNpy(new Blob([]));
