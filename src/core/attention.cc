@@ -196,9 +196,9 @@ class SdpaRun {
       for (int64_t c = 0; c < d_k; ++c) dot += static_cast<double>(q_row[c]) * key[c];
       const double scaled = dot * scale_;
       if (!(std::abs(scaled) < kFloatOverflow)) {
-        fail("SCORE_OVERFLOW", "the attention score q·k·scale at " + where(b, h, i) + ", key " +
-                                   str(key_begin + j) + " is " + num(dot) + " · " + num(scale_) + " = " +
-                                   num(scaled) + ", beyond float32 (±3.4e38); scale q, k or the scale down");
+        fail("SCORE_OVERFLOW", "the attention score q·k·scale overflowed float32 at " + where(b, h, i) + ", key " +
+                                   str(key_begin + j) + ": " + num(dot) + " · " + num(scale_) + " = " +
+                                   num(scaled) + ", beyond ±3.4e38; scale q, k or the scale down");
       }
       row[j] = static_cast<float>(scaled);
       if (!raw) continue;

@@ -51,7 +51,8 @@ describe('numerics', () => {
           state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
           return state / 2 ** 32;
         };
-        const v = { data: Float32Array.from({ length: lenK * dV }, () => level * (1 + spread * (2 * random() - 1))), shape: [lenK, dV] };
+        const values = Float32Array.from({ length: lenK * dV }, () => level * (1 + spread * (2 * random() - 1)));
+        const v = { data: values, shape: [lenK, dV] };
         const q = filled(2, 3, qValue), k = filled(lenK, 3, 0.25);
         for (const returnWeights of [true, false]) {
           const out = simd.scaledDotProductAttention(q, k, v, { returnWeights }).output.data;
@@ -61,7 +62,7 @@ describe('numerics', () => {
             mean /= lenK;
             for (const row of [0, 1]) {
               const error = Math.abs(out[row * dV + c] - mean) / mean;
-              if (!(error <= 1e-5)) expect.fail(`returnWeights ${returnWeights}, L_k ${lenK}, column ${c}: relative error ${error}`);
+              if (!(error <= 1e-5)) expect.fail(`returnWeights ${returnWeights}, L_k ${lenK}, column ${c}: error ${error}`);
             }
           }
         }
@@ -75,7 +76,8 @@ describe('numerics', () => {
       const r = attn.scaledDotProductAttention(q, k, v, { scale: 1e-10 });
       expect(Array.from(r.weights.data)).toEqual([1, 0, 0]);
       expect(Array.from(r.output.data)).toEqual([1]);
-      expect(Array.from(attn.scaledDotProductAttention(q, k, v, { scale: 1e-10, returnWeights: false }).output.data)).toEqual([1]);
+      const streamed = attn.scaledDotProductAttention(q, k, v, { scale: 1e-10, returnWeights: false });
+      expect(Array.from(streamed.output.data)).toEqual([1]);
       const zero = attn.scaledDotProductAttention(q, k, v, { scale: 0, returnWeights: false });
       expect(zero.output.data[0]).toBeCloseTo(2, 6);
     }
@@ -83,10 +85,11 @@ describe('numerics', () => {
 
   it('SCORE_OVERFLOW says which score overflowed, and that the unscaled rawScores did when only they do', () => {
     const [attn] = builds;
-    const real = errorOf(() => attn.scaledDotProductAttention(column([1e20]), column([1, 1e20]), column([1, 2]), { scale: 0.5 }));
+    const sdpa = (q, k, v, options) => errorOf(() => attn.scaledDotProductAttention(column(q), column(k), column(v), options));
+    const real = sdpa([1e20], [1, 1e20], [1, 2], { scale: 0.5 });
     expect(real.code).toBe('SCORE_OVERFLOW');
-    expect(real.message).toContain('query row 0, key 1 is 1e+40 · 0.5 = 5e+39');
-    const raw = errorOf(() => attn.scaledDotProductAttention(column([1e20]), column([1e20]), column([1]), { scale: 1e-10, returnSteps: true }));
+    expect(real.message).toContain('overflowed float32 at batch 0, head 0, query row 0, key 1: 1e+40 · 0.5 = 5e+39');
+    const raw = sdpa([1e20], [1e20], [1], { scale: 1e-10, returnSteps: true });
     expect(raw.code).toBe('SCORE_OVERFLOW');
     expect(raw.message).toContain('unscaled q·kᵀ requested as rawScores');
     expect(raw.message).toContain('returnSteps: false');
@@ -96,7 +99,8 @@ describe('numerics', () => {
     for (const attn of builds) {
       for (const returnWeights of [true, false]) {
         // Ten equal weights of 0.1 sum to just over 1 in float32.
-        const e = errorOf(() => attn.scaledDotProductAttention(filled(1, 1, 0), filled(10, 1, 0), filled(10, 2, FLT_MAX), { returnWeights }));
+        const [q, k, v] = [filled(1, 1, 0), filled(10, 1, 0), filled(10, 2, FLT_MAX)];
+        const e = errorOf(() => attn.scaledDotProductAttention(q, k, v, { returnWeights }));
         expect(e?.code).toBe('OUTPUT_OVERFLOW');
         expect(e.message).toContain('weights·V overflowed float32');
       }

@@ -142,7 +142,8 @@ TEST(NumericsTest, ScoreOverflowSaysWhichScoreOverflowed) {
     row.set_scale(0.5f);
     const Outcome o = row.run(full);
     EXPECT_EQ(o.code, "SCORE_OVERFLOW");
-    EXPECT_TRUE(contains(o.message, "query row 0, key 2 is 1e+40 · 0.5 = 5e+39")) << o.message;
+    EXPECT_TRUE(contains(o.message, "overflowed float32 at batch 0, head 0, query row 0, key 2: 1e+40 · 0.5 = 5e+39"))
+        << o.message;
   }
 }
 
