@@ -52,6 +52,15 @@ struct Row {
 
 bool contains(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
 
+// Both paths raise `code` with `part` in the message.
+void expect_error(Row& row, const char* code, const char* part) {
+  for (bool full : {true, false}) {
+    const Outcome o = row.run(full);
+    EXPECT_EQ(o.code, code) << (full ? "with weights" : "streaming");
+    EXPECT_TRUE(contains(o.message, part)) << o.message;
+  }
+}
+
 uint32_t bits(float x) {
   uint32_t b;
   std::memcpy(&b, &x, sizeof b);
@@ -136,15 +145,10 @@ TEST(NumericsTest, ScoresThatOverflowOnlyBeforeTheScaleAreFinite) {
 }
 
 TEST(NumericsTest, ScoreOverflowSaysWhichScoreOverflowed) {
-  for (bool full : {true, false}) {
-    Row row(3, 1, 1e20f, 1.0f, 1.0f);
-    row.k[2] = 1e20f;
-    row.set_scale(0.5f);
-    const Outcome o = row.run(full);
-    EXPECT_EQ(o.code, "SCORE_OVERFLOW");
-    EXPECT_TRUE(contains(o.message, "overflowed float32 at batch 0, head 0, query row 0, key 2: 1e+40 · 0.5 = 5e+39"))
-        << o.message;
-  }
+  Row row(3, 1, 1e20f, 1.0f, 1.0f);
+  row.k[2] = 1e20f;
+  row.set_scale(0.5f);
+  expect_error(row, "SCORE_OVERFLOW", "overflowed float32 at batch 0, head 0, query row 0, key 2: 1e+40 · 0.5 = 5e+39");
 }
 
 TEST(NumericsTest, RawScoresThatOverflowWhileTheScaledOnesFitSaySo) {
@@ -164,29 +168,19 @@ TEST(NumericsTest, RawScoresThatOverflowWhileTheScaledOnesFitSaySo) {
 }
 
 TEST(NumericsTest, ScoresPushedBeyondFloat32ByTheMaskSaySo) {
-  for (bool full : {true, false}) {
-    Row row(2, 1, 1e19f, 2e19f, 1.0f);  // q·k = 2e38
-    const float add[2] = {0.0f, 3e38f};
-    row.options.mask.kind = MaskKind::kAdditive;
-    row.options.mask.data = add;
-    row.options.mask.dims[3] = 2;
-    row.set_scale(1.0f);
-    const Outcome o = row.run(full);
-    EXPECT_EQ(o.code, "SCORE_OVERFLOW");
-    EXPECT_TRUE(contains(o.message, "q·k·scale + mask overflowed float32 at batch 0, head 0, query row 0, key 1"))
-        << o.message;
-  }
+  Row row(2, 1, 1e19f, 2e19f, 1.0f);  // q·k = 2e38
+  const float add[2] = {0.0f, 3e38f};
+  row.options.mask.kind = MaskKind::kAdditive;
+  row.options.mask.data = add;
+  row.options.mask.dims[3] = 2;
+  row.set_scale(1.0f);
+  expect_error(row, "SCORE_OVERFLOW", "q·k·scale + mask overflowed float32 at batch 0, head 0, query row 0, key 1");
 }
 
 // Ten values of FLT_MAX with weights 0.1 each: the weights sum to just over 1 in float32 and weights·V to +inf.
 TEST(NumericsTest, WeightsTimesValuesBeyondFloat32IsOutputOverflow) {
-  for (bool full : {true, false}) {
-    Row row(10, 2, 0.0f, 0.0f, FLT_MAX);
-    const Outcome o = row.run(full);
-    EXPECT_EQ(o.code, "OUTPUT_OVERFLOW") << (full ? "with weights" : "streaming");
-    EXPECT_TRUE(contains(o.message, "weights·V overflowed float32 at batch 0, head 0, query row 0, column 0"))
-        << o.message;
-  }
+  Row row(10, 2, 0.0f, 0.0f, FLT_MAX);
+  expect_error(row, "OUTPUT_OVERFLOW", "weights·V overflowed float32 at batch 0, head 0, query row 0, column 0");
   Row nine(9, 2, 0.0f, 0.0f, FLT_MAX);  // weights of 1/9 stay finite
   EXPECT_EQ(nine.run(true).code, "");
   EXPECT_TRUE(std::isfinite(nine.output[0]));
