@@ -40,6 +40,8 @@ inline int64_t padded_values(int64_t d_v) { return (d_v + kValuePanel - 1) / kVa
 void pack_values(const float* v, int64_t len_k, int64_t d_v, float* packed) noexcept;
 
 // o[r, :] (+)= Σ_j p[r, j] · v[key_begin + j, :] for r < rows and j < keys; `accumulate` adds to o.
+// Each value is one float32 chain over the keys, in order, then added to o: callers pass blocks of keys (with
+// `accumulate` after the first) to keep the chains short.
 //   p       [rows, ld_p]
 //   packed  pack_values of all len_k keys
 //   o       [rows, d_v]

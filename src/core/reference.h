@@ -1,5 +1,5 @@
 // Plain-loop reference of the attention core: no Eigen, no SIMD, every sum in double.
-// Same signatures and semantics as attention.h; the tests hold the Eigen path to it.
+// Same signatures and semantics as attention.h; the tests hold the fused SIMD path to it.
 #pragma once
 
 #include "attention.h"

@@ -97,7 +97,14 @@ void run_sdpa_case(ByteSource& in) {
     only_output.output = output.data();
     const std::string again =
         attention_error_of([&] { scaled_dot_product_attention(d, q.data(), k.data(), v.data(), o, only_output); });
-    if (again != code) fail("without weights the call threw \"" + again + "\", with them \"" + code + "\"");
+    // With weights the call also returns the unscaled q·k, which may overflow alone; and the two routes sum
+    // weights·V in different orders, so values near float32's limit may overflow in one only.
+    const bool raw_only = code == "SCORE_OVERFLOW" && again.empty() && oracle.dt.raw_may_overflow;
+    const bool output_only = (code.empty() || code == "OUTPUT_OVERFLOW") &&
+                             (again.empty() || again == "OUTPUT_OVERFLOW") && values_may_overflow(d, v.data());
+    if (again != code && !raw_only && !output_only) {
+      fail("without weights the call threw \"" + again + "\", with them \"" + code + "\"");
+    }
     check_sdpa(d, v.data(), o, oracle, again, nullptr, output.data());
   }
 }

@@ -55,6 +55,8 @@ struct Dots {
   std::vector<double> dot, dot_abs;
   bool must_overflow = false;  // some q·k·scale is surely beyond float32
   bool may_overflow = false;   // some q·k·scale, or q·k·scale + mask, may round beyond float32
+  bool raw_must_overflow = false;  // some unscaled q·k is surely beyond float32 (an error only with raw scores)
+  bool raw_may_overflow = false;
 };
 
 inline double kernels_scale(const AttentionDims& d, const AttentionOptions& o) {
@@ -62,6 +64,9 @@ inline double kernels_scale(const AttentionDims& d, const AttentionOptions& o) {
 }
 
 Dots dots(const AttentionDims& d, const float* q, const float* k, const AttentionOptions& o);
+
+// weights·V can round beyond float32 only for values near its limit (or values that are not finite).
+bool values_may_overflow(const AttentionDims& d, const float* v);
 
 inline bool all_finite(const float* x, int64_t n) {
   return std::all_of(x, x + n, [](float v) { return std::isfinite(v); });
