@@ -147,11 +147,6 @@ class SdpaRun {
   }
 
  private:
-  // Query rows per block: a block's scores ([64, L_k], or [64, kKeyTile] tiles) stay in cache between the
-  // scores, the softmax and the weighted sum.
-  static constexpr int64_t kQueryBlock = 64;
-  // Keys per tile of the streaming path; a multiple of kernels::kKeyPanel.
-  static constexpr int64_t kKeyTile = 512;
   // Bound on |q·k| and |q·k·scale| under which no score nor partial sum comes near float32's 3.4e38.
   static constexpr double kSafeScore = 1e37;
 

@@ -4,21 +4,26 @@
 //   WebAssembly SIMD128 (__wasm_simd128__)  wasm_simd128.h, clang's header; the core includes nothing from Emscripten
 //   SSE2 (__SSE2__)                         the native build, for tests and the bench's native column
 //   scalar                                   four floats in a struct: the scalar WASM build and anything else
+// Defining ATTENTION_NO_SIMD picks the scalar backend whatever the target has: the native twin of the scalar WASM
+// build, tested under the sanitizers (scripts/test-native.sh).
 // Loads and stores are unaligned. The kernels (kernels.cc) are written once against these functions.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-#if defined(__wasm_simd128__)
+#if defined(__wasm_simd128__) && !defined(ATTENTION_NO_SIMD)
 #include <wasm_simd128.h>
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(ATTENTION_NO_SIMD)
 #include <emmintrin.h>
 #endif
 
 namespace attention::simd {
 
-#if defined(__wasm_simd128__)
+#if defined(__wasm_simd128__) && !defined(ATTENTION_NO_SIMD)
+
+// The backend this translation unit was built with.
+inline constexpr const char* kBackendName = "wasm-simd128";
 
 struct Vec4 {
   v128_t v;
@@ -48,7 +53,9 @@ inline float lane(Vec4 a, int i) {
   return out[i];
 }
 
-#elif defined(__SSE2__)
+#elif defined(__SSE2__) && !defined(ATTENTION_NO_SIMD)
+
+inline constexpr const char* kBackendName = "sse2";
 
 struct Vec4 {
   __m128 v;
@@ -77,6 +84,8 @@ inline float lane(Vec4 a, int i) {
 }
 
 #else
+
+inline constexpr const char* kBackendName = "scalar";
 
 struct Vec4 {
   float v[4];

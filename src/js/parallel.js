@@ -9,9 +9,9 @@ import { Tensor } from './tensor.js';
 import {
   checkPlanValues, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
 } from './plan.js';
+import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
-const CAUSAL_NAMES = [false, true, 'bottom-right'];
-const OUTPUT_PROJECTION_ROWS = 64; // kOutputProjectionRows of the core (attention.h)
+const CAUSAL_NAMES = { [CAUSAL.none]: false, [CAUSAL.topLeft]: true, [CAUSAL.bottomRight]: 'bottom-right' };
 
 /** Starts one worker; the same small interface over Web Workers and worker_threads. */
 async function spawn() {
