@@ -51,30 +51,31 @@ enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
 enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
 #undef X
 
-// Every code an AttentionError can carry, in C++ or in JS, with what raises it. They are stable across versions.
-#define ATTENTION_ERROR_CODES(X)                                                                              \
-  X(NOT_A_TENSOR, "a value that is neither a nested array nor `{ data, shape }`")                             \
-  X(NOT_A_NUMBER, "a string, null, object, ... where a number (or boolean) belongs")                          \
-  X(NON_FINITE, "NaN or ±Infinity (−Infinity is allowed in additive masks)")                                  \
-  X(RAGGED_ARRAY, "nested arrays whose rows differ in length or depth")                                       \
-  X(BAD_RANK, "a tensor with the wrong number of dimensions")                                                 \
-  X(BAD_DIMENSION, "an empty, negative, fractional or non-numeric dimension")                                 \
-  X(DATA_LENGTH_MISMATCH, "`data.length` differs from the product of `shape`")                                \
-  X(SHAPE_MISMATCH, "two arguments whose shapes do not fit together")                                         \
-  X(HEADS_DO_NOT_DIVIDE, "numHeads / numKvHeads that do not divide the widths or each other")                 \
-  X(MASK_DOES_NOT_BROADCAST, "a mask that does not broadcast to the attention weights' shape")                \
-  X(UNKNOWN_OPTION, "an option or weight name that does not exist (the nearest is suggested)")                \
-  X(BAD_OPTION, "an option with a value of the wrong kind (a NaN scale, causal: 'yes')")                      \
-  X(TOO_LARGE, "a call that would need more WebAssembly memory than MAX_CALL_BYTES")                          \
-  X(SCORE_OVERFLOW, "q·kᵀ·scale beyond float32 range")                                                        \
-  X(PROJECTION_OVERFLOW, "x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 range")                            \
-  X(OUTPUT_OVERFLOW, "weights·V beyond float32 range")                                                        \
-  X(SIMD_UNSUPPORTED, "`simd: true` where WebAssembly SIMD is missing")                                       \
-  X(LOAD_FAILED, "the .wasm file could not be fetched or compiled, or is not the build that was asked for")   \
-  X(TERMINATED, "a call on a ParallelAttention after `terminate()`")                                          \
-  X(WORKER_FAILED, "a worker died or failed during a call")                                                   \
-  X(NULL_ARGUMENT, "a null pointer passed to the C++ core (a bug of the caller of the core)")                 \
-  X(OUT_OF_MEMORY, "WebAssembly memory is exhausted (not expected; please report it)")                        \
+// Every code an AttentionError can carry, in C++ or in JS, with what raises it (the README's table and the .d.ts
+// union are checked against this list). Codes are stable across versions.
+#define ATTENTION_ERROR_CODES(X) \
+  X(NOT_A_TENSOR, "a value that is neither a nested array nor `{ data, shape }`; a missing weight") \
+  X(NOT_A_NUMBER, "a string, `null`, an object… where a number (or a mask's boolean) belongs") \
+  X(NON_FINITE, "NaN, ±Infinity, or a value beyond float32 (−Infinity is allowed in additive masks)") \
+  X(RAGGED_ARRAY, "rows of different lengths or depths") \
+  X(BAD_RANK, "a tensor with the wrong number of dimensions") \
+  X(BAD_DIMENSION, "an empty, negative, fractional or huge dimension") \
+  X(DATA_LENGTH_MISMATCH, "`data.length` differs from the product of `shape`") \
+  X(SHAPE_MISMATCH, "two arguments whose shapes do not fit, e.g. \"k has 5 columns but q has 6: q and k must share d_k\"") \
+  X(HEADS_DO_NOT_DIVIDE, "`numHeads` not dividing a projection's width, or `numKvHeads` not dividing `numHeads`") \
+  X(MASK_DOES_NOT_BROADCAST, "a mask that does not broadcast to the weights' shape") \
+  X(UNKNOWN_OPTION, "an unknown option or weight name; the message names the nearest valid one") \
+  X(BAD_OPTION, "an option of the wrong kind: a NaN scale, `causal: 'yes'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…") \
+  X(TOO_LARGE, "a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`") \
+  X(SCORE_OVERFLOW, "q·kᵀ·scale beyond float32") \
+  X(PROJECTION_OVERFLOW, "x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)") \
+  X(OUTPUT_OVERFLOW, "weights·V beyond float32 (values near ±3.4e38)") \
+  X(SIMD_UNSUPPORTED, "from `createAttention`: `simd: true` where WebAssembly SIMD is missing") \
+  X(LOAD_FAILED, "from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL") \
+  X(TERMINATED, "a call on a `ParallelAttention` after `terminate()`") \
+  X(WORKER_FAILED, "a worker died or failed during a call") \
+  X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
+  X(OUT_OF_MEMORY, "WebAssembly memory could not grow for a call") \
   X(INTERNAL, "a failure inside the module (not expected; please report it)")
 
 // Which entry point a call descriptor is for.
