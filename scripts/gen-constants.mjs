@@ -25,12 +25,9 @@ export function parseAbi(header) {
   return lists;
 }
 
-/** kQueryBlock → QUERY_BLOCK */
-export const constantName = (name) => name.replace(/^k/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
-/** kTopLeft → topLeft */
-export const enumeratorName = (name) => name.replace(/^k(.)/, (_, c) => c.toLowerCase());
-/** num_kv_heads → numKvHeads, d_k → dK: the core's snake_case in the JS layer's camelCase */
-export const camelName = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
+import { camelName, constantName, enumeratorName } from '../src/js/abi-names.js';
+
+export { camelName, constantName, enumeratorName };
 
 /** The JS layer's view of the lists: names converted, descriptor slots given their indices. */
 export function jsAbi(lists) {

@@ -1,7 +1,10 @@
 // Loads the Emscripten module in Node, a page, a Web Worker or a bundler, with no configuration.
 // The .wasm URL is written as `new URL('./wasm/…', import.meta.url)` so that bundlers (Vite) emit it as an asset.
 import { AttentionError } from './errors.js';
-import { DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT } from './generated/abi.js';
+import * as abi from './generated/abi.js';
+import { camelName, constantName, enumeratorName, renamed } from './abi-names.js';
+
+const { CALL_KINDS, CAUSAL, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } = abi;
 
 // The smallest module using a SIMD128 instruction: WebAssembly.validate says whether SIMD is there.
 const SIMD_PROBE = new Uint8Array([
@@ -86,6 +89,7 @@ export async function loadModule(variant, wasmUrl) {
   return module;
 }
 
+/** LOAD_FAILED unless the module is `variant` and was built from the abi.h that ./generated/abi.js comes from. */
 function checkBuild(module, variant, url) {
   const backend = typeof module._kernelBackend === 'function' ? module._kernelBackend() : 'unknown';
   if (backend !== BACKENDS[variant]) {
@@ -93,9 +97,13 @@ function checkBuild(module, variant, url) {
     const fix = other ? `; pass simd: ${other === 'simd'} to use it, or point wasmUrl at the ${variant} build` : '';
     throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`);
   }
-  const abi = module._abi();
-  const slots = Object.entries(abi.slots).map(([name, index]) => [name.replace(/_(.)/g, (_, c) => c.toUpperCase()), index]);
-  if (abi.slotCount !== DESCRIPTOR_SLOT_COUNT || slots.some(([name, index]) => DESCRIPTOR_SLOTS[name] !== index)) {
-    throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its call descriptor differs from this package's`);
+  // The block sizes and the descriptor layout the JS layer uses must be the module's own.
+  const report = module._abi();
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  const constants = renamed(report.constants, constantName);
+  if (!same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) || report.slotCount !== DESCRIPTOR_SLOT_COUNT
+    || !same(renamed(report.causal, enumeratorName), CAUSAL) || !same(renamed(report.maskKinds, enumeratorName), MASK_KINDS)
+    || !same(renamed(report.callKinds, enumeratorName), CALL_KINDS) || Object.keys(constants).some((name) => abi[name] !== constants[name])) {
+    throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`);
   }
 }

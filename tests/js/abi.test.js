@@ -12,6 +12,7 @@ import {
 } from '../../scripts/gen-constants.mjs';
 import * as abi from '../../src/js/generated/abi.js';
 import * as api from '../../src/js/index.js';
+import { renamed } from '../../src/js/abi-names.js';
 import { loadModule } from '../../src/js/loader.js';
 import { coreScratchBytes, outputProjectionScratchBytes } from '../../src/js/plan.js';
 import { VARIANTS, seededRandom } from './reference.js';
@@ -48,7 +49,6 @@ describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
   it('reports the lists that the generated JS holds', async () => {
     const module = await loadModule(name);
     const report = module._abi();
-    const renamed = (record, rename) => Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value]));
     const constants = Object.fromEntries(Object.keys(renamed(report.constants, constantName)).map((key) => [key, abi[key]]));
     expect(renamed(report.constants, constantName)).toEqual(constants);
     expect(Object.keys(constants)).toEqual(lists.CONSTANTS.map(([key]) => constantName(key)));
