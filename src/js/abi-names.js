@@ -9,4 +9,5 @@ export const enumeratorName = (name) => name.replace(/^k(.)/, (_, c) => c.toLowe
 export const camelName = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
 
 /** The record with its keys renamed. */
-export const renamed = (record, rename) => Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value]));
+export const renamed = (record, rename) =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value]));

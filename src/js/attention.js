@@ -11,7 +11,9 @@ import {
 
 let runPlanOf;
 
-const PUBLIC_METHODS = ['scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'heapBytesInUse'];
+const PUBLIC_METHODS = [
+  'scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'heapBytesInUse',
+];
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
 function statusError(status) {

@@ -101,9 +101,11 @@ function checkBuild(module, variant, url) {
   const report = module._abi();
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const constants = renamed(report.constants, constantName);
-  if (!same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) || report.slotCount !== DESCRIPTOR_SLOT_COUNT
-    || !same(renamed(report.causal, enumeratorName), CAUSAL) || !same(renamed(report.maskKinds, enumeratorName), MASK_KINDS)
-    || !same(renamed(report.callKinds, enumeratorName), CALL_KINDS) || Object.keys(constants).some((name) => abi[name] !== constants[name])) {
+  const agrees = same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) && report.slotCount === DESCRIPTOR_SLOT_COUNT
+    && same(renamed(report.causal, enumeratorName), CAUSAL) && same(renamed(report.maskKinds, enumeratorName), MASK_KINDS)
+    && same(renamed(report.callKinds, enumeratorName), CALL_KINDS)
+    && Object.keys(constants).every((name) => abi[name] === constants[name]);
+  if (!agrees) {
     throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`);
   }
 }
