@@ -1,61 +1,68 @@
 // The Embind layer: the only file that includes emscripten/bind.h.
 //
-// The JS wrapper (src/js) validates every argument, copies inputs into buffers it allocates with _malloc,
-// and passes their addresses here as numbers (0 = absent). Results are written into buffers it allocated
-// too, which it copies out and frees. Nothing here keeps a pointer or a view between calls.
-// Raw bindings carry a leading underscore; src/js/index.js gives them their public names.
+// The JS wrapper (src/js) validates every argument, copies inputs into buffers it allocates with _malloc, and
+// passes their addresses, with the call's dimensions and options, in a call descriptor (abi.h) whose address is
+// the only argument. Results are written into buffers it allocated too, which it copies out and frees. Nothing
+// here keeps a pointer or a view between calls. Raw bindings carry a leading underscore; src/js/attention.js
+// wraps them.
 #include <emscripten/bind.h>
 #include <malloc.h>
 
-#include <array>
+#include <cstring>
 #include <new>
 #include <string>
 
+#include "../core/abi.h"
 #include "../core/attention.h"
 
 namespace {
 
 using attention::AttentionDims;
 using attention::AttentionOptions;
+using attention::CallKind;
 using attention::ProjectionDims;
+namespace slot = attention::slot;
 
 template <typename T>
 T* at(uintptr_t address) {
   return reinterpret_cast<T*>(address);
 }
 
-// Options as they cross from JS: the mask's data is an address.
-struct OptionsIn {
-  bool has_scale = false;
-  float scale = 0;
-  int32_t causal = 0;
-  int32_t mask_kind = 0;
-  uintptr_t mask = 0;
-  std::array<int32_t, 4> mask_dims{1, 1, 1, 1};
+// One call's descriptor (abi.h): int32 slots that the JS layer wrote into WebAssembly memory. Reading plain
+// numbers, rather than having Embind walk JS objects, keeps a call independent of Object.prototype and of
+// anything Embind would allocate per field.
+class Descriptor {
+ public:
+  explicit Descriptor(uintptr_t address) : slots_(at<const int32_t>(address)) {}
+  int32_t operator[](int32_t slot) const { return slots_[slot]; }
+  template <typename T = float>
+  T* address(int32_t slot) const {
+    return at<T>(static_cast<uint32_t>(slots_[slot]));
+  }
+  float scale() const {
+    float value;
+    std::memcpy(&value, slots_ + slot::scale, sizeof value);
+    return value;
+  }
+
+ private:
+  const int32_t* slots_;
 };
 
-// Addresses of the buffers of one call; see AttentionResult and MultiHeadResult in attention.h.
-struct Buffers {
-  uintptr_t x = 0, context = 0;
-  uintptr_t w_q = 0, w_k = 0, w_v = 0, w_o = 0, b_q = 0, b_k = 0, b_v = 0, b_o = 0;
-  uintptr_t q = 0, k = 0, v = 0;
-  uintptr_t output = 0, weights = 0, scores = 0, scaled_scores = 0, raw_scores = 0, heads = 0, concat = 0;
-};
-
-AttentionOptions to_options(const OptionsIn& in) {
+AttentionOptions to_options(const Descriptor& d) {
   AttentionOptions o;
-  o.has_scale = in.has_scale;
-  o.scale = in.scale;
-  o.causal = static_cast<attention::Causal>(in.causal);
-  o.mask.kind = static_cast<attention::MaskKind>(in.mask_kind);
-  o.mask.data = at<const void>(in.mask);
-  for (int i = 0; i < 4; ++i) o.mask.dims[i] = in.mask_dims[i];
+  o.has_scale = d[slot::has_scale] != 0;
+  o.scale = d.scale();
+  o.causal = static_cast<attention::Causal>(d[slot::causal]);
+  o.mask.kind = static_cast<attention::MaskKind>(d[slot::mask_kind]);
+  o.mask.data = d.address<const void>(slot::mask);
+  for (int i = 0; i < 4; ++i) o.mask.dims[i] = d[slot::mask_dims + i];
   return o;
 }
 
-attention::AttentionResult to_result(const Buffers& b, uintptr_t output) {
-  return {at<float>(output), at<float>(b.weights), at<float>(b.scores), at<float>(b.scaled_scores),
-          at<float>(b.raw_scores)};
+attention::AttentionResult to_result(const Descriptor& d, int32_t output) {
+  return {d.address(output), d.address(slot::weights), d.address(slot::scores), d.address(slot::scaled_scores),
+          d.address(slot::raw_scores)};
 }
 
 // Runs `body` and returns "" on success, or "CODE\tmessage" when the core threw. Errors cross as a status
@@ -75,34 +82,99 @@ std::string guarded(Body body) {
   }
 }
 
-std::string scaled_dot_product_attention(const AttentionDims& dims, const OptionsIn& options, const Buffers& b) {
-  return guarded([&] {
-    attention::scaled_dot_product_attention(dims, at<const float>(b.q), at<const float>(b.k),
-                                            at<const float>(b.v), to_options(options), to_result(b, b.output));
-  });
+void scaled_dot_product_attention(const Descriptor& d) {
+  const AttentionDims dims{d[slot::batch], d[slot::num_heads], d[slot::num_kv_heads], d[slot::len_q],
+                           d[slot::len_k],  d[slot::d_k],       d[slot::d_v]};
+  attention::scaled_dot_product_attention(dims, d.address<const float>(slot::q), d.address<const float>(slot::k),
+                                          d.address<const float>(slot::v), to_options(d),
+                                          to_result(d, slot::output));
 }
 
-std::string multi_head_attention(const ProjectionDims& dims, const OptionsIn& options, const Buffers& b) {
-  return guarded([&] {
-    attention::ProjectionWeights w{at<const float>(b.w_q), at<const float>(b.w_k), at<const float>(b.w_v),
-                                   at<const float>(b.w_o), at<const float>(b.b_q), at<const float>(b.b_k),
-                                   at<const float>(b.b_v), at<const float>(b.b_o)};
-    attention::MultiHeadResult r{at<float>(b.q), at<float>(b.k), at<float>(b.v), to_result(b, b.heads),
-                                 at<float>(b.concat), at<float>(b.output)};
-    attention::multi_head_attention(dims, at<const float>(b.x), at<const float>(b.context), w,
-                                    to_options(options), r);
-  });
+void multi_head_attention(const Descriptor& d) {
+  const ProjectionDims dims{d[slot::batch],     d[slot::len_q],     d[slot::len_k],        d[slot::d_model],
+                            d[slot::d_context], d[slot::num_heads], d[slot::num_kv_heads], d[slot::d_k],
+                            d[slot::d_v],       d[slot::d_out]};
+  const attention::ProjectionWeights w{
+      d.address<const float>(slot::w_q), d.address<const float>(slot::w_k), d.address<const float>(slot::w_v),
+      d.address<const float>(slot::w_o), d.address<const float>(slot::b_q), d.address<const float>(slot::b_k),
+      d.address<const float>(slot::b_v), d.address<const float>(slot::b_o)};
+  const attention::MultiHeadResult r{d.address(slot::q), d.address(slot::k),      d.address(slot::v),
+                                     to_result(d, slot::heads), d.address(slot::concat), d.address(slot::output)};
+  attention::multi_head_attention(dims, d.address<const float>(slot::x), d.address<const float>(slot::context), w,
+                                  to_options(d), r);
 }
 
 // output = concat·W_o (+ b_o) for `rows` rows: the last step of multi-head attention on its own, which the
 // workers of the JS layer share out by rows.
-std::string output_projection(double rows, int32_t width, int32_t d_out, uintptr_t concat, uintptr_t w_o,
-                              uintptr_t b_o, uintptr_t output) {
+void output_projection(const Descriptor& d) {
+  attention::output_projection(d.address<const float>(slot::concat), d[slot::rows], d[slot::width],
+                               d.address<const float>(slot::w_o), d.address<const float>(slot::b_o), d[slot::d_out],
+                               d.address(slot::output));
+}
+
+// Runs the call of `kind` (abi.h's CallKind) that the descriptor at `descriptor` describes; "" or "CODE\tmessage".
+std::string call(int32_t kind, uintptr_t descriptor) {
   return guarded([&] {
-    attention::output_projection(at<const float>(concat), static_cast<int64_t>(rows), width, at<const float>(w_o),
-                                 at<const float>(b_o), d_out, at<float>(output));
+    const Descriptor d(descriptor);
+    switch (static_cast<CallKind>(kind)) {
+      case CallKind::kSdpa:
+        return scaled_dot_product_attention(d);
+      case CallKind::kProjected:
+        return multi_head_attention(d);
+      case CallKind::kOutputProjection:
+        return output_projection(d);
+    }
+    throw attention::AttentionError("INTERNAL", "unknown call kind " + std::to_string(kind));
   });
 }
+
+// Bytes the core allocates for itself in one call of scaled_dot_product_attention or output_projection (abi.h):
+// the JS layer's formula (plan.js) is tested against these.
+double sdpa_scratch_bytes(int32_t len_q, int32_t len_k, int32_t d_k, int32_t d_v, bool keeps_weights,
+                          bool streaming) {
+  return 4.0 * static_cast<double>(attention::sdpa_scratch_floats(len_q, len_k, d_k, d_v, keeps_weights, streaming));
+}
+
+double output_projection_scratch_bytes(int32_t width, int32_t d_out) {
+  return 4.0 * static_cast<double>(attention::output_projection_scratch_floats(width, d_out));
+}
+
+// Everything abi.h lists, as the compiled module sees it, under the C++ names: tests compare it with the files
+// that scripts/gen-constants.mjs generated from the header, and the loader with the glue's own copy.
+emscripten::val abi() {
+  using emscripten::val;
+  val constants = val::object(), causal = val::object(), mask_kinds = val::object(), call_kinds = val::object();
+  val slots = val::object(), error_codes = val::array();
+#define X(name, value) constants.set(#name, static_cast<double>(attention::name));
+  ATTENTION_CONSTANTS(X)
+#undef X
+#define X(name, value) causal.set(#name, static_cast<int32_t>(attention::Causal::name));
+  ATTENTION_CAUSAL(X)
+#undef X
+#define X(name, value) mask_kinds.set(#name, static_cast<int32_t>(attention::MaskKind::name));
+  ATTENTION_MASK_KINDS(X)
+#undef X
+#define X(name, value) call_kinds.set(#name, static_cast<int32_t>(CallKind::name));
+  ATTENTION_CALL_KINDS(X)
+#undef X
+#define X(name, count) slots.set(#name, static_cast<int32_t>(slot::name));
+  ATTENTION_DESCRIPTOR_SLOTS(X)
+#undef X
+#define X(code, description) error_codes.call<void>("push", std::string(#code));
+  ATTENTION_ERROR_CODES(X)
+#undef X
+  val result = val::object();
+  result.set("constants", constants);
+  result.set("causal", causal);
+  result.set("maskKinds", mask_kinds);
+  result.set("callKinds", call_kinds);
+  result.set("slots", slots);
+  result.set("slotCount", static_cast<int32_t>(slot::kCount));
+  result.set("errorCodes", error_codes);
+  return result;
+}
+
+std::string kernel_backend() { return attention::kernel_backend(); }
 
 // The index of the first NaN or ±inf in `count` floats at `address` (-inf allowed on request), or -1.
 double find_non_finite(uintptr_t address, double count, bool allow_negative_infinity) {
@@ -116,63 +188,12 @@ double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
-  using emscripten::value_object;
-  emscripten::value_array<std::array<int32_t, 4>>("Int32x4")
-      .element(emscripten::index<0>())
-      .element(emscripten::index<1>())
-      .element(emscripten::index<2>())
-      .element(emscripten::index<3>());
-  value_object<AttentionDims>("AttentionDims")
-      .field("batch", &AttentionDims::batch)
-      .field("numHeads", &AttentionDims::num_heads)
-      .field("numKvHeads", &AttentionDims::num_kv_heads)
-      .field("lenQ", &AttentionDims::len_q)
-      .field("lenK", &AttentionDims::len_k)
-      .field("dK", &AttentionDims::d_k)
-      .field("dV", &AttentionDims::d_v);
-  value_object<ProjectionDims>("ProjectionDims")
-      .field("batch", &ProjectionDims::batch)
-      .field("lenQ", &ProjectionDims::len_q)
-      .field("lenK", &ProjectionDims::len_k)
-      .field("dModel", &ProjectionDims::d_model)
-      .field("dContext", &ProjectionDims::d_context)
-      .field("numHeads", &ProjectionDims::num_heads)
-      .field("numKvHeads", &ProjectionDims::num_kv_heads)
-      .field("dK", &ProjectionDims::d_k)
-      .field("dV", &ProjectionDims::d_v)
-      .field("dOut", &ProjectionDims::d_out);
-  value_object<OptionsIn>("Options")
-      .field("hasScale", &OptionsIn::has_scale)
-      .field("scale", &OptionsIn::scale)
-      .field("causal", &OptionsIn::causal)
-      .field("maskKind", &OptionsIn::mask_kind)
-      .field("mask", &OptionsIn::mask)
-      .field("maskDims", &OptionsIn::mask_dims);
-  value_object<Buffers>("Buffers")
-      .field("x", &Buffers::x)
-      .field("context", &Buffers::context)
-      .field("wQ", &Buffers::w_q)
-      .field("wK", &Buffers::w_k)
-      .field("wV", &Buffers::w_v)
-      .field("wO", &Buffers::w_o)
-      .field("bQ", &Buffers::b_q)
-      .field("bK", &Buffers::b_k)
-      .field("bV", &Buffers::b_v)
-      .field("bO", &Buffers::b_o)
-      .field("q", &Buffers::q)
-      .field("k", &Buffers::k)
-      .field("v", &Buffers::v)
-      .field("output", &Buffers::output)
-      .field("weights", &Buffers::weights)
-      .field("scores", &Buffers::scores)
-      .field("scaledScores", &Buffers::scaled_scores)
-      .field("rawScores", &Buffers::raw_scores)
-      .field("heads", &Buffers::heads)
-      .field("concat", &Buffers::concat);
-  emscripten::function("_scaledDotProductAttention", &scaled_dot_product_attention);
-  emscripten::function("_multiHeadAttention", &multi_head_attention);
-  emscripten::function("_outputProjection", &output_projection);
+  emscripten::function("_call", &call);
+  emscripten::function("_abi", &abi);
+  emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
+  emscripten::function("_outputProjectionScratchBytes", &output_projection_scratch_bytes);
   emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);
+  emscripten::function("_kernelBackend", &kernel_backend);
   emscripten::function("_heapBytesInUse", &heap_bytes_in_use);
 }

@@ -121,11 +121,11 @@ class SdpaRun {
     causal_shift_ = options.causal == Causal::kBottomRight ? int64_t{d.len_k} - d.len_q : 0;
     // Without weights or steps, keys stream through in tiles; otherwise a block's scores are whole rows.
     streaming_ = !result.weights && !result.scores && !result.scaled_scores && !result.raw_scores;
-    const int64_t block_width = streaming_ ? std::min<int64_t>(kKeyTile, d.len_k) : d.len_k;
     const int64_t packed_k_size = kernels::padded_keys(d.len_k) * d.d_k;
     const int64_t packed_v_size = kernels::padded_values(d.d_v) * d.len_k;
-    const int64_t scratch_size = result.weights ? 0 : std::min<int64_t>(kQueryBlock, d.len_q) * block_width;
-    buffer_.reset(new float[packed_k_size + packed_v_size + scratch_size]);  // uninitialized: written before read
+    // Packed keys, packed values, then the scratch block: the size the JS layer reckons with (abi.h).
+    // Uninitialized: written before read.
+    buffer_.reset(new float[sdpa_scratch_floats(d.len_q, d.len_k, d.d_k, d.d_v, result.weights, streaming_)]);
     packed_k_ = buffer_.get();
     packed_v_ = packed_k_ + packed_k_size;
     scratch_ = packed_v_ + packed_v_size;
@@ -157,11 +157,6 @@ class SdpaRun {
   }
 
  private:
-  // Query rows per block: a block's scores ([64, L_k], or [64, kKeyTile] tiles) stay in cache between the
-  // scores, the softmax and the weighted sum.
-  static constexpr int64_t kQueryBlock = 64;
-  // Keys per tile of the streaming path; a multiple of kernels::kKeyPanel.
-  static constexpr int64_t kKeyTile = 512;
   // Bound on |q·k| and |q·k·scale| under which no score nor partial sum comes near float32's 3.4e38.
   static constexpr double kSafeScore = 1e37;
   // Keys per block of the weighted sum when whole rows of weights are kept: each block is summed into fresh
@@ -466,7 +461,7 @@ void output_projection(const float* concat, int64_t rows, int64_t width, const f
   require(concat && w_o && output, "NULL_ARGUMENT", "concat, w_o and output must not be null");
   // The values kernel of attention (weights·V) with W_o as the values: the sum over `width` runs in order for
   // every output value, four rows at a time, whatever the number of rows.
-  std::vector<float> packed(width * kernels::padded_values(d_out));
+  std::vector<float> packed(output_projection_scratch_floats(width, d_out));  // [width, padded d_out]
   kernels::pack_values(w_o, width, d_out, packed.data());
   for (int64_t r0 = 0; r0 < rows; r0 += kOutputProjectionRows) {
     const int64_t block = std::min(kOutputProjectionRows, rows - r0);

@@ -33,6 +33,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "abi.h"
+
 namespace attention {
 
 // Thrown for arguments the core cannot work with. `code` is stable and matches the JS AttentionError codes.
@@ -44,18 +46,6 @@ class AttentionError : public std::invalid_argument {
 
  private:
   std::string code_;
-};
-
-enum class Causal : int32_t {
-  kNone = 0,
-  kTopLeft = 1,      // query i attends key j when j <= i (PyTorch is_causal)
-  kBottomRight = 2,  // query i attends key j when j <= i + L_k - L_q (query block at the end of the keys)
-};
-
-enum class MaskKind : int32_t {
-  kNone = 0,
-  kBoolean = 1,   // uint8_t, nonzero = may attend
-  kAdditive = 2,  // float, added to the scaled scores; -inf blocks
 };
 
 // A user mask that broadcasts to [B, H, L_q, L_k]: each of `dims` is 1 or the full size.
@@ -185,7 +175,6 @@ void multi_head_attention(const ProjectionDims& dims, const float* x, const floa
 // rows at multiples of kOutputProjectionRows gives the same bits as one call, so the JS layer's workers share
 // the rows out and still match a single thread exactly.
 // Throws PROJECTION_OVERFLOW when a value overflows float32.
-constexpr int64_t kOutputProjectionRows = 64;
 void output_projection(const float* concat, int64_t rows, int64_t width, const float* w_o, const float* b_o,
                        int64_t d_out, float* output);
 

@@ -249,3 +249,9 @@ void scale_row(float* row, int64_t n, float factor) noexcept {
 }
 
 }  // namespace attention::kernels
+
+namespace attention {
+
+const char* kernel_backend() noexcept { return simd::kBackendName; }
+
+}  // namespace attention

@@ -6,10 +6,9 @@
 
 #include <cstdint>
 
-namespace attention::kernels {
+#include "abi.h"
 
-// Keys per packed panel: the scores kernel reads 8 keys' values of one column with two vector loads.
-constexpr int64_t kKeyPanel = 8;
+namespace attention::kernels {
 
 // len_k rounded up to whole panels: the rows of a packed key buffer.
 inline int64_t padded_keys(int64_t len_k) { return (len_k + kKeyPanel - 1) / kKeyPanel * kKeyPanel; }
@@ -27,9 +26,6 @@ void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed) noexce
 //           rows are taken four at a time, up to the largest row_end of the four
 void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
                       int64_t keys, float scale, float* s, int64_t ld_s, const int64_t* row_end) noexcept;
-
-// Values per packed panel: the weighted-sum kernel reads 8 columns of one value row with two vector loads.
-constexpr int64_t kValuePanel = 8;
 
 // d_v rounded up to whole panels.
 inline int64_t padded_values(int64_t d_v) { return (d_v + kValuePanel - 1) / kValuePanel * kValuePanel; }

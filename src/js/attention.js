@@ -4,25 +4,16 @@
 // detach it). Internal: the package's entry (index.js) exports the class; runPlan stays inside the package.
 import { AttentionError, formatShape } from './errors.js';
 import { Tensor, nonFiniteError } from './tensor.js';
+import { CALL_KINDS, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } from './generated/abi.js';
 import {
   MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
 } from './plan.js';
 
 let runPlanOf;
 
-const MASK_KINDS = { none: 0, boolean: 1, additive: 2 };
-const EMPTY_BUFFERS = {
-  x: 0, context: 0, wQ: 0, wK: 0, wV: 0, wO: 0, bQ: 0, bK: 0, bV: 0, bO: 0, q: 0, k: 0, v: 0,
-  output: 0, weights: 0, scores: 0, scaledScores: 0, rawScores: 0, heads: 0, concat: 0,
-};
-
-/** How each kind of plan calls its binding, given the call's options and buffer addresses. */
-const BINDINGS = {
-  sdpa: (module, dims, options, buffers) => module._scaledDotProductAttention(dims, options, buffers),
-  projected: (module, dims, options, buffers) => module._multiHeadAttention(dims, options, buffers),
-  outputProjection: (module, { rows, width, dOut }, _options, b) =>
-    module._outputProjection(rows, width, dOut, b.concat, b.wO, b.bO, b.output),
-};
+const PUBLIC_METHODS = [
+  'scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'heapBytesInUse',
+];
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
 function statusError(status) {
@@ -32,7 +23,7 @@ function statusError(status) {
 
 /**
  * Where each buffer of a plan's call goes in its one block of WebAssembly memory (offsets 16-byte aligned, in
- * the order inputs, mask, outputs, then the core's scratch), and the block's size.
+ * the order call descriptor, inputs, mask, outputs, then the core's scratch), and the block's size.
  * @param {import('./plan.js').Plan} plan
  */
 export function callLayout(plan) {
@@ -42,13 +33,14 @@ export function callLayout(plan) {
     bytes = offset + count * elementBytes;
     return { offset, count, elementBytes };
   };
+  const descriptor = reserve(DESCRIPTOR_SLOT_COUNT);
   const inputs = Object.entries(plan.inputs)
     .filter(([, tensor]) => tensor)
     .map(([key, tensor]) => [key, tensor, reserve(tensor.data.length)]);
   const mask = plan.options.mask;
   const maskRegion = mask ? reserve(mask.data.length, mask.kind === 'boolean' ? 1 : 4) : null;
   const outputs = Object.entries(plan.outputs).map(([key, shape]) => [key, shape, reserve(product(shape))]);
-  return { inputs, maskRegion, outputs, totalBytes: bytes + plan.scratchBytes };
+  return { descriptor, inputs, maskRegion, outputs, totalBytes: bytes + plan.scratchBytes };
 }
 
 /**
@@ -86,6 +78,20 @@ class Workspace {
     heap.set(data, this.address(region) / region.elementBytes);
   }
 
+  /** Writes a call descriptor (abi.h): every slot 0, then `values` by their DESCRIPTOR_SLOTS names. */
+  writeDescriptor(region, values, scale) {
+    const start = this.address(region) / 4;
+    const heap = this.module.HEAP32;
+    heap.fill(0, start, start + DESCRIPTOR_SLOT_COUNT);
+    for (const [key, value] of values) {
+      const slot = DESCRIPTOR_SLOTS[key];
+      if (slot === undefined) throw new AttentionError('INTERNAL', `the call descriptor has no slot '${key}'`);
+      if (Array.isArray(value)) heap.set(value, start + slot);
+      else heap[start + slot] = value;
+    }
+    if (scale !== undefined) this.module.HEAPF32[start + DESCRIPTOR_SLOTS.scale] = scale;
+  }
+
   read(region, shape) {
     const start = this.address(region) / 4;
     return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
@@ -110,13 +116,23 @@ export class Attention {
     runPlanOf = (attention, plan) => attention.#run(plan);
   }
 
+  #kernelBackend;
+
   /** @internal use createAttention() */
-  constructor(module, simd) {
+  constructor(module) {
     this.#module = module;
-    /** True when the SIMD build is running. */
-    this.simd = simd;
+    this.#kernelBackend = module._kernelBackend();
+    /** True when the SIMD build is running: what the module reports, not what was asked for. */
+    this.simd = this.#kernelBackend === 'wasm-simd128';
     /** The instruction sets Eigen uses inside the module, e.g. "SSE, SSE2, …" or "None". */
     this.instructionSets = module._simdInstructionSets();
+    // Public methods work detached (const f = attn.selfAttention; f(…)).
+    for (const name of PUBLIC_METHODS) this[name] = this[name].bind(this);
+  }
+
+  /** The backend the core's kernels were compiled with: "wasm-simd128" or "scalar". */
+  get kernelBackend() {
+    return this.#kernelBackend;
   }
 
   /** Bytes of WebAssembly memory (grows, never shrinks). */
@@ -195,30 +211,26 @@ export class Attention {
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
   #run(plan) {
     const { kind, dims, options, maskDims } = plan;
-    const { inputs: inputRegions, maskRegion, outputs: outputRegions, totalBytes } = callLayout(plan);
+    const { descriptor, inputs: inputRegions, maskRegion, outputs: outputRegions, totalBytes } = callLayout(plan);
     checkCallBytes(plan, totalBytes);
     const mask = options.mask;
     const workspace = new Workspace(this.#module, totalBytes);
     try {
-      const buffers = { ...EMPTY_BUFFERS };
+      const values = Object.entries(dims);
       for (const [key, tensor, region] of inputRegions) {
         workspace.write(region, tensor.data);
-        buffers[key] = workspace.address(region);
-        this.#checkValues(tensor, buffers[key]);
+        values.push([key, workspace.address(region)]);
+        this.#checkValues(tensor, workspace.address(region));
       }
       if (mask) {
         workspace.write(maskRegion, mask.data);
         this.#checkValues(mask, workspace.address(maskRegion));
+        values.push(['maskKind', MASK_KINDS[mask.kind]], ['mask', workspace.address(maskRegion)], ['maskDims', maskDims]);
       }
-      for (const [key, , region] of outputRegions) buffers[key] = workspace.address(region);
-      const status = BINDINGS[kind](this.#module, dims, {
-        hasScale: options.scale !== undefined,
-        scale: options.scale ?? 0,
-        causal: options.causal,
-        maskKind: mask ? MASK_KINDS[mask.kind] : MASK_KINDS.none,
-        mask: workspace.address(maskRegion),
-        maskDims,
-      }, buffers);
+      for (const [key, , region] of outputRegions) values.push([key, workspace.address(region)]);
+      values.push(['hasScale', options.scale === undefined ? 0 : 1], ['causal', options.causal]);
+      workspace.writeDescriptor(descriptor, values, options.scale);
+      const status = this.#module._call(CALL_KINDS[kind], workspace.address(descriptor));
       if (status) throw statusError(status);
       const result = {};
       for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape);

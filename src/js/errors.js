@@ -2,26 +2,8 @@
  * The one error type of the public API. `code` is stable across versions; `message` names the argument
  * and the shapes involved.
  *
- * | code                     | raised for                                                             |
- * |--------------------------|------------------------------------------------------------------------|
- * | NOT_A_TENSOR             | a value that is neither a nested array nor `{ data, shape }`            |
- * | NOT_A_NUMBER             | a string, null, object, ... where a number (or boolean) belongs          |
- * | NON_FINITE               | NaN or ±Infinity (−Infinity is allowed in additive masks)               |
- * | RAGGED_ARRAY             | nested arrays whose rows differ in length or depth                       |
- * | BAD_RANK                 | a tensor with the wrong number of dimensions                             |
- * | BAD_DIMENSION            | an empty, negative, fractional or non-numeric dimension                  |
- * | DATA_LENGTH_MISMATCH     | `data.length` differs from the product of `shape`                        |
- * | SHAPE_MISMATCH           | two arguments whose shapes do not fit together                           |
- * | HEADS_DO_NOT_DIVIDE      | numHeads / numKvHeads that do not divide the widths or each other        |
- * | MASK_DOES_NOT_BROADCAST  | a mask that does not broadcast to the attention weights' shape           |
- * | UNKNOWN_OPTION           | an option or weight name that does not exist (the nearest is suggested)  |
- * | BAD_OPTION               | an option with a value of the wrong kind (a NaN scale, causal: 'yes')    |
- * | TOO_LARGE                | a call that would need more WebAssembly memory than MAX_CALL_BYTES       |
- * | SCORE_OVERFLOW           | q·kᵀ·scale beyond float32 range                                          |
- * | PROJECTION_OVERFLOW      | x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 range                   |
- * | SIMD_UNSUPPORTED         | `simd: true` where WebAssembly SIMD is missing                           |
- * | LOAD_FAILED              | the .wasm file could not be fetched or compiled                          |
- * | OUT_OF_MEMORY / INTERNAL | failures inside the module (not expected; please report them)            |
+ * Every code, with what raises it, is listed once in src/core/abi.h (ERROR_CODES in ./generated/abi.js, the
+ * AttentionErrorCode type, and the README's table are generated from or checked against it).
  */
 export class AttentionError extends Error {
   /**

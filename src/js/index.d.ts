@@ -1,27 +1,10 @@
 // Hand-written declarations for attention-wasm (Emscripten 3.1.6 has no --emit-tsd).
 // Shape names: B batch, H / H_kv query and key-value heads, L_q / L_k sequence lengths, d_k / d_v widths.
 
-/** Stable error codes of AttentionError. */
-export type AttentionErrorCode =
-  | 'NOT_A_TENSOR'
-  | 'NOT_A_NUMBER'
-  | 'NON_FINITE'
-  | 'RAGGED_ARRAY'
-  | 'BAD_RANK'
-  | 'BAD_DIMENSION'
-  | 'DATA_LENGTH_MISMATCH'
-  | 'SHAPE_MISMATCH'
-  | 'HEADS_DO_NOT_DIVIDE'
-  | 'MASK_DOES_NOT_BROADCAST'
-  | 'UNKNOWN_OPTION'
-  | 'BAD_OPTION'
-  | 'TOO_LARGE'
-  | 'SCORE_OVERFLOW'
-  | 'PROJECTION_OVERFLOW'
-  | 'SIMD_UNSUPPORTED'
-  | 'LOAD_FAILED'
-  | 'OUT_OF_MEMORY'
-  | 'INTERNAL';
+import type { AttentionErrorCode } from './generated/abi.js';
+
+/** Stable error codes of AttentionError: the list in src/core/abi.h, with what raises each. */
+export type { AttentionErrorCode };
 
 /** The only error the API throws: a stable `code` and a message naming the argument and the shapes. */
 export class AttentionError extends Error {
@@ -159,6 +142,8 @@ export class Attention {
   readonly simd: boolean;
   /** The SIMD instruction sets Eigen uses inside the module ("None" in the scalar build). */
   readonly instructionSets: string;
+  /** The backend the module's kernels were compiled with: "wasm-simd128" in the SIMD build, else "scalar". */
+  readonly kernelBackend: 'wasm-simd128' | 'scalar';
   /** Bytes of WebAssembly memory: it grows when a call needs more, and never shrinks. */
   readonly memoryBytes: number;
   /** Bytes of the module's heap in use now; it returns to its baseline after every call, error or not. */
@@ -208,10 +193,10 @@ export class Attention {
  * Attention spread over workers (Web Workers in browsers, worker_threads in Node), each with its own module:
  * the same methods and results as Attention, as Promises, and the same bits. scaledDotProductAttention splits
  * its (batch, head) pairs; multi-head attention splits its heads, then the rows of its output projection.
- * No SharedArrayBuffer is needed.
+ * No SharedArrayBuffer is needed. A type only: the class is not exported at runtime, so that bundles that use
+ * no workers do not carry them; createAttention({ workers }) makes one.
  */
-export class ParallelAttention {
-  private constructor();
+export interface ParallelAttention {
   readonly simd: boolean;
   readonly instructionSets: string;
   /** How many workers run. */

@@ -24,6 +24,9 @@ export async function createAttention(options) {
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${String(o.simd)}`);
   }
+  if (o.wasmUrl !== undefined && typeof o.wasmUrl !== 'string' && !(o.wasmUrl instanceof URL)) {
+    throw new AttentionError('BAD_OPTION', `wasmUrl must be a string or a URL, got ${o.wasmUrl === null ? 'null' : typeof o.wasmUrl}`);
+  }
   const supported = simdSupported();
   if (o.simd === true && !supported) {
     throw new AttentionError('SIMD_UNSUPPORTED', 'simd: true was asked for, but this engine has no WebAssembly SIMD; leave simd unset to fall back to the scalar build');
@@ -37,5 +40,5 @@ export async function createAttention(options) {
     return createParallelAttention(o.workers, simd, o.wasmUrl);
   }
   const module = await loadModule(simd ? 'simd' : 'scalar', o.wasmUrl);
-  return new Attention(module, simd);
+  return new Attention(module);
 }

@@ -13,9 +13,9 @@ import {
   planSelfAttention, product,
 } from './plan.js';
 import { WorkerPool, registerPool } from './pool.js';
+import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
-const CAUSAL_NAMES = [false, true, 'bottom-right'];
-const OUTPUT_PROJECTION_ROWS = 64; // kOutputProjectionRows of the core (attention.h)
+const CAUSAL_NAMES = { [CAUSAL.none]: false, [CAUSAL.topLeft]: true, [CAUSAL.bottomRight]: 'bottom-right' };
 const METHODS = ['scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'terminate'];
 
 /** Splits `count` items into at most `parts` contiguous [start, end) ranges of near-equal size. */

@@ -2,28 +2,31 @@
 // core's dimensions, the result shapes, the memory needed). Nothing here touches WebAssembly memory.
 import { AttentionError, checkKeys, formatShape } from './errors.js';
 import { checkRank, checkValues, toFloatTensor, toMask } from './tensor.js';
+import { CAUSAL, KEY_PANEL, KEY_TILE, QUERY_BLOCK, VALUE_PANEL } from './generated/abi.js';
 
 /** The most WebAssembly memory one call may use (inputs, results and scratch): 1 GiB. */
 export const MAX_CALL_BYTES = 2 ** 30;
 
-const CAUSAL_MODES = new Map([[false, 0], [true, 1], ['top-left', 1], ['bottom-right', 2]]);
-const QUERY_BLOCK = 64; // query rows per block of the core (attention.cc)
-const KEY_TILE = 512; // keys per tile when the core streams, i.e. without weights (attention.cc)
+const CAUSAL_MODES = new Map([
+  [false, CAUSAL.none], [true, CAUSAL.topLeft], ['top-left', CAUSAL.topLeft], ['bottom-right', CAUSAL.bottomRight],
+]);
 
 /**
- * Bytes the core allocates for itself in one attention call: its packed copy of one head's keys and values
- * (rounded up to panels of 8), and without weights one tile of scores.
+ * Bytes the core allocates for itself in one attention call (sdpa_scratch_floats in abi.h): its packed copy of
+ * one head's keys and values (rounded up to whole panels), and without weights one tile of scores.
+ * tests/js/abi.test.js checks it against the built module.
  */
-function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
-  const panels = (n) => Math.ceil(n / 8) * 8;
-  const packed = panels(lenK) * dK + panels(dV) * lenK;
+export function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
+  const packed = roundUp(lenK, KEY_PANEL) * dK + roundUp(dV, VALUE_PANEL) * lenK;
   return (packed + (returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * Math.min(lenK, KEY_TILE))) * 4;
 }
 
-/** Bytes of the core's packed copy of W_o in output_projection (columns rounded up to panels of 8). */
-function outputProjectionScratchBytes(width, dOut) {
-  return width * Math.ceil(dOut / 8) * 8 * 4;
+/** Bytes of the core's packed copy of W_o in output_projection (output_projection_scratch_floats in abi.h). */
+export function outputProjectionScratchBytes(width, dOut) {
+  return width * roundUp(dOut, VALUE_PANEL) * 4;
 }
+
+const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
@@ -139,7 +142,7 @@ export function planOutputProjection(concat, wo, bo) {
     dims: { rows, width, dOut },
     inputs: { concat, wO: wo, bO: bo },
     outputs: { output: [rows, dOut] },
-    options: { causal: 0, mask: null, returnWeights: false, returnSteps: false },
+    options: { causal: CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
     maskDims: [1, 1, 1, 1],
     scratchBytes: outputProjectionScratchBytes(width, dOut),
     square: null,

@@ -15,16 +15,27 @@ describe('builds', () => {
     expect(attn.simd).toBe(true);
   });
 
-  it('the SIMD build runs Eigen\'s vectorized path inside the WebAssembly', async () => {
+  it('the SIMD build\'s kernels were compiled for WebAssembly SIMD128, and Eigen\'s projections are vectorized', async () => {
     const attn = await createAttention({ simd: true });
-    expect(attn.instructionSets).not.toBe('None');
+    // What the module's kernels were built with (vec4.h's backend), not what a compile flag tells Eigen.
+    expect(attn.kernelBackend).toBe('wasm-simd128');
+    expect(attn.simd).toBe(true);
     expect(attn.instructionSets).toContain('SSE2');
   });
 
   it('the scalar build runs without SIMD', async () => {
     const attn = await createAttention({ simd: false });
+    expect(attn.kernelBackend).toBe('scalar');
     expect(attn.simd).toBe(false);
     expect(attn.instructionSets).toBe('None');
+  });
+
+  it('kernelBackend is read-only', async () => {
+    const attn = await createAttention({ simd: false });
+    expect(() => {
+      attn.kernelBackend = 'wasm-simd128';
+    }).toThrow(TypeError);
+    expect(attn.kernelBackend).toBe('scalar');
   });
 
   it('where WebAssembly SIMD is missing, createAttention() picks the scalar build by itself', async () => {
@@ -33,7 +44,7 @@ describe('builds', () => {
       expect(simdSupported()).toBe(false);
       const attn = await createAttention();
       expect(attn.simd).toBe(false);
-      expect(attn.instructionSets).toBe('None');
+      expect(attn.kernelBackend).toBe('scalar');
       const s = attn.selfAttention(I2, weights);
       expectClose(s.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
       await expect(createAttention({ simd: true })).rejects.toMatchObject({ code: 'SIMD_UNSUPPORTED' });

@@ -41,11 +41,12 @@ after(() => rmSync(work, { recursive: true, force: true }));
 test('the tarball holds the JS, the declarations and both builds, and nothing else', () => {
   const files = tarball.files.map((f) => f.path).sort();
   for (const needed of ['package.json', 'README.md', 'src/js/index.js', 'src/js/index.d.ts', 'src/js/loader.js', 'src/js/io/index.js', 'src/js/io/index.d.ts',
+    'src/js/generated/abi.js', 'src/js/generated/abi.d.ts',
     'src/js/wasm/attention-simd.js', 'src/js/wasm/attention-simd.wasm', 'src/js/wasm/attention-scalar.js',
     'src/js/wasm/attention-scalar.wasm']) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
-  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
+  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
   assert.deepEqual(unexpected, []);
 });
 

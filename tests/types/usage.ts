@@ -6,6 +6,7 @@ import type { AttentionErrorCode, MultiHeadResult, SelfAttentionResult } from 'a
 const attn = await createAttention();
 const simd: boolean = attn.simd && simdSupported();
 const sets: string = attn.instructionSets;
+const backend: 'wasm-simd128' | 'scalar' = attn.kernelBackend;
 const limit: number = MAX_CALL_BYTES + attn.memoryBytes + attn.heapBytesInUse();
 
 const q = [[1, 0], [0, 1]];

@@ -1,0 +1,164 @@
+// What crosses the boundary between the core and the JS layer, in one place: the enums, the block sizes the JS
+// layer's memory formula and workers rely on, every error code, and the layout of the call descriptor.
+//
+// Each list is an X-macro, so that C++ defines it here, the Embind layer reports it to JS at load, and
+// scripts/gen-constants.mjs writes src/js/generated/abi.{js,d.ts} from this file at build time. Keep every entry
+// on one line of the form `X(name, value)` (the generator reads them that way) and edit nothing downstream by
+// hand: tests/js/abi.test.js checks that the generated files, the built module and this header agree.
+#pragma once
+
+#include <cstdint>
+
+namespace attention {
+
+// Sizes of the core's blocks, in rows, keys or columns.
+//   kQueryBlock            query rows per block: a block's scores ([64, L_k], or [64, kKeyTile] tiles) stay in
+//                          cache between the scores, the softmax and the weighted sum
+//   kKeyTile               keys per tile of the streaming path (no weights kept); a multiple of kKeyPanel
+//   kKeyPanel              keys per packed panel: the scores kernel reads 8 keys of one column with two vector loads
+//   kValuePanel            values per packed panel: the weighted sum reads 8 columns of one value row with two loads
+//   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
+//                          the same bits as one call, which the JS layer's workers rely on
+#define ATTENTION_CONSTANTS(X)  \
+  X(kQueryBlock, 64)            \
+  X(kKeyTile, 512)              \
+  X(kKeyPanel, 8)               \
+  X(kValuePanel, 8)             \
+  X(kOutputProjectionRows, 64)
+
+#define X(name, value) constexpr int64_t name = value;
+ATTENTION_CONSTANTS(X)
+#undef X
+
+// Causal masking.
+//   kTopLeft      query i attends key j when j <= i (PyTorch is_causal)
+//   kBottomRight  query i attends key j when j <= i + L_k - L_q (query block at the end of the keys)
+#define ATTENTION_CAUSAL(X) \
+  X(kNone, 0)               \
+  X(kTopLeft, 1)            \
+  X(kBottomRight, 2)
+
+// The user mask's element type.
+//   kBoolean   uint8_t, nonzero = may attend
+//   kAdditive  float, added to the scaled scores; -inf blocks
+#define ATTENTION_MASK_KINDS(X) \
+  X(kNone, 0)                   \
+  X(kBoolean, 1)                \
+  X(kAdditive, 2)
+
+#define X(name, value) name = value,
+enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
+enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
+#undef X
+
+// Every code an AttentionError can carry, in C++ or in JS, with what raises it (the README's table and the .d.ts
+// union are checked against this list). Codes are stable across versions.
+#define ATTENTION_ERROR_CODES(X) \
+  X(NOT_A_TENSOR, "a value that is neither a nested array nor `{ data, shape }`; a missing weight") \
+  X(NOT_A_NUMBER, "a string, `null`, an object… where a number (or a mask's boolean) belongs") \
+  X(NON_FINITE, "NaN, ±Infinity, or a value beyond float32 (−Infinity is allowed in additive masks)") \
+  X(RAGGED_ARRAY, "rows of different lengths or depths") \
+  X(BAD_RANK, "a tensor with the wrong number of dimensions") \
+  X(BAD_DIMENSION, "an empty, negative, fractional or huge dimension") \
+  X(DATA_LENGTH_MISMATCH, "`data.length` differs from the product of `shape`") \
+  X(SHAPE_MISMATCH, "two arguments whose shapes do not fit, e.g. \"k has 5 columns but q has 6: q and k must share d_k\"") \
+  X(HEADS_DO_NOT_DIVIDE, "`numHeads` not dividing a projection's width, or `numKvHeads` not dividing `numHeads`") \
+  X(MASK_DOES_NOT_BROADCAST, "a mask that does not broadcast to the weights' shape") \
+  X(UNKNOWN_OPTION, "an unknown option or weight name; the message names the nearest valid one") \
+  X(BAD_OPTION, "an option of the wrong kind: a NaN scale, `causal: 'yes'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…") \
+  X(TOO_LARGE, "a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`") \
+  X(SCORE_OVERFLOW, "q·kᵀ·scale beyond float32") \
+  X(PROJECTION_OVERFLOW, "x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)") \
+  X(OUTPUT_OVERFLOW, "weights·V beyond float32 (values near ±3.4e38)") \
+  X(SIMD_UNSUPPORTED, "from `createAttention`: `simd: true` where WebAssembly SIMD is missing") \
+  X(LOAD_FAILED, "from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL") \
+  X(BAD_FILE, "from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset") \
+  X(TERMINATED, "a call on a `ParallelAttention` after `terminate()`") \
+  X(WORKER_FAILED, "a worker died or failed during a call") \
+  X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
+  X(OUT_OF_MEMORY, "WebAssembly memory could not grow for a call") \
+  X(INTERNAL, "a failure inside the module (not expected; please report it)")
+
+// Which entry point a call descriptor is for.
+#define ATTENTION_CALL_KINDS(X) \
+  X(kSdpa, 0)                   \
+  X(kProjected, 1)              \
+  X(kOutputProjection, 2)
+
+#define X(name, value) name = value,
+enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
+#undef X
+
+// The call descriptor: one block of int32 slots that the JS layer writes into WebAssembly memory and passes by
+// address, in place of objects that Embind would walk. X(name, count): `count` consecutive slots, at the index of
+// the enumerator `name` of DescriptorSlot. Dimensions are those of AttentionDims and ProjectionDims (rows, width:
+// output_projection's); addresses are byte offsets into memory (0 = absent); `scale` holds the bits of a float32.
+#define ATTENTION_DESCRIPTOR_SLOTS(X) \
+  X(batch, 1)                         \
+  X(num_heads, 1)                     \
+  X(num_kv_heads, 1)                  \
+  X(len_q, 1)                         \
+  X(len_k, 1)                         \
+  X(d_k, 1)                           \
+  X(d_v, 1)                           \
+  X(d_model, 1)                       \
+  X(d_context, 1)                     \
+  X(d_out, 1)                         \
+  X(rows, 1)                          \
+  X(width, 1)                         \
+  X(has_scale, 1)                     \
+  X(scale, 1)                         \
+  X(causal, 1)                        \
+  X(mask_kind, 1)                     \
+  X(mask, 1)                          \
+  X(mask_dims, 4)                     \
+  X(x, 1)                             \
+  X(context, 1)                       \
+  X(w_q, 1)                           \
+  X(w_k, 1)                           \
+  X(w_v, 1)                           \
+  X(w_o, 1)                           \
+  X(b_q, 1)                           \
+  X(b_k, 1)                           \
+  X(b_v, 1)                           \
+  X(b_o, 1)                           \
+  X(q, 1)                             \
+  X(k, 1)                             \
+  X(v, 1)                             \
+  X(output, 1)                        \
+  X(weights, 1)                       \
+  X(scores, 1)                        \
+  X(scaled_scores, 1)                 \
+  X(raw_scores, 1)                    \
+  X(heads, 1)                         \
+  X(concat, 1)
+
+namespace slot {
+#define X(name, count) name, name##_end = name + (count)-1,
+enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) kCount };
+#undef X
+}  // namespace slot
+
+// Floats the core allocates for itself in one scaled_dot_product_attention call: its packed copy of one kv head's
+// keys and values (rounded up to whole panels), and, when the caller keeps no weights, one block of scores (a
+// [kQueryBlock, kKeyTile] tile when it streams, i.e. keeps no steps either). The JS layer's memory formula
+// (plan.js) is checked against it through the built module.
+constexpr int64_t sdpa_scratch_floats(int64_t len_q, int64_t len_k, int64_t d_k, int64_t d_v, bool keeps_weights,
+                                      bool streaming) {
+  const int64_t keys = (len_k + kKeyPanel - 1) / kKeyPanel * kKeyPanel;
+  const int64_t values = (d_v + kValuePanel - 1) / kValuePanel * kValuePanel;
+  const int64_t block = keeps_weights ? 0
+                                      : (len_q < kQueryBlock ? len_q : kQueryBlock) *
+                                            (streaming && len_k > kKeyTile ? kKeyTile : len_k);
+  return keys * d_k + values * len_k + block;
+}
+
+// Floats of output_projection's packed copy of W_o: its columns rounded up to whole panels.
+constexpr int64_t output_projection_scratch_floats(int64_t width, int64_t d_out) {
+  return width * ((d_out + kValuePanel - 1) / kValuePanel * kValuePanel);
+}
+
+// The backend the core's kernels were compiled with (vec4.h): "wasm-simd128", "sse2" or "scalar".
+const char* kernel_backend() noexcept;
+
+}  // namespace attention
