@@ -3,114 +3,40 @@
 // the caller's own Float32Array/Float64Array, whose length checkHeld verifies again once every argument is read.
 // Every check runs on what was read. The only code of the caller's that runs is its own getters and Proxy traps,
 // once per read; nothing here calls toString or valueOf. Nothing here touches WebAssembly memory.
-import { AttentionError, describe, formatShape, isAttentionError, unknownKeyError } from './errors.js';
-import {
-  apply, getOwnPropertyDescriptor, getPrototypeOf, getterOf, hasOwn, ownKeys, typedArrayLength, typedArrayTag,
-  typedArrayView,
-} from './intrinsics.js';
+import { AttentionError, describe, formatShape } from './errors.js';
+import { hasOwn, typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { MAX_CALL_BYTES } from './limits.js';
-import { valueError } from './tensor.js';
+import { guarded, readField } from './read.js';
+import { elementName, valueError } from './tensor.js';
 
 /**
- * How an argument may be shaped, for checks and messages.
- * @typedef {{ name: string, ranks: number[], layout: string }} ArgumentSpec
- *   e.g. { name: 'x', ranks: [2, 3], layout: '[L, d_model] or [B, L, d_model]' }
+ * How an argument may be shaped, for checks and messages: its name, its ranks and their layout (e.g. 'x', [2, 3],
+ * '[L, d_model] or [B, L, d_model]'), whether it is a mask, and "x.shape" and "x.data".
+ * @typedef {{ name: string, ranks: number[], layout: string, mask: boolean, shapeName: string,
+ *   dataName: string }} ArgumentSpec
  */
 
 // No argument has more dimensions: deeper nesting (or an array that holds itself) is BAD_RANK at once.
 const MAX_RANK = 4;
 const MAX_VALUES = MAX_CALL_BYTES / 4; // more floats than one call can hold: TOO_LARGE before anything is copied
 const MAX_DIMENSION = 2 ** 31 - 1;
-const MAX_PROTOTYPES = 16; // how far up a prototype chain `data` and `shape` are looked for
 
 /** Float32Array or Float64Array for those types' names, undefined for any other. */
 const floatType = (tag) => (tag === 'Float32Array' ? Float32Array : tag === 'Float64Array' ? Float64Array : undefined);
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
 const pathOf = (name, index, depth) => name + index.slice(0, depth).map((i) => `[${i}]`).join('');
 
-/**
- * Runs `read`, turning an exception thrown by the caller's own code (a getter, a Proxy trap) into an
- * AttentionError with `code` that says where; AttentionErrors pass through.
- */
-function guarded(code, name, read) {
-  try {
-    return read();
-  } catch (error) {
-    if (isAttentionError(error)) throw error;
-    throw new AttentionError(code, `reading ${name} threw ${describe(error)} (from a getter or Proxy of the argument; see the cause)`, { cause: error });
-  }
-}
-
-/** The value of a property descriptor, calling its getter (the caller's code) once on `receiver`. */
-const valueOf = (descriptor, receiver) => (hasOwn(descriptor, 'value') ? descriptor.value
-  : descriptor.get === undefined ? undefined : apply(descriptor.get, receiver, []));
-
-/**
- * Reads `object[key]` once: an own property, or one a prototype below Object.prototype defines (a class's
- * getter); never one that only Object.prototype has, which may have been polluted.
- */
-function readField(object, key) {
-  let owner = object;
-  for (let depth = 0; depth < MAX_PROTOTYPES && owner !== null && owner !== Object.prototype; depth++) {
-    const descriptor = getOwnPropertyDescriptor(owner, key);
-    if (descriptor !== undefined) return valueOf(descriptor, object);
-    owner = getPrototypeOf(owner);
-  }
-  return undefined;
-}
-
-/**
- * Reads a plain object (prototype Object.prototype or null): its own string-keyed properties, each once, into a
- * new object without prototype; inherited ones are ignored. undefined gives an empty record. With `allowed`, a
- * key outside it is UNKNOWN_OPTION (before any value is read).
- * @param {unknown} value
- * @param {string} name  e.g. "options", for messages
- * @param {readonly string[]} [allowed]
- * @param {string} [what]  e.g. "option" or "weight"
- */
-export function readRecord(value, name, allowed, what) {
-  const record = Object.create(null);
-  if (value === undefined) return record;
-  if (value === null || typeof value !== 'object') {
-    throw new AttentionError('BAD_OPTION', `${name} must be an object, got ${describe(value)}`);
-  }
-  return guarded('BAD_OPTION', name, () => {
-    const prototype = getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) {
-      throw new AttentionError('BAD_OPTION', `${name} must be a plain object such as { … }, got ${describe(value)} (its prototype is not Object.prototype)`);
-    }
-    const keys = ownKeys(value).filter((key) => typeof key === 'string');
-    const unknown = allowed && keys.find((key) => !allowed.includes(key));
-    if (unknown !== undefined) throw unknownKeyError(unknown, allowed, what);
-    for (const key of keys) {
-      const descriptor = getOwnPropertyDescriptor(value, key);
-      if (descriptor !== undefined) record[key] = valueOf(descriptor, value);
-    }
-    return record;
-  });
-}
-
-const urlHref = globalThis.URL && getterOf(URL.prototype, 'href');
-
-/** A string, or a URL's href (read by URL's own getter, which nothing else passes): BAD_OPTION otherwise. */
-export function readUrl(value, name) {
-  if (typeof value === 'string') return value;
-  try {
-    return urlHref.call(value);
-  } catch {
-    throw new AttentionError('BAD_OPTION', `${name} must be a string or a URL, got ${describe(value)}`);
-  }
-}
+/** `where`, given as a string or as a function that builds it (only when a message needs it). */
+const placeOf = (where) => (typeof where === 'function' ? where() : where);
 
 /** 'array' for an array (or a Proxy of one), the type's name for a typed array, undefined for anything else. */
 function rowKind(value, where) {
-  const tag = typedArrayTag(value);
-  if (tag !== undefined) return tag;
   try {
-    return Array.isArray(value) ? 'array' : undefined;
+    if (Array.isArray(value)) return 'array';
   } catch {
-    throw new AttentionError('NOT_A_TENSOR', `${where} is a revoked Proxy`);
+    throw new AttentionError('NOT_A_TENSOR', `${placeOf(where)} is a revoked Proxy`);
   }
+  return typedArrayTag(value);
 }
 
 /** A row's length, read once; a Proxy's must be a safe integer. */
@@ -118,7 +44,7 @@ function rowLength(row, kind, where) {
   if (kind !== 'array') return typedArrayLength(row);
   const length = row.length;
   if (!Number.isSafeInteger(length) || length < 0) {
-    throw new AttentionError('BAD_DIMENSION', `${where} is an array whose length is ${describe(length)}`);
+    throw new AttentionError('BAD_DIMENSION', `${placeOf(where)} is an array whose length is ${describe(length)}`);
   }
   return length;
 }
@@ -136,24 +62,35 @@ function checkCount(count, shape, name) {
 }
 
 /**
- * How leaf values are stored: 'float' as float32 (finite, or -Infinity in a mask), 'booleans' as 0/1 from
- * true/false only, 'bytes' (a mask of Uint8Arrays) as 0/1 from 0, 1, true or false.
+ * Stores row[from], …, row[length - 1], each read once, into out[offset + from], … by `mode`'s rule: 'float' as
+ * float32 (finite, or -Infinity in a mask), 'booleans' as 0/1 from true/false only, 'bytes' (a mask of Uint8Arrays)
+ * as 0/1 from 0, 1, true or false. Throws `fail(i, value)` for the first value that breaks it.
  */
-function leafReader(mode, allowNegativeInfinity) {
+function copyLeaves(row, from, length, out, offset, mode, allowNegativeInfinity, fail) {
   if (mode === 'float') {
-    return (x) => {
+    for (let i = from; i < length; i++) {
+      const x = row[i];
       if (typeof x === 'number') {
         const f = Math.fround(x);
-        if (f - f === 0 || (f === -Infinity && allowNegativeInfinity)) return f;
+        if (f - f === 0 || (f === -Infinity && allowNegativeInfinity)) {
+          out[offset + i] = f;
+          continue;
+        }
       }
-      return undefined;
-    };
+      throw fail(i, x);
+    }
+    return;
   }
-  if (mode === 'booleans') return (x) => (x === true ? 1 : x === false ? 0 : undefined);
-  return (x) => (x === true || x === 1 ? 1 : x === false || x === 0 ? 0 : undefined);
+  const bytes = mode === 'bytes';
+  for (let i = from; i < length; i++) {
+    const x = row[i];
+    const bit = x === true || (bytes && x === 1) ? 1 : x === false || (bytes && x === 0) ? 0 : -1;
+    if (bit < 0) throw fail(i, x);
+    out[offset + i] = bit;
+  }
 }
 
-/** The error for a leaf `x` at `where` that `leafReader(mode)` refused. */
+/** The error for a leaf `x` at `where` that copyLeaves refused. */
 function leafError(x, where, name, mode, allowNegativeInfinity) {
   if (rowKind(x, where) !== undefined) {
     return new AttentionError('RAGGED_ARRAY', `${where} is ${describe(x)} but the rows of ${name} hold single values there: ${name} is ragged`);
@@ -196,26 +133,25 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
   const count = product(shape);
   checkCount(count, shape, name);
   const leafMode = typeof mode === 'function' ? mode(first, kinds[kinds.length - 1]) : mode;
-  const leaf = leafReader(leafMode, allowNegativeInfinity);
   const data = new (leafMode === 'float' ? Float32Array : Uint8Array)(count);
   const last = shape.length - 1;
   const index = shape.map(() => 0); // where the walk is, for messages
+  const here = (depth) => () => pathOf(name, index, depth);
+  const fail = (i, x) => {
+    index[last] = i;
+    return leafError(x, pathOf(name, index, last + 1), name, leafMode, allowNegativeInfinity);
+  };
   let offset = 0;
   const walk = (row, axis, onFirstPath) => {
     const length = shape[axis];
     if (axis === last) {
-      for (let i = 0; i < length; i++) {
-        const x = onFirstPath && i === 0 ? first : row[i];
-        const stored = leaf(x);
-        if (stored === undefined) {
-          index[axis] = i;
-          throw leafError(x, pathOf(name, index, axis + 1), name, leafMode, allowNegativeInfinity);
-        }
-        data[offset + i] = stored;
-      }
+      // On the first path, element 0 is the first leaf, read already: it is not read again.
+      if (onFirstPath) copyLeaves([first], 0, 1, data, offset, leafMode, allowNegativeInfinity, fail);
+      copyLeaves(row, onFirstPath ? 1 : 0, length, data, offset, leafMode, allowNegativeInfinity, fail);
       offset += length;
       return;
     }
+    const where = here(axis + 1);
     for (let i = 0; i < length; i++) {
       index[axis] = i;
       if (onFirstPath && i === 0) {
@@ -223,17 +159,16 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
         continue;
       }
       const child = row[i];
-      const where = pathOf(name, index, axis + 1);
       const kind = rowKind(child, where);
       if (kind === undefined) {
-        throw new AttentionError('RAGGED_ARRAY', `${where} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${name} is ragged (expected shape ${formatShape(shape)})`);
+        throw new AttentionError('RAGGED_ARRAY', `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${name} is ragged (expected shape ${formatShape(shape)})`);
       }
       if (leafMode === 'float' && kind === 'Uint8Array' && spec.mask) {
-        throw new AttentionError('NOT_A_NUMBER', `${where} is a Uint8Array, which makes a boolean mask, but ${name} starts with numbers (an additive mask): a mask is one or the other`);
+        throw new AttentionError('NOT_A_NUMBER', `${where()} is a Uint8Array, which makes a boolean mask, but ${name} starts with numbers (an additive mask): a mask is one or the other`);
       }
       const childLength = rowLength(child, kind, where);
       if (childLength !== shape[axis + 1]) {
-        throw new AttentionError('RAGGED_ARRAY', `${where} has length ${childLength} but ${name}${'[0]'.repeat(axis + 1)} has ${shape[axis + 1]}: ${name} is ragged`);
+        throw new AttentionError('RAGGED_ARRAY', `${where()} has length ${childLength} but ${name}${'[0]'.repeat(axis + 1)} has ${shape[axis + 1]}: ${name} is ragged`);
       }
       walk(child, axis + 1, false);
     }
@@ -242,7 +177,8 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
   return { data, shape, mode: leafMode };
 }
 
-const formatEntry = (entry) => (entry === undefined ? '' : typeof entry === 'number' ? `${entry}` : describe(entry));
+const HOLE = Symbol('hole'); // a shape entry that is not there
+const formatEntry = (entry) => (entry === HOLE ? '' : typeof entry === 'number' ? `${entry}` : describe(entry));
 
 /**
  * Reads `{ shape }` once into a new array, each entry an own property read once in a plain indexed loop (a hole
@@ -250,25 +186,20 @@ const formatEntry = (entry) => (entry === undefined ? '' : typeof entry === 'num
  */
 function readShape(value, spec) {
   const { name } = spec;
-  if (rowKind(value, `${name}.shape`) !== 'array') {
+  if (rowKind(value, spec.shapeName) !== 'array') {
     throw new AttentionError('NOT_A_TENSOR', `${name}.shape must be an array of positive integers, got ${describe(value)}`);
   }
-  const length = rowLength(value, 'array', `${name}.shape`);
+  const length = rowLength(value, 'array', spec.shapeName);
   if (length === 0) throw new AttentionError('BAD_RANK', `${name}.shape is [] but ${name} needs at least one dimension`);
   if (length > MAX_RANK) {
     throw new AttentionError('BAD_RANK', `${name}.shape has ${length} dimensions (rank ${length}) but ${name} must be ${spec.layout}`);
   }
   const entries = [];
-  const present = [];
-  for (let i = 0; i < length; i++) {
-    const descriptor = getOwnPropertyDescriptor(value, i);
-    present.push(descriptor !== undefined);
-    entries.push(descriptor === undefined ? undefined : valueOf(descriptor, value));
-  }
+  for (let i = 0; i < length; i++) entries.push(hasOwn(value, i) ? value[i] : HOLE);
   for (let axis = 0; axis < length; axis++) {
     const size = entries[axis];
     if (Number.isInteger(size) && size >= 1 && size <= MAX_DIMENSION) continue;
-    const why = !present[axis] ? 'is missing (a hole in the array)'
+    const why = size === HOLE ? 'is missing (a hole in the array)'
       : typeof size !== 'number' ? `is ${describe(size)}`
         : size === 0 ? 'is empty (0)'
           : size < 0 ? `is negative (${size})`
@@ -297,14 +228,14 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   const shape = readShape(shapeValue, spec);
   const count = product(shape);
   const tag = typedArrayTag(data);
-  const kind = tag ?? rowKind(data, `${name}.data`);
+  const kind = tag ?? rowKind(data, spec.dataName);
   const Type = floatType(tag);
   const accepted = kind === 'array' || Type !== undefined || (spec.mask && tag === 'Uint8Array');
   if (!accepted) {
     const types = spec.mask ? 'a Float32Array, a Float64Array, a number[], a Uint8Array or a boolean[]' : 'a Float32Array, a Float64Array or a number[]';
     throw new AttentionError('NOT_A_TENSOR', `${name}.data must be ${types}, got ${describe(data)}`);
   }
-  const length = rowLength(data, kind, `${name}.data`);
+  const length = rowLength(data, kind, spec.dataName);
   if (length !== count) {
     throw new AttentionError('DATA_LENGTH_MISMATCH', `${name}.data has ${length} values but ${name}.shape ${formatShape(shape)} needs ${count}`);
   }
@@ -313,28 +244,11 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   // An array's first element decides between a boolean and an additive mask: it is read once, here.
   const head = data[0];
   const mode = tag === 'Uint8Array' ? 'bytes' : spec.mask && typeof head === 'boolean' ? 'booleans' : 'float';
-  const leaf = leafReader(mode, allowNegativeInfinity);
   const out = new (mode === 'float' ? Float32Array : Uint8Array)(count);
-  for (let i = 0; i < count; i++) {
-    const x = i === 0 ? head : data[i];
-    const stored = leaf(x);
-    if (stored === undefined) {
-      const where = mode === 'float' ? `${name}.data[${i}] (${flatPath(name, i, shape)})` : `${name}.data[${i}]`;
-      throw leafError(x, where, name, mode, allowNegativeInfinity);
-    }
-    out[i] = stored;
-  }
+  const fail = (i, x) => leafError(x, mode === 'float' ? elementName(name, i, shape) : `${name}.data[${i}]`, name, mode, allowNegativeInfinity);
+  copyLeaves([head], 0, 1, out, 0, mode, allowNegativeInfinity, fail);
+  copyLeaves(data, 1, count, out, 0, mode, allowNegativeInfinity, fail);
   return { data: out, shape, copied: true, mode };
-}
-
-function flatPath(name, index, shape) {
-  const parts = [];
-  let rest = index;
-  for (let axis = shape.length - 1; axis >= 0; axis--) {
-    parts.unshift(rest % shape[axis]);
-    rest = Math.floor(rest / shape[axis]);
-  }
-  return pathOf(name, parts, parts.length);
 }
 
 /** Reads a tensor argument in any of its forms; `mode` as for readNested. */
@@ -377,10 +291,9 @@ export function readFloatTensor(value, spec) {
  * @returns {import('./tensor.js').MaskInput}
  */
 export function readMask(value, spec) {
-  const maskSpec = { ...spec, mask: true };
   const modeOf = (first, innermost) => (typeof first === 'boolean' ? 'booleans' : innermost === 'Uint8Array' ? 'bytes' : 'float');
   return guarded('NOT_A_TENSOR', spec.name, () => {
-    const { data, shape, copied, mode } = readAny(value, maskSpec, modeOf, true);
+    const { data, shape, copied, mode } = readAny(value, spec, modeOf, true);
     if (mode !== 'float') return { kind: 'boolean', data, shape };
     return { kind: 'additive', data, shape, name: spec.name, allowNegativeInfinity: true, valuesChecked: copied };
   });

@@ -4,7 +4,7 @@ import { AttentionError, checkKeys, describe } from './errors.js';
 import { Tensor } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import { MAX_CALL_BYTES, plainObject } from './plan.js';
-import { readUrl } from './convert.js';
+import { readUrl } from './read.js';
 import { Attention } from './attention.js';
 
 export { Attention, AttentionError, MAX_CALL_BYTES, Tensor, simdSupported };

@@ -24,4 +24,4 @@ export const typedArrayLength = (array) => lengthGetter.call(array);
 export const typedArrayView = (array, Type, length) => new Type(bufferGetter.call(array), offsetGetter.call(array), length);
 
 export const { hasOwn } = Object;
-export const { apply, getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect;
+export const { getPrototypeOf } = Reflect;

@@ -1,7 +1,8 @@
 // The plan of every call: what users pass, read once (convert.js) and checked (validate.js), with the core's
 // dimensions, the result shapes and the memory needed. Nothing here touches WebAssembly memory.
 import { AttentionError } from './errors.js';
-import { checkHeld, readFloatTensor, readRecord } from './convert.js';
+import { checkHeld, readFloatTensor } from './convert.js';
+import { readRecord } from './read.js';
 import { checkValues } from './tensor.js';
 import {
   SPECS, checkAttentionShapes, checkHeadCounts, checkProjectedShapes, maskDims, parseOptions, readProjectedInputs,
@@ -83,7 +84,7 @@ export function planScaledDotProduct(q, k, v, options) {
   const o = parseOptions(readRecord(options, 'options', SDPA_OPTIONS, 'option'), false);
   const inputs = { q: readFloatTensor(q, SPECS.q), k: readFloatTensor(k, SPECS.k), v: readFloatTensor(v, SPECS.v) };
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
-  checkHeld([...Object.values(inputs), o.mask]);
+  checkHeld([inputs.q, inputs.k, inputs.v, o.mask]);
   const dims = checkAttentionShapes(inputs.q, inputs.k, inputs.v);
   const { batch, numHeads, lenQ, lenK, dK, dV } = dims;
   const rank = inputs.q.shape.length;

@@ -8,18 +8,19 @@ const CAUSAL_MODES = new Map([[false, 0], [true, 1], ['top-left', 1], ['bottom-r
 
 const heads = (rows, cols) => `[${rows}, ${cols}], [H, ${rows}, ${cols}] or [B, H, ${rows}, ${cols}]`;
 
-/** @type {Record<string, import('./convert.js').ArgumentSpec>} */
+/** @returns {import('./convert.js').ArgumentSpec} */
+const spec = (name, ranks, layout, mask = false) => ({ name, ranks, layout, mask, shapeName: `${name}.shape`, dataName: `${name}.data` });
+
+/** What each tensor argument may be. */
 export const SPECS = {
-  q: { name: 'q', ranks: [2, 3, 4], layout: heads('L_q', 'd_k') },
-  k: { name: 'k', ranks: [2, 3, 4], layout: heads('L_k', 'd_k') },
-  v: { name: 'v', ranks: [2, 3, 4], layout: heads('L_k', 'd_v') },
-  x: { name: 'x', ranks: [2, 3], layout: '[L, d_model] or [B, L, d_model]' },
-  context: { name: 'context', ranks: [2, 3], layout: '[L_k, d_context] or [B, L_k, d_context]' },
-  mask: { name: 'mask', ranks: [1, 2, 3, 4], layout: 'of at most 4 dimensions, broadcasting to the weights [B, H, L_q, L_k]' },
-  ...Object.fromEntries(['wq', 'wk', 'wv', 'wo'].map((name) => [name, { name, ranks: [2], layout: 'a matrix' }])),
-  ...Object.fromEntries(['bq', 'bk', 'bv', 'bo'].map((name) => [
-    name, { name, ranks: [1], layout: `a vector of one value per column of w${name[1]}` },
-  ])),
+  q: spec('q', [2, 3, 4], heads('L_q', 'd_k')),
+  k: spec('k', [2, 3, 4], heads('L_k', 'd_k')),
+  v: spec('v', [2, 3, 4], heads('L_k', 'd_v')),
+  x: spec('x', [2, 3], '[L, d_model] or [B, L, d_model]'),
+  context: spec('context', [2, 3], '[L_k, d_context] or [B, L_k, d_context]'),
+  mask: spec('mask', [1, 2, 3, 4], 'of at most 4 dimensions, broadcasting to the weights [B, H, L_q, L_k]', true),
+  ...Object.fromEntries(['wq', 'wk', 'wv', 'wo'].map((name) => [name, spec(name, [2], 'a matrix')])),
+  ...Object.fromEntries(['bq', 'bk', 'bv', 'bo'].map((name) => [name, spec(name, [1], `a vector of one value per column of w${name[1]}`)])),
 };
 
 const mismatch = (message) => new AttentionError('SHAPE_MISMATCH', message);
@@ -63,26 +64,26 @@ export function checkAttentionShapes(Q, K, V) {
       throw new AttentionError('BAD_RANK', `${T.name} has shape ${formatShape(T.shape)} (rank ${T.shape.length}) but q has ${formatShape(Q.shape)} (rank ${rank}): q, k and v must have the same rank`);
     }
   }
-  const [lenQ, dK] = Q.shape.slice(-2);
-  const [lenK, dKofK] = K.shape.slice(-2);
-  const [lenV, dV] = V.shape.slice(-2);
-  const shapes = `(q is ${formatShape(Q.shape)}, k is ${formatShape(K.shape)}, v is ${formatShape(V.shape)})`;
-  if (dKofK !== dK) throw mismatch(`k has ${dKofK} columns but q has ${dK}: q and k must share d_k ${shapes}`);
-  if (lenV !== lenK) throw mismatch(`v has ${lenV} rows but k has ${lenK}: k and v must hold the same L_k keys ${shapes}`);
+  const [lenQ, dK] = [Q.shape[rank - 2], Q.shape[rank - 1]];
+  const [lenK, dKofK] = [K.shape[rank - 2], K.shape[rank - 1]];
+  const [lenV, dV] = [V.shape[rank - 2], V.shape[rank - 1]];
+  const shapes = () => `(q is ${formatShape(Q.shape)}, k is ${formatShape(K.shape)}, v is ${formatShape(V.shape)})`;
+  if (dKofK !== dK) throw mismatch(`k has ${dKofK} columns but q has ${dK}: q and k must share d_k ${shapes()}`);
+  if (lenV !== lenK) throw mismatch(`v has ${lenV} rows but k has ${lenK}: k and v must hold the same L_k keys ${shapes()}`);
   const batch = rank === 4 ? Q.shape[0] : 1;
   const numHeads = rank >= 3 ? Q.shape[rank - 3] : 1;
   const numKvHeads = rank >= 3 ? K.shape[rank - 3] : 1;
   if (rank === 4) {
     for (const T of [K, V]) {
-      if (T.shape[0] !== batch) throw mismatch(`${T.name} has batch ${T.shape[0]} but q has ${batch} ${shapes}`);
+      if (T.shape[0] !== batch) throw mismatch(`${T.name} has batch ${T.shape[0]} but q has ${batch} ${shapes()}`);
     }
   }
   if (rank >= 3) {
     if (V.shape[rank - 3] !== numKvHeads) {
-      throw mismatch(`v has ${V.shape[rank - 3]} heads but k has ${numKvHeads}: k and v must have the same heads ${shapes}`);
+      throw mismatch(`v has ${V.shape[rank - 3]} heads but k has ${numKvHeads}: k and v must have the same heads ${shapes()}`);
     }
     if (numHeads % numKvHeads !== 0) {
-      throw new AttentionError('HEADS_DO_NOT_DIVIDE', `k and v have ${numKvHeads} heads, which does not divide q's ${numHeads} heads ${shapes}`);
+      throw new AttentionError('HEADS_DO_NOT_DIVIDE', `k and v have ${numKvHeads} heads, which does not divide q's ${numHeads} heads ${shapes()}`);
     }
   }
   return { batch, numHeads, numKvHeads, lenQ, lenK, dK, dV };

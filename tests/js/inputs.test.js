@@ -30,20 +30,15 @@ function expectError(call, code, words = []) {
 }
 
 /**
- * A Proxy of `target` that counts the reads of each property (through `get` or `getOwnPropertyDescriptor`) and
- * answers `later[key]`, where given, from the second read of `key` on.
+ * A Proxy of `target` that counts the reads of each property's value (its `get` trap) and answers `later[key]`,
+ * where given, from the second read of `key` on. Asking whether a property exists is not a read of its value.
  */
 function counting(target, later = {}) {
   const reads = {};
-  const answer = (t, key) => {
-    reads[key] = (reads[key] ?? 0) + 1;
-    return reads[key] > 1 && key in later ? later[key] : t[key];
-  };
   const proxy = new Proxy(target, {
-    get: (t, key) => answer(t, key),
-    getOwnPropertyDescriptor(t, key) {
-      const descriptor = Reflect.getOwnPropertyDescriptor(t, key);
-      return descriptor && { ...descriptor, value: answer(t, key) };
+    get(t, key) {
+      reads[key] = (reads[key] ?? 0) + 1;
+      return reads[key] > 1 && key in later ? later[key] : t[key];
     },
   });
   return { proxy, reads, most: () => Math.max(0, ...Object.values(reads)) };
