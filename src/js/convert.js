@@ -57,7 +57,8 @@ function checkRank(shape, spec) {
 
 function checkCount(count, shape, name) {
   if (count > MAX_VALUES) {
-    throw new AttentionError('TOO_LARGE', `${name} has shape ${formatShape(shape)}: ${count} values, more than one call can hold (MAX_CALL_BYTES is ${MAX_CALL_BYTES / 2 ** 20} MiB)`);
+    const limit = `MAX_CALL_BYTES is ${MAX_CALL_BYTES / 2 ** 20} MiB`;
+    throw new AttentionError('TOO_LARGE', `${name} has shape ${formatShape(shape)}: ${count} values, more than one call can hold (${limit})`);
   }
 }
 
@@ -161,10 +162,12 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
       const child = row[i];
       const kind = rowKind(child, where);
       if (kind === undefined) {
-        throw new AttentionError('RAGGED_ARRAY', `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${name} is ragged (expected shape ${formatShape(shape)})`);
+        const expected = `${name} is ragged (expected shape ${formatShape(shape)})`;
+        throw new AttentionError('RAGGED_ARRAY', `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${expected}`);
       }
       if (leafMode === 'float' && kind === 'Uint8Array' && spec.mask) {
-        throw new AttentionError('NOT_A_NUMBER', `${where()} is a Uint8Array, which makes a boolean mask, but ${name} starts with numbers (an additive mask): a mask is one or the other`);
+        const rule = `${name} starts with numbers (an additive mask): a mask is one or the other`;
+        throw new AttentionError('NOT_A_NUMBER', `${where()} is a Uint8Array, which makes a boolean mask, but ${rule}`);
       }
       const childLength = rowLength(child, kind, where);
       if (childLength !== shape[axis + 1]) {
@@ -206,7 +209,8 @@ function readShape(value, spec) {
             : Number.isNaN(size) ? 'is NaN'
               : size > MAX_DIMENSION ? `is ${size}, too large (at most 2^31 - 1)`
                 : `is ${size}, not an integer`;
-    throw new AttentionError('BAD_DIMENSION', `${name}.shape[${axis}] ${why}: ${name}.shape is ${formatShape(entries.map(formatEntry))}; every dimension must be a positive integer`);
+    const whole = `${name}.shape is ${formatShape(entries.map(formatEntry))}`;
+    throw new AttentionError('BAD_DIMENSION', `${name}.shape[${axis}] ${why}: ${whole}; every dimension must be a positive integer`);
   }
   checkRank(entries, spec);
   return entries;
@@ -310,7 +314,8 @@ export function checkHeld(tensors) {
     const expected = product(tensor.shape);
     const length = typedArrayLength(tensor.data);
     if (length !== expected) {
-      throw new AttentionError('DATA_LENGTH_MISMATCH', `${tensor.name ?? 'mask'}.data held ${expected} values when it was read but holds ${length} now: its buffer was detached or resized while the call read its other arguments`);
+      const why = 'its buffer was detached or resized while the call read its other arguments';
+      throw new AttentionError('DATA_LENGTH_MISMATCH', `${tensor.name ?? 'mask'}.data held ${expected} values when it was read but holds ${length} now: ${why}`);
     }
   }
 }

@@ -15,7 +15,7 @@ export function guarded(code, name, read) {
     return read();
   } catch (error) {
     if (isAttentionError(error)) throw error;
-    throw new AttentionError(code, `reading ${name} threw ${describe(error)} (from a getter or Proxy of the argument; see the cause)`, { cause: error });
+    throw new AttentionError(code, `reading ${name} ran a getter or Proxy trap of its own that threw (see the cause)`, { cause: error });
   }
 }
 

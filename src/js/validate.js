@@ -61,7 +61,8 @@ export function checkAttentionShapes(Q, K, V) {
   const rank = Q.shape.length;
   for (const T of [K, V]) {
     if (T.shape.length !== rank) {
-      throw new AttentionError('BAD_RANK', `${T.name} has shape ${formatShape(T.shape)} (rank ${T.shape.length}) but q has ${formatShape(Q.shape)} (rank ${rank}): q, k and v must have the same rank`);
+      const q = `q has ${formatShape(Q.shape)} (rank ${rank})`;
+      throw new AttentionError('BAD_RANK', `${T.name} has shape ${formatShape(T.shape)} (rank ${T.shape.length}) but ${q}: q, k and v must have the same rank`);
     }
   }
   const [lenQ, dK] = [Q.shape[rank - 2], Q.shape[rank - 1]];
@@ -155,7 +156,8 @@ function checkWeights({ x: X, context, wQ, wK, wV, wO }, numHeads, numKvHeads) {
   if (wK.shape[1] !== numKvHeads * dK) {
     throw mismatch(numHeads === 1 && numKvHeads === 1
       ? `wk has ${wK.shape[1]} columns but wq has ${wQ.shape[1]}: wq and wk must share d_k ${both(wQ, wK)}`
-      : `wk has ${wK.shape[1]} columns but must have ${numKvHeads === 1 ? '' : 'numKvHeads·'}d_k = ${numKvHeads}·${dK} = ${numKvHeads * dK}, as wq has ${numHeads}·${dK} ${both(wQ, wK)}`);
+      : `wk has ${wK.shape[1]} columns but must have ${numKvHeads === 1 ? '' : 'numKvHeads·'}d_k = ${numKvHeads}·${dK} = `
+        + `${numKvHeads * dK}, as wq has ${numHeads}·${dK} ${both(wQ, wK)}`);
   }
   if (wO && wO.shape[0] !== numHeads * dV) {
     const width = numHeads === 1 ? 'attention output has d_v' : `concatenated heads have numHeads·d_v = ${numHeads}·${dV}`;
