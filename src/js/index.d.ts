@@ -29,7 +29,7 @@ export type TensorInput = NestedNumbers | TensorLike;
 
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
- * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend.
+ * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend. A Uint8Array is boolean everywhere: bare, as data, or as rows.
  * Numbers: an additive mask, added to the scaled scores; -Infinity blocks.
  */
 export type MaskInput = NestedBooleans | { data: Uint8Array | boolean[]; shape: readonly number[] } | TensorInput;

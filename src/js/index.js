@@ -1,9 +1,10 @@
 // attention-wasm: the package's entry. createAttention loads the module and returns an Attention (attention.js),
 // or a ParallelAttention over workers (parallel.js); everything else here is re-exported.
-import { AttentionError, checkKeys } from './errors.js';
+import { AttentionError, checkKeys, describe } from './errors.js';
 import { Tensor } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
 import { MAX_CALL_BYTES, plainObject } from './plan.js';
+import { readUrl } from './read.js';
 import { Attention } from './attention.js';
 
 export { Attention, AttentionError, MAX_CALL_BYTES, Tensor, simdSupported };
@@ -22,23 +23,21 @@ export async function createAttention(options) {
   const o = plainObject(options, 'createAttention options');
   checkKeys(o, CREATE_OPTIONS, 'option');
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
-    throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${String(o.simd)}`);
-  }
-  if (o.wasmUrl !== undefined && typeof o.wasmUrl !== 'string' && !(o.wasmUrl instanceof URL)) {
-    throw new AttentionError('BAD_OPTION', `wasmUrl must be a string or a URL, got ${o.wasmUrl === null ? 'null' : typeof o.wasmUrl}`);
+    throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(o.simd)}`);
   }
   const supported = simdSupported();
   if (o.simd === true && !supported) {
     throw new AttentionError('SIMD_UNSUPPORTED', 'simd: true was asked for, but this engine has no WebAssembly SIMD; leave simd unset to fall back to the scalar build');
   }
   const simd = o.simd ?? supported;
+  const wasmUrl = o.wasmUrl === undefined ? undefined : readUrl(o.wasmUrl, 'wasmUrl');
   if (o.workers !== undefined) {
     if (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > MAX_WORKERS) {
-      throw new AttentionError('BAD_OPTION', `workers must be an integer from 1 to ${MAX_WORKERS}, got ${String(o.workers)}`);
+      throw new AttentionError('BAD_OPTION', `workers must be an integer from 1 to ${MAX_WORKERS}, got ${describe(o.workers)}`);
     }
     const { createParallelAttention } = await import('./parallel.js');
-    return createParallelAttention(o.workers, simd, o.wasmUrl);
+    return createParallelAttention(o.workers, simd, wasmUrl);
   }
-  const module = await loadModule(simd ? 'simd' : 'scalar', o.wasmUrl);
+  const module = await loadModule(simd ? 'simd' : 'scalar', wasmUrl);
   return new Attention(module);
 }

@@ -1,9 +1,10 @@
 // Property-based tests (fast-check) of the public API against the float64 reference: random shapes (the
-// SIMD edge sizes among them), masks, causal modes and scales; values up to ±1e4; invariances; and the
-// SIMD and scalar builds agreeing to 1e-6.
+// SIMD edge sizes among them), masks, causal modes and scales; values up to ±1e4; invariances; the
+// SIMD and scalar builds agreeing to 1e-6; and the same problems passed in adversarial forms (getters, Proxies,
+// holes, polluted prototypes), which give the same bits or a clear AttentionError.
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createAttention } from '../../src/js/index.js';
+import { AttentionError, createAttention } from '../../src/js/index.js';
 import { EDGE_SIZES, expectClose, referenceAttention } from './reference.js';
 
 const RUNS = 1000;
@@ -157,5 +158,114 @@ describe('properties over random problems', () => {
       expectClose(a.output.data, b.output.data, { atol: 1e-6, rtol: 0, what: 'output' });
       expectClose(a.weights.data, b.weights.data, { atol: 1e-6, rtol: 0, what: 'weights' });
     }), { numRuns: RUNS });
+  });
+});
+
+/** Reads of each element or property through a form below; each must be at most 1. */
+let reads = new Map(); // not an object: the polluted prototype below must not answer for it
+const count = (key) => {
+  const n = (reads.get(key) ?? 0) + 1;
+  reads.set(key, n);
+  return n;
+};
+let nextKey = 0;
+
+/** The same tensor ({ data: Float32Array, shape }) in another form, one that answers NaN to any second read. */
+const FORMS = {
+  typed: (t) => t,
+  float64: (t) => ({ data: Float64Array.from(t.data), shape: [...t.shape] }),
+  numbers: (t) => ({ data: Array.from(t.data), shape: [...t.shape] }),
+  nested: (t) => {
+    const build = (axis, offset) => (axis === t.shape.length - 1
+      ? Array.from(t.data.subarray(offset, offset + t.shape[axis]))
+      : Array.from({ length: t.shape[axis] }, (_, i) => build(axis + 1, offset + i * t.shape.slice(axis + 1).reduce((a, b) => a * b, 1))));
+    return build(0, 0);
+  },
+  getters: (t) => {
+    const data = Array.from(t.data);
+    data.forEach((x, i) => {
+      const key = nextKey++;
+      Object.defineProperty(data, i, { enumerable: true, get: () => (count(key) === 1 ? x : NaN) });
+    });
+    return { data, shape: [...t.shape] };
+  },
+  proxies: (t) => {
+    const wrap = (target) => {
+      const key = nextKey;
+      nextKey += target.length + 1;
+      return new Proxy(target, {
+        get: (o, k) => {
+          if (k === 'length') return count(key) === 1 ? o.length : o.length + 64;
+          const i = Number(k);
+          return Number.isInteger(i) && count(key + 1 + i) > 1 ? NaN : o[k];
+        },
+      });
+    };
+    const tensor = { data: wrap(Array.from(t.data)), shape: wrap([...t.shape]) };
+    const key = nextKey++;
+    return new Proxy(tensor, { get: (o, k) => (count(`${key}.${String(k)}`) === 1 ? o[k] : undefined) });
+  },
+};
+
+/** Non-enumerable, as a polluting library might add them (Embind's glue enumerates its own records). */
+function withPollutedPrototype(call) {
+  const keys = ['causal', 'mask', 'scale', 'data', 'shape', '0'];
+  for (const key of keys) Object.defineProperty(Object.prototype, key, { value: 7, configurable: true, writable: true });
+  try {
+    return call();
+  } finally {
+    for (const key of keys) delete Object.prototype[key];
+  }
+}
+
+const form = fc.constantFrom(...Object.keys(FORMS));
+
+describe('properties over adversarial forms of random problems', () => {
+  let attn;
+  let baseline;
+  beforeAll(async () => {
+    attn = await createAttention();
+    baseline = attn.heapBytesInUse();
+  });
+
+  it(`getters, Proxies, nested arrays and a polluted prototype give the same bits, each value read once (${RUNS / 4} cases)`, () => {
+    fc.assert(fc.property(problem(2), form, form, form, fc.boolean(), (t, fq, fk, fv, polluted) => {
+      const expected = attn.scaledDotProductAttention(t.q, t.k, t.v, t.options);
+      reads = new Map();
+      const options = { ...t.options };
+      const call = () => attn.scaledDotProductAttention(FORMS[fq](t.q), FORMS[fk](t.k), FORMS[fv](t.v), options);
+      const r = polluted ? withPollutedPrototype(call) : call();
+      expect(Math.max(0, ...reads.values())).toBeLessThanOrEqual(1);
+      expect(r.output.data).toEqual(expected.output.data);
+      expect(r.weights.data).toEqual(expected.weights.data);
+      expect(attn.heapBytesInUse()).toBe(baseline);
+    }), { numRuns: RUNS / 4 });
+  });
+
+  const FAULTS = {
+    hole: [(t) => ({ data: t.data, shape: [, ...t.shape.slice(1)] }), 'BAD_DIMENSION'], // eslint-disable-line no-sparse-arrays
+    selfHolding: [() => { const a = [0]; a[0] = a; return a; }, 'BAD_RANK'],
+    revoked: [() => { const { proxy, revoke } = Proxy.revocable([], {}); revoke(); return proxy; }, 'NOT_A_TENSOR'],
+    throwingGetter: [(t) => ({ get data() { throw new Error('no'); }, shape: t.shape }), 'NOT_A_TENSOR'],
+    objectValue: [(t) => ({ data: [{ valueOf: () => 1 }, ...Array.from(t.data).slice(1)], shape: t.shape }), 'NOT_A_NUMBER'],
+    bigintShape: [(t) => ({ data: t.data, shape: [10n, ...t.shape.slice(1)] }), 'BAD_DIMENSION'],
+    mapAsTensor: [(t) => new Map([['data', t.data], ['shape', t.shape]]), 'NOT_A_TENSOR'],
+  };
+
+  it(`a fault anywhere in an argument is a clear AttentionError, and the heap returns to its baseline (${RUNS / 4} cases)`, () => {
+    fc.assert(fc.property(problem(2), fc.constantFrom(...Object.keys(FAULTS)), fc.integer({ min: 0, max: 2 }), (t, fault, position) => {
+      const [make, code] = FAULTS[fault];
+      const args = [t.q, t.k, t.v];
+      args[position] = make(args[position]);
+      let error;
+      try {
+        attn.scaledDotProductAttention(...args, t.options);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error.code).toBe(code);
+      expect(attn.heapBytesInUse()).toBe(baseline);
+    }), { numRuns: RUNS / 4 });
   });
 });
