@@ -67,7 +67,7 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
   X(UNKNOWN_OPTION, "an unknown option or weight name; the message names the nearest valid one") \
   X(BAD_OPTION, "an option of the wrong kind: a NaN scale, `causal: 'yes'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…") \
   X(TOO_LARGE, "a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`") \
-  X(SCORE_OVERFLOW, "q·kᵀ·scale beyond float32") \
+  X(SCORE_OVERFLOW, "q·kᵀ·scale beyond float32 (or, with `returnSteps`, the unscaled q·kᵀ); the message names the query row and the key") \
   X(PROJECTION_OVERFLOW, "x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)") \
   X(OUTPUT_OVERFLOW, "weights·V beyond float32 (values near ±3.4e38)") \
   X(SIMD_UNSUPPORTED, "from `createAttention`: `simd: true` where WebAssembly SIMD is missing") \

@@ -41,7 +41,7 @@ export const ERROR_CODES = Object.freeze({
   UNKNOWN_OPTION: 'an unknown option or weight name; the message names the nearest valid one',
   BAD_OPTION: 'an option of the wrong kind: a NaN scale, `causal: \'yes\'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…',
   TOO_LARGE: 'a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`',
-  SCORE_OVERFLOW: 'q·kᵀ·scale beyond float32',
+  SCORE_OVERFLOW: 'q·kᵀ·scale beyond float32 (or, with `returnSteps`, the unscaled q·kᵀ); the message names the query row and the key',
   PROJECTION_OVERFLOW: 'x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)',
   OUTPUT_OVERFLOW: 'weights·V beyond float32 (values near ±3.4e38)',
   SIMD_UNSUPPORTED: 'from `createAttention`: `simd: true` where WebAssembly SIMD is missing',
