@@ -12,9 +12,15 @@ export default [
     },
   },
   // The library and the page run in browsers and workers (the library also in Node, behind runtime checks).
-  { files: ['src/js/**/*.js', 'web/src/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.worker } } },
+  {
+    files: ['src/js/**/*.js', 'web/src/**/*.js'],
+    languageOptions: { globals: { ...globals.browser, ...globals.worker } },
+  },
   // Tests run in Node and, through Vitest's browser project or page.evaluate(), in Chromium.
   { files: ['tests/**/*.{js,mjs}'], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
   // Build, bench and tooling scripts: Node only.
-  { files: ['bench/**/*.mjs', 'scripts/**/*.{js,mjs}', '*.config.js', 'web/vite.config.js'], languageOptions: { globals: globals.node } },
+  {
+    files: ['bench/**/*.mjs', 'scripts/**/*.{js,mjs}', '*.config.js', 'web/vite.config.js'],
+    languageOptions: { globals: globals.node },
+  },
 ];

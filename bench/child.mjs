@@ -3,7 +3,14 @@
 // one JSON line.
 //   job: { spec: a case from common.mjs, dataDir, quick }
 import {
-  D, equalizeAllocator, maxAbsError, measure, peakRss, randomNormal, readCaseData, startMemoryWindow,
+  D,
+  equalizeAllocator,
+  maxAbsError,
+  measure,
+  peakRss,
+  randomNormal,
+  readCaseData,
+  startMemoryWindow,
 } from './common.mjs';
 
 /** The inputs of a small problem like `spec` (n = 32), for warming an implementation up. */
@@ -64,15 +71,18 @@ export async function runChild(impl) {
     first = null;
 
     const big = spec.heads * spec.n * (spec.weights ? spec.n : D) * 4 >= 2 ** 18;
-    const timing = await measure(call, job.quick
-      ? { budgetMs: 0, minSamples: 2, maxSamples: 2, warmup: 0 }
-      : {
-          budgetMs: spec.long ? 0 : 1500,
-          minSamples: spec.long ? 3 : 7,
-          maxSamples: 400,
-          warmup: spec.long ? 1 : 2,
-          collect: big,
-        });
+    const timing = await measure(
+      call,
+      job.quick
+        ? { budgetMs: 0, minSamples: 2, maxSamples: 2, warmup: 0 }
+        : {
+            budgetMs: spec.long ? 0 : 1500,
+            minSamples: spec.long ? 3 : 7,
+            maxSamples: 400,
+            warmup: spec.long ? 1 : 2,
+            collect: big,
+          },
+    );
     print({
       ...timing,
       maxAbsError: error,
@@ -80,6 +90,10 @@ export async function runChild(impl) {
       wasmBytes: memoryBytes?.(),
     });
   } catch (e) {
-    print({ failed: String(e?.message ?? e).split('\n')[0].slice(0, 200) });
+    print({
+      failed: String(e?.message ?? e)
+        .split('\n')[0]
+        .slice(0, 200),
+    });
   }
 }

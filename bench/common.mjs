@@ -70,7 +70,13 @@ export function writeCaseData(dir, spec, seed) {
   const v = randomNormal(size, seed + 2);
   const rows = checkedRows(spec);
   const ref = referenceRows(spec, q, k, v, rows);
-  for (const [part, array] of [['q', q], ['k', k], ['v', v], ['rows', rows], ['ref', ref]]) {
+  for (const [part, array] of [
+    ['q', q],
+    ['k', k],
+    ['v', v],
+    ['rows', rows],
+    ['ref', ref],
+  ]) {
     fs.writeFileSync(caseFile(dir, spec, part), new Uint8Array(array.buffer, array.byteOffset, array.byteLength));
   }
 }
@@ -150,11 +156,11 @@ export async function measure(call, { budgetMs, minSamples, maxSamples, warmup =
   if (isAsync) await probe;
   const run = isAsync
     ? async (count) => {
-      for (let i = 0; i < count; i++) await call();
-    }
+        for (let i = 0; i < count; i++) await call();
+      }
     : (count) => {
-      for (let i = 0; i < count; i++) call();
-    };
+        for (let i = 0; i < count; i++) call();
+      };
   await run(warmup - 1);
   let batch = 1;
   if ((performance.now() - t0) / Math.max(warmup, 1) < 0.5) {

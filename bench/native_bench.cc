@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   const auto ref = read_file<double>(data + ".ref");
 
   const int64_t input_bytes = static_cast<int64_t>((q.size() + k.size() + v.size()) * sizeof(float) +
-                                                    rows.size() * sizeof(int32_t) + ref.size() * sizeof(double));
+                                                   rows.size() * sizeof(int32_t) + ref.size() * sizeof(double));
   const attention::AttentionDims dims{1, heads, heads, n, n, kD, kD};
   attention::AttentionOptions options;
   options.causal = causal ? attention::Causal::kTopLeft : attention::Causal::kNone;
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
 
   std::vector<float> output;
   auto call = [&] {
-    output = std::vector<float>(output_size);                                      // [heads, n, d]
-    std::vector<float> weights(with_weights ? weights_size : 0);                   // [heads, n, n]
+    output = std::vector<float>(output_size);                     // [heads, n, d]
+    std::vector<float> weights(with_weights ? weights_size : 0);  // [heads, n, n]
     attention::AttentionResult result;
     result.output = output.data();
     result.weights = with_weights ? weights.data() : nullptr;

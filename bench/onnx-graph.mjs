@@ -50,7 +50,11 @@ const node = (op, inputs, outputs, attributes = []) => [
   [4, op],
   ...attributes.map((a) => [5, a]),
 ];
-const intAttribute = (name, i) => [[1, name], [20, ATTR_INT], [3, i]];
+const intAttribute = (name, i) => [
+  [1, name],
+  [20, ATTR_INT],
+  [3, i],
+];
 const intsAttribute = (name, ints) => [[1, name], [20, ATTR_INTS], ...ints.map((i) => [8, i])];
 const floatTensor = (name, dims, values) => [
   ...dims.map((d) => [1, d]),
@@ -60,7 +64,18 @@ const floatTensor = (name, dims, values) => [
 ];
 const valueInfo = (name, dims) => [
   [1, name],
-  [2, [[1, [[1, FLOAT], [2, dims.map((d) => [1, [[1, d]]])]]]]],
+  [
+    2,
+    [
+      [
+        1,
+        [
+          [1, FLOAT],
+          [2, dims.map((d) => [1, [[1, d]]])],
+        ],
+      ],
+    ],
+  ],
 ];
 
 /**

@@ -36,18 +36,35 @@ const IMPLS = [
   { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
   { name: 'js-loops', script: 'impl-js-loops.mjs' },
   // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
-  { name: 'attention-wasm, 2 workers', script: 'impl-attention-wasm.mjs', env: { BENCH_WORKERS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'], base: 'onnxruntime-web, 2 threads' },
-  { name: 'onnxruntime-web, 2 threads', script: 'impl-onnxruntime-web.mjs', env: { BENCH_THREADS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'], base: 'onnxruntime-web, 2 threads' },
+  {
+    name: 'attention-wasm, 2 workers',
+    script: 'impl-attention-wasm.mjs',
+    env: { BENCH_WORKERS: '2' },
+    cases: ['12 heads × 512', '2 heads × 33'],
+    base: 'onnxruntime-web, 2 threads',
+  },
+  {
+    name: 'onnxruntime-web, 2 threads',
+    script: 'impl-onnxruntime-web.mjs',
+    env: { BENCH_THREADS: '2' },
+    cases: ['12 heads × 512', '2 heads × 33'],
+    base: 'onnxruntime-web, 2 threads',
+  },
 ].filter((impl) => !args.impls || args.impls.includes(impl.name));
 const runsCase = (impl, spec) => !impl.cases || impl.cases.includes(spec.name);
 const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
 
 function runNative(binary, spec, dataDir) {
   const prefix = caseFile(dataDir, spec, '').slice(0, -1);
-  const argv = [`--n=${spec.n}`, `--heads=${spec.heads}`, `--causal=${+spec.causal}`, `--weights=${+spec.weights}`,
-    `--long=${+!!spec.long}`, `--quick=${+args.quick}`, `--data=${prefix}`];
+  const argv = [
+    `--n=${spec.n}`,
+    `--heads=${spec.heads}`,
+    `--causal=${+spec.causal}`,
+    `--weights=${+spec.weights}`,
+    `--long=${+!!spec.long}`,
+    `--quick=${+args.quick}`,
+    `--data=${prefix}`,
+  ];
   return spawnSync(binary, argv, { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20 });
 }
 
@@ -56,8 +73,12 @@ function runOne(impl, spec, dataDir) {
   const job = JSON.stringify({ spec, dataDir, quick: args.quick });
   const child = impl.binary
     ? runNative(impl.binary, spec, dataDir)
-    : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), job],
-      { encoding: 'utf8', timeout: 30 * 60e3, maxBuffer: 1 << 20, env: { ...process.env, ...impl.env } });
+    : spawnSync(process.execPath, ['--expose-gc', path.join(here, impl.script), job], {
+        encoding: 'utf8',
+        timeout: 30 * 60e3,
+        maxBuffer: 1 << 20,
+        env: { ...process.env, ...impl.env },
+      });
   const line = child.stdout?.trim().split('\n').pop();
   if (child.status !== 0 || !line) {
     const why = (child.stderr || child.error?.message || '').trim().split('\n').pop();
@@ -86,8 +107,8 @@ try {
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
 const mb = (bytes) => (bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1));
 const lines = [
-  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB '
-    + '| WASM memory MB | max abs error |',
+  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB ' +
+    '| WASM memory MB | max abs error |',
   '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
 ];
 for (const spec of cases) {
@@ -103,8 +124,16 @@ for (const spec of cases) {
       continue;
     }
     const cells = [
-      spec.name, impl.name, ms(r.medianMs), ms(r.minMs), (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
-      ratio(r, impl.base ?? 'onnxruntime-web'), ratio(r, 'native'), mb(r.peakBytes), mb(r.wasmBytes), r.maxAbsError.toExponential(1),
+      spec.name,
+      impl.name,
+      ms(r.medianMs),
+      ms(r.minMs),
+      (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
+      ratio(r, impl.base ?? 'onnxruntime-web'),
+      ratio(r, 'native'),
+      mb(r.peakBytes),
+      mb(r.wasmBytes),
+      r.maxAbsError.toExponential(1),
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }
@@ -121,8 +150,10 @@ const machine = {
   date: new Date().toISOString(),
 };
 const load = (l) => l.map((x) => x.toFixed(2)).join(' ');
-console.log(`\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${load(loadBefore)} before, `
-  + `${load(machine.loadAverage.after)} after.`);
+console.log(
+  `\n${machine.cpu}, ${machine.cores} cores, Node ${machine.node}; load average ${load(loadBefore)} before, ` +
+    `${load(machine.loadAverage.after)} after.`,
+);
 console.log(`Times are per call, copies in and out included, each implementation in its own process after a warm-up
 on a small problem, and from the same malloc state (glibc's thresholds raised to their maximum in every process, as
 loading onnxruntime-web's 14 MB .wasm does on its own; results.json records each run's page faults per call);

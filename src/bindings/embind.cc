@@ -84,21 +84,20 @@ std::string guarded(Body body) {
 
 void scaled_dot_product_attention(const Descriptor& d) {
   const AttentionDims dims{d[slot::batch], d[slot::num_heads], d[slot::num_kv_heads], d[slot::len_q],
-                           d[slot::len_k],  d[slot::d_k],       d[slot::d_v]};
+                           d[slot::len_k], d[slot::d_k],       d[slot::d_v]};
   attention::scaled_dot_product_attention(dims, d.address<const float>(slot::q), d.address<const float>(slot::k),
-                                          d.address<const float>(slot::v), to_options(d),
-                                          to_result(d, slot::output));
+                                          d.address<const float>(slot::v), to_options(d), to_result(d, slot::output));
 }
 
 void multi_head_attention(const Descriptor& d) {
   const ProjectionDims dims{d[slot::batch],     d[slot::len_q],     d[slot::len_k],        d[slot::d_model],
                             d[slot::d_context], d[slot::num_heads], d[slot::num_kv_heads], d[slot::d_k],
                             d[slot::d_v],       d[slot::d_out]};
-  const attention::ProjectionWeights w{
-      d.address<const float>(slot::w_q), d.address<const float>(slot::w_k), d.address<const float>(slot::w_v),
-      d.address<const float>(slot::w_o), d.address<const float>(slot::b_q), d.address<const float>(slot::b_k),
-      d.address<const float>(slot::b_v), d.address<const float>(slot::b_o)};
-  const attention::MultiHeadResult r{d.address(slot::q), d.address(slot::k),      d.address(slot::v),
+  const attention::ProjectionWeights w{d.address<const float>(slot::w_q), d.address<const float>(slot::w_k),
+                                       d.address<const float>(slot::w_v), d.address<const float>(slot::w_o),
+                                       d.address<const float>(slot::b_q), d.address<const float>(slot::b_k),
+                                       d.address<const float>(slot::b_v), d.address<const float>(slot::b_o)};
+  const attention::MultiHeadResult r{d.address(slot::q),        d.address(slot::k),      d.address(slot::v),
                                      to_result(d, slot::heads), d.address(slot::concat), d.address(slot::output)};
   attention::multi_head_attention(dims, d.address<const float>(slot::x), d.address<const float>(slot::context), w,
                                   to_options(d), r);
@@ -117,12 +116,9 @@ std::string call(int32_t kind, uintptr_t descriptor) {
   return guarded([&] {
     const Descriptor d(descriptor);
     switch (static_cast<CallKind>(kind)) {
-      case CallKind::kSdpa:
-        return scaled_dot_product_attention(d);
-      case CallKind::kProjected:
-        return multi_head_attention(d);
-      case CallKind::kOutputProjection:
-        return output_projection(d);
+      case CallKind::kSdpa: return scaled_dot_product_attention(d);
+      case CallKind::kProjected: return multi_head_attention(d);
+      case CallKind::kOutputProjection: return output_projection(d);
     }
     throw attention::AttentionError("INTERNAL", "unknown call kind " + std::to_string(kind));
   });
@@ -130,8 +126,7 @@ std::string call(int32_t kind, uintptr_t descriptor) {
 
 // Bytes the core allocates for itself in one call of scaled_dot_product_attention or output_projection (abi.h):
 // the JS layer's formula (plan.js) is tested against these.
-double sdpa_scratch_bytes(int32_t len_q, int32_t len_k, int32_t d_k, int32_t d_v, bool keeps_weights,
-                          bool streaming) {
+double sdpa_scratch_bytes(int32_t len_q, int32_t len_k, int32_t d_k, int32_t d_v, bool keeps_weights, bool streaming) {
   return 4.0 * static_cast<double>(attention::sdpa_scratch_floats(len_q, len_k, d_k, d_v, keeps_weights, streaming));
 }
 

@@ -3,7 +3,8 @@
 //
 // Each list is an X-macro, so that C++ defines it here, the Embind layer reports it to JS at load, and
 // scripts/gen-constants.mjs writes src/js/generated/abi.{js,d.ts} from this file at build time. Keep every entry
-// on one line of the form `X(name, value)` (the generator reads them that way) and edit nothing downstream by
+// on one line of the form `X(name, value)` (the generator reads them that way; `clang-format off` keeps them so)
+// and edit nothing downstream by
 // hand: tests/js/abi.test.js checks that the generated files, the built module and this header agree.
 #pragma once
 
@@ -19,12 +20,14 @@ namespace attention {
 //   kValuePanel            values per packed panel: the weighted sum reads 8 columns of one value row with two loads
 //   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
 //                          the same bits as one call, which the JS layer's workers rely on
+// clang-format off
 #define ATTENTION_CONSTANTS(X)  \
   X(kQueryBlock, 64)            \
   X(kKeyTile, 512)              \
   X(kKeyPanel, 8)               \
   X(kValuePanel, 8)             \
   X(kOutputProjectionRows, 64)
+// clang-format on
 
 #define X(name, value) constexpr int64_t name = value;
 ATTENTION_CONSTANTS(X)
@@ -33,18 +36,22 @@ ATTENTION_CONSTANTS(X)
 // Causal masking.
 //   kTopLeft      query i attends key j when j <= i (PyTorch is_causal)
 //   kBottomRight  query i attends key j when j <= i + L_k - L_q (query block at the end of the keys)
+// clang-format off
 #define ATTENTION_CAUSAL(X) \
   X(kNone, 0)               \
   X(kTopLeft, 1)            \
   X(kBottomRight, 2)
+// clang-format on
 
 // The user mask's element type.
 //   kBoolean   uint8_t, nonzero = may attend
 //   kAdditive  float, added to the scaled scores; -inf blocks
+// clang-format off
 #define ATTENTION_MASK_KINDS(X) \
   X(kNone, 0)                   \
   X(kBoolean, 1)                \
   X(kAdditive, 2)
+// clang-format on
 
 #define X(name, value) name = value,
 enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
@@ -53,6 +60,7 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
 
 // Every code an AttentionError can carry, in C++ or in JS, with what raises it (the README's table and the .d.ts
 // union are checked against this list). Codes are stable across versions.
+// clang-format off
 #define ATTENTION_ERROR_CODES(X) \
   X(NOT_A_TENSOR, "a value that is neither a nested array nor `{ data, shape }`; a missing weight") \
   X(NOT_A_NUMBER, "a string, `null`, an object… where a number (or a mask's boolean) belongs") \
@@ -78,12 +86,15 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
   X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
   X(OUT_OF_MEMORY, "WebAssembly memory could not grow for a call") \
   X(INTERNAL, "a failure inside the module (not expected; please report it)")
+// clang-format on
 
 // Which entry point a call descriptor is for.
+// clang-format off
 #define ATTENTION_CALL_KINDS(X) \
   X(kSdpa, 0)                   \
   X(kProjected, 1)              \
   X(kOutputProjection, 2)
+// clang-format on
 
 #define X(name, value) name = value,
 enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
@@ -93,6 +104,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // address, in place of objects that Embind would walk. X(name, count): `count` consecutive slots, at the index of
 // the enumerator `name` of DescriptorSlot. Dimensions are those of AttentionDims and ProjectionDims (rows, width:
 // output_projection's); addresses are byte offsets into memory (0 = absent); `scale` holds the bits of a float32.
+// clang-format off
 #define ATTENTION_DESCRIPTOR_SLOTS(X) \
   X(batch, 1)                         \
   X(num_heads, 1)                     \
@@ -132,6 +144,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(raw_scores, 1)                    \
   X(heads, 1)                         \
   X(concat, 1)
+// clang-format on
 
 namespace slot {
 #define X(name, count) name, name##_end = name + (count)-1,
@@ -147,9 +160,9 @@ constexpr int64_t sdpa_scratch_floats(int64_t len_q, int64_t len_k, int64_t d_k,
                                       bool streaming) {
   const int64_t keys = (len_k + kKeyPanel - 1) / kKeyPanel * kKeyPanel;
   const int64_t values = (d_v + kValuePanel - 1) / kValuePanel * kValuePanel;
-  const int64_t block = keeps_weights ? 0
-                                      : (len_q < kQueryBlock ? len_q : kQueryBlock) *
-                                            (streaming && len_k > kKeyTile ? kKeyTile : len_k);
+  const int64_t block =
+      keeps_weights ? 0
+                    : (len_q < kQueryBlock ? len_q : kQueryBlock) * (streaming && len_k > kKeyTile ? kKeyTile : len_k);
   return keys * d_k + values * len_k + block;
 }
 

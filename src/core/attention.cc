@@ -31,9 +31,10 @@ void require(bool ok, const char* code, const char* message) {
 std::string str(int64_t n) { return std::to_string(n); }
 
 void check_dims(const AttentionDims& d) {
-  const std::pair<const char*, int32_t> sizes[] = {{"batch", d.batch}, {"num_heads", d.num_heads},
-                                                   {"num_kv_heads", d.num_kv_heads}, {"len_q", d.len_q},
-                                                   {"len_k", d.len_k}, {"d_k", d.d_k}, {"d_v", d.d_v}};
+  const std::pair<const char*, int32_t> sizes[] = {
+      {"batch", d.batch}, {"num_heads", d.num_heads}, {"num_kv_heads", d.num_kv_heads},
+      {"len_q", d.len_q}, {"len_k", d.len_k},         {"d_k", d.d_k},
+      {"d_v", d.d_v}};
   for (const auto& [name, size] : sizes) {
     if (size <= 0) fail("BAD_DIMENSION", std::string(name) + " must be a positive integer, got " + str(size));
   }
@@ -44,8 +45,8 @@ void check_dims(const AttentionDims& d) {
 }
 
 void check_options(const AttentionOptions& o) {
-  require(o.causal == Causal::kNone || o.causal == Causal::kTopLeft || o.causal == Causal::kBottomRight,
-          "BAD_OPTION", "causal must be kNone, kTopLeft or kBottomRight");
+  require(o.causal == Causal::kNone || o.causal == Causal::kTopLeft || o.causal == Causal::kBottomRight, "BAD_OPTION",
+          "causal must be kNone, kTopLeft or kBottomRight");
   require(o.mask.kind == MaskKind::kNone || o.mask.kind == MaskKind::kBoolean || o.mask.kind == MaskKind::kAdditive,
           "BAD_OPTION", "mask.kind must be kNone, kBoolean or kAdditive");
   require(!o.has_scale || std::isfinite(o.scale), "BAD_OPTION", "scale must be finite");
@@ -142,8 +143,7 @@ class SdpaRun {
         // summed before the scale applies, so a scale below 1 does not make it safe.
         // |q·k| and each partial sum are at most d_k·max|q|·max|k|.
         const double q_max = kernels::max_abs(q_ + bh * d_.len_q * d_.d_k, int64_t{d_.len_q} * d_.d_k);
-        proven_finite_ =
-            d_.d_k * q_max * k_max_ * std::max(1.0, std::abs(static_cast<double>(scale_))) < kSafeScore;
+        proven_finite_ = d_.d_k * q_max * k_max_ * std::max(1.0, std::abs(static_cast<double>(scale_))) < kSafeScore;
         for (int64_t i0 = 0; i0 < d_.len_q; i0 += kQueryBlock) {
           const int64_t rows = std::min<int64_t>(kQueryBlock, d_.len_q - i0);
           if (streaming_) {
@@ -192,8 +192,8 @@ class SdpaRun {
       const double scaled = dot * scale_;
       if (!(std::abs(scaled) < kFloatOverflow)) {
         fail("SCORE_OVERFLOW", "the attention score q·k·scale overflowed float32 at " + where(b, h, i) + ", key " +
-                                   str(key_begin + j) + ": " + num(dot) + " · " + num(scale_) + " = " +
-                                   num(scaled) + ", beyond ±3.4e38; scale q, k or the scale down");
+                                   str(key_begin + j) + ": " + num(dot) + " · " + num(scale_) + " = " + num(scaled) +
+                                   ", beyond ±3.4e38; scale q, k or the scale down");
       }
       row[j] = static_cast<float>(scaled);
       if (!raw) continue;
@@ -234,8 +234,7 @@ class SdpaRun {
 
   RowMasking row_masking(int64_t b, int64_t h, int64_t i) const {
     RowMasking m;
-    m.open_end = options_.causal == Causal::kNone ? d_.len_k
-                                                  : std::clamp<int64_t>(i + causal_shift_ + 1, 0, d_.len_k);
+    m.open_end = options_.causal == Causal::kNone ? d_.len_k : std::clamp<int64_t>(i + causal_shift_ + 1, 0, d_.len_k);
     const Mask& mask = options_.mask;
     if (mask.kind != MaskKind::kNone) {
       const int64_t offset = b * mask_strides_.batch + h * mask_strides_.head + i * mask_strides_.query;
@@ -328,8 +327,8 @@ class SdpaRun {
         tile_open_[r] = std::clamp<int64_t>(masking[r].open_end - j0, 0, keys);
         row_end_[r] = proven_finite_ ? tile_open_[r] : keys;
       }
-      kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, j0, keys,
-                                scale_, tile, ld, row_end_);
+      kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, j0, keys, scale_, tile, ld,
+                                row_end_);
       for (int64_t r = 0; r < rows; ++r) {
         float* row = tile + r * ld;
         if (!proven_finite_ && !kernels::all_finite(row, keys)) rescore_row(b, h, i0 + r, j0, keys, row, nullptr);
@@ -386,9 +385,8 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
   SdpaRun(d, q, k, v, options, result).run();
 }
 
-void multi_head_attention(const ProjectionDims& d, const float* x, const float* context,
-                          const ProjectionWeights& w, const AttentionOptions& options,
-                          const MultiHeadResult& result) {
+void multi_head_attention(const ProjectionDims& d, const float* x, const float* context, const ProjectionWeights& w,
+                          const AttentionOptions& options, const MultiHeadResult& result) {
   const AttentionDims ad{d.batch, d.num_heads, d.num_kv_heads, d.len_q, d.len_k, d.d_k, d.d_v};
   check_dims(ad);
   require(d.d_model > 0 && d.d_context > 0 && d.d_out >= 0, "BAD_DIMENSION",
@@ -428,8 +426,8 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
     }
   };
   for (int64_t b = 0; b < B; ++b) {
-    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);             // [L_q, d_model]
-    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);   // [L_k, d_context]
+    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);            // [L_q, d_model]
+    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);  // [L_k, d_context]
     project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k,
             "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
     project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k,
@@ -466,8 +464,8 @@ void output_projection(const float* concat, int64_t rows, int64_t width, const f
   for (int64_t r0 = 0; r0 < rows; r0 += kOutputProjectionRows) {
     const int64_t block = std::min(kOutputProjectionRows, rows - r0);
     MatrixMap out(output + r0 * d_out, block, d_out);  // [block, d_out]
-    kernels::weighted_sum(concat + r0 * width, width, block, packed.data(), width, 0, width, d_out, out.data(),
-                          false, nullptr);
+    kernels::weighted_sum(concat + r0 * width, width, block, packed.data(), width, 0, width, d_out, out.data(), false,
+                          nullptr);
     if (b_o) out.rowwise() += ConstRowVectorMap(b_o, d_out);
     require(out.allFinite(), "PROJECTION_OVERFLOW", "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
   }

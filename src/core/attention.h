@@ -107,15 +107,15 @@ void scaled_dot_product_attention(const AttentionDims& dims, const float* q, con
 
 struct ProjectionDims {
   int32_t batch = 1;
-  int32_t len_q = 0;       // rows of x
-  int32_t len_k = 0;       // rows of context (self-attention: = len_q)
-  int32_t d_model = 0;     // columns of x
-  int32_t d_context = 0;   // columns of context (self-attention: = d_model)
+  int32_t len_q = 0;      // rows of x
+  int32_t len_k = 0;      // rows of context (self-attention: = len_q)
+  int32_t d_model = 0;    // columns of x
+  int32_t d_context = 0;  // columns of context (self-attention: = d_model)
   int32_t num_heads = 1;
   int32_t num_kv_heads = 1;
-  int32_t d_k = 0;         // per head
-  int32_t d_v = 0;         // per head
-  int32_t d_out = 0;       // columns of W_o; 0 = no output projection
+  int32_t d_k = 0;    // per head
+  int32_t d_v = 0;    // per head
+  int32_t d_out = 0;  // columns of W_o; 0 = no output projection
 };
 
 // Projection weights, row-major. Biases may be null; w_o and b_o are used only when d_out > 0.

@@ -25,8 +25,7 @@ int64_t tile_end(const int64_t* row_end, int64_t r0, int64_t rows, int64_t limit
 
 // R query rows × one panel of kKeyPanel keys; `width` <= kKeyPanel of them are stored.
 template <int R>
-void scores_tile(const float* q, int64_t d_k, const float* panel, Vec4 scale, float* s, int64_t ld_s,
-                 int64_t width) {
+void scores_tile(const float* q, int64_t d_k, const float* panel, Vec4 scale, float* s, int64_t ld_s, int64_t width) {
   Vec4 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
   for (int64_t c = 0; c < d_k; ++c) {
@@ -54,8 +53,8 @@ void scores_tile(const float* q, int64_t d_k, const float* panel, Vec4 scale, fl
 
 // R rows × one panel of kValuePanel value columns; `width` <= kValuePanel of them are stored.
 template <int R>
-void weighted_tile(const float* p, int64_t ld_p, int64_t keys, const float* panel, float* o, int64_t d_v,
-                   int64_t width, bool accumulate) {
+void weighted_tile(const float* p, int64_t ld_p, int64_t keys, const float* panel, float* o, int64_t d_v, int64_t width,
+                   bool accumulate) {
   Vec4 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
   for (int64_t j = 0; j < keys; ++j) {
@@ -115,8 +114,8 @@ void pack_values(const float* v, int64_t len_k, int64_t d_v, float* packed) noex
   }
 }
 
-void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
-                      int64_t keys, float scale, float* s, int64_t ld_s, const int64_t* row_end) noexcept {
+void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin, int64_t keys,
+                      float scale, float* s, int64_t ld_s, const int64_t* row_end) noexcept {
   const Vec4 sc = simd::splat(scale);
   for (int64_t r0 = 0; r0 < rows; r0 += kRowTile) {
     const int64_t tile_rows = std::min(kRowTile, rows - r0);

@@ -24,8 +24,8 @@ void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed) noexce
 //   s       [rows, ld_s]
 //   row_end optional, [rows]: s[r, j] for j >= row_end[r] may be left unwritten (the caller masks them);
 //           rows are taken four at a time, up to the largest row_end of the four
-void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin,
-                      int64_t keys, float scale, float* s, int64_t ld_s, const int64_t* row_end) noexcept;
+void query_key_scores(const float* q, int64_t rows, int64_t d_k, const float* packed, int64_t key_begin, int64_t keys,
+                      float scale, float* s, int64_t ld_s, const int64_t* row_end) noexcept;
 
 // d_v rounded up to whole panels.
 inline int64_t padded_values(int64_t d_v) { return (d_v + kValuePanel - 1) / kValuePanel * kValuePanel; }

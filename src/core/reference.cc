@@ -16,10 +16,9 @@ KeyVerdict key_verdict(const AttentionDims& d, const AttentionOptions& o, int b,
   if (o.causal == Causal::kBottomRight && j > i + d.len_k - d.len_q) return {false, 0};
   const Mask& m = o.mask;
   if (m.kind == MaskKind::kNone) return {true, 0};
-  const int index[4] = {m.dims[0] == 1 ? 0 : b, m.dims[1] == 1 ? 0 : h, m.dims[2] == 1 ? 0 : i,
-                        m.dims[3] == 1 ? 0 : j};
-  const long flat = ((static_cast<long>(index[0]) * m.dims[1] + index[1]) * m.dims[2] + index[2]) * m.dims[3] +
-                    index[3];
+  const int index[4] = {m.dims[0] == 1 ? 0 : b, m.dims[1] == 1 ? 0 : h, m.dims[2] == 1 ? 0 : i, m.dims[3] == 1 ? 0 : j};
+  const long flat =
+      ((static_cast<long>(index[0]) * m.dims[1] + index[1]) * m.dims[2] + index[2]) * m.dims[3] + index[3];
   if (m.kind == MaskKind::kBoolean) return {static_cast<const uint8_t*>(m.data)[flat] != 0, 0};
   const double add = static_cast<const float*>(m.data)[flat];
   return {add != kNegInf, add};
@@ -68,8 +67,8 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
   }
 }
 
-void multi_head_attention(const ProjectionDims& d, const float* x, const float* context,
-                          const ProjectionWeights& w, const AttentionOptions& o, const MultiHeadResult& r) {
+void multi_head_attention(const ProjectionDims& d, const float* x, const float* context, const ProjectionWeights& w,
+                          const AttentionOptions& o, const MultiHeadResult& r) {
   if (!context) context = x;
   const int H = d.num_heads, H_kv = d.num_kv_heads;
   // out[b, h, l, c] = input[b, l, :]·weight[:, h·width + c] + bias[h·width + c]
@@ -119,7 +118,9 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   for (int row = 0; row < d.batch * d.len_q; ++row)
     for (int c = 0; c < d.d_out; ++c) {
       double sum = w.b_o ? w.b_o[c] : 0;
-      for (int e = 0; e < width; ++e) sum += static_cast<double>(concat[static_cast<size_t>(row) * width + e]) * w.w_o[static_cast<long>(e) * d.d_out + c];
+      for (int e = 0; e < width; ++e)
+        sum += static_cast<double>(concat[static_cast<size_t>(row) * width + e]) *
+               w.w_o[static_cast<long>(e) * d.d_out + c];
       r.output[static_cast<size_t>(row) * d.d_out + c] = static_cast<float>(sum);
     }
 }

@@ -110,13 +110,27 @@ inline Vec4 load(const float* p) { return {{p[0], p[1], p[2], p[3]}}; }
 inline void store(float* p, Vec4 a) { std::memcpy(p, a.v, sizeof a.v); }
 inline Vec4 splat(float x) { return {{x, x, x, x}}; }
 inline Vec4 load_splat(const float* p) { return splat(*p); }
-inline Vec4 add(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x + y; }); }
-inline Vec4 sub(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x - y; }); }
-inline Vec4 mul(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x * y; }); }
-inline Vec4 max(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return x < y ? y : x; }); }
-inline Vec4 less(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(x < y ? ~0u : 0u); }); }
-inline Vec4 is_nan(Vec4 a) { return map(a, a, [](float x, float) { return from_bits(x != x ? ~0u : 0u); }); }
-inline Vec4 bit_or(Vec4 a, Vec4 b) { return map(a, b, [](float x, float y) { return from_bits(bits(x) | bits(y)); }); }
+inline Vec4 add(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return x + y; });
+}
+inline Vec4 sub(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return x - y; });
+}
+inline Vec4 mul(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return x * y; });
+}
+inline Vec4 max(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return x < y ? y : x; });
+}
+inline Vec4 less(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return from_bits(x < y ? ~0u : 0u); });
+}
+inline Vec4 is_nan(Vec4 a) {
+  return map(a, a, [](float x, float) { return from_bits(x != x ? ~0u : 0u); });
+}
+inline Vec4 bit_or(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return from_bits(bits(x) | bits(y)); });
+}
 inline Vec4 and_not(Vec4 a, Vec4 mask) {
   return map(a, mask, [](float x, float m) { return from_bits(bits(x) & ~bits(m)); });
 }

@@ -2,7 +2,11 @@
 // ./generated/abi.js, and by the loader to compare a loaded module's own report with that file.
 
 /** kQueryBlock → QUERY_BLOCK */
-export const constantName = (name) => name.replace(/^k/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
+export const constantName = (name) =>
+  name
+    .replace(/^k/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toUpperCase();
 /** kTopLeft → topLeft */
 export const enumeratorName = (name) => name.replace(/^k(.)/, (_, c) => c.toLowerCase());
 /** num_kv_heads → numKvHeads, d_k → dK: the core's snake_case in the JS layer's camelCase */

@@ -6,13 +6,22 @@ import { AttentionError, formatShape } from './errors.js';
 import { Tensor, nonFiniteError } from './tensor.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } from './generated/abi.js';
 import {
-  MAX_CALL_BYTES, planCrossAttention, planMultiHeadAttention, planScaledDotProduct, planSelfAttention, product,
+  MAX_CALL_BYTES,
+  planCrossAttention,
+  planMultiHeadAttention,
+  planScaledDotProduct,
+  planSelfAttention,
+  product,
 } from './plan.js';
 
 let runPlanOf;
 
 const PUBLIC_METHODS = [
-  'scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'heapBytesInUse',
+  'scaledDotProductAttention',
+  'selfAttention',
+  'crossAttention',
+  'multiHeadAttention',
+  'heapBytesInUse',
 ];
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
@@ -50,10 +59,14 @@ export function callLayout(plan) {
  */
 export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
   if (totalBytes > MAX_CALL_BYTES) {
-    const square = plan.options.returnWeights && plan.square
-      ? `; the [L_q, L_k] matrices alone are ${formatShape(plan.square)} floats each, so pass returnWeights: false to skip them`
-      : '';
-    throw new AttentionError('TOO_LARGE', `this call needs ${(totalBytes / 2 ** 20).toFixed(1)} MiB of WebAssembly memory, over the limit of ${MAX_CALL_BYTES / 2 ** 20} MiB (MAX_CALL_BYTES)${square}`);
+    const square =
+      plan.options.returnWeights && plan.square
+        ? `; the [L_q, L_k] matrices alone are ${formatShape(plan.square)} floats each, so pass returnWeights: false to skip them`
+        : '';
+    throw new AttentionError(
+      'TOO_LARGE',
+      `this call needs ${(totalBytes / 2 ** 20).toFixed(1)} MiB of WebAssembly memory, over the limit of ${MAX_CALL_BYTES / 2 ** 20} MiB (MAX_CALL_BYTES)${square}`,
+    );
   }
   return totalBytes;
 }
@@ -64,7 +77,11 @@ class Workspace {
     this.module = module;
     // malloc gives 8-byte alignment; 16 makes SIMD loads, and so the results, independent of where it lands.
     this.allocation = module._malloc(totalBytes + 16);
-    if (!this.allocation) throw new AttentionError('OUT_OF_MEMORY', `WebAssembly memory could not grow by ${(totalBytes / 2 ** 20).toFixed(1)} MiB`);
+    if (!this.allocation)
+      throw new AttentionError(
+        'OUT_OF_MEMORY',
+        `WebAssembly memory could not grow by ${(totalBytes / 2 ** 20).toFixed(1)} MiB`,
+      );
     this.base = Math.ceil(this.allocation / 16) * 16;
   }
 
@@ -225,7 +242,11 @@ export class Attention {
       if (mask) {
         workspace.write(maskRegion, mask.data);
         this.#checkValues(mask, workspace.address(maskRegion));
-        values.push(['maskKind', MASK_KINDS[mask.kind]], ['mask', workspace.address(maskRegion)], ['maskDims', maskDims]);
+        values.push(
+          ['maskKind', MASK_KINDS[mask.kind]],
+          ['mask', workspace.address(maskRegion)],
+          ['maskDims', maskDims],
+        );
       }
       for (const [key, , region] of outputRegions) values.push([key, workspace.address(region)]);
       values.push(['hasScale', options.scale === undefined ? 0 : 1], ['causal', options.causal]);

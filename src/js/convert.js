@@ -24,7 +24,12 @@ const MAX_DIMENSION = 2 ** 31 - 1;
 /** Float32Array or Float64Array for those types' names, undefined for any other. */
 const floatType = (tag) => (tag === 'Float32Array' ? Float32Array : tag === 'Float64Array' ? Float64Array : undefined);
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
-const pathOf = (name, index, depth) => name + index.slice(0, depth).map((i) => `[${i}]`).join('');
+const pathOf = (name, index, depth) =>
+  name +
+  index
+    .slice(0, depth)
+    .map((i) => `[${i}]`)
+    .join('');
 
 /** `where`, given as a string or as a function that builds it (only when a message needs it). */
 const placeOf = (where) => (typeof where === 'function' ? where() : where);
@@ -51,14 +56,20 @@ function rowLength(row, kind, where) {
 
 function checkRank(shape, spec) {
   if (!spec.ranks.includes(shape.length)) {
-    throw new AttentionError('BAD_RANK', `${spec.name} has shape ${formatShape(shape)} (rank ${shape.length}) but must be ${spec.layout}`);
+    throw new AttentionError(
+      'BAD_RANK',
+      `${spec.name} has shape ${formatShape(shape)} (rank ${shape.length}) but must be ${spec.layout}`,
+    );
   }
 }
 
 function checkCount(count, shape, name) {
   if (count > MAX_VALUES) {
     const limit = `MAX_CALL_BYTES is ${MAX_CALL_BYTES / 2 ** 20} MiB`;
-    throw new AttentionError('TOO_LARGE', `${name} has shape ${formatShape(shape)}: ${count} values, more than one call can hold (${limit})`);
+    throw new AttentionError(
+      'TOO_LARGE',
+      `${name} has shape ${formatShape(shape)}: ${count} values, more than one call can hold (${limit})`,
+    );
   }
 }
 
@@ -94,11 +105,16 @@ function copyLeaves(row, from, length, out, offset, mode, allowNegativeInfinity,
 /** The error for a leaf `x` at `where` that copyLeaves refused. */
 function leafError(x, where, name, mode, allowNegativeInfinity) {
   if (rowKind(x, where) !== undefined) {
-    return new AttentionError('RAGGED_ARRAY', `${where} is ${describe(x)} but the rows of ${name} hold single values there: ${name} is ragged`);
+    return new AttentionError(
+      'RAGGED_ARRAY',
+      `${where} is ${describe(x)} but the rows of ${name} hold single values there: ${name} is ragged`,
+    );
   }
   if (mode === 'float') return valueError(x, where, allowNegativeInfinity);
-  const rule = mode === 'booleans' ? `${name} starts with a boolean: a boolean mask holds only true/false`
-    : 'a boolean mask from a Uint8Array holds only 0 and 1 (or true/false)';
+  const rule =
+    mode === 'booleans'
+      ? `${name} starts with a boolean: a boolean mask holds only true/false`
+      : 'a boolean mask from a Uint8Array holds only 0 and 1 (or true/false)';
   return new AttentionError('NOT_A_NUMBER', `${where} is ${describe(x)} but ${rule}`);
 }
 
@@ -118,7 +134,10 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
   while (kind !== undefined) {
     const where = name + '[0]'.repeat(shape.length);
     if (shape.length === MAX_RANK) {
-      throw new AttentionError('BAD_RANK', `${name} is nested deeper than ${MAX_RANK} levels (or holds itself), but must be ${spec.layout}`);
+      throw new AttentionError(
+        'BAD_RANK',
+        `${name} is nested deeper than ${MAX_RANK} levels (or holds itself), but must be ${spec.layout}`,
+      );
     }
     const length = rowLength(first, kind, where);
     if (length === 0) {
@@ -163,7 +182,10 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
       const kind = rowKind(child, where);
       if (kind === undefined) {
         const expected = `${name} is ragged (expected shape ${formatShape(shape)})`;
-        throw new AttentionError('RAGGED_ARRAY', `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${expected}`);
+        throw new AttentionError(
+          'RAGGED_ARRAY',
+          `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${expected}`,
+        );
       }
       if (leafMode === 'float' && kind === 'Uint8Array' && spec.mask) {
         const rule = `${name} starts with numbers (an additive mask): a mask is one or the other`;
@@ -171,7 +193,10 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
       }
       const childLength = rowLength(child, kind, where);
       if (childLength !== shape[axis + 1]) {
-        throw new AttentionError('RAGGED_ARRAY', `${where()} has length ${childLength} but ${name}${'[0]'.repeat(axis + 1)} has ${shape[axis + 1]}: ${name} is ragged`);
+        throw new AttentionError(
+          'RAGGED_ARRAY',
+          `${where()} has length ${childLength} but ${name}${'[0]'.repeat(axis + 1)} has ${shape[axis + 1]}: ${name} is ragged`,
+        );
       }
       walk(child, axis + 1, false);
     }
@@ -190,27 +215,44 @@ const formatEntry = (entry) => (entry === HOLE ? '' : typeof entry === 'number' 
 function readShape(value, spec) {
   const { name } = spec;
   if (rowKind(value, spec.shapeName) !== 'array') {
-    throw new AttentionError('NOT_A_TENSOR', `${name}.shape must be an array of positive integers, got ${describe(value)}`);
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      `${name}.shape must be an array of positive integers, got ${describe(value)}`,
+    );
   }
   const length = rowLength(value, 'array', spec.shapeName);
-  if (length === 0) throw new AttentionError('BAD_RANK', `${name}.shape is [] but ${name} needs at least one dimension`);
+  if (length === 0)
+    throw new AttentionError('BAD_RANK', `${name}.shape is [] but ${name} needs at least one dimension`);
   if (length > MAX_RANK) {
-    throw new AttentionError('BAD_RANK', `${name}.shape has ${length} dimensions (rank ${length}) but ${name} must be ${spec.layout}`);
+    throw new AttentionError(
+      'BAD_RANK',
+      `${name}.shape has ${length} dimensions (rank ${length}) but ${name} must be ${spec.layout}`,
+    );
   }
   const entries = [];
   for (let i = 0; i < length; i++) entries.push(hasOwn(value, i) ? value[i] : HOLE);
   for (let axis = 0; axis < length; axis++) {
     const size = entries[axis];
     if (Number.isInteger(size) && size >= 1 && size <= MAX_DIMENSION) continue;
-    const why = size === HOLE ? 'is missing (a hole in the array)'
-      : typeof size !== 'number' ? `is ${describe(size)}`
-        : size === 0 ? 'is empty (0)'
-          : size < 0 ? `is negative (${size})`
-            : Number.isNaN(size) ? 'is NaN'
-              : size > MAX_DIMENSION ? `is ${size}, too large (at most 2^31 - 1)`
-                : `is ${size}, not an integer`;
+    const why =
+      size === HOLE
+        ? 'is missing (a hole in the array)'
+        : typeof size !== 'number'
+          ? `is ${describe(size)}`
+          : size === 0
+            ? 'is empty (0)'
+            : size < 0
+              ? `is negative (${size})`
+              : Number.isNaN(size)
+                ? 'is NaN'
+                : size > MAX_DIMENSION
+                  ? `is ${size}, too large (at most 2^31 - 1)`
+                  : `is ${size}, not an integer`;
     const whole = `${name}.shape is ${formatShape(entries.map(formatEntry))}`;
-    throw new AttentionError('BAD_DIMENSION', `${name}.shape[${axis}] ${why}: ${whole}; every dimension must be a positive integer`);
+    throw new AttentionError(
+      'BAD_DIMENSION',
+      `${name}.shape[${axis}] ${why}: ${whole}; every dimension must be a positive integer`,
+    );
   }
   checkRank(entries, spec);
   return entries;
@@ -225,8 +267,13 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   const data = readField(value, 'data');
   const shapeValue = readField(value, 'shape');
   if (data === undefined || shapeValue === undefined) {
-    const missing = data === undefined && shapeValue === undefined ? '' : ` (${name}.${data === undefined ? 'data' : 'shape'} is missing)`;
-    const kinds = spec.mask ? 'nested arrays of booleans or numbers, or { data, shape }' : 'a nested array of numbers or { data, shape }';
+    const missing =
+      data === undefined && shapeValue === undefined
+        ? ''
+        : ` (${name}.${data === undefined ? 'data' : 'shape'} is missing)`;
+    const kinds = spec.mask
+      ? 'nested arrays of booleans or numbers, or { data, shape }'
+      : 'a nested array of numbers or { data, shape }';
     throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kinds}, got ${describe(value)}${missing}`);
   }
   const shape = readShape(shapeValue, spec);
@@ -236,12 +283,17 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   const Type = floatType(tag);
   const accepted = kind === 'array' || Type !== undefined || (spec.mask && tag === 'Uint8Array');
   if (!accepted) {
-    const types = spec.mask ? 'a Float32Array, a Float64Array, a number[], a Uint8Array or a boolean[]' : 'a Float32Array, a Float64Array or a number[]';
+    const types = spec.mask
+      ? 'a Float32Array, a Float64Array, a number[], a Uint8Array or a boolean[]'
+      : 'a Float32Array, a Float64Array or a number[]';
     throw new AttentionError('NOT_A_TENSOR', `${name}.data must be ${types}, got ${describe(data)}`);
   }
   const length = rowLength(data, kind, spec.dataName);
   if (length !== count) {
-    throw new AttentionError('DATA_LENGTH_MISMATCH', `${name}.data has ${length} values but ${name}.shape ${formatShape(shape)} needs ${count}`);
+    throw new AttentionError(
+      'DATA_LENGTH_MISMATCH',
+      `${name}.data has ${length} values but ${name}.shape ${formatShape(shape)} needs ${count}`,
+    );
   }
   if (Type !== undefined) return { data: typedArrayView(data, Type, count), shape, copied: false, mode: 'float' };
   checkCount(count, shape, name);
@@ -249,7 +301,14 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   const head = data[0];
   const mode = tag === 'Uint8Array' ? 'bytes' : spec.mask && typeof head === 'boolean' ? 'booleans' : 'float';
   const out = new (mode === 'float' ? Float32Array : Uint8Array)(count);
-  const fail = (i, x) => leafError(x, mode === 'float' ? elementName(name, i, shape) : `${name}.data[${i}]`, name, mode, allowNegativeInfinity);
+  const fail = (i, x) =>
+    leafError(
+      x,
+      mode === 'float' ? elementName(name, i, shape) : `${name}.data[${i}]`,
+      name,
+      mode,
+      allowNegativeInfinity,
+    );
   copyLeaves([head], 0, 1, out, 0, mode, allowNegativeInfinity, fail);
   copyLeaves(data, 1, count, out, 0, mode, allowNegativeInfinity, fail);
   return { data: out, shape, copied: true, mode };
@@ -267,9 +326,12 @@ function readAny(value, spec, mode, allowNegativeInfinity) {
     checkRank(shape, spec);
     return { data: typedArrayView(value, Type, shape[0]), shape, copied: false, mode: 'float' };
   }
-  if (tag !== undefined || rowKind(value, name) === 'array') return { ...readNested(value, spec, mode, allowNegativeInfinity), copied: true };
+  if (tag !== undefined || rowKind(value, name) === 'array')
+    return { ...readNested(value, spec, mode, allowNegativeInfinity), copied: true };
   if (value !== null && typeof value === 'object') return readTensorObject(value, spec, allowNegativeInfinity);
-  const kinds = spec.mask ? 'nested arrays of booleans or numbers, or { data, shape }' : 'a nested array of numbers or { data, shape }';
+  const kinds = spec.mask
+    ? 'nested arrays of booleans or numbers, or { data, shape }'
+    : 'a nested array of numbers or { data, shape }';
   throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kinds}, got ${describe(value)}`);
 }
 
@@ -295,7 +357,8 @@ export function readFloatTensor(value, spec) {
  * @returns {import('./tensor.js').MaskInput}
  */
 export function readMask(value, spec) {
-  const modeOf = (first, innermost) => (typeof first === 'boolean' ? 'booleans' : innermost === 'Uint8Array' ? 'bytes' : 'float');
+  const modeOf = (first, innermost) =>
+    typeof first === 'boolean' ? 'booleans' : innermost === 'Uint8Array' ? 'bytes' : 'float';
   return guarded('NOT_A_TENSOR', spec.name, () => {
     const { data, shape, copied, mode } = readAny(value, spec, modeOf, true);
     if (mode !== 'float') return { kind: 'boolean', data, shape };
@@ -315,7 +378,10 @@ export function checkHeld(tensors) {
     const length = typedArrayLength(tensor.data);
     if (length !== expected) {
       const why = 'its buffer was detached or resized while the call read its other arguments';
-      throw new AttentionError('DATA_LENGTH_MISMATCH', `${tensor.name ?? 'mask'}.data held ${expected} values when it was read but holds ${length} now: ${why}`);
+      throw new AttentionError(
+        'DATA_LENGTH_MISMATCH',
+        `${tensor.name ?? 'mask'}.data held ${expected} values when it was read but holds ${length} now: ${why}`,
+      );
     }
   }
 }

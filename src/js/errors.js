@@ -123,8 +123,10 @@ const MAX_SUGGESTED_KEY = 64;
  * @param {string} what  e.g. "option" or "weight"
  */
 export function unknownKeyError(key, allowed, what) {
-  const nearest = key.length > MAX_SUGGESTED_KEY ? undefined
-    : [...allowed].sort((a, b) => editDistance(key, a) - editDistance(key, b))[0];
+  const nearest =
+    key.length > MAX_SUGGESTED_KEY
+      ? undefined
+      : [...allowed].sort((a, b) => editDistance(key, a) - editDistance(key, b))[0];
   const suggestion = nearest === undefined ? '.' : `; did you mean '${nearest}'?`;
   return new AttentionError(
     'UNKNOWN_OPTION',

@@ -168,15 +168,29 @@ export class Attention {
    * | [L, d_model]            | [d_model, d_k]   | [d_model, d_v]   | [L, d_out or d_v]          |
    * | [B, L, d_model]         | [d_model, d_k]   | [d_model, d_v]   | [B, L, d_out or d_v]       |
    */
-  selfAttention(x: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): SelfAttentionResult;
+  selfAttention(
+    x: TensorInput,
+    weights: ProjectionWeights & { numHeads?: undefined },
+    options?: AttentionOptions,
+  ): SelfAttentionResult;
   selfAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
 
   /**
    * Cross-attention: queries from x [(B,) L_q, d_model], keys and values from context [(B,) L_k, d_context];
    * wk and wv are [d_context, …]. Results as selfAttention, with L_k columns in the weights.
    */
-  crossAttention(x: TensorInput, context: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): SelfAttentionResult;
-  crossAttention(x: TensorInput, context: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): MultiHeadResult;
+  crossAttention(
+    x: TensorInput,
+    context: TensorInput,
+    weights: ProjectionWeights & { numHeads?: undefined },
+    options?: AttentionOptions,
+  ): SelfAttentionResult;
+  crossAttention(
+    x: TensorInput,
+    context: TensorInput,
+    weights: MultiHeadWeights,
+    options?: AttentionOptions,
+  ): MultiHeadResult;
 
   /**
    * Multi-head (and grouped-query) self-attention: split into heads, attend, concatenate, project with wo.
@@ -201,11 +215,30 @@ export interface ParallelAttention {
   readonly instructionSets: string;
   /** How many workers run. */
   readonly workers: number;
-  scaledDotProductAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): Promise<SdpaResult>;
-  selfAttention(x: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): Promise<SelfAttentionResult>;
+  scaledDotProductAttention(
+    q: TensorInput,
+    k: TensorInput,
+    v: TensorInput,
+    options?: AttentionOptions,
+  ): Promise<SdpaResult>;
+  selfAttention(
+    x: TensorInput,
+    weights: ProjectionWeights & { numHeads?: undefined },
+    options?: AttentionOptions,
+  ): Promise<SelfAttentionResult>;
   selfAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
-  crossAttention(x: TensorInput, context: TensorInput, weights: ProjectionWeights & { numHeads?: undefined }, options?: AttentionOptions): Promise<SelfAttentionResult>;
-  crossAttention(x: TensorInput, context: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
+  crossAttention(
+    x: TensorInput,
+    context: TensorInput,
+    weights: ProjectionWeights & { numHeads?: undefined },
+    options?: AttentionOptions,
+  ): Promise<SelfAttentionResult>;
+  crossAttention(
+    x: TensorInput,
+    context: TensorInput,
+    weights: MultiHeadWeights,
+    options?: AttentionOptions,
+  ): Promise<MultiHeadResult>;
   multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
   /** Ends the workers; calls under way reject. */
   terminate(): Promise<void>;

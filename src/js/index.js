@@ -27,13 +27,19 @@ export async function createAttention(options) {
   }
   const supported = simdSupported();
   if (o.simd === true && !supported) {
-    throw new AttentionError('SIMD_UNSUPPORTED', 'simd: true was asked for, but this engine has no WebAssembly SIMD; leave simd unset to fall back to the scalar build');
+    throw new AttentionError(
+      'SIMD_UNSUPPORTED',
+      'simd: true was asked for, but this engine has no WebAssembly SIMD; leave simd unset to fall back to the scalar build',
+    );
   }
   const simd = o.simd ?? supported;
   const wasmUrl = o.wasmUrl === undefined ? undefined : readUrl(o.wasmUrl, 'wasmUrl');
   if (o.workers !== undefined) {
     if (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > MAX_WORKERS) {
-      throw new AttentionError('BAD_OPTION', `workers must be an integer from 1 to ${MAX_WORKERS}, got ${describe(o.workers)}`);
+      throw new AttentionError(
+        'BAD_OPTION',
+        `workers must be an integer from 1 to ${MAX_WORKERS}, got ${describe(o.workers)}`,
+      );
     }
     const { createParallelAttention } = await import('./parallel.js');
     return createParallelAttention(o.workers, simd, wasmUrl);

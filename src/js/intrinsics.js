@@ -21,7 +21,8 @@ export const typedArrayLength = (array) => lengthGetter.call(array);
  * A new `Type` view (Float32Array, …: the array's own type) of the first `length` elements of a typed array's
  * memory: the same values without a copy, and without the own properties or the subclass the array may have.
  */
-export const typedArrayView = (array, Type, length) => new Type(bufferGetter.call(array), offsetGetter.call(array), length);
+export const typedArrayView = (array, Type, length) =>
+  new Type(bufferGetter.call(array), offsetGetter.call(array), length);
 
 export const { hasOwn } = Object;
 export const { getPrototypeOf } = Reflect;

@@ -48,10 +48,13 @@ function wasmLocation(variant, wasmUrl) {
   try {
     return new URL(String(wasmUrl), base);
   } catch (cause) {
-    const why = base === undefined
-      ? 'it is not an absolute URL, and there is no page location to resolve it against (in Node, pass an absolute file: or http: URL, e.g. new URL(\'./x.wasm\', import.meta.url))'
-      : `it is not a URL, even relative to ${base}`;
-    throw new AttentionError('LOAD_FAILED', `wasmUrl ${JSON.stringify(String(wasmUrl))} cannot be used: ${why}`, { cause });
+    const why =
+      base === undefined
+        ? "it is not an absolute URL, and there is no page location to resolve it against (in Node, pass an absolute file: or http: URL, e.g. new URL('./x.wasm', import.meta.url))"
+        : `it is not a URL, even relative to ${base}`;
+    throw new AttentionError('LOAD_FAILED', `wasmUrl ${JSON.stringify(String(wasmUrl))} cannot be used: ${why}`, {
+      cause,
+    });
   }
 }
 
@@ -70,7 +73,11 @@ export async function loadModule(variant, wasmUrl) {
   try {
     wasmBinary = await readBytes(url);
   } catch (cause) {
-    throw new AttentionError('LOAD_FAILED', `could not load the WebAssembly module from ${url.href}: ${cause?.message ?? cause}`, { cause });
+    throw new AttentionError(
+      'LOAD_FAILED',
+      `could not load the WebAssembly module from ${url.href}: ${cause?.message ?? cause}`,
+      { cause },
+    );
   }
   const messages = [];
   let module;
@@ -83,7 +90,9 @@ export async function loadModule(variant, wasmUrl) {
     });
   } catch (cause) {
     const detail = messages.length ? messages.join('; ') : String(cause?.message ?? cause);
-    throw new AttentionError('LOAD_FAILED', `could not start the WebAssembly module from ${url.href}: ${detail}`, { cause });
+    throw new AttentionError('LOAD_FAILED', `could not start the WebAssembly module from ${url.href}: ${detail}`, {
+      cause,
+    });
   }
   checkBuild(module, variant, url);
   return module;
@@ -95,17 +104,26 @@ function checkBuild(module, variant, url) {
   if (backend !== BACKENDS[variant]) {
     const other = Object.keys(BACKENDS).find((name) => BACKENDS[name] === backend);
     const fix = other ? `; pass simd: ${other === 'simd'} to use it, or point wasmUrl at the ${variant} build` : '';
-    throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`);
+    throw new AttentionError(
+      'LOAD_FAILED',
+      `the WebAssembly module at ${url.href} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`,
+    );
   }
   // The block sizes and the descriptor layout the JS layer uses must be the module's own.
   const report = module._abi();
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   const constants = renamed(report.constants, constantName);
-  const agrees = same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) && report.slotCount === DESCRIPTOR_SLOT_COUNT
-    && same(renamed(report.causal, enumeratorName), CAUSAL) && same(renamed(report.maskKinds, enumeratorName), MASK_KINDS)
-    && same(renamed(report.callKinds, enumeratorName), CALL_KINDS)
-    && Object.keys(constants).every((name) => abi[name] === constants[name]);
+  const agrees =
+    same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) &&
+    report.slotCount === DESCRIPTOR_SLOT_COUNT &&
+    same(renamed(report.causal, enumeratorName), CAUSAL) &&
+    same(renamed(report.maskKinds, enumeratorName), MASK_KINDS) &&
+    same(renamed(report.callKinds, enumeratorName), CALL_KINDS) &&
+    Object.keys(constants).every((name) => abi[name] === constants[name]);
   if (!agrees) {
-    throw new AttentionError('LOAD_FAILED', `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`);
+    throw new AttentionError(
+      'LOAD_FAILED',
+      `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`,
+    );
   }
 }

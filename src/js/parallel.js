@@ -9,8 +9,13 @@
 import { Tensor } from './tensor.js';
 import { checkCallBytes } from './attention.js';
 import {
-  checkPlanValues, planCrossAttention, planMultiHeadAttention, planOutputProjection, planScaledDotProduct,
-  planSelfAttention, product,
+  checkPlanValues,
+  planCrossAttention,
+  planMultiHeadAttention,
+  planOutputProjection,
+  planScaledDotProduct,
+  planSelfAttention,
+  product,
 } from './plan.js';
 import { WorkerPool, registerPool } from './pool.js';
 import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
@@ -129,19 +134,23 @@ export class ParallelAttention {
       const subQ = tensor(gather(Q.data, range(from, to), lenQ * dK), [count, lenQ, dK]); // [count, L_q, d_k]
       const subK = tensor(gather(K.data, kvBlocks, lenK * dK), [count, lenK, dK]); // [count, L_k, d_k]
       const subV = tensor(gather(V.data, kvBlocks, lenK * dV), [count, lenK, dV]); // [count, L_k, d_v]
-      const subMask = !mask ? null
-        : maskShared ? tensor(maskBlocks(mask, plan.maskDims, [[0, 0]]), [maskRows, maskCols])
+      const subMask = !mask
+        ? null
+        : maskShared
+          ? tensor(maskBlocks(mask, plan.maskDims, [[0, 0]]), [maskRows, maskCols])
           : tensor(maskBlocks(mask, plan.maskDims, pairs), [count, maskRows, maskCols]);
       return { from, plan: checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask))) };
     });
     const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
     // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
-    return Object.fromEntries(Object.entries(plan.outputs).map(([key, shape]) => {
-      const out = new Float32Array(product(shape));
-      const block = out.length / (batch * numHeads);
-      parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
-      return [key, new Tensor(out, shape)];
-    }));
+    return Object.fromEntries(
+      Object.entries(plan.outputs).map(([key, shape]) => {
+        const out = new Float32Array(product(shape));
+        const block = out.length / (batch * numHeads);
+        parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
+        return [key, new Tensor(out, shape)];
+      }),
+    );
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */
@@ -174,15 +183,21 @@ export class ParallelAttention {
     checkPlanValues(plan);
     const { x: X, context: C, wQ, wK, wV, wO, bQ, bK, bV, bO } = plan.inputs;
     if (!('heads' in plan.outputs)) {
-      const inputs = Object.fromEntries(Object.entries(plan.inputs)
-        .map(([key, input]) => [key, input && { ...input, ...copy(input) }]));
+      const inputs = Object.fromEntries(
+        Object.entries(plan.inputs).map(([key, input]) => [key, input && { ...input, ...copy(input) }]),
+      );
       const given = plan.options.mask;
       const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
       const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims } };
-      return this.#pool.run(0, checked(whole)).then((result) => Object.fromEntries(Object.entries(plan.outputs)
-        .map(([key, shape]) => [key, new Tensor(result[key].data, shape)])));
+      return this.#pool
+        .run(0, checked(whole))
+        .then((result) =>
+          Object.fromEntries(
+            Object.entries(plan.outputs).map(([key, shape]) => [key, new Tensor(result[key].data, shape)]),
+          ),
+        );
     }
-    const { batch, lenQ, dModel, dContext, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
+    const { dModel, dContext, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
     const hasBatch = plan.outputs.output.length === 3;
     const group = numHeads / numKvHeads;
     const chunks = [];
@@ -220,7 +235,9 @@ export class ParallelAttention {
         subMask = tensor(maskBlocks(mask, plan.maskDims, blocks), shape); // [B or 1, h1 − h0 or 1, L_q or 1, L_k or 1]
       }
       const options = publicOptions(plan.options, subMask);
-      const sub = C ? planCrossAttention(copy(X), copy(C), weights, options) : planSelfAttention(copy(X), weights, options);
+      const sub = C
+        ? planCrossAttention(copy(X), copy(C), weights, options)
+        : planSelfAttention(copy(X), weights, options);
       return { h0, h1, kv0, kv1, plan: checked(sub) };
     });
     const projection = dOut > 0 ? { wo: copy(wO), bo: copy(bO) } : null;

@@ -5,12 +5,17 @@ import { checkHeld, readFloatTensor } from './convert.js';
 import { readRecord } from './read.js';
 import { checkValues } from './tensor.js';
 import {
-  SPECS, checkAttentionShapes, checkHeadCounts, checkProjectedShapes, maskDims, parseOptions, readProjectedInputs,
+  SPECS,
+  checkAttentionShapes,
+  checkHeadCounts,
+  checkProjectedShapes,
+  maskDims,
+  parseOptions,
+  readProjectedInputs,
 } from './validate.js';
 import { CAUSAL, KEY_PANEL, KEY_TILE, QUERY_BLOCK, VALUE_PANEL } from './generated/abi.js';
 
 export { MAX_CALL_BYTES } from './limits.js';
-
 
 /**
  * Bytes the core allocates for itself in one attention call (sdpa_scratch_floats in abi.h): its packed copy of
@@ -119,7 +124,11 @@ export function planSelfAttention(x, weights, options) {
 
 /** Plans crossAttention(x, context, weights, options). @returns {Plan} */
 export function planCrossAttention(x, context, weights, options) {
-  if (context === undefined) throw new AttentionError('NOT_A_TENSOR', 'context must be a nested array of numbers or { data, shape }, got undefined');
+  if (context === undefined)
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      'context must be a nested array of numbers or { data, shape }, got undefined',
+    );
   return planProjected(x, context, weights, options, false);
 }
 
@@ -132,7 +141,8 @@ export function planMultiHeadAttention(x, weights, options) {
 function planProjected(x, context, weights, options, multiHead) {
   const o = parseOptions(readRecord(options, 'options', PROJECTION_OPTIONS, 'option'), true);
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
-  if (multiHead && w.numHeads === undefined) throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
+  if (multiHead && w.numHeads === undefined)
+    throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
   const { numHeads, numKvHeads } = checkHeadCounts(w);
   const inputs = readProjectedInputs(x, context, w);
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
@@ -165,8 +175,10 @@ function projectedPlan(dims, inputs, o, headed) {
     { name: 'L_k', size: lenK, core: 3 },
   ];
   // The core keeps its own per-head output when `heads` is not returned, and packs W_o.
-  const scratchBytes = coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights)
-    + (headed ? 0 : batch * lenQ * dV * 4) + (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
+  const scratchBytes =
+    coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights) +
+    (headed ? 0 : batch * lenQ * dV * 4) +
+    (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
   return {
     kind: 'projected',
     dims: { batch, lenQ, lenK, dModel: dims.dModel, dContext: dims.dContext, numHeads, numKvHeads, dK, dV, dOut },

@@ -11,8 +11,11 @@
 // user code; its buffers are transferred and come back with the answer.
 import { AttentionError } from './errors.js';
 
-const terminatedError = () => new AttentionError('TERMINATED',
-  'this ParallelAttention was terminated: create a new one with createAttention({ workers })');
+const terminatedError = () =>
+  new AttentionError(
+    'TERMINATED',
+    'this ParallelAttention was terminated: create a new one with createAttention({ workers })',
+  );
 
 /** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
 export function planBuffers(plan) {
@@ -111,15 +114,18 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       slot.calls.set(id, { resolve, reject });
       if (slot.calls.size === 1) slot.handle?.hold();
-      slot.ready.then(() => {
-        if (!slot.calls.has(id)) return; // the worker died or was terminated meanwhile
-        try {
-          slot.handle.post({ id, plan }, planBuffers(plan));
-        } catch (error) {
-          const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
-          this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
-        }
-      }, () => {}); // a failed start has rejected the slot's calls already
+      slot.ready.then(
+        () => {
+          if (!slot.calls.has(id)) return; // the worker died or was terminated meanwhile
+          try {
+            slot.handle.post({ id, plan }, planBuffers(plan));
+          } catch (error) {
+            const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
+            this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
+          }
+        },
+        () => {},
+      ); // a failed start has rejected the slot's calls already
     });
   }
 
@@ -156,14 +162,17 @@ export class WorkerPool {
         this.#settle(slot, message);
       }
     };
-    spawn(onMessage, onFailure).then((handle) => {
-      if (slot.dead || this.#terminated) {
-        handle.terminate();
-        return;
-      }
-      slot.handle = handle; // held (Node's default) until ready: a start is always for someone who waits
-      handle.post({ type: 'init', simd: this.#simd, wasmUrl: this.#wasmUrl }, []);
-    }, (error) => onFailure(`could not be started: ${error?.message ?? String(error)}`));
+    spawn(onMessage, onFailure).then(
+      (handle) => {
+        if (slot.dead || this.#terminated) {
+          handle.terminate();
+          return;
+        }
+        slot.handle = handle; // held (Node's default) until ready: a start is always for someone who waits
+        handle.post({ type: 'init', simd: this.#simd, wasmUrl: this.#wasmUrl }, []);
+      },
+      (error) => onFailure(`could not be started: ${error?.message ?? String(error)}`),
+    );
     return slot;
   }
 
@@ -187,7 +196,9 @@ export class WorkerPool {
     if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
     slot.handle?.terminate().catch(() => {});
     const code = slot.isReady ? 'WORKER_FAILED' : 'LOAD_FAILED';
-    const lost = slot.calls.size ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker` : '';
+    const lost = slot.calls.size
+      ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker`
+      : '';
     const error = new AttentionError(code, `worker ${slot.index} ${why}${lost}`);
     failedToStart(error);
     for (const { reject } of slot.calls.values()) reject(error);

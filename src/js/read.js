@@ -15,7 +15,9 @@ export function guarded(code, name, read) {
     return read();
   } catch (error) {
     if (isAttentionError(error)) throw error;
-    throw new AttentionError(code, `reading ${name} ran a getter or Proxy trap of its own that threw (see the cause)`, { cause: error });
+    throw new AttentionError(code, `reading ${name} ran a getter or Proxy trap of its own that threw (see the cause)`, {
+      cause: error,
+    });
   }
 }
 
@@ -53,7 +55,10 @@ export function readRecord(value, name, allowed, what) {
   return guarded('BAD_OPTION', name, () => {
     const prototype = getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) {
-      throw new AttentionError('BAD_OPTION', `${name} must be a plain object such as { … }, got ${describe(value)} (its prototype is not Object.prototype)`);
+      throw new AttentionError(
+        'BAD_OPTION',
+        `${name} must be a plain object such as { … }, got ${describe(value)} (its prototype is not Object.prototype)`,
+      );
     }
     const keys = Object.keys(value);
     const unknown = allowed && keys.find((key) => !allowed.includes(key));

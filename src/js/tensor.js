@@ -74,8 +74,10 @@ export function valueError(value, where, allowNegativeInfinity) {
   if (typeof value !== 'number') {
     return new AttentionError('NOT_A_NUMBER', `${where} is ${describe(value)}, not a number`);
   }
-  const detail = Number.isNaN(value) ? 'NaN'
-    : Number.isFinite(value) ? `${value}, beyond float32 range (it rounds to ${Math.fround(value)})`
+  const detail = Number.isNaN(value)
+    ? 'NaN'
+    : Number.isFinite(value)
+      ? `${value}, beyond float32 range (it rounds to ${Math.fround(value)})`
       : `${value}`;
   const allowed = allowNegativeInfinity ? ' (a mask may hold -Infinity)' : '';
   return new AttentionError('NON_FINITE', `${where} is ${detail}: values must be finite numbers${allowed}`);

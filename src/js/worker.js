@@ -10,7 +10,10 @@ import { planBuffers } from './pool.js';
 
 function describeError(error) {
   try {
-    return { code: typeof error?.code === 'string' ? error.code : 'INTERNAL', message: String(error?.message ?? error) };
+    return {
+      code: typeof error?.code === 'string' ? error.code : 'INTERNAL',
+      message: String(error?.message ?? error),
+    };
   } catch {
     return { code: 'INTERNAL', message: 'an error that could not be described' };
   }
@@ -41,7 +44,9 @@ function serve(post, listen, exit) {
       }
       if (!attention) throw new Error('a call came before the module was loaded');
       const result = runPlan(attention, plan);
-      const tensors = Object.fromEntries(Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]));
+      const tensors = Object.fromEntries(
+        Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]),
+      );
       post({ id, result: tensors }, [...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
     } catch (error) {
       post({ id, error: describeError(error) }, inputs);
@@ -76,14 +81,19 @@ if (typeof self !== 'undefined') {
     post({ type: 'fatal', message: `an unhandled rejection: ${describeError(event.reason).message}` }, []);
   });
   // A browser worker cannot end itself observably (close() fires nothing): a crash shows as an uncaught error.
-  const crash = () => setTimeout(() => {
-    throw new Error('fault injected: the worker crashed');
-  });
+  const crash = () =>
+    setTimeout(() => {
+      throw new Error('fault injected: the worker crashed');
+    });
   serve(post, (handler) => self.addEventListener('message', (event) => handler(event.data)), crash);
 } else {
   // Node: an unhandled rejection or uncaught error ends the thread, which the pool sees as 'error' and 'exit'.
   import(/* @vite-ignore */ 'node:worker_threads').then(({ parentPort }) => {
     const post = (message, transfer) => parentPort.postMessage(message, transfer);
-    serve(post, (handler) => parentPort.on('message', handler), () => process.exit(1));
+    serve(
+      post,
+      (handler) => parentPort.on('message', handler),
+      () => globalThis.process.exit(1),
+    );
   });
 }

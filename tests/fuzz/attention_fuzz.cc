@@ -120,13 +120,15 @@ void check_projection(const char* name, const float* input, int batch, int len, 
           const int64_t col = int64_t{h} * width + c;
           double magnitude = bias ? std::abs(double{bias[col]}) : 0;
           for (int e = 0; e < d_in; ++e) {
-            magnitude += std::abs(double{input[(int64_t{b} * len + l) * d_in + e]} * w[e * int64_t{heads} * width + col]);
+            magnitude +=
+                std::abs(double{input[(int64_t{b} * len + l) * d_in + e]} * w[e * int64_t{heads} * width + col]);
           }
           const int64_t at = ((int64_t{b} * heads + h) * len + l) * width + c;
           if (!(magnitude < kMayOverflow)) continue;
           const double bound = (d_in + 2) * kEps * magnitude + kEps * std::abs(ref[at]) + kTiny;
           if (!(std::abs(double{core[at]} - ref[at]) <= bound)) {
-            fail(std::string(name) + " " + num(core[at]) + " vs reference " + num(ref[at]) + " at " + std::to_string(at));
+            fail(std::string(name) + " " + num(core[at]) + " vs reference " + num(ref[at]) + " at " +
+                 std::to_string(at));
           }
         }
 }
@@ -190,9 +192,12 @@ void run_multi_head_case(ByteSource& in) {
     SdpaBuffers attention;
   };
   auto run = [&](bool core_path, std::string* code) {
-    Run r{std::vector<float>(B * H * p.len_q * p.d_k), std::vector<float>(B * H_kv * p.len_k * p.d_k),
-          std::vector<float>(B * H_kv * p.len_k * p.d_v), std::vector<float>(B * p.len_q * width),
-          std::vector<float>(final_size), SdpaBuffers(output_size, score_size)};
+    Run r{std::vector<float>(B * H * p.len_q * p.d_k),
+          std::vector<float>(B * H_kv * p.len_k * p.d_k),
+          std::vector<float>(B * H_kv * p.len_k * p.d_v),
+          std::vector<float>(B * p.len_q * width),
+          std::vector<float>(final_size),
+          SdpaBuffers(output_size, score_size)};
     MultiHeadResult result;
     result.q = r.q.data();
     result.k = r.k.data();
@@ -221,17 +226,17 @@ void run_multi_head_case(ByteSource& in) {
     return false;
   };
   const float* kv_input = cross ? context.data() : x.data();
-  const bool projections_may_overflow =
-      may_overflow(x.data(), B * p.len_q, p.d_model, w.w_q, w.b_q, H * p.d_k) ||
-      may_overflow(kv_input, B * p.len_k, p.d_context, w.w_k, w.b_k, H_kv * p.d_k) ||
-      may_overflow(kv_input, B * p.len_k, p.d_context, w.w_v, w.b_v, H_kv * p.d_v);
+  const bool projections_may_overflow = may_overflow(x.data(), B * p.len_q, p.d_model, w.w_q, w.b_q, H * p.d_k) ||
+                                        may_overflow(kv_input, B * p.len_k, p.d_context, w.w_k, w.b_k, H_kv * p.d_k) ||
+                                        may_overflow(kv_input, B * p.len_k, p.d_context, w.w_v, w.b_v, H_kv * p.d_v);
 
   std::string code;
   const Run core = run(true, &code);
   if (code == "PROJECTION_OVERFLOW") {
     const bool output_may_overflow = p.d_out > 0 && all_finite(core.concat.data(), B * p.len_q * width) &&
                                      may_overflow(core.concat.data(), B * p.len_q, width, w.w_o, w.b_o, p.d_out);
-    if (!projections_may_overflow && !output_may_overflow) fail("PROJECTION_OVERFLOW although every projection stays below 1e38");
+    if (!projections_may_overflow && !output_may_overflow)
+      fail("PROJECTION_OVERFLOW although every projection stays below 1e38");
     return;
   }
   for (const auto* projection : {&core.q, &core.k, &core.v, &core.output}) {

@@ -53,18 +53,18 @@ constexpr int kMagnitudes = 7;
 
 inline float value(ByteSource& in, Magnitude m) {
   switch (m) {
-    case Magnitude::kSmall: return static_cast<int8_t>(in.byte()) / 32.0f;              // k/32 in [-4, 4)
-    case Magnitude::kUnit: return static_cast<int16_t>(in.bytes(2)) / 32768.0f;          // [-1, 1)
-    case Magnitude::kInteger: return static_cast<int8_t>(in.byte());                     // [-128, 127]
-    case Magnitude::kTenThousand: return static_cast<int16_t>(in.bytes(2)) * 0.5f;       // [-16384, 16384)
-    case Magnitude::kExtreme: {                                                          // any finite float
+    case Magnitude::kSmall: return static_cast<int8_t>(in.byte()) / 32.0f;          // k/32 in [-4, 4)
+    case Magnitude::kUnit: return static_cast<int16_t>(in.bytes(2)) / 32768.0f;     // [-1, 1)
+    case Magnitude::kInteger: return static_cast<int8_t>(in.byte());                // [-128, 127]
+    case Magnitude::kTenThousand: return static_cast<int16_t>(in.bytes(2)) * 0.5f;  // [-16384, 16384)
+    case Magnitude::kExtreme: {                                                     // any finite float
       uint32_t bits = in.bytes(4);
       if (((bits >> 23) & 0xFFu) == 0xFFu) bits &= ~(1u << 23);
       float x;
       std::memcpy(&x, &bits, sizeof x);
       return x;
     }
-    case Magnitude::kNearMax: {                                                          // ±[2e37, 3.4e38]
+    case Magnitude::kNearMax: {  // ±[2e37, 3.4e38]
       const uint32_t bits = in.bytes(3);
       const uint32_t sign = (bits >> 23) & 1u, exponent = 251 + ((bits >> 21) & 3u);
       const uint32_t word = sign << 31 | exponent << 23 | (bits & 0x1FFFFFu) << 2;
@@ -114,7 +114,8 @@ inline AttentionOptions read_options(ByteSource& in, const AttentionDims& d, Mas
   } else {
     const Magnitude m = magnitude(in);
     storage.additive.resize(size);
-    for (float& add : storage.additive) add = in.byte() < masked_below ? -std::numeric_limits<float>::infinity() : value(in, m);
+    for (float& add : storage.additive)
+      add = in.byte() < masked_below ? -std::numeric_limits<float>::infinity() : value(in, m);
     o.mask.data = storage.additive.data();
   }
   return o;

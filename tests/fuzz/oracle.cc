@@ -80,7 +80,9 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
       const float* v_bh = v + (int64_t{b} * d.num_kv_heads + h / group) * d.len_k * d.d_v;
       for (int i = 0; i < d.len_q; ++i) {
         const int64_t row = ((int64_t{b} * d.num_heads + h) * d.len_q + i) * d.len_k;
-        const auto where = [&] { return " at b=" + std::to_string(b) + " h=" + std::to_string(h) + " i=" + std::to_string(i); };
+        const auto where = [&] {
+          return " at b=" + std::to_string(b) + " h=" + std::to_string(h) + " i=" + std::to_string(i);
+        };
         bool any_open = false;      // the mask leaves some key open
         bool kernels_open = false;  // some open key kept a finite score in the kernels
         bool may_vanish = false;    // some open key's score + mask may round to -inf
@@ -94,8 +96,8 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
           if (verdict.open) {
             any_open = true;
             const double error = (d.d_k + 4) * kEps * scaled_abs + underflow +
-                                 2 * kEps * std::abs(dt.dot[at] * scale + verdict.add) +
-                                 kEps * std::abs(verdict.add) + kTiny;
+                                 2 * kEps * std::abs(dt.dot[at] * scale + verdict.add) + kEps * std::abs(verdict.add) +
+                                 kTiny;
             row_error = std::max(row_error, error);
             if (!(scaled_abs + std::abs(verdict.add) < kMayOverflow)) may_vanish = true;
           }
@@ -104,7 +106,8 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
           const auto entry = [&] { return where() + " j=" + std::to_string(j); };
           const double raw = steps->raw_scores[at], scaled = steps->scaled_scores[at], score = steps->scores[at];
           const double weight = steps->weights[at];
-          if (!std::isfinite(raw) || !std::isfinite(scaled)) fail("non-finite raw or scaled score without an error" + entry());
+          if (!std::isfinite(raw) || !std::isfinite(scaled))
+            fail("non-finite raw or scaled score without an error" + entry());
           const double raw_bound = (d.d_k + 1) * kEps * dt.dot_abs[at] + kEps * std::abs(ref.raw_scores[at]) + kTiny;
           if (std::isfinite(ref.raw_scores[at]) && !(std::abs(raw - ref.raw_scores[at]) <= raw_bound)) {
             fail("raw score " + num(raw) + " vs reference " + num(ref.raw_scores[at]) + entry());
@@ -143,7 +146,8 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
           }
           if (steps) {
             for (int j = 0; j < d.len_k; ++j) {
-              if (steps->weights[row + j] != 0) fail("row without open keys has weight " + num(steps->weights[row + j]) + where());
+              if (steps->weights[row + j] != 0)
+                fail("row without open keys has weight " + num(steps->weights[row + j]) + where());
             }
           }
           continue;
@@ -181,7 +185,8 @@ void check_sdpa(const AttentionDims& d, const float* v, const AttentionOptions& 
           const double bound = (weight_rel + (2 * d.len_k + 24) * kEps) * spread + kWeightFloor * total + kTiny +
                                kEps * std::abs(ref_out[c]);
           if (!(std::abs(out[c] - ref_out[c]) <= bound)) {
-            fail("output " + num(out[c]) + " vs reference " + num(ref_out[c]) + entry() + " (bound " + num(bound) + ")");
+            fail("output " + num(out[c]) + " vs reference " + num(ref_out[c]) + entry() + " (bound " + num(bound) +
+                 ")");
           }
         }
       }

@@ -21,13 +21,16 @@ using test::num;
 using test::product;
 using test::SdpaBuffers;
 
-constexpr double kEps = 1.0 / (1 << 24);      // float32 unit roundoff
-constexpr double kSureOverflow = 1e39;         // beyond FLT_MAX whatever the float32 rounding on the way
-constexpr double kMayOverflow = 1e38;          // below this, no float32 rounding reaches FLT_MAX
-constexpr double kTrustedInputError = 0.05;    // softmax-input error bound above which a row is checked for structure only
-constexpr double kWeightFloor = 1e-37;         // the kernels' exp() flushes arguments below -87.3 to 0: smaller weights are not exact
-constexpr double kTiny = 1e-30;                // absolute slack for sums of subnormal products
-constexpr double kSubnormalStep = 1.5e-45;     // float32's absolute rounding step below 1.2e-38 (a huge scale magnifies it)
+constexpr double kEps = 1.0 / (1 << 24);  // float32 unit roundoff
+constexpr double kSureOverflow = 1e39;    // beyond FLT_MAX whatever the float32 rounding on the way
+constexpr double kMayOverflow = 1e38;     // below this, no float32 rounding reaches FLT_MAX
+constexpr double kTrustedInputError =
+    0.05;  // softmax-input error bound above which a row is checked for structure only
+constexpr double kWeightFloor =
+    1e-37;                       // the kernels' exp() flushes arguments below -87.3 to 0: smaller weights are not exact
+constexpr double kTiny = 1e-30;  // absolute slack for sums of subnormal products
+constexpr double kSubnormalStep =
+    1.5e-45;  // float32's absolute rounding step below 1.2e-38 (a huge scale magnifies it)
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 extern std::string g_case;  // the current input's dims and options, for failure messages
@@ -53,8 +56,8 @@ std::string attention_error_of(Call&& call) {
 // q·kᵀ for every [b, h, i, j] in double, with Σ|q_c·k_c| (what float32 rounding error scales with).
 struct Dots {
   std::vector<double> dot, dot_abs;
-  bool must_overflow = false;  // some q·k·scale is surely beyond float32
-  bool may_overflow = false;   // some q·k·scale, or q·k·scale + mask, may round beyond float32
+  bool must_overflow = false;      // some q·k·scale is surely beyond float32
+  bool may_overflow = false;       // some q·k·scale, or q·k·scale + mask, may round beyond float32
   bool raw_must_overflow = false;  // some unscaled q·k is surely beyond float32 (an error only with raw scores)
   bool raw_may_overflow = false;
 };

@@ -5,8 +5,18 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { VARIANTS, expectClose, randomTensor, seededRandom } from './reference.js';
 
-const I2 = [[1, 0], [0, 1]];
-const weights = { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] };
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
+const weights = {
+  wq: I2,
+  wk: I2,
+  wv: [
+    [1, 2],
+    [3, 4],
+  ],
+};
 const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 const inBrowser = typeof window !== 'undefined';
 const wasmFile = (variant) => new URL(`../../src/js/wasm/attention-${variant}.wasm`, import.meta.url);
@@ -29,14 +39,17 @@ describe.each(VARIANTS)('an enumerable property on Object.prototype ($name build
     attn.scaledDotProductAttention(q, k, v, { causal: true });
     const heap = attn.heapBytesInUse();
     // An old polyfill's way: a plain assignment, so the property is enumerable and every for…in sees it.
-    // eslint-disable-next-line no-extend-native
     Object.prototype.polluted = 1;
     let last;
     for (let i = 0; i < 1000; i++) last = attn.scaledDotProductAttention(q, k, v, { causal: true });
     const s = attn.selfAttention(I2, weights);
     const m = attn.multiHeadAttention(randomTensor(random, [4, 8]), {
-      wq: randomTensor(random, [8, 8]), wk: randomTensor(random, [8, 4]), wv: randomTensor(random, [8, 4]),
-      wo: randomTensor(random, [8, 8]), numHeads: 2, numKvHeads: 1,
+      wq: randomTensor(random, [8, 8]),
+      wk: randomTensor(random, [8, 4]),
+      wv: randomTensor(random, [8, 4]),
+      wo: randomTensor(random, [8, 8]),
+      numHeads: 2,
+      numKvHeads: 1,
     });
     expect(attn.heapBytesInUse()).toBe(heap);
     expect(Array.from(last.output.data)).toEqual(Array.from(clean.output.data));

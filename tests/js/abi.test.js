@@ -8,7 +8,12 @@ import generatedDts from '../../src/js/generated/abi.d.ts?raw';
 import indexDts from '../../src/js/index.d.ts?raw';
 import readme from '../../README.md?raw';
 import {
-  camelName, constantName, enumeratorName, parseAbi, render, withErrorTable,
+  camelName,
+  constantName,
+  enumeratorName,
+  parseAbi,
+  render,
+  withErrorTable,
 } from '../../scripts/gen-constants.mjs';
 import * as abi from '../../src/js/generated/abi.js';
 import * as api from '../../src/js/index.js';
@@ -20,7 +25,11 @@ import { VARIANTS, seededRandom } from './reference.js';
 const lists = parseAbi(header);
 const codes = Object.keys(abi.ERROR_CODES);
 
-const coreSources = import.meta.glob(['../../src/core/*.{h,cc}', '../../src/bindings/*.cc'], { query: '?raw', import: 'default', eager: true });
+const coreSources = import.meta.glob(['../../src/core/*.{h,cc}', '../../src/bindings/*.cc'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 const jsSources = import.meta.glob(['../../src/js/*.js'], { query: '?raw', import: 'default', eager: true });
 const withoutComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
 
@@ -49,7 +58,9 @@ describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
   it('reports the lists that the generated JS holds', async () => {
     const module = await loadModule(name);
     const report = module._abi();
-    const constants = Object.fromEntries(Object.keys(renamed(report.constants, constantName)).map((key) => [key, abi[key]]));
+    const constants = Object.fromEntries(
+      Object.keys(renamed(report.constants, constantName)).map((key) => [key, abi[key]]),
+    );
     expect(renamed(report.constants, constantName)).toEqual(constants);
     expect(Object.keys(constants)).toEqual(lists.CONSTANTS.map(([key]) => constantName(key)));
     expect(renamed(report.causal, enumeratorName)).toEqual(abi.CAUSAL);
@@ -69,16 +80,20 @@ describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
       for (const returnWeights of [true, false]) {
         // Without weights the core streams (no steps either: returnSteps needs returnWeights).
         const core = module._sdpaScratchBytes(lenQ, lenK, dK, dV, returnWeights, !returnWeights);
-        expect(coreScratchBytes(lenQ, lenK, dK, dV, returnWeights), `${[lenQ, lenK, dK, dV, returnWeights]}`).toBe(core);
+        expect(coreScratchBytes(lenQ, lenK, dK, dV, returnWeights), `${[lenQ, lenK, dK, dV, returnWeights]}`).toBe(
+          core,
+        );
       }
       const [width, dOut] = [size(500), size(200)];
-      expect(outputProjectionScratchBytes(width, dOut), `${[width, dOut]}`).toBe(module._outputProjectionScratchBytes(width, dOut));
+      expect(outputProjectionScratchBytes(width, dOut), `${[width, dOut]}`).toBe(
+        module._outputProjectionScratchBytes(width, dOut),
+      );
     }
   });
 });
 
 describe('error codes', () => {
-  it('every code raised in src/core, src/bindings and src/js is in abi.h\'s list', () => {
+  it("every code raised in src/core, src/bindings and src/js is in abi.h's list", () => {
     const raised = new Set();
     for (const source of Object.values(coreSources)) {
       for (const [, code] of withoutComments(source).matchAll(/"([A-Z][A-Z0-9_]{2,})(?:\\t[^"]*)?"/g)) raised.add(code);
@@ -98,7 +113,7 @@ describe('error codes', () => {
     expect(indexDts).not.toMatch(/\| 'NOT_A_TENSOR'/); // no second copy
   });
 
-  it('the README\'s table is the list, code by code and word for word', () => {
+  it("the README's table is the list, code by code and word for word", () => {
     expect(readme).toBe(withErrorTable(readme, lists));
     const rows = [...readme.matchAll(/^\| `([A-Z_]+)` +\| (.*) \|$/gm)].map(([, code, text]) => [code, text]);
     expect(rows).toEqual(lists.ERROR_CODES);
@@ -111,7 +126,9 @@ describe('error codes', () => {
 });
 
 describe('index.d.ts says what runs', () => {
-  const byName = new Map([...indexDts.matchAll(/^export (?:declare )?(class|function|const) (\w+)/gm)].map(([, kind, name]) => [name, kind]));
+  const byName = new Map(
+    [...indexDts.matchAll(/^export (?:declare )?(class|function|const) (\w+)/gm)].map(([, kind, name]) => [name, kind]),
+  );
   const declared = [...byName].map(([name, kind]) => ({ kind, name })); // overloads once
 
   it.each(declared)('$kind $name exists in index.js, as a $kind', ({ kind, name }) => {

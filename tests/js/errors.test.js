@@ -4,11 +4,32 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, MAX_CALL_BYTES, createAttention } from '../../src/js/index.js';
 import { VARIANTS, expectClose } from './reference.js';
 
-const I2 = [[1, 0], [0, 1]];
-const q3 = [[1, 2, 3], [4, 5, 6]];
-const k3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
-const v2 = [[1, 2], [3, 4], [5, 6]];
-const weights = { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] };
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
+const q3 = [
+  [1, 2, 3],
+  [4, 5, 6],
+];
+const k3 = [
+  [1, 0, 0],
+  [0, 1, 0],
+  [0, 0, 1],
+];
+const v2 = [
+  [1, 2],
+  [3, 4],
+  [5, 6],
+];
+const weights = {
+  wq: I2,
+  wk: I2,
+  wv: [
+    [1, 2],
+    [3, 4],
+  ],
+};
 const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 
 /** A Float32Array of `length` ones with `value` at `index`. */
@@ -19,6 +40,8 @@ function withValueAt(length, index, value) {
 }
 
 /** [description, call(attn), expected code, words the message must contain] */
+// One row per kind of bad call: name, call, code, the words its message must hold.
+// prettier-ignore
 const BAD_CALLS = [
   // shapes between every pair of arguments
   ['q and k differ in d_k', (a) => a.scaledDotProductAttention([[1, 2, 3, 4, 5, 6]], [[1, 2, 3, 4, 5]], [[1]]), 'SHAPE_MISMATCH', ['k has 5 columns but q has 6', 'd_k', '[1, 6]', '[1, 5]']],
@@ -140,11 +163,13 @@ describe.each(VARIANTS)('bad input ($name build)', ({ simd }) => {
 
   it('the size limit is checked before anything is allocated', () => {
     const memory = attn.memoryBytes;
-    expect(() => attn.scaledDotProductAttention(
-      { data: new Float32Array(40000), shape: [40000, 1] },
-      { data: new Float32Array(40000), shape: [40000, 1] },
-      { data: new Float32Array(40000), shape: [40000, 1] },
-    )).toThrow(/TOO_LARGE|over the limit/);
+    expect(() =>
+      attn.scaledDotProductAttention(
+        { data: new Float32Array(40000), shape: [40000, 1] },
+        { data: new Float32Array(40000), shape: [40000, 1] },
+        { data: new Float32Array(40000), shape: [40000, 1] },
+      ),
+    ).toThrow(/TOO_LARGE|over the limit/);
     expect(attn.memoryBytes).toBe(memory);
     expect(MAX_CALL_BYTES).toBe(2 ** 30);
   });
@@ -153,7 +178,10 @@ describe.each(VARIANTS)('bad input ($name build)', ({ simd }) => {
 describe('createAttention', () => {
   it('rejects unknown options and a non-boolean simd', async () => {
     await expect(createAttention({ simd: 'yes' })).rejects.toMatchObject({ code: 'BAD_OPTION' });
-    await expect(createAttention({ smd: true })).rejects.toMatchObject({ code: 'UNKNOWN_OPTION', message: expect.stringContaining("did you mean 'simd'?") });
+    await expect(createAttention({ smd: true })).rejects.toMatchObject({
+      code: 'UNKNOWN_OPTION',
+      message: expect.stringContaining("did you mean 'simd'?"),
+    });
   });
 
   it('rejects with LOAD_FAILED, naming the URL it tried, when the .wasm is missing', async () => {

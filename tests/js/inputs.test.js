@@ -4,11 +4,32 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 
-const I2 = [[1, 0], [0, 1]];
-const q3 = [[1, 2, 3], [4, 5, 6]];
-const k3 = [[1, 0, 0], [0, 1, 0], [0, 0, 1]];
-const v2 = [[1, 2], [3, 4], [5, 6]];
-const weights = { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] };
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
+const q3 = [
+  [1, 2, 3],
+  [4, 5, 6],
+];
+const k3 = [
+  [1, 0, 0],
+  [0, 1, 0],
+  [0, 0, 1],
+];
+const v2 = [
+  [1, 2],
+  [3, 4],
+  [5, 6],
+];
+const weights = {
+  wq: I2,
+  wk: I2,
+  wv: [
+    [1, 2],
+    [3, 4],
+  ],
+};
 
 /** The error `call` throws; fails the test when it returns. */
 function errorOf(call) {
@@ -85,13 +106,27 @@ describe('inputs are read exactly once (8)', () => {
   it('a valueOf is never called, even one that calls the same instance and grows its memory', () => {
     let called = false;
     const big = { data: new Float32Array(2048 * 64), shape: [2048, 64] };
-    const evil = { valueOf: () => { called = true; attn.scaledDotProductAttention(big, big, big); return 0; } };
+    const evil = {
+      valueOf: () => {
+        called = true;
+        attn.scaledDotProductAttention(big, big, big);
+        return 0;
+      },
+    };
     const data = [1, 0, 0, 1];
     withGetter(data, 0, 1, () => evil);
     const r = attn.scaledDotProductAttention(I2, I2, { data, shape: [2, 2] });
     expect(called).toBe(false);
     expect(r.output.data).toEqual(attn.scaledDotProductAttention(I2, I2, I2).output.data);
-    expectError(() => attn.scaledDotProductAttention(I2, I2, [[1, 0], [0, evil]]), 'NOT_A_NUMBER', ['v[1][1] is an object']);
+    expectError(
+      () =>
+        attn.scaledDotProductAttention(I2, I2, [
+          [1, 0],
+          [0, evil],
+        ]),
+      'NOT_A_NUMBER',
+      ['v[1][1] is an object'],
+    );
     expect(called).toBe(false);
   });
 
@@ -106,15 +141,31 @@ describe('inputs are read exactly once (8)', () => {
   it("a typed array's own `length` property is never read, nor trusted", () => {
     const data = new Float32Array(400);
     let reads = 0;
-    Object.defineProperty(data, 'length', { get: () => { reads++; return 4; } });
-    expectError(() => attn.scaledDotProductAttention({ data, shape: [2, 2] }, I2, I2), 'DATA_LENGTH_MISMATCH', ['q.data has 400 values']);
+    Object.defineProperty(data, 'length', {
+      get: () => {
+        reads++;
+        return 4;
+      },
+    });
+    expectError(() => attn.scaledDotProductAttention({ data, shape: [2, 2] }, I2, I2), 'DATA_LENGTH_MISMATCH', [
+      'q.data has 400 values',
+    ]);
     expect(reads).toBe(0);
   });
 
   it("a buffer detached by another argument's getter, after it was read, is DATA_LENGTH_MISMATCH", () => {
     const data = new Float32Array([1, 0, 0, 1]);
-    const k = { get data() { structuredClone(data.buffer, { transfer: [data.buffer] }); return [1, 0, 0, 1]; }, shape: [2, 2] };
-    expectError(() => attn.scaledDotProductAttention({ data, shape: [2, 2] }, k, I2), 'DATA_LENGTH_MISMATCH', ['q.data held 4 values', 'detached']);
+    const k = {
+      get data() {
+        structuredClone(data.buffer, { transfer: [data.buffer] });
+        return [1, 0, 0, 1];
+      },
+      shape: [2, 2],
+    };
+    expectError(() => attn.scaledDotProductAttention({ data, shape: [2, 2] }, k, I2), 'DATA_LENGTH_MISMATCH', [
+      'q.data held 4 values',
+      'detached',
+    ]);
   });
 });
 
@@ -122,10 +173,18 @@ describe('shapes, options and nesting', () => {
   it('9: a shape with a hole is BAD_DIMENSION, even when Array.prototype has a value at that index', () => {
     // eslint-disable-next-line no-sparse-arrays
     const holey = [, 2];
-    expectError(() => attn.scaledDotProductAttention({ data: [1, 0], shape: holey }, [[1, 0]], [[1, 0]]), 'BAD_DIMENSION', ['q.shape[0] is missing', '[, 2]']);
-    Array.prototype[0] = 1; // eslint-disable-line no-extend-native
+    expectError(
+      () => attn.scaledDotProductAttention({ data: [1, 0], shape: holey }, [[1, 0]], [[1, 0]]),
+      'BAD_DIMENSION',
+      ['q.shape[0] is missing', '[, 2]'],
+    );
+    Array.prototype[0] = 1;
     try {
-      expectError(() => attn.scaledDotProductAttention({ data: [1, 0], shape: holey }, [[1, 0]], [[1, 0]]), 'BAD_DIMENSION', ['q.shape[0] is missing']);
+      expectError(
+        () => attn.scaledDotProductAttention({ data: [1, 0], shape: holey }, [[1, 0]], [[1, 0]]),
+        'BAD_DIMENSION',
+        ['q.shape[0] is missing'],
+      );
     } finally {
       delete Array.prototype[0];
     }
@@ -135,9 +194,13 @@ describe('shapes, options and nesting', () => {
     const plain = attn.scaledDotProductAttention(q3, k3, v2);
     const inherited = {};
     // Not enumerable: Embind's glue enumerates its own records with for…in, which enumerable pollution breaks.
-    const pollute = (key, value) => Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true });
+    const pollute = (key, value) =>
+      Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true });
     pollute('causal', true);
-    pollute('wo', [[1e3, 0], [0, 1e3]]);
+    pollute('wo', [
+      [1e3, 0],
+      [0, 1e3],
+    ]);
     try {
       expect(attn.scaledDotProductAttention(q3, k3, v2).weights.data).toEqual(plain.weights.data);
       expect(attn.scaledDotProductAttention(q3, k3, v2, {}).weights.data).toEqual(plain.weights.data);
@@ -147,7 +210,10 @@ describe('shapes, options and nesting', () => {
       delete Object.prototype.wo;
     }
     expect(inherited.self.output.data).toEqual(attn.selfAttention(I2, weights).output.data);
-    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, new Map([['causal', true]])), 'BAD_OPTION', ['options must be a plain object', 'a Map']);
+    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, new Map([['causal', true]])), 'BAD_OPTION', [
+      'options must be a plain object',
+      'a Map',
+    ]);
     expectError(() => attn.selfAttention(I2, new Map()), 'BAD_OPTION', ['weights must be a plain object']);
     expectError(() => attn.selfAttention(I2, Object.create(weights)), 'BAD_OPTION', ['weights must be a plain object']);
     const { proxy, most } = counting({ causal: true, returnWeights: true, returnSteps: true });
@@ -161,25 +227,48 @@ describe('shapes, options and nesting', () => {
   it('11: an array that holds itself, or nesting 100 000 deep, is BAD_RANK at once', () => {
     const a = [0];
     a[0] = a;
-    expectError(() => attn.scaledDotProductAttention(a, I2, I2), 'BAD_RANK', ['q is nested deeper than 4 levels (or holds itself)']);
+    expectError(() => attn.scaledDotProductAttention(a, I2, I2), 'BAD_RANK', [
+      'q is nested deeper than 4 levels (or holds itself)',
+    ]);
     const deep = JSON.parse(`${'['.repeat(100000)}1${']'.repeat(100000)}`);
-    expectError(() => attn.selfAttention(I2, { ...weights, bq: deep }), 'BAD_RANK', ['bq is nested deeper than 4 levels']);
+    expectError(() => attn.selfAttention(I2, { ...weights, bq: deep }), 'BAD_RANK', [
+      'bq is nested deeper than 4 levels',
+    ]);
     expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { mask: a }), 'BAD_RANK', ['mask is nested deeper']);
   });
 
   it('12: option values that break String() are BAD_OPTION; a huge unknown key is not echoed whole', async () => {
     const bare = Object.create(null);
-    const throwing = { toString: () => { throw new Error('toString ran'); } };
-    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { scale: bare }), 'BAD_OPTION', ['scale must be a finite number', 'an object']);
+    const throwing = {
+      toString: () => {
+        throw new Error('toString ran');
+      },
+    };
+    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { scale: bare }), 'BAD_OPTION', [
+      'scale must be a finite number',
+      'an object',
+    ]);
     expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { scale: throwing }), 'BAD_OPTION', ['scale must be']);
-    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { returnWeights: bare }), 'BAD_OPTION', ['returnWeights must be true or false']);
-    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { causal: 10n }), 'BAD_OPTION', ['causal must be', 'the bigint 10n']);
-    expectError(() => attn.multiHeadAttention(I2, { ...weights, numHeads: bare }), 'BAD_OPTION', ['numHeads must be a positive integer']);
+    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { returnWeights: bare }), 'BAD_OPTION', [
+      'returnWeights must be true or false',
+    ]);
+    expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { causal: 10n }), 'BAD_OPTION', [
+      'causal must be',
+      'the bigint 10n',
+    ]);
+    expectError(() => attn.multiHeadAttention(I2, { ...weights, numHeads: bare }), 'BAD_OPTION', [
+      'numHeads must be a positive integer',
+    ]);
     await expect(createAttention({ workers: bare })).rejects.toMatchObject({ code: 'BAD_OPTION' });
-    await expect(createAttention({ wasmUrl: bare })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining('wasmUrl must be a string or a URL') });
+    await expect(createAttention({ wasmUrl: bare })).rejects.toMatchObject({
+      code: 'BAD_OPTION',
+      message: expect.stringContaining('wasmUrl must be a string or a URL'),
+    });
     await expect(createAttention({ simd: throwing })).rejects.toMatchObject({ code: 'BAD_OPTION' });
     const key = 'k'.repeat(2 ** 20);
-    const error = expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { [key]: 1 }), 'UNKNOWN_OPTION', ["unknown option 'kkkk"]);
+    const error = expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { [key]: 1 }), 'UNKNOWN_OPTION', [
+      "unknown option 'kkkk",
+    ]);
     expect(error.message.length).toBeLessThan(200);
     expect(error.message).not.toContain('did you mean');
   });
@@ -191,7 +280,9 @@ describe('shapes, options and nesting', () => {
     expect(blocked([Uint8Array.of(1, 0, 1)])).toBe(0);
     expect(blocked({ data: Uint8Array.of(1, 0, 1), shape: [1, 3] })).toBe(0);
     expect(blocked([[true, false, true]])).toBe(0);
-    expectError(() => blocked([[0, -Infinity, 0], Uint8Array.of(1, 0, 1)]), 'NOT_A_NUMBER', ['mask[1] is a Uint8Array']);
+    expectError(() => blocked([[0, -Infinity, 0], Uint8Array.of(1, 0, 1)]), 'NOT_A_NUMBER', [
+      'mask[1] is a Uint8Array',
+    ]);
   });
 
   it('15: a value that rounds to a finite float32 is accepted in every form (3.4028235e38 is FLT_MAX)', () => {
@@ -201,16 +292,31 @@ describe('shapes, options and nesting', () => {
     expect(expected[0]).toBe(Math.fround(max) / 2);
     expect(v([max, 0, 0, 1])).toEqual(expected);
     expect(v(new Float64Array([max, 0, 0, 1]))).toEqual(expected);
-    expect(attn.scaledDotProductAttention([[0, 0]], I2, [[max, 0], [0, 1]]).output.data).toEqual(expected);
+    expect(
+      attn.scaledDotProductAttention([[0, 0]], I2, [
+        [max, 0],
+        [0, 1],
+      ]).output.data,
+    ).toEqual(expected);
     expectError(() => v([3.5e38, 0, 0, 1]), 'NON_FINITE', ['v.data[0] (v[0][0]) is 3.5e+38, beyond float32 range']);
-    expectError(() => v(new Float64Array([3.5e38, 0, 0, 1])), 'NON_FINITE', ['v.data[0] (v[0][0]) is 3.5e+38, beyond float32 range']);
+    expectError(() => v(new Float64Array([3.5e38, 0, 0, 1])), 'NON_FINITE', [
+      'v.data[0] (v[0][0]) is 3.5e+38, beyond float32 range',
+    ]);
   });
 
   it('16: messages say what is wrong', () => {
-    expectError(() => attn.scaledDotProductAttention([[1, undefined]], I2, I2), 'NOT_A_NUMBER', ['q[0][1] is undefined, not a number']);
-    expectError(() => attn.scaledDotProductAttention({ data: [1, 2], shape: [NaN, 2] }, I2, I2), 'BAD_DIMENSION', ['q.shape[0] is NaN']);
+    expectError(() => attn.scaledDotProductAttention([[1, undefined]], I2, I2), 'NOT_A_NUMBER', [
+      'q[0][1] is undefined, not a number',
+    ]);
+    expectError(() => attn.scaledDotProductAttention({ data: [1, 2], shape: [NaN, 2] }, I2, I2), 'BAD_DIMENSION', [
+      'q.shape[0] is NaN',
+    ]);
     expectError(() => attn.scaledDotProductAttention(I2, I2, I2, { scale: 10n }), 'BAD_OPTION', ['got the bigint 10n']);
     const { proxy } = counting([2, 3], { 1: 2 });
-    expectError(() => attn.scaledDotProductAttention(I2, { data: new Float32Array(6), shape: proxy }, I2), 'SHAPE_MISMATCH', ['k has 3 columns but q has 2']);
+    expectError(
+      () => attn.scaledDotProductAttention(I2, { data: new Float32Array(6), shape: proxy }, I2),
+      'SHAPE_MISMATCH',
+      ['k has 3 columns but q has 2'],
+    );
   });
 });

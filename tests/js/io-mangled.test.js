@@ -54,7 +54,9 @@ const headerEnd = (npy) => 10 + (npy[8] | (npy[9] << 8));
 describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
   it('.npy version 1, 2 and 3, C and Fortran order', async () => {
     const variants = [
-      [{ descr: '<f4' }, 2], [{ descr: '>f8', fortran: true, version: 2 }, 4], [{ descr: '<f2', version: 3 }, 4],
+      [{ descr: '<f4' }, 2],
+      [{ descr: '>f8', fortran: true, version: 2 }, 4],
+      [{ descr: '<f2', version: 3 }, 4],
     ];
     for (const [options, lengthBytes] of variants) {
       const raw = options.descr.endsWith('f2') ? [0x3c00, 0xc000, 0x3800, 0x4200, 0x1419, 0x8000] : values;
@@ -67,7 +69,11 @@ describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
 
   it('.npz stored and deflated, whole files', async () => {
     const npy = npyFile({ shape: [2, 3], values });
-    for (const options of [{ method: 0 }, { method: 8 }, { method: 8, zip64: false, descriptor: true, zip64End: true }]) {
+    for (const options of [
+      { method: 0 },
+      { method: 8 },
+      { method: 8, zip64: false, descriptor: true, zip64End: true },
+    ]) {
       const file = await npzFile({ q: npy }, options);
       const counts = await mangle(readNpz, file);
       expect(counts.bad).toBeGreaterThan(0);
@@ -75,16 +81,21 @@ describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
   });
 
   it('.safetensors, read whole and opened from a Blob', async () => {
-    const file = safetensorsFile([
-      { name: 'a', dtype: 'F32', shape: [2, 3], bytes: tensorBytes('F32', values) },
-      { name: 'b', dtype: 'BF16', shape: [2], bytes: tensorBytes('BF16', [0x3f80, 0xc000]) },
-    ], { metadata: { format: 'pt' } });
+    const file = safetensorsFile(
+      [
+        { name: 'a', dtype: 'F32', shape: [2, 3], bytes: tensorBytes('F32', values) },
+        { name: 'b', dtype: 'BF16', shape: [2], bytes: tensorBytes('BF16', [0x3f80, 0xc000]) },
+      ],
+      { metadata: { format: 'pt' } },
+    );
     const headerBytes = 8 + Number(new DataView(file.buffer).getBigUint64(0, true));
     const counts = await mangle(readSafetensors, file, [0, headerBytes]);
     expect(counts.bad).toBeGreaterThan(0);
     const openAll = async (bytes) => {
       const opened = await openSafetensors(new Blob([bytes]));
-      return Object.fromEntries(await Promise.all(opened.tensors.map(async (t) => [t.name, await opened.read(t.name)])));
+      return Object.fromEntries(
+        await Promise.all(opened.tensors.map(async (t) => [t.name, await opened.read(t.name)])),
+      );
     };
     await mangle(openAll, file, [0, headerBytes]);
   });

@@ -16,10 +16,16 @@ describe('readSafetensors and openSafetensors', () => {
   ];
   const file = safetensorsFile(tensors, { metadata: { format: 'pt' } });
   const expected = {
-    wq: [[2, 2], [1, 0, 0, 1]],
+    wq: [
+      [2, 2],
+      [1, 0, 0, 1],
+    ],
     wk: [[2, 3], half.map(halfValue)],
     wv: [[3], [1, 2, bfloat16Value(1)]],
-    bo: [[1, 2], [Math.fround(0.1), -0]],
+    bo: [
+      [1, 2],
+      [Math.fround(0.1), -0],
+    ],
   };
 
   it('reads all four dtypes and skips __metadata__', () => {
@@ -30,23 +36,31 @@ describe('readSafetensors and openSafetensors', () => {
 
   it('converts all 65536 float16 and bfloat16 patterns exactly', () => {
     const raw = Array.from({ length: 65536 }, (_, i) => i);
-    const read = readSafetensors(safetensorsFile([
-      { name: 'h', dtype: 'F16', shape: [65536], bytes: tensorBytes('F16', raw) },
-      { name: 'b', dtype: 'BF16', shape: [256, 256], bytes: tensorBytes('BF16', raw) },
-    ]));
+    const read = readSafetensors(
+      safetensorsFile([
+        { name: 'h', dtype: 'F16', shape: [65536], bytes: tensorBytes('F16', raw) },
+        { name: 'b', dtype: 'BF16', shape: [256, 256], bytes: tensorBytes('BF16', raw) },
+      ]),
+    );
     expectTensor(read.h, [65536], raw.map(halfValue));
     expectTensor(read.b, [256, 256], raw.map(bfloat16Value));
   });
 
   it('round-trips random tensors of every dtype', () => {
     const dtypes = { f2: 'F16', bf16: 'BF16', f4: 'F32', f8: 'F64' };
-    fc.assert(fc.property(fc.array(caseArb(Object.keys(dtypes)), { minLength: 1, maxLength: 4 }), (cases) => {
-      const list = cases.map((c, i) => ({
-        name: `t${i}`, dtype: dtypes[c.kind], shape: c.shape, bytes: tensorBytes(dtypes[c.kind], c.values.raw),
-      }));
-      const read = readSafetensors(safetensorsFile(list));
-      cases.forEach((c, i) => expectTensor(read[`t${i}`], c.shape, c.values.expected));
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(fc.array(caseArb(Object.keys(dtypes)), { minLength: 1, maxLength: 4 }), (cases) => {
+        const list = cases.map((c, i) => ({
+          name: `t${i}`,
+          dtype: dtypes[c.kind],
+          shape: c.shape,
+          bytes: tensorBytes(dtypes[c.kind], c.values.raw),
+        }));
+        const read = readSafetensors(safetensorsFile(list));
+        cases.forEach((c, i) => expectTensor(read[`t${i}`], c.shape, c.values.expected));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('opens a Blob by its header, lists the tensors, and reads one by slices only', async () => {
@@ -64,11 +78,16 @@ describe('readSafetensors and openSafetensors', () => {
     const opened = await openSafetensors(new WatchedBlob([file]));
     expect(opened.metadata).toEqual({ format: 'pt' });
     expect(opened.tensors).toEqual([
-      { name: 'wq', dtype: 'F32', shape: [2, 2] }, { name: 'wk', dtype: 'F16', shape: [2, 3] },
-      { name: 'wv', dtype: 'BF16', shape: [3] }, { name: 'bo', dtype: 'F64', shape: [1, 2] },
+      { name: 'wq', dtype: 'F32', shape: [2, 2] },
+      { name: 'wk', dtype: 'F16', shape: [2, 3] },
+      { name: 'wv', dtype: 'BF16', shape: [3] },
+      { name: 'bo', dtype: 'F64', shape: [1, 2] },
     ]);
     const headerEnd = file.length - 16 - 12 - 6 - 16;
-    expect(slices).toEqual([[0, 8], [8, headerEnd]]);
+    expect(slices).toEqual([
+      [0, 8],
+      [8, headerEnd],
+    ]);
     expectTensor(await opened.read('wv'), ...expected.wv);
     expect(slices[2]).toEqual([headerEnd + 28, headerEnd + 34]);
     const { read } = opened;
@@ -78,7 +97,9 @@ describe('readSafetensors and openSafetensors', () => {
   });
 
   it('refuses a 2 GiB tensor of a Blob before reading or allocating it', async () => {
-    const header = safetensorsFile([{ name: 'big', dtype: 'F32', shape: [2 ** 29], bytes: new Uint8Array(0), offsets: [0, 2 ** 31] }]);
+    const header = safetensorsFile([
+      { name: 'big', dtype: 'F32', shape: [2 ** 29], bytes: new Uint8Array(0), offsets: [0, 2 ** 31] },
+    ]);
     const sliced = [];
     class HugeBlob extends Blob {
       get size() {
@@ -93,11 +114,17 @@ describe('readSafetensors and openSafetensors', () => {
     const opened = await openSafetensors(new HugeBlob([]));
     expect(opened.tensors).toEqual([{ name: 'big', dtype: 'F32', shape: [2 ** 29] }]);
     await expectBadFileAsync(opened.read('big'), 'tensor "big"', 'MAX_CALL_BYTES');
-    expect(sliced).toEqual([[0, 8], [8, header.length]]);
+    expect(sliced).toEqual([
+      [0, 8],
+      [8, header.length],
+    ]);
   });
 
   it('lists an unsupported dtype, refuses to read it, and reads the others by name', async () => {
-    const withInts = safetensorsFile([...tensors, { name: 'ids', dtype: 'I64', shape: [2], bytes: new Uint8Array(16) }]);
+    const withInts = safetensorsFile([
+      ...tensors,
+      { name: 'ids', dtype: 'I64', shape: [2], bytes: new Uint8Array(16) },
+    ]);
     expectBadFile(() => readSafetensors(withInts), 'tensor "ids"', 'dtype "I64" is not supported');
     expect(Object.keys(readSafetensors(withInts, { names: ['wq', 'bo'] }))).toEqual(['wq', 'bo']);
     const opened = await openSafetensors(new Blob([withInts]));
@@ -110,7 +137,11 @@ describe('readSafetensors and openSafetensors', () => {
     ['a gap between tensors', [t4('a', [0, 4]), t4('b', [8, 12])], 'a gap'],
     ['overlapping tensors', [t4('a', [0, 4]), t4('b', [2, 6]), t4('c', [6, 10])], 'an overlap'],
     ['offsets past the end', [t4('a', [0, 4]), { ...t4('b', [4, 12]), shape: [2] }], 'past the 8 data bytes'],
-    ['offsets that disagree with the shape', [t4('a', [0, 8]), t4('b', [8, 8])], 'needs 4 bytes but data_offsets [0, 8] span 8'],
+    [
+      'offsets that disagree with the shape',
+      [t4('a', [0, 8]), t4('b', [8, 8])],
+      'needs 4 bytes but data_offsets [0, 8] span 8',
+    ],
     ['a begin after its end', [t4('a', [4, 0])], 'begin ≤ end'],
     ['a scalar', [{ name: 's', dtype: 'F32', shape: [], bytes: new Uint8Array(4) }], 'scalar'],
   ])('refuses %s', (_, list, word) => {
@@ -124,7 +155,11 @@ describe('readSafetensors and openSafetensors', () => {
     ['__metadata__ with a number', '{"__metadata__": {"n": 1}}', 'not an object of strings'],
     ['a shape of strings', '{"a": {"dtype": "F32", "shape": ["1"], "data_offsets": [0, 4]}}', "'shape'"],
   ])('refuses %s', (_, header, word) => {
-    expectBadFile(() => readSafetensors(safetensorsFile([t4('a', [0, 4])], { header })), 'safetensors header at byte 8', word);
+    expectBadFile(
+      () => readSafetensors(safetensorsFile([t4('a', [0, 4])], { header })),
+      'safetensors header at byte 8',
+      word,
+    );
   });
 
   it('refuses a header length past the end or over the limit, and a file shorter than 8 bytes', async () => {
@@ -133,7 +168,7 @@ describe('readSafetensors and openSafetensors', () => {
     lying[1] = 0xff;
     expectBadFile(() => readSafetensors(lying), 'header length 65535 runs past the end');
     lying[4] = 1;
-    expectBadFile(() => readSafetensors(lying), 'over the format\'s limit');
+    expectBadFile(() => readSafetensors(lying), "over the format's limit");
     expectBadFile(() => readSafetensors(file.subarray(0, 5)), 'fewer than the 8');
     await expectBadFileAsync(openSafetensors(new Blob([file.subarray(0, 100)])), 'runs past the end');
   });

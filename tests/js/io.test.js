@@ -6,13 +6,24 @@ import fc from 'fast-check';
 import { createAttention } from '../../src/js/index.js';
 import { openSafetensors, readNpy, readNpz, readSafetensors } from '../../src/js/io/index.js';
 import { KINDS, caseArb, expectBadFile, expectBadFileAsync, expectTensor, npyOf } from './fixtures/io/expect.js';
-import { deflateRaw, halfValue, npyFile, npzFile, safetensorsFile, tensorBytes, zipFile } from './fixtures/io/writers.js';
+import {
+  deflateRaw,
+  halfValue,
+  npyFile,
+  npzFile,
+  safetensorsFile,
+  tensorBytes,
+  zipFile,
+} from './fixtures/io/writers.js';
 
 describe('readNpy', () => {
   it('round-trips every dtype, byte order, memory order and version exactly', () => {
-    fc.assert(fc.property(caseArb(KINDS), (c) => {
-      expectTensor(readNpy(npyOf(c)), c.shape, c.values.expected);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(caseArb(KINDS), (c) => {
+        expectTensor(readNpy(npyOf(c)), c.shape, c.values.expected);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('converts all 65536 float16 patterns exactly, subnormals, ±0, ±inf and NaN included', () => {
@@ -22,7 +33,10 @@ describe('readNpy', () => {
 
   it('reads a Fortran-order matrix into row-major order', () => {
     const file = npyFile({ shape: [2, 3], values: [1, 2, 3, 4, 5, 6], fortran: true });
-    expect(readNpy(file).toArray()).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(readNpy(file).toArray()).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
   });
 
   it('takes an ArrayBuffer, and a Uint8Array at an odd offset of a larger buffer', () => {
@@ -39,7 +53,11 @@ describe('readNpy', () => {
     const tensors = [readNpy(file), readSafetensors(st).a, await (await openSafetensors(st)).read('a')];
     file.fill(0);
     st.fill(0);
-    expect(tensors.map((t) => Array.from(t.data))).toEqual([[1, 2], [3, 4], [3, 4]]);
+    expect(tensors.map((t) => Array.from(t.data))).toEqual([
+      [1, 2],
+      [3, 4],
+      [3, 4],
+    ]);
   });
 
   it("reads through a Uint8Array subclass whose slice() is a view, as Node's Buffer's is, without changing it", () => {
@@ -66,8 +84,20 @@ describe('readNpy', () => {
   });
 
   it.each([
-    ['bad magic', (f) => { f[1] = 0x4d; }, 'bad magic'],
-    ['version 4.0', (f) => { f[6] = 4; }, 'format version 4.0'],
+    [
+      'bad magic',
+      (f) => {
+        f[1] = 0x4d;
+      },
+      'bad magic',
+    ],
+    [
+      'version 4.0',
+      (f) => {
+        f[6] = 4;
+      },
+      'format version 4.0',
+    ],
   ])('refuses %s', (_, mangle, word) => {
     const file = npyFile({ shape: [2], values: [1, 2] });
     mangle(file);
@@ -75,7 +105,7 @@ describe('readNpy', () => {
   });
 
   it.each([
-    ["{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", "'descr' is \"<i4\", an integer array"],
+    ["{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", '\'descr\' is "<i4", an integer array'],
     ["{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,), }", 'structured'],
     ["{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }", '128-bit float'],
     ["{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 'scalar'],
@@ -91,7 +121,11 @@ describe('readNpy', () => {
     ["{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x", 'unexpected text'],
     ["__import__('os')", "expected '{'"],
   ])('refuses the header %s', (header, word) => {
-    const error = expectBadFile(() => readNpy(npyFile({ header, shape: [2], values: [1, 2] })), 'npy header at byte 10', word);
+    const error = expectBadFile(
+      () => readNpy(npyFile({ header, shape: [2], values: [1, 2] })),
+      'npy header at byte 10',
+      word,
+    );
     expect(error.message.length).toBeLessThan(400);
   });
 
@@ -103,7 +137,12 @@ describe('readNpy', () => {
 
   it('refuses data shorter or longer than the shape, and a header length past the end', () => {
     const file = npyFile({ shape: [2, 2], values: [1, 2, 3, 4] });
-    expectBadFile(() => readNpy(file.subarray(0, file.length - 1)), 'npy data at byte 128', 'needs 16 bytes', 'truncated');
+    expectBadFile(
+      () => readNpy(file.subarray(0, file.length - 1)),
+      'npy data at byte 128',
+      'needs 16 bytes',
+      'truncated',
+    );
     const longer = new Uint8Array(file.length + 4);
     longer.set(file);
     expectBadFile(() => readNpy(longer), 'more than the array holds');
@@ -122,8 +161,14 @@ describe('readNpz', () => {
   const k = npyFile({ descr: '>f8', shape: [2, 2], values: [5, 6, 7, 8], fortran: true, version: 2 });
   const expectQK = (arrays) => {
     expect(Object.keys(arrays)).toEqual(['q', 'k']);
-    expect(arrays.q.toArray()).toEqual([[1, 2], [3, 4]]);
-    expect(arrays.k.toArray()).toEqual([[5, 6], [7, 8]]);
+    expect(arrays.q.toArray()).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(arrays.k.toArray()).toEqual([
+      [5, 6],
+      [7, 8],
+    ]);
   };
 
   it.each([
@@ -140,17 +185,24 @@ describe('readNpz', () => {
 
   it('round-trips random arrays through deflated and stored members', async () => {
     const arrays = fc.array(caseArb(KINDS), { minLength: 1, maxLength: 3 });
-    await fc.assert(fc.asyncProperty(arrays, fc.constantFrom(0, 8), async (cases, method) => {
-      const file = await npzFile(Object.fromEntries(cases.map((c, i) => [`a${i}`, npyOf(c)])), { method });
-      const arrays = await readNpz(file);
-      cases.forEach((c, i) => expectTensor(arrays[`a${i}`], c.shape, c.values.expected));
-    }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(arrays, fc.constantFrom(0, 8), async (cases, method) => {
+        const file = await npzFile(Object.fromEntries(cases.map((c, i) => [`a${i}`, npyOf(c)])), { method });
+        const arrays = await readNpz(file);
+        cases.forEach((c, i) => expectTensor(arrays[`a${i}`], c.shape, c.values.expected));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('reads only the arrays named, and names the ones it has for a missing one', async () => {
-    const ints = npyFile({ header: "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", shape: [1], values: [0] });
+    const ints = npyFile({
+      header: "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+      shape: [1],
+      values: [0],
+    });
     const file = await npzFile({ q, step: ints });
-    await expectBadFileAsync(readNpz(file), "npz member \"step.npy\"", 'integer');
+    await expectBadFileAsync(readNpz(file), 'npz member "step.npy"', 'integer');
     expect(Object.keys(await readNpz(file, { names: ['q'] }))).toEqual(['q']);
     await expectBadFileAsync(readNpz(file, { names: ['v'] }), 'no array "v"', '"q", "step"');
   });
@@ -173,22 +225,44 @@ describe('readNpz', () => {
     ['an empty file', async () => new Uint8Array(0), 'not a zip archive'],
     ['a wrong CRC', async () => zipFile([{ name: 'q.npy', data: q, method: 0, crc: 1 }]), 'CRC-32'],
     ['a member that is not .npy', async () => zipFile([{ name: 'q.txt', data: q, method: 0 }]), 'not an .npy file'],
-    ['a duplicate member', async () => zipFile([{ name: 'q.npy', data: q, method: 0 }, { name: 'q.npy', data: q, method: 0 }]),
-      'second member'],
+    [
+      'a duplicate member',
+      async () =>
+        zipFile([
+          { name: 'q.npy', data: q, method: 0 },
+          { name: 'q.npy', data: q, method: 0 },
+        ]),
+      'second member',
+    ],
     ['an unknown method', async () => zipFile([{ name: 'q.npy', data: q, method: 12 }]), 'compression method 12'],
-    ['a deflated member that inflates past its size', async () => {
-      const big = npyFile({ shape: [4096], values: new Array(4096).fill(0) });
-      return zipFile([{ name: 'q.npy', data: big, method: 8, compressed: await deflateRaw(big), size: 100 }]);
-    }, 'more than the 100 bytes'],
-    ['a zip bomb claiming 1 GiB from a few bytes', async () => {
-      return zipFile([{ name: 'q.npy', data: q, method: 8, compressed: await deflateRaw(q), size: 2 ** 30 }]);
-    }, 'cannot inflate to'],
-    ['members that share their data', async () => {
-      const file = zipFile([{ name: 'q.npy', data: q, method: 0 }, { name: 'k.npy', data: q, method: 0 }]);
-      const central = file.length - 22 - 2 * (46 + 5);
-      new DataView(file.buffer).setUint32(central + 46 + 5 + 42, 0, true); // k's local offset → q's
-      return file;
-    }, 'overlaps'],
+    [
+      'a deflated member that inflates past its size',
+      async () => {
+        const big = npyFile({ shape: [4096], values: new Array(4096).fill(0) });
+        return zipFile([{ name: 'q.npy', data: big, method: 8, compressed: await deflateRaw(big), size: 100 }]);
+      },
+      'more than the 100 bytes',
+    ],
+    [
+      'a zip bomb claiming 1 GiB from a few bytes',
+      async () => {
+        return zipFile([{ name: 'q.npy', data: q, method: 8, compressed: await deflateRaw(q), size: 2 ** 30 }]);
+      },
+      'cannot inflate to',
+    ],
+    [
+      'members that share their data',
+      async () => {
+        const file = zipFile([
+          { name: 'q.npy', data: q, method: 0 },
+          { name: 'k.npy', data: q, method: 0 },
+        ]);
+        const central = file.length - 22 - 2 * (46 + 5);
+        new DataView(file.buffer).setUint32(central + 46 + 5 + 42, 0, true); // k's local offset → q's
+        return file;
+      },
+      'overlaps',
+    ],
   ])('refuses %s', async (_, make, word) => {
     await expectBadFileAsync(readNpz(await make()), word);
   });
@@ -197,15 +271,27 @@ describe('readNpz', () => {
 describe('tensors read from files feed the API', () => {
   it('selfAttention gives the same result for file tensors as for the same numbers passed directly', async () => {
     const attn = await createAttention();
-    const x = [[0.5, -1, 2], [1.5, 0.25, -0.75]];
-    const w = [[1, 0.5, 0], [0, 1, -0.5], [0.25, 0, 1]];
+    const x = [
+      [0.5, -1, 2],
+      [1.5, 0.25, -0.75],
+    ];
+    const w = [
+      [1, 0.5, 0],
+      [0, 1, -0.5],
+      [0.25, 0, 1],
+    ];
     const direct = attn.selfAttention(x, { wq: w, wk: w, wv: w });
     const flat = (m) => m.flat();
     const fromNpy = readNpy(npyFile({ descr: '>f8', shape: [2, 3], values: flat(x), fortran: true, version: 3 }));
     const npz = await readNpz(await npzFile({ w: npyFile({ shape: [3, 3], values: flat(w) }) }, { method: 8 }));
-    const stFile = (dtype) => safetensorsFile([{ name: 'w', dtype, shape: [3, 3], bytes: tensorBytes(dtype, flat(w)) }]);
+    const stFile = (dtype) =>
+      safetensorsFile([{ name: 'w', dtype, shape: [3, 3], bytes: tensorBytes(dtype, flat(w)) }]);
     const opened = await openSafetensors(new Blob([stFile('F32')]));
-    const fromFiles = attn.selfAttention(fromNpy, { wq: npz.w, wk: await opened.read('w'), wv: readSafetensors(stFile('F64')).w });
+    const fromFiles = attn.selfAttention(fromNpy, {
+      wq: npz.w,
+      wk: await opened.read('w'),
+      wv: readSafetensors(stFile('F64')).w,
+    });
     expect(Array.from(fromFiles.output.data)).toEqual(Array.from(direct.output.data));
     expect(fromFiles.output.shape).toEqual([2, 3]);
   });

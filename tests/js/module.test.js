@@ -3,8 +3,18 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tensor, createAttention, simdSupported } from '../../src/js/index.js';
 import { VARIANTS, expectClose, randomTensor, referenceAttention, seededRandom } from './reference.js';
 
-const I2 = [[1, 0], [0, 1]];
-const weights = { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] };
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
+const weights = {
+  wq: I2,
+  wk: I2,
+  wv: [
+    [1, 2],
+    [3, 4],
+  ],
+};
 const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 const inBrowser = typeof window !== 'undefined';
 
@@ -15,7 +25,7 @@ describe('builds', () => {
     expect(attn.simd).toBe(true);
   });
 
-  it('the SIMD build\'s kernels were compiled for WebAssembly SIMD128, and Eigen\'s projections are vectorized', async () => {
+  it("the SIMD build's kernels were compiled for WebAssembly SIMD128, and Eigen's projections are vectorized", async () => {
     const attn = await createAttention({ simd: true });
     // What the module's kernels were built with (vec4.h's backend), not what a compile flag tells Eigen.
     expect(attn.kernelBackend).toBe('wasm-simd128');
@@ -89,7 +99,11 @@ describe.each(VARIANTS)('memory and ownership ($name build)', ({ simd }) => {
     const random = seededRandom(5);
     const n = 1500; // weights and steps: 4 × 1500² floats = 36 MB, more than the initial 16 MB
     const q = randomTensor(random, [n, 8]);
-    const big = attn.selfAttention(q, { wq: randomTensor(random, [8, 8]), wk: randomTensor(random, [8, 8]), wv: randomTensor(random, [8, 4]) });
+    const big = attn.selfAttention(q, {
+      wq: randomTensor(random, [8, 8]),
+      wk: randomTensor(random, [8, 8]),
+      wv: randomTensor(random, [8, 4]),
+    });
     expect(attn.memoryBytes).toBeGreaterThan(memory);
     expect(big.weights.data.length).toBe(n * n);
     let rowSum = 0;
@@ -169,10 +183,25 @@ describe.runIf(inBrowser)('in a module Web Worker', () => {
 describe('Tensor', () => {
   it('toArray nests by shape, and rounds to the given digits', () => {
     const t = new Tensor(Float32Array.from([0.123456, -1.5, 2, -Infinity, 1e-9, 7]), [2, 3]);
-    expect(t.toArray()).toEqual([[Math.fround(0.123456), -1.5, 2], [-Infinity, Math.fround(1e-9), 7]]);
-    expect(t.toArray(3)).toEqual([[0.123, -1.5, 2], [-Infinity, 0, 7]]);
+    expect(t.toArray()).toEqual([
+      [Math.fround(0.123456), -1.5, 2],
+      [-Infinity, Math.fround(1e-9), 7],
+    ]);
+    expect(t.toArray(3)).toEqual([
+      [0.123, -1.5, 2],
+      [-Infinity, 0, 7],
+    ]);
     expect(Object.is(t.toArray(3)[1][1], 0)).toBe(true);
-    expect(new Tensor(Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]), [2, 2, 2]).toArray()).toEqual([[[1, 2], [3, 4]], [[5, 6], [7, 8]]]);
+    expect(new Tensor(Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8]), [2, 2, 2]).toArray()).toEqual([
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      [
+        [5, 6],
+        [7, 8],
+      ],
+    ]);
     expect(() => t.toArray(-1)).toThrow(/digits must be an integer from 0 to 20/);
   });
 });

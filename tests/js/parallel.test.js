@@ -62,10 +62,16 @@ describe('workers', () => {
       for (const batched of [false, true]) {
         const x = randomTensor(random, batched ? [2, 7, 12] : [7, 12]);
         const weights = {
-          wq: randomTensor(random, [12, 6 * 2]), wk: randomTensor(random, [12, numKvHeads * 2]),
-          wv: randomTensor(random, [12, numKvHeads * 3]), wo: randomTensor(random, [18, 5]),
-          bq: randomTensor(random, [12]), bk: randomTensor(random, [numKvHeads * 2]), bv: randomTensor(random, [numKvHeads * 3]),
-          bo: randomTensor(random, [5]), numHeads: 6, numKvHeads,
+          wq: randomTensor(random, [12, 6 * 2]),
+          wk: randomTensor(random, [12, numKvHeads * 2]),
+          wv: randomTensor(random, [12, numKvHeads * 3]),
+          wo: randomTensor(random, [18, 5]),
+          bq: randomTensor(random, [12]),
+          bk: randomTensor(random, [numKvHeads * 2]),
+          bv: randomTensor(random, [numKvHeads * 3]),
+          bo: randomTensor(random, [5]),
+          numHeads: 6,
+          numKvHeads,
         };
         const mask = randomBooleanMask(random, batched ? [2, 6, 7, 7] : [6, 1, 7], 0.8);
         const a = single.multiHeadAttention(x, weights, { causal: true, mask });
@@ -81,8 +87,13 @@ describe('workers', () => {
     const random = seededRandom(73);
     const x = randomTensor(random, [2, 100, 48]);
     const weights = {
-      wq: randomTensor(random, [48, 12 * 8]), wk: randomTensor(random, [48, 4 * 8]), wv: randomTensor(random, [48, 4 * 16]),
-      wo: randomTensor(random, [12 * 16, 40]), bo: randomTensor(random, [40]), numHeads: 12, numKvHeads: 4,
+      wq: randomTensor(random, [48, 12 * 8]),
+      wk: randomTensor(random, [48, 4 * 8]),
+      wv: randomTensor(random, [48, 4 * 16]),
+      wo: randomTensor(random, [12 * 16, 40]),
+      bo: randomTensor(random, [40]),
+      numHeads: 12,
+      numKvHeads: 4,
     };
     const a = single.multiHeadAttention(x, weights, { returnWeights: false });
     const b = await parallel.multiHeadAttention(x, weights, { returnWeights: false });
@@ -93,11 +104,20 @@ describe('workers', () => {
     const random = seededRandom(71);
     const x = randomTensor(random, [5, 4]);
     const context = randomTensor(random, [8, 6]);
-    const single1 = { wq: randomTensor(random, [4, 3]), wk: randomTensor(random, [4, 3]), wv: randomTensor(random, [4, 2]) };
+    const single1 = {
+      wq: randomTensor(random, [4, 3]),
+      wk: randomTensor(random, [4, 3]),
+      wv: randomTensor(random, [4, 2]),
+    };
     const a = single.selfAttention(x, single1, { causal: true });
     const b = await parallel.selfAttention(x, single1, { causal: true });
     for (const key of Object.keys(a)) expect(Array.from(b[key].data)).toEqual(Array.from(a[key].data));
-    const cross = { wq: randomTensor(random, [4, 8]), wk: randomTensor(random, [6, 8]), wv: randomTensor(random, [6, 4]), numHeads: 4 };
+    const cross = {
+      wq: randomTensor(random, [4, 8]),
+      wk: randomTensor(random, [6, 8]),
+      wv: randomTensor(random, [6, 4]),
+      numHeads: 4,
+    };
     const c = single.crossAttention(x, context, cross);
     const d = await parallel.crossAttention(x, context, cross);
     expectSameBits(d, c);
@@ -111,7 +131,9 @@ describe('workers', () => {
     const keys = new Float32Array(2 * 3 * 2).fill(1);
     keys[9] = NaN;
     const ones = (shape) => ({ data: new Float32Array(shape.reduce((a, b) => a * b)).fill(1), shape });
-    const nan = await parallel.scaledDotProductAttention(ones([2, 3, 2]), { data: keys, shape: [2, 3, 2] }, ones([2, 3, 2])).catch((e) => e);
+    const nan = await parallel
+      .scaledDotProductAttention(ones([2, 3, 2]), { data: keys, shape: [2, 3, 2] }, ones([2, 3, 2]))
+      .catch((e) => e);
     const singleNan = (() => {
       try {
         single.scaledDotProductAttention(ones([2, 3, 2]), { data: keys, shape: [2, 3, 2] }, ones([2, 3, 2]));
@@ -124,7 +146,26 @@ describe('workers', () => {
     expect(nan.message).toBe(singleNan.message);
     const overflow = await parallel.scaledDotProductAttention([[3e38]], [[3e38]], [[1]], { scale: 1 }).catch((e) => e);
     expect(overflow.code).toBe('SCORE_OVERFLOW');
-    const r = await parallel.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
+    const r = await parallel.selfAttention(
+      [
+        [1, 0],
+        [0, 1],
+      ],
+      {
+        wq: [
+          [1, 0],
+          [0, 1],
+        ],
+        wk: [
+          [1, 0],
+          [0, 1],
+        ],
+        wv: [
+          [1, 2],
+          [3, 4],
+        ],
+      },
+    );
     expectClose(r.output.data, [1.6604769, 2.6604769, 2.3395231, 3.3395231], { atol: 1e-6, rtol: 0 });
   });
 

@@ -45,14 +45,16 @@ export function referenceAttention(q, k, v, { scale, causal = false, mask = null
         const row = new Float64Array(Lk);
         for (let j = 0; j < Lk; j++) {
           let dot = 0;
-          for (let c = 0; c < dK; c++) dot += q.data[index4(q.shape, b, h, i, c)] * k.data[index4(k.shape, b, hk, j, c)];
+          for (let c = 0; c < dK; c++)
+            dot += q.data[index4(q.shape, b, h, i, c)] * k.data[index4(k.shape, b, hk, j, c)];
           let allowed = true;
           if (causal === true || causal === 'top-left') allowed = j <= i;
           if (causal === 'bottom-right') allowed = j <= i + Lk - Lq;
           let add = 0;
           if (mask) {
             const [mb, mh, mi, mj] = mask.dims;
-            const m = mask.data[index4(mask.dims, mb === 1 ? 0 : b, mh === 1 ? 0 : h, mi === 1 ? 0 : i, mj === 1 ? 0 : j)];
+            const m =
+              mask.data[index4(mask.dims, mb === 1 ? 0 : b, mh === 1 ? 0 : h, mi === 1 ? 0 : i, mj === 1 ? 0 : j)];
             if (mask.kind === 'boolean') allowed = allowed && m !== 0 && m !== false;
             else add = m;
           }
@@ -71,7 +73,8 @@ export function referenceAttention(q, k, v, { scale, causal = false, mask = null
         for (let j = 0; j < Lk; j++) {
           const w = sum === 0 ? 0 : row[j] / sum;
           out.weights[index4(square, b, h, i, j)] = w;
-          for (let c = 0; c < dV; c++) out.output[index4([B, H, Lq, dV], b, h, i, c)] += w * v.data[index4(v.shape, b, hk, j, c)];
+          for (let c = 0; c < dV; c++)
+            out.output[index4([B, H, Lq, dV], b, h, i, c)] += w * v.data[index4(v.shape, b, hk, j, c)];
         }
       }
     }
@@ -114,8 +117,18 @@ export function referenceMultiHead(x, w, { context = null, numHeads = 1, numKvHe
   const dK = w.wq.shape[1] / numHeads;
   const dV = w.wv.shape[1] / numKvHeads;
   const q = splitHeads(referenceMatmul(x.data, Lq, dModel, w.wq.data, numHeads * dK, w.bq?.data), Lq, numHeads, dK);
-  const k = splitHeads(referenceMatmul(c.data, Lk, dContext, w.wk.data, numKvHeads * dK, w.bk?.data), Lk, numKvHeads, dK);
-  const v = splitHeads(referenceMatmul(c.data, Lk, dContext, w.wv.data, numKvHeads * dV, w.bv?.data), Lk, numKvHeads, dV);
+  const k = splitHeads(
+    referenceMatmul(c.data, Lk, dContext, w.wk.data, numKvHeads * dK, w.bk?.data),
+    Lk,
+    numKvHeads,
+    dK,
+  );
+  const v = splitHeads(
+    referenceMatmul(c.data, Lk, dContext, w.wv.data, numKvHeads * dV, w.bv?.data),
+    Lk,
+    numKvHeads,
+    dV,
+  );
   const attention = referenceAttention(
     { data: q, shape: [1, numHeads, Lq, dK] },
     { data: k, shape: [1, numKvHeads, Lk, dK] },

@@ -3,7 +3,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../src/js/index.js';
 import {
-  EDGE_SIZES, VARIANTS, expectClose, randomBooleanMask, randomTensor, referenceAttention, referenceMultiHead,
+  EDGE_SIZES,
+  VARIANTS,
+  expectClose,
+  randomBooleanMask,
+  randomTensor,
+  referenceAttention,
+  referenceMultiHead,
   seededRandom,
 } from './reference.js';
 
@@ -40,8 +46,17 @@ describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }
 
   it.each([true, 'bottom-right'])('causal %s, with L_q < L_k, L_q = L_k and L_q > L_k', (causal) => {
     const random = seededRandom(7);
-    for (const [lenQ, lenK] of [[5, 9], [9, 9], [17, 16], [9, 5], [1, 33], [33, 1]]) {
-      check(randomTensor(random, [lenQ, 8]), randomTensor(random, [lenK, 8]), randomTensor(random, [lenK, 3]), { causal });
+    for (const [lenQ, lenK] of [
+      [5, 9],
+      [9, 9],
+      [17, 16],
+      [9, 5],
+      [1, 33],
+      [33, 1],
+    ]) {
+      check(randomTensor(random, [lenQ, 8]), randomTensor(random, [lenK, 8]), randomTensor(random, [lenK, 3]), {
+        causal,
+      });
     }
   });
 
@@ -51,7 +66,13 @@ describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }
     const q = randomTensor(random, [B, H, Lq, 5]);
     const k = randomTensor(random, [B, H, Lk, 5]);
     const v = randomTensor(random, [B, H, Lk, 4]);
-    for (const dims of [[B, H, Lq, Lk], [1, 1, Lq, Lk], [B, 1, 1, Lk], [1, H, Lq, 1], [1, 1, 1, 1]]) {
+    for (const dims of [
+      [B, H, Lq, Lk],
+      [1, 1, Lq, Lk],
+      [B, 1, 1, Lk],
+      [1, H, Lq, 1],
+      [1, 1, 1, 1],
+    ]) {
       const boolean = randomBooleanMask(random, dims, 0.6);
       const additive = randomTensor(random, dims, 3);
       additive.data[0] = -Infinity;
@@ -68,7 +89,12 @@ describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }
   it('grouped-query attention with H = 4 and H_kv = 1, 2, 4, batched', () => {
     const random = seededRandom(13);
     for (const numKvHeads of [1, 2, 4]) {
-      check(randomTensor(random, [2, 4, 9, 8]), randomTensor(random, [2, numKvHeads, 17, 8]), randomTensor(random, [2, numKvHeads, 17, 5]), { causal: true });
+      check(
+        randomTensor(random, [2, 4, 9, 8]),
+        randomTensor(random, [2, numKvHeads, 17, 8]),
+        randomTensor(random, [2, numKvHeads, 17, 5]),
+        { causal: true },
+      );
     }
   });
 
@@ -106,9 +132,22 @@ describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }
       }
       const weights = { ...w, numHeads: c.numHeads, numKvHeads: c.numKvHeads };
       const options = { causal: !c.cross };
-      const result = context ? attn.crossAttention(x, context, weights, options) : attn.multiHeadAttention(x, weights, options);
+      const result = context
+        ? attn.crossAttention(x, context, weights, options)
+        : attn.multiHeadAttention(x, weights, options);
       const ref = referenceMultiHead(x, w, { context, numHeads: c.numHeads, numKvHeads: c.numKvHeads, ...options });
-      for (const key of ['q', 'k', 'v', 'rawScores', 'scaledScores', 'scores', 'weights', 'heads', 'concat', 'output']) {
+      for (const key of [
+        'q',
+        'k',
+        'v',
+        'rawScores',
+        'scaledScores',
+        'scores',
+        'weights',
+        'heads',
+        'concat',
+        'output',
+      ]) {
         expectClose(result[key].data, ref[key], { what: key });
       }
       const lenK = c.cross ? c.cross.L : c.L;
@@ -131,14 +170,24 @@ describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }
   it('a batch dimension gives the same results as one call per item', () => {
     const random = seededRandom(29);
     const x = randomTensor(random, [3, 5, 8]);
-    const w = { wq: randomTensor(random, [8, 8]), wk: randomTensor(random, [8, 8]), wv: randomTensor(random, [8, 4]), numHeads: 2 };
+    const w = {
+      wq: randomTensor(random, [8, 8]),
+      wk: randomTensor(random, [8, 8]),
+      wv: randomTensor(random, [8, 4]),
+      numHeads: 2,
+    };
     const batched = attn.selfAttention(x, w, { causal: true });
     expect(batched.weights.shape).toEqual([3, 2, 5, 5]);
     expect(batched.output.shape).toEqual([3, 5, 4]);
     for (let b = 0; b < 3; b++) {
-      const one = attn.selfAttention({ data: x.data.subarray(b * 40, (b + 1) * 40), shape: [5, 8] }, w, { causal: true });
+      const one = attn.selfAttention({ data: x.data.subarray(b * 40, (b + 1) * 40), shape: [5, 8] }, w, {
+        causal: true,
+      });
       expectClose(batched.output.data.subarray(b * 20, (b + 1) * 20), one.output.data, { atol: 1e-6, what: 'output' });
-      expectClose(batched.weights.data.subarray(b * 50, (b + 1) * 50), one.weights.data, { atol: 1e-6, what: 'weights' });
+      expectClose(batched.weights.data.subarray(b * 50, (b + 1) * 50), one.weights.data, {
+        atol: 1e-6,
+        what: 'weights',
+      });
     }
   });
 });
@@ -153,7 +202,12 @@ describe.each(VARIANTS)('properties ($name build)', ({ simd }) => {
     const random = seededRandom(31);
     for (const n of EDGE_SIZES) {
       const mask = randomBooleanMask(random, [n, n], 0.5);
-      const r = attn.scaledDotProductAttention(randomTensor(random, [n, 8], 3), randomTensor(random, [n, 8], 3), randomTensor(random, [n, 2]), { mask });
+      const r = attn.scaledDotProductAttention(
+        randomTensor(random, [n, 8], 3),
+        randomTensor(random, [n, 8], 3),
+        randomTensor(random, [n, 2]),
+        { mask },
+      );
       for (let i = 0; i < n; i++) {
         let sum = 0;
         let open = 0;
@@ -169,7 +223,11 @@ describe.each(VARIANTS)('properties ($name build)', ({ simd }) => {
     }
   });
 
-  it.each([[true, 0], ['bottom-right', 3], ['bottom-right', -2]])('causal %s equals an explicit lower-triangular mask (L_k − L_q = %i)', (causal, shift) => {
+  it.each([
+    [true, 0],
+    ['bottom-right', 3],
+    ['bottom-right', -2],
+  ])('causal %s equals an explicit lower-triangular mask (L_k − L_q = %i)', (causal, shift) => {
     const random = seededRandom(37);
     const lenQ = 9;
     const lenK = lenQ + shift;
@@ -191,7 +249,10 @@ describe.each(VARIANTS)('properties ($name build)', ({ simd }) => {
       const k = randomTensor(random, [n, 6]);
       const v = randomTensor(random, [n, 4]);
       const order = Array.from({ length: n }, (_, i) => i).sort(() => random());
-      const permute = (t, width) => ({ data: Float32Array.from(order.flatMap((j) => Array.from(t.data.subarray(j * width, (j + 1) * width)))), shape: t.shape });
+      const permute = (t, width) => ({
+        data: Float32Array.from(order.flatMap((j) => Array.from(t.data.subarray(j * width, (j + 1) * width)))),
+        shape: t.shape,
+      });
       const a = attn.scaledDotProductAttention(q, k, v);
       const b = attn.scaledDotProductAttention(q, permute(k, 6), permute(v, 4));
       expectClose(b.output.data, a.output.data, { atol: 1e-6, what: 'output' });

@@ -6,21 +6,49 @@ import { expectClose, randomTensor, referenceAttention, seededRandom } from './r
 
 const CALLS = 100000;
 const MEMORY_BOUND = 48 * 2 ** 20;
-const I2 = [[1, 0], [0, 1]];
+const I2 = [
+  [1, 0],
+  [0, 1],
+];
 const golden = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 
 describe('memory soak', () => {
   it(`${CALLS} mixed calls keep results right and memory under ${MEMORY_BOUND / 2 ** 20} MiB`, async () => {
     const attn = await createAttention();
     const random = seededRandom(2024);
-    const small = { q: randomTensor(random, [8, 8]), k: randomTensor(random, [12, 8]), v: randomTensor(random, [12, 4]) };
-    const smallRef = referenceAttention(...['q', 'k', 'v'].map((n) => ({ data: small[n].data, shape: [1, 1, ...small[n].shape] })), { causal: 'bottom-right' });
-    const large = { q: randomTensor(random, [4, 256, 32]), k: randomTensor(random, [4, 256, 32]), v: randomTensor(random, [4, 256, 32]) };
+    const small = {
+      q: randomTensor(random, [8, 8]),
+      k: randomTensor(random, [12, 8]),
+      v: randomTensor(random, [12, 4]),
+    };
+    const smallRef = referenceAttention(
+      ...['q', 'k', 'v'].map((n) => ({ data: small[n].data, shape: [1, 1, ...small[n].shape] })),
+      { causal: 'bottom-right' },
+    );
+    const large = {
+      q: randomTensor(random, [4, 256, 32]),
+      k: randomTensor(random, [4, 256, 32]),
+      v: randomTensor(random, [4, 256, 32]),
+    };
     const long = randomTensor(random, [2048, 64]);
-    const mhaWeights = { wq: randomTensor(random, [16, 16]), wk: randomTensor(random, [16, 8]), wv: randomTensor(random, [16, 8]), wo: randomTensor(random, [16, 16]), numHeads: 4, numKvHeads: 2 };
+    const mhaWeights = {
+      wq: randomTensor(random, [16, 16]),
+      wk: randomTensor(random, [16, 8]),
+      wv: randomTensor(random, [16, 8]),
+      wo: randomTensor(random, [16, 16]),
+      numHeads: 4,
+      numKvHeads: 2,
+    };
     const x = randomTensor(random, [10, 16]);
 
-    attn.selfAttention(I2, { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] });
+    attn.selfAttention(I2, {
+      wq: I2,
+      wk: I2,
+      wv: [
+        [1, 2],
+        [3, 4],
+      ],
+    });
     const baseline = attn.heapBytesInUse();
     let errors = 0;
     let peak = attn.memoryBytes;
@@ -49,7 +77,14 @@ describe('memory soak', () => {
         const m = attn.multiHeadAttention(x, mhaWeights, { causal: true });
         expect(m.output.shape).toEqual([10, 16]);
       } else if (i % 10 === 1) {
-        const s = attn.selfAttention(I2, { wq: I2, wk: I2, wv: [[1, 2], [3, 4]] });
+        const s = attn.selfAttention(I2, {
+          wq: I2,
+          wk: I2,
+          wv: [
+            [1, 2],
+            [3, 4],
+          ],
+        });
         if (i % 1000 === 1) expectClose(s.output.data, golden, { atol: 1e-6, rtol: 0 });
       } else {
         const r = attn.scaledDotProductAttention(small.q, small.k, small.v, { causal: 'bottom-right' });
@@ -63,6 +98,8 @@ describe('memory soak', () => {
     expect(errors).toBeGreaterThan(1500);
     expect(attn.heapBytesInUse()).toBe(baseline);
     expect(peak).toBeLessThanOrEqual(MEMORY_BOUND);
-    console.log(`soak: ${CALLS} calls, ${errors} errors, WebAssembly memory ${(peak / 2 ** 20).toFixed(1)} MiB at most, heap back to ${baseline} bytes`);
+    console.log(
+      `soak: ${CALLS} calls, ${errors} errors, WebAssembly memory ${(peak / 2 ** 20).toFixed(1)} MiB at most, heap back to ${baseline} bytes`,
+    );
   }, 300000);
 });

@@ -9,7 +9,8 @@ import { randomTensor, seededRandom } from './reference.js';
 
 function expectSameBits(actual, expected) {
   expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const key of Object.keys(expected)) expect(Array.from(actual[key].data), key).toEqual(Array.from(expected[key].data));
+  for (const key of Object.keys(expected))
+    expect(Array.from(actual[key].data), key).toEqual(Array.from(expected[key].data));
 }
 
 const inNode = typeof window === 'undefined' && typeof process !== 'undefined' && Boolean(process.versions?.node);
@@ -45,10 +46,19 @@ describe('workers: faults', () => {
 
   it('a worker killed while it holds many calls rejects exactly those; the others and later calls succeed', async () => {
     const x = randomTensor(seededRandom(13), [2, 5, 4]); // 2 heads over 2 workers
-    const w = { wq: randomTensor(seededRandom(14), [4, 4]), wk: randomTensor(seededRandom(15), [4, 4]), wv: randomTensor(seededRandom(16), [4, 4]) };
+    const w = {
+      wq: randomTensor(seededRandom(14), [4, 4]),
+      wk: randomTensor(seededRandom(15), [4, 4]),
+      wv: randomTensor(seededRandom(16), [4, 4]),
+    };
     const expected = single.scaledDotProductAttention(x, x, x);
     await injectFault(parallel, 1, 'exit');
-    const calls = Array.from({ length: 20 }, () => parallel.scaledDotProductAttention(x, x, x).then((r) => r, (e) => e));
+    const calls = Array.from({ length: 20 }, () =>
+      parallel.scaledDotProductAttention(x, x, x).then(
+        (r) => r,
+        (e) => e,
+      ),
+    );
     const results = await Promise.all(calls);
     expect(results[0]).toBeInstanceOf(AttentionError);
     expect(results[0].code).toBe('WORKER_FAILED');
@@ -56,22 +66,28 @@ describe('workers: faults', () => {
       if (r instanceof Error) expect(r.code).toBe('WORKER_FAILED');
       else expectSameBits(r, expected);
     }
-    expectSameBits(await parallel.selfAttention(x.data.length ? { data: x.data.slice(0, 20), shape: [5, 4] } : x, w),
-      single.selfAttention({ data: x.data.slice(0, 20), shape: [5, 4] }, w));
+    expectSameBits(
+      await parallel.selfAttention(x.data.length ? { data: x.data.slice(0, 20), shape: [5, 4] } : x, w),
+      single.selfAttention({ data: x.data.slice(0, 20), shape: [5, 4] }, w),
+    );
     expectSameBits(await parallel.scaledDotProductAttention(x, x, x), expected);
   });
 
-  it('1 000 concurrent calls all settle with one thread\'s bits', async () => {
+  it("1 000 concurrent calls all settle with one thread's bits", async () => {
     const random = seededRandom(17);
     const inputs = Array.from({ length: 1000 }, (_, i) => randomTensor(random, [1 + (i % 5), 3 + (i % 4), 2]));
     const results = await Promise.all(inputs.map((t) => parallel.scaledDotProductAttention(t, t, t, { causal: true })));
-    results.forEach((r, i) => expectSameBits(r, single.scaledDotProductAttention(inputs[i], inputs[i], inputs[i], { causal: true })));
+    results.forEach((r, i) =>
+      expectSameBits(r, single.scaledDotProductAttention(inputs[i], inputs[i], inputs[i], { causal: true })),
+    );
   });
 });
 
 describe('workers: a module that cannot load', () => {
   it('rejects createAttention with LOAD_FAILED naming the worker and the cause', async () => {
-    const error = await createAttention({ workers: 2, wasmUrl: new URL('./no-such-file.wasm', import.meta.url) }).catch((e) => e);
+    const error = await createAttention({ workers: 2, wasmUrl: new URL('./no-such-file.wasm', import.meta.url) }).catch(
+      (e) => e,
+    );
     expect(error).toBeInstanceOf(AttentionError);
     expect(error.code).toBe('LOAD_FAILED');
     expect(error.message).toMatch(/^worker \d could not load its module: /);
@@ -82,7 +98,10 @@ describe('workers: terminate before, during and after calls', () => {
   it('calls in flight reject with TERMINATED, later ones at once; results already given stay', async () => {
     const parallel = await createAttention({ workers: 2 });
     const before = await parallel.scaledDotProductAttention(q, q, q);
-    const during = [parallel.scaledDotProductAttention(q, q, q), parallel.multiHeadAttention([[1], [2]], { wq: [[1, 1]], wk: [[1, 1]], wv: [[1, 1]], numHeads: 2 })];
+    const during = [
+      parallel.scaledDotProductAttention(q, q, q),
+      parallel.multiHeadAttention([[1], [2]], { wq: [[1, 1]], wk: [[1, 1]], wv: [[1, 1]], numHeads: 2 }),
+    ];
     const ended = parallel.terminate();
     for (const call of during) await expect(call).rejects.toMatchObject({ name: 'AttentionError', code: 'TERMINATED' });
     await ended;
@@ -110,7 +129,10 @@ async function runNode(body) {
   const folder = mkdtempSync(`${tmpdir()}/attention-workers-`);
   // a file, not `node -e`: workers inherit the parent's execArgv, and --input-type would stop them
   const file = `${folder}/script.mjs`;
-  writeFileSync(file, `import { createAttention } from '${src}index.js';\nimport { injectFault } from '${src}pool.js';\n${body}`);
+  writeFileSync(
+    file,
+    `import { createAttention } from '${src}index.js';\nimport { injectFault } from '${src}pool.js';\n${body}`,
+  );
   return new Promise((resolve) => {
     execFile(process.execPath, [file], { timeout: 60000 }, (error, stdout, stderr) => {
       rmSync(folder, { recursive: true, force: true });

@@ -22,7 +22,10 @@ function attempt(run) {
   }
 }
 
-const eye2 = [[1, 0], [0, 1]];
+const eye2 = [
+  [1, 0],
+  [0, 1],
+];
 
 describe('workers: every method and weight combination matches one thread', () => {
   let single;
@@ -34,7 +37,13 @@ describe('workers: every method and weight combination matches one thread', () =
 
   // numHeads 4 with numKvHeads 1, 2 or 4 spreads whole kv groups or parts of one group over 3 workers
   const HEADS = [null, { numHeads: 4 }, { numHeads: 4, numKvHeads: 2 }, { numHeads: 4, numKvHeads: 1 }];
-  const OPTIONS = [{}, { causal: true }, { returnWeights: false }, { returnSteps: true, causal: 'bottom-right' }, { scale: 0.5 }];
+  const OPTIONS = [
+    {},
+    { causal: true },
+    { returnWeights: false },
+    { returnSteps: true, causal: 'bottom-right' },
+    { scale: 0.5 },
+  ];
 
   for (const method of ['selfAttention', 'crossAttention', 'multiHeadAttention']) {
     it(`${method}: with/without numHeads, numKvHeads, wo, bo, biases, batch, mask, causal, returnWeights, returnSteps`, async () => {
@@ -51,13 +60,19 @@ describe('workers: every method and weight combination matches one thread', () =
               const context = randomTensor(random, batched ? [2, lenK, dContext] : [lenK, dContext]);
               const dIn = method === 'crossAttention' ? dContext : dModel;
               const weights = {
-                wq: randomTensor(random, [dModel, h * dK]), wk: randomTensor(random, [dIn, kv * dK]),
-                wv: randomTensor(random, [dIn, kv * dV]), ...(heads ?? {}),
+                wq: randomTensor(random, [dModel, h * dK]),
+                wk: randomTensor(random, [dIn, kv * dK]),
+                wv: randomTensor(random, [dIn, kv * dV]),
+                ...(heads ?? {}),
               };
               if (projection !== 'none') weights.wo = randomTensor(random, [h * dV, 4]);
               if (projection.includes('bo')) weights.bo = randomTensor(random, [4]);
               if (projection.startsWith('biases')) {
-                Object.assign(weights, { bq: randomTensor(random, [h * dK]), bk: randomTensor(random, [kv * dK]), bv: randomTensor(random, [kv * dV]) });
+                Object.assign(weights, {
+                  bq: randomTensor(random, [h * dK]),
+                  bk: randomTensor(random, [kv * dK]),
+                  bv: randomTensor(random, [kv * dV]),
+                });
               }
               // a mask on every other combination, broadcast over heads or per head
               const headed = heads !== null;
@@ -67,7 +82,10 @@ describe('workers: every method and weight combination matches one thread', () =
               const expected = attempt(() => single[method](...args));
               const what = `${method} ${JSON.stringify(heads)} batched=${batched} ${projection} ${JSON.stringify(options)}`;
               if (expected instanceof Error) {
-                await expect(parallel[method](...args), what).rejects.toMatchObject({ code: expected.code, message: expected.message });
+                await expect(parallel[method](...args), what).rejects.toMatchObject({
+                  code: expected.code,
+                  message: expected.message,
+                });
               } else {
                 expectSameBits(await parallel[method](...args), expected, what);
               }
@@ -91,26 +109,63 @@ describe('workers: every method and weight combination matches one thread', () =
           const v = randomTensor(random, [...kvLead, 6, 2]);
           const mask = randomBooleanMask(random, [...lead.slice(0, -1), ...(lead.length ? [1] : []), 5, 6], 0.8);
           const call = { ...options, mask };
-          expectSameBits(await parallel.scaledDotProductAttention(q, k, v, call), single.scaledDotProductAttention(q, k, v, call));
+          expectSameBits(
+            await parallel.scaledDotProductAttention(q, k, v, call),
+            single.scaledDotProductAttention(q, k, v, call),
+          );
         }
       }
     }
   });
 
   it('#1: selfAttention and crossAttention with wo and no numHeads (a TypeError on split)', async () => {
-    const w = { wq: eye2, wk: eye2, wv: [[1, 2], [3, 4]], wo: eye2 };
+    const w = {
+      wq: eye2,
+      wk: eye2,
+      wv: [
+        [1, 2],
+        [3, 4],
+      ],
+      wo: eye2,
+    };
     expectSameBits(await parallel.selfAttention(eye2, w), single.selfAttention(eye2, w));
     const wb = { ...w, bo: [0.5, -1] };
-    expectSameBits(await parallel.crossAttention(eye2, [[1, 2], [3, 4], [5, 6]], wb), single.crossAttention(eye2, [[1, 2], [3, 4], [5, 6]], wb));
+    expectSameBits(
+      await parallel.crossAttention(
+        eye2,
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        wb,
+      ),
+      single.crossAttention(
+        eye2,
+        [
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ],
+        wb,
+      ),
+    );
   });
 
-  it('#5: an array with a function-valued property, and a Proxy as data, give one thread\'s answer', async () => {
+  it("#5: an array with a function-valued property, and a Proxy as data, give one thread's answer", async () => {
     const withFunction = { data: Object.assign([1, 0, 0, 1], { describe() {} }), shape: [2, 2] };
     const proxy = { data: new Proxy([1, 2, 3, 4], {}), shape: [2, 2] }; // Array.isArray: true
-    for (const [x, wv] of [[withFunction, eye2], [eye2, proxy], [withFunction, proxy]]) {
+    for (const [x, wv] of [
+      [withFunction, eye2],
+      [eye2, proxy],
+      [withFunction, proxy],
+    ]) {
       const w = { wq: eye2, wk: eye2, wv };
       expectSameBits(await parallel.selfAttention(x, w), single.selfAttention(x, w));
-      expectSameBits(await parallel.multiHeadAttention(x, { ...w, numHeads: 2 }), single.multiHeadAttention(x, { ...w, numHeads: 2 }));
+      expectSameBits(
+        await parallel.multiHeadAttention(x, { ...w, numHeads: 2 }),
+        single.multiHeadAttention(x, { ...w, numHeads: 2 }),
+      );
       expectSameBits(await parallel.scaledDotProductAttention(x, wv, x), single.scaledDotProductAttention(x, wv, x));
     }
   });
@@ -122,7 +177,10 @@ describe('workers: every method and weight combination matches one thread', () =
     const w = { wq: eye2, wk: eye2, wv: x };
     expectSameBits(await parallel.scaledDotProductAttention(x, x, x), single.scaledDotProductAttention(x, x, x));
     expectSameBits(await parallel.selfAttention(x, w), single.selfAttention(x, w));
-    expectSameBits(await parallel.multiHeadAttention(x, { ...w, numHeads: 2 }), single.multiHeadAttention(x, { ...w, numHeads: 2 }));
+    expectSameBits(
+      await parallel.multiHeadAttention(x, { ...w, numHeads: 2 }),
+      single.multiHeadAttention(x, { ...w, numHeads: 2 }),
+    );
     const q = randomTensor(seededRandom(5), [6, 3, 2]);
     expectSameBits(await parallel.scaledDotProductAttention(q, q, q), single.scaledDotProductAttention(q, q, q));
   });
@@ -131,8 +189,13 @@ describe('workers: every method and weight combination matches one thread', () =
     const random = seededRandom(107);
     const x = randomTensor(random, [3, 70, 8]);
     const weights = {
-      wq: randomTensor(random, [8, 4 * 2]), wk: randomTensor(random, [8, 2 * 2]), wv: randomTensor(random, [8, 2 * 3]),
-      wo: randomTensor(random, [4 * 3, 5]), bo: randomTensor(random, [5]), numHeads: 4, numKvHeads: 2,
+      wq: randomTensor(random, [8, 4 * 2]),
+      wk: randomTensor(random, [8, 2 * 2]),
+      wv: randomTensor(random, [8, 2 * 3]),
+      wo: randomTensor(random, [4 * 3, 5]),
+      bo: randomTensor(random, [5]),
+      numHeads: 4,
+      numKvHeads: 2,
     };
     const expected = single.multiHeadAttention(x, weights);
     const selfWeights = { wq: weights.wq, wk: weights.wq, wv: weights.wv, wo: randomTensor(random, [3 * 2, 5]) };
@@ -147,10 +210,16 @@ describe('workers: every method and weight combination matches one thread', () =
   it('#16: detached methods work', async () => {
     const { scaledDotProductAttention, selfAttention, crossAttention, multiHeadAttention } = parallel;
     const w = { wq: eye2, wk: eye2, wv: eye2 };
-    expectSameBits(await scaledDotProductAttention(eye2, eye2, eye2), single.scaledDotProductAttention(eye2, eye2, eye2));
+    expectSameBits(
+      await scaledDotProductAttention(eye2, eye2, eye2),
+      single.scaledDotProductAttention(eye2, eye2, eye2),
+    );
     expectSameBits(await selfAttention(eye2, w), single.selfAttention(eye2, w));
     expectSameBits(await crossAttention(eye2, eye2, w), single.crossAttention(eye2, eye2, w));
-    expectSameBits(await multiHeadAttention(eye2, { ...w, numHeads: 2 }), single.multiHeadAttention(eye2, { ...w, numHeads: 2 }));
+    expectSameBits(
+      await multiHeadAttention(eye2, { ...w, numHeads: 2 }),
+      single.multiHeadAttention(eye2, { ...w, numHeads: 2 }),
+    );
   });
 
   it('bad input rejects (never throws synchronously) with the same AttentionError as one thread', async () => {
@@ -165,7 +234,7 @@ describe('workers: every method and weight combination matches one thread', () =
     }
   });
 
-  it('#6: TOO_LARGE is the whole call\'s, checked on the calling thread, naming the caller\'s shapes', async () => {
+  it("#6: TOO_LARGE is the whole call's, checked on the calling thread, naming the caller's shapes", async () => {
     // [2, 11586, 11586] weights are 1024.1 MiB: one thread refuses; 2 or 3 workers must refuse too
     const [heads, len] = [2, 11586];
     const q = { data: new Float32Array(heads * len), shape: [heads, len, 1] };
@@ -190,8 +259,10 @@ describe('workers: terminate', () => {
     await parallel.terminate();
     const w = { wq: eye2, wk: eye2, wv: eye2 };
     const calls = [
-      parallel.scaledDotProductAttention(eye2, eye2, eye2), parallel.multiHeadAttention(eye2, { ...w, numHeads: 2 }),
-      parallel.selfAttention(eye2, w), parallel.crossAttention(eye2, eye2, w),
+      parallel.scaledDotProductAttention(eye2, eye2, eye2),
+      parallel.multiHeadAttention(eye2, { ...w, numHeads: 2 }),
+      parallel.selfAttention(eye2, w),
+      parallel.crossAttention(eye2, eye2, w),
     ];
     for (const call of calls) {
       const error = await call.catch((e) => e);

@@ -67,8 +67,8 @@ inline std::string num(double x) {
 inline std::string describe(const AttentionDims& d, const AttentionOptions& o) {
   std::string s = "B=" + std::to_string(d.batch) + " H=" + std::to_string(d.num_heads) +
                   " H_kv=" + std::to_string(d.num_kv_heads) + " L_q=" + std::to_string(d.len_q) +
-                  " L_k=" + std::to_string(d.len_k) + " d_k=" + std::to_string(d.d_k) + " d_v=" + std::to_string(d.d_v) +
-                  " causal=" + std::to_string(static_cast<int>(o.causal)) +
+                  " L_k=" + std::to_string(d.len_k) + " d_k=" + std::to_string(d.d_k) +
+                  " d_v=" + std::to_string(d.d_v) + " causal=" + std::to_string(static_cast<int>(o.causal)) +
                   " mask=" + std::to_string(static_cast<int>(o.mask.kind));
   if (o.mask.kind != MaskKind::kNone) {
     s += " mask_dims=[" + std::to_string(o.mask.dims[0]) + "," + std::to_string(o.mask.dims[1]) + "," +

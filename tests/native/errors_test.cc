@@ -20,17 +20,17 @@ std::string sdpa_error(const SdpaCase& c) {
   std::vector<float> output(std::max<int64_t>(c.output_size(), 1));
   AttentionResult only_output;
   only_output.output = output.data();
-  const std::string output_only_code =
-      error_code([&] { scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), only_output); });
+  const std::string output_only_code = error_code(
+      [&] { scaled_dot_product_attention(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), only_output); });
   EXPECT_EQ(output_only_code, code) << "output-only call of " << describe(c);
   return code;
 }
 
 // Inputs are allocated at the valid size, so a wrong dim never makes the call read past a buffer.
 TEST(SdpaErrorTest, ZeroOrNegativeDimensionIsBadDimension) {
-  int32_t AttentionDims::*const kFields[] = {&AttentionDims::batch,  &AttentionDims::num_heads,
-                                             &AttentionDims::num_kv_heads, &AttentionDims::len_q,
-                                             &AttentionDims::len_k, &AttentionDims::d_k, &AttentionDims::d_v};
+  int32_t AttentionDims::*const kFields[] = {
+      &AttentionDims::batch, &AttentionDims::num_heads, &AttentionDims::num_kv_heads, &AttentionDims::len_q,
+      &AttentionDims::len_k, &AttentionDims::d_k,       &AttentionDims::d_v};
   const char* kNames[] = {"batch", "num_heads", "num_kv_heads", "len_q", "len_k", "d_k", "d_v"};
   for (size_t f = 0; f < std::size(kFields); ++f) {
     for (int32_t bad : {0, -1, -2147483647 - 1}) {
@@ -87,8 +87,7 @@ TEST(SdpaErrorTest, NullInputsOutputAndMaskDataAreRejected) {
   AttentionResult result;
   result.output = output.data();
   const AttentionOptions options = c.options();
-  auto call = [&](const float* q, const float* k, const float* v, const AttentionOptions& o,
-                  const AttentionResult& r) {
+  auto call = [&](const float* q, const float* k, const float* v, const AttentionOptions& o, const AttentionResult& r) {
     return error_code([&] { scaled_dot_product_attention(c.dims, q, k, v, o, r); });
   };
   EXPECT_EQ(call(nullptr, c.k.data(), c.v.data(), options, result), "NULL_ARGUMENT");
@@ -241,8 +240,8 @@ TEST(MultiHeadErrorTest, NullInputsWeightsAndOutputAreRejected) {
   w.w_k = m.w_k.data();
   w.w_v = m.w_v.data();
   w.w_o = m.w_o.data();
-  for (const float* ProjectionWeights::*field : {&ProjectionWeights::w_q, &ProjectionWeights::w_k,
-                                                 &ProjectionWeights::w_v, &ProjectionWeights::w_o}) {
+  for (const float* ProjectionWeights::*field :
+       {&ProjectionWeights::w_q, &ProjectionWeights::w_k, &ProjectionWeights::w_v, &ProjectionWeights::w_o}) {
     ProjectionWeights missing = w;
     missing.*field = nullptr;
     EXPECT_EQ(m.call(m.dims, missing, m.x.data(), m.context.data(), m.output.data()), "NULL_ARGUMENT");

@@ -1,10 +1,10 @@
 // find_non_finite: the scan the JS wrapper runs on its Float32Array inputs once they are in WebAssembly memory.
 // Every position of the first bad value, across block and vector-tail boundaries, against a plain loop.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "attention.h"
 
@@ -39,7 +39,8 @@ TEST(FindNonFiniteTest, FindsTheFirstBadValueAtEveryPosition) {
           data[at] = bad;
           if (at + 5 < count) data[at + 5] = kNaN;  // a later bad value must not win
           const int64_t found = find_non_finite(data.data(), count, allow);
-          EXPECT_EQ(found, plain_find(data, allow)) << "count " << count << ", " << bad << " at " << at << ", allow -inf " << allow;
+          EXPECT_EQ(found, plain_find(data, allow))
+              << "count " << count << ", " << bad << " at " << at << ", allow -inf " << allow;
         }
       }
     }

@@ -11,9 +11,9 @@ namespace {
 struct MhaConfig {
   const char* name;
   ProjectionDims dims;
-  bool cross = false;       // a separate context input; otherwise self-attention (context = null)
+  bool cross = false;  // a separate context input; otherwise self-attention (context = null)
   bool biases = false;
-  bool shared_qk = false;   // w_k is the same pointer as w_q
+  bool shared_qk = false;  // w_k is the same pointer as w_q
   Causal causal = Causal::kNone;
   MaskKind mask = MaskKind::kNone;
 };
@@ -74,7 +74,8 @@ struct MhaCase {
       options.mask.data = boolean_mask.data();
     }
     if (c.mask == MaskKind::kAdditive) {
-      for (int64_t i = 0; i < mask_size; ++i) additive_mask.push_back(uniform(rng, 0, 1) < 0.2f ? -kInf : uniform(rng, -2, 2));
+      for (int64_t i = 0; i < mask_size; ++i)
+        additive_mask.push_back(uniform(rng, 0, 1) < 0.2f ? -kInf : uniform(rng, -2, 2));
       options.mask.data = additive_mask.data();
     }
   }
@@ -114,7 +115,8 @@ struct MhaCase {
                    out.raw_scores.data()};
     r.concat = out.concat.data();
     r.output = out.final_output.data();
-    const auto mha = impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
+    const auto mha =
+        impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
     mha(d, x.data(), config.cross ? context.data() : nullptr, weights(), options, r);
     return out;
   }
@@ -175,7 +177,8 @@ TEST(MultiHeadTest, HandWorkedIdentityExample) {
     std::vector<float> output(4);
     MultiHeadResult r;
     r.output = output.data();
-    const auto mha = impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
+    const auto mha =
+        impl == Impl::kKernels ? &attention::multi_head_attention : &attention::reference::multi_head_attention;
     mha(d, identity, nullptr, w, AttentionOptions{}, r);
     EXPECT_TRUE(all_close(output, expected, 1e-6, 1e-6)) << impl_name(impl);
   }
@@ -244,7 +247,8 @@ TEST(MultiHeadTest, EachHeadUsesItsColumnBlockOfTheProjections) {
     for (int b = 0; b < d.batch; ++b) {
       const auto head = all.output.begin() + ((int64_t{b} * d.num_heads + h) * d.len_q) * d.d_v;
       const std::vector<float> from_all(head, head + d.len_q * d.d_v);
-      const std::vector<float> from_one(output.begin() + b * d.len_q * d.d_v, output.begin() + (b + 1) * d.len_q * d.d_v);
+      const std::vector<float> from_one(output.begin() + b * d.len_q * d.d_v,
+                                        output.begin() + (b + 1) * d.len_q * d.d_v);
       EXPECT_TRUE(all_close(from_all, from_one, 1e-6, 1e-5)) << "head " << h << " batch " << b;
     }
   }

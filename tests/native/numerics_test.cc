@@ -31,8 +31,13 @@ struct Row {
   AttentionOptions options;
 
   Row(int32_t len_k, int32_t d_v, float q_value, float k_value, float v_value)
-      : q(1, q_value), k(len_k, k_value), v(int64_t{len_k} * d_v, v_value), output(d_v), weights(len_k),
-        scores(len_k), raw_scores(len_k) {
+      : q(1, q_value),
+        k(len_k, k_value),
+        v(int64_t{len_k} * d_v, v_value),
+        output(d_v),
+        weights(len_k),
+        scores(len_k),
+        raw_scores(len_k) {
     dims = {1, 1, 1, 1, len_k, 1, d_v};
   }
   void set_scale(float scale) {

@@ -151,7 +151,8 @@ TEST(SdpaPropertyTest, FullyMaskedRowsHaveZeroWeightsAndZeroOutputNeverNaN) {
 struct QueryKeyLengths {
   int32_t len_q, len_k;
 };
-constexpr QueryKeyLengths kLengthPairs[] = {{1, 1}, {5, 5}, {3, 8}, {8, 3}, {1, 9}, {9, 1}, {16, 17}, {17, 16}, {4, 33}};
+constexpr QueryKeyLengths kLengthPairs[] = {{1, 1}, {5, 5},   {3, 8},   {8, 3}, {1, 9},
+                                            {9, 1}, {16, 17}, {17, 16}, {4, 33}};
 
 SdpaCase with_lower_triangular_mask(const SdpaCase& causal_case, MaskKind kind) {
   SdpaCase c = causal_case;
@@ -182,10 +183,9 @@ TEST(SdpaPropertyTest, CausalEqualsAnExplicitLowerTriangularMaskInBothAlignments
       for (Impl impl : kBothImpls) {
         SCOPED_TRACE(std::string(impl_name(impl)) + " " + describe(c));
         const SdpaOutputs with_causal = run_sdpa(impl, c);
-        expect_sdpa_outputs_close(run_sdpa(impl, with_lower_triangular_mask(c, MaskKind::kBoolean)), with_causal,
-                                  0, 0);
-        expect_sdpa_outputs_close(run_sdpa(impl, with_lower_triangular_mask(c, MaskKind::kAdditive)), with_causal,
-                                  0, 0);
+        expect_sdpa_outputs_close(run_sdpa(impl, with_lower_triangular_mask(c, MaskKind::kBoolean)), with_causal, 0, 0);
+        expect_sdpa_outputs_close(run_sdpa(impl, with_lower_triangular_mask(c, MaskKind::kAdditive)), with_causal, 0,
+                                  0);
       }
     }
   }

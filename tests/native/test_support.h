@@ -85,8 +85,7 @@ inline void set_boolean_mask(SdpaCase& c, std::mt19937& rng, std::array<int32_t,
   for (uint8_t& open : c.boolean_mask) open = uniform(rng, 0, 1) < p_open ? 1 : 0;
 }
 
-inline void set_additive_mask(SdpaCase& c, std::mt19937& rng, std::array<int32_t, 4> mask_dims,
-                              float p_neg_inf) {
+inline void set_additive_mask(SdpaCase& c, std::mt19937& rng, std::array<int32_t, 4> mask_dims, float p_neg_inf) {
   c.mask_kind = MaskKind::kAdditive;
   c.mask_dims = mask_dims;
   c.additive_mask.resize(c.mask_size());
@@ -101,7 +100,7 @@ struct SdpaOutputs : SdpaBuffers {
 inline SdpaOutputs run_sdpa(Impl impl, const SdpaCase& c) {
   SdpaOutputs out(c);
   const auto run = impl == Impl::kKernels ? &attention::scaled_dot_product_attention
-                                        : &attention::reference::scaled_dot_product_attention;
+                                          : &attention::reference::scaled_dot_product_attention;
   run(c.dims, c.q.data(), c.k.data(), c.v.data(), c.options(), out.result());
   return out;
 }
@@ -126,8 +125,8 @@ inline ::testing::AssertionResult all_close(const std::vector<float>& actual, co
   return ::testing::AssertionFailure() << bad << " of " << actual.size() << " entries differ:" << first.str();
 }
 
-inline void expect_sdpa_outputs_close(const SdpaOutputs& actual, const SdpaOutputs& expected,
-                                      double atol = kAtol, double rtol = kRtol) {
+inline void expect_sdpa_outputs_close(const SdpaOutputs& actual, const SdpaOutputs& expected, double atol = kAtol,
+                                      double rtol = kRtol) {
   EXPECT_TRUE(all_close(actual.output, expected.output, atol, rtol)) << "output";
   EXPECT_TRUE(all_close(actual.weights, expected.weights, atol, rtol)) << "weights";
   EXPECT_TRUE(all_close(actual.scores, expected.scores, atol, rtol)) << "scores";

@@ -23,8 +23,10 @@ let work;
 let app;
 let tarball;
 
-const run = (command, args, cwd) => execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-const assertGolden = (output) => output.forEach((x, i) => assert.ok(Math.abs(x - GOLDEN[i]) < 1e-6, `output[${i}] = ${x}`));
+const run = (command, args, cwd) =>
+  execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const assertGolden = (output) =>
+  output.forEach((x, i) => assert.ok(Math.abs(x - GOLDEN[i]) < 1e-6, `output[${i}] = ${x}`));
 
 before(() => {
   work = mkdtempSync(join(tmpdir(), 'attention-wasm-package-'));
@@ -40,41 +42,70 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 test('the tarball holds the JS, the declarations and both builds, and nothing else', () => {
   const files = tarball.files.map((f) => f.path).sort();
-  for (const needed of ['package.json', 'README.md', 'src/js/index.js', 'src/js/index.d.ts', 'src/js/loader.js', 'src/js/io/index.js', 'src/js/io/index.d.ts',
-    'src/js/generated/abi.js', 'src/js/generated/abi.d.ts',
-    'src/js/wasm/attention-simd.js', 'src/js/wasm/attention-simd.wasm', 'src/js/wasm/attention-scalar.js',
-    'src/js/wasm/attention-scalar.wasm']) {
+  for (const needed of [
+    'package.json',
+    'README.md',
+    'src/js/index.js',
+    'src/js/index.d.ts',
+    'src/js/loader.js',
+    'src/js/io/index.js',
+    'src/js/io/index.d.ts',
+    'src/js/generated/abi.js',
+    'src/js/generated/abi.d.ts',
+    'src/js/wasm/attention-simd.js',
+    'src/js/wasm/attention-simd.wasm',
+    'src/js/wasm/attention-scalar.js',
+    'src/js/wasm/attention-scalar.wasm',
+  ]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
-  const unexpected = files.filter((f) => !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(f));
+  const unexpected = files.filter(
+    (f) =>
+      !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(
+        f,
+      ),
+  );
   assert.deepEqual(unexpected, []);
 });
 
 test('Node 20 imports it by name and computes the worked example', async () => {
   writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
-  assert.equal(run('node', ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"], app).trim(), 'openSafetensors,readNpy,readNpz,readSafetensors');
+  assert.equal(
+    run(
+      'node',
+      ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"],
+      app,
+    ).trim(),
+    'openSafetensors,readNpy,readNpz,readSafetensors',
+  );
   assert.equal(result.simd, true);
   assertGolden(result.output);
 });
 
 test('in Node, workers do the same, and an idle pool lets the process exit without terminate()', async () => {
-  writeFileSync(join(app, 'node-workers.mjs'), `import { createAttention } from 'attention-wasm';
+  writeFileSync(
+    join(app, 'node-workers.mjs'),
+    `import { createAttention } from 'attention-wasm';
 const attn = await createAttention({ workers: 2 });
 const s = await attn.multiHeadAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]], numHeads: 1 });
 console.log(JSON.stringify(Array.from(s.output.data)));
-`);
+`,
+  );
   const output = JSON.parse(execFileSync('node', ['node-workers.mjs'], { cwd: app, encoding: 'utf8', timeout: 20000 }));
   assertGolden(output);
 });
 
 test('a static page imports it with <script type="module">, no bundler, and computes in Chromium', async () => {
   const pkg = join(app, 'node_modules/attention-wasm');
-  writeFileSync(join(pkg, 'static-page.html'), `<!doctype html><title>static</title><link rel="icon" href="data:,"><pre id="out">…</pre>
+  writeFileSync(
+    join(pkg, 'static-page.html'),
+    `<!doctype html><title>static</title><link rel="icon" href="data:,"><pre id="out">…</pre>
 <script type="module">${EXAMPLE.replace("'attention-wasm'", "'./src/js/index.js'")}
 document.getElementById('out').textContent = JSON.stringify(result);
 </script>
-`);
+`,
+  );
   const server = await serveStatic(pkg);
   const browser = await launchChromium();
   try {
@@ -95,17 +126,26 @@ document.getElementById('out').textContent = JSON.stringify(result);
 });
 
 test('Vite builds an app with it (workers included), emits the .wasm as an asset, and the app runs in Chromium', async () => {
-  writeFileSync(join(app, 'index.html'), '<!doctype html><title>app</title><link rel="icon" href="data:,"><pre id="out">…</pre><script type="module" src="./main.js"></script>\n');
+  writeFileSync(
+    join(app, 'index.html'),
+    '<!doctype html><title>app</title><link rel="icon" href="data:,"><pre id="out">…</pre><script type="module" src="./main.js"></script>\n',
+  );
   // The app also spreads a call over Web Workers, which bundlers build as separate chunks.
-  writeFileSync(join(app, 'main.js'), `${EXAMPLE}
+  writeFileSync(
+    join(app, 'main.js'),
+    `${EXAMPLE}
 const parallel = await createAttention({ workers: 2 });
 const p = await parallel.selfAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]], wv: [[1, 2], [3, 4]] });
 result.workerOutput = Array.from(p.output.data);
 document.getElementById('out').textContent = JSON.stringify(result);
-`);
+`,
+  );
   run('node', [join(repo, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'error'], app);
   const assets = readdirSync(join(app, 'dist/assets'));
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm among ${assets.join(', ')}`);
+  assert.ok(
+    assets.some((f) => f.endsWith('.wasm')),
+    `no .wasm among ${assets.join(', ')}`,
+  );
 
   const server = await serveStatic(join(app, 'dist'));
   const browser = await launchChromium();

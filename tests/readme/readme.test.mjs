@@ -24,7 +24,10 @@ examples.forEach((code, n) => {
     try {
       const file = join(dir, 'example.mjs');
       writeFileSync(file, code);
-      const printed = execFileSync('node', [file], { encoding: 'utf8' }).trimEnd().split('\n').map((l) => l.trim());
+      const printed = execFileSync('node', [file], { encoding: 'utf8' })
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.trim());
       assert.deepEqual(printed, expected);
     } finally {
       rmSync(dir, { recursive: true, force: true });

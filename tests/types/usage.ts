@@ -9,24 +9,69 @@ const sets: string = attn.instructionSets;
 const backend: 'wasm-simd128' | 'scalar' = attn.kernelBackend;
 const limit: number = MAX_CALL_BYTES + attn.memoryBytes + attn.heapBytesInUse();
 
-const q = [[1, 0], [0, 1]];
+const q = [
+  [1, 0],
+  [0, 1],
+];
 const { output, weights } = attn.scaledDotProductAttention(q, q, q, { causal: true });
 const first: number = output.data[0] + (weights?.data[0] ?? 0);
 const nested: number[][] = output.toArray();
 
-const s: SelfAttentionResult = attn.selfAttention(q, { wq: q, wk: q, wv: [[1, 2], [3, 4]] }, { causal: false });
+const s: SelfAttentionResult = attn.selfAttention(
+  q,
+  {
+    wq: q,
+    wk: q,
+    wv: [
+      [1, 2],
+      [3, 4],
+    ],
+  },
+  { causal: false },
+);
 const steps = [s.q, s.k, s.v, s.rawScores, s.scaledScores, s.scores, s.weights, s.output];
 
 const m: MultiHeadResult = attn.multiHeadAttention(
   { data: new Float32Array(8 * 16), shape: [8, 16] },
-  { wq: { data: new Float32Array(256), shape: [16, 16] }, wk: { data: new Float64Array(128), shape: [16, 8] }, wv: { data: new Array(128).fill(0), shape: [16, 8] }, wo: { data: new Float32Array(128), shape: [8, 16] }, numHeads: 4, numKvHeads: 2 },
-  { causal: 'bottom-right', mask: { data: new Uint8Array(64), shape: [8, 8] }, scale: 0.5, returnWeights: true, returnSteps: false },
+  {
+    wq: { data: new Float32Array(256), shape: [16, 16] },
+    wk: { data: new Float64Array(128), shape: [16, 8] },
+    wv: { data: new Array(128).fill(0), shape: [16, 8] },
+    wo: { data: new Float32Array(128), shape: [8, 16] },
+    numHeads: 4,
+    numKvHeads: 2,
+  },
+  {
+    causal: 'bottom-right',
+    mask: { data: new Uint8Array(64), shape: [8, 8] },
+    scale: 0.5,
+    returnWeights: true,
+    returnSteps: false,
+  },
 );
 const perHead: Tensor = m.heads;
-const c = attn.crossAttention(q, [[1, 2, 3]], { wq: q, wk: [[1, 0], [0, 1], [1, 1]], wv: [[1], [2], [3]] }, { mask: [[true], [false]] });
+const c = attn.crossAttention(
+  q,
+  [[1, 2, 3]],
+  {
+    wq: q,
+    wk: [
+      [1, 0],
+      [0, 1],
+      [1, 1],
+    ],
+    wv: [[1], [2], [3]],
+  },
+  { mask: [[true], [false]] },
+);
 
 try {
-  attn.scaledDotProductAttention(q, q, q, { mask: [[0, -Infinity], [0, 0]] });
+  attn.scaledDotProductAttention(q, q, q, {
+    mask: [
+      [0, -Infinity],
+      [0, 0],
+    ],
+  });
 } catch (error) {
   if (error instanceof AttentionError) {
     const code: AttentionErrorCode = error.code;

@@ -40,7 +40,10 @@ export function toBytes(input, fn) {
     return new Uint8Array(input);
   }
   const hint = isBlob(input) ? `; read a Blob or File first: ${fn}(new Uint8Array(await blob.arrayBuffer()))` : '';
-  throw new AttentionError('BAD_FILE', `${fn} takes the file's bytes (an ArrayBuffer or a Uint8Array), got ${describe(input)}${hint}`);
+  throw new AttentionError(
+    'BAD_FILE',
+    `${fn} takes the file's bytes (an ArrayBuffer or a Uint8Array), got ${describe(input)}${hint}`,
+  );
 }
 
 export const u16 = (b, at) => b[at] | (b[at + 1] << 8);
@@ -71,7 +74,10 @@ export function checkShape(shape, where, shown) {
     count *= size;
   }
   if (count * 4 > MAX_CALL_BYTES) {
-    throw badFile(where, `shape ${shown} holds ${count} values, ${(count * 4 / 2 ** 20).toFixed(0)} MiB as float32, over the limit of ${MAX_CALL_BYTES / 2 ** 20} MiB (MAX_CALL_BYTES)`);
+    throw badFile(
+      where,
+      `shape ${shown} holds ${count} values, ${((count * 4) / 2 ** 20).toFixed(0)} MiB as float32, over the limit of ${MAX_CALL_BYTES / 2 ** 20} MiB (MAX_CALL_BYTES)`,
+    );
   }
   return count;
 }

@@ -5,8 +5,17 @@ import { badFile, checkShape, fortranToRowMajor, makeTensor, quote, toBytes, toF
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 const KINDS = {
-  b: 'a boolean', i: 'an integer', u: 'an unsigned integer', c: 'a complex', S: 'a bytes', a: 'a bytes',
-  U: 'a unicode string', O: 'a Python object', V: 'a raw or structured', M: 'a datetime64', m: 'a timedelta64',
+  b: 'a boolean',
+  i: 'an integer',
+  u: 'an unsigned integer',
+  c: 'a complex',
+  S: 'a bytes',
+  a: 'a bytes',
+  U: 'a unicode string',
+  O: 'a Python object',
+  V: 'a raw or structured',
+  M: 'a datetime64',
+  m: 'a timedelta64',
 };
 const FLOATS = { f2: 'float16', f4: 'float32', f8: 'float64' };
 
@@ -19,7 +28,10 @@ class Literal {
   }
 
   fail(what) {
-    return badFile(this.where, `${what} at character ${this.at} of the header ${quote(this.text.slice(0, 80).trimEnd(), 80)}; it must be a dict literal like {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`);
+    return badFile(
+      this.where,
+      `${what} at character ${this.at} of the header ${quote(this.text.slice(0, 80).trimEnd(), 80)}; it must be a dict literal like {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }`,
+    );
   }
 
   space() {
@@ -63,7 +75,10 @@ class Literal {
 
   boolean() {
     this.space();
-    for (const [word, value] of [['True', true], ['False', false]]) {
+    for (const [word, value] of [
+      ['True', true],
+      ['False', false],
+    ]) {
       if (this.text.startsWith(word, this.at) && !/[A-Za-z0-9_]/.test(this.text[this.at + word.length] ?? '')) {
         this.at += word.length;
         return value;
@@ -100,7 +115,10 @@ function parseHeader(text, where) {
     p.expect(':');
     p.space();
     if (key === 'descr' && (p.text[p.at] === '[' || p.text[p.at] === '(')) {
-      throw badFile(where, "'descr' is a structured (record) dtype; attention-wasm reads float16, float32 and float64 arrays");
+      throw badFile(
+        where,
+        "'descr' is a structured (record) dtype; attention-wasm reads float16, float32 and float64 arrays",
+      );
     }
     found[key] = key === 'descr' ? p.string() : key === 'shape' ? p.tuple() : p.boolean();
     if (p.take('}')) break;
@@ -119,10 +137,17 @@ function floatType(descr, where) {
   const match = /^([<>|=]?)([A-Za-z])(\d*)$/.exec(descr);
   const float = match && FLOATS[match[2] + match[3]];
   if (float && match[1] !== '|' && match[1] !== '=') return { kind: match[2] + match[3], bigEndian: match[1] === '>' };
-  const what = float ? `a float with byte order '${match[1]}', which numpy does not write`
-    : match && match[2] === 'f' ? `a ${Number(match[3]) * 8}-bit float array`
-      : match && KINDS[match[2]] ? `${KINDS[match[2]]} array` : 'not a dtype numpy writes';
-  throw badFile(where, `'descr' is ${quote(descr, 20)}, ${what}; attention-wasm reads float16, float32 and float64 (<f2, <f4, <f8 or big-endian >f2, >f4, >f8)`);
+  const what = float
+    ? `a float with byte order '${match[1]}', which numpy does not write`
+    : match && match[2] === 'f'
+      ? `a ${Number(match[3]) * 8}-bit float array`
+      : match && KINDS[match[2]]
+        ? `${KINDS[match[2]]} array`
+        : 'not a dtype numpy writes';
+  throw badFile(
+    where,
+    `'descr' is ${quote(descr, 20)}, ${what}; attention-wasm reads float16, float32 and float64 (<f2, <f4, <f8 or big-endian >f2, >f4, >f8)`,
+  );
 }
 
 /**
@@ -132,7 +157,11 @@ function floatType(descr, where) {
  * @returns {{ kind: string, bigEndian: boolean, fortran: boolean, shape: number[], count: number, dataOffset: number }}
  */
 export function parseNpy(bytes, name) {
-  if (bytes.length < 10) throw badFile(`${name} at byte 0`, `the file has ${bytes.length} bytes, fewer than the 10 of an .npy preamble (truncated?)`);
+  if (bytes.length < 10)
+    throw badFile(
+      `${name} at byte 0`,
+      `the file has ${bytes.length} bytes, fewer than the 10 of an .npy preamble (truncated?)`,
+    );
   if (MAGIC.some((b, i) => bytes[i] !== b)) {
     throw badFile(`${name} at byte 0`, 'bad magic: an .npy file starts with \\x93NUMPY');
   }
@@ -146,7 +175,10 @@ export function parseNpy(bytes, name) {
   if (bytes.length < start) throw badFile(`${name} at byte 8`, 'the header length is cut off (truncated file)');
   const headerLength = major === 1 ? u16(bytes, 8) : u32(bytes, 8);
   if (start + headerLength > bytes.length) {
-    throw badFile(`${name} at byte 8`, `the header length ${headerLength} runs past the end of the file (${bytes.length} bytes; truncated?)`);
+    throw badFile(
+      `${name} at byte 8`,
+      `the header length ${headerLength} runs past the end of the file (${bytes.length} bytes; truncated?)`,
+    );
   }
   const where = `${name} header at byte ${start}`;
   const raw = bytes.subarray(start, start + headerLength);
@@ -171,7 +203,10 @@ export function parseNpy(bytes, name) {
   const needed = count * (kind === 'f2' ? 2 : kind === 'f4' ? 4 : 8);
   if (bytes.length - dataOffset !== needed) {
     const problem = bytes.length - dataOffset < needed ? 'fewer (truncated?)' : 'more than the array holds';
-    throw badFile(`${name} data at byte ${dataOffset}`, `shape ${shown} of ${FLOATS[kind]} needs ${needed} bytes, but the file has ${bytes.length - dataOffset}: ${problem}`);
+    throw badFile(
+      `${name} data at byte ${dataOffset}`,
+      `shape ${shown} of ${FLOATS[kind]} needs ${needed} bytes, but the file has ${bytes.length - dataOffset}: ${problem}`,
+    );
   }
   return { kind, bigEndian, fortran: header.fortran_order, shape: header.shape, count, dataOffset };
 }

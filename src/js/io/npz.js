@@ -26,7 +26,8 @@ export async function readNpz(source, options = {}) {
   }
   const members = new Map();
   for (const member of listZip(bytes)) {
-    if (!member.name.endsWith('.npy')) throw badFile(member.where, 'the member is not an .npy file; an .npz holds only arrays');
+    if (!member.name.endsWith('.npy'))
+      throw badFile(member.where, 'the member is not an .npy file; an .npz holds only arrays');
     const key = member.name.slice(0, -4);
     if (members.has(key)) throw badFile(member.where, `a second member named ${quote(member.name)}`);
     members.set(key, member);
@@ -34,8 +35,14 @@ export async function readNpz(source, options = {}) {
   const wanted = names ?? [...members.keys()];
   for (const name of wanted) {
     if (!members.has(name)) {
-      const some = [...members.keys()].slice(0, 8).map((k) => quote(k, 30)).join(', ');
-      throw badFile('npz', `there is no array ${quote(name)}; the file holds ${members.size}: ${some}${members.size > 8 ? ', …' : ''}`);
+      const some = [...members.keys()]
+        .slice(0, 8)
+        .map((k) => quote(k, 30))
+        .join(', ');
+      throw badFile(
+        'npz',
+        `there is no array ${quote(name)}; the file holds ${members.size}: ${some}${members.size > 8 ? ', …' : ''}`,
+      );
     }
   }
   const result = [];

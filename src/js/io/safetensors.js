@@ -8,8 +8,23 @@ import { badFile, checkShape, isBlob, makeTensor, quote, toBytes, toFloat32, u64
 const MAX_HEADER_BYTES = 100_000_000;
 const READABLE = { F32: 'f4', F16: 'f2', BF16: 'bf16', F64: 'f8' };
 const ELEMENT_BYTES = {
-  BOOL: 1, U8: 1, I8: 1, F8_E5M2: 1, F8_E4M3: 1, F8_E8M0: 1, I16: 2, U16: 2, F16: 2, BF16: 2,
-  I32: 4, U32: 4, F32: 4, I64: 8, U64: 8, F64: 8, C64: 8,
+  BOOL: 1,
+  U8: 1,
+  I8: 1,
+  F8_E5M2: 1,
+  F8_E4M3: 1,
+  F8_E8M0: 1,
+  I16: 2,
+  U16: 2,
+  F16: 2,
+  BF16: 2,
+  I32: 4,
+  U32: 4,
+  F32: 4,
+  I64: 8,
+  U64: 8,
+  F64: 8,
+  C64: 8,
 };
 
 const isPlainObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -18,13 +33,23 @@ const formatDims = (shape) => `[${shape.join(', ')}]`;
 
 /** The header length N from the first 8 bytes, checked against the file's size. */
 function headerLength(first8, fileSize) {
-  if (first8.length < 8) throw badFile('safetensors at byte 0', `the file has ${fileSize} bytes, fewer than the 8 of the header length (truncated?)`);
+  if (first8.length < 8)
+    throw badFile(
+      'safetensors at byte 0',
+      `the file has ${fileSize} bytes, fewer than the 8 of the header length (truncated?)`,
+    );
   const length = u64(first8, 0);
   if (length > MAX_HEADER_BYTES) {
-    throw badFile('safetensors at byte 0', `the header length ${length} is over the format's limit of ${MAX_HEADER_BYTES} bytes (not a safetensors file?)`);
+    throw badFile(
+      'safetensors at byte 0',
+      `the header length ${length} is over the format's limit of ${MAX_HEADER_BYTES} bytes (not a safetensors file?)`,
+    );
   }
   if (8 + length > fileSize) {
-    throw badFile('safetensors at byte 0', `the header length ${length} runs past the end of the file (${fileSize} bytes; truncated?)`);
+    throw badFile(
+      'safetensors at byte 0',
+      `the header length ${length} runs past the end of the file (${fileSize} bytes; truncated?)`,
+    );
   }
   return length;
 }
@@ -35,7 +60,8 @@ function tensorEntry(name, info, where) {
   if (!isPlainObject(info)) throw badFile(at, 'its entry is not an object { dtype, shape, data_offsets }');
   const { dtype, shape, data_offsets: offsets } = info;
   if (typeof dtype !== 'string') throw badFile(at, "'dtype' is missing or not a string");
-  if (!Array.isArray(shape) || !shape.every(isCount)) throw badFile(at, "'shape' is missing or not a list of non-negative integers");
+  if (!Array.isArray(shape) || !shape.every(isCount))
+    throw badFile(at, "'shape' is missing or not a list of non-negative integers");
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isCount) || offsets[0] > offsets[1]) {
     throw badFile(at, "'data_offsets' is missing or not [begin, end] with 0 ≤ begin ≤ end");
   }
@@ -44,7 +70,10 @@ function tensorEntry(name, info, where) {
     let bytes = size;
     for (const dim of shape) bytes *= dim;
     if (bytes !== offsets[1] - offsets[0]) {
-      throw badFile(at, `shape ${formatDims(shape)} of ${dtype} needs ${bytes} bytes but data_offsets [${offsets.join(', ')}] span ${offsets[1] - offsets[0]}`);
+      throw badFile(
+        at,
+        `shape ${formatDims(shape)} of ${dtype} needs ${bytes} bytes but data_offsets [${offsets.join(', ')}] span ${offsets[1] - offsets[0]}`,
+      );
     }
   }
   return { name, dtype, shape, begin: offsets[0], end: offsets[1] };
@@ -63,7 +92,8 @@ export function parseHeader(raw, bufferLength) {
   let header;
   try {
     const text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-    if (!text.startsWith('{')) throw badFile(where, `the header starts with ${quote(text.slice(0, 10))}, not '{' (not a safetensors file?)`);
+    if (!text.startsWith('{'))
+      throw badFile(where, `the header starts with ${quote(text.slice(0, 10))}, not '{' (not a safetensors file?)`);
     header = JSON.parse(text);
   } catch (error) {
     if (error instanceof AttentionError) throw error;
@@ -87,13 +117,18 @@ export function parseHeader(raw, bufferLength) {
     if (tensor.begin !== end) {
       const what = tensor.begin > end ? 'a gap' : 'an overlap';
       const after = i === 0 ? 'the start of the data' : `tensor ${quote(tensors[i - 1].name)}, which ends at ${end}`;
-      throw badFile(`${where}, tensor ${quote(tensor.name)}`, `its data starts at ${tensor.begin}, after ${after}: ${what} (tensors must be contiguous)`);
+      throw badFile(
+        `${where}, tensor ${quote(tensor.name)}`,
+        `its data starts at ${tensor.begin}, after ${after}: ${what} (tensors must be contiguous)`,
+      );
     }
     end = tensor.end;
   }
   if (end !== bufferLength) {
-    const problem = end > bufferLength ? `end at ${end}, past the ${bufferLength} data bytes the file has (truncated?)`
-      : `end at ${end}, but the file has ${bufferLength} data bytes after the header`;
+    const problem =
+      end > bufferLength
+        ? `end at ${end}, past the ${bufferLength} data bytes the file has (truncated?)`
+        : `end at ${end}, but the file has ${bufferLength} data bytes after the header`;
     throw badFile(where, `the tensors' data_offsets ${problem}`);
   }
   return { tensors, metadata };
@@ -104,7 +139,10 @@ function toTensor(tensor, data) {
   const at = `safetensors tensor ${quote(tensor.name)}`;
   const kind = READABLE[tensor.dtype];
   if (!kind) {
-    throw badFile(at, `dtype ${quote(tensor.dtype, 12)} is not supported; attention-wasm reads F32, F16, BF16 and F64 (read the others with the names option or openSafetensors)`);
+    throw badFile(
+      at,
+      `dtype ${quote(tensor.dtype, 12)} is not supported; attention-wasm reads F32, F16, BF16 and F64 (read the others with the names option or openSafetensors)`,
+    );
   }
   const count = checkShape(tensor.shape, at, formatDims(tensor.shape));
   return makeTensor(toFloat32(data, 0, count, kind, false), tensor.shape);
@@ -119,8 +157,14 @@ function select(tensors, names, fn) {
   return names.map((name) => {
     const tensor = tensors.find((t) => t.name === name);
     if (!tensor) {
-      const some = tensors.slice(0, 8).map((t) => quote(t.name, 30)).join(', ');
-      throw badFile('safetensors', `there is no tensor ${quote(name)}; the file holds ${tensors.length}: ${some}${tensors.length > 8 ? ', …' : ''}`);
+      const some = tensors
+        .slice(0, 8)
+        .map((t) => quote(t.name, 30))
+        .join(', ');
+      throw badFile(
+        'safetensors',
+        `there is no tensor ${quote(name)}; the file holds ${tensors.length}: ${some}${tensors.length > 8 ? ', …' : ''}`,
+      );
     }
     return tensor;
   });
@@ -181,21 +225,32 @@ export async function openSafetensors(source) {
     try {
       data = await file.read(begin, end);
     } catch (error) {
-      throw badFile(where, `bytes ${begin} to ${end} could not be read (${String(error?.message ?? error).slice(0, 80)})`, error);
+      throw badFile(
+        where,
+        `bytes ${begin} to ${end} could not be read (${String(error?.message ?? error).slice(0, 80)})`,
+        error,
+      );
     }
-    if (data.length !== end - begin) throw badFile(where, `bytes ${begin} to ${end} are past the end of the file (it changed?)`);
+    if (data.length !== end - begin)
+      throw badFile(where, `bytes ${begin} to ${end} are past the end of the file (it changed?)`);
     return data;
   };
   const length = headerLength(await fetchRange(0, Math.min(8, file.size), 'safetensors at byte 0'), file.size);
   const start = 8 + length;
-  const { tensors, metadata } = parseHeader(await fetchRange(8, start, 'safetensors header at byte 8'), file.size - start);
+  const { tensors, metadata } = parseHeader(
+    await fetchRange(8, start, 'safetensors header at byte 8'),
+    file.size - start,
+  );
   const read = async (name) => {
     if (typeof name !== 'string') throw new AttentionError('BAD_OPTION', 'read(name): name must be a string');
     const [tensor] = select(tensors, [name], 'read');
     // Checked before reading: an unsupported dtype or a bad shape throws here, with no bytes read.
     if (!READABLE[tensor.dtype]) return toTensor(tensor, new Uint8Array(0));
     checkShape(tensor.shape, `safetensors tensor ${quote(tensor.name)}`, formatDims(tensor.shape));
-    return toTensor(tensor, await fetchRange(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`));
+    return toTensor(
+      tensor,
+      await fetchRange(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`),
+    );
   };
   return {
     tensors: tensors.map(({ name, dtype, shape }) => ({ name, dtype, shape: shape.slice() })),

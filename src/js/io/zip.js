@@ -27,20 +27,24 @@ function findEnd(bytes) {
 function directory(bytes) {
   const end = findEnd(bytes);
   const where = `zip end of central directory at byte ${end}`;
-  if (u16(bytes, end + 4) !== 0 || u16(bytes, end + 6) !== 0) throw badFile(where, 'a multi-disk archive, which is not supported');
+  if (u16(bytes, end + 4) !== 0 || u16(bytes, end + 6) !== 0)
+    throw badFile(where, 'a multi-disk archive, which is not supported');
   let count = u16(bytes, end + 10);
   let size = u32(bytes, end + 12);
   let offset = u32(bytes, end + 16);
   if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff || u16(bytes, end + 8) === 0xffff) {
     const locator = end - 20;
-    if (locator < 0 || u32(bytes, locator) !== ZIP64_LOCATOR) throw badFile(where, 'its fields overflow but no ZIP64 locator precedes it');
+    if (locator < 0 || u32(bytes, locator) !== ZIP64_LOCATOR)
+      throw badFile(where, 'its fields overflow but no ZIP64 locator precedes it');
     const record = u64(bytes, locator + 8);
     const where64 = `zip64 end of central directory at byte ${record}`;
-    if (!(record + 56 <= locator) || u32(bytes, record) !== ZIP64_EOCD) throw badFile(`zip64 locator at byte ${locator}`, 'it does not point to a ZIP64 end of central directory record');
+    if (!(record + 56 <= locator) || u32(bytes, record) !== ZIP64_EOCD)
+      throw badFile(`zip64 locator at byte ${locator}`, 'it does not point to a ZIP64 end of central directory record');
     count = u64(bytes, record + 32);
     size = u64(bytes, record + 40);
     offset = u64(bytes, record + 48);
-    if (!(offset + size <= record)) throw badFile(where64, `the central directory (${size} bytes at byte ${offset}) does not end before it`);
+    if (!(offset + size <= record))
+      throw badFile(where64, `the central directory (${size} bytes at byte ${offset}) does not end before it`);
   } else if (!(offset + size <= end)) {
     throw badFile(where, `the central directory (${size} bytes at byte ${offset}) does not end before it`);
   }
@@ -84,7 +88,8 @@ export function listZip(bytes) {
   let at = offset;
   for (let i = 0; i < count; i++) {
     const where = `zip central directory entry ${i} at byte ${at}`;
-    if (at + 46 > end || u32(bytes, at) !== CENTRAL) throw badFile(where, 'not a central directory entry (bad signature or past the directory)');
+    if (at + 46 > end || u32(bytes, at) !== CENTRAL)
+      throw badFile(where, 'not a central directory entry (bad signature or past the directory)');
     const nameLength = u16(bytes, at + 28);
     const extraLength = u16(bytes, at + 30);
     const next = at + 46 + nameLength + extraLength + u16(bytes, at + 32);
@@ -103,7 +108,10 @@ export function listZip(bytes) {
     zip64Extra(bytes, at + 46 + nameLength, at + 46 + nameLength + extraLength, entry, memberWhere);
     if (entry.flags & 1) throw badFile(memberWhere, 'the member is encrypted');
     if (entry.method !== 0 && entry.method !== 8) {
-      throw badFile(memberWhere, `compression method ${entry.method} is not supported (only 0, stored, and 8, deflate, as numpy writes)`);
+      throw badFile(
+        memberWhere,
+        `compression method ${entry.method} is not supported (only 0, stored, and 8, deflate, as numpy writes)`,
+      );
     }
     if (entry.method === 0 && entry.size !== entry.compressedSize) {
       throw badFile(memberWhere, `a stored member of ${entry.compressedSize} bytes claims to hold ${entry.size}`);
@@ -114,7 +122,10 @@ export function listZip(bytes) {
     }
     const dataOffset = local + 30 + u16(bytes, local + 26) + u16(bytes, local + 28);
     if (!(dataOffset + entry.compressedSize <= offset)) {
-      throw badFile(memberWhere, `its ${entry.compressedSize} bytes of data at byte ${dataOffset} run past the start of the central directory (byte ${offset})`);
+      throw badFile(
+        memberWhere,
+        `its ${entry.compressedSize} bytes of data at byte ${dataOffset} run past the start of the central directory (byte ${offset})`,
+      );
     }
     members.push({ ...entry, dataOffset, where: memberWhere });
     at = next;
@@ -124,7 +135,10 @@ export function listZip(bytes) {
   for (let i = 1; i < byOffset.length; i++) {
     const previous = byOffset[i - 1];
     if (byOffset[i].localOffset < previous.dataOffset + previous.compressedSize) {
-      throw badFile(byOffset[i].where, `its local header at byte ${byOffset[i].localOffset} overlaps the data of ${quote(previous.name)}`);
+      throw badFile(
+        byOffset[i].where,
+        `its local header at byte ${byOffset[i].localOffset} overlaps the data of ${quote(previous.name)}`,
+      );
     }
   }
   return members;
@@ -148,7 +162,10 @@ function crc32(data) {
 /** Inflates raw deflate data into exactly `size` bytes, and fails as soon as the stream yields more. */
 async function inflate(compressed, size, where) {
   if (typeof DecompressionStream !== 'function') {
-    throw badFile(where, "the member is deflated, and this engine has no DecompressionStream('deflate-raw') to inflate it");
+    throw badFile(
+      where,
+      "the member is deflated, and this engine has no DecompressionStream('deflate-raw') to inflate it",
+    );
   }
   const out = new Uint8Array(size);
   let filled = 0;
@@ -169,7 +186,8 @@ async function inflate(compressed, size, where) {
     if (error?.code === 'BAD_FILE') throw error;
     throw badFile(where, `the deflated data is corrupt (${String(error?.message ?? error).slice(0, 100)})`, error);
   }
-  if (filled !== size) throw badFile(where, `the deflated data inflates to ${filled} bytes, not the ${size} the central directory states`);
+  if (filled !== size)
+    throw badFile(where, `the deflated data inflates to ${filled} bytes, not the ${size} the central directory states`);
   return out;
 }
 
@@ -180,16 +198,25 @@ async function inflate(compressed, size, where) {
 export async function readMember(bytes, member) {
   const { where, size, compressedSize, dataOffset } = member;
   if (size > MAX_MEMBER_BYTES) {
-    throw badFile(where, `the member is ${size} bytes uncompressed, more than the largest array attention-wasm reads (${MAX_MEMBER_BYTES} bytes: MAX_CALL_BYTES of float32 from float64)`);
+    throw badFile(
+      where,
+      `the member is ${size} bytes uncompressed, more than the largest array attention-wasm reads (${MAX_MEMBER_BYTES} bytes: MAX_CALL_BYTES of float32 from float64)`,
+    );
   }
   if (member.method === 8 && size > compressedSize * MAX_DEFLATE_RATIO + 1024) {
-    throw badFile(where, `${compressedSize} deflated bytes cannot inflate to the ${size} bytes the central directory states`);
+    throw badFile(
+      where,
+      `${compressedSize} deflated bytes cannot inflate to the ${size} bytes the central directory states`,
+    );
   }
   const stored = bytes.subarray(dataOffset, dataOffset + compressedSize);
   const data = member.method === 0 ? stored : await inflate(stored, size, where);
   const crc = crc32(data);
   if (crc !== member.crc) {
-    throw badFile(where, `CRC-32 is ${crc.toString(16).padStart(8, '0')} but the central directory states ${member.crc.toString(16).padStart(8, '0')}`);
+    throw badFile(
+      where,
+      `CRC-32 is ${crc.toString(16).padStart(8, '0')} but the central directory states ${member.crc.toString(16).padStart(8, '0')}`,
+    );
   }
   return data;
 }
