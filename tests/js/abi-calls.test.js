@@ -4,20 +4,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { VARIANTS, expectClose, randomTensor, seededRandom } from './reference.js';
+import { goldenOutput, I2, weights } from './worked-example.js';
 
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
-const weights = {
-  wq: I2,
-  wk: I2,
-  wv: [
-    [1, 2],
-    [3, 4],
-  ],
-};
-const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 const inBrowser = typeof window !== 'undefined';
 const wasmFile = (variant) => new URL(`../../src/js/wasm/attention-${variant}.wasm`, import.meta.url);
 

@@ -3,34 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, MAX_CALL_BYTES, createAttention } from '../../src/js/index.js';
 import { VARIANTS, expectClose } from './reference.js';
-
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
-const q3 = [
-  [1, 2, 3],
-  [4, 5, 6],
-];
-const k3 = [
-  [1, 0, 0],
-  [0, 1, 0],
-  [0, 0, 1],
-];
-const v2 = [
-  [1, 2],
-  [3, 4],
-  [5, 6],
-];
-const weights = {
-  wq: I2,
-  wk: I2,
-  wv: [
-    [1, 2],
-    [3, 4],
-  ],
-};
-const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
+import { goldenOutput, I2, k3, q3, v2, weights } from './worked-example.js';
 
 /** A Float32Array of `length` ones with `value` at `index`. */
 function withValueAt(length, index, value) {

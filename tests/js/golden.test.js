@@ -2,11 +2,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../src/js/index.js';
 import { VARIANTS, expectClose, referenceAttention } from './reference.js';
+import { I2 } from './worked-example.js';
 
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
 // softmax([1/√2, 0]) = [e^{1/√2}, 1] / (e^{1/√2} + 1)
 const a = Math.exp(Math.SQRT1_2) / (Math.exp(Math.SQRT1_2) + 1);
 

@@ -3,33 +3,7 @@
 // result, a write out of bounds or a crash. One test per finding (8 to 16) of the reliability issue.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
-
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
-const q3 = [
-  [1, 2, 3],
-  [4, 5, 6],
-];
-const k3 = [
-  [1, 0, 0],
-  [0, 1, 0],
-  [0, 0, 1],
-];
-const v2 = [
-  [1, 2],
-  [3, 4],
-  [5, 6],
-];
-const weights = {
-  wq: I2,
-  wk: I2,
-  wv: [
-    [1, 2],
-    [3, 4],
-  ],
-};
+import { I2, k3, q3, v2, weights } from './worked-example.js';
 
 /** The error `call` throws; fails the test when it returns. */
 function errorOf(call) {

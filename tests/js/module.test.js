@@ -2,20 +2,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tensor, createAttention, simdSupported } from '../../src/js/index.js';
 import { VARIANTS, expectClose, randomTensor, referenceAttention, seededRandom } from './reference.js';
+import { goldenOutput, I2, weights } from './worked-example.js';
 
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
-const weights = {
-  wq: I2,
-  wk: I2,
-  wv: [
-    [1, 2],
-    [3, 4],
-  ],
-};
-const goldenOutput = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 const inBrowser = typeof window !== 'undefined';
 
 describe('builds', () => {

@@ -3,13 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { expectClose, randomTensor, referenceAttention, seededRandom } from './reference.js';
+import { I2 } from './worked-example.js';
 
 const CALLS = 100000;
 const MEMORY_BOUND = 48 * 2 ** 20;
-const I2 = [
-  [1, 0],
-  [0, 1],
-];
 const golden = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 
 describe('memory soak', () => {
