@@ -1,7 +1,8 @@
 // The controls' wiring: examples, sentence, sizes, seed, attention settings, edits, paste, link and PNG export.
-import { EXAMPLES } from './model/examples.js';
+import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
 import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
+import { tokenCountNote } from './model/lesson.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
@@ -31,7 +32,6 @@ export function buildControls(app) {
         click: () => {
           clearFieldErrors();
           app.clearInvalid();
-          byId('example-about').textContent = example.about;
           app.setState(example.state());
         },
       },
@@ -160,6 +160,14 @@ export function syncControls(state, from) {
   byId('temperature-value').textContent = String(state.temperature);
   byId('share-qk').checked = state.shareQK;
   byId('precision').value = String(state.precision);
+  const active = activeExample(state);
+  for (const button of document.querySelectorAll('#examples button')) {
+    button.setAttribute('aria-pressed', String(button.dataset.example === active?.id));
+  }
+  byId('example-about').textContent = exampleAbout(state);
+  const countNote = tokenCountNote(state);
+  byId('sizes-note').textContent = countNote;
+  show(byId('sizes-note'), Boolean(countNote));
   const head = byId('head');
   if (head.options.length !== state.numHeads) {
     head.replaceChildren(...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })));
@@ -196,7 +204,7 @@ function downloadPng(app) {
   if (!result) return;
   const labels = labelsFor(state);
   const weights = headSlice(result.weights, state.head);
-  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.slice(0, 60)}`;
+  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
   const picture = heatmapPicture({
     data: weights.data, rows: state.n, cols: state.n, rowLabels: labels, colLabels: labels, title, precision: state.precision,
     blocked: (i, j) => maskCell(state, i, j) !== 'open',

@@ -123,9 +123,11 @@ async function start() {
     return;
   }
   const status = byId('status');
+  // The attention kernels are the project's own fused SIMD128 loops; Eigen only does the projections.
+  const kernels = attn.kernelBackend ?? (attn.simd ? 'hand-fused SIMD128' : 'scalar');
   const simd = attn.simd
-    ? `WebAssembly SIMD on · Eigen uses ${attn.instructionSets}`
-    : 'WebAssembly without SIMD (this browser lacks it): the scalar build';
+    ? `WebAssembly SIMD on · attention kernels: ${kernels} · projections: Eigen (${attn.instructionSets})`
+    : `WebAssembly without SIMD (this browser lacks it): the scalar build · attention kernels: ${kernels}`;
   status.replaceChildren(
     el('span', { class: `badge ${attn.simd ? 'on' : 'off'}`, text: attn.simd ? 'SIMD' : 'scalar' }),
     el('span', { class: 'status-text', text: simd }),

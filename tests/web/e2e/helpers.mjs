@@ -39,8 +39,8 @@ export async function startBrowser() {
  * Opens the page in a fresh context and records everything that should not happen: console errors and
  * warnings, uncaught exceptions, CSP violations, dialogs and requests to other origins.
  */
-export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, route, waitForRender = true } = {}) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
+export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {}) {
+  const context = await env.browser.newContext({ viewport, hasTouch, acceptDownloads: true });
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
     const page = await context.newPage();

@@ -4,3 +4,4 @@ import './session.mjs';
 import './steps.mjs';
 import './inputs.mjs';
 import './strict.mjs';
+import './fixes.mjs';

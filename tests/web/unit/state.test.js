@@ -121,6 +121,14 @@ describe('garbled and malicious hashes', () => {
     }
   });
 
+  it('reads numbers only up to the cell editor\'s limit of 1e6, so the issue\'s link falls back to the seed', () => {
+    const { state, warnings } = decodeState('#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1e30,1;2,3');
+    expect(state.x).toBeNull();
+    expect(warnings.join(' ')).toMatch(/x=1e30,1;2,3 is not a 2×2 matrix of numbers from -1000000 to 1000000/);
+    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1e6,-1e6;2,3').state.x).toEqual([[1e6, -1e6], [2, 3]]);
+    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1000001,1;2,3').state.x).toBeNull();
+  });
+
   it('never throws and always gives sizes within the limits (random hashes)', () => {
     const rng = createRng(7);
     const alphabet = 'abcdehnpstvxmqkw=&;,.%+-#0123456789<>"\'()[]{}\\ \u00e9\u{1F642}';

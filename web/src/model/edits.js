@@ -3,11 +3,11 @@ import { maskCell } from './inputs.js';
 import { causalCellMessage } from './lesson.js';
 import { INPUT_TITLES, currentMatrix, headWidth } from './matrices.js';
 import { parseMatrix, parseNumber } from './parse.js';
-import { checkSizes, withSizes } from './state.js';
+import { LIMITS, checkSizes, withSizes } from './state.js';
 import { cellName, quote } from './tooltips.js';
 
 /** The largest magnitude a person may type or paste. */
-export const MAX_TYPED = 1e6;
+export const MAX_TYPED = LIMITS.typed;
 
 /** The sizes of a state, as checkSizes and withSizes take them. */
 export function sizesOf(state) {

@@ -20,6 +20,8 @@ export const LIMITS = Object.freeze({
   temperatureMax: 5,
   sentenceChars: 2000,
   hashChars: 200_000,
+  // The largest magnitude a number may have, typed, pasted or read from a link.
+  typed: 1e6,
 });
 
 /** The names of the sizes, as the page writes them. */
@@ -164,7 +166,7 @@ function readMatrix(text, rows, cols) {
     const row = [];
     for (const field of fields) {
       const value = parseNumber(field);
-      if (value === null || Math.abs(value) > 1e30) return null;
+      if (value === null || Math.abs(value) > LIMITS.typed) return null;
       row.push(value);
     }
     matrix.push(row);
@@ -263,7 +265,7 @@ export function decodeState(hash) {
     if (get(name) === null || (name === 'wk' && state.shareQK)) continue;
     const [rows, cols] = matrixShape(state, name);
     const matrix = readMatrix(get(name), rows, cols);
-    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers, so the seed's numbers are used`);
+    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers from -1000000 to 1000000, so the seed's numbers are used`);
     else state[name] = matrix;
   }
   if (get('mask') !== null) {

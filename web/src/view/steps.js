@@ -1,7 +1,7 @@
 // Draws the steps of attention: the grids from X to the output, the weights' heatmap, the heads and their texts.
 import { formatShape } from '../model/format.js';
 import { averageHeads, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
-import { entropyText, explainOutputRow, headColumnsNote, headsText, scaleTexts, varianceText } from '../model/lesson.js';
+import { entropyText, explainOutputRow, headColumnsNote, headsText, randomNote, scaleTexts, varianceText } from '../model/lesson.js';
 import { INPUT_TITLES, currentMatrix, headWidth } from '../model/matrices.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
@@ -196,6 +196,7 @@ export class Steps {
     byId('scale-formula').textContent = scale.formula;
     byId('scale-text').textContent = scale.text;
     byId('entropy-text').textContent = entropyText(state, result);
+    byId('random-note').textContent = randomNote(state, result);
     byId('why-text').textContent = varianceText(state, result);
     const headsNote = byId('qkv-heads-note');
     headsNote.textContent = headColumnsNote(state);
