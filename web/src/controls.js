@@ -120,7 +120,7 @@ export function toggleMaskCell(app, i, j) {
 /** The state with every matrix drawn again from the seed (typed numbers dropped). */
 function redrawn(app, next) {
   app.clearInvalid();
-  return { ...next, x: null, wq: null, wk: null, wv: null };
+  return { ...next, x: null, wq: null, wk: null, wv: null, wo: null };
 }
 
 function readSizes(app, event) {

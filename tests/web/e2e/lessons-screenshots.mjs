@@ -15,6 +15,10 @@ const shots = {
     await page.locator('#step-scale').screenshot({ path: `${out}/lessons-fixes-scale-${width}.png` });
     await page.locator('.page-header').screenshot({ path: `${out}/lessons-fixes-header-${width}.png` });
   },
+  projection: async (page, width) => {
+    await afterChange(page, () => page.click('button[data-example="projection"]'));
+    await page.locator('#step-heads').screenshot({ path: `${out}/lessons-projection-${width}.png` });
+  },
 };
 
 const env = await startBrowser();

@@ -5,3 +5,4 @@ import './steps.mjs';
 import './inputs.mjs';
 import './strict.mjs';
 import './fixes.mjs';
+import './lessons.mjs';

@@ -17,7 +17,7 @@ export const EXAMPLES = [
   {
     id: 'worked',
     title: '2×2 by hand',
-    about: 'X = I, W_q = W_k = I and W_v = [[1, 2], [3, 4]], small enough to check on paper: '
+    about: 'X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]] and W_o = I, small enough to check on paper: '
       + 'the scores are [[1, 0], [0, 1]] ÷ √2, and the output is [[1.6604769, 2.6604769], [2.3395231, 3.3395231]] '
       + 'in float64, as NumPy gives it. attention-wasm computes in float32, which keeps about 7 significant digits: '
       + 'at 7 decimals it shows 2.3395228 for 2.3395231, one float32 rounding step (2.4e-7) away.',
@@ -33,6 +33,7 @@ export const EXAMPLES = [
       wq: identity(2),
       wk: identity(2),
       wv: [[1, 2], [3, 4]],
+      wo: identity(2),
     }),
   },
   {
@@ -48,6 +49,13 @@ export const EXAMPLES = [
       + 'Compare their heatmaps below. The blocks are random, so the patterns differ only by chance: '
       + 'training is what would teach each head to look for something different.',
     state: () => ({ ...defaultState(), dModel: 16, numHeads: 4 }),
+  },
+  {
+    id: 'projection',
+    title: 'W_o',
+    about: 'Two heads with d_v = 3: side by side their outputs are [5, 6]. The output projection W_o, [6, 8], '
+      + 'brings them back to d_model = 8, the width of X, and mixes the heads. See step 8; W_o is editable.',
+    state: () => ({ ...defaultState(), numHeads: 2, dV: 3 }),
   },
   {
     id: 'shared',

@@ -39,7 +39,8 @@ export function maskCell(state, i, j) {
 
 /**
  * The arguments of `attn.selfAttention(x, weights, options)` for the state. numHeads is always given, so
- * every per-head result has a head dimension: q [H, n, d_k], weights [H, n, n], heads [H, n, d_v].
+ * every per-head result has a head dimension: q [H, n, d_k], weights [H, n, n], heads [H, n, d_v]; then
+ * concat [n, H·d_v] and, through W_o, output [n, d_model].
  */
 export function attentionCall(state) {
   const flat = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
@@ -54,6 +55,7 @@ export function attentionCall(state) {
       wq: flat(currentMatrix(state, 'wq')),
       wk: flat(currentMatrix(state, 'wk')),
       wv: flat(currentMatrix(state, 'wv')),
+      wo: flat(currentMatrix(state, 'wo')),
       numHeads: state.numHeads,
     },
     options,

@@ -81,6 +81,18 @@ export function varianceText(state, result) {
   return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
 }
 
+/** How concat · W_o makes the layer's output, with the shapes of the state. */
+export function projectionText(state) {
+  const { n, dV, dModel, numHeads: H } = state;
+  const concat = H === 1 ? `With one head, the concatenation is just its output, [${n}, ${dV}].`
+    : `The ${H} heads' outputs side by side make one [${n}, ${H}·${dV}] = [${n}, ${H * dV}] matrix.`;
+  return `${concat} The output projection W_o has shape [H·d_v, d_model] = [${H * dV}, ${dModel}]: one row for each column of the heads, `
+    + `one column for each of the model's ${dModel} dimensions. So [${n}, ${H * dV}] · [${H * dV}, ${dModel}] gives the layer's output [${n}, ${dModel}], `
+    + 'the width of X again, which the next layer and the residual connection (X + output) need. '
+    + `${H > 1 ? 'Every output number takes from all the heads\' columns: this is where the heads are mixed. ' : ''}`
+    + 'Like the other W\'s, W_o is random from the seed here; double-click a cell to change it.';
+}
+
 /** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
 export function headColumnsNote(state) {
   const { head, numHeads, dK, dV } = state;
@@ -97,7 +109,7 @@ export function headsText(state) {
   const random = randomInputs(state).length
     ? ' Here the blocks are random, so the heads differ only by chance; in a trained model each head learns to look for something different.'
     : '';
-  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. A transformer then multiplies it by W_o; that last step is left out here so you see the heads directly.`;
+  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
 }
 
 /** The inputs of attention's pattern (X, W_q, W_k) that come from the seed rather than from typed numbers. */

@@ -1,12 +1,12 @@
-// The input matrices X, W_q, W_k and W_v of a state: generated from the seed, or the numbers a person
+// The input matrices X, W_q, W_k, W_v and W_o of a state: generated from the seed, or the numbers a person
 // typed or pasted (an "override" of the same shape).
 import { randomMatrix } from './rng.js';
 
 /** The editable input matrices, in the order they are used. */
-export const INPUT_NAMES = ['x', 'wq', 'wk', 'wv'];
+export const INPUT_NAMES = ['x', 'wq', 'wk', 'wv', 'wo'];
 
 /** Display names of the input matrices. */
-export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v' };
+export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v', wo: 'W_o' };
 
 /**
  * The shape of an input matrix. Heads sit side by side as column blocks:
@@ -16,16 +16,18 @@ export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v' };
  * | x      | [n, dModel]                |
  * | wq, wk | [dModel, numHeads·dK]      |
  * | wv     | [dModel, numHeads·dV]      |
+ * | wo     | [numHeads·dV, dModel]      |
  * @returns {[number, number]}
  */
 export function matrixShape(state, name) {
   if (name === 'x') return [state.n, state.dModel];
+  if (name === 'wo') return [state.numHeads * state.dV, state.dModel];
   return [state.dModel, state.numHeads * (name === 'wv' ? state.dV : state.dK)];
 }
 
-/** The width of one head's block of columns in an input matrix (the whole width for x). */
+/** The width of one head's block of columns in an input matrix (the whole width for x and W_o). */
 export function headWidth(state, name) {
-  if (name === 'x') return state.dModel;
+  if (name === 'x' || name === 'wo') return state.dModel;
   return name === 'wv' ? state.dV : state.dK;
 }
 
@@ -35,8 +37,8 @@ const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 const generated = new Map();
 
 /**
- * The matrix the seed gives. X has variance 1; a W has standard deviation 1/√d_model so that Q, K and V
- * also have variance about 1. Values are rounded to 2 decimals so the page shows them exactly.
+ * The matrix the seed gives. X has variance 1; W_q, W_k and W_v have standard deviation 1/√d_model so that
+ * Q, K and V also have variance about 1, and W_o 1/√(H·d_v) so that the layer's output does too. Values are rounded to 2 decimals so the page shows them exactly.
  * The result is cached and shared: copy it before changing it.
  * @returns {number[][]}
  */
@@ -52,8 +54,8 @@ export function generatedMatrix(state, name) {
     rows,
     cols,
     dist: state.dist,
-    std: name === 'x' ? 1 : 1 / Math.sqrt(state.dModel),
-    colKey: name === 'x' ? undefined : columnKey(width),
+    std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
+    colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
   });
   generated.set(name, { key, matrix });
   return matrix;
@@ -79,6 +81,7 @@ export function resizeOverride(old, before, after, name) {
     return old.map((row) => row.slice());
   }
   const fresh = generatedMatrix(after, name).map((row) => row.slice());
+  if (name === 'wo') return resizeRowBlocks(old, fresh, before.dV, after.dV);
   const oldWidth = headWidth(before, name);
   const newWidth = headWidth(after, name);
   for (let i = 0; i < Math.min(rows, oldRows); i++) {
@@ -88,6 +91,17 @@ export function resizeOverride(old, before, after, name) {
       const oldJ = head * oldWidth + within;
       if (within < oldWidth && oldJ < oldCols) fresh[i][j] = old[i][oldJ];
     }
+  }
+  return fresh;
+}
+
+/** W_o carried over: its rows are the heads' blocks of d_v, so a row moves with its head. */
+function resizeRowBlocks(old, fresh, oldDV, newDV) {
+  for (let i = 0; i < fresh.length; i++) {
+    const within = i % newDV;
+    const oldI = Math.floor(i / newDV) * oldDV + within;
+    if (within >= oldDV || oldI >= old.length) continue;
+    for (let j = 0; j < Math.min(fresh[i].length, old[oldI].length); j++) fresh[i][j] = old[oldI][j];
   }
   return fresh;
 }

@@ -47,6 +47,7 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {number[][] | null} wq
  * @property {number[][] | null} wk
  * @property {number[][] | null} wv
+ * @property {number[][] | null} wo   the output projection, [numHeads·dV, dModel]
  * @property {boolean[][] | null} mask  [n, n], true = may attend; null = all allowed
  */
 
@@ -71,6 +72,7 @@ export function defaultState() {
     wq: null,
     wk: null,
     wv: null,
+    wo: null,
     mask: null,
   };
 }
@@ -113,7 +115,7 @@ export function withSizes(state, sizes) {
   return next;
 }
 
-const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'mask'];
+const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'wo', 'mask'];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
 
