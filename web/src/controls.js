@@ -82,6 +82,8 @@ export function buildControls(app) {
     const t = Math.round(Number(e.target.value) * 100) / 100;
     app.setState({ ...app.state, temperature: Math.min(LIMITS.temperatureMax, Math.max(LIMITS.temperatureMin, t)) }, { from: e.target });
   });
+  byId('positions').addEventListener('change', (e) => app.setState({ ...app.state, positions: e.target.checked }));
+  byId('shuffle').addEventListener('click', () => app.setState({ ...app.state, shuffle: app.state.shuffle + 1 }));
   byId('share-qk').addEventListener('change', (e) => app.setState({ ...app.state, shareQK: e.target.checked, wk: null }));
   byId('head').addEventListener('change', (e) => app.setState({ ...app.state, head: Number(e.target.value) }));
   byId('clear-mask').addEventListener('click', () => {
@@ -159,6 +161,7 @@ export function syncControls(state, from) {
   set(byId('temperature'), 'value', String(state.temperature));
   byId('temperature-value').textContent = String(state.temperature);
   byId('share-qk').checked = state.shareQK;
+  byId('positions').checked = state.positions;
   byId('precision').value = String(state.precision);
   const active = activeExample(state);
   for (const button of document.querySelectorAll('#examples button')) {

@@ -6,6 +6,8 @@ import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
+import { wordOrderDemo } from './model/wordOrder.js';
+import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 
 let state;
@@ -16,6 +18,7 @@ let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
 let steps;
+let orderView;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -85,6 +88,7 @@ function render() {
   setError(byId('compute-error'), null);
   lastResult = result;
   steps.draw(state, result);
+  orderView.draw(state, wordOrderDemo(attn, state));
   const totalMs = performance.now() - started;
   renderCount++;
   document.body.dataset.renders = String(renderCount);
@@ -114,6 +118,7 @@ async function start() {
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
     onSelectHead: (head) => setState({ ...state, head }),
   });
+  orderView = new OrderView();
   buildControls(app);
   loadHash();
   try {

@@ -19,6 +19,11 @@ const shots = {
     await afterChange(page, () => page.click('button[data-example="projection"]'));
     await page.locator('#step-heads').screenshot({ path: `${out}/lessons-projection-${width}.png` });
   },
+  order: async (page, width) => {
+    await afterChange(page, () => page.click('button[data-example="order"]'));
+    await page.locator('#step-x').screenshot({ path: `${out}/lessons-positions-${width}.png` });
+    await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
+  },
 };
 
 const env = await startBrowser();

@@ -76,3 +76,84 @@ describe('lesson: the output projection W_o', () => {
     });
   });
 });
+
+/** P of the original paper, written out here: sin on even dimensions, cos on odd ones. */
+const positions64 = (n, d) => Array.from({ length: n }, (_, pos) => Array.from({ length: d }, (_, j) => {
+  const angle = pos / 10000 ** ((j - (j % 2)) / d);
+  return j % 2 ? Math.cos(angle) : Math.sin(angle);
+}));
+const plus = (a, b) => a.map((row, i) => row.map((v, j) => v + b[i][j]));
+
+describe('lesson: tokens, then positions', () => {
+  test('the same token gets the same embedding; P and X + P match a float64 reference, and so does the layer', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="causal"]'));
+      const x = await readMatrix(page, 'x');
+      assert.deepEqual(x.rowLabels, ['the', 'cat', 'sat', 'on', 'the', 'mat']);
+      assert.deepEqual(x.cells[4], x.cells[0]);
+      assert.notDeepEqual(x.cells[1], x.cells[0]);
+      assert.equal(await page.isVisible('#positions-step'), false);
+
+      await afterChange(page, () => page.click('button[data-example="order"]'));
+      assert.equal(await page.isChecked('#positions'), true);
+      const inputs = await readInputs(page);
+      const p = positions64(6, 8);
+      assertShown(await readNumbers(page, 'positions'), p, PRECISION, 'P');
+      const input = plus(inputs.x, p);
+      assertShown(await readNumbers(page, 'input'), input, PRECISION, 'X + P');
+      assert.notDeepEqual((await readMatrix(page, 'input')).cells[4], (await readMatrix(page, 'input')).cells[0]);
+      assert.match((await page.textContent('#mount-q')), /\(X \+ P\) ·/);
+      const want = attention64({ ...inputs, x: input });
+      assertShown(await readNumbers(page, 'layerOutput'), want.output, PRECISION, 'layer output on X + P');
+      await page.locator('#step-x').screenshot({ path: `${ARTIFACTS}/lesson-positions-1280.png` });
+    });
+  });
+
+  test('word order: shuffled, outputs only move without P and change with P, as the float64 reference says', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="order"]'));
+      const words = ['one', 'two', 'three', 'four', 'five', 'six'];
+      await afterChange(page, () => page.fill('#sentence', words.join(' ')));
+      const check = async () => {
+        const inputs = await readInputs(page);
+        const shown = await readMatrix(page, 'changeWith');
+        const perm = shown.rowLabels.map((label) => words.indexOf(label));
+        assert.deepEqual([...perm].sort(), [0, 1, 2, 3, 4, 5]);
+        assert.ok(perm.some((q, i) => q !== i), 'the shuffle moves a word');
+        assert.match(await page.textContent('#order-text'), new RegExp(`^Shuffled: “${shown.rowLabels.join(' ')}”`));
+        const p = positions64(6, inputs.x[0].length);
+        const largest = [];
+        for (const [name, withP] of [['changeWithout', false], ['changeWith', true]]) {
+          const add = (x) => (withP ? plus(x, p) : x);
+          const original = attention64({ ...inputs, x: add(inputs.x) }).output;
+          const shuffled = attention64({ ...inputs, x: add(perm.map((q) => inputs.x[q])) }).output;
+          const change = shuffled.map((row, k) => row.map((v, j) => v - original[perm[k]][j]));
+          assertShown(await readNumbers(page, name), change, PRECISION, name);
+          largest.push(Math.max(...change.flat().map(Math.abs)));
+        }
+        assert.ok(largest[0] < 1e-9, `float64: no change without positions (${largest[0]})`);
+        assert.ok(largest[1] > 0.05, `float64: a change with positions (${largest[1]})`);
+        return perm;
+      };
+      const first = await check();
+      await page.focus('#shuffle');
+      await afterChange(page, () => page.keyboard.press('Enter'));
+      const second = await check();
+      assert.notDeepEqual(second, first);
+      await page.click('#copy-link');
+      assert.match(new URL(page.url()).hash, /&pos=1&.*shuf=2/);
+    });
+  });
+
+  test('at 390 px by keyboard: positions switch on with Space; a bad pos= in a link is named', async () => {
+    await withPage(env, { viewport: { width: 390, height: 844 }, hash: '#v=2&pos=2' }, async ({ page }) => {
+      assert.match(await page.textContent('#link-warning'), /pos=2 is neither 0 nor 1/);
+      await page.focus('#positions');
+      await afterChange(page, () => page.keyboard.press('Space'));
+      assert.equal(await page.isVisible('#positions-step'), true);
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+      await page.locator('#step-order').screenshot({ path: `${ARTIFACTS}/lesson-order-390.png` });
+    });
+  });
+});

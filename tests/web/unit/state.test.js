@@ -58,7 +58,7 @@ describe('state ↔ URL hash', () => {
   it('writes no generated numbers: the seed is enough', () => {
     const hash = encodeState(defaultState());
     expect(hash).not.toMatch(/(^|&)(x|wq|wk|wv|mask)=/);
-    expect(hash).toMatch(/^v=1&s=time\+flies\+like\+an\+arrow&/);
+    expect(hash).toMatch(/^v=2&s=time\+flies\+like\+an\+arrow&/);
   });
 
   it('reads a hand-written link with only some settings', () => {
@@ -77,7 +77,7 @@ describe('garbled and malicious hashes', () => {
     ['n=0', 'n'], ['n=65', 'n'], ['n=abc', 'n'], ['n=1e1', 'n'], ['n=-3', 'n'], ['dm=999999999999', 'dm'],
     ['seed=4294967296', 'seed'], ['seed=1.5', 'seed'], ['dist=cauchy', 'dist'], ['p=8', 'p'],
     ['causal=yes', 'causal'], ['scale=2', 'scale'], ['t=0', 't'], ['t=Infinity', 't'], ['t=NaN', 't'],
-    ['head=2', 'head'], ['x=1,2;3', 'x'], ['wq=%3Cb%3E', 'wq'], ['mask=10;01', 'mask'], ['v=2', 'v'],
+    ['head=2', 'head'], ['x=1,2;3', 'x'], ['wq=%3Cb%3E', 'wq'], ['mask=10;01', 'mask'], ['v=3', 'v'],
   ])('%s is named in a warning and left at its default', (hash, key) => {
     const { state, warnings } = decodeState(`#${hash}`);
     expect(warnings.length).toBe(1);

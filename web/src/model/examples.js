@@ -58,6 +58,14 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), numHeads: 2, dV: 3 }),
   },
   {
+    id: 'order',
+    title: 'Word order',
+    about: 'Positional encodings on, for “the cat sat on the mat”: both “the” have the same embedding but, '
+      + 'after P is added, different inputs. Step 9 shuffles the sentence: without P each output only moves with '
+      + 'its token; with P the outputs change.',
+    state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, positions: true }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about: 'With W_k = W_q, K = Q, so QKᵀ is symmetric: score(a → b) = score(b → a). '

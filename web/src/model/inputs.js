@@ -1,6 +1,7 @@
 // From the page's state to the arguments of attention-wasm's selfAttention, and back to per-head views
 // of its results.
 import { currentMatrix } from './matrices.js';
+import { addMatrices, sinusoidalPositions } from './positions.js';
 import { tokenLabels, tokenize } from './tokens.js';
 
 /**
@@ -16,6 +17,12 @@ export function scaleFor(state) {
 /** The factor the scores are multiplied by, as a number. */
 export function scaleValue(state) {
   return scaleFor(state) ?? 1 / Math.sqrt(state.dK);
+}
+
+/** X as attention gets it: the embeddings, plus the positional encodings when they are on. */
+export function attentionInput(state) {
+  const x = currentMatrix(state, 'x');
+  return state.positions ? addMatrices(x, sinusoidalPositions(state.n, state.dModel)) : x;
 }
 
 /** Row and column labels: one per token. */
@@ -50,7 +57,7 @@ export function attentionCall(state) {
   const mask = maskOption(state);
   if (mask) options.mask = mask;
   return {
-    x: flat(currentMatrix(state, 'x')),
+    x: flat(attentionInput(state)),
     weights: {
       wq: flat(currentMatrix(state, 'wq')),
       wk: flat(currentMatrix(state, 'wk')),

@@ -1,6 +1,8 @@
 // The input matrices X, W_q, W_k, W_v and W_o of a state: generated from the seed, or the numbers a person
 // typed or pasted (an "override" of the same shape).
+import { embeddingRow } from './positions.js';
 import { randomMatrix } from './rng.js';
+import { tokenLabels, tokenize } from './tokens.js';
 
 /** The editable input matrices, in the order they are used. */
 export const INPUT_NAMES = ['x', 'wq', 'wk', 'wv', 'wo'];
@@ -45,10 +47,13 @@ const generated = new Map();
 export function generatedMatrix(state, name) {
   const [rows, cols] = matrixShape(state, name);
   const width = headWidth(state, name);
-  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel].join('|');
+  // X looks each token up in the embedding table; links of version 1 drew X by row number instead.
+  const byToken = name === 'x' && state.embed !== 'row';
+  const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
+  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, byToken, ...labels].join('|');
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
-  const matrix = randomMatrix({
+  const matrix = byToken ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols)) : randomMatrix({
     seed: state.seed,
     stream: name,
     rows,

@@ -49,6 +49,9 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {number[][] | null} wv
  * @property {number[][] | null} wo   the output projection, [numHeads·dV, dModel]
  * @property {boolean[][] | null} mask  [n, n], true = may attend; null = all allowed
+ * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
+ * @property {boolean} positions  add sinusoidal positional encodings to X
+ * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
  */
 
 /** The default example: "time flies like an arrow". @returns {State} */
@@ -74,6 +77,9 @@ export function defaultState() {
     wv: null,
     wo: null,
     mask: null,
+    embed: 'token',
+    positions: false,
+    shuffle: 1,
   };
 }
 
@@ -115,7 +121,7 @@ export function withSizes(state, sizes) {
   return next;
 }
 
-const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'wo', 'mask'];
+const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'wo', 'mask', 'pos', 'shuf'];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
 
@@ -129,7 +135,7 @@ const encodeMatrix = (rows) => rows.map((row) => row.map((v) => String(v)).join(
  */
 export function encodeState(state) {
   const pairs = [
-    ['v', '1'],
+    ['v', '2'],
     ['s', state.sentence],
     ['n', state.n],
     ['dm', state.dModel],
@@ -143,7 +149,9 @@ export function encodeState(state) {
     ['scale', state.scaling ? 1 : 0],
     ['t', state.temperature],
     ['tie', state.shareQK ? 1 : 0],
+    ['pos', state.positions ? 1 : 0],
   ];
+  if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
@@ -205,7 +213,9 @@ export function decodeState(hash) {
   for (const key of new Set(params.keys())) {
     if (!FIELDS.includes(key)) warnings.push(`“${shorten(key)}” is not a setting of this page`);
   }
-  if (get('v') !== null && get('v') !== '1') bad('v', 'is a version this page does not know; reading the rest anyway');
+  if (get('v') !== null && get('v') !== '1' && get('v') !== '2') bad('v', 'is a version this page does not know; reading the rest anyway');
+  // Version 1 drew X by row number; its links keep doing so, so they open with the numbers they were made with.
+  if (get('v') === '1') state.embed = 'row';
 
   if (get('s') !== null) {
     const sentence = get('s');
@@ -247,7 +257,7 @@ export function decodeState(hash) {
     if (precision === null) bad('p', `is not a number of decimals from 0 to ${LIMITS.precision}`);
     else state.precision = precision;
   }
-  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK']]) {
+  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK'], ['pos', 'positions']]) {
     if (get(key) === null) continue;
     if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';
     else bad(key, 'is neither 0 nor 1');
@@ -257,6 +267,11 @@ export function decodeState(hash) {
     if (t === null || t < LIMITS.temperatureMin || t > LIMITS.temperatureMax) {
       bad('t', `is not a temperature from ${LIMITS.temperatureMin} to ${LIMITS.temperatureMax}`);
     } else state.temperature = t;
+  }
+  if (get('shuf') !== null) {
+    const shuffle = readInteger(get('shuf'), 1, 1_000_000);
+    if (shuffle === null) bad('shuf', 'is not a shuffle number from 1 to 1000000');
+    else state.shuffle = shuffle;
   }
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);

@@ -56,9 +56,10 @@ export class Steps {
 
     const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
     byId('mount-x').append(grids.x.element);
-    byId('mount-q').append(op('X ·'), grids.wq.element, op('='), grids.q.element);
-    byId('mount-k').append(op('X ·'), grids.wk.element, op('='), grids.k.element);
-    byId('mount-v').append(op('X ·'), grids.wv.element, op('='), grids.v.element);
+    const xOp = () => el('span', { class: 'op x-op', text: 'X ·', attrs: { 'aria-hidden': 'true' } });
+    byId('mount-q').append(xOp(), grids.wq.element, op('='), grids.q.element);
+    byId('mount-k').append(xOp(), grids.wk.element, op('='), grids.k.element);
+    byId('mount-v').append(xOp(), grids.wv.element, op('='), grids.v.element);
     byId('mount-raw').append(grids.raw.element);
     byId('mount-scaled').append(grids.scaled.element);
     byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
