@@ -6,7 +6,9 @@ import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
+import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
+import { KvView } from './view/kvView.js';
 import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 
@@ -19,6 +21,7 @@ let hashTimer = 0;
 let renderCount = 0;
 let steps;
 let orderView;
+let kvView;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -89,6 +92,7 @@ function render() {
   lastResult = result;
   steps.draw(state, result);
   orderView.draw(state, wordOrderDemo(attn, state));
+  kvView.draw(state, kvCacheStep(attn, state));
   const totalMs = performance.now() - started;
   renderCount++;
   document.body.dataset.renders = String(renderCount);
@@ -119,6 +123,7 @@ async function start() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   orderView = new OrderView();
+  kvView = new KvView();
   buildControls(app);
   loadHash();
   try {

@@ -24,6 +24,10 @@ const shots = {
     await page.locator('#step-x').screenshot({ path: `${out}/lessons-positions-${width}.png` });
     await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
   },
+  kv: async (page, width) => {
+    await afterChange(page, () => page.click('button[data-example="kv"]'));
+    await page.locator('#step-kv').screenshot({ path: `${out}/lessons-kv-${width}.png` });
+  },
 };
 
 const env = await startBrowser();

@@ -157,3 +157,39 @@ describe('lesson: tokens, then positions', () => {
     });
   });
 });
+
+describe('lesson: the KV cache', () => {
+  test('the new token\'s row through the cache matches full causal attention and a float64 reference; work counted', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await page.focus('button[data-example="kv"]');
+      await afterChange(page, () => page.keyboard.press('Enter'));
+      assert.equal(await page.getAttribute('button[data-example="kv"]', 'aria-pressed'), 'true');
+      const inputs = await readInputs(page);
+      const want = attention64({ ...inputs, causal: true });
+      const last = want.concat[want.concat.length - 1];
+      const output = await readMatrix(page, 'kvOutput');
+      assert.equal(output.shape, '[1, 8]');
+      assert.deepEqual(output.rowLabels, ['mat']);
+      assertShown(await readNumbers(page, 'kvOutput'), [last], PRECISION, 'new output row');
+      assert.deepEqual((await readMatrix(page, 'kvFull')).cells, output.cells);
+      await afterChange(page, () => page.selectOption('#head', '1'));
+      assertShown(await readNumbers(page, 'kvWeights'), [want.weights[1][5]], PRECISION, 'head 2 weights of the new token');
+      assert.equal((await readMatrix(page, 'kvK')).rowLabels[5], 'mat (new)');
+      const text = await page.textContent('#kv-text');
+      assert.match(text, /equals the last row of full causal attention over all 6 tokens bit for bit/);
+      assert.match(text, /12 scores \(2 heads × 6 keys\).*72 scores \(2 × 6 × 6, of which the causal mask keeps 42\)/);
+    });
+  });
+
+  test('at 390 px: one word says there is nothing to cache; no sideways scroll', async () => {
+    await withPage(env, { viewport: { width: 390, height: 844 } }, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="kv"]'));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+      await page.locator('#step-kv').screenshot({ path: `${ARTIFACTS}/lesson-kv-390.png` });
+      await afterChange(page, () => page.fill('#sentence', 'alone'));
+      assert.match(await page.textContent('#kv-text'), /nothing to cache: type a sentence of at least two words/);
+      assert.equal(await page.isVisible('#mount-kv'), false);
+    });
+  });
+});

@@ -66,6 +66,13 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, positions: true }),
   },
   {
+    id: 'kv',
+    title: 'KV cache',
+    about: 'Two heads, causal, “the cat sat on the mat”: step 10 generates “mat” from the cached keys and values '
+      + 'of the five earlier tokens, and checks it against recomputing everything.',
+    state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true, numHeads: 2 }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about: 'With W_k = W_q, K = Q, so QKᵀ is symmetric: score(a → b) = score(b → a). '
