@@ -20,9 +20,12 @@ export function wordOrderDemo(attn, state) {
   const labels = labelsFor(state);
   const embeddings = currentMatrix(state, 'x');
   const positions = sinusoidalPositions(state.n, state.dModel);
+  // One call's weights and options for all four runs: only X changes.
+  const base = attentionCall({ ...state, positions: false, causal: false, mask: null });
+  const options = { ...base.options, returnSteps: false };
   const layer = (x) => {
-    const call = attentionCall({ ...state, x, positions: false, causal: false, mask: null });
-    return attn.selfAttention(call.x, call.weights, { ...call.options, returnSteps: false }).output.toArray();
+    const input = { data: Float64Array.from(x.flat()), shape: [x.length, x[0].length] };
+    return attn.selfAttention(input, base.weights, options).output.toArray();
   };
   const cases = [false, true].map((withPositions) => {
     const add = (x) => (withPositions ? addMatrices(x, positions) : x);
