@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, readMatrix, readNumbers, withPage } from './helpers.mjs';
+import { pathToFileURL } from 'node:url';
+import { ARTIFACTS, DIST, afterChange, readMatrix, readNumbers, withPage } from './helpers.mjs';
 import { attn, env } from './session.mjs';
 
 /** Width and height of a PNG, from its IHDR chunk. */
@@ -98,5 +99,22 @@ describe('fixes for students and instructors', () => {
       const kernels = attn.kernelBackend ?? 'hand-fused SIMD128';
       assert.ok((await page.textContent('#status')).includes(`attention kernels: ${kernels} · projections: Eigen (SSE`));
     });
+  });
+});
+
+describe('opened from disk', () => {
+  test('index.html opened as a file:// address says it needs a web server and how to start one', async () => {
+    const context = await env.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(pathToFileURL(`${DIST}/index.html`).href);
+      await page.waitForFunction(() => getComputedStyle(document.getElementById('disk-hint')).opacity === '1', null, { timeout: 10000 });
+      const hint = await page.textContent('#disk-hint');
+      assert.match(hint, /Opened from disk \(a file:\/\/ address\)/);
+      assert.match(hint, /python3 -m http\.server 8000/);
+      await page.screenshot({ path: `${ARTIFACTS}/opened-from-disk.png` });
+    } finally {
+      await context.close();
+    }
   });
 });
