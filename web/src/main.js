@@ -9,6 +9,7 @@ import { byId, el, setError } from './view/dom.js';
 import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
 import { KvView } from './view/kvView.js';
+import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 
@@ -21,7 +22,7 @@ let hashTimer = 0;
 let renderCount = 0;
 let steps;
 let orderView;
-let kvView;
+let lessons;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -91,10 +92,10 @@ function render() {
   setError(byId('compute-error'), null);
   lastResult = result;
   steps.draw(state, result);
-  orderView.draw(state, wordOrderDemo(attn, state));
-  kvView.draw(state, kvCacheStep(attn, state));
+  orderView.drawPositions(state);
   const totalMs = performance.now() - started;
   renderCount++;
+  for (const lesson of lessons) lesson.update(renderCount, state);
   document.body.dataset.renders = String(renderCount);
   document.body.dataset.computeMs = computeMs.toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
@@ -123,7 +124,11 @@ async function start() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   orderView = new OrderView();
-  kvView = new KvView();
+  const kvView = new KvView();
+  lessons = [
+    new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
+    new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
+  ];
   buildControls(app);
   loadHash();
   try {

@@ -99,6 +99,13 @@ export async function settle(page) {
   await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, { timeout: 20000 });
 }
 
+/** Scrolls a lesson drawn only on screen (step-order, step-kv) into view and waits until it shows the last render. */
+export async function showLesson(page, id) {
+  await page.evaluate((sectionId) => document.getElementById(sectionId).scrollIntoView(), id);
+  await page.waitForFunction((sectionId) => document.getElementById(sectionId).dataset.drawn === document.body.dataset.renders, id, { timeout: 20000 });
+  await settle(page);
+}
+
 /** Runs `action` and waits for the page to recompute and redraw. */
 export async function afterChange(page, action) {
   const before = await page.evaluate(() => Number(document.body.dataset.renders));

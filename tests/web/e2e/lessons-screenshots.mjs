@@ -1,5 +1,5 @@
 // Writes screenshots of the lessons and fixes for review: node tests/web/e2e/lessons-screenshots.mjs <out-dir> [only]
-import { afterChange, settle, startBrowser, withPage } from './helpers.mjs';
+import { afterChange, settle, showLesson, startBrowser, withPage } from './helpers.mjs';
 
 const out = process.argv[2] ?? 'tests/artifacts';
 const only = process.argv[3];
@@ -22,10 +22,12 @@ const shots = {
   order: async (page, width) => {
     await afterChange(page, () => page.click('button[data-example="order"]'));
     await page.locator('#step-x').screenshot({ path: `${out}/lessons-positions-${width}.png` });
+    await showLesson(page, 'step-order');
     await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
   },
   kv: async (page, width) => {
     await afterChange(page, () => page.click('button[data-example="kv"]'));
+    await showLesson(page, 'step-kv');
     await page.locator('#step-kv').screenshot({ path: `${out}/lessons-kv-${width}.png` });
   },
 };

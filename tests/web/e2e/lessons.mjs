@@ -1,7 +1,7 @@
 // Page tests (run by run.mjs): the lessons, each checked against a float64 reference computed here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
+import { ARTIFACTS, afterChange, assertShown, readMatrix, readNumbers, showLesson, typeInCell, withPage } from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 
@@ -116,6 +116,7 @@ describe('lesson: tokens, then positions', () => {
       await afterChange(page, () => page.fill('#sentence', words.join(' ')));
       const check = async () => {
         const inputs = await readInputs(page);
+        await showLesson(page, 'step-order');
         const shown = await readMatrix(page, 'changeWith');
         const perm = shown.rowLabels.map((label) => words.indexOf(label));
         assert.deepEqual([...perm].sort(), [0, 1, 2, 3, 4, 5]);
@@ -153,6 +154,7 @@ describe('lesson: tokens, then positions', () => {
       assert.equal(await page.isVisible('#positions-step'), true);
       const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+      await showLesson(page, 'step-order');
       await page.locator('#step-order').screenshot({ path: `${ARTIFACTS}/lesson-order-390.png` });
     });
   });
@@ -167,12 +169,14 @@ describe('lesson: the KV cache', () => {
       const inputs = await readInputs(page);
       const want = attention64({ ...inputs, causal: true });
       const last = want.concat[want.concat.length - 1];
+      await showLesson(page, 'step-kv');
       const output = await readMatrix(page, 'kvOutput');
       assert.equal(output.shape, '[1, 8]');
       assert.deepEqual(output.rowLabels, ['mat']);
       assertShown(await readNumbers(page, 'kvOutput'), [last], PRECISION, 'new output row');
       assert.deepEqual((await readMatrix(page, 'kvFull')).cells, output.cells);
       await afterChange(page, () => page.selectOption('#head', '1'));
+      await showLesson(page, 'step-kv');
       assertShown(await readNumbers(page, 'kvWeights'), [want.weights[1][5]], PRECISION, 'head 2 weights of the new token');
       assert.equal((await readMatrix(page, 'kvK')).rowLabels[5], 'mat (new)');
       const text = await page.textContent('#kv-text');
@@ -186,8 +190,10 @@ describe('lesson: the KV cache', () => {
       await afterChange(page, () => page.click('button[data-example="kv"]'));
       const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+      await showLesson(page, 'step-kv');
       await page.locator('#step-kv').screenshot({ path: `${ARTIFACTS}/lesson-kv-390.png` });
       await afterChange(page, () => page.fill('#sentence', 'alone'));
+      await showLesson(page, 'step-kv');
       assert.match(await page.textContent('#kv-text'), /nothing to cache: type a sentence of at least two words/);
       assert.equal(await page.isVisible('#mount-kv'), false);
     });

@@ -31,8 +31,8 @@ export class OrderView {
     byId('mount-order').append(...this.changes.map((grid) => grid.element));
   }
 
-  /** Draws P and X + P (when positions are on), and the demo. */
-  draw(state, demo) {
+  /** Draws P and X + P, when positions are on. */
+  drawPositions(state) {
     const { n, dModel, precision } = state;
     const labels = labelsFor(state);
     show(byId('positions-step'), state.positions);
@@ -43,6 +43,11 @@ export class OrderView {
       this.positions.update({ data: flat(p), rows: n, cols: dModel, rowLabels: dims(n), colLabels: dims(dModel), precision });
       this.input.update({ data: flat(addMatrices(currentMatrix(state, 'x'), p)), rows: n, cols: dModel, rowLabels, colLabels: dims(dModel), precision });
     }
+  }
+
+  /** Draws the word-order demo (from wordOrderDemo). */
+  drawDemo(state, demo) {
+    const { n, dModel, precision } = state;
     // One colour scale for both, so that float32 rounding stays white next to a real change.
     const colorScale = Math.max(...demo.cases.map((c) => c.largest));
     demo.cases.forEach((c, k) => {
