@@ -118,3 +118,21 @@ describe('opened from disk', () => {
     }
   });
 });
+
+describe('printing', () => {
+  test('prints the steps without the settings, buttons or copy menus, matrices unclipped', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await page.emulateMedia({ media: 'print' });
+      assert.equal(await page.isVisible('.controls'), false);
+      assert.equal(await page.isVisible('[data-matrix="x"] .copy-group'), false);
+      assert.equal(await page.isVisible('#download-png'), false);
+      assert.equal(await page.isVisible('#step-softmax'), true);
+      assert.equal(await page.isVisible('#random-note'), true);
+      const overflow = await page.evaluate(() => getComputedStyle(document.querySelector('[data-matrix="x"] .matrix-scroll')).overflow);
+      assert.equal(overflow, 'visible');
+      await page.screenshot({ path: `${ARTIFACTS}/print.png`, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1500 } });
+      await page.emulateMedia({ media: 'screen' });
+      assert.equal(await page.isVisible('.controls'), true);
+    });
+  });
+});
