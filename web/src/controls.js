@@ -1,7 +1,8 @@
 // The controls' wiring: examples, sentence, sizes, seed, attention settings, edits, paste, link and PNG export.
-import { EXAMPLES } from './model/examples.js';
+import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
 import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
+import { tokenCountNote } from './model/lesson.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
@@ -31,7 +32,6 @@ export function buildControls(app) {
         click: () => {
           clearFieldErrors();
           app.clearInvalid();
-          byId('example-about').textContent = example.about;
           app.setState(example.state());
         },
       },
@@ -82,6 +82,8 @@ export function buildControls(app) {
     const t = Math.round(Number(e.target.value) * 100) / 100;
     app.setState({ ...app.state, temperature: Math.min(LIMITS.temperatureMax, Math.max(LIMITS.temperatureMin, t)) }, { from: e.target });
   });
+  byId('positions').addEventListener('change', (e) => app.setState({ ...app.state, positions: e.target.checked }));
+  byId('shuffle').addEventListener('click', () => app.setState({ ...app.state, shuffle: app.state.shuffle + 1 }));
   byId('share-qk').addEventListener('change', (e) => app.setState({ ...app.state, shareQK: e.target.checked, wk: null }));
   byId('head').addEventListener('change', (e) => app.setState({ ...app.state, head: Number(e.target.value) }));
   byId('clear-mask').addEventListener('click', () => {
@@ -120,7 +122,7 @@ export function toggleMaskCell(app, i, j) {
 /** The state with every matrix drawn again from the seed (typed numbers dropped). */
 function redrawn(app, next) {
   app.clearInvalid();
-  return { ...next, x: null, wq: null, wk: null, wv: null };
+  return { ...next, x: null, wq: null, wk: null, wv: null, wo: null };
 }
 
 function readSizes(app, event) {
@@ -159,7 +161,16 @@ export function syncControls(state, from) {
   set(byId('temperature'), 'value', String(state.temperature));
   byId('temperature-value').textContent = String(state.temperature);
   byId('share-qk').checked = state.shareQK;
+  byId('positions').checked = state.positions;
   byId('precision').value = String(state.precision);
+  const active = activeExample(state);
+  for (const button of document.querySelectorAll('#examples button')) {
+    button.setAttribute('aria-pressed', String(button.dataset.example === active?.id));
+  }
+  byId('example-about').textContent = exampleAbout(state);
+  const countNote = tokenCountNote(state);
+  byId('sizes-note').textContent = countNote;
+  show(byId('sizes-note'), Boolean(countNote));
   const head = byId('head');
   if (head.options.length !== state.numHeads) {
     head.replaceChildren(...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })));
@@ -196,7 +207,7 @@ function downloadPng(app) {
   if (!result) return;
   const labels = labelsFor(state);
   const weights = headSlice(result.weights, state.head);
-  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.slice(0, 60)}`;
+  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
   const picture = heatmapPicture({
     data: weights.data, rows: state.n, cols: state.n, rowLabels: labels, colLabels: labels, title, precision: state.precision,
     blocked: (i, j) => maskCell(state, i, j) !== 'open',

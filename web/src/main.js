@@ -6,6 +6,11 @@ import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
+import { kvCacheStep } from './model/kvCache.js';
+import { wordOrderDemo } from './model/wordOrder.js';
+import { KvView } from './view/kvView.js';
+import { LazySection } from './view/lazySection.js';
+import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 
 let state;
@@ -16,6 +21,8 @@ let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
 let steps;
+let orderView;
+let lessons;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -85,8 +92,10 @@ function render() {
   setError(byId('compute-error'), null);
   lastResult = result;
   steps.draw(state, result);
+  orderView.drawPositions(state);
   const totalMs = performance.now() - started;
   renderCount++;
+  for (const lesson of lessons) lesson.update(renderCount, state);
   document.body.dataset.renders = String(renderCount);
   document.body.dataset.computeMs = computeMs.toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
@@ -114,6 +123,12 @@ async function start() {
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
     onSelectHead: (head) => setState({ ...state, head }),
   });
+  orderView = new OrderView();
+  const kvView = new KvView();
+  lessons = [
+    new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
+    new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
+  ];
   buildControls(app);
   loadHash();
   try {
@@ -123,9 +138,11 @@ async function start() {
     return;
   }
   const status = byId('status');
+  // The attention kernels are the project's own fused SIMD128 loops; Eigen only does the projections.
+  const kernels = attn.kernelBackend ?? (attn.simd ? 'hand-fused SIMD128' : 'scalar');
   const simd = attn.simd
-    ? `WebAssembly SIMD on · Eigen uses ${attn.instructionSets}`
-    : 'WebAssembly without SIMD (this browser lacks it): the scalar build';
+    ? `WebAssembly SIMD on · attention kernels: ${kernels} · projections: Eigen (${attn.instructionSets})`
+    : `WebAssembly without SIMD (this browser lacks it): the scalar build · attention kernels: ${kernels}`;
   status.replaceChildren(
     el('span', { class: `badge ${attn.simd ? 'on' : 'off'}`, text: attn.simd ? 'SIMD' : 'scalar' }),
     el('span', { class: 'status-text', text: simd }),

@@ -5,21 +5,24 @@ import { lineChart } from './view/chart.js';
 import { byId, el } from './view/dom.js';
 
 let experimentTimer = 0;
-let experimentSeed = null;
+let drawnKey = null;
+let experiment = null;
 
 /**
- * Runs the experiment again shortly, unless it already ran for this seed.
+ * Runs the experiment again shortly when the seed changed, and redraws the charts when the seed or d_k changed
+ * (the marker and the summary follow d_k).
  * @param {{ attn: object, state: object }} app  read when the experiment runs
  */
 export function scheduleExperiment(app) {
-  if (experimentSeed === app.state.seed) return;
+  if (drawnKey === `${app.state.seed}|${app.state.dK}`) return;
   clearTimeout(experimentTimer);
   experimentTimer = setTimeout(() => runExperiment(app.attn, app.state), 120);
 }
 
 function runExperiment(attn, state) {
-  experimentSeed = state.seed;
-  const { rows, maxEntropy, length } = runScalingExperiment(attn, { seed: state.seed });
+  drawnKey = `${state.seed}|${state.dK}`;
+  if (experiment?.seed !== state.seed) experiment = { seed: state.seed, ...runScalingExperiment(attn, { seed: state.seed }) };
+  const { rows, maxEntropy, length } = experiment;
   const xs = rows.map((r) => r.dK);
   const marker = { x: state.dK, text: `your d_k = ${state.dK}` };
   const variance = lineChart({
@@ -52,7 +55,7 @@ function runExperiment(attn, state) {
   });
   const legend = el('p', { class: 'chart-legend' },
     el('span', { class: 'key series-raw' }), 'without scaling ', el('span', { class: 'key series-scaled' }), 'divided by √d_k');
-  const summary = el('p', { class: 'hint', text: scalingSummary(rows, state.seed) });
+  const summary = el('p', { class: 'hint', text: scalingSummary(rows, state.seed, state.dK) });
   byId('mount-charts').replaceChildren(
     el('figure', { class: 'chart-box' }, el('figcaption', { text: 'Variance of the scores' }), variance),
     el('figure', { class: 'chart-box' }, el('figcaption', { text: 'How spread out the softmax rows are' }), entropy),

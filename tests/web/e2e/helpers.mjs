@@ -39,8 +39,8 @@ export async function startBrowser() {
  * Opens the page in a fresh context and records everything that should not happen: console errors and
  * warnings, uncaught exceptions, CSP violations, dialogs and requests to other origins.
  */
-export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, route, waitForRender = true } = {}) {
-  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
+export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {}) {
+  const context = await env.browser.newContext({ viewport, hasTouch, acceptDownloads: true });
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
     const page = await context.newPage();
@@ -97,6 +97,13 @@ async function waitForRenders(page, count) {
 /** Waits until every matrix has drawn its latest values. */
 export async function settle(page) {
   await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, { timeout: 20000 });
+}
+
+/** Scrolls a lesson drawn only on screen (step-order, step-kv) into view and waits until it shows the last render. */
+export async function showLesson(page, id) {
+  await page.evaluate((sectionId) => document.getElementById(sectionId).scrollIntoView(), id);
+  await page.waitForFunction((sectionId) => document.getElementById(sectionId).dataset.drawn === document.body.dataset.renders, id, { timeout: 20000 });
+  await settle(page);
 }
 
 /** Runs `action` and waits for the page to recompute and redraw. */

@@ -112,7 +112,8 @@ describe('sharing', () => {
       assert.deepEqual(copied.flat().map(Math.fround), Array.from(result.weights.data));
       await page.click('[data-matrix="x"] button[aria-label="Copy X as CSV"]');
       await page.waitForFunction(() => document.querySelector('[data-matrix="x"] .copy-status').textContent.includes('CSV'));
-      assert.equal((await page.evaluate(() => navigator.clipboard.readText())).split('\n')[0], '0.87,-0.68,1.08,-0.89,-0.04,0.66,-1.22,0.12');
+      // Row 0 of X is E[“time”], the embedding table's row for that token (before: row 0 of a by-row matrix).
+      assert.equal((await page.evaluate(() => navigator.clipboard.readText())).split('\n')[0], '0.57,0.25,-0.65,-0.51,2.07,0.16,-0.54,0.07');
     });
   });
 

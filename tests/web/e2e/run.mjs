@@ -4,3 +4,5 @@ import './session.mjs';
 import './steps.mjs';
 import './inputs.mjs';
 import './strict.mjs';
+import './fixes.mjs';
+import './lessons.mjs';

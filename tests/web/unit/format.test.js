@@ -36,9 +36,11 @@ describe('exportMatrix', () => {
     expect(exportMatrix(rows, 'numpy')).toBe('np.array([[0.1, -2],\n          [-np.inf, 3.5]], dtype=np.float32)\n');
   });
 
-  it('writes JSON with null for −∞, and valid JSON', () => {
+  it('writes JSON with -1e999 for −∞: valid JSON that JSON.parse (and Python\'s json) read back as −∞', () => {
     const text = exportMatrix(rows, 'json');
-    expect(JSON.parse(text)).toEqual([[0.1, -2], [null, 3.5]]);
+    expect(text).toContain('[-1e999, 3.5]');
+    expect(JSON.parse(text)).toEqual([[0.1, -2], [-Infinity, 3.5]]);
+    expect(JSON.parse(exportMatrix([[Infinity]], 'json'))).toEqual([[Infinity]]);
   });
 
   it('writes CSV with -inf', () => {

@@ -5,8 +5,8 @@ import { createAttention } from '../../../src/js/index.js';
 import { EXAMPLES } from '../../../web/src/model/examples.js';
 import { attentionCall } from '../../../web/src/model/inputs.js';
 import {
-  OUTPUT_HINT, causalCellMessage, entropyText, explainOutputRow, headColumnsNote, headsText, scaleTexts, scalingSummary,
-  varianceText,
+  OUTPUT_HINT, causalCellMessage, entropyText, explainOutputRow, headColumnsNote, headsText, randomNote, scaleTexts,
+  scalingSummary, tokenCountNote, varianceText,
 } from '../../../web/src/model/lesson.js';
 import { defaultState } from '../../../web/src/model/state.js';
 import { cellName, cellTooltip } from '../../../web/src/model/tooltips.js';
@@ -127,6 +127,17 @@ describe('the step texts', () => {
     expect(scaleTexts({ ...defaultState(), scaling: false }).title).toBe('Scale: off');
   });
 
+  it('claim variance 1 only at T = 1, and say that temperature is not standard attention', () => {
+    expect(scaleTexts(defaultState()).text).toContain('This keeps the scores near variance 1');
+    expect(scaleTexts(defaultState()).text).not.toContain('temperature');
+    const cold = scaleTexts({ ...defaultState(), temperature: 0.2 }).text;
+    expect(cold).not.toContain('This keeps the scores near variance 1');
+    expect(cold).toContain('Dividing by √d_k alone would keep the scores near variance 1');
+    expect(cold).toContain('not part of standard attention');
+    expect(cold).toContain('their variance is about 25 times');
+    expect(scaleTexts({ ...defaultState(), scaling: false }).text).toMatch(/^Scaling is off, so the scores are used as they are/u);
+  });
+
   it('give the mean row entropy against the even spread', () => {
     const state = worked();
     // −(0.6698·log2 0.6698 + 0.3302·log2 0.3302) = 0.915 bits; even over 2 keys: 1 bit.
@@ -141,12 +152,41 @@ describe('the step texts', () => {
     expect(varianceText(state, run(state))).toMatch(/^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25, and 0\.1[23] after scaling\./u);
   });
 
+  it('do not speak of scaling when it is off', () => {
+    const off = { ...worked(), scaling: false };
+    const text = varianceText(off, run(off));
+    expect(text).toMatch(/^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25\. Scaling is off, so the scores keep this variance/u);
+    expect(text).not.toContain('after scaling');
+    const hot = { ...worked(), scaling: false, temperature: 2 };
+    expect(varianceText(hot, run(hot))).toMatch(/is 0\.25, and 0\.06 after dividing by T = 2 only/u);
+  });
+
+  it('say that random weights mean nothing yet, naming the largest weight, and fall silent once all are typed', () => {
+    const state = defaultState();
+    const result = run(state);
+    const text = randomNote(state, result);
+    expect(text).toMatch(/^X, W_q and W_k are random numbers from seed 42, not trained weights, so this pattern means nothing yet: that “\S+” gives 0\.\d\d of its attention to /u);
+    const w = Array.from(result.weights.data);
+    expect(text).toContain(`gives ${Math.max(...w).toFixed(2)} of its attention`);
+    expect(randomNote(worked(), run(worked()))).toBe('');
+    const typedX = { ...state, x: [[1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0]] };
+    expect(randomNote(typedX, run(typedX))).toMatch(/^W_q and W_k are random numbers/u);
+  });
+
+  it('name the words a too-small n leaves out', () => {
+    expect(tokenCountNote(defaultState())).toBe('');
+    expect(tokenCountNote({ ...defaultState(), n: 3 })).toBe('n = 3 is smaller than the sentence\'s 5 words, so only the first 3 are tokens: “an”, “arrow” are left out. Raise n to 5 to use them all.');
+    expect(tokenCountNote({ ...defaultState(), n: 4 })).toContain('“arrow” is left out');
+  });
+
   it('name the head and its blocks of columns', () => {
     const state = { ...defaultState(), dModel: 16, numHeads: 4, head: 2, dV: 3 };
     expect(headColumnsNote(state)).toMatch(/^Showing head 3 of 4: the W's below are its blocks of columns \(8–11 of W_q and W_k, 6–8 of W_v\)\./u);
     expect(headColumnsNote(defaultState())).toBe('');
     expect(headsText(state)).toMatch(/^4 heads, each with d_k = 4 and d_v = 3\. .* concatenated into one \[5, 12\] matrix\./u);
     expect(headsText(defaultState())).toMatch(/^This example has one head\./u);
+    expect(headsText(state)).toContain('the blocks are random, so the heads differ only by chance');
+    expect(headsText(state)).not.toMatch(/\blearns its own pattern;/u);
   });
 
   it('say why a causally masked cell cannot be clicked', () => {
@@ -159,5 +199,7 @@ describe('the step texts', () => {
       { dK: 8, varianceRaw: 7.96, varianceScaled: 0.995, entropyRaw: 2.004, entropyScaled: 3.61 },
     ];
     expect(scalingSummary(rows, 42)).toBe('At d_k = 8: variance 8.0 unscaled against 0.99 scaled; row entropy 2.00 bits against 3.61. Seed 42.');
+    expect(scalingSummary(rows, 42, 4)).toMatch(/^At d_k = 4: variance 4\.0 unscaled/u);
+    expect(scalingSummary(rows, 42, 5)).toMatch(/^At d_k = 4 \(the experiment's d_k nearest to your 5\): /u);
   });
 });

@@ -58,7 +58,7 @@ describe('state ↔ URL hash', () => {
   it('writes no generated numbers: the seed is enough', () => {
     const hash = encodeState(defaultState());
     expect(hash).not.toMatch(/(^|&)(x|wq|wk|wv|mask)=/);
-    expect(hash).toMatch(/^v=1&s=time\+flies\+like\+an\+arrow&/);
+    expect(hash).toMatch(/^v=2&s=time\+flies\+like\+an\+arrow&/);
   });
 
   it('reads a hand-written link with only some settings', () => {
@@ -77,7 +77,7 @@ describe('garbled and malicious hashes', () => {
     ['n=0', 'n'], ['n=65', 'n'], ['n=abc', 'n'], ['n=1e1', 'n'], ['n=-3', 'n'], ['dm=999999999999', 'dm'],
     ['seed=4294967296', 'seed'], ['seed=1.5', 'seed'], ['dist=cauchy', 'dist'], ['p=8', 'p'],
     ['causal=yes', 'causal'], ['scale=2', 'scale'], ['t=0', 't'], ['t=Infinity', 't'], ['t=NaN', 't'],
-    ['head=2', 'head'], ['x=1,2;3', 'x'], ['wq=%3Cb%3E', 'wq'], ['mask=10;01', 'mask'], ['v=2', 'v'],
+    ['head=2', 'head'], ['x=1,2;3', 'x'], ['wq=%3Cb%3E', 'wq'], ['mask=10;01', 'mask'], ['v=3', 'v'],
   ])('%s is named in a warning and left at its default', (hash, key) => {
     const { state, warnings } = decodeState(`#${hash}`);
     expect(warnings.length).toBe(1);
@@ -119,6 +119,14 @@ describe('garbled and malicious hashes', () => {
       expect(state.x).toBeNull();
       expect(warnings).toHaveLength(1);
     }
+  });
+
+  it('reads numbers only up to the cell editor\'s limit of 1e6, so the issue\'s link falls back to the seed', () => {
+    const { state, warnings } = decodeState('#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1e30,1;2,3');
+    expect(state.x).toBeNull();
+    expect(warnings.join(' ')).toMatch(/x=1e30,1;2,3 is not a 2×2 matrix of numbers from -1000000 to 1000000/);
+    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1e6,-1e6;2,3').state.x).toEqual([[1e6, -1e6], [2, 3]]);
+    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1000001,1;2,3').state.x).toBeNull();
   });
 
   it('never throws and always gives sizes within the limits (random hashes)', () => {

@@ -1,13 +1,13 @@
 // What a typed cell, a pasted matrix or a click on the mask makes of the state, or why it is refused.
 import { maskCell } from './inputs.js';
 import { causalCellMessage } from './lesson.js';
-import { INPUT_TITLES, currentMatrix, headWidth } from './matrices.js';
+import { INPUT_TITLES, currentMatrix, headWidth, matrixShape } from './matrices.js';
 import { parseMatrix, parseNumber } from './parse.js';
-import { checkSizes, withSizes } from './state.js';
+import { LIMITS, checkSizes, withSizes } from './state.js';
 import { cellName, quote } from './tooltips.js';
 
 /** The largest magnitude a person may type or paste. */
-export const MAX_TYPED = 1e6;
+export const MAX_TYPED = LIMITS.typed;
 
 /** The sizes of a state, as checkSizes and withSizes take them. */
 export function sizesOf(state) {
@@ -28,7 +28,7 @@ export function typedCell(state, name, i, j, text) {
   if (Math.abs(value) > MAX_TYPED) return { error: `${cellName(state, name, i, j)}: ${shown} is too large; use numbers from -1000000 to 1000000.` };
   const target = name === 'wk' && state.shareQK ? 'wq' : name;
   const matrix = currentMatrix(state, target).map((row) => row.slice());
-  const col = name === 'x' ? j : state.head * headWidth(state, name) + j;
+  const col = name === 'x' || name === 'wo' ? j : state.head * headWidth(state, name) + j;
   matrix[i][col] = value;
   return { state: { ...state, [target]: matrix } };
 }
@@ -49,6 +49,13 @@ export function pastedMatrix(state, target, text) {
   if (big !== undefined) return { error: `${big} is too large; use numbers from -1000000 to 1000000. Nothing was changed.` };
   const sizes = sizesOf(state);
   const title = INPUT_TITLES[target];
+  if (target === 'wo') {
+    const [wantRows, wantCols] = matrixShape(state, 'wo');
+    if (rows !== wantRows || cols !== wantCols) {
+      return { error: `W_o needs heads × d_v = ${wantRows} rows and d_model = ${wantCols} columns, but this matrix is ${rows}×${cols}. Nothing was changed.` };
+    }
+    return { state: { ...state, wo: matrix }, message: `Pasted a ${rows}×${cols} matrix into W_o.` };
+  }
   if (target === 'x') {
     sizes.n = rows;
     sizes.dModel = cols;

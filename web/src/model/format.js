@@ -26,7 +26,8 @@ export function float32Text(value) {
 
 const cell = {
   numpy: (v) => (v === -Infinity ? '-np.inf' : v === Infinity ? 'np.inf' : float32Text(v)),
-  json: (v) => (Number.isFinite(v) ? float32Text(v) : 'null'),
+  // JSON has no infinity; ±1e999 is valid JSON that overflows to ±∞ in JSON.parse and Python's json.loads.
+  json: (v) => (v === -Infinity ? '-1e999' : v === Infinity ? '1e999' : Number.isNaN(v) ? 'null' : float32Text(v)),
   csv: (v) => (v === -Infinity ? '-inf' : v === Infinity ? 'inf' : float32Text(v)),
 };
 
@@ -35,7 +36,8 @@ export const EXPORT_FORMATS = { numpy: 'NumPy', json: 'JSON', csv: 'CSV' };
 
 /**
  * A matrix as text to paste into Python, JavaScript or a spreadsheet. Values are float32, written with the
- * fewest digits that read back exactly; −∞ is `-np.inf` in NumPy, `null` in JSON and `-inf` in CSV.
+ * fewest digits that read back exactly; −∞ is `-np.inf` in NumPy, `-1e999` in JSON
+ * (read back as −∞) and `-inf` in CSV.
  * @param {ArrayLike<number>[]} rows
  * @param {'numpy' | 'json' | 'csv'} format
  */
@@ -59,4 +61,35 @@ export function formatMs(ms) {
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 10) return `${ms.toFixed(1)} ms`;
   return `${Math.round(ms)} ms`;
+}
+
+/**
+ * Breaks text into lines no wider than maxWidth, at spaces where it can, inside a word when the word alone is too
+ * wide.
+ * @param {string} text
+ * @param {number} maxWidth
+ * @param {(text: string) => number} measure  the width of a piece of text, e.g. a canvas's measureText
+ * @returns {string[]}
+ */
+export function wrapText(text, maxWidth, measure) {
+  const lines = [];
+  let line = '';
+  for (const word of text.split(/ +/u)) {
+    const joined = line ? `${line} ${word}` : word;
+    if (measure(joined) <= maxWidth) {
+      line = joined;
+      continue;
+    }
+    if (line) lines.push(line);
+    line = '';
+    for (const char of Array.from(word)) {
+      if (line && measure(line + char) > maxWidth) {
+        lines.push(line);
+        line = '';
+      }
+      line += char;
+    }
+  }
+  if (line || !lines.length) lines.push(line);
+  return lines;
 }

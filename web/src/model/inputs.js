@@ -1,6 +1,7 @@
 // From the page's state to the arguments of attention-wasm's selfAttention, and back to per-head views
 // of its results.
 import { currentMatrix } from './matrices.js';
+import { addMatrices, sinusoidalPositions } from './positions.js';
 import { tokenLabels, tokenize } from './tokens.js';
 
 /**
@@ -16,6 +17,12 @@ export function scaleFor(state) {
 /** The factor the scores are multiplied by, as a number. */
 export function scaleValue(state) {
   return scaleFor(state) ?? 1 / Math.sqrt(state.dK);
+}
+
+/** X as attention gets it: the embeddings, plus the positional encodings when they are on. */
+export function attentionInput(state) {
+  const x = currentMatrix(state, 'x');
+  return state.positions ? addMatrices(x, sinusoidalPositions(state.n, state.dModel)) : x;
 }
 
 /** Row and column labels: one per token. */
@@ -39,7 +46,8 @@ export function maskCell(state, i, j) {
 
 /**
  * The arguments of `attn.selfAttention(x, weights, options)` for the state. numHeads is always given, so
- * every per-head result has a head dimension: q [H, n, d_k], weights [H, n, n], heads [H, n, d_v].
+ * every per-head result has a head dimension: q [H, n, d_k], weights [H, n, n], heads [H, n, d_v]; then
+ * concat [n, H·d_v] and, through W_o, output [n, d_model].
  */
 export function attentionCall(state) {
   const flat = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
@@ -49,11 +57,12 @@ export function attentionCall(state) {
   const mask = maskOption(state);
   if (mask) options.mask = mask;
   return {
-    x: flat(currentMatrix(state, 'x')),
+    x: flat(attentionInput(state)),
     weights: {
       wq: flat(currentMatrix(state, 'wq')),
       wk: flat(currentMatrix(state, 'wk')),
       wv: flat(currentMatrix(state, 'wv')),
+      wo: flat(currentMatrix(state, 'wo')),
       numHeads: state.numHeads,
     },
     options,

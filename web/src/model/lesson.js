@@ -2,6 +2,7 @@
 import { meanRowEntropy, meanVariance } from './experiment.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
+import { tokenize } from './tokens.js';
 import { quote, shortNumber } from './tooltips.js';
 
 /** What the output explanation says while no output row is chosen. */
@@ -36,20 +37,25 @@ export function scaleTexts(state) {
   const { dK, temperature: T, scaling } = state;
   const factor = shortNumber(scaleValue(state));
   const root = `√${dK} = ${shortNumber(Math.sqrt(dK))}`;
+  // Temperature is the page's own knob: standard attention has T = 1, and the text must not claim variance 1 then.
+  const temperature = T === 1 ? ''
+    : ` The temperature is not part of standard attention (which has T = 1): the page adds it so you can see softmax sharpen or flatten. Here it multiplies the scores' spread by 1/T = ${shortNumber(1 / T)}, so their variance is about ${shortNumber(1 / (T * T))} times what it would be at T = 1.`;
   if (scaling) {
     return {
       title: T === 1 ? 'Scale: ÷ √d_k' : 'Scale: ÷ (T·√d_k)',
       formula: `1/(T·√d_k) = ${factor}`,
       text: `d_k = ${dK}, so every score is divided by ${root}${T === 1 ? '' : ` and by the temperature T = ${T}`}: multiplied by ${factor}. `
-        + 'This keeps the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom). '
-        + 'attention-wasm gets this factor as its scale option.',
+        + (T === 1 ? 'This keeps the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).'
+          : 'Dividing by √d_k alone would keep the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).')
+        + `${temperature} attention-wasm gets this factor as its scale option.`,
     };
   }
   return {
     title: T === 1 ? 'Scale: off' : 'Scale: ÷ T',
     formula: `1/T = ${factor}`,
-    text: `Scaling is off, so the scores are only divided by the temperature T = ${T} (multiplied by ${factor}). `
-      + 'Switch “Divide the scores by √d_k” back on and compare the weights: without it, larger d_k gives sharper, more one-hot rows.',
+    text: (T === 1 ? 'Scaling is off, so the scores are used as they are (multiplied by 1). '
+      : `Scaling is off, so the scores are only divided by the temperature T = ${T} (multiplied by ${factor}). `)
+      + `Their variance now grows with d_k. Switch “Divide the scores by √d_k” back on and compare the weights: without it, larger d_k gives sharper, more one-hot rows.${temperature}`,
   };
 }
 
@@ -66,7 +72,25 @@ export function entropyText(state, result) {
 export function varianceText(state, result) {
   const raw = meanVariance(headSlice(result.rawScores, state.head).data).variance;
   const scaled = meanVariance(headSlice(result.scaledScores, state.head).data).variance;
-  return `In your example (d_k = ${state.dK}, ${state.n} tokens): the variance of QKᵀ is ${formatValue(raw, 2)}, and ${formatValue(scaled, 2)} after scaling. With so few numbers these are rough, but they follow the curves.`;
+  const intro = `In your example (d_k = ${state.dK}, ${state.n} tokens): the variance of QKᵀ is ${formatValue(raw, 2)}`;
+  const rough = 'With so few numbers these are rough, but they follow the curves.';
+  if (!state.scaling && state.temperature === 1) {
+    return `${intro}. Scaling is off, so the scores keep this variance: switch “Divide the scores by √d_k” on to bring it near 1. ${rough}`;
+  }
+  const how = state.scaling ? 'after scaling' : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
+  return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
+}
+
+/** How concat · W_o makes the layer's output, with the shapes of the state. */
+export function projectionText(state) {
+  const { n, dV, dModel, numHeads: H } = state;
+  const concat = H === 1 ? `With one head, the concatenation is just its output, [${n}, ${dV}].`
+    : `The ${H} heads' outputs side by side make one [${n}, ${H}·${dV}] = [${n}, ${H * dV}] matrix.`;
+  return `${concat} The output projection W_o has shape [H·d_v, d_model] = [${H * dV}, ${dModel}]: one row for each column of the heads, `
+    + `one column for each of the model's ${dModel} dimensions. So [${n}, ${H * dV}] · [${H * dV}, ${dModel}] gives the layer's output [${n}, ${dModel}], `
+    + 'the width of X again, which the next layer and the residual connection (X + output) need. '
+    + `${H > 1 ? 'Every output number takes from all the heads\' columns: this is where the heads are mixed. ' : ''}`
+    + 'Like the other W\'s, W_o is random from the seed here; double-click a cell to change it.';
 }
 
 /** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
@@ -82,7 +106,45 @@ export function headsText(state) {
   if (H === 1) {
     return 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.';
   }
-  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head attends in its own way; click a head to follow it through the steps above. The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. A transformer then multiplies it by W_o; that last step is left out here so you see the heads directly.`;
+  const random = randomInputs(state).length
+    ? ' Here the blocks are random, so the heads differ only by chance; in a trained model each head learns to look for something different.'
+    : '';
+  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
+}
+
+/** The inputs of attention's pattern (X, W_q, W_k) that come from the seed rather than from typed numbers. */
+export function randomInputs(state) {
+  return ['x', 'wq', 'wk'].filter((name) => !(state[name] || (name === 'wk' && state.shareQK && state.wq)));
+}
+
+/**
+ * Says, while the pattern rests on random numbers, that it means nothing yet, naming the largest weight shown.
+ * @returns {string}  empty when X, W_q and W_k are all typed
+ */
+export function randomNote(state, result) {
+  const names = randomInputs(state).map((name) => ({ x: 'X', wq: 'W_q', wk: 'W_k' })[name]);
+  if (!names.length || !result) return '';
+  const labels = labelsFor(state);
+  const { data } = headSlice(result.weights, state.head);
+  let best = 0;
+  for (let k = 1; k < data.length; k++) if (data[k] > data[best]) best = k;
+  const [i, j] = [Math.floor(best / state.n), best % state.n];
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  return `${list} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet: `
+    + `that ${quote(labels[i])} gives ${formatValue(data[best], 2)} of its attention to ${i === j ? 'itself' : quote(labels[j])} is chance. `
+    + 'Training is what makes W_q and W_k pick out useful patterns; type your own numbers to shape one.';
+}
+
+/**
+ * Which tokens a too-small n leaves out, so that words are not dropped silently.
+ * @returns {string}  empty when every word is a token
+ */
+export function tokenCountNote(state) {
+  const words = tokenize(state.sentence);
+  if (state.n >= words.length) return '';
+  const left = words.slice(state.n).map(quote);
+  const shown = left.length > 4 ? `${left.slice(0, 4).join(', ')} and ${left.length - 4} more` : left.join(', ');
+  return `n = ${state.n} is smaller than the sentence's ${words.length} words, so only the first ${state.n} are tokens: ${shown} ${left.length === 1 ? 'is' : 'are'} left out. Raise n to ${Math.min(words.length, 64)} to use them all.`;
 }
 
 /** Why a click on a causally masked cell changes nothing. */
@@ -92,10 +154,12 @@ export function causalCellMessage(state, i, j) {
 }
 
 /**
- * The line under the √d_k charts: the experiment's numbers at d_k = 8.
+ * The line under the √d_k charts: the experiment's numbers at the experiment's d_k nearest to the state's.
  * @param {{ dK: number, varianceRaw: number, varianceScaled: number, entropyRaw: number, entropyScaled: number }[]} rows
  */
-export function scalingSummary(rows, seed) {
-  const at8 = rows.find((r) => r.dK === 8);
-  return `At d_k = 8: variance ${formatValue(at8.varianceRaw, 1)} unscaled against ${formatValue(at8.varianceScaled, 2)} scaled; row entropy ${formatValue(at8.entropyRaw, 2)} bits against ${formatValue(at8.entropyScaled, 2)}. Seed ${seed}.`;
+export function scalingSummary(rows, seed, dK = 8) {
+  const distance = (r) => Math.abs(Math.log2(r.dK) - Math.log2(dK));
+  const at = rows.reduce((a, b) => (distance(b) < distance(a) ? b : a));
+  const near = at.dK === dK ? '' : ` (the experiment's d_k nearest to your ${dK})`;
+  return `At d_k = ${at.dK}${near}: variance ${formatValue(at.varianceRaw, 1)} unscaled against ${formatValue(at.varianceScaled, 2)} scaled; row entropy ${formatValue(at.entropyRaw, 2)} bits against ${formatValue(at.entropyScaled, 2)}. Seed ${seed}.`;
 }

@@ -1,12 +1,14 @@
-// The input matrices X, W_q, W_k and W_v of a state: generated from the seed, or the numbers a person
+// The input matrices X, W_q, W_k, W_v and W_o of a state: generated from the seed, or the numbers a person
 // typed or pasted (an "override" of the same shape).
+import { embeddingRow } from './positions.js';
 import { randomMatrix } from './rng.js';
+import { tokenLabels, tokenize } from './tokens.js';
 
 /** The editable input matrices, in the order they are used. */
-export const INPUT_NAMES = ['x', 'wq', 'wk', 'wv'];
+export const INPUT_NAMES = ['x', 'wq', 'wk', 'wv', 'wo'];
 
 /** Display names of the input matrices. */
-export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v' };
+export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v', wo: 'W_o' };
 
 /**
  * The shape of an input matrix. Heads sit side by side as column blocks:
@@ -16,16 +18,18 @@ export const INPUT_TITLES = { x: 'X', wq: 'W_q', wk: 'W_k', wv: 'W_v' };
  * | x      | [n, dModel]                |
  * | wq, wk | [dModel, numHeads·dK]      |
  * | wv     | [dModel, numHeads·dV]      |
+ * | wo     | [numHeads·dV, dModel]      |
  * @returns {[number, number]}
  */
 export function matrixShape(state, name) {
   if (name === 'x') return [state.n, state.dModel];
+  if (name === 'wo') return [state.numHeads * state.dV, state.dModel];
   return [state.dModel, state.numHeads * (name === 'wv' ? state.dV : state.dK)];
 }
 
-/** The width of one head's block of columns in an input matrix (the whole width for x). */
+/** The width of one head's block of columns in an input matrix (the whole width for x and W_o). */
 export function headWidth(state, name) {
-  if (name === 'x') return state.dModel;
+  if (name === 'x' || name === 'wo') return state.dModel;
   return name === 'wv' ? state.dV : state.dK;
 }
 
@@ -35,25 +39,28 @@ const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 const generated = new Map();
 
 /**
- * The matrix the seed gives. X has variance 1; a W has standard deviation 1/√d_model so that Q, K and V
- * also have variance about 1. Values are rounded to 2 decimals so the page shows them exactly.
+ * The matrix the seed gives. X has variance 1; W_q, W_k and W_v have standard deviation 1/√d_model so that
+ * Q, K and V also have variance about 1, and W_o 1/√(H·d_v) so that the layer's output does too. Values are rounded to 2 decimals so the page shows them exactly.
  * The result is cached and shared: copy it before changing it.
  * @returns {number[][]}
  */
 export function generatedMatrix(state, name) {
   const [rows, cols] = matrixShape(state, name);
   const width = headWidth(state, name);
-  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel].join('|');
+  // X looks each token up in the embedding table; links of version 1 drew X by row number instead.
+  const byToken = name === 'x' && state.embed !== 'row';
+  const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
+  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, byToken, ...labels].join('|');
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
-  const matrix = randomMatrix({
+  const matrix = byToken ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols)) : randomMatrix({
     seed: state.seed,
     stream: name,
     rows,
     cols,
     dist: state.dist,
-    std: name === 'x' ? 1 : 1 / Math.sqrt(state.dModel),
-    colKey: name === 'x' ? undefined : columnKey(width),
+    std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
+    colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
   });
   generated.set(name, { key, matrix });
   return matrix;
@@ -79,6 +86,7 @@ export function resizeOverride(old, before, after, name) {
     return old.map((row) => row.slice());
   }
   const fresh = generatedMatrix(after, name).map((row) => row.slice());
+  if (name === 'wo') return resizeRowBlocks(old, fresh, before.dV, after.dV);
   const oldWidth = headWidth(before, name);
   const newWidth = headWidth(after, name);
   for (let i = 0; i < Math.min(rows, oldRows); i++) {
@@ -88,6 +96,17 @@ export function resizeOverride(old, before, after, name) {
       const oldJ = head * oldWidth + within;
       if (within < oldWidth && oldJ < oldCols) fresh[i][j] = old[i][oldJ];
     }
+  }
+  return fresh;
+}
+
+/** W_o carried over: its rows are the heads' blocks of d_v, so a row moves with its head. */
+function resizeRowBlocks(old, fresh, oldDV, newDV) {
+  for (let i = 0; i < fresh.length; i++) {
+    const within = i % newDV;
+    const oldI = Math.floor(i / newDV) * oldDV + within;
+    if (within >= oldDV || oldI >= old.length) continue;
+    for (let j = 0; j < Math.min(fresh[i].length, old[oldI].length); j++) fresh[i][j] = old[oldI][j];
   }
   return fresh;
 }

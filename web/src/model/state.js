@@ -20,6 +20,8 @@ export const LIMITS = Object.freeze({
   temperatureMax: 5,
   sentenceChars: 2000,
   hashChars: 200_000,
+  // The largest magnitude a number may have, typed, pasted or read from a link.
+  typed: 1e6,
 });
 
 /** The names of the sizes, as the page writes them. */
@@ -45,7 +47,11 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {number[][] | null} wq
  * @property {number[][] | null} wk
  * @property {number[][] | null} wv
+ * @property {number[][] | null} wo   the output projection, [numHeads·dV, dModel]
  * @property {boolean[][] | null} mask  [n, n], true = may attend; null = all allowed
+ * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
+ * @property {boolean} positions  add sinusoidal positional encodings to X
+ * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
  */
 
 /** The default example: "time flies like an arrow". @returns {State} */
@@ -69,7 +75,11 @@ export function defaultState() {
     wq: null,
     wk: null,
     wv: null,
+    wo: null,
     mask: null,
+    embed: 'token',
+    positions: false,
+    shuffle: 1,
   };
 }
 
@@ -111,7 +121,7 @@ export function withSizes(state, sizes) {
   return next;
 }
 
-const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'mask'];
+const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'wo', 'mask', 'pos', 'shuf'];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
 
@@ -125,7 +135,7 @@ const encodeMatrix = (rows) => rows.map((row) => row.map((v) => String(v)).join(
  */
 export function encodeState(state) {
   const pairs = [
-    ['v', '1'],
+    ['v', '2'],
     ['s', state.sentence],
     ['n', state.n],
     ['dm', state.dModel],
@@ -139,7 +149,9 @@ export function encodeState(state) {
     ['scale', state.scaling ? 1 : 0],
     ['t', state.temperature],
     ['tie', state.shareQK ? 1 : 0],
+    ['pos', state.positions ? 1 : 0],
   ];
+  if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
@@ -164,7 +176,7 @@ function readMatrix(text, rows, cols) {
     const row = [];
     for (const field of fields) {
       const value = parseNumber(field);
-      if (value === null || Math.abs(value) > 1e30) return null;
+      if (value === null || Math.abs(value) > LIMITS.typed) return null;
       row.push(value);
     }
     matrix.push(row);
@@ -201,7 +213,9 @@ export function decodeState(hash) {
   for (const key of new Set(params.keys())) {
     if (!FIELDS.includes(key)) warnings.push(`“${shorten(key)}” is not a setting of this page`);
   }
-  if (get('v') !== null && get('v') !== '1') bad('v', 'is a version this page does not know; reading the rest anyway');
+  if (get('v') !== null && get('v') !== '1' && get('v') !== '2') bad('v', 'is a version this page does not know; reading the rest anyway');
+  // Version 1 drew X by row number; its links keep doing so, so they open with the numbers they were made with.
+  if (get('v') === '1') state.embed = 'row';
 
   if (get('s') !== null) {
     const sentence = get('s');
@@ -243,7 +257,7 @@ export function decodeState(hash) {
     if (precision === null) bad('p', `is not a number of decimals from 0 to ${LIMITS.precision}`);
     else state.precision = precision;
   }
-  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK']]) {
+  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK'], ['pos', 'positions']]) {
     if (get(key) === null) continue;
     if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';
     else bad(key, 'is neither 0 nor 1');
@@ -254,6 +268,11 @@ export function decodeState(hash) {
       bad('t', `is not a temperature from ${LIMITS.temperatureMin} to ${LIMITS.temperatureMax}`);
     } else state.temperature = t;
   }
+  if (get('shuf') !== null) {
+    const shuffle = readInteger(get('shuf'), 1, 1_000_000);
+    if (shuffle === null) bad('shuf', 'is not a shuffle number from 1 to 1000000');
+    else state.shuffle = shuffle;
+  }
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);
     if (head === null) bad('head', `is not a head from 1 to ${state.numHeads}`);
@@ -263,7 +282,7 @@ export function decodeState(hash) {
     if (get(name) === null || (name === 'wk' && state.shareQK)) continue;
     const [rows, cols] = matrixShape(state, name);
     const matrix = readMatrix(get(name), rows, cols);
-    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers, so the seed's numbers are used`);
+    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers from -1000000 to 1000000, so the seed's numbers are used`);
     else state[name] = matrix;
   }
   if (get('mask') !== null) {

@@ -37,7 +37,7 @@ const shown = (state, value) => formatValue(value, state.precision);
  * @param {object} state   the page's state
  * @param {object | null} result  the last result of selfAttention (with steps), for the scaled scores' QKᵀ
  * @param {string} matrix  x, wq, wk, wv, q, k, v, vOut, rawScores, scaledScores, mask, scores, weights, output,
- *                         concat; or heatmap (the weights' heatmap), head (one head's), average (their average)
+ *                         concat, wo, layerOutput; or heatmap (the weights' heatmap), head (one head's), average (their average)
  * @param {number} value   the value shown in the cell
  * @returns {string[]}  a heading, then one line
  */
@@ -52,6 +52,11 @@ export function cellTooltip(state, result, matrix, i, j, value) {
     case 'wv':
       return [`${INPUT_TITLES[matrix]} row ${i}, column ${j}`,
         `from embedding dimension ${i} to ${matrix === 'wv' ? 'd_v' : 'd_k'} dimension ${j}: ${shown(state, value)}`];
+    case 'wo':
+      return [`W_o row ${i}, column ${j}`,
+        `from head ${Math.floor(i / state.dV) + 1}'s output dimension ${i % state.dV} to model dimension ${j}: ${shown(state, value)}`];
+    case 'layerOutput':
+      return [`layer output of ${quote(labels[i])}, dimension ${j}`, `${shown(state, value)} = row ${quote(labels[i])} of the concatenated heads · column ${j} of W_o`];
     case 'q':
     case 'k':
     case 'v':

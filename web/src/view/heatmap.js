@@ -1,6 +1,6 @@
 // Attention weights drawn on a canvas with viridis, a legend, and a labelled PNG export.
 import { cssColor, viridis, weightColor } from '../model/colors.js';
-import { formatValue } from '../model/format.js';
+import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { el } from './dom.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
@@ -187,35 +187,45 @@ export function weightsLegend(caption = 'attention weight') {
 export function heatmapPicture(view) {
   const cell = Math.max(12, Math.min(64, Math.floor(640 / Math.max(view.rows, view.cols))));
   const labelWidth = 96;
-  const top = 64 + labelWidth;
   const left = 16 + labelWidth;
-  const width = left + cell * view.cols + 24;
-  const height = top + cell * view.rows + 70;
+  // At least wide enough for the subtitle; the title wraps onto as many lines as it needs, never cut.
+  const width = Math.max(left + cell * view.cols + 24, 420);
   const canvas = document.createElement('canvas');
-  canvas.width = width;
-  canvas.height = height;
   const ctx = canvas.getContext('2d');
+  const titleFont = `600 18px ${FONT}`;
+  ctx.font = titleFont;
+  const titleLines = wrapText(view.title, width - 32, (text) => ctx.measureText(text).width);
+  const header = 24 * titleLines.length;
+  const top = 40 + header + labelWidth;
+  canvas.width = width;
+  canvas.height = top + cell * view.rows + 70;
   ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, width, height);
+  ctx.fillRect(0, 0, width, canvas.height);
   ctx.fillStyle = '#111';
-  ctx.font = `600 18px ${FONT}`;
+  ctx.font = titleFont;
   ctx.textBaseline = 'top';
-  ctx.fillText(view.title, 16, 16);
+  titleLines.forEach((line, k) => ctx.fillText(line, 16, 16 + 24 * k));
   ctx.font = `13px ${FONT}`;
   ctx.fillStyle = '#444';
-  ctx.fillText('rows: queries · columns: keys · each row sums to 1', 16, 40);
+  ctx.fillText('rows: queries · columns: keys · each row sums to 1', 16, 16 + header);
 
   ctx.font = `${Math.min(14, cell * 0.6)}px ${FONT}`;
   ctx.fillStyle = '#111';
   ctx.textAlign = 'right';
   ctx.textBaseline = 'middle';
-  view.rowLabels.forEach((label, i) => ctx.fillText(shortLabel(label, 12), left - 6, top + (i + 0.5) * cell));
+  // Labels cut to fit their 96 px margin, measured in the label font.
+  const fit = (label) => {
+    let max = 12;
+    while (max > 2 && ctx.measureText(shortLabel(label, max)).width > labelWidth - 10) max--;
+    return shortLabel(label, max);
+  };
+  view.rowLabels.forEach((label, i) => ctx.fillText(fit(label), left - 6, top + (i + 0.5) * cell));
   view.colLabels.forEach((label, j) => {
     ctx.save();
     ctx.translate(left + (j + 0.5) * cell, top - 6);
     ctx.rotate(-Math.PI / 2);
     ctx.textAlign = 'left';
-    ctx.fillText(shortLabel(label, 12), 0, 0);
+    ctx.fillText(fit(label), 0, 0);
     ctx.restore();
   });
 

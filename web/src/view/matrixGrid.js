@@ -135,6 +135,7 @@ export class MatrixGrid {
    * @param {number} view.precision
    * @param {number[][]} [view.raw]          the exact numbers behind an editable matrix
    * @param {string} [view.shapeText]        e.g. "[5, 4]"
+   * @param {number} [view.colorScale]       the magnitude of the strongest colour, when not the largest value
    */
   update(view) {
     this.pending = view;
@@ -150,7 +151,7 @@ export class MatrixGrid {
     this.#apply(view);
   }
 
-  #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText }) {
+  #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText, colorScale = 0 }) {
     if (this.editor) cancelEditor(this, false);
     if (rows !== this.rows || cols !== this.cols) {
       this.invalid.clear();
@@ -185,7 +186,7 @@ export class MatrixGrid {
         if (Math.abs(v) > maxAbs) maxAbs = Math.abs(v);
       }
     }
-    this.maxAbs = maxAbs;
+    this.maxAbs = Math.max(maxAbs, colorScale);
     let chars = this.options.render ? 3 : 2;
     if (!this.options.render && min <= max) {
       chars = Math.max(formatValue(min, precision).length, formatValue(max, precision).length, negInf ? 2 : 0);

@@ -1,7 +1,9 @@
 // Draws the steps of attention: the grids from X to the output, the weights' heatmap, the heads and their texts.
 import { formatShape } from '../model/format.js';
 import { averageHeads, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
-import { entropyText, explainOutputRow, headColumnsNote, headsText, scaleTexts, varianceText } from '../model/lesson.js';
+import {
+  entropyText, explainOutputRow, headColumnsNote, headsText, projectionText, randomNote, scaleTexts, varianceText,
+} from '../model/lesson.js';
 import { INPUT_TITLES, currentMatrix, headWidth } from '../model/matrices.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
@@ -49,18 +51,21 @@ export class Steps {
     grids.vOut = new MatrixGrid({ name: 'vOut', title: 'V', note: 'values', ...signed, describe: tip('vOut') });
     grids.output = new MatrixGrid({ name: 'output', title: 'output', note: 'one row per token', ...signed, onHover: (cell) => this.#hoverOutput(cell), describe: tip('output') });
     grids.concat = new MatrixGrid({ name: 'concat', title: 'concatenated heads', note: 'head outputs side by side', ...signed, describe: tip('concat') });
+    grids.wo = new MatrixGrid({ name: 'wo', title: 'W_o', note: 'output projection · editable', ...signed, ...editable('wo') });
+    grids.layerOutput = new MatrixGrid({ name: 'layerOutput', title: 'layer output', note: 'back to d_model columns', ...signed, describe: tip('layerOutput') });
 
     const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
     byId('mount-x').append(grids.x.element);
-    byId('mount-q').append(op('X ·'), grids.wq.element, op('='), grids.q.element);
-    byId('mount-k').append(op('X ·'), grids.wk.element, op('='), grids.k.element);
-    byId('mount-v').append(op('X ·'), grids.wv.element, op('='), grids.v.element);
+    const xOp = () => el('span', { class: 'op x-op', text: 'X ·', attrs: { 'aria-hidden': 'true' } });
+    byId('mount-q').append(xOp(), grids.wq.element, op('='), grids.q.element);
+    byId('mount-k').append(xOp(), grids.wk.element, op('='), grids.k.element);
+    byId('mount-v').append(xOp(), grids.wv.element, op('='), grids.v.element);
     byId('mount-raw').append(grids.raw.element);
     byId('mount-scaled').append(grids.scaled.element);
     byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
     byId('mount-weights').append(grids.weights.element);
     byId('mount-output').append(op('weights ·'), grids.vOut.element, op('='), grids.output.element);
-    byId('mount-concat').append(grids.concat.element);
+    byId('mount-projection').append(grids.concat.element, op('·'), grids.wo.element, op('='), grids.layerOutput.element);
 
     this.heatmap = new Heatmap({
       label: 'Heatmap of the attention weights: rows are queries, columns are keys',
@@ -137,9 +142,12 @@ export class Steps {
     perHead(grids.weights, result.weights, 'attention weights', labels);
     perHead(grids.vOut, result.v, 'V', dims(dV));
     perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
-    if (H > 1) {
-      grids.concat.update({ data: result.concat.data, rows: n, cols: H * dV, rowLabels: labels, colLabels: Array.from({ length: H * dV }, (_, c) => `h${Math.floor(c / dV) + 1}·${c % dV}`), precision });
-    }
+    const concatLabels = Array.from({ length: H * dV }, (_, c) => (H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c)));
+    grids.concat.setTitle(H > 1 ? 'concatenated heads' : 'head output', H > 1 ? 'head outputs side by side' : 'one head: nothing to put beside it');
+    grids.concat.update({ data: result.concat.data, rows: n, cols: H * dV, rowLabels: labels, colLabels: concatLabels, precision });
+    const wo = currentMatrix(state, 'wo');
+    grids.wo.update({ data: flat(wo), rows: H * dV, cols: dModel, rowLabels: concatLabels, colLabels: dims(dModel), precision, raw: wo });
+    grids.layerOutput.update({ data: result.output.data, rows: n, cols: dModel, rowLabels: labels, colLabels: dims(dModel), precision });
 
     const weights = headSlice(result.weights, h);
     const blocked = (i, j) => maskCell(state, i, j) !== 'open';
@@ -167,8 +175,8 @@ export class Steps {
     const mount = byId('mount-heads');
     const H = state.numHeads;
     const views = this.headViews;
-    show(this.grids.concat.element, H > 1);
     byId('heads-text').textContent = headsText(state);
+    byId('projection-text').textContent = projectionText(state);
     if (H === 1) {
       mount.replaceChildren();
       views.length = 0;
@@ -196,6 +204,7 @@ export class Steps {
     byId('scale-formula').textContent = scale.formula;
     byId('scale-text').textContent = scale.text;
     byId('entropy-text').textContent = entropyText(state, result);
+    byId('random-note').textContent = randomNote(state, result);
     byId('why-text').textContent = varianceText(state, result);
     const headsNote = byId('qkv-heads-note');
     headsNote.textContent = headColumnsNote(state);

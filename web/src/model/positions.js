@@ -1,0 +1,53 @@
+// Tokens, then positions: the embedding table X = E[token], the sinusoidal positional encodings P, and the
+// word-order demo that shows attention alone does not see word order.
+import { cellValue } from './rng.js';
+
+/**
+ * Row `token` of the seeded embedding table: the same text always gets the same d_model numbers (variance 1,
+ * 2 decimals, like the other generated matrices).
+ * @returns {number[]}
+ */
+export function embeddingRow(seed, dist, token, dModel) {
+  return Array.from({ length: dModel }, (_, j) => {
+    const value = Math.round(cellValue(seed, `embedding:${token}`, 0, j, dist) * 100) / 100;
+    return value === 0 ? 0 : value;
+  });
+}
+
+/**
+ * The sinusoidal positional encodings of "Attention Is All You Need" (section 3.5):
+ * P[pos][2i] = sin(pos / 10000^(2i/d_model)), P[pos][2i+1] = cos(pos / 10000^(2i/d_model)).
+ *
+ * | result | shape        |
+ * |--------|--------------|
+ * | P      | [n, d_model] |
+ * @returns {number[][]}
+ */
+export function sinusoidalPositions(n, dModel) {
+  return Array.from({ length: n }, (_, pos) => Array.from({ length: dModel }, (_, d) => {
+    const angle = pos / 10000 ** ((2 * Math.floor(d / 2)) / dModel);
+    return d % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+  }));
+}
+
+/** a + b, elementwise, for two matrices of the same shape. */
+export const addMatrices = (a, b) => a.map((row, i) => row.map((v, j) => v + b[i][j]));
+
+/**
+ * The k-th shuffle of n positions: a seeded permutation, never the identity when n ≥ 2.
+ * perm[p] is the original position of the token now at position p.
+ * @returns {number[]}
+ */
+export function shuffleOrder(n, k, seed) {
+  const perm = Array.from({ length: n }, (_, i) => i);
+  if (n < 2) return perm;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    for (let i = n - 1; i > 0; i--) {
+      const u = (cellValue(seed, `shuffle:${k}:${attempt}`, i, 0, 'uniform') / Math.sqrt(3) + 1) / 2;
+      const j = Math.min(i, Math.floor(u * (i + 1)));
+      [perm[i], perm[j]] = [perm[j], perm[i]];
+    }
+    if (perm.some((p, i) => p !== i)) return perm;
+  }
+  return perm.map((_, i) => (i + 1) % n);
+}
