@@ -47,6 +47,7 @@ node_test() {
     --test-reporter=junit --test-reporter-destination="$results/$name/junit.xml" "$@"
 }
 
+stage lint bash scripts/lint.sh # the house rules: Prettier, ESLint, clang-format, size limits
 stage native bash scripts/test-native.sh
 stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest/vitest.json"

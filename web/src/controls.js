@@ -23,24 +23,34 @@ const sizeInputs = {};
 export function buildControls(app) {
   const examples = byId('examples');
   for (const example of EXAMPLES) {
-    examples.append(el('button', {
-      type: 'button',
-      class: 'example',
-      text: example.title,
-      dataset: { example: example.id },
-      on: {
-        click: () => {
-          clearFieldErrors();
-          app.clearInvalid();
-          app.setState(example.state());
+    examples.append(
+      el('button', {
+        type: 'button',
+        class: 'example',
+        text: example.title,
+        dataset: { example: example.id },
+        on: {
+          click: () => {
+            clearFieldErrors();
+            app.clearInvalid();
+            app.setState(example.state());
+          },
         },
-      },
-    }));
+      }),
+    );
   }
 
   const sizes = byId('sizes');
   for (const [key, label] of Object.entries(SIZE_NAMES)) {
-    const input = el('input', { id: `size-${key}`, type: 'number', min: 1, max: LIMITS[key], step: 1, inputMode: 'numeric', on: { input: (event) => readSizes(app, event) } });
+    const input = el('input', {
+      id: `size-${key}`,
+      type: 'number',
+      min: 1,
+      max: LIMITS[key],
+      step: 1,
+      inputMode: 'numeric',
+      on: { input: (event) => readSizes(app, event) },
+    });
     sizeInputs[key] = input;
     sizes.append(el('label', { class: 'field', htmlFor: input.id }, el('span', { text: label }), input));
   }
@@ -51,7 +61,8 @@ export function buildControls(app) {
     const tokens = tokenize(sentence);
     const error = byId('sentence-error');
     if (tokens.length === 0) return setError(error, 'Type at least one word: each word is a token.');
-    if (tokens.length > LIMITS.n) return setError(error, `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.`);
+    if (tokens.length > LIMITS.n)
+      return setError(error, `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.`);
     setError(error, null);
     const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
     app.setState({ ...next, sentence }, { from: event.target });
@@ -60,7 +71,8 @@ export function buildControls(app) {
   byId('seed').addEventListener('input', (event) => {
     const value = event.target.value.trim();
     const seed = /^\d{1,10}$/u.test(value) ? Number(value) : NaN;
-    if (!(seed >= 0 && seed <= MAX_SEED)) return setError(byId('seed-error'), `The seed must be a whole number from 0 to ${MAX_SEED}.`);
+    if (!(seed >= 0 && seed <= MAX_SEED))
+      return setError(byId('seed-error'), `The seed must be a whole number from 0 to ${MAX_SEED}.`);
     setError(byId('seed-error'), null);
     app.setState(redrawn(app, { ...app.state, seed }), { from: event.target });
   });
@@ -80,11 +92,16 @@ export function buildControls(app) {
   byId('scaling').addEventListener('change', (e) => app.setState({ ...app.state, scaling: e.target.checked }));
   byId('temperature').addEventListener('input', (e) => {
     const t = Math.round(Number(e.target.value) * 100) / 100;
-    app.setState({ ...app.state, temperature: Math.min(LIMITS.temperatureMax, Math.max(LIMITS.temperatureMin, t)) }, { from: e.target });
+    app.setState(
+      { ...app.state, temperature: Math.min(LIMITS.temperatureMax, Math.max(LIMITS.temperatureMin, t)) },
+      { from: e.target },
+    );
   });
   byId('positions').addEventListener('change', (e) => app.setState({ ...app.state, positions: e.target.checked }));
   byId('shuffle').addEventListener('click', () => app.setState({ ...app.state, shuffle: app.state.shuffle + 1 }));
-  byId('share-qk').addEventListener('change', (e) => app.setState({ ...app.state, shareQK: e.target.checked, wk: null }));
+  byId('share-qk').addEventListener('change', (e) =>
+    app.setState({ ...app.state, shareQK: e.target.checked, wk: null }),
+  );
   byId('head').addEventListener('change', (e) => app.setState({ ...app.state, head: Number(e.target.value) }));
   byId('clear-mask').addEventListener('click', () => {
     setError(byId('mask-message'), null);
@@ -131,7 +148,8 @@ function readSizes(app, event) {
     sizes[key] = /^\d+$/u.test(input.value.trim()) ? Number(input.value) : NaN;
   }
   const errors = checkSizes(sizes);
-  for (const [key, input] of Object.entries(sizeInputs)) input.setAttribute('aria-invalid', String(Boolean(errors[key])));
+  for (const [key, input] of Object.entries(sizeInputs))
+    input.setAttribute('aria-invalid', String(Boolean(errors[key])));
   const messages = Object.values(errors);
   setError(byId('sizes-error'), messages.length ? `${messages.join('. ')}. The last good sizes are still used.` : null);
   if (messages.length) return;
@@ -141,7 +159,8 @@ function readSizes(app, event) {
 
 /** Clears the messages under the fields (a new example or link replaces what they were about). */
 export function clearFieldErrors() {
-  for (const id of ['sentence-error', 'sizes-error', 'seed-error', 'paste-error', 'mask-message']) setError(byId(id), null);
+  for (const id of ['sentence-error', 'sizes-error', 'seed-error', 'paste-error', 'mask-message'])
+    setError(byId(id), null);
   for (const input of Object.values(sizeInputs)) input.setAttribute('aria-invalid', 'false');
 }
 
@@ -173,12 +192,17 @@ export function syncControls(state, from) {
   show(byId('sizes-note'), Boolean(countNote));
   const head = byId('head');
   if (head.options.length !== state.numHeads) {
-    head.replaceChildren(...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })));
+    head.replaceChildren(
+      ...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })),
+    );
   }
   head.value = String(state.head);
   show(byId('head-field'), state.numHeads > 1);
   show(byId('clear-mask'), Boolean(state.mask));
-  show(byId('reset-numbers'), INPUT_NAMES.some((name) => state[name]));
+  show(
+    byId('reset-numbers'),
+    INPUT_NAMES.some((name) => state[name]),
+  );
   byId('paste-target').querySelector('option[value="wk"]').disabled = state.shareQK;
 }
 
@@ -198,7 +222,11 @@ function applyPaste(app) {
 async function copyLink(app) {
   app.writeHash();
   const status = byId('link-status');
-  const copied = await copyText(location.href, { mount: status, label: 'Link to this example', lead: 'Copy this link:' });
+  const copied = await copyText(location.href, {
+    mount: status,
+    label: 'Link to this example',
+    lead: 'Copy this link:',
+  });
   if (copied) status.textContent = 'Link copied. Anyone who opens it sees this exact example.';
 }
 
@@ -209,7 +237,13 @@ function downloadPng(app) {
   const weights = headSlice(result.weights, state.head);
   const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
   const picture = heatmapPicture({
-    data: weights.data, rows: state.n, cols: state.n, rowLabels: labels, colLabels: labels, title, precision: state.precision,
+    data: weights.data,
+    rows: state.n,
+    cols: state.n,
+    rowLabels: labels,
+    colLabels: labels,
+    title,
+    precision: state.precision,
     blocked: (i, j) => maskCell(state, i, j) !== 'open',
   });
   downloadCanvas(picture, 'attention-weights.png');

@@ -26,9 +26,15 @@ let lessons;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
-  get state() { return state; },
-  get result() { return lastResult; },
-  get attn() { return attn; },
+  get state() {
+    return state;
+  },
+  get result() {
+    return lastResult;
+  },
+  get attn() {
+    return attn;
+  },
   setState,
   writeHash,
   loadHash,
@@ -64,7 +70,11 @@ function loadHash() {
   if (warnings.length) {
     warning.replaceChildren(
       el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
-      el('ul', {}, warnings.slice(0, 8).map((w) => el('li', { text: w }))),
+      el(
+        'ul',
+        {},
+        warnings.slice(0, 8).map((w) => el('li', { text: w })),
+      ),
     );
     warning.hidden = false;
   } else warning.hidden = true;
@@ -85,7 +95,10 @@ function render() {
   try {
     result = attn.selfAttention(call.x, call.weights, call.options);
   } catch (error) {
-    setError(byId('compute-error'), `This input could not be computed, so the last good result stays on screen: ${error.message}`);
+    setError(
+      byId('compute-error'),
+      `This input could not be computed, so the last good result stays on screen: ${error.message}`,
+    );
     return;
   }
   const computeMs = performance.now() - t0;
@@ -109,7 +122,9 @@ function showLoadError(error) {
     el('h2', { text: 'The WebAssembly module could not be loaded' }),
     el('p', { text: 'Nothing can be computed on this page without it. The browser reported:' }),
     el('p', { class: 'error-detail', text: String(error?.message ?? error) }),
-    el('p', { text: 'If you host this page yourself, check that the .wasm files are served next to the JavaScript files (ideally with the application/wasm type), then reload.' }),
+    el('p', {
+      text: 'If you host this page yourself, check that the .wasm files are served next to the JavaScript files (ideally with the application/wasm type), then reload.',
+    }),
   );
   box.hidden = false;
   document.body.classList.add('failed');

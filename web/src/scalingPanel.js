@@ -21,7 +21,8 @@ export function scheduleExperiment(app) {
 
 function runExperiment(attn, state) {
   drawnKey = `${state.seed}|${state.dK}`;
-  if (experiment?.seed !== state.seed) experiment = { seed: state.seed, ...runScalingExperiment(attn, { seed: state.seed }) };
+  if (experiment?.seed !== state.seed)
+    experiment = { seed: state.seed, ...runScalingExperiment(attn, { seed: state.seed }) };
   const { rows, maxEntropy, length } = experiment;
   const xs = rows.map((r) => r.dK);
   const marker = { x: state.dK, text: `your d_k = ${state.dK}` };
@@ -53,12 +54,19 @@ function runExperiment(attn, state) {
     yTicks: [0, 1, 2, 3, 4].filter((t) => t <= Math.ceil(maxEntropy)),
     guide: { y: maxEntropy, text: `even over ${length} keys: ${maxEntropy} bits` },
   });
-  const legend = el('p', { class: 'chart-legend' },
-    el('span', { class: 'key series-raw' }), 'without scaling ', el('span', { class: 'key series-scaled' }), 'divided by √d_k');
+  const legend = el(
+    'p',
+    { class: 'chart-legend' },
+    el('span', { class: 'key series-raw' }),
+    'without scaling ',
+    el('span', { class: 'key series-scaled' }),
+    'divided by √d_k',
+  );
   const summary = el('p', { class: 'hint', text: scalingSummary(rows, state.seed, state.dK) });
   byId('mount-charts').replaceChildren(
     el('figure', { class: 'chart-box' }, el('figcaption', { text: 'Variance of the scores' }), variance),
     el('figure', { class: 'chart-box' }, el('figcaption', { text: 'How spread out the softmax rows are' }), entropy),
     legend,
-    summary);
+    summary,
+  );
 }

@@ -27,7 +27,8 @@ describe('fixes for students and instructors', () => {
 
   test('the PNG title wraps instead of being cut', async () => {
     // As many tokens as the default sentence (the same grid), but a title far wider than the picture.
-    const sentence = 'supercalifragilistic expialidocious antidisestablishmentarianism floccinaucinihilipilification pneumonoultramicroscopic';
+    const sentence =
+      'supercalifragilistic expialidocious antidisestablishmentarianism floccinaucinihilipilification pneumonoultramicroscopic';
     await withPage(env, {}, async ({ page }) => {
       const save = async (name) => {
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-png')]);
@@ -40,13 +41,19 @@ describe('fixes for students and instructors', () => {
       const long = await save('weights-long-title');
       assert.equal(long.width, short.width);
       const extra = long.height - short.height;
-      assert.ok(extra >= 48 && extra % 24 === 0, `the long title takes at least two more 24 px lines: ${short.height} → ${long.height} px`);
+      assert.ok(
+        extra >= 48 && extra % 24 === 0,
+        `the long title takes at least two more 24 px lines: ${short.height} → ${long.height} px`,
+      );
     });
   });
 
   test('a link with numbers beyond ±1e6 falls back to the seed, and the matrices are drawn', async () => {
     await withPage(env, { hash: '#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1e30,1;2,3' }, async ({ page }) => {
-      assert.match(await page.textContent('#link-warning'), /x=1e30,1;2,3 is not a 2×2 matrix of numbers from -1000000 to 1000000/);
+      assert.match(
+        await page.textContent('#link-warning'),
+        /x=1e30,1;2,3 is not a 2×2 matrix of numbers from -1000000 to 1000000/,
+      );
       assert.equal(await page.isVisible('#compute-error'), false);
       const output = await readNumbers(page, 'output');
       assert.equal(output.length, 2);
@@ -56,7 +63,12 @@ describe('fixes for students and instructors', () => {
 
   test('on a phone, tapping an output row explains that row and the grid stays under the finger', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
-      const rowTop = (i) => page.evaluate((k) => document.querySelector(`[data-matrix="output"] .c[data-i="${k}"][data-j="0"]`).getBoundingClientRect().top, i);
+      const rowTop = (i) =>
+        page.evaluate(
+          (k) =>
+            document.querySelector(`[data-matrix="output"] .c[data-i="${k}"][data-j="0"]`).getBoundingClientRect().top,
+          i,
+        );
       await page.evaluate(() => document.getElementById('output-explain').scrollIntoView());
       const labels = (await readMatrix(page, 'output')).rowLabels;
       for (const i of [1, 4, 0]) {
@@ -80,7 +92,9 @@ describe('fixes for students and instructors', () => {
       assert.doesNotMatch(scale, /This keeps the scores near variance 1/);
       assert.match(scale, /not part of standard attention/);
       await afterChange(page, () => page.fill('#size-dK', '16'));
-      await page.waitForFunction(() => /^At d_k = 16:/.test(document.querySelector('#mount-charts .hint')?.textContent ?? ''));
+      await page.waitForFunction(() =>
+        /^At d_k = 16:/.test(document.querySelector('#mount-charts .hint')?.textContent ?? ''),
+      );
       assert.equal(await page.getAttribute('button[data-example="sentence"]', 'aria-pressed'), 'false');
       assert.match(await page.textContent('#example-about'), /^Your own example/);
       await afterChange(page, () => page.fill('#size-n', '3'));
@@ -94,10 +108,15 @@ describe('fixes for students and instructors', () => {
 
   test('the header and badge say what runs: SIMD128 kernels for attention, Eigen for the projections', async () => {
     await withPage(env, {}, async ({ page }) => {
-      assert.match(await page.textContent('.lead'), /hand-fused SIMD128 kernels for the\s+attention itself, Eigen for the projections/);
+      assert.match(
+        await page.textContent('.lead'),
+        /hand-fused SIMD128 kernels for the\s+attention itself, Eigen for the projections/,
+      );
       // The library names its kernels once attn.kernelBackend exists (e.g. 'wasm-simd128'); the page shows that name.
       const kernels = attn.kernelBackend ?? 'hand-fused SIMD128';
-      assert.ok((await page.textContent('#status')).includes(`attention kernels: ${kernels} · projections: Eigen (SSE`));
+      assert.ok(
+        (await page.textContent('#status')).includes(`attention kernels: ${kernels} · projections: Eigen (SSE`),
+      );
     });
   });
 });
@@ -108,7 +127,9 @@ describe('opened from disk', () => {
     try {
       const page = await context.newPage();
       await page.goto(pathToFileURL(`${DIST}/index.html`).href);
-      await page.waitForFunction(() => getComputedStyle(document.getElementById('disk-hint')).opacity === '1', null, { timeout: 10000 });
+      await page.waitForFunction(() => getComputedStyle(document.getElementById('disk-hint')).opacity === '1', null, {
+        timeout: 10000,
+      });
       const hint = await page.textContent('#disk-hint');
       assert.match(hint, /Opened from disk \(a file:\/\/ address\)/);
       assert.match(hint, /python3 -m http\.server 8000/);
@@ -128,9 +149,15 @@ describe('printing', () => {
       assert.equal(await page.isVisible('#download-png'), false);
       assert.equal(await page.isVisible('#step-softmax'), true);
       assert.equal(await page.isVisible('#random-note'), true);
-      const overflow = await page.evaluate(() => getComputedStyle(document.querySelector('[data-matrix="x"] .matrix-scroll')).overflow);
+      const overflow = await page.evaluate(
+        () => getComputedStyle(document.querySelector('[data-matrix="x"] .matrix-scroll')).overflow,
+      );
       assert.equal(overflow, 'visible');
-      await page.screenshot({ path: `${ARTIFACTS}/print.png`, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1500 } });
+      await page.screenshot({
+        path: `${ARTIFACTS}/print.png`,
+        fullPage: true,
+        clip: { x: 0, y: 0, width: 1280, height: 1500 },
+      });
       await page.emulateMedia({ media: 'screen' });
       assert.equal(await page.isVisible('.controls'), true);
     });

@@ -39,7 +39,10 @@ export async function startBrowser() {
  * Opens the page in a fresh context and records everything that should not happen: console errors and
  * warnings, uncaught exceptions, CSP violations, dialogs and requests to other origins.
  */
-export async function openPage(env, { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {}) {
+export async function openPage(
+  env,
+  { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {},
+) {
   const context = await env.browser.newContext({ viewport, hasTouch, acceptDownloads: true });
   try {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
@@ -47,7 +50,8 @@ export async function openPage(env, { hash = '', viewport = { width: 1280, heigh
     const problems = { console: [], pageErrors: [], dialogs: [], foreignRequests: [], requests: [] };
     const origin = new URL(env.server.url).origin;
     page.on('console', (message) => {
-      if (message.type() === 'error' || message.type() === 'warning') problems.console.push(`${message.type()}: ${message.text()}`);
+      if (message.type() === 'error' || message.type() === 'warning')
+        problems.console.push(`${message.type()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => problems.pageErrors.push(error.message));
     page.on('dialog', async (dialog) => {
@@ -96,13 +100,19 @@ async function waitForRenders(page, count) {
 
 /** Waits until every matrix has drawn its latest values. */
 export async function settle(page) {
-  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, { timeout: 20000 });
+  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, {
+    timeout: 20000,
+  });
 }
 
 /** Scrolls a lesson drawn only on screen (step-order, step-kv) into view and waits until it shows the last render. */
 export async function showLesson(page, id) {
   await page.evaluate((sectionId) => document.getElementById(sectionId).scrollIntoView(), id);
-  await page.waitForFunction((sectionId) => document.getElementById(sectionId).dataset.drawn === document.body.dataset.renders, id, { timeout: 20000 });
+  await page.waitForFunction(
+    (sectionId) => document.getElementById(sectionId).dataset.drawn === document.body.dataset.renders,
+    id,
+    { timeout: 20000 },
+  );
   await settle(page);
 }
 
@@ -166,9 +176,11 @@ export async function typeInCell(page, name, i, j, text) {
 /** Asserts that every shown number is the expected value at `precision` decimals (within half a unit). */
 export function assertShown(shown, expected, precision, what) {
   const tolerance = 0.5 * 10 ** -precision + 1e-6;
-  if (shown.length !== expected.length) throw new Error(`${what}: ${shown.length} rows shown, ${expected.length} expected`);
+  if (shown.length !== expected.length)
+    throw new Error(`${what}: ${shown.length} rows shown, ${expected.length} expected`);
   shown.forEach((row, i) => {
-    if (row.length !== expected[i].length) throw new Error(`${what}: row ${i} has ${row.length} cells, ${expected[i].length} expected`);
+    if (row.length !== expected[i].length)
+      throw new Error(`${what}: row ${i} has ${row.length} cells, ${expected[i].length} expected`);
     row.forEach((value, j) => {
       const want = expected[i][j];
       const same = value === want || Math.abs(value - want) <= tolerance;

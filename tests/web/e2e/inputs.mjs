@@ -95,7 +95,11 @@ describe('sharing', () => {
       assert.equal(await p2.inputValue('#precision'), '4');
       assert.equal((await readMatrix(p2, 'wv')).cells[2][1], '-0.1250');
       assert.ok(!(await p2.isVisible('#link-warning')));
-      await afterChange(p2, () => p2.evaluate(() => { location.hash = '#s=one+two+three&causal=0'; }));
+      await afterChange(p2, () =>
+        p2.evaluate(() => {
+          location.hash = '#s=one+two+three&causal=0';
+        }),
+      );
       assert.deepEqual((await readMatrix(p2, 'x')).rowLabels, ['one', 'two', 'three']);
       assert.ok(!(await p2.isChecked('#causal')));
     });
@@ -104,16 +108,23 @@ describe('sharing', () => {
   test('copy as NumPy gives the exact float32 values', async () => {
     await withPage(env, {}, async ({ page }) => {
       await page.click('[data-matrix="weights"] button[aria-label="Copy attention weights as NumPy"]');
-      await page.waitForFunction(() => document.querySelector('[data-matrix="weights"] .copy-status').textContent !== '');
+      await page.waitForFunction(
+        () => document.querySelector('[data-matrix="weights"] .copy-status').textContent !== '',
+      );
       const text = await page.evaluate(() => navigator.clipboard.readText());
       assert.match(text, /^np\.array\(\[\[/);
       const copied = parseMatrix(text);
       const result = await libraryResult(page, {});
       assert.deepEqual(copied.flat().map(Math.fround), Array.from(result.weights.data));
       await page.click('[data-matrix="x"] button[aria-label="Copy X as CSV"]');
-      await page.waitForFunction(() => document.querySelector('[data-matrix="x"] .copy-status').textContent.includes('CSV'));
+      await page.waitForFunction(() =>
+        document.querySelector('[data-matrix="x"] .copy-status').textContent.includes('CSV'),
+      );
       // Row 0 of X is E[“time”], the embedding table's row for that token (before: row 0 of a by-row matrix).
-      assert.equal((await page.evaluate(() => navigator.clipboard.readText())).split('\n')[0], '0.57,0.25,-0.65,-0.51,2.07,0.16,-0.54,0.07');
+      assert.equal(
+        (await page.evaluate(() => navigator.clipboard.readText())).split('\n')[0],
+        '0.57,0.25,-0.65,-0.51,2.07,0.16,-0.54,0.07',
+      );
     });
   });
 

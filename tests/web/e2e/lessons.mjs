@@ -1,7 +1,16 @@
 // Page tests (run by run.mjs): the lessons, each checked against a float64 reference computed here.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, assertShown, readMatrix, readNumbers, showLesson, typeInCell, withPage } from './helpers.mjs';
+import {
+  ARTIFACTS,
+  afterChange,
+  assertShown,
+  readMatrix,
+  readNumbers,
+  showLesson,
+  typeInCell,
+  withPage,
+} from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 
@@ -15,8 +24,12 @@ async function readInputs(page) {
   }
   const side = (parts) => parts[0].map((_, i) => parts.flatMap((part) => part[i]));
   return {
-    x: await readNumbers(page, 'x'), wq: side(blocks.wq), wk: side(blocks.wk), wv: side(blocks.wv),
-    wo: await readNumbers(page, 'wo'), numHeads: heads,
+    x: await readNumbers(page, 'x'),
+    wq: side(blocks.wq),
+    wk: side(blocks.wk),
+    wv: side(blocks.wv),
+    wo: await readNumbers(page, 'wo'),
+    numHeads: heads,
   };
 }
 
@@ -36,7 +49,10 @@ describe('lesson: the output projection W_o', () => {
       assertShown(await readNumbers(page, 'layerOutput'), want.output, PRECISION, 'layer output');
 
       await typeInCell(page, 'wo', 2, 3, 'abc');
-      assert.match(await page.textContent('[data-matrix="wo"] .inline-error'), /W_o, row 2, column 3: “abc” is not a number/);
+      assert.match(
+        await page.textContent('[data-matrix="wo"] .inline-error'),
+        /W_o, row 2, column 3: “abc” is not a number/,
+      );
       await afterChange(page, () => typeInCell(page, 'wo', 2, 3, '4'));
       assert.equal((await readMatrix(page, 'wo')).cells[2][3], '4.000');
       inputs = await readInputs(page);
@@ -56,7 +72,10 @@ describe('lesson: the output projection W_o', () => {
   test('by keyboard at 390 px: W_o is reached with Tab and edited; no sideways page scroll', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 } }, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="projection"]'));
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
       await page.focus('[data-matrix="concat"] .matrix-scroll');
       const onWo = () => page.evaluate(() => document.activeElement?.matches('[data-matrix="wo"] .matrix-scroll'));
@@ -78,10 +97,13 @@ describe('lesson: the output projection W_o', () => {
 });
 
 /** P of the original paper, written out here: sin on even dimensions, cos on odd ones. */
-const positions64 = (n, d) => Array.from({ length: n }, (_, pos) => Array.from({ length: d }, (_, j) => {
-  const angle = pos / 10000 ** ((j - (j % 2)) / d);
-  return j % 2 ? Math.cos(angle) : Math.sin(angle);
-}));
+const positions64 = (n, d) =>
+  Array.from({ length: n }, (_, pos) =>
+    Array.from({ length: d }, (_, j) => {
+      const angle = pos / 10000 ** ((j - (j % 2)) / d);
+      return j % 2 ? Math.cos(angle) : Math.sin(angle);
+    }),
+  );
 const plus = (a, b) => a.map((row, i) => row.map((v, j) => v + b[i][j]));
 
 describe('lesson: tokens, then positions', () => {
@@ -102,7 +124,7 @@ describe('lesson: tokens, then positions', () => {
       const input = plus(inputs.x, p);
       assertShown(await readNumbers(page, 'input'), input, PRECISION, 'X + P');
       assert.notDeepEqual((await readMatrix(page, 'input')).cells[4], (await readMatrix(page, 'input')).cells[0]);
-      assert.match((await page.textContent('#mount-q')), /\(X \+ P\) ·/);
+      assert.match(await page.textContent('#mount-q'), /\(X \+ P\) ·/);
       const want = attention64({ ...inputs, x: input });
       assertShown(await readNumbers(page, 'layerOutput'), want.output, PRECISION, 'layer output on X + P');
       await page.locator('#step-x').screenshot({ path: `${ARTIFACTS}/lesson-positions-1280.png` });
@@ -120,11 +142,17 @@ describe('lesson: tokens, then positions', () => {
         const shown = await readMatrix(page, 'changeWith');
         const perm = shown.rowLabels.map((label) => words.indexOf(label));
         assert.deepEqual([...perm].sort(), [0, 1, 2, 3, 4, 5]);
-        assert.ok(perm.some((q, i) => q !== i), 'the shuffle moves a word');
+        assert.ok(
+          perm.some((q, i) => q !== i),
+          'the shuffle moves a word',
+        );
         assert.match(await page.textContent('#order-text'), new RegExp(`^Shuffled: “${shown.rowLabels.join(' ')}”`));
         const p = positions64(6, inputs.x[0].length);
         const largest = [];
-        for (const [name, withP] of [['changeWithout', false], ['changeWith', true]]) {
+        for (const [name, withP] of [
+          ['changeWithout', false],
+          ['changeWith', true],
+        ]) {
           const add = (x) => (withP ? plus(x, p) : x);
           const original = attention64({ ...inputs, x: add(inputs.x) }).output;
           const shuffled = attention64({ ...inputs, x: add(perm.map((q) => inputs.x[q])) }).output;
@@ -152,7 +180,10 @@ describe('lesson: tokens, then positions', () => {
       await page.focus('#positions');
       await afterChange(page, () => page.keyboard.press('Space'));
       assert.equal(await page.isVisible('#positions-step'), true);
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
       await showLesson(page, 'step-order');
       await page.locator('#step-order').screenshot({ path: `${ARTIFACTS}/lesson-order-390.png` });
@@ -161,7 +192,7 @@ describe('lesson: tokens, then positions', () => {
 });
 
 describe('lesson: the KV cache', () => {
-  test('the new token\'s row through the cache matches full causal attention and a float64 reference; work counted', async () => {
+  test("the new token's row through the cache matches full causal attention and a float64 reference; work counted", async () => {
     await withPage(env, {}, async ({ page }) => {
       await page.focus('button[data-example="kv"]');
       await afterChange(page, () => page.keyboard.press('Enter'));
@@ -177,7 +208,12 @@ describe('lesson: the KV cache', () => {
       assert.deepEqual((await readMatrix(page, 'kvFull')).cells, output.cells);
       await afterChange(page, () => page.selectOption('#head', '1'));
       await showLesson(page, 'step-kv');
-      assertShown(await readNumbers(page, 'kvWeights'), [want.weights[1][5]], PRECISION, 'head 2 weights of the new token');
+      assertShown(
+        await readNumbers(page, 'kvWeights'),
+        [want.weights[1][5]],
+        PRECISION,
+        'head 2 weights of the new token',
+      );
       assert.equal((await readMatrix(page, 'kvK')).rowLabels[5], 'mat (new)');
       const text = await page.textContent('#kv-text');
       assert.match(text, /equals the last row of full causal attention over all 6 tokens bit for bit/);
@@ -188,7 +224,10 @@ describe('lesson: the KV cache', () => {
   test('at 390 px: one word says there is nothing to cache; no sideways scroll', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 } }, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="kv"]'));
-      const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
       await showLesson(page, 'step-kv');
       await page.locator('#step-kv').screenshot({ path: `${ARTIFACTS}/lesson-kv-390.png` });

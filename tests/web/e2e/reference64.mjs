@@ -33,7 +33,9 @@ export function attention64({ x, wq, wk, wv, wo, numHeads, causal = false, scale
     const k = matmul(x, columns(wk, h * dK, dK));
     const v = matmul(x, columns(wv, h * dV, dV));
     const w = q.map((qi, i) => {
-      const scores = k.map((kj, j) => (causal && j > i ? -Infinity : factor * qi.reduce((s, a, c) => s + a * kj[c], 0)));
+      const scores = k.map((kj, j) =>
+        causal && j > i ? -Infinity : factor * qi.reduce((s, a, c) => s + a * kj[c], 0),
+      );
       const top = Math.max(...scores);
       const e = scores.map((s) => Math.exp(s - top));
       const sum = e.reduce((a, b) => a + b, 0);

@@ -32,10 +32,18 @@ export async function libraryResult(page, options = {}) {
 
 export async function expectMatchesLibrary(page, options, precision = PRECISION) {
   const result = await libraryResult(page, options);
-  const steps = { q: 'q', k: 'k', v: 'v', rawScores: 'rawScores', scaledScores: 'scaledScores', scores: 'scores', weights: 'weights', output: 'output' };
+  const steps = {
+    q: 'q',
+    k: 'k',
+    v: 'v',
+    rawScores: 'rawScores',
+    scaledScores: 'scaledScores',
+    scores: 'scores',
+    weights: 'weights',
+    output: 'output',
+  };
   for (const [matrix, key] of Object.entries(steps)) {
     assertShown(await readNumbers(page, matrix), toRows(result[key]), precision, matrix);
   }
   return result;
 }
-

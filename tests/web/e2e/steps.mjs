@@ -5,7 +5,7 @@ import { afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage
 import { PRECISION, attn, env, expectMatchesLibrary, toRows } from './session.mjs';
 
 describe('the default example', () => {
-  test('shows the library\'s numbers for every step, with token labels', async () => {
+  test("shows the library's numbers for every step, with token labels", async () => {
     await withPage(env, {}, async ({ page }) => {
       const x = await readMatrix(page, 'x');
       assert.deepEqual(x.rowLabels, ['time', 'flies', 'like', 'an', 'arrow']);
@@ -23,8 +23,14 @@ describe('the default example', () => {
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="worked"]'));
       const output = await readMatrix(page, 'output');
-      assert.deepEqual(output.cells, [['1.660477', '2.660477'], ['2.339523', '3.339523']]);
-      assert.deepEqual((await readMatrix(page, 'rawScores')).cells, [['1.000000', '0.000000'], ['0.000000', '1.000000']]);
+      assert.deepEqual(output.cells, [
+        ['1.660477', '2.660477'],
+        ['2.339523', '3.339523'],
+      ]);
+      assert.deepEqual((await readMatrix(page, 'rawScores')).cells, [
+        ['1.000000', '0.000000'],
+        ['0.000000', '1.000000'],
+      ]);
       assert.match(await page.textContent('#example-about'), /1\.6604769/);
     });
   });
@@ -66,11 +72,18 @@ describe('editing', () => {
     await withPage(env, {}, async ({ page }) => {
       await page.click('#paste-box summary');
       await page.selectOption('#paste-target', 'x');
-      await page.fill('#paste-text', '[[ 1.0e+00  0.0e+00  5.0e-01]\n [ 0.0e+00  1.0e+00 -5.0e-01]\n [ 2.0e-01  3.0e-01  4.0e-01]]');
+      await page.fill(
+        '#paste-text',
+        '[[ 1.0e+00  0.0e+00  5.0e-01]\n [ 0.0e+00  1.0e+00 -5.0e-01]\n [ 2.0e-01  3.0e-01  4.0e-01]]',
+      );
       await afterChange(page, () => page.click('#paste-apply'));
       const x = await readMatrix(page, 'x');
       assert.equal(x.shape, '[3, 3]');
-      assert.deepEqual(x.cells, [['1.000', '0.000', '0.500'], ['0.000', '1.000', '-0.500'], ['0.200', '0.300', '0.400']]);
+      assert.deepEqual(x.cells, [
+        ['1.000', '0.000', '0.500'],
+        ['0.000', '1.000', '-0.500'],
+        ['0.200', '0.300', '0.400'],
+      ]);
       assert.equal(await page.inputValue('#size-n'), '3');
       assert.equal(await page.inputValue('#size-dModel'), '3');
       assert.match(await page.textContent('#paste-done'), /3×3/);
@@ -98,7 +111,13 @@ describe('masks, scaling and heads', () => {
       weights = await readNumbers(page, 'weights');
       assert.equal(weights[3][1], 0);
       assert.equal((await readMatrix(page, 'scores')).cells[3][1], '-∞');
-      const blocked = [[true, true, true, true, true], [true, true, true, true, true], [true, true, true, true, true], [true, false, true, true, true], [true, true, true, true, true]];
+      const blocked = [
+        [true, true, true, true, true],
+        [true, true, true, true, true],
+        [true, true, true, true, true],
+        [true, false, true, true, true],
+        [true, true, true, true, true],
+      ];
       await expectMatchesLibrary(page, { causal: true, mask: blocked });
     });
   });
@@ -124,7 +143,11 @@ describe('masks, scaling and heads', () => {
       assert.match((await readMatrix(page, 'q')).title, /head 3 of 4/);
       assert.equal(await page.getAttribute('#mount-heads figure:nth-child(3) button', 'aria-pressed'), 'true');
       const x = await readNumbers(page, 'x');
-      const [wq, wk, wv] = [await readNumbers(page, 'wq'), await readNumbers(page, 'wk'), await readNumbers(page, 'wv')];
+      const [wq, wk, wv] = [
+        await readNumbers(page, 'wq'),
+        await readNumbers(page, 'wk'),
+        await readNumbers(page, 'wv'),
+      ];
       const single = attn.selfAttention(x, { wq, wk, wv });
       assertShown(await readNumbers(page, 'weights'), toRows(single.weights), PRECISION, 'head 3 weights');
       assert.equal((await readMatrix(page, 'concat')).shape, '[5, 16]');

@@ -21,23 +21,29 @@ describe('a strict page', () => {
   });
 
   test('a crafted permalink is read as data and its bad parts are named', async () => {
-    const hash = '#s=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E%20%3Cscript%3Ealert(2)%3C%2Fscript%3E'
-      + '&n=abc&x=%3Cscript%3Ealert(3)%3C%2Fscript%3E&%3Cimg%20src%3Dx%20onerror%3Dalert(4)%3E=1'
-      + '&dist=%3Csvg%20onload%3Dalert(5)%3E&__proto__=x&t=javascript:alert(6)';
+    const hash =
+      '#s=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E%20%3Cscript%3Ealert(2)%3C%2Fscript%3E' +
+      '&n=abc&x=%3Cscript%3Ealert(3)%3C%2Fscript%3E&%3Cimg%20src%3Dx%20onerror%3Dalert(4)%3E=1' +
+      '&dist=%3Csvg%20onload%3Dalert(5)%3E&__proto__=x&t=javascript:alert(6)';
     await withPage(env, { hash }, async ({ page }) => {
       const warning = await page.textContent('#link-warning');
       assert.match(warning, /could not be read/);
       assert.match(warning, /n=abc/);
       assert.match(warning, /<img src=x onerror=alert\(4\)>/);
       assert.match(warning, /<svg onload=alert\(5\)>/);
-      assert.deepEqual((await readMatrix(page, 'x')).rowLabels, ['<img', 'src=x', 'onerror=alert(1)>', '<script>alert(2)</script>']);
+      assert.deepEqual((await readMatrix(page, 'x')).rowLabels, [
+        '<img',
+        'src=x',
+        'onerror=alert(1)>',
+        '<script>alert(2)</script>',
+      ]);
       await page.waitForTimeout(300);
       assert.equal(await page.locator('img, svg:not(.chart), iframe, object, embed').count(), 0);
       assert.equal(await page.locator('script').count(), 1);
     });
   });
 
-  test('only the page\'s own files are requested, and the .wasm is one of them', async () => {
+  test("only the page's own files are requested, and the .wasm is one of them", async () => {
     await withPage(env, {}, async ({ page, problems }) => {
       await page.waitForTimeout(300);
       assert.ok(problems.requests.some((url) => /\.wasm$/.test(url)));
@@ -64,12 +70,18 @@ describe('a strict page', () => {
 });
 
 describe('layout and speed', () => {
-  for (const [width, height] of [[1280, 800], [390, 844]]) {
+  for (const [width, height] of [
+    [1280, 800],
+    [390, 844],
+  ]) {
     test(`${width}×${height}: no horizontal page scroll; full-page screenshot saved`, async () => {
       await withPage(env, { viewport: { width, height } }, async ({ page }) => {
         for (const example of ['sentence', 'causal', 'heads', 'worked']) {
           await afterChange(page, () => page.click(`button[data-example="${example}"]`));
-          const { scrollWidth, clientWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, clientWidth: document.documentElement.clientWidth }));
+          const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+            scrollWidth: document.documentElement.scrollWidth,
+            clientWidth: document.documentElement.clientWidth,
+          }));
           assert.ok(scrollWidth <= clientWidth, `${example}: page scrolls sideways (${scrollWidth} > ${clientWidth})`);
         }
         await afterChange(page, () => page.click('button[data-example="sentence"]'));
@@ -89,7 +101,8 @@ describe('layout and speed', () => {
       await page.evaluate(() => {
         window.__inputToPaint = [];
         new PerformanceObserver((list) => {
-          for (const entry of list.getEntries()) if (entry.name === 'keydown') window.__inputToPaint.push(entry.duration);
+          for (const entry of list.getEntries())
+            if (entry.name === 'keydown') window.__inputToPaint.push(entry.duration);
         }).observe({ type: 'event', durationThreshold: 16 });
       });
       const updates = [];
@@ -108,10 +121,15 @@ describe('layout and speed', () => {
       await page.waitForTimeout(200);
       const paints = await page.evaluate(() => window.__inputToPaint);
       const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-      t.diagnostic(`n=64: compute median ${median(computes).toFixed(2)} ms; input to redrawn (script) median ${median(updates).toFixed(1)} ms, max ${Math.max(...updates).toFixed(1)} ms; input to paint (Event Timing, 8 ms steps, only > 16 ms recorded) median ${median(paints)} ms over ${paints.length} events`);
+      t.diagnostic(
+        `n=64: compute median ${median(computes).toFixed(2)} ms; input to redrawn (script) median ${median(updates).toFixed(1)} ms, max ${Math.max(...updates).toFixed(1)} ms; input to paint (Event Timing, 8 ms steps, only > 16 ms recorded) median ${median(paints)} ms over ${paints.length} events`,
+      );
       // Tests never time things: the figures above are for reading; the bench measures responsiveness.
       assert.equal(updates.length, 12);
-      assert.ok(updates.every((ms) => Number.isFinite(ms) && ms > 0), `every input redrew: ${updates.join(', ')}`);
+      assert.ok(
+        updates.every((ms) => Number.isFinite(ms) && ms > 0),
+        `every input redrew: ${updates.join(', ')}`,
+      );
     });
   });
 });

@@ -22,13 +22,18 @@ describe('typedCell', () => {
 
   it('refuses text that is not a number, naming the cell and cutting long text', () => {
     expect(typedCell(defaultState(), 'x', 1, 2, 'abc')).toEqual({
-      error: 'X, row “flies”, column 2: “abc” is not a number. The last good value is still used; type a number like 0.5 or -1e-3, or press Escape.',
+      error:
+        'X, row “flies”, column 2: “abc” is not a number. The last good value is still used; type a number like 0.5 or -1e-3, or press Escape.',
     });
-    expect(typedCell(defaultState(), 'wq', 3, 0, 'x'.repeat(30)).error).toMatch(/^W_q, row 3, column 0: “x{20}…” is not a number\./u);
+    expect(typedCell(defaultState(), 'wq', 3, 0, 'x'.repeat(30)).error).toMatch(
+      /^W_q, row 3, column 0: “x{20}…” is not a number\./u,
+    );
   });
 
   it('refuses numbers beyond a million', () => {
-    expect(typedCell(defaultState(), 'wv', 0, 0, '2e6')).toEqual({ error: 'W_v, row 0, column 0: 2e6 is too large; use numbers from -1000000 to 1000000.' });
+    expect(typedCell(defaultState(), 'wv', 0, 0, '2e6')).toEqual({
+      error: 'W_v, row 0, column 0: 2e6 is too large; use numbers from -1000000 to 1000000.',
+    });
     expect(typedCell(defaultState(), 'wv', 0, 0, '-1000000').state.wv[0][0]).toBe(-1e6);
   });
 });
@@ -37,7 +42,14 @@ describe('pastedMatrix', () => {
   it('a pasted X sets n and d_model', () => {
     const paste = pastedMatrix(defaultState(), 'x', '1 2 3\n4 5 6');
     expect(paste.message).toBe('Pasted a 2×3 matrix into X.');
-    expect(paste.state).toMatchObject({ n: 2, dModel: 3, x: [[1, 2, 3], [4, 5, 6]] });
+    expect(paste.state).toMatchObject({
+      n: 2,
+      dModel: 3,
+      x: [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    });
   });
 
   it('a pasted W sets d_k or d_v per head', () => {
@@ -48,18 +60,24 @@ describe('pastedMatrix', () => {
   });
 
   it('refuses a W with the wrong number of rows, or columns the heads cannot share', () => {
-    expect(pastedMatrix(defaultState(), 'wq', '1 2\n3 4').error)
-      .toBe('W_q needs d_model = 8 rows (one per embedding dimension), but this matrix has 2. Change d_model, or paste X first. Nothing was changed.');
+    expect(pastedMatrix(defaultState(), 'wq', '1 2\n3 4').error).toBe(
+      'W_q needs d_model = 8 rows (one per embedding dimension), but this matrix has 2. Change d_model, or paste X first. Nothing was changed.',
+    );
     const heads = withSizes(defaultState(), { ...sizesOf(defaultState()), numHeads: 2 });
-    expect(pastedMatrix(heads, 'wv', Array.from({ length: 8 }, () => '1 2 3').join('\n')).error)
-      .toBe('W_v has 3 columns, which 2 heads cannot share equally. Nothing was changed.');
+    expect(pastedMatrix(heads, 'wv', Array.from({ length: 8 }, () => '1 2 3').join('\n')).error).toBe(
+      'W_v has 3 columns, which 2 heads cannot share equally. Nothing was changed.',
+    );
   });
 
   it('refuses text that does not parse, huge numbers and sizes over the limits', () => {
     expect(pastedMatrix(defaultState(), 'x', '').error).toMatch(/\. Nothing was changed\.$/u);
-    expect(pastedMatrix(defaultState(), 'x', '1 2e7').error).toBe('20000000 is too large; use numbers from -1000000 to 1000000. Nothing was changed.');
+    expect(pastedMatrix(defaultState(), 'x', '1 2e7').error).toBe(
+      '20000000 is too large; use numbers from -1000000 to 1000000. Nothing was changed.',
+    );
     const wide = Array.from({ length: 65 }, () => '1').join(' ');
-    expect(pastedMatrix(defaultState(), 'x', wide).error).toMatch(/^This 1×65 matrix does not fit: .*d_model.*\. Nothing was changed\.$/u);
+    expect(pastedMatrix(defaultState(), 'x', wide).error).toMatch(
+      /^This 1×65 matrix does not fit: .*d_model.*\. Nothing was changed\.$/u,
+    );
   });
 });
 
@@ -73,7 +91,8 @@ describe('toggledMask', () => {
 
   it('refuses a cell the causal mask blocks', () => {
     expect(toggledMask({ ...defaultState(), causal: true }, 0, 4)).toEqual({
-      error: 'Query “time” cannot see key “arrow” because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.',
+      error:
+        'Query “time” cannot see key “arrow” because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.',
     });
   });
 });

@@ -15,14 +15,18 @@ describe('activeExample', () => {
 
   it('lets go once the sentence, a number or a setting changes, and the description says so', () => {
     const sentence = EXAMPLES[0].state();
-    for (const edited of [{ ...sentence, sentence: 'time flies like a banana' }, { ...sentence, causal: true }, { ...sentence, seed: 1 }]) {
+    for (const edited of [
+      { ...sentence, sentence: 'time flies like a banana' },
+      { ...sentence, causal: true },
+      { ...sentence, seed: 1 },
+    ]) {
       expect(activeExample(edited)).toBeNull();
       expect(exampleAbout(edited)).toMatch(/^Your own example/u);
     }
     expect(exampleAbout(sentence)).toBe(EXAMPLES[0].about);
   });
 
-  it('the 2×2 text explains float32 against NumPy\'s float64', () => {
+  it("the 2×2 text explains float32 against NumPy's float64", () => {
     const about = EXAMPLES.find((e) => e.id === 'worked').about;
     expect(about).toContain('2.3395231');
     expect(about).toContain('float64');

@@ -25,21 +25,28 @@ describe('float32Text', () => {
     expect(float32Text(Math.fround(0.1))).toBe('0.1');
     expect(float32Text(Math.fround(1.6604769229888916))).toBe('1.6604769');
     expect(float32Text(1e-7)).toBe('1e-7');
-    for (const v of [Math.PI, -2.5e-20, 3.4e38, 123456.789]) expect(Math.fround(Number(float32Text(v)))).toBe(Math.fround(v));
+    for (const v of [Math.PI, -2.5e-20, 3.4e38, 123456.789])
+      expect(Math.fround(Number(float32Text(v)))).toBe(Math.fround(v));
   });
 });
 
 describe('exportMatrix', () => {
-  const rows = [[Math.fround(0.1), -2], [-Infinity, 3.5]];
+  const rows = [
+    [Math.fround(0.1), -2],
+    [-Infinity, 3.5],
+  ];
 
   it('writes NumPy with aligned rows and -np.inf', () => {
     expect(exportMatrix(rows, 'numpy')).toBe('np.array([[0.1, -2],\n          [-np.inf, 3.5]], dtype=np.float32)\n');
   });
 
-  it('writes JSON with -1e999 for −∞: valid JSON that JSON.parse (and Python\'s json) read back as −∞', () => {
+  it("writes JSON with -1e999 for −∞: valid JSON that JSON.parse (and Python's json) read back as −∞", () => {
     const text = exportMatrix(rows, 'json');
     expect(text).toContain('[-1e999, 3.5]');
-    expect(JSON.parse(text)).toEqual([[0.1, -2], [-Infinity, 3.5]]);
+    expect(JSON.parse(text)).toEqual([
+      [0.1, -2],
+      [-Infinity, 3.5],
+    ]);
     expect(JSON.parse(exportMatrix([[Infinity]], 'json'))).toEqual([[Infinity]]);
   });
 
@@ -48,7 +55,10 @@ describe('exportMatrix', () => {
   });
 
   it('what it writes (finite values) reads back with parseMatrix', () => {
-    const m = [[1.5, -0.25, 1e-5], [3, 4, 5]];
+    const m = [
+      [1.5, -0.25, 1e-5],
+      [3, 4, 5],
+    ];
     for (const format of ['numpy', 'json', 'csv']) {
       const text = exportMatrix(m, format).replace(/^np\.array\(|, dtype=np\.float32\)\n$/gu, '');
       expect(parseMatrix(text)).toEqual(m);

@@ -2,7 +2,14 @@
 // them must not throw (the grid used to start an IntersectionObserver at import).
 import { describe, expect, it } from 'vitest';
 
-const MODULES = ['view/matrixGrid.js', 'view/renderScheduler.js', 'view/heatmap.js', 'view/steps.js', 'controls.js', 'scalingPanel.js'];
+const MODULES = [
+  'view/matrixGrid.js',
+  'view/renderScheduler.js',
+  'view/heatmap.js',
+  'view/steps.js',
+  'controls.js',
+  'scalingPanel.js',
+];
 
 describe('importing the page’s modules', () => {
   it.each(MODULES)('%s has no side effects', async (path) => {

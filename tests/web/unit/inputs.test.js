@@ -1,8 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
 import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { EXPERIMENT_DKS, meanRowEntropy, meanVariance, runScalingExperiment } from '../../../web/src/model/experiment.js';
-import { attentionCall, averageHeads, columnBlock, headSlice, maskCell, scaleFor, scaleValue } from '../../../web/src/model/inputs.js';
+import {
+  EXPERIMENT_DKS,
+  meanRowEntropy,
+  meanVariance,
+  runScalingExperiment,
+} from '../../../web/src/model/experiment.js';
+import {
+  attentionCall,
+  averageHeads,
+  columnBlock,
+  headSlice,
+  maskCell,
+  scaleFor,
+  scaleValue,
+} from '../../../web/src/model/inputs.js';
 import { currentMatrix } from '../../../web/src/model/matrices.js';
 import { defaultState, withSizes } from '../../../web/src/model/state.js';
 
@@ -32,7 +45,10 @@ describe('from state to the library call', () => {
   });
 
   it('causal and clicked masks: blocked weights are 0 and rows still sum to 1', () => {
-    const state = { ...example('causal'), mask: Array.from({ length: 6 }, (_, i) => Array.from({ length: 6 }, (_, j) => !(i === 3 && j === 0))) };
+    const state = {
+      ...example('causal'),
+      mask: Array.from({ length: 6 }, (_, i) => Array.from({ length: 6 }, (_, j) => !(i === 3 && j === 0))),
+    };
     const { x, weights, options } = attentionCall(state);
     const w = attn.selfAttention(x, weights, options).weights.data;
     for (let i = 0; i < 6; i++) {
@@ -59,7 +75,11 @@ describe('from state to the library call', () => {
     const result = attn.selfAttention(...Object.values(attentionCall(state)));
     const h = 2;
     const block = (name, width) => columnBlock(currentMatrix(state, name), h * width, width);
-    const single = attn.selfAttention(currentMatrix(state, 'x'), { wq: block('wq', 4), wk: block('wk', 4), wv: block('wv', 4) });
+    const single = attn.selfAttention(currentMatrix(state, 'x'), {
+      wq: block('wq', 4),
+      wk: block('wk', 4),
+      wv: block('wv', 4),
+    });
     Array.from(headSlice(result.weights, h).data).forEach((v, i) => expect(v).toBeCloseTo(single.weights.data[i], 5));
     const average = averageHeads(result.weights);
     expect(average.shape).toEqual([5, 5]);

@@ -18,13 +18,26 @@ describe('kvCacheStep', () => {
     expect(step.k.shape).toEqual([2, 6, 4]);
     expect(step.weights.shape).toEqual([2, 1, 6]);
     expect(step.work).toEqual({ withCache: 12, recompute: 72, rowsProjected: 1 });
-    expect(kvCacheText(state, step)).toMatch(/^The new output row equals the last row of full causal attention over all 6 tokens bit for bit: every one of its 8 float32 numbers/u);
+    expect(kvCacheText(state, step)).toMatch(
+      /^The new output row equals the last row of full causal attention over all 6 tokens bit for bit: every one of its 8 float32 numbers/u,
+    );
     expect(kvCacheText(state, step)).toContain('12 scores (2 heads × 6 keys)');
     expect(kvCacheText(state, step)).toContain('72 scores (2 × 6 × 6, of which the causal mask keeps 42)');
   });
 
   it('runs causal whatever the setting, keeps the temperature, and has nothing to cache with one token', () => {
-    const state = { ...defaultState(), causal: false, temperature: 2, mask: [[true, false, true, true, true], [true, true, true, true, true], [true, true, true, true, true], [true, true, true, true, true], [true, true, true, true, true]] };
+    const state = {
+      ...defaultState(),
+      causal: false,
+      temperature: 2,
+      mask: [
+        [true, false, true, true, true],
+        [true, true, true, true, true],
+        [true, true, true, true, true],
+        [true, true, true, true, true],
+        [true, true, true, true, true],
+      ],
+    };
     const step = kvCacheStep(attn, state);
     expect(step.identical).toBe(true);
     expect(kvCacheStep(attn, { ...defaultState(), sentence: 'one', n: 1 })).toBeNull();

@@ -5,8 +5,17 @@ import { createAttention } from '../../../src/js/index.js';
 import { EXAMPLES } from '../../../web/src/model/examples.js';
 import { attentionCall } from '../../../web/src/model/inputs.js';
 import {
-  OUTPUT_HINT, causalCellMessage, entropyText, explainOutputRow, headColumnsNote, headsText, randomNote, scaleTexts,
-  scalingSummary, tokenCountNote, varianceText,
+  OUTPUT_HINT,
+  causalCellMessage,
+  entropyText,
+  explainOutputRow,
+  headColumnsNote,
+  headsText,
+  randomNote,
+  scaleTexts,
+  scalingSummary,
+  tokenCountNote,
+  varianceText,
 } from '../../../web/src/model/lesson.js';
 import { defaultState } from '../../../web/src/model/state.js';
 import { cellName, cellTooltip } from '../../../web/src/model/tooltips.js';
@@ -30,24 +39,40 @@ describe('explainOutputRow', () => {
     expect(a.text).toBe('output(“A”) = 0.67 × v(“A”) + 0.33 × v(“B”). The faded rows of V contribute little.');
     expect(a.weights[0]).toBeCloseTo(0.669762, 5);
     expect(a.weights[1]).toBeCloseTo(0.330238, 5);
-    expect(explainOutputRow(state, result, 1).text).toBe('output(“B”) = 0.67 × v(“B”) + 0.33 × v(“A”). The faded rows of V contribute little.');
+    expect(explainOutputRow(state, result, 1).text).toBe(
+      'output(“B”) = 0.67 × v(“B”) + 0.33 × v(“A”). The faded rows of V contribute little.',
+    );
   });
 
   it('under a causal mask, the first token takes all of its own value and later rows count the small terms', () => {
     const state = { ...defaultState(), causal: true };
     const result = run(state);
-    expect(explainOutputRow(state, result, 0).text).toBe('output(“time”) = 1.00 × v(“time”). The faded rows of V contribute little.');
+    expect(explainOutputRow(state, result, 0).text).toBe(
+      'output(“time”) = 1.00 × v(“time”). The faded rows of V contribute little.',
+    );
     const last = explainOutputRow(state, result, 4);
-    expect(last.text).toMatch(/^output\(“arrow”\) = (\d\.\d\d × v\(“[a-z]+”\) \+ ){3}\d\.\d\d × v\(“[a-z]+”\) \+ 1 smaller term\./u);
+    expect(last.text).toMatch(
+      /^output\(“arrow”\) = (\d\.\d\d × v\(“[a-z]+”\) \+ ){3}\d\.\d\d × v\(“[a-z]+”\) \+ 1 smaller term\./u,
+    );
     const named = [...last.text.matchAll(/v\(“([a-z]+)”\)/gu)].map((m) => m[1]);
-    const byWeight = last.weights.map((w, j) => [w, j]).sort((p, q) => q[0] - p[0]).map(([, j]) => state.sentence.split(' ')[j]);
+    const byWeight = last.weights
+      .map((w, j) => [w, j])
+      .sort((p, q) => q[0] - p[0])
+      .map(([, j]) => state.sentence.split(' ')[j]);
     expect(named).toEqual(byWeight.slice(0, 4));
   });
 
   it('says when every key of a row is masked', () => {
-    const state = { ...worked(), mask: [[false, false], [true, true]] };
-    expect(explainOutputRow(state, run(state), 0).text)
-      .toBe('output(“A”) = 0: every key is masked for this query, so it attends to nothing.');
+    const state = {
+      ...worked(),
+      mask: [
+        [false, false],
+        [true, true],
+      ],
+    };
+    expect(explainOutputRow(state, run(state), 0).text).toBe(
+      'output(“A”) = 0: every key is masked for this query, so it attends to nothing.',
+    );
   });
 
   it('asks for a hover while no row is chosen, or before any result', () => {
@@ -63,8 +88,14 @@ describe('cellTooltip', () => {
     const state = worked();
     const result = run(state);
     const scaled = result.scaledScores.data[0];
-    expect(cellTooltip(state, result, 'scaledScores', 0, 0, scaled)).toEqual(['query “A” → key “A”', '1.000000 × 0.7071 = 0.707107']);
-    expect(cellTooltip(state, result, 'rawScores', 0, 1, result.rawScores.data[1])).toEqual(['query “A” → key “B”', 'q·k = 0.000000']);
+    expect(cellTooltip(state, result, 'scaledScores', 0, 0, scaled)).toEqual([
+      'query “A” → key “A”',
+      '1.000000 × 0.7071 = 0.707107',
+    ]);
+    expect(cellTooltip(state, result, 'rawScores', 0, 1, result.rawScores.data[1])).toEqual([
+      'query “A” → key “B”',
+      'q·k = 0.000000',
+    ]);
   });
 
   it('takes the raw score of the same query and key for a scaled score', () => {
@@ -81,17 +112,38 @@ describe('cellTooltip', () => {
   it('gives a weight as the share of the output taken from the key', () => {
     const state = worked();
     const result = run(state);
-    expect(cellTooltip(state, result, 'weights', 0, 1, result.weights.data[1]))
-      .toEqual(['query “A” → key “B”', 'weight 0.330238: “A” takes 33.0% of its output from “B”']);
-    expect(cellTooltip(state, result, 'heatmap', 1, 1, result.weights.data[3])).toEqual(['query “B” → key “B”', 'weight 0.669762']);
+    expect(cellTooltip(state, result, 'weights', 0, 1, result.weights.data[1])).toEqual([
+      'query “A” → key “B”',
+      'weight 0.330238: “A” takes 33.0% of its output from “B”',
+    ]);
+    expect(cellTooltip(state, result, 'heatmap', 1, 1, result.weights.data[3])).toEqual([
+      'query “B” → key “B”',
+      'weight 0.669762',
+    ]);
   });
 
   it('says which mask blocks a pair', () => {
-    const state = { ...defaultState(), causal: true, mask: Array.from({ length: 5 }, (_, i) => [i !== 3, true, true, true, true]) };
-    expect(cellTooltip(state, null, 'mask', 1, 3, -Infinity)).toEqual(['query “flies” → key “an”', 'blocked by the causal mask: a later token']);
-    expect(cellTooltip(state, null, 'mask', 3, 0, -Infinity)).toEqual(['query “an” → key “time”', 'blocked: + −∞ (click to allow)']);
-    expect(cellTooltip(state, null, 'mask', 3, 1, 0)).toEqual(['query “an” → key “flies”', 'allowed: + 0 (click to block)']);
-    expect(cellTooltip(state, null, 'weights', 1, 3, 0)).toEqual(['query “flies” → key “an”', 'masked: weight 0, nothing is taken from this key']);
+    const state = {
+      ...defaultState(),
+      causal: true,
+      mask: Array.from({ length: 5 }, (_, i) => [i !== 3, true, true, true, true]),
+    };
+    expect(cellTooltip(state, null, 'mask', 1, 3, -Infinity)).toEqual([
+      'query “flies” → key “an”',
+      'blocked by the causal mask: a later token',
+    ]);
+    expect(cellTooltip(state, null, 'mask', 3, 0, -Infinity)).toEqual([
+      'query “an” → key “time”',
+      'blocked: + −∞ (click to allow)',
+    ]);
+    expect(cellTooltip(state, null, 'mask', 3, 1, 0)).toEqual([
+      'query “an” → key “flies”',
+      'allowed: + 0 (click to block)',
+    ]);
+    expect(cellTooltip(state, null, 'weights', 1, 3, 0)).toEqual([
+      'query “flies” → key “an”',
+      'masked: weight 0, nothing is taken from this key',
+    ]);
     expect(cellTooltip(state, null, 'heatmap', 1, 3, 0)[1]).toBe('masked: weight 0');
     expect(cellTooltip(state, null, 'scores', 1, 3, -Infinity)[1]).toBe('blocked: −∞, its weight will be 0');
   });
@@ -99,11 +151,20 @@ describe('cellTooltip', () => {
   it('names the token and dimension of inputs and projections', () => {
     const state = defaultState();
     expect(cellTooltip(state, null, 'x', 1, 2, 0.12345)).toEqual(['token “flies”', 'embedding dimension 2: 0.123']);
-    expect(cellTooltip(state, null, 'wv', 7, 3, -1)).toEqual(['W_v row 7, column 3', 'from embedding dimension 7 to d_v dimension 3: -1.000']);
+    expect(cellTooltip(state, null, 'wv', 7, 3, -1)).toEqual([
+      'W_v row 7, column 3',
+      'from embedding dimension 7 to d_v dimension 3: -1.000',
+    ]);
     expect(cellTooltip(state, null, 'wk', 0, 1, 2)[1]).toBe('from embedding dimension 0 to d_k dimension 1: 2.000');
-    expect(cellTooltip(state, null, 'k', 4, 0, 0.5)).toEqual(['key of “arrow”, dimension 0', '0.500 = row “arrow” of X · column 0 of W_k']);
+    expect(cellTooltip(state, null, 'k', 4, 0, 0.5)).toEqual([
+      'key of “arrow”, dimension 0',
+      '0.500 = row “arrow” of X · column 0 of W_k',
+    ]);
     expect(cellTooltip(state, null, 'vOut', 2, 1, 1)[0]).toBe('value of “like”, dimension 1');
-    expect(cellTooltip(state, null, 'output', 0, 3, 1.5)).toEqual(['output of “time”, dimension 3', '1.500 = Σ weight × value']);
+    expect(cellTooltip(state, null, 'output', 0, 3, 1.5)).toEqual([
+      'output of “time”, dimension 3',
+      '1.500 = Σ weight × value',
+    ]);
     expect(cellTooltip(state, null, 'average', 0, 0, 0.25)[1]).toBe('average weight 0.250');
     expect(() => cellTooltip(state, null, 'nothing', 0, 0, 0)).toThrow(/nothing/u);
   });
@@ -117,13 +178,17 @@ describe('cellTooltip', () => {
 describe('the step texts', () => {
   it('explain the scale factor for d_k, the temperature and scaling off', () => {
     expect(scaleTexts(worked())).toMatchObject({ title: 'Scale: ÷ √d_k', formula: '1/(T·√d_k) = 0.7071' });
-    expect(scaleTexts(worked()).text).toMatch(/^d_k = 2, so every score is divided by √2 = 1\.414: multiplied by 0\.7071\. /u);
+    expect(scaleTexts(worked()).text).toMatch(
+      /^d_k = 2, so every score is divided by √2 = 1\.414: multiplied by 0\.7071\. /u,
+    );
     const hot = scaleTexts({ ...defaultState(), temperature: 2 });
     expect(hot).toMatchObject({ title: 'Scale: ÷ (T·√d_k)', formula: '1/(T·√d_k) = 0.25' });
     expect(hot.text).toContain('divided by √4 = 2 and by the temperature T = 2: multiplied by 0.25.');
     const off = scaleTexts({ ...defaultState(), scaling: false, temperature: 0.5 });
     expect(off).toMatchObject({ title: 'Scale: ÷ T', formula: '1/T = 2' });
-    expect(off.text).toMatch(/^Scaling is off, so the scores are only divided by the temperature T = 0\.5 \(multiplied by 2\)\./u);
+    expect(off.text).toMatch(
+      /^Scaling is off, so the scores are only divided by the temperature T = 0\.5 \(multiplied by 2\)\./u,
+    );
     expect(scaleTexts({ ...defaultState(), scaling: false }).title).toBe('Scale: off');
   });
 
@@ -135,27 +200,41 @@ describe('the step texts', () => {
     expect(cold).toContain('Dividing by √d_k alone would keep the scores near variance 1');
     expect(cold).toContain('not part of standard attention');
     expect(cold).toContain('their variance is about 25 times');
-    expect(scaleTexts({ ...defaultState(), scaling: false }).text).toMatch(/^Scaling is off, so the scores are used as they are/u);
+    expect(scaleTexts({ ...defaultState(), scaling: false }).text).toMatch(
+      /^Scaling is off, so the scores are used as they are/u,
+    );
   });
 
   it('give the mean row entropy against the even spread', () => {
     const state = worked();
     // −(0.6698·log2 0.6698 + 0.3302·log2 0.3302) = 0.915 bits; even over 2 keys: 1 bit.
-    expect(entropyText(state, run(state))).toBe('How spread out are the rows? Their mean entropy is 0.92 bits. A row spread evenly over all 2 keys has log₂2 = 1.00 bits; a row on a single key has 0.');
-    const masked = { ...state, mask: [[false, false], [false, false]] };
+    expect(entropyText(state, run(state))).toBe(
+      'How spread out are the rows? Their mean entropy is 0.92 bits. A row spread evenly over all 2 keys has log₂2 = 1.00 bits; a row on a single key has 0.',
+    );
+    const masked = {
+      ...state,
+      mask: [
+        [false, false],
+        [false, false],
+      ],
+    };
     expect(entropyText(masked, run(masked))).toBe('Every row is fully masked, so no row has weights.');
   });
 
   it('give the variance of the scores before and after scaling', () => {
     const state = worked();
     // QKᵀ = I: variance 0.25; ÷ √2 halves it.
-    expect(varianceText(state, run(state))).toMatch(/^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25, and 0\.1[23] after scaling\./u);
+    expect(varianceText(state, run(state))).toMatch(
+      /^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25, and 0\.1[23] after scaling\./u,
+    );
   });
 
   it('do not speak of scaling when it is off', () => {
     const off = { ...worked(), scaling: false };
     const text = varianceText(off, run(off));
-    expect(text).toMatch(/^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25\. Scaling is off, so the scores keep this variance/u);
+    expect(text).toMatch(
+      /^In your example \(d_k = 2, 2 tokens\): the variance of QKᵀ is 0\.25\. Scaling is off, so the scores keep this variance/u,
+    );
     expect(text).not.toContain('after scaling');
     const hot = { ...worked(), scaling: false, temperature: 2 };
     expect(varianceText(hot, run(hot))).toMatch(/is 0\.25, and 0\.06 after dividing by T = 2 only/u);
@@ -165,32 +244,51 @@ describe('the step texts', () => {
     const state = defaultState();
     const result = run(state);
     const text = randomNote(state, result);
-    expect(text).toMatch(/^X, W_q and W_k are random numbers from seed 42, not trained weights, so this pattern means nothing yet: that “\S+” gives 0\.\d\d of its attention to /u);
+    expect(text).toMatch(
+      /^X, W_q and W_k are random numbers from seed 42, not trained weights, so this pattern means nothing yet: that “\S+” gives 0\.\d\d of its attention to /u,
+    );
     const w = Array.from(result.weights.data);
     expect(text).toContain(`gives ${Math.max(...w).toFixed(2)} of its attention`);
     expect(randomNote(worked(), run(worked()))).toBe('');
-    const typedX = { ...state, x: [[1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 0, 0, 0], [0, 0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 0, 0]] };
+    const typedX = {
+      ...state,
+      x: [
+        [1, 0, 0, 0, 0, 0, 0, 0],
+        [0, 1, 0, 0, 0, 0, 0, 0],
+        [0, 0, 1, 0, 0, 0, 0, 0],
+        [0, 0, 0, 1, 0, 0, 0, 0],
+        [0, 0, 0, 0, 1, 0, 0, 0],
+      ],
+    };
     expect(randomNote(typedX, run(typedX))).toMatch(/^W_q and W_k are random numbers/u);
   });
 
   it('name the words a too-small n leaves out', () => {
     expect(tokenCountNote(defaultState())).toBe('');
-    expect(tokenCountNote({ ...defaultState(), n: 3 })).toBe('n = 3 is smaller than the sentence\'s 5 words, so only the first 3 are tokens: “an”, “arrow” are left out. Raise n to 5 to use them all.');
+    expect(tokenCountNote({ ...defaultState(), n: 3 })).toBe(
+      "n = 3 is smaller than the sentence's 5 words, so only the first 3 are tokens: “an”, “arrow” are left out. Raise n to 5 to use them all.",
+    );
     expect(tokenCountNote({ ...defaultState(), n: 4 })).toContain('“arrow” is left out');
   });
 
   it('name the head and its blocks of columns', () => {
     const state = { ...defaultState(), dModel: 16, numHeads: 4, head: 2, dV: 3 };
-    expect(headColumnsNote(state)).toMatch(/^Showing head 3 of 4: the W's below are its blocks of columns \(8–11 of W_q and W_k, 6–8 of W_v\)\./u);
+    expect(headColumnsNote(state)).toMatch(
+      /^Showing head 3 of 4: the W's below are its blocks of columns \(8–11 of W_q and W_k, 6–8 of W_v\)\./u,
+    );
     expect(headColumnsNote(defaultState())).toBe('');
-    expect(headsText(state)).toMatch(/^4 heads, each with d_k = 4 and d_v = 3\. .* concatenated into one \[5, 12\] matrix\./u);
+    expect(headsText(state)).toMatch(
+      /^4 heads, each with d_k = 4 and d_v = 3\. .* concatenated into one \[5, 12\] matrix\./u,
+    );
     expect(headsText(defaultState())).toMatch(/^This example has one head\./u);
     expect(headsText(state)).toContain('the blocks are random, so the heads differ only by chance');
     expect(headsText(state)).not.toMatch(/\blearns its own pattern;/u);
   });
 
   it('say why a causally masked cell cannot be clicked', () => {
-    expect(causalCellMessage(defaultState(), 0, 2)).toBe('Query “time” cannot see key “like” because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.');
+    expect(causalCellMessage(defaultState(), 0, 2)).toBe(
+      'Query “time” cannot see key “like” because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.',
+    );
   });
 
   it('sum up the √d_k experiment at d_k = 8', () => {
@@ -198,7 +296,9 @@ describe('the step texts', () => {
       { dK: 4, varianceRaw: 4, varianceScaled: 1, entropyRaw: 3, entropyScaled: 3.5 },
       { dK: 8, varianceRaw: 7.96, varianceScaled: 0.995, entropyRaw: 2.004, entropyScaled: 3.61 },
     ];
-    expect(scalingSummary(rows, 42)).toBe('At d_k = 8: variance 8.0 unscaled against 0.99 scaled; row entropy 2.00 bits against 3.61. Seed 42.');
+    expect(scalingSummary(rows, 42)).toBe(
+      'At d_k = 8: variance 8.0 unscaled against 0.99 scaled; row entropy 2.00 bits against 3.61. Seed 42.',
+    );
     expect(scalingSummary(rows, 42, 4)).toMatch(/^At d_k = 4: variance 4\.0 unscaled/u);
     expect(scalingSummary(rows, 42, 5)).toMatch(/^At d_k = 4 \(the experiment's d_k nearest to your 5\): /u);
   });

@@ -15,8 +15,15 @@ const fails = (text, pattern) => {
 
 describe('parseNumber', () => {
   it.each([
-    ['1', 1], ['-0.5', -0.5], ['.5', 0.5], ['2.', 2], ['+3', 3], ['1e-3', 0.001], ['-1.5E+02', -150],
-    ['  7  ', 7], ['\u22120.25', -0.25],
+    ['1', 1],
+    ['-0.5', -0.5],
+    ['.5', 0.5],
+    ['2.', 2],
+    ['+3', 3],
+    ['1e-3', 0.001],
+    ['-1.5E+02', -150],
+    ['  7  ', 7],
+    ['\u22120.25', -0.25],
   ])('reads %j', (text, value) => expect(parseNumber(text)).toBe(value));
 
   it.each(['', 'abc', '1,5', '1e', 'e5', '--1', 'NaN', 'inf', '-Infinity', '0x10', '1e999', '1 2', '.'])(
@@ -27,26 +34,44 @@ describe('parseNumber', () => {
 
 describe('parseMatrix: NumPy and PyTorch print-outs', () => {
   it('reads the print-out of the issue, with its newline', () => {
-    expect(parseMatrix('[[0.1 0.2]\n [0.3 0.4]]')).toEqual([[0.1, 0.2], [0.3, 0.4]]);
+    expect(parseMatrix('[[0.1 0.2]\n [0.3 0.4]]')).toEqual([
+      [0.1, 0.2],
+      [0.3, 0.4],
+    ]);
   });
 
   it('reads array(…, dtype=float32) with trailing dots', () => {
-    expect(parseMatrix('array([[1., 2.],\n       [3., 4.]], dtype=float32)')).toEqual([[1, 2], [3, 4]]);
+    expect(parseMatrix('array([[1., 2.],\n       [3., 4.]], dtype=float32)')).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('reads scientific notation as NumPy prints it', () => {
     const text = '[[ 1.2345e-03 -4.5000e+02  6.0000e+00]\n [ 3.0000e+00  7.1000e-01 -2.0000e-05]]';
-    expect(parseMatrix(text)).toEqual([[0.0012345, -450, 6], [3, 0.71, -0.00002]]);
+    expect(parseMatrix(text)).toEqual([
+      [0.0012345, -450, 6],
+      [3, 0.71, -0.00002],
+    ]);
   });
 
   it('reads np.array(...) and tensor(...) with keyword arguments', () => {
-    expect(parseMatrix('np.array([[1, 2], [3, 4]])')).toEqual([[1, 2], [3, 4]]);
-    expect(parseMatrix('tensor([[0.5000, -1.2500],\n        [2.0000,  0.0000]], requires_grad=True)')).toEqual([[0.5, -1.25], [2, 0]]);
+    expect(parseMatrix('np.array([[1, 2], [3, 4]])')).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
+    expect(parseMatrix('tensor([[0.5000, -1.2500],\n        [2.0000,  0.0000]], requires_grad=True)')).toEqual([
+      [0.5, -1.25],
+      [2, 0],
+    ]);
   });
 
   it('reads a print-out whose long rows wrap onto several lines', () => {
     const text = '[[ 0.1  0.2  0.3\n   0.4]\n [ 0.5  0.6  0.7\n   0.8]]';
-    expect(parseMatrix(text)).toEqual([[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]]);
+    expect(parseMatrix(text)).toEqual([
+      [0.1, 0.2, 0.3, 0.4],
+      [0.5, 0.6, 0.7, 0.8],
+    ]);
   });
 
   it('makes a single bracketed row a 1×m matrix', () => {
@@ -60,23 +85,38 @@ describe('parseMatrix: NumPy and PyTorch print-outs', () => {
 
 describe('parseMatrix: JSON, CSV, TSV and whitespace', () => {
   it('reads JSON', () => {
-    expect(parseMatrix('[[1, 2.5], [-3, 4e2]]')).toEqual([[1, 2.5], [-3, 400]]);
+    expect(parseMatrix('[[1, 2.5], [-3, 4e2]]')).toEqual([
+      [1, 2.5],
+      [-3, 400],
+    ]);
   });
 
   it('reads CSV with blank lines, CRLF and a trailing comma', () => {
-    expect(parseMatrix('1,2,3,\r\n\r\n4,5,6,\r\n')).toEqual([[1, 2, 3], [4, 5, 6]]);
+    expect(parseMatrix('1,2,3,\r\n\r\n4,5,6,\r\n')).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+    ]);
   });
 
   it('reads TSV copied from a spreadsheet', () => {
-    expect(parseMatrix('0.1\t-0.2\n0.3\t0.4')).toEqual([[0.1, -0.2], [0.3, 0.4]]);
+    expect(parseMatrix('0.1\t-0.2\n0.3\t0.4')).toEqual([
+      [0.1, -0.2],
+      [0.3, 0.4],
+    ]);
   });
 
   it('reads whitespace-separated values with uneven spacing', () => {
-    expect(parseMatrix('  1   2\n3 4  ')).toEqual([[1, 2], [3, 4]]);
+    expect(parseMatrix('  1   2\n3 4  ')).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('reads semicolon-separated values and skips # comments', () => {
-    expect(parseMatrix('# weights\n1;2\n3;4')).toEqual([[1, 2], [3, 4]]);
+    expect(parseMatrix('# weights\n1;2\n3;4')).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
   });
 
   it('reads a single number as a 1×1 matrix', () => {

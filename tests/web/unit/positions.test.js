@@ -76,7 +76,9 @@ describe('the word-order demo', () => {
     expect(without.largest).toBeLessThan(1e-5);
     expect(withPositions.largest).toBeGreaterThan(0.05);
     expect(demo.labels).toEqual(demo.perm.map((p) => ['the', 'cat', 'sat', 'on', 'the', 'mat'][p]));
-    expect(wordOrderText(state, demo)).toMatch(/^Shuffled: “[a-z ]+”\. Without positions, each token's output only moves with its token: the largest change is \d\.\de-\d+, float32 rounding/u);
+    expect(wordOrderText(state, demo)).toMatch(
+      /^Shuffled: “[a-z ]+”\. Without positions, each token's output only moves with its token: the largest change is \d\.\de-\d+, float32 rounding/u,
+    );
     expect(wordOrderText({ ...state, causal: true }, demo)).toContain('The demo leaves out the mask');
   });
 });

@@ -27,7 +27,7 @@ describe('W_o', () => {
     expect(Math.sqrt(variance)).toBeLessThan(0.15);
   });
 
-  it('the library\'s output is concat · W_o, to float32 precision', () => {
+  it("the library's output is concat · W_o, to float32 precision", () => {
     const state = example();
     const call = attentionCall(state);
     const result = attn.selfAttention(call.x, call.weights, call.options);
@@ -43,7 +43,9 @@ describe('W_o', () => {
     expect(typedCell(state, 'wo', 0, 0, 'x').error).toMatch(/^W_o, row 0, column 0: “x” is not a number/u);
     const rows = Array.from({ length: 6 }, () => '1 2 3 4 5 6 7 8').join('\n');
     expect(pastedMatrix(state, 'wo', rows).state.wo[3]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(pastedMatrix(state, 'wo', '1 2\n3 4').error).toBe('W_o needs heads × d_v = 6 rows and d_model = 8 columns, but this matrix is 2×2. Nothing was changed.');
+    expect(pastedMatrix(state, 'wo', '1 2\n3 4').error).toBe(
+      'W_o needs heads × d_v = 6 rows and d_model = 8 columns, but this matrix is 2×2. Nothing was changed.',
+    );
   });
 
   it('typed rows move with their head when d_v changes', () => {
@@ -61,12 +63,14 @@ describe('W_o', () => {
     const old = decodeState('#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1,0;0,1');
     expect(old.warnings).toEqual([]);
     expect(old.state.wo).toBeNull();
-    expect(decodeState(`${hash.replace(/wo=[^&]*/u, 'wo=1,2')}`).warnings.join(' ')).toMatch(/wo=1,2 is not a 6×8 matrix/u);
+    expect(decodeState(`${hash.replace(/wo=[^&]*/u, 'wo=1,2')}`).warnings.join(' ')).toMatch(
+      /wo=1,2 is not a 6×8 matrix/u,
+    );
   });
 
   it('the text gives the shapes of the state', () => {
     expect(projectionText(example())).toContain('W_o has shape [H·d_v, d_model] = [6, 8]');
-    expect(projectionText(example())).toContain('[5, 6] · [6, 8] gives the layer\'s output [5, 8]');
+    expect(projectionText(example())).toContain("[5, 6] · [6, 8] gives the layer's output [5, 8]");
     expect(projectionText(defaultState())).toMatch(/^With one head, the concatenation is just its output, \[5, 4\]\./u);
   });
 });

@@ -16,7 +16,9 @@ describe('seeded random numbers', () => {
   });
 
   it('pins the default example so permalinks stay valid across versions', () => {
-    expect(randomMatrix({ seed: 42, stream: 'x', rows: 1, cols: 4, dist: 'normal' })).toEqual([[0.87, -0.68, 1.08, -0.89]]);
+    expect(randomMatrix({ seed: 42, stream: 'x', rows: 1, cols: 4, dist: 'normal' })).toEqual([
+      [0.87, -0.68, 1.08, -0.89],
+    ]);
     expect(hashString('x')).toBe(0xfd0c5087);
   });
 

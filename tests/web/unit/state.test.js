@@ -43,7 +43,11 @@ describe('state ↔ URL hash', () => {
       head: 1,
       x,
       wv,
-      mask: [[true, false, true], [true, true, true], [false, false, true]],
+      mask: [
+        [true, false, true],
+        [true, true, true],
+        [false, false, true],
+      ],
     };
     expect(roundTrip(state)).toEqual({ state, warnings: [] });
   });
@@ -74,10 +78,26 @@ describe('state ↔ URL hash', () => {
 
 describe('garbled and malicious hashes', () => {
   it.each([
-    ['n=0', 'n'], ['n=65', 'n'], ['n=abc', 'n'], ['n=1e1', 'n'], ['n=-3', 'n'], ['dm=999999999999', 'dm'],
-    ['seed=4294967296', 'seed'], ['seed=1.5', 'seed'], ['dist=cauchy', 'dist'], ['p=8', 'p'],
-    ['causal=yes', 'causal'], ['scale=2', 'scale'], ['t=0', 't'], ['t=Infinity', 't'], ['t=NaN', 't'],
-    ['head=2', 'head'], ['x=1,2;3', 'x'], ['wq=%3Cb%3E', 'wq'], ['mask=10;01', 'mask'], ['v=3', 'v'],
+    ['n=0', 'n'],
+    ['n=65', 'n'],
+    ['n=abc', 'n'],
+    ['n=1e1', 'n'],
+    ['n=-3', 'n'],
+    ['dm=999999999999', 'dm'],
+    ['seed=4294967296', 'seed'],
+    ['seed=1.5', 'seed'],
+    ['dist=cauchy', 'dist'],
+    ['p=8', 'p'],
+    ['causal=yes', 'causal'],
+    ['scale=2', 'scale'],
+    ['t=0', 't'],
+    ['t=Infinity', 't'],
+    ['t=NaN', 't'],
+    ['head=2', 'head'],
+    ['x=1,2;3', 'x'],
+    ['wq=%3Cb%3E', 'wq'],
+    ['mask=10;01', 'mask'],
+    ['v=3', 'v'],
   ])('%s is named in a warning and left at its default', (hash, key) => {
     const { state, warnings } = decodeState(`#${hash}`);
     expect(warnings.length).toBe(1);
@@ -121,11 +141,14 @@ describe('garbled and malicious hashes', () => {
     }
   });
 
-  it('reads numbers only up to the cell editor\'s limit of 1e6, so the issue\'s link falls back to the seed', () => {
+  it("reads numbers only up to the cell editor's limit of 1e6, so the issue's link falls back to the seed", () => {
     const { state, warnings } = decodeState('#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1e30,1;2,3');
     expect(state.x).toBeNull();
     expect(warnings.join(' ')).toMatch(/x=1e30,1;2,3 is not a 2×2 matrix of numbers from -1000000 to 1000000/);
-    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1e6,-1e6;2,3').state.x).toEqual([[1e6, -1e6], [2, 3]]);
+    expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1e6,-1e6;2,3').state.x).toEqual([
+      [1e6, -1e6],
+      [2, 3],
+    ]);
     expect(decodeState('#s=a+b&n=2&dm=2&dk=2&dv=2&x=1000001,1;2,3').state.x).toBeNull();
   });
 
@@ -165,7 +188,10 @@ describe('sizes', () => {
   });
 
   it('withSizes keeps typed numbers that still fit and draws the rest from the seed', () => {
-    const state = { ...defaultState(), x: [[9, 9, 9, 9, 9, 9, 9, 9], ...generatedMatrix(defaultState(), 'x').slice(1)] };
+    const state = {
+      ...defaultState(),
+      x: [[9, 9, 9, 9, 9, 9, 9, 9], ...generatedMatrix(defaultState(), 'x').slice(1)],
+    };
     const bigger = withSizes(state, { n: 6, dModel: 10, dK: 4, dV: 4, numHeads: 1 });
     expect(bigger.x).toHaveLength(6);
     expect(bigger.x[0].slice(0, 8)).toEqual(Array(8).fill(9));
@@ -188,7 +214,11 @@ describe('sizes', () => {
     mask[0][1] = false;
     const next = withSizes({ ...state, mask }, { n: 3, dModel: 8, dK: 4, dV: 4, numHeads: 2 });
     expect(next.head).toBe(1);
-    expect(next.mask).toEqual([[true, false, true], [true, true, true], [true, true, true]]);
+    expect(next.mask).toEqual([
+      [true, false, true],
+      [true, true, true],
+      [true, true, true],
+    ]);
     expect(withSizes({ ...state, mask }, { n: 1, dModel: 8, dK: 4, dV: 4, numHeads: 2 }).mask).toBeNull();
   });
 });

@@ -2,8 +2,17 @@
 // the one precomputed table of both that grids and heatmaps read. Both stay readable with colour-vision deficiencies.
 
 const VIRIDIS = [
-  [68, 1, 84], [72, 36, 117], [65, 68, 135], [53, 95, 141], [42, 120, 142], [33, 145, 140],
-  [34, 168, 132], [68, 191, 112], [122, 209, 81], [189, 223, 38], [253, 231, 37],
+  [68, 1, 84],
+  [72, 36, 117],
+  [65, 68, 135],
+  [53, 95, 141],
+  [42, 120, 142],
+  [33, 145, 140],
+  [34, 168, 132],
+  [68, 191, 112],
+  [122, 209, 81],
+  [189, 223, 38],
+  [253, 231, 37],
 ];
 
 const lerp = (a, b, t) => a + (b - a) * t;
@@ -56,10 +65,11 @@ export function cssColor([r, g, b]) {
 /** How many precomputed colours each scale has. */
 export const COLOR_LEVELS = 256;
 
-const table = (scale) => Array.from({ length: COLOR_LEVELS }, (_, k) => {
-  const rgb = scale(k / (COLOR_LEVELS - 1));
-  return { css: cssColor(rgb), light: prefersLightText(rgb) };
-});
+const table = (scale) =>
+  Array.from({ length: COLOR_LEVELS }, (_, k) => {
+    const rgb = scale(k / (COLOR_LEVELS - 1));
+    return { css: cssColor(rgb), light: prefersLightText(rgb) };
+  });
 
 // The one colour table of the page: the grids and the heatmaps both read it, so a weight looks the same in both.
 const VIRIDIS_TABLE = table(viridis);
@@ -78,5 +88,5 @@ export function weightColor(value) {
  * @returns {{ css: string, light: boolean }}
  */
 export function signedColor(value, maxAbs) {
-  return DIVERGING_TABLE[Math.round(((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2 * (COLOR_LEVELS - 1))];
+  return DIVERGING_TABLE[Math.round((((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2) * (COLOR_LEVELS - 1))];
 }

@@ -23,9 +23,12 @@ export function typedCell(state, name, i, j, text) {
   const value = parseNumber(text);
   const shown = text.length > 20 ? `${text.slice(0, 20)}…` : text;
   if (value === null) {
-    return { error: `${cellName(state, name, i, j)}: ${quote(shown)} is not a number. The last good value is still used; type a number like 0.5 or -1e-3, or press Escape.` };
+    return {
+      error: `${cellName(state, name, i, j)}: ${quote(shown)} is not a number. The last good value is still used; type a number like 0.5 or -1e-3, or press Escape.`,
+    };
   }
-  if (Math.abs(value) > MAX_TYPED) return { error: `${cellName(state, name, i, j)}: ${shown} is too large; use numbers from -1000000 to 1000000.` };
+  if (Math.abs(value) > MAX_TYPED)
+    return { error: `${cellName(state, name, i, j)}: ${shown} is too large; use numbers from -1000000 to 1000000.` };
   const target = name === 'wk' && state.shareQK ? 'wq' : name;
   const matrix = currentMatrix(state, target).map((row) => row.slice());
   const col = name === 'x' || name === 'wo' ? j : state.head * headWidth(state, name) + j;
@@ -46,13 +49,16 @@ export function pastedMatrix(state, target, text) {
   }
   const [rows, cols] = [matrix.length, matrix[0].length];
   const big = matrix.flat().find((v) => Math.abs(v) > MAX_TYPED);
-  if (big !== undefined) return { error: `${big} is too large; use numbers from -1000000 to 1000000. Nothing was changed.` };
+  if (big !== undefined)
+    return { error: `${big} is too large; use numbers from -1000000 to 1000000. Nothing was changed.` };
   const sizes = sizesOf(state);
   const title = INPUT_TITLES[target];
   if (target === 'wo') {
     const [wantRows, wantCols] = matrixShape(state, 'wo');
     if (rows !== wantRows || cols !== wantCols) {
-      return { error: `W_o needs heads × d_v = ${wantRows} rows and d_model = ${wantCols} columns, but this matrix is ${rows}×${cols}. Nothing was changed.` };
+      return {
+        error: `W_o needs heads × d_v = ${wantRows} rows and d_model = ${wantCols} columns, but this matrix is ${rows}×${cols}. Nothing was changed.`,
+      };
     }
     return { state: { ...state, wo: matrix }, message: `Pasted a ${rows}×${cols} matrix into W_o.` };
   }
@@ -61,15 +67,20 @@ export function pastedMatrix(state, target, text) {
     sizes.dModel = cols;
   } else {
     if (rows !== state.dModel) {
-      return { error: `${title} needs d_model = ${state.dModel} rows (one per embedding dimension), but this matrix has ${rows}. Change d_model, or paste X first. Nothing was changed.` };
+      return {
+        error: `${title} needs d_model = ${state.dModel} rows (one per embedding dimension), but this matrix has ${rows}. Change d_model, or paste X first. Nothing was changed.`,
+      };
     }
     if (cols % state.numHeads !== 0) {
-      return { error: `${title} has ${cols} columns, which ${state.numHeads} heads cannot share equally. Nothing was changed.` };
+      return {
+        error: `${title} has ${cols} columns, which ${state.numHeads} heads cannot share equally. Nothing was changed.`,
+      };
     }
     sizes[target === 'wv' ? 'dV' : 'dK'] = cols / state.numHeads;
   }
   const errors = Object.values(checkSizes(sizes));
-  if (errors.length) return { error: `This ${rows}×${cols} matrix does not fit: ${errors.join('; ')}. Nothing was changed.` };
+  if (errors.length)
+    return { error: `This ${rows}×${cols} matrix does not fit: ${errors.join('; ')}. Nothing was changed.` };
   const next = withSizes(state, sizes);
   next[target === 'wk' && state.shareQK ? 'wq' : target] = matrix;
   return { state: next, message: `Pasted a ${rows}×${cols} matrix into ${title}.` };
@@ -81,7 +92,9 @@ export function pastedMatrix(state, target, text) {
  */
 export function toggledMask(state, i, j) {
   if (maskCell(state, i, j) === 'causal') return { error: causalCellMessage(state, i, j) };
-  const mask = state.mask ? state.mask.map((row) => row.slice()) : Array.from({ length: state.n }, () => new Array(state.n).fill(true));
+  const mask = state.mask
+    ? state.mask.map((row) => row.slice())
+    : Array.from({ length: state.n }, () => new Array(state.n).fill(true));
   mask[i][j] = !mask[i][j];
   return { state: { ...state, mask: mask.every((row) => row.every(Boolean)) ? null : mask } };
 }

@@ -17,10 +17,11 @@ export const EXAMPLES = [
   {
     id: 'worked',
     title: '2×2 by hand',
-    about: 'X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]] and W_o = I, small enough to check on paper: '
-      + 'the scores are [[1, 0], [0, 1]] ÷ √2, and the output is [[1.6604769, 2.6604769], [2.3395231, 3.3395231]] '
-      + 'in float64, as NumPy gives it. attention-wasm computes in float32, which keeps about 7 significant digits: '
-      + 'at 7 decimals it shows 2.3395228 for 2.3395231, one float32 rounding step (2.4e-7) away.',
+    about:
+      'X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]] and W_o = I, small enough to check on paper: ' +
+      'the scores are [[1, 0], [0, 1]] ÷ √2, and the output is [[1.6604769, 2.6604769], [2.3395231, 3.3395231]] ' +
+      'in float64, as NumPy gives it. attention-wasm computes in float32, which keeps about 7 significant digits: ' +
+      'at 7 decimals it shows 2.3395228 for 2.3395231, one float32 rounding step (2.4e-7) away.',
     state: () => ({
       ...defaultState(),
       sentence: 'A B',
@@ -32,7 +33,10 @@ export const EXAMPLES = [
       x: identity(2),
       wq: identity(2),
       wk: identity(2),
-      wv: [[1, 2], [3, 4]],
+      wv: [
+        [1, 2],
+        [3, 4],
+      ],
       wo: identity(2),
     }),
   },
@@ -45,45 +49,54 @@ export const EXAMPLES = [
   {
     id: 'heads',
     title: '4 heads',
-    about: 'Four heads, each with its own W_q, W_k and W_v blocks of width 4, so each head has its own pattern. '
-      + 'Compare their heatmaps below. The blocks are random, so the patterns differ only by chance: '
-      + 'training is what would teach each head to look for something different.',
+    about:
+      'Four heads, each with its own W_q, W_k and W_v blocks of width 4, so each head has its own pattern. ' +
+      'Compare their heatmaps below. The blocks are random, so the patterns differ only by chance: ' +
+      'training is what would teach each head to look for something different.',
     state: () => ({ ...defaultState(), dModel: 16, numHeads: 4 }),
   },
   {
     id: 'projection',
     title: 'W_o',
-    about: 'Two heads with d_v = 3: side by side their outputs are [5, 6]. The output projection W_o, [6, 8], '
-      + 'brings them back to d_model = 8, the width of X, and mixes the heads. See step 8; W_o is editable.',
+    about:
+      'Two heads with d_v = 3: side by side their outputs are [5, 6]. The output projection W_o, [6, 8], ' +
+      'brings them back to d_model = 8, the width of X, and mixes the heads. See step 8; W_o is editable.',
     state: () => ({ ...defaultState(), numHeads: 2, dV: 3 }),
   },
   {
     id: 'order',
     title: 'Word order',
-    about: 'Positional encodings on, for “the cat sat on the mat”: both “the” have the same embedding but, '
-      + 'after P is added, different inputs. Step 9 shuffles the sentence: without P each output only moves with '
-      + 'its token; with P the outputs change.',
+    about:
+      'Positional encodings on, for “the cat sat on the mat”: both “the” have the same embedding but, ' +
+      'after P is added, different inputs. Step 9 shuffles the sentence: without P each output only moves with ' +
+      'its token; with P the outputs change.',
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, positions: true }),
   },
   {
     id: 'kv',
     title: 'KV cache',
-    about: 'Two heads, causal, “the cat sat on the mat”: step 10 generates “mat” from the cached keys and values '
-      + 'of the five earlier tokens, and checks it against recomputing everything.',
+    about:
+      'Two heads, causal, “the cat sat on the mat”: step 10 generates “mat” from the cached keys and values ' +
+      'of the five earlier tokens, and checks it against recomputing everything.',
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true, numHeads: 2 }),
   },
   {
     id: 'shared',
     title: 'W_q = W_k',
-    about: 'With W_k = W_q, K = Q, so QKᵀ is symmetric: score(a → b) = score(b → a). '
-      + 'The weights are not symmetric, because softmax normalizes each row on its own.',
+    about:
+      'With W_k = W_q, K = Q, so QKᵀ is symmetric: score(a → b) = score(b → a). ' +
+      'The weights are not symmetric, because softmax normalizes each row on its own.',
     state: () => ({ ...defaultState(), shareQK: true }),
   },
 ];
 
 // Settings that change only what is shown, not the example itself.
 const VIEW_ONLY = new Set(['p', 'head']);
-const exampleKey = (state) => encodeState(state).split('&').filter((pair) => !VIEW_ONLY.has(pair.split('=')[0])).join('&');
+const exampleKey = (state) =>
+  encodeState(state)
+    .split('&')
+    .filter((pair) => !VIEW_ONLY.has(pair.split('=')[0]))
+    .join('&');
 
 /**
  * The example the state still is (up to the decimals shown and the head followed), or null once it was edited.
@@ -98,5 +111,5 @@ export function activeExample(state) {
 export function exampleAbout(state) {
   const example = activeExample(state);
   if (example) return example.about;
-  return 'Your own example: the sentence, sizes, numbers or settings differ from every preset above, so no preset\'s description applies. Click an example to start again from it.';
+  return "Your own example: the sentence, sizes, numbers or settings differ from every preset above, so no preset's description applies. Click an example to start again from it.";
 }

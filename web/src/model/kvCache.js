@@ -34,7 +34,10 @@ export function kvCacheStep(attn, state) {
   const call = attentionCall({ ...state, causal: true, mask: null });
   const options = { causal: true, returnSteps: true };
   if (call.options.scale !== undefined) options.scale = call.options.scale;
-  const rows = (from, count) => ({ data: call.x.data.subarray(from * dModel, (from + count) * dModel), shape: [count, dModel] });
+  const rows = (from, count) => ({
+    data: call.x.data.subarray(from * dModel, (from + count) * dModel),
+    shape: [count, dModel],
+  });
   const full = attn.selfAttention(call.x, call.weights, options);
   const earlier = attn.selfAttention(rows(0, n - 1), call.weights, options);
   const fresh = attn.selfAttention(rows(n - 1, 1), call.weights, options);
@@ -49,7 +52,13 @@ export function kvCacheStep(attn, state) {
   for (let c = 0; c < H * dV; c++) largest = Math.max(largest, Math.abs(output[c] - fullRow[c]));
   return {
     token: labelsFor(state)[n - 1],
-    k, v, q: fresh.q, weights: step.weights, output, fullRow, largest,
+    k,
+    v,
+    q: fresh.q,
+    weights: step.weights,
+    output,
+    fullRow,
+    largest,
     identical: output.every((value, c) => Object.is(value, fullRow[c])),
     work: { withCache: H * n, recompute: H * n * n, rowsProjected: 1 },
   };
@@ -62,8 +71,10 @@ export function kvCacheText(state, step) {
   const agree = step.identical
     ? `The new output row equals the last row of full causal attention over all ${n} tokens bit for bit: every one of its ${step.output.length} float32 numbers is the same, to the last digit.`
     : `The new output row and the last row of full causal attention over all ${n} tokens differ by at most ${step.largest.toExponential(1)}: the cached K and V come from a run of ${n - 1} rows, and Eigen's matrix products round a few numbers differently at another size. The attention on the same q, K and V gives the same bits.`;
-  return `${agree} Work: with the cache, ${quoteCount(step.work.withCache)} scores (${H} head${H > 1 ? 's' : ''} × ${n} keys) and one row of Q, K and V projected; `
-    + `recomputing everything, ${quoteCount(step.work.recompute)} scores (${H} × ${n} × ${n}, of which the causal mask keeps ${H * n * (n + 1) / 2}) and ${n} rows projected.`;
+  return (
+    `${agree} Work: with the cache, ${quoteCount(step.work.withCache)} scores (${H} head${H > 1 ? 's' : ''} × ${n} keys) and one row of Q, K and V projected; ` +
+    `recomputing everything, ${quoteCount(step.work.recompute)} scores (${H} × ${n} × ${n}, of which the causal mask keeps ${(H * n * (n + 1)) / 2}) and ${n} rows projected.`
+  );
 }
 
 const quoteCount = (count) => count.toLocaleString('en');

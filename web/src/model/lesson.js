@@ -20,13 +20,22 @@ export function explainOutputRow(state, result, i) {
   const labels = labelsFor(state);
   const { data } = headSlice(result.weights, state.head);
   const weights = Array.from(data.subarray(i * state.n, (i + 1) * state.n));
-  const terms = weights.map((w, j) => ({ w, j })).filter(({ w }) => w > 0).sort((a, b) => b.w - a.w);
+  const terms = weights
+    .map((w, j) => ({ w, j }))
+    .filter(({ w }) => w > 0)
+    .sort((a, b) => b.w - a.w);
   if (terms.length === 0) {
-    return { text: `output(${quote(labels[i])}) = 0: every key is masked for this query, so it attends to nothing.`, weights };
+    return {
+      text: `output(${quote(labels[i])}) = 0: every key is masked for this query, so it attends to nothing.`,
+      weights,
+    };
   }
   const shown = terms.slice(0, 4).map(({ w, j }) => `${formatValue(w, 2)} × v(${quote(labels[j])})`);
   const rest = terms.length > 4 ? ` + ${terms.length - 4} smaller term${terms.length > 5 ? 's' : ''}` : '';
-  return { text: `output(${quote(labels[i])}) = ${shown.join(' + ')}${rest}. The faded rows of V contribute little.`, weights };
+  return {
+    text: `output(${quote(labels[i])}) = ${shown.join(' + ')}${rest}. The faded rows of V contribute little.`,
+    weights,
+  };
 }
 
 /**
@@ -38,24 +47,30 @@ export function scaleTexts(state) {
   const factor = shortNumber(scaleValue(state));
   const root = `√${dK} = ${shortNumber(Math.sqrt(dK))}`;
   // Temperature is the page's own knob: standard attention has T = 1, and the text must not claim variance 1 then.
-  const temperature = T === 1 ? ''
-    : ` The temperature is not part of standard attention (which has T = 1): the page adds it so you can see softmax sharpen or flatten. Here it multiplies the scores' spread by 1/T = ${shortNumber(1 / T)}, so their variance is about ${shortNumber(1 / (T * T))} times what it would be at T = 1.`;
+  const temperature =
+    T === 1
+      ? ''
+      : ` The temperature is not part of standard attention (which has T = 1): the page adds it so you can see softmax sharpen or flatten. Here it multiplies the scores' spread by 1/T = ${shortNumber(1 / T)}, so their variance is about ${shortNumber(1 / (T * T))} times what it would be at T = 1.`;
   if (scaling) {
     return {
       title: T === 1 ? 'Scale: ÷ √d_k' : 'Scale: ÷ (T·√d_k)',
       formula: `1/(T·√d_k) = ${factor}`,
-      text: `d_k = ${dK}, so every score is divided by ${root}${T === 1 ? '' : ` and by the temperature T = ${T}`}: multiplied by ${factor}. `
-        + (T === 1 ? 'This keeps the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).'
-          : 'Dividing by √d_k alone would keep the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).')
-        + `${temperature} attention-wasm gets this factor as its scale option.`,
+      text:
+        `d_k = ${dK}, so every score is divided by ${root}${T === 1 ? '' : ` and by the temperature T = ${T}`}: multiplied by ${factor}. ` +
+        (T === 1
+          ? 'This keeps the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).'
+          : 'Dividing by √d_k alone would keep the scores near variance 1 whatever d_k is (see “Why divide by √d_k?” at the bottom).') +
+        `${temperature} attention-wasm gets this factor as its scale option.`,
     };
   }
   return {
     title: T === 1 ? 'Scale: off' : 'Scale: ÷ T',
     formula: `1/T = ${factor}`,
-    text: (T === 1 ? 'Scaling is off, so the scores are used as they are (multiplied by 1). '
-      : `Scaling is off, so the scores are only divided by the temperature T = ${T} (multiplied by ${factor}). `)
-      + `Their variance now grows with d_k. Switch “Divide the scores by √d_k” back on and compare the weights: without it, larger d_k gives sharper, more one-hot rows.${temperature}`,
+    text:
+      (T === 1
+        ? 'Scaling is off, so the scores are used as they are (multiplied by 1). '
+        : `Scaling is off, so the scores are only divided by the temperature T = ${T} (multiplied by ${factor}). `) +
+      `Their variance now grows with d_k. Switch “Divide the scores by √d_k” back on and compare the weights: without it, larger d_k gives sharper, more one-hot rows.${temperature}`,
   };
 }
 
@@ -77,20 +92,26 @@ export function varianceText(state, result) {
   if (!state.scaling && state.temperature === 1) {
     return `${intro}. Scaling is off, so the scores keep this variance: switch “Divide the scores by √d_k” on to bring it near 1. ${rough}`;
   }
-  const how = state.scaling ? 'after scaling' : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
+  const how = state.scaling
+    ? 'after scaling'
+    : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
   return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
 }
 
 /** How concat · W_o makes the layer's output, with the shapes of the state. */
 export function projectionText(state) {
   const { n, dV, dModel, numHeads: H } = state;
-  const concat = H === 1 ? `With one head, the concatenation is just its output, [${n}, ${dV}].`
-    : `The ${H} heads' outputs side by side make one [${n}, ${H}·${dV}] = [${n}, ${H * dV}] matrix.`;
-  return `${concat} The output projection W_o has shape [H·d_v, d_model] = [${H * dV}, ${dModel}]: one row for each column of the heads, `
-    + `one column for each of the model's ${dModel} dimensions. So [${n}, ${H * dV}] · [${H * dV}, ${dModel}] gives the layer's output [${n}, ${dModel}], `
-    + 'the width of X again, which the next layer and the residual connection (X + output) need. '
-    + `${H > 1 ? 'Every output number takes from all the heads\' columns: this is where the heads are mixed. ' : ''}`
-    + 'Like the other W\'s, W_o is random from the seed here; double-click a cell to change it.';
+  const concat =
+    H === 1
+      ? `With one head, the concatenation is just its output, [${n}, ${dV}].`
+      : `The ${H} heads' outputs side by side make one [${n}, ${H}·${dV}] = [${n}, ${H * dV}] matrix.`;
+  return (
+    `${concat} The output projection W_o has shape [H·d_v, d_model] = [${H * dV}, ${dModel}]: one row for each column of the heads, ` +
+    `one column for each of the model's ${dModel} dimensions. So [${n}, ${H * dV}] · [${H * dV}, ${dModel}] gives the layer's output [${n}, ${dModel}], ` +
+    'the width of X again, which the next layer and the residual connection (X + output) need. ' +
+    `${H > 1 ? "Every output number takes from all the heads' columns: this is where the heads are mixed. " : ''}` +
+    "Like the other W's, W_o is random from the seed here; double-click a cell to change it."
+  );
 }
 
 /** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
@@ -130,9 +151,11 @@ export function randomNote(state, result) {
   for (let k = 1; k < data.length; k++) if (data[k] > data[best]) best = k;
   const [i, j] = [Math.floor(best / state.n), best % state.n];
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-  return `${list} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet: `
-    + `that ${quote(labels[i])} gives ${formatValue(data[best], 2)} of its attention to ${i === j ? 'itself' : quote(labels[j])} is chance. `
-    + 'Training is what makes W_q and W_k pick out useful patterns; type your own numbers to shape one.';
+  return (
+    `${list} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet: ` +
+    `that ${quote(labels[i])} gives ${formatValue(data[best], 2)} of its attention to ${i === j ? 'itself' : quote(labels[j])} is chance. ` +
+    'Training is what makes W_q and W_k pick out useful patterns; type your own numbers to shape one.'
+  );
 }
 
 /**

@@ -53,15 +53,17 @@ export function generatedMatrix(state, name) {
   const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, byToken, ...labels].join('|');
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
-  const matrix = byToken ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols)) : randomMatrix({
-    seed: state.seed,
-    stream: name,
-    rows,
-    cols,
-    dist: state.dist,
-    std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
-    colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
-  });
+  const matrix = byToken
+    ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols))
+    : randomMatrix({
+        seed: state.seed,
+        stream: name,
+        rows,
+        cols,
+        dist: state.dist,
+        std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
+        colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
+      });
   generated.set(name, { key, matrix });
   return matrix;
 }

@@ -39,10 +39,14 @@ function readValue(text, where) {
   const value = parseNumber(text);
   if (value !== null) return value;
   const t = normalizeMinus(text.trim());
-  if (NON_FINITE.test(t)) throw new MatrixParseError(`${describeToken(text)} is not finite: values must be finite numbers`, where);
+  if (NON_FINITE.test(t))
+    throw new MatrixParseError(`${describeToken(text)} is not finite: values must be finite numbers`, where);
   if (NUMBER.test(t)) throw new MatrixParseError(`${describeToken(text)} is too large`, where);
   if (t === '...' || t === '…') {
-    throw new MatrixParseError('the print-out is shortened with “...”: print the whole array, e.g. with np.set_printoptions(threshold=np.inf)', where);
+    throw new MatrixParseError(
+      'the print-out is shortened with “...”: print the whole array, e.g. with np.set_printoptions(threshold=np.inf)',
+      where,
+    );
   }
   throw new MatrixParseError(`${describeToken(text)} is not a number`, where);
 }
@@ -88,7 +92,8 @@ function parseBracketed(text) {
       stack[stack.length - 1].push({ value: readValue(token, where), where });
     }
   }
-  if (stack.length) throw new MatrixParseError(`${stack.length} bracket${stack.length > 1 ? 's are' : ' is'} not closed`);
+  if (stack.length)
+    throw new MatrixParseError(`${stack.length} bracket${stack.length > 1 ? 's are' : ' is'} not closed`);
   return root;
 }
 
@@ -99,7 +104,9 @@ function toMatrix(root) {
   if (!root.every(isList)) throw new MatrixParseError('the matrix mixes numbers and rows at its top level');
   const rows = root.map((row, i) => {
     if (row.some(isList)) {
-      throw new MatrixParseError(`row ${i + 1} holds brackets inside it: paste a 2-D matrix (rows of numbers), not a 3-D array`);
+      throw new MatrixParseError(
+        `row ${i + 1} holds brackets inside it: paste a 2-D matrix (rows of numbers), not a 3-D array`,
+      );
     }
     return row.map((item) => item.value);
   });
@@ -111,7 +118,9 @@ function checkRectangular(rows, name) {
   rows.forEach((row, i) => {
     if (row.length === 0) throw new MatrixParseError(`${name(i)} is empty`);
     if (row.length !== rows[0].length) {
-      throw new MatrixParseError(`${name(i)} has ${row.length} value${row.length === 1 ? '' : 's'} but ${name(0)} has ${rows[0].length}: every row needs the same number of values`);
+      throw new MatrixParseError(
+        `${name(i)} has ${row.length} value${row.length === 1 ? '' : 's'} but ${name(0)} has ${rows[0].length}: every row needs the same number of values`,
+      );
     }
   });
 }
@@ -124,7 +133,10 @@ function parseDelimited(text) {
   const sample = numbered.map(({ line }) => line).join('\n');
   const splitter = sample.includes('\t') ? /\t/u : sample.includes(',') ? /,/u : sample.includes(';') ? /;/u : /\s+/u;
   const rows = numbered.map(({ line, number }) => {
-    const fields = line.trim().split(splitter).map((field) => field.trim());
+    const fields = line
+      .trim()
+      .split(splitter)
+      .map((field) => field.trim());
     if (fields.length > 1 && fields[fields.length - 1] === '') fields.pop();
     return fields.map((field, j) => readValue(field, { line: number, column: j + 1 }));
   });
@@ -144,14 +156,18 @@ function parseDelimited(text) {
  */
 export function parseMatrix(text) {
   if (typeof text !== 'string') throw new MatrixParseError('expected text');
-  if (text.length > MAX_PASTE_CHARS) throw new MatrixParseError(`the text is longer than ${MAX_PASTE_CHARS.toLocaleString('en')} characters`);
+  if (text.length > MAX_PASTE_CHARS)
+    throw new MatrixParseError(`the text is longer than ${MAX_PASTE_CHARS.toLocaleString('en')} characters`);
   const trimmed = text.trim();
   if (trimmed === '') throw new MatrixParseError('there is nothing to read: paste some numbers');
   const body = unwrap(trimmed);
   if (body.trimStart().startsWith('[')) return toMatrix(parseBracketed(body));
   if (body.includes('[') || body.includes(']')) {
     const index = body.search(/[[\]]/u);
-    throw new MatrixParseError('a bracket appears in the middle of the text: a bracketed matrix must start with “[”', position(body, index));
+    throw new MatrixParseError(
+      'a bracket appears in the middle of the text: a bracketed matrix must start with “[”',
+      position(body, index),
+    );
   }
   return parseDelimited(body);
 }

@@ -24,10 +24,12 @@ export function embeddingRow(seed, dist, token, dModel) {
  * @returns {number[][]}
  */
 export function sinusoidalPositions(n, dModel) {
-  return Array.from({ length: n }, (_, pos) => Array.from({ length: dModel }, (_, d) => {
-    const angle = pos / 10000 ** ((2 * Math.floor(d / 2)) / dModel);
-    return d % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
-  }));
+  return Array.from({ length: n }, (_, pos) =>
+    Array.from({ length: dModel }, (_, d) => {
+      const angle = pos / 10000 ** ((2 * Math.floor(d / 2)) / dModel);
+      return d % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+    }),
+  );
 }
 
 /** a + b, elementwise, for two matrices of the same shape. */

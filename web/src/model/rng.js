@@ -34,7 +34,7 @@ export function createRng(seed) {
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0);
+    return (t ^ (t >>> 14)) >>> 0;
   };
   return {
     uniform: () => toUnit(next()),
@@ -62,7 +62,9 @@ export function createRng(seed) {
  * @param {'normal' | 'uniform'} dist
  */
 export function cellValue(seed, stream, row, col, dist) {
-  const base = mix32(mix32(mix32((seed >>> 0) ^ hashString(stream)) ^ Math.imul(row + 1, 0x9e3779b1)) ^ Math.imul(col + 1, 0x85ebca77));
+  const base = mix32(
+    mix32(mix32((seed >>> 0) ^ hashString(stream)) ^ Math.imul(row + 1, 0x9e3779b1)) ^ Math.imul(col + 1, 0x85ebca77),
+  );
   const u1 = toUnit(base);
   if (dist === 'uniform') return Math.sqrt(3) * (2 * u1 - 1);
   const u2 = toUnit(mix32(base ^ 0x5bd1e995));
@@ -78,8 +80,10 @@ export function cellValue(seed, stream, row, col, dist) {
  */
 export function randomMatrix({ seed, stream, rows, cols, dist, std = 1, decimals = 2, colKey = (c) => c }) {
   const factor = 10 ** decimals;
-  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => {
-    const value = Math.round(std * cellValue(seed, stream, i, colKey(j), dist) * factor) / factor;
-    return value === 0 ? 0 : value;
-  }));
+  return Array.from({ length: rows }, (_, i) =>
+    Array.from({ length: cols }, (_, j) => {
+      const value = Math.round(std * cellValue(seed, stream, i, colKey(j), dist) * factor) / factor;
+      return value === 0 ? 0 : value;
+    }),
+  );
 }

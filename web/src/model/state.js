@@ -100,7 +100,8 @@ export function checkSizes(sizes) {
   if (!errors.numHeads) {
     for (const key of ['dK', 'dV']) {
       if (!errors[key] && sizes.numHeads * sizes[key] > LIMITS.headsWidth) {
-        errors[key] = `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${LIMITS.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
+        errors[key] =
+          `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${LIMITS.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
       }
     }
   }
@@ -121,7 +122,31 @@ export function withSizes(state, sizes) {
   return next;
 }
 
-const FIELDS = ['v', 's', 'n', 'dm', 'dk', 'dv', 'h', 'seed', 'dist', 'p', 'causal', 'scale', 't', 'tie', 'head', 'x', 'wq', 'wk', 'wv', 'wo', 'mask', 'pos', 'shuf'];
+const FIELDS = [
+  'v',
+  's',
+  'n',
+  'dm',
+  'dk',
+  'dv',
+  'h',
+  'seed',
+  'dist',
+  'p',
+  'causal',
+  'scale',
+  't',
+  'tie',
+  'head',
+  'x',
+  'wq',
+  'wk',
+  'wv',
+  'wo',
+  'mask',
+  'pos',
+  'shuf',
+];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
 
@@ -205,7 +230,12 @@ export function decodeState(hash) {
   if (text.startsWith('#')) text = text.slice(1);
   if (text === '') return { state, warnings };
   if (text.length > LIMITS.hashChars) {
-    return { state, warnings: [`the link is longer than ${LIMITS.hashChars.toLocaleString('en')} characters, so the default example is shown`] };
+    return {
+      state,
+      warnings: [
+        `the link is longer than ${LIMITS.hashChars.toLocaleString('en')} characters, so the default example is shown`,
+      ],
+    };
   }
   const params = new URLSearchParams(text);
   const get = (key) => params.get(key);
@@ -213,7 +243,8 @@ export function decodeState(hash) {
   for (const key of new Set(params.keys())) {
     if (!FIELDS.includes(key)) warnings.push(`“${shorten(key)}” is not a setting of this page`);
   }
-  if (get('v') !== null && get('v') !== '1' && get('v') !== '2') bad('v', 'is a version this page does not know; reading the rest anyway');
+  if (get('v') !== null && get('v') !== '1' && get('v') !== '2')
+    bad('v', 'is a version this page does not know; reading the rest anyway');
   // Version 1 drew X by row number; its links keep doing so, so they open with the numbers they were made with.
   if (get('v') === '1') state.embed = 'row';
 
@@ -257,7 +288,12 @@ export function decodeState(hash) {
     if (precision === null) bad('p', `is not a number of decimals from 0 to ${LIMITS.precision}`);
     else state.precision = precision;
   }
-  for (const [key, field] of [['causal', 'causal'], ['scale', 'scaling'], ['tie', 'shareQK'], ['pos', 'positions']]) {
+  for (const [key, field] of [
+    ['causal', 'causal'],
+    ['scale', 'scaling'],
+    ['tie', 'shareQK'],
+    ['pos', 'positions'],
+  ]) {
     if (get(key) === null) continue;
     if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';
     else bad(key, 'is neither 0 nor 1');
@@ -282,7 +318,8 @@ export function decodeState(hash) {
     if (get(name) === null || (name === 'wk' && state.shareQK)) continue;
     const [rows, cols] = matrixShape(state, name);
     const matrix = readMatrix(get(name), rows, cols);
-    if (matrix === null) bad(name, `is not a ${rows}×${cols} matrix of numbers from -1000000 to 1000000, so the seed's numbers are used`);
+    if (matrix === null)
+      bad(name, `is not a ${rows}×${cols} matrix of numbers from -1000000 to 1000000, so the seed's numbers are used`);
     else state[name] = matrix;
   }
   if (get('mask') !== null) {

@@ -2,7 +2,9 @@
 
 /** Splits a sentence into tokens at whitespace (a word and its punctuation stay one token). */
 export function tokenize(sentence) {
-  return String(sentence).split(/\s+/u).filter((token) => token.length > 0);
+  return String(sentence)
+    .split(/\s+/u)
+    .filter((token) => token.length > 0);
 }
 
 /**

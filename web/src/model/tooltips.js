@@ -50,20 +50,29 @@ export function cellTooltip(state, result, matrix, i, j, value) {
     case 'wq':
     case 'wk':
     case 'wv':
-      return [`${INPUT_TITLES[matrix]} row ${i}, column ${j}`,
-        `from embedding dimension ${i} to ${matrix === 'wv' ? 'd_v' : 'd_k'} dimension ${j}: ${shown(state, value)}`];
+      return [
+        `${INPUT_TITLES[matrix]} row ${i}, column ${j}`,
+        `from embedding dimension ${i} to ${matrix === 'wv' ? 'd_v' : 'd_k'} dimension ${j}: ${shown(state, value)}`,
+      ];
     case 'wo':
-      return [`W_o row ${i}, column ${j}`,
-        `from head ${Math.floor(i / state.dV) + 1}'s output dimension ${i % state.dV} to model dimension ${j}: ${shown(state, value)}`];
+      return [
+        `W_o row ${i}, column ${j}`,
+        `from head ${Math.floor(i / state.dV) + 1}'s output dimension ${i % state.dV} to model dimension ${j}: ${shown(state, value)}`,
+      ];
     case 'layerOutput':
-      return [`layer output of ${quote(labels[i])}, dimension ${j}`, `${shown(state, value)} = row ${quote(labels[i])} of the concatenated heads · column ${j} of W_o`];
+      return [
+        `layer output of ${quote(labels[i])}, dimension ${j}`,
+        `${shown(state, value)} = row ${quote(labels[i])} of the concatenated heads · column ${j} of W_o`,
+      ];
     case 'q':
     case 'k':
     case 'v':
     case 'vOut': {
       const [letter, weights] = VECTORS[matrix];
-      return [`${letter} of ${quote(labels[i])}, dimension ${j}`,
-        `${shown(state, value)} = row ${quote(labels[i])} of X · column ${j} of ${weights}`];
+      return [
+        `${letter} of ${quote(labels[i])}, dimension ${j}`,
+        `${shown(state, value)} = row ${quote(labels[i])} of X · column ${j} of ${weights}`,
+      ];
     }
     case 'rawScores':
       return pair(state, i, j, `q·k = ${shown(state, value)}`);
@@ -74,11 +83,21 @@ export function cellTooltip(state, result, matrix, i, j, value) {
     case 'mask':
       return pair(state, i, j, MASK_DETAIL[maskCell(state, i, j)]);
     case 'scores':
-      return pair(state, i, j, value === -Infinity ? 'blocked: −∞, its weight will be 0' : `score ${shown(state, value)}`);
+      return pair(
+        state,
+        i,
+        j,
+        value === -Infinity ? 'blocked: −∞, its weight will be 0' : `score ${shown(state, value)}`,
+      );
     case 'weights':
-      return pair(state, i, j, open
-        ? `weight ${shown(state, value)}: ${quote(labels[i])} takes ${formatValue(value * 100, 1)}% of its output from ${quote(labels[j])}`
-        : 'masked: weight 0, nothing is taken from this key');
+      return pair(
+        state,
+        i,
+        j,
+        open
+          ? `weight ${shown(state, value)}: ${quote(labels[i])} takes ${formatValue(value * 100, 1)}% of its output from ${quote(labels[j])}`
+          : 'masked: weight 0, nothing is taken from this key',
+      );
     case 'heatmap':
       return pair(state, i, j, open ? `weight ${shown(state, value)}` : 'masked: weight 0');
     case 'head':

@@ -42,8 +42,11 @@ export function wordOrderDemo(attn, state) {
 export function wordOrderText(state, demo) {
   const [without, withPositions] = demo.cases;
   const tiny = without.largest < 1e-4;
-  const mask = state.causal || state.mask ? ' The demo leaves out the mask: a causal mask itself depends on the order.' : '';
-  return `Shuffled: “${demo.labels.join(' ')}”. Without positions, each token's output only moves with its token: `
-    + `the largest change is ${without.largest === 0 ? '0' : without.largest.toExponential(1)}${tiny ? ', float32 rounding from adding the same terms in another order' : ''}. `
-    + `With positional encodings, the outputs change: the largest change is ${withPositions.largest.toFixed(3)}.${mask}`;
+  const mask =
+    state.causal || state.mask ? ' The demo leaves out the mask: a causal mask itself depends on the order.' : '';
+  return (
+    `Shuffled: “${demo.labels.join(' ')}”. Without positions, each token's output only moves with its token: ` +
+    `the largest change is ${without.largest === 0 ? '0' : without.largest.toExponential(1)}${tiny ? ', float32 rounding from adding the same terms in another order' : ''}. ` +
+    `With positional encodings, the outputs change: the largest change is ${withPositions.largest.toFixed(3)}.${mask}`
+  );
 }

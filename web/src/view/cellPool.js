@@ -21,7 +21,11 @@ export function resizePool(grid, rows, cols) {
   }
   while (pool.colHeads.length > cols) pool.colHeads.pop().remove();
   while (pool.rows.length < rows) {
-    const row = el('div', { class: 'gr', attrs: { role: 'row' } }, el('span', { class: 'sr-only', attrs: { role: 'rowheader' } }, ''));
+    const row = el(
+      'div',
+      { class: 'gr', attrs: { role: 'row' } },
+      el('span', { class: 'sr-only', attrs: { role: 'rowheader' } }, ''),
+    );
     pool.rows.push(row);
     grid.cellWindow.append(row);
     const head = el('span', { class: 'rh' }, '');

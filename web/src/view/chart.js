@@ -36,19 +36,53 @@ export function lineChart({ label, xs, series, xLabel, yLabel, yScale, yRange, y
     chart.append(svg('text', { x: PAD.left - 6, y: py(y) + 4, class: 'chart-tick', 'text-anchor': 'end' }, String(y)));
   }
   for (const x of xs) {
-    chart.append(svg('text', { x: px(x), y: HEIGHT - PAD.bottom + 16, class: 'chart-tick', 'text-anchor': 'middle' }, String(x)));
+    chart.append(
+      svg('text', { x: px(x), y: HEIGHT - PAD.bottom + 16, class: 'chart-tick', 'text-anchor': 'middle' }, String(x)),
+    );
   }
-  chart.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: HEIGHT - PAD.bottom, y2: HEIGHT - PAD.bottom, class: 'chart-axis' }));
+  chart.append(
+    svg('line', {
+      x1: PAD.left,
+      x2: WIDTH - PAD.right,
+      y1: HEIGHT - PAD.bottom,
+      y2: HEIGHT - PAD.bottom,
+      class: 'chart-axis',
+    }),
+  );
   chart.append(svg('line', { x1: PAD.left, x2: PAD.left, y1: PAD.top, y2: HEIGHT - PAD.bottom, class: 'chart-axis' }));
-  chart.append(svg('text', { x: PAD.left + plotW / 2, y: HEIGHT - 6, class: 'chart-label', 'text-anchor': 'middle' }, xLabel));
-  chart.append(svg('text', { x: 12, y: PAD.top + plotH / 2, class: 'chart-label', 'text-anchor': 'middle', transform: `rotate(-90 12 ${PAD.top + plotH / 2})` }, yLabel));
+  chart.append(
+    svg('text', { x: PAD.left + plotW / 2, y: HEIGHT - 6, class: 'chart-label', 'text-anchor': 'middle' }, xLabel),
+  );
+  chart.append(
+    svg(
+      'text',
+      {
+        x: 12,
+        y: PAD.top + plotH / 2,
+        class: 'chart-label',
+        'text-anchor': 'middle',
+        transform: `rotate(-90 12 ${PAD.top + plotH / 2})`,
+      },
+      yLabel,
+    ),
+  );
 
   if (guide) {
-    chart.append(svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: py(guide.y), y2: py(guide.y), class: 'chart-guide' }));
-    chart.append(svg('text', { x: WIDTH - PAD.right - 2, y: py(guide.y) - 4, class: 'chart-note', 'text-anchor': 'end' }, guide.text));
+    chart.append(
+      svg('line', { x1: PAD.left, x2: WIDTH - PAD.right, y1: py(guide.y), y2: py(guide.y), class: 'chart-guide' }),
+    );
+    chart.append(
+      svg(
+        'text',
+        { x: WIDTH - PAD.right - 2, y: py(guide.y) - 4, class: 'chart-note', 'text-anchor': 'end' },
+        guide.text,
+      ),
+    );
   }
   if (marker && marker.x >= xs[0] && marker.x <= xs[xs.length - 1]) {
-    chart.append(svg('line', { x1: px(marker.x), x2: px(marker.x), y1: PAD.top, y2: HEIGHT - PAD.bottom, class: 'chart-marker' }));
+    chart.append(
+      svg('line', { x1: px(marker.x), x2: px(marker.x), y1: PAD.top, y2: HEIGHT - PAD.bottom, class: 'chart-marker' }),
+    );
     chart.append(svg('text', { x: px(marker.x) + 4, y: PAD.top + 10, class: 'chart-note' }, marker.text));
   }
   for (const { name, values, cls } of series) {

@@ -18,7 +18,16 @@ export async function copyText(text, fallback) {
       ? el('textarea', { class: 'copy-text', readOnly: true, value: text, rows, attrs: { 'aria-label': label } })
       : el('input', { type: 'text', readOnly: true, value: text, class: 'link-field', attrs: { 'aria-label': label } });
     const close = closable
-      ? el('button', { type: 'button', class: 'small secondary', text: 'Close', on: { click: () => { mount.hidden = true; } } })
+      ? el('button', {
+          type: 'button',
+          class: 'small secondary',
+          text: 'Close',
+          on: {
+            click: () => {
+              mount.hidden = true;
+            },
+          },
+        })
       : null;
     mount.replaceChildren(...[lead, field, close].filter(Boolean));
     mount.hidden = false;

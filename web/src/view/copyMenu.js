@@ -10,14 +10,22 @@ export class CopyMenu {
   constructor(matrix) {
     this.matrix = matrix;
     this.status = el('span', { class: 'copy-status', attrs: { 'aria-live': 'polite' } });
-    this.buttons = Object.entries(EXPORT_FORMATS).map(([format, label]) => el('button', {
-      type: 'button',
-      class: 'copy-button',
-      text: label,
-      attrs: { title: `Copy as ${label}` },
-      on: { click: () => this.copy(format) },
-    }));
-    this.element = el('span', { class: 'copy-group' }, el('span', { class: 'copy-label', text: 'copy' }), this.buttons, this.status);
+    this.buttons = Object.entries(EXPORT_FORMATS).map(([format, label]) =>
+      el('button', {
+        type: 'button',
+        class: 'copy-button',
+        text: label,
+        attrs: { title: `Copy as ${label}` },
+        on: { click: () => this.copy(format) },
+      }),
+    );
+    this.element = el(
+      'span',
+      { class: 'copy-group' },
+      el('span', { class: 'copy-label', text: 'copy' }),
+      this.buttons,
+      this.status,
+    );
     this.fallback = el('div', { class: 'copy-fallback' });
     this.fallback.hidden = true;
   }

@@ -9,9 +9,10 @@ function apply(node, props) {
     else if (key === 'text') node.textContent = value;
     else if (key === 'dataset') Object.assign(node.dataset, value);
     else if (key === 'on') for (const [event, handler] of Object.entries(value)) node.addEventListener(event, handler);
-    else if (key === 'attrs') for (const [name, v] of Object.entries(value)) {
-      if (v !== undefined && v !== null && v !== false) node.setAttribute(name, String(v));
-    }
+    else if (key === 'attrs')
+      for (const [name, v] of Object.entries(value)) {
+        if (v !== undefined && v !== null && v !== false) node.setAttribute(name, String(v));
+      }
     else node[key] = value;
   }
 }

@@ -74,8 +74,14 @@ function key(grid, event) {
   const { i, j } = grid.active;
   const page = grid.pageRows();
   const moves = {
-    ArrowUp: [i - 1, j], ArrowDown: [i + 1, j], ArrowLeft: [i, j - 1], ArrowRight: [i, j + 1],
-    Home: [i, 0], End: [i, grid.cols - 1], PageUp: [i - page, j], PageDown: [i + page, j],
+    ArrowUp: [i - 1, j],
+    ArrowDown: [i + 1, j],
+    ArrowLeft: [i, j - 1],
+    ArrowRight: [i, j + 1],
+    Home: [i, 0],
+    End: [i, grid.cols - 1],
+    PageUp: [i - page, j],
+    PageDown: [i + page, j],
   };
   if (moves[event.key] && !event.altKey) {
     event.preventDefault();
@@ -91,7 +97,13 @@ function key(grid, event) {
   if (event.key === 'Enter' || event.key === 'F2') {
     event.preventDefault();
     openEditor(grid, i, j);
-  } else if (event.key.length === 1 && /[-+.\d\u2212]/u.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey) {
+  } else if (
+    event.key.length === 1 &&
+    /[-+.\d\u2212]/u.test(event.key) &&
+    !event.ctrlKey &&
+    !event.metaKey &&
+    !event.altKey
+  ) {
     event.preventDefault();
     openEditor(grid, i, j, event.key);
   }

@@ -91,7 +91,7 @@ export class Heatmap {
   #layout(size, ratio) {
     const { rows, cols, rowLabels, colLabels } = this.view;
     const labelled = Boolean(this.options.labels && rowLabels && colLabels) && size / ratio / Math.max(rows, cols) >= 9;
-    const margin = labelled ? Math.round(Math.min(64, size / ratio * 0.2) * ratio) : 0;
+    const margin = labelled ? Math.round(Math.min(64, (size / ratio) * 0.2) * ratio) : 0;
     const cell = Math.min((size - margin) / cols, (size - margin) / rows);
     return { x0: margin, y0: margin, cell, labelled };
   }
@@ -110,13 +110,15 @@ export class Heatmap {
     const { rows, cols } = this.view;
     drawCells(ctx, this.view, x0, y0, cell * cols, cell * rows);
     if (labelled) {
-      const font = Math.max(9, Math.min(12, cell / ratio * 0.55)) * ratio;
+      const font = Math.max(9, Math.min(12, (cell / ratio) * 0.55)) * ratio;
       ctx.font = `${font}px ${FONT}`;
       ctx.fillStyle = '#1b1f24';
       ctx.textBaseline = 'middle';
       ctx.textAlign = 'right';
       const room = x0 - 4 * ratio;
-      this.view.rowLabels.forEach((label, i) => ctx.fillText(fit(ctx, label, room), x0 - 4 * ratio, y0 + (i + 0.5) * cell));
+      this.view.rowLabels.forEach((label, i) =>
+        ctx.fillText(fit(ctx, label, room), x0 - 4 * ratio, y0 + (i + 0.5) * cell),
+      );
       ctx.textAlign = 'left';
       this.view.colLabels.forEach((label, j) => {
         ctx.save();
@@ -148,7 +150,11 @@ export class Heatmap {
       this.options.onHover?.(null);
       return;
     }
-    if (this.options.describe) showTooltip(this.options.describe(i, j, this.view.data[i * this.view.cols + j]), { x: event.clientX, y: event.clientY });
+    if (this.options.describe)
+      showTooltip(this.options.describe(i, j, this.view.data[i * this.view.cols + j]), {
+        x: event.clientX,
+        y: event.clientY,
+      });
     this.options.onHover?.({ i, j });
   }
 }
@@ -170,11 +176,26 @@ export function weightsLegend(caption = 'attention weight') {
     ctx.fillRect(x, 0, 1, 12);
   }
   const swatch = el('span', { class: 'legend-blocked', attrs: { 'aria-hidden': 'true' } });
-  return el('div', { class: 'legend', attrs: { role: 'img', 'aria-label': `Colour scale: ${caption} from 0 (dark purple) to 1 (yellow); grey stripes are masked` } },
+  return el(
+    'div',
+    {
+      class: 'legend',
+      attrs: {
+        role: 'img',
+        'aria-label': `Colour scale: ${caption} from 0 (dark purple) to 1 (yellow); grey stripes are masked`,
+      },
+    },
     el('div', { class: 'legend-caption', text: caption }),
     bar,
-    el('div', { class: 'legend-ticks' }, el('span', { text: '0' }), el('span', { text: '0.5' }), el('span', { text: '1' })),
-    el('div', { class: 'legend-masked' }, swatch, 'masked (not allowed)'));
+    el(
+      'div',
+      { class: 'legend-ticks' },
+      el('span', { text: '0' }),
+      el('span', { text: '0.5' }),
+      el('span', { text: '1' }),
+    ),
+    el('div', { class: 'legend-masked' }, swatch, 'masked (not allowed)'),
+  );
 }
 
 /**
@@ -232,7 +253,10 @@ export function heatmapPicture(view) {
   const showValues = cell >= 40;
   ctx.textAlign = 'center';
   ctx.font = `${Math.round(cell * 0.28)}px ${FONT}`;
-  drawCells(ctx, view, left, top, cell * view.cols, cell * view.rows, { values: showValues, precision: Math.min(view.precision, 2) });
+  drawCells(ctx, view, left, top, cell * view.cols, cell * view.rows, {
+    values: showValues,
+    precision: Math.min(view.precision, 2),
+  });
 
   const legendY = top + cell * view.rows + 20;
   const legendWidth = Math.min(240, width - left - 24);

@@ -35,17 +35,61 @@ export class KvView {
     const labels = labelsFor(state);
     const headNote = H > 1 ? ` (head ${head + 1} of ${H})` : '';
     const cacheLabels = labels.map((label, i) => (i === n - 1 ? `${label} (new)` : label));
-    const concatLabels = Array.from({ length: H * dV }, (_, c) => (H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c)));
+    const concatLabels = Array.from({ length: H * dV }, (_, c) =>
+      H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
+    );
     const g = this.grids;
     g.kvK.setTitle(`cached K${headNote}`);
     g.kvV.setTitle(`cached V${headNote}`);
     g.kvQ.setTitle(`q of “${step.token}”${headNote}`);
     g.kvWeights.setTitle(`its weights${headNote}`);
-    g.kvK.update({ data: headSlice(step.k, head).data, rows: n, cols: dK, rowLabels: cacheLabels, colLabels: dims(dK), precision });
-    g.kvV.update({ data: headSlice(step.v, head).data, rows: n, cols: dV, rowLabels: cacheLabels, colLabels: dims(dV), precision });
-    g.kvQ.update({ data: headSlice(step.q, head).data, rows: 1, cols: dK, rowLabels: [step.token], colLabels: dims(dK), precision });
-    g.kvWeights.update({ data: headSlice(step.weights, head).data, rows: 1, cols: n, rowLabels: [step.token], colLabels: labels, precision });
-    g.kvOutput.update({ data: step.output, rows: 1, cols: H * dV, rowLabels: [step.token], colLabels: concatLabels, precision });
-    g.kvFull.update({ data: step.fullRow, rows: 1, cols: H * dV, rowLabels: [step.token], colLabels: concatLabels, precision });
+    g.kvK.update({
+      data: headSlice(step.k, head).data,
+      rows: n,
+      cols: dK,
+      rowLabels: cacheLabels,
+      colLabels: dims(dK),
+      precision,
+    });
+    g.kvV.update({
+      data: headSlice(step.v, head).data,
+      rows: n,
+      cols: dV,
+      rowLabels: cacheLabels,
+      colLabels: dims(dV),
+      precision,
+    });
+    g.kvQ.update({
+      data: headSlice(step.q, head).data,
+      rows: 1,
+      cols: dK,
+      rowLabels: [step.token],
+      colLabels: dims(dK),
+      precision,
+    });
+    g.kvWeights.update({
+      data: headSlice(step.weights, head).data,
+      rows: 1,
+      cols: n,
+      rowLabels: [step.token],
+      colLabels: labels,
+      precision,
+    });
+    g.kvOutput.update({
+      data: step.output,
+      rows: 1,
+      cols: H * dV,
+      rowLabels: [step.token],
+      colLabels: concatLabels,
+      precision,
+    });
+    g.kvFull.update({
+      data: step.fullRow,
+      rows: 1,
+      cols: H * dV,
+      rowLabels: [step.token],
+      colLabels: concatLabels,
+      precision,
+    });
   }
 }

@@ -11,10 +11,13 @@ export class LazySection {
     this.draw = draw;
     this.visible = false;
     this.waiting = null;
-    new IntersectionObserver(([entry]) => {
-      this.visible = entry.isIntersecting;
-      if (this.visible && this.waiting) this.#run(this.waiting);
-    }, { rootMargin: '600px 0px' }).observe(section);
+    new IntersectionObserver(
+      ([entry]) => {
+        this.visible = entry.isIntersecting;
+        if (this.visible && this.waiting) this.#run(this.waiting);
+      },
+      { rootMargin: '600px 0px' },
+    ).observe(section);
   }
 
   /**

@@ -79,23 +79,15 @@ export class MatrixGrid {
     this.headArea = el('div', { class: 'rhcol', attrs: { 'aria-hidden': 'true' } }, this.headWindow);
     this.cellWindow = el('div', { class: 'gwin' });
     this.cellArea = el('div', { class: 'gcells' }, this.cellWindow);
-    this.scroller = el('div', {
-      class: 'matrix-scroll grid',
-      tabIndex: 0,
-      attrs: { role: 'grid' },
-    },
-    el('div', { class: 'gh', attrs: { role: 'row', 'aria-rowindex': '1' } }, this.corner, this.colArea),
-    el('div', { class: 'gbody' }, this.headArea, this.cellArea));
+    const header = el('div', { class: 'gh', attrs: { role: 'row', 'aria-rowindex': '1' } }, this.corner, this.colArea);
+    const body = el('div', { class: 'gbody' }, this.headArea, this.cellArea);
+    this.scroller = el('div', { class: 'matrix-scroll grid', tabIndex: 0, attrs: { role: 'grid' } }, header, body);
     this.errorNode = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
     this.errorNode.hidden = true;
-    this.element = el('figure', { class: 'matrix', dataset: { matrix: options.name } },
-      el('figcaption', {},
-        el('span', { class: 'matrix-heading' }, this.titleNode, ' ', this.shapeNode),
-        this.copyMenu.element),
-      this.noteNode,
-      this.scroller,
-      this.errorNode,
-      this.copyMenu.fallback);
+    const heading = el('span', { class: 'matrix-heading' }, this.titleNode, ' ', this.shapeNode);
+    const caption = el('figcaption', {}, heading, this.copyMenu.element);
+    const parts = [caption, this.noteNode, this.scroller, this.errorNode, this.copyMenu.fallback];
+    this.element = el('figure', { class: 'matrix', dataset: { matrix: options.name } }, ...parts);
     this.copyMenu.setTitle(options.title);
 
     watchVisibility(this);
@@ -105,13 +97,16 @@ export class MatrixGrid {
       this.view = { width, height };
       if (this.rows) this.renderWindow();
     }).observe(this.scroller);
-    this.scroller.addEventListener('scroll', () => {
-      this.scroll = { top: this.scroller.scrollTop, left: this.scroller.scrollLeft };
-      if (this.editor) commitEditor(this, false);
-      hideTooltip();
-      this.renderWindow();
-    }, { passive: true });
+    this.scroller.addEventListener('scroll', () => this.#scrolled(), { passive: true });
     listenToPointerAndKeys(this);
+  }
+
+  /** A scroll commits an open edit, hides the tooltip and draws the cells now in view. */
+  #scrolled() {
+    this.scroll = { top: this.scroller.scrollTop, left: this.scroller.scrollLeft };
+    if (this.editor) commitEditor(this, false);
+    hideTooltip();
+    this.renderWindow();
   }
 
   /** Changes the title (e.g. when the head changes) and optionally the note. */
@@ -218,7 +213,10 @@ export class MatrixGrid {
     const r0 = Math.max(0, Math.floor(top / CELL_H) - OVERSCAN);
     const c0 = Math.max(0, Math.floor(left / this.cellW) - OVERSCAN);
     const rows = Math.min(this.rows - r0, Math.ceil(viewH / CELL_H) + 2 * OVERSCAN + 1);
-    const cols = Math.min(this.cols - c0, Math.ceil(Math.max(0, viewW - this.rowHeadW) / this.cellW) + 2 * OVERSCAN + 1);
+    const cols = Math.min(
+      this.cols - c0,
+      Math.ceil(Math.max(0, viewW - this.rowHeadW) / this.cellW) + 2 * OVERSCAN + 1,
+    );
     return { r0, c0, rows, cols };
   }
 
@@ -387,7 +385,8 @@ export class MatrixGrid {
 
   /** The values shown, as rows. */
   rowsShown() {
-    return Array.from({ length: this.rows }, (_, i) => Array.from({ length: this.cols }, (_, j) => this.values[i * this.cols + j]));
+    return Array.from({ length: this.rows }, (_, i) =>
+      Array.from({ length: this.cols }, (_, j) => this.values[i * this.cols + j]),
+    );
   }
-
 }

@@ -13,21 +13,33 @@ export class OrderView {
   constructor() {
     const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
     this.positions = new MatrixGrid({
-      name: 'positions', title: 'P', note: 'sinusoidal · rows: positions', color: 'signed',
-      describe: (i, j, v) => [`position ${i}, dimension ${j}`, `${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${2 * Math.floor(j / 2)}/d_model)) = ${v.toFixed(4)}`],
+      name: 'positions',
+      title: 'P',
+      note: 'sinusoidal · rows: positions',
+      color: 'signed',
+      describe: (i, j, v) => [
+        `position ${i}, dimension ${j}`,
+        `${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${2 * Math.floor(j / 2)}/d_model)) = ${v.toFixed(4)}`,
+      ],
     });
     this.input = new MatrixGrid({
-      name: 'input', title: 'X + P', note: 'what attention gets', color: 'signed',
+      name: 'input',
+      title: 'X + P',
+      note: 'what attention gets',
+      color: 'signed',
       describe: (i, j, v) => [`row ${i}, dimension ${j}`, `embedding + position = ${v.toFixed(4)}`],
     });
     byId('mount-positions').append(op('X +'), this.positions.element, op('='), this.input.element);
-    this.changes = [false, true].map((withPositions) => new MatrixGrid({
-      name: withPositions ? 'changeWith' : 'changeWithout',
-      title: withPositions ? 'with positions' : 'without positions',
-      note: 'shuffled output − original output of the same token',
-      color: 'signed',
-      describe: (i, j, v) => [`the token now at position ${i}, dimension ${j}`, `change ${v.toExponential(2)}`],
-    }));
+    this.changes = [false, true].map(
+      (withPositions) =>
+        new MatrixGrid({
+          name: withPositions ? 'changeWith' : 'changeWithout',
+          title: withPositions ? 'with positions' : 'without positions',
+          note: 'shuffled output − original output of the same token',
+          color: 'signed',
+          describe: (i, j, v) => [`the token now at position ${i}, dimension ${j}`, `change ${v.toExponential(2)}`],
+        }),
+    );
     byId('mount-order').append(...this.changes.map((grid) => grid.element));
   }
 
@@ -40,8 +52,22 @@ export class OrderView {
     if (state.positions) {
       const p = sinusoidalPositions(n, dModel);
       const rowLabels = labels.map((label, i) => `${i} ${label}`);
-      this.positions.update({ data: flat(p), rows: n, cols: dModel, rowLabels: dims(n), colLabels: dims(dModel), precision });
-      this.input.update({ data: flat(addMatrices(currentMatrix(state, 'x'), p)), rows: n, cols: dModel, rowLabels, colLabels: dims(dModel), precision });
+      this.positions.update({
+        data: flat(p),
+        rows: n,
+        cols: dModel,
+        rowLabels: dims(n),
+        colLabels: dims(dModel),
+        precision,
+      });
+      this.input.update({
+        data: flat(addMatrices(currentMatrix(state, 'x'), p)),
+        rows: n,
+        cols: dModel,
+        rowLabels,
+        colLabels: dims(dModel),
+        precision,
+      });
     }
   }
 
@@ -51,7 +77,15 @@ export class OrderView {
     // One colour scale for both, so that float32 rounding stays white next to a real change.
     const colorScale = Math.max(...demo.cases.map((c) => c.largest));
     demo.cases.forEach((c, k) => {
-      this.changes[k].update({ data: flat(c.change), rows: n, cols: dModel, rowLabels: demo.labels, colLabels: dims(dModel), precision, colorScale });
+      this.changes[k].update({
+        data: flat(c.change),
+        rows: n,
+        cols: dModel,
+        rowLabels: demo.labels,
+        colLabels: dims(dModel),
+        precision,
+        colorScale,
+      });
     });
     byId('order-text').textContent = wordOrderText(state, demo);
   }

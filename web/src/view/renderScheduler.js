@@ -15,16 +15,20 @@ function markPending() {
 
 function flushWhenIdle() {
   if (idleRequest || waiting.size === 0) return;
-  const request = globalThis.requestIdleCallback ?? ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 30));
-  idleRequest = request((deadline) => {
-    idleRequest = 0;
-    for (const grid of waiting) {
-      grid.flush();
-      if (deadline.timeRemaining() < 6) break;
-    }
-    markPending();
-    flushWhenIdle();
-  }, { timeout: 800 });
+  const request =
+    globalThis.requestIdleCallback ?? ((callback) => setTimeout(() => callback({ timeRemaining: () => 8 }), 30));
+  idleRequest = request(
+    (deadline) => {
+      idleRequest = 0;
+      for (const grid of waiting) {
+        grid.flush();
+        if (deadline.timeRemaining() < 6) break;
+      }
+      markPending();
+      flushWhenIdle();
+    },
+    { timeout: 800 },
+  );
 }
 
 /**
@@ -32,14 +36,17 @@ function flushWhenIdle() {
  * @param {{ scroller: HTMLElement, visible: boolean, flush: () => void }} grid
  */
 export function watchVisibility(grid) {
-  visibility ??= new IntersectionObserver((entries) => {
-    for (const entry of entries) {
-      const target = entry.target.matrixGrid;
-      target.visible = entry.isIntersecting;
-      if (target.visible) target.flush();
-    }
-    markPending();
-  }, { rootMargin: '300px 0px' });
+  visibility ??= new IntersectionObserver(
+    (entries) => {
+      for (const entry of entries) {
+        const target = entry.target.matrixGrid;
+        target.visible = entry.isIntersecting;
+        if (target.visible) target.flush();
+      }
+      markPending();
+    },
+    { rootMargin: '300px 0px' },
+  );
   grid.scroller.matrixGrid = grid;
   visibility.observe(grid.scroller);
 }

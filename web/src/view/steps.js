@@ -2,7 +2,14 @@
 import { formatShape } from '../model/format.js';
 import { averageHeads, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import {
-  entropyText, explainOutputRow, headColumnsNote, headsText, projectionText, randomNote, scaleTexts, varianceText,
+  entropyText,
+  explainOutputRow,
+  headColumnsNote,
+  headsText,
+  projectionText,
+  randomNote,
+  scaleTexts,
+  varianceText,
 } from '../model/lesson.js';
 import { INPUT_TITLES, currentMatrix, headWidth } from '../model/matrices.js';
 import { cellTooltip } from '../model/tooltips.js';
@@ -29,30 +36,96 @@ export class Steps {
     const signed = { color: 'signed' };
     const grids = {};
     this.grids = grids;
-    const editable = (name) => ({ editable: true, onEdit: (i, j, t) => handlers.onEdit(name, i, j, t), describe: tip(name) });
+    const editable = (name) => ({
+      editable: true,
+      onEdit: (i, j, t) => handlers.onEdit(name, i, j, t),
+      describe: tip(name),
+    });
     grids.x = new MatrixGrid({ name: 'x', title: 'X', note: 'embeddings · rows: tokens', ...signed, ...editable('x') });
     for (const name of ['wq', 'wk', 'wv']) {
-      grids[name] = new MatrixGrid({ name, title: INPUT_TITLES[name], note: 'weights · editable', ...signed, ...editable(name) });
+      grids[name] = new MatrixGrid({
+        name,
+        title: INPUT_TITLES[name],
+        note: 'weights · editable',
+        ...signed,
+        ...editable(name),
+      });
     }
     grids.q = new MatrixGrid({ name: 'q', title: 'Q', note: 'queries', ...signed, describe: tip('q') });
     grids.k = new MatrixGrid({ name: 'k', title: 'K', note: 'keys', ...signed, describe: tip('k') });
     grids.v = new MatrixGrid({ name: 'v', title: 'V', note: 'values', ...signed, describe: tip('v') });
-    grids.raw = new MatrixGrid({ name: 'rawScores', title: 'QKᵀ', note: 'rows: queries · columns: keys', ...signed, onHover: hoverPair, describe: tip('rawScores') });
-    grids.scaled = new MatrixGrid({ name: 'scaledScores', title: 'scaled scores', note: 'QKᵀ × factor', ...signed, onHover: hoverPair, describe: tip('scaledScores') });
-    grids.mask = new MatrixGrid({
-      name: 'mask', title: 'mask', note: 'click to block / allow', render: (i, j) => this.#maskRender(i, j),
-      onActivate: (i, j) => handlers.onToggleMask(i, j), onHover: hoverPair, describe: tip('mask'),
+    grids.raw = new MatrixGrid({
+      name: 'rawScores',
+      title: 'QKᵀ',
+      note: 'rows: queries · columns: keys',
+      ...signed,
+      onHover: hoverPair,
+      describe: tip('rawScores'),
     });
-    grids.scores = new MatrixGrid({ name: 'scores', title: 'masked scores', note: 'scaled scores + mask', ...signed, onHover: hoverPair, describe: tip('scores') });
+    grids.scaled = new MatrixGrid({
+      name: 'scaledScores',
+      title: 'scaled scores',
+      note: 'QKᵀ × factor',
+      ...signed,
+      onHover: hoverPair,
+      describe: tip('scaledScores'),
+    });
+    grids.mask = new MatrixGrid({
+      name: 'mask',
+      title: 'mask',
+      note: 'click to block / allow',
+      render: (i, j) => this.#maskRender(i, j),
+      onActivate: (i, j) => handlers.onToggleMask(i, j),
+      onHover: hoverPair,
+      describe: tip('mask'),
+    });
+    grids.scores = new MatrixGrid({
+      name: 'scores',
+      title: 'masked scores',
+      note: 'scaled scores + mask',
+      ...signed,
+      onHover: hoverPair,
+      describe: tip('scores'),
+    });
     grids.weights = new MatrixGrid({
-      name: 'weights', title: 'attention weights', note: 'softmax of each row · rows sum to 1', color: 'weights', onHover: hoverPair,
-      masked: (i, j) => maskCell(app.state, i, j) !== 'open', describe: tip('weights'),
+      name: 'weights',
+      title: 'attention weights',
+      note: 'softmax of each row · rows sum to 1',
+      color: 'weights',
+      onHover: hoverPair,
+      masked: (i, j) => maskCell(app.state, i, j) !== 'open',
+      describe: tip('weights'),
     });
     grids.vOut = new MatrixGrid({ name: 'vOut', title: 'V', note: 'values', ...signed, describe: tip('vOut') });
-    grids.output = new MatrixGrid({ name: 'output', title: 'output', note: 'one row per token', ...signed, onHover: (cell) => this.#hoverOutput(cell), describe: tip('output') });
-    grids.concat = new MatrixGrid({ name: 'concat', title: 'concatenated heads', note: 'head outputs side by side', ...signed, describe: tip('concat') });
-    grids.wo = new MatrixGrid({ name: 'wo', title: 'W_o', note: 'output projection · editable', ...signed, ...editable('wo') });
-    grids.layerOutput = new MatrixGrid({ name: 'layerOutput', title: 'layer output', note: 'back to d_model columns', ...signed, describe: tip('layerOutput') });
+    grids.output = new MatrixGrid({
+      name: 'output',
+      title: 'output',
+      note: 'one row per token',
+      ...signed,
+      onHover: (cell) => this.#hoverOutput(cell),
+      describe: tip('output'),
+    });
+    grids.concat = new MatrixGrid({
+      name: 'concat',
+      title: 'concatenated heads',
+      note: 'head outputs side by side',
+      ...signed,
+      describe: tip('concat'),
+    });
+    grids.wo = new MatrixGrid({
+      name: 'wo',
+      title: 'W_o',
+      note: 'output projection · editable',
+      ...signed,
+      ...editable('wo'),
+    });
+    grids.layerOutput = new MatrixGrid({
+      name: 'layerOutput',
+      title: 'layer output',
+      note: 'back to d_model columns',
+      ...signed,
+      describe: tip('layerOutput'),
+    });
 
     const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
     byId('mount-x').append(grids.x.element);
@@ -65,7 +138,13 @@ export class Steps {
     byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
     byId('mount-weights').append(grids.weights.element);
     byId('mount-output').append(op('weights ·'), grids.vOut.element, op('='), grids.output.element);
-    byId('mount-projection').append(grids.concat.element, op('·'), grids.wo.element, op('='), grids.layerOutput.element);
+    byId('mount-projection').append(
+      grids.concat.element,
+      op('·'),
+      grids.wo.element,
+      op('='),
+      grids.layerOutput.element,
+    );
 
     this.heatmap = new Heatmap({
       label: 'Heatmap of the attention weights: rows are queries, columns are keys',
@@ -119,35 +198,90 @@ export class Steps {
     const flat = (rows) => Float64Array.from(rows.flat());
 
     const x = currentMatrix(state, 'x');
-    grids.x.update({ data: flat(x), rows: n, cols: dModel, rowLabels: labels, colLabels: dims(dModel), precision, raw: x });
+    grids.x.update({
+      data: flat(x),
+      rows: n,
+      cols: dModel,
+      rowLabels: labels,
+      colLabels: dims(dModel),
+      precision,
+      raw: x,
+    });
     for (const name of ['wq', 'wk', 'wv']) {
       const width = headWidth(state, name);
       const block = columnBlock(currentMatrix(state, name), h * width, width);
       grids[name].options.editable = !(name === 'wk' && state.shareQK);
-      grids[name].setTitle(`${INPUT_TITLES[name]}${headNote}`, name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable');
-      grids[name].update({ data: flat(block), rows: dModel, cols: width, rowLabels: dims(dModel), colLabels: dims(width), precision, raw: block });
+      grids[name].setTitle(
+        `${INPUT_TITLES[name]}${headNote}`,
+        name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable',
+      );
+      grids[name].update({
+        data: flat(block),
+        rows: dModel,
+        cols: width,
+        rowLabels: dims(dModel),
+        colLabels: dims(width),
+        precision,
+        raw: block,
+      });
     }
     const perHead = (grid, tensor, title, colLabels) => {
       grid.setTitle(`${title}${headNote}`);
-      grid.update({ data: headSlice(tensor, h).data, rows: n, cols: colLabels.length, rowLabels: labels, colLabels, precision });
+      grid.update({
+        data: headSlice(tensor, h).data,
+        rows: n,
+        cols: colLabels.length,
+        rowLabels: labels,
+        colLabels,
+        precision,
+      });
     };
     perHead(grids.q, result.q, 'Q', dims(dK));
     perHead(grids.k, result.k, 'K', dims(dK));
     perHead(grids.v, result.v, 'V', dims(dV));
     perHead(grids.raw, result.rawScores, 'QKᵀ', labels);
     perHead(grids.scaled, result.scaledScores, 'scaled scores', labels);
-    const additiveMask = Float32Array.from({ length: n * n }, (_, k) => (maskCell(state, Math.floor(k / n), k % n) === 'open' ? 0 : -Infinity));
+    const additiveMask = Float32Array.from({ length: n * n }, (_, k) =>
+      maskCell(state, Math.floor(k / n), k % n) === 'open' ? 0 : -Infinity,
+    );
     grids.mask.update({ data: additiveMask, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
     perHead(grids.scores, result.scores, 'masked scores', labels);
     perHead(grids.weights, result.weights, 'attention weights', labels);
     perHead(grids.vOut, result.v, 'V', dims(dV));
     perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
-    const concatLabels = Array.from({ length: H * dV }, (_, c) => (H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c)));
-    grids.concat.setTitle(H > 1 ? 'concatenated heads' : 'head output', H > 1 ? 'head outputs side by side' : 'one head: nothing to put beside it');
-    grids.concat.update({ data: result.concat.data, rows: n, cols: H * dV, rowLabels: labels, colLabels: concatLabels, precision });
+    const concatLabels = Array.from({ length: H * dV }, (_, c) =>
+      H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
+    );
+    grids.concat.setTitle(
+      H > 1 ? 'concatenated heads' : 'head output',
+      H > 1 ? 'head outputs side by side' : 'one head: nothing to put beside it',
+    );
+    grids.concat.update({
+      data: result.concat.data,
+      rows: n,
+      cols: H * dV,
+      rowLabels: labels,
+      colLabels: concatLabels,
+      precision,
+    });
     const wo = currentMatrix(state, 'wo');
-    grids.wo.update({ data: flat(wo), rows: H * dV, cols: dModel, rowLabels: concatLabels, colLabels: dims(dModel), precision, raw: wo });
-    grids.layerOutput.update({ data: result.output.data, rows: n, cols: dModel, rowLabels: labels, colLabels: dims(dModel), precision });
+    grids.wo.update({
+      data: flat(wo),
+      rows: H * dV,
+      cols: dModel,
+      rowLabels: concatLabels,
+      colLabels: dims(dModel),
+      precision,
+      raw: wo,
+    });
+    grids.layerOutput.update({
+      data: result.output.data,
+      rows: n,
+      cols: dModel,
+      rowLabels: labels,
+      colLabels: dims(dModel),
+      precision,
+    });
 
     const weights = headSlice(result.weights, h);
     const blocked = (i, j) => maskCell(state, i, j) !== 'open';
@@ -166,7 +300,17 @@ export class Steps {
     });
     const caption = isAverage
       ? el('figcaption', { class: 'head-caption', text: 'average' })
-      : el('figcaption', {}, el('button', { type: 'button', class: 'head-button', text: `head ${index + 1}`, attrs: { 'aria-label': `Show head ${index + 1} in the steps` }, on: { click: () => this.handlers.onSelectHead(index) } }));
+      : el(
+          'figcaption',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'head-button',
+            text: `head ${index + 1}`,
+            attrs: { 'aria-label': `Show head ${index + 1} in the steps` },
+            on: { click: () => this.handlers.onSelectHead(index) },
+          }),
+        );
     const figure = el('figure', { class: `head-figure${isAverage ? ' average' : ''}` }, caption, map.element);
     return { figure, map };
   }

@@ -19,7 +19,9 @@ function node() {
  */
 export function showTooltip(lines, at) {
   const t = node();
-  t.replaceChildren(...lines.map((line, i) => el('div', { class: i === 0 ? 'tooltip-head' : 'tooltip-line', text: line })));
+  t.replaceChildren(
+    ...lines.map((line, i) => el('div', { class: i === 0 ? 'tooltip-head' : 'tooltip-line', text: line })),
+  );
   t.hidden = false;
   let x;
   let y;
