@@ -35,7 +35,7 @@ function statusError(status) {
  * the order call descriptor, inputs, mask, outputs, then the core's scratch), and the block's size.
  * @param {import('./plan.js').Plan} plan
  */
-export function callLayout(plan) {
+function callLayout(plan) {
   let bytes = 0;
   const reserve = (count, elementBytes = 4) => {
     const offset = Math.ceil(bytes / 16) * 16;

@@ -47,7 +47,7 @@ const BRANDS = [
 const MAX_TEXT = 40;
 
 /** `text`, cut to MAX_TEXT characters with an ellipsis. */
-export const truncate = (text) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
+const truncate = (text) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text);
 
 function describeObject(value) {
   try {
@@ -132,16 +132,4 @@ export function unknownKeyError(key, allowed, what) {
     'UNKNOWN_OPTION',
     `unknown ${what} '${truncate(key)}'${suggestion} Valid ${what}s: ${allowed.join(', ')}`,
   );
-}
-
-/**
- * Throws UNKNOWN_OPTION for a key of `object` that is not in `allowed`, naming the nearest allowed key.
- * @param {object} object  a plain object read by readRecord (its own keys only)
- * @param {readonly string[]} allowed
- * @param {string} what  e.g. "option" or "weight"
- */
-export function checkKeys(object, allowed, what) {
-  for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) throw unknownKeyError(key, allowed, what);
-  }
 }

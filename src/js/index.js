@@ -1,10 +1,10 @@
 // attention-wasm: the package's entry. createAttention loads the module and returns an Attention (attention.js),
 // or a ParallelAttention over workers (parallel.js); everything else here is re-exported.
-import { AttentionError, checkKeys, describe } from './errors.js';
+import { AttentionError, describe } from './errors.js';
 import { Tensor } from './tensor.js';
 import { loadModule, simdSupported } from './loader.js';
-import { MAX_CALL_BYTES, plainObject } from './plan.js';
-import { readUrl } from './read.js';
+import { MAX_CALL_BYTES } from './plan.js';
+import { readRecord, readUrl } from './read.js';
 import { Attention } from './attention.js';
 
 export { Attention, AttentionError, MAX_CALL_BYTES, Tensor, simdSupported };
@@ -20,8 +20,7 @@ const MAX_WORKERS = 64;
  *   workers: spread each call over this many workers (Web Workers, or worker_threads in Node).
  */
 export async function createAttention(options) {
-  const o = plainObject(options, 'createAttention options');
-  checkKeys(o, CREATE_OPTIONS, 'option');
+  const o = readRecord(options, 'createAttention options', CREATE_OPTIONS, 'option');
   if (o.simd !== undefined && typeof o.simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(o.simd)}`);
   }

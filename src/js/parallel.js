@@ -29,13 +29,9 @@ function ranges(count, parts) {
   return Array.from({ length: n }, (_, i) => [Math.floor((i * count) / n), Math.floor(((i + 1) * count) / n)]);
 }
 
-/**
- * Copies data[from, to) into `out` at `at`. `data` passed validation: a typed array, a number[], or something
- * that only looks like one (a Proxy of a Float32Array), which is read element by element.
- */
+/** Copies data[from, to) into `out` at `at`; a plan's data is always a typed array (convert.js). */
 function copyRange(out, at, data, from, to) {
-  if (ArrayBuffer.isView(data)) out.set(data.subarray(from, to), at);
-  else for (let i = from; i < to; i++) out[at + i - from] = data[i];
+  out.set(data.subarray(from, to), at);
 }
 
 /** Copies the given row blocks of `data` (each `width` long) into a new array of `Type` [blocks, width]. */

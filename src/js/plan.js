@@ -42,9 +42,6 @@ const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
 export const product = (shape) => shape.reduce((a, b) => a * b, 1);
 
-/** A plain object's own properties, read once (readRecord); {} for undefined; BAD_OPTION for anything else. */
-export const plainObject = (value, name) => readRecord(value, name);
-
 /**
  * @typedef {object} Plan
  * @property {'sdpa' | 'projected' | 'outputProjection'} kind  which core entry point runs it
