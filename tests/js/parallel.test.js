@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { expectClose, randomBooleanMask, randomTensor, seededRandom } from './reference.js';
+import { I2, goldenOutput, weights } from './worked-example.js';
 
 /** Same keys in the same order, same shapes, and every value the same float32. */
 function expectSameBits(actual, expected) {
@@ -146,27 +147,8 @@ describe('workers', () => {
     expect(nan.message).toBe(singleNan.message);
     const overflow = await parallel.scaledDotProductAttention([[3e38]], [[3e38]], [[1]], { scale: 1 }).catch((e) => e);
     expect(overflow.code).toBe('SCORE_OVERFLOW');
-    const r = await parallel.selfAttention(
-      [
-        [1, 0],
-        [0, 1],
-      ],
-      {
-        wq: [
-          [1, 0],
-          [0, 1],
-        ],
-        wk: [
-          [1, 0],
-          [0, 1],
-        ],
-        wv: [
-          [1, 2],
-          [3, 4],
-        ],
-      },
-    );
-    expectClose(r.output.data, [1.6604769, 2.6604769, 2.3395231, 3.3395231], { atol: 1e-6, rtol: 0 });
+    const r = await parallel.selfAttention(I2, weights);
+    expectClose(r.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
   });
 
   it('rejects a bad workers option', async () => {

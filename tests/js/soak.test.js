@@ -3,11 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
 import { expectClose, randomTensor, referenceAttention, seededRandom } from './reference.js';
-import { I2 } from './worked-example.js';
+import { I2, goldenOutput, weights } from './worked-example.js';
 
 const CALLS = 100000;
 const MEMORY_BOUND = 48 * 2 ** 20;
-const golden = [1.6604769, 2.6604769, 2.3395231, 3.3395231];
 
 describe('memory soak', () => {
   it(`${CALLS} mixed calls keep results right and memory under ${MEMORY_BOUND / 2 ** 20} MiB`, async () => {
@@ -74,15 +73,8 @@ describe('memory soak', () => {
         const m = attn.multiHeadAttention(x, mhaWeights, { causal: true });
         expect(m.output.shape).toEqual([10, 16]);
       } else if (i % 10 === 1) {
-        const s = attn.selfAttention(I2, {
-          wq: I2,
-          wk: I2,
-          wv: [
-            [1, 2],
-            [3, 4],
-          ],
-        });
-        if (i % 1000 === 1) expectClose(s.output.data, golden, { atol: 1e-6, rtol: 0 });
+        const s = attn.selfAttention(I2, weights);
+        if (i % 1000 === 1) expectClose(s.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
       } else {
         const r = attn.scaledDotProductAttention(small.q, small.k, small.v, { causal: 'bottom-right' });
         if (i % 1000 === 2) expectClose(r.output.data, smallRef.output, { what: `call ${i}` });
