@@ -213,6 +213,8 @@ export class Attention {
 export interface ParallelAttention {
   readonly simd: boolean;
   readonly instructionSets: string;
+  /** What the workers' attention kernels were compiled to, as on Attention. */
+  readonly kernelBackend: 'wasm-simd128' | 'scalar';
   /** How many workers run. */
   readonly workers: number;
   scaledDotProductAttention(

@@ -26,6 +26,7 @@ describe('workers', () => {
     expect(parallel.workers).toBe(3);
     expect(parallel.simd).toBe(true);
     expect(parallel.instructionSets).toBe(single.instructionSets);
+    expect(parallel.kernelBackend).toBe(single.kernelBackend);
   });
 
   it('scaledDotProductAttention gives bit-identical results over (batch, head) pairs', async () => {

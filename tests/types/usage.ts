@@ -91,12 +91,13 @@ s.heads;
 
 const parallel = await createAttention({ workers: 2 });
 const workerCount: number = parallel.workers;
+const parallelBackend: 'wasm-simd128' | 'scalar' = parallel.kernelBackend;
 const fromWorkers: Tensor = (await parallel.scaledDotProductAttention(q, q, q)).output;
 await parallel.terminate();
 // @ts-expect-error a ParallelAttention's results are Promises
 parallel.selfAttention(q, { wq: q, wk: q, wv: q }).output;
 
-export { workerCount, fromWorkers, simd, sets, limit, first, nested, steps, perHead, c };
+export { workerCount, parallelBackend, fromWorkers, simd, sets, limit, first, nested, steps, perHead, c };
 
 // attention-wasm/io: files read into Tensors that the API accepts.
 import { openSafetensors, readNpy, readNpz, readSafetensors } from 'attention-wasm/io';
