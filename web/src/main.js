@@ -8,6 +8,7 @@ import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
 import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
+import { DesignedView } from './view/designedView.js';
 import { KvView } from './view/kvView.js';
 import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
@@ -23,6 +24,7 @@ let renderCount = 0;
 let steps;
 let orderView;
 let lessons;
+let designedView;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -106,6 +108,7 @@ function render() {
   lastResult = result;
   steps.draw(state, result);
   orderView.drawPositions(state);
+  designedView.draw(state, result);
   const totalMs = performance.now() - started;
   renderCount++;
   for (const lesson of lessons) lesson.update(renderCount, state);
@@ -139,6 +142,10 @@ async function start() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   orderView = new OrderView();
+  designedView = new DesignedView(app, {
+    onLoad: () => document.querySelector('#examples [data-example="designed"]').click(),
+    onSelectHead: (head) => setState({ ...state, head }),
+  });
   const kvView = new KvView();
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),

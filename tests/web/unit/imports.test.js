@@ -7,6 +7,7 @@ const MODULES = [
   'view/renderScheduler.js',
   'view/heatmap.js',
   'view/steps.js',
+  'view/designedView.js',
   'controls.js',
   'scalingPanel.js',
 ];

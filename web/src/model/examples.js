@@ -81,6 +81,24 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true, numHeads: 2 }),
   },
   {
+    id: 'designed',
+    title: 'Designed heads',
+    about:
+      'Four heads whose X, W_q and W_k are built by hand, not drawn at random: the previous token, the first token ' +
+      '(an attention sink), the same word elsewhere and a local window. Step 11 shows how each W_q and W_k makes its ' +
+      'pattern; edit a weight in step 2 to break it.',
+    state: () => ({
+      ...defaultState(),
+      sentence: 'the cat saw the dog chase the cat',
+      n: 8,
+      dModel: 16,
+      dK: 16,
+      dV: 4,
+      numHeads: 4,
+      design: true,
+    }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:

@@ -52,6 +52,7 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
  * @property {boolean} positions  add sinusoidal positional encodings to X
  * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
+ * @property {boolean} design     designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed
  */
 
 /** The default example: "time flies like an arrow". @returns {State} */
@@ -80,6 +81,7 @@ export function defaultState() {
     embed: 'token',
     positions: false,
     shuffle: 1,
+    design: false,
   };
 }
 
@@ -146,6 +148,7 @@ const FIELDS = [
   'mask',
   'pos',
   'shuf',
+  'design',
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -177,6 +180,7 @@ export function encodeState(state) {
     ['pos', state.positions ? 1 : 0],
   ];
   if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
+  if (state.design) pairs.push(['design', 1]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
@@ -293,6 +297,7 @@ export function decodeState(hash) {
     ['scale', 'scaling'],
     ['tie', 'shareQK'],
     ['pos', 'positions'],
+    ['design', 'design'],
   ]) {
     if (get(key) === null) continue;
     if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';

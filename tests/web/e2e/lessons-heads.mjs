@@ -1,0 +1,98 @@
+// Page tests (run by run.mjs): the lessons on heads, each checked against the float64 reference of reference64.mjs.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { afterChange, readInputs, typeInCell, withPage } from './helpers.mjs';
+import { attention64 } from './reference64.mjs';
+import { env } from './session.mjs';
+
+const argmax = (row) => row.reduce((best, v, j) => (v > row[best] ? j : best), 0);
+const LABELS = 'the cat saw the dog chase the cat'.split(' ');
+
+/** What each designed head should look at most, by query, on “the cat saw the dog chase the cat” (null: nothing). */
+const EXPECTED = [
+  [[0], [0], [1], [2], [3], [4], [5], [6]],
+  LABELS.map(() => [0]),
+  [[3, 6], [7], null, [0, 6], null, null, [0, 3], [1]],
+  [
+    [0, 1],
+    [0, 1, 2],
+    [1, 2, 3],
+    [2, 3, 4],
+    [3, 4, 5],
+    [4, 5, 6],
+    [5, 6, 7],
+    [6, 7],
+  ],
+];
+
+/** The lines the page shows under each designed head: its verdict and its largest weight per query. */
+const readDesigned = (page) =>
+  page.$$eval('#mount-designed .designed-card', (cards) =>
+    cards.map((card) => ({
+      verdict: card.querySelector('.designed-verdict').textContent,
+      argmax: card.querySelector('.designed-argmax').textContent,
+    })),
+  );
+
+describe('lesson: designed heads', () => {
+  test('each head attends where its design says, by the float64 reference; the page shows the same argmax and weights', async () => {
+    let link;
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="designed"]'));
+      assert.equal(await page.getAttribute('button[data-example="designed"]', 'aria-pressed'), 'true');
+      const inputs = await readInputs(page);
+      const want = attention64(inputs);
+      const shown = await readDesigned(page);
+      assert.equal(shown.length, 4);
+      want.weights.forEach((weights, h) => {
+        weights.forEach((row, i) => {
+          if (EXPECTED[h][i])
+            assert.ok(EXPECTED[h][i].includes(argmax(row)), `head ${h + 1}, query ${i}: ${argmax(row)}`);
+        });
+        assert.match(shown[h].verdict, /^The pattern holds/);
+        // “the → itself 0.99 · cat → the 0.99 · …”: each query's argmax and its weight, as the reference has them.
+        const items = shown[h].argmax.replace('Largest weight per query: ', '').split(' · ');
+        items.forEach((item, i) => {
+          if (/no match/.test(item)) return assert.equal(EXPECTED[h][i], null);
+          const [, target, weight] = /→ (\S+) ([\d.]+)$/.exec(item);
+          const j = argmax(weights[i]);
+          assert.equal(target, j === i ? 'itself' : LABELS[j], `head ${h + 1}, query ${i}`);
+          assert.ok(Math.abs(Number(weight) - weights[i][j]) <= 0.005 + 1e-9, `head ${h + 1}, query ${i}: ${weight}`);
+        });
+      });
+
+      // Break head 1: position 3 no longer has a key, so the query at position 4 (“dog”) finds no previous token.
+      await afterChange(page, () => page.selectOption('#head', '0'));
+      await afterChange(page, () => typeInCell(page, 'wk', 11, 3, '0'));
+      const broken = attention64(await readInputs(page));
+      const j = argmax(broken.weights[0][4]);
+      assert.notEqual(j, 3);
+      const [first] = await readDesigned(page);
+      assert.match(first.verdict, new RegExp(`broken in 1 of 8 rows: “dog” looks most at “${LABELS[j]}”`));
+      await page.click('#copy-link');
+      link = new URL(page.url()).hash;
+      assert.match(link, /&design=1/);
+      assert.match(link, /&wk=/);
+    });
+    await withPage(env, { hash: link }, async ({ page }) => {
+      const [first, second] = await readDesigned(page);
+      assert.match(first.verdict, /broken in 1 of 8 rows/);
+      assert.match(second.verdict, /^The pattern holds/);
+    });
+  });
+
+  test('at 390 px by keyboard: the lesson loads its example with Enter; no sideways scroll', async () => {
+    await withPage(env, { viewport: { width: 390, height: 844 } }, async ({ page }) => {
+      assert.equal(await page.isVisible('#load-designed'), true);
+      await page.focus('#load-designed');
+      await afterChange(page, () => page.keyboard.press('Enter'));
+      assert.equal(await page.isVisible('#load-designed'), false);
+      assert.equal((await readDesigned(page)).length, 4);
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
+      assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+    });
+  });
+});
