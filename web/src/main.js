@@ -6,9 +6,11 @@ import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
+import { gqaStep } from './model/gqa.js';
 import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
 import { DesignedView } from './view/designedView.js';
+import { GqaView } from './view/gqaView.js';
 import { KvView } from './view/kvView.js';
 import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
@@ -147,9 +149,11 @@ async function start() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   const kvView = new KvView();
+  const gqaView = new GqaView(app);
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
+    new LazySection(byId('step-gqa'), (s) => gqaView.draw(s, gqaStep(attn, s))),
   ];
   buildControls(app);
   loadHash();

@@ -1,9 +1,9 @@
 // Page tests (run by run.mjs): the lessons on heads, each checked against the float64 reference of reference64.mjs.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { afterChange, readInputs, typeInCell, withPage } from './helpers.mjs';
+import { afterChange, assertShown, readInputs, readNumbers, showLesson, typeInCell, withPage } from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
-import { env } from './session.mjs';
+import { PRECISION, env } from './session.mjs';
 
 const argmax = (row) => row.reduce((best, v, j) => (v > row[best] ? j : best), 0);
 const LABELS = 'the cat saw the dog chase the cat'.split(' ');
@@ -88,6 +88,76 @@ describe('lesson: designed heads', () => {
       await afterChange(page, () => page.keyboard.press('Enter'));
       assert.equal(await page.isVisible('#load-designed'), false);
       assert.equal((await readDesigned(page)).length, 4);
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
+      assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+    });
+  });
+});
+
+const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
+
+describe('lesson: grouped-query attention', () => {
+  test('heads of a group share K and V, as the float64 reference gives them; the memory saved is counted', async () => {
+    let link;
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="gqa"]'));
+      assert.equal(await page.getAttribute('button[data-example="gqa"]', 'aria-pressed'), 'true');
+      const inputs = await readInputs(page);
+      await showLesson(page, 'step-gqa');
+      const want = attention64({
+        ...inputs,
+        wk: columns(inputs.wk, 0, 8),
+        wv: columns(inputs.wv, 0, 8),
+        numKvHeads: 2,
+      });
+      for (const g of [0, 1]) {
+        assertShown(await readNumbers(page, `gqaK${g}`), want.keys[g], PRECISION, `K of kv head ${g + 1}`);
+        assertShown(await readNumbers(page, `gqaV${g}`), want.values[g], PRECISION, `V of kv head ${g + 1}`);
+      }
+      const groups = await page.$$eval('#mount-gqa-heads figure', (figures) => figures.map((f) => f.dataset.group));
+      assert.deepEqual(groups, ['0', '0', '1', '1']);
+      const colours = await page.$$eval('#mount-gqa-heads figure', (figures) =>
+        figures.map((f) => getComputedStyle(f).borderTopColor),
+      );
+      assert.equal(colours[0], colours[1]);
+      assert.notEqual(colours[1], colours[2]);
+      const text = await page.textContent('#gqa-text');
+      assert.match(
+        text,
+        /5 × 2 × \(4 \+ 4\) = 80 numbers \(320 bytes in float32\) instead of 5 × 4 × \(4 \+ 4\) = 160/,
+      );
+      assert.match(text, /50% less/);
+      assert.match(text, /LLaMA 2 70B \(64 query heads, 8 kv heads, 80 layers: 320 KiB/);
+
+      // kv heads = 3 does not divide 4 heads: an inline message says what to use, and no panel is left blank.
+      await afterChange(page, () => page.fill('#kv-heads', '3'));
+      await showLesson(page, 'step-gqa');
+      assert.match(
+        await page.textContent('#kv-heads-error'),
+        /kv heads = 3 does not divide heads = 4.*Use one of 1, 2, 4/,
+      );
+      assert.equal(await page.isVisible('#mount-gqa'), false);
+      assert.equal(await page.getAttribute('#kv-heads', 'aria-invalid'), 'true');
+      await afterChange(page, () => page.fill('#kv-heads', '1'));
+      await showLesson(page, 'step-gqa');
+      assert.equal(await page.isVisible('#kv-heads-error'), false);
+      assert.match(await page.textContent('#gqa-text'), /multi-query attention/);
+      const one = attention64({ ...inputs, wk: columns(inputs.wk, 0, 4), wv: columns(inputs.wv, 0, 4), numKvHeads: 1 });
+      assertShown(await readNumbers(page, 'gqaK0'), one.keys[0], PRECISION, 'K of the one kv head');
+      await page.click('#copy-link');
+      link = new URL(page.url()).hash;
+      assert.match(link, /&kvh=1/);
+    });
+    await withPage(env, { hash: link, viewport: { width: 390, height: 844 } }, async ({ page }) => {
+      await showLesson(page, 'step-gqa');
+      assert.equal(await page.inputValue('#kv-heads'), '1');
+      assert.equal(await page.$$eval('#mount-gqa-heads figure', (f) => f.length), 4);
+      await page.focus('#kv-heads');
+      await afterChange(page, () => page.keyboard.press('ArrowUp'));
+      assert.equal(await page.inputValue('#kv-heads'), '2');
       const { scrollWidth, clientWidth } = await page.evaluate(() => ({
         scrollWidth: document.documentElement.scrollWidth,
         clientWidth: document.documentElement.clientWidth,

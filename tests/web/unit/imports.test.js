@@ -8,6 +8,7 @@ const MODULES = [
   'view/heatmap.js',
   'view/steps.js',
   'view/designedView.js',
+  'view/gqaView.js',
   'controls.js',
   'scalingPanel.js',
 ];

@@ -99,6 +99,14 @@ export const EXAMPLES = [
     }),
   },
   {
+    id: 'gqa',
+    title: 'Grouped-query',
+    about:
+      'Four query heads sharing two key and value heads (kv heads = 2), as LLaMA 2 70B and Mistral 7B do at a larger ' +
+      'size: step 12 colours each head by the K and V it uses and counts the KV-cache memory saved.',
+    state: () => ({ ...defaultState(), dModel: 16, numHeads: 4, kvHeads: 2 }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:

@@ -52,6 +52,7 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
  * @property {boolean} positions  add sinusoidal positional encodings to X
  * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
+ * @property {number | null} kvHeads  the grouped-query lesson's kv heads (null: as many as heads)
  * @property {boolean} design     designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed
  */
 
@@ -82,6 +83,7 @@ export function defaultState() {
     positions: false,
     shuffle: 1,
     design: false,
+    kvHeads: null,
   };
 }
 
@@ -149,6 +151,7 @@ const FIELDS = [
   'pos',
   'shuf',
   'design',
+  'kvh',
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -181,6 +184,7 @@ export function encodeState(state) {
   ];
   if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
   if (state.design) pairs.push(['design', 1]);
+  if (state.kvHeads !== null) pairs.push(['kvh', state.kvHeads]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
@@ -313,6 +317,12 @@ export function decodeState(hash) {
     const shuffle = readInteger(get('shuf'), 1, 1_000_000);
     if (shuffle === null) bad('shuf', 'is not a shuffle number from 1 to 1000000');
     else state.shuffle = shuffle;
+  }
+  if (get('kvh') !== null) {
+    // Read as any head count: one that does not divide the heads gets the lesson's own message.
+    const kvHeads = readInteger(get('kvh'), 1, LIMITS.numHeads);
+    if (kvHeads === null) bad('kvh', `is not a number of kv heads from 1 to ${LIMITS.numHeads}`);
+    else state.kvHeads = kvHeads;
   }
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);
