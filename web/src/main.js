@@ -11,6 +11,7 @@ import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
 import { DesignedView } from './view/designedView.js';
 import { GqaView } from './view/gqaView.js';
+import { CrossView } from './view/crossView.js';
 import { KvView } from './view/kvView.js';
 import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
@@ -150,10 +151,12 @@ async function start() {
   });
   const kvView = new KvView();
   const gqaView = new GqaView(app);
+  const crossView = new CrossView(app);
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
     new LazySection(byId('step-gqa'), (s) => gqaView.draw(s, gqaStep(attn, s))),
+    new LazySection(byId('step-cross'), (s) => crossView.draw(attn, s)),
   ];
   buildControls(app);
   loadHash();

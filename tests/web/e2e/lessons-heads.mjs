@@ -166,3 +166,58 @@ describe('lesson: grouped-query attention', () => {
     });
   });
 });
+
+describe('lesson: cross-attention', () => {
+  test('Q from the first sentence, K and V from the second: L_q × L_k weights and the output match float64', async () => {
+    let link;
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="cross"]'));
+      assert.equal(await page.getAttribute('button[data-example="cross"]', 'aria-pressed'), 'true');
+      const inputs = await readInputs(page);
+      await showLesson(page, 'step-cross');
+      const context = await readNumbers(page, 'crossSource');
+      assert.equal(context.length, 7);
+      const want = attention64({ ...inputs, context });
+      const weights = await readNumbers(page, 'crossWeights');
+      assert.equal(weights.length, 6);
+      assert.equal(weights[0].length, 7);
+      assertShown(weights, want.weights[0], PRECISION, 'cross-attention weights');
+      assertShown(await readNumbers(page, 'crossK'), want.keys[0], PRECISION, 'K of the second sentence');
+      assertShown(await readNumbers(page, 'crossOutput'), want.output, PRECISION, 'cross-attention output');
+      assert.match(await page.textContent('#cross-text'), /the weights are 6 × 7, not square/);
+
+      // A second sentence of zero tokens: an inline message, never a blank panel.
+      await afterChange(page, () => page.fill('#source', '   '));
+      await showLesson(page, 'step-cross');
+      assert.match(
+        await page.textContent('#source-error'),
+        /The second sentence has no tokens.*type at least one word/,
+      );
+      assert.equal(await page.isVisible('#mount-cross'), false);
+      await afterChange(page, () => page.fill('#source', 'un chat'));
+      await showLesson(page, 'step-cross');
+      assert.equal(await page.isVisible('#source-error'), false);
+      assert.equal((await readNumbers(page, 'crossWeights'))[0].length, 2);
+      await page.click('#copy-link');
+      link = new URL(page.url()).hash;
+      assert.match(link, /&src=un\+chat/);
+    });
+    await withPage(env, { hash: link, viewport: { width: 390, height: 844 } }, async ({ page }) => {
+      await showLesson(page, 'step-cross');
+      assert.equal(await page.inputValue('#source'), 'un chat');
+      const inputs = await readInputs(page);
+      await showLesson(page, 'step-cross');
+      const want = attention64({ ...inputs, context: await readNumbers(page, 'crossSource') });
+      assertShown(await readNumbers(page, 'crossWeights'), want.weights[0], PRECISION, 'weights from the link');
+      await page.focus('#source');
+      await afterChange(page, () => page.keyboard.type(' noir'));
+      await showLesson(page, 'step-cross');
+      assert.equal((await readNumbers(page, 'crossWeights'))[0].length, 3);
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
+      assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
+    });
+  });
+});

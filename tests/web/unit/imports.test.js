@@ -9,6 +9,7 @@ const MODULES = [
   'view/steps.js',
   'view/designedView.js',
   'view/gqaView.js',
+  'view/crossView.js',
   'controls.js',
   'scalingPanel.js',
 ];

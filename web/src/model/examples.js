@@ -107,6 +107,20 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), dModel: 16, numHeads: 4, kvHeads: 2 }),
   },
   {
+    id: 'cross',
+    title: 'Cross-attention',
+    about:
+      'Translation, as in the original transformer: “the cat sat on the mat” (decoder side) asks, “le chat est assis ' +
+      'sur le tapis” (encoder side) answers. Step 13 shows the 6 × 7 weights: one row per query, one column per key.',
+    state: () => ({
+      ...defaultState(),
+      sentence: 'the cat sat on the mat',
+      n: 6,
+      seed: 7,
+      source: 'le chat est assis sur le tapis',
+    }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:

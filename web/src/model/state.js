@@ -53,8 +53,12 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {boolean} positions  add sinusoidal positional encodings to X
  * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
  * @property {number | null} kvHeads  the grouped-query lesson's kv heads (null: as many as heads)
+ * @property {string} source  the cross-attention lesson's second sentence (encoder side: keys and values)
  * @property {boolean} design     designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed
  */
+
+/** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
+export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
 
 /** The default example: "time flies like an arrow". @returns {State} */
 export function defaultState() {
@@ -84,6 +88,7 @@ export function defaultState() {
     shuffle: 1,
     design: false,
     kvHeads: null,
+    source: DEFAULT_SOURCE,
   };
 }
 
@@ -152,6 +157,7 @@ const FIELDS = [
   'shuf',
   'design',
   'kvh',
+  'src',
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -185,6 +191,7 @@ export function encodeState(state) {
   if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
   if (state.design) pairs.push(['design', 1]);
   if (state.kvHeads !== null) pairs.push(['kvh', state.kvHeads]);
+  if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
@@ -260,6 +267,10 @@ export function decodeState(hash) {
     const sentence = get('s');
     if (sentence.length > LIMITS.sentenceChars) bad('s', `is longer than ${LIMITS.sentenceChars} characters`);
     else state.sentence = sentence;
+  }
+  if (get('src') !== null) {
+    if (get('src').length > LIMITS.sentenceChars) bad('src', `is longer than ${LIMITS.sentenceChars} characters`);
+    else state.source = get('src');
   }
   const tokenCount = tokenize(state.sentence).length;
   const sizes = {
