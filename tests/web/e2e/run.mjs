@@ -7,3 +7,4 @@ import './strict.mjs';
 import './fixes.mjs';
 import './lessons.mjs';
 import './lessons-heads.mjs';
+import './lessons-why.mjs';

@@ -10,6 +10,7 @@ const MODULES = [
   'view/designedView.js',
   'view/gqaView.js',
   'view/crossView.js',
+  'model/whyScore.js',
   'controls.js',
   'scalingPanel.js',
 ];
