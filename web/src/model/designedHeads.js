@@ -1,6 +1,6 @@
 // Designed heads: X, W_q and W_k built by hand (not random) so that each head shows a pattern trained models are
 // known for, and the check of which key each query attends to most.
-import { maskCell } from './inputs.js';
+import { attentionCall, maskCell } from './inputs.js';
 import { tokenize } from './tokens.js';
 
 /** The number each designed weight holds: a match scores STRENGTH² = 25 before scaling. */
@@ -158,4 +158,14 @@ export function designedSizeNote(state) {
     notes.push(`the designs need d_k ≥ d_model = ${state.dModel} (now ${state.dK}), or their last columns are cut off`);
   if (state.positions) notes.push('the sinusoidal encodings are added on top of the designed X: switch them off');
   return notes.length ? `The patterns may break here: ${notes.join('; ')}.` : '';
+}
+
+/**
+ * The designed-heads lesson as one call: the state's layer through selfAttention, then designedPatterns.
+ * @param {{ selfAttention: Function }} attn
+ */
+export function designedStep(attn, state) {
+  const call = attentionCall(state);
+  const result = attn.selfAttention(call.x, call.weights, call.options);
+  return { result, patterns: designedPatterns(state, result.weights), note: designedSizeNote(state) };
 }
