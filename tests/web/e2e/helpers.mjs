@@ -41,7 +41,14 @@ export async function startBrowser() {
  */
 export async function openPage(
   env,
-  { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {},
+  {
+    hash = '',
+    viewport = { width: 1280, height: 800 },
+    hasTouch = false,
+    route,
+    waitForRender = true,
+    foldedSettings = false,
+  } = {},
 ) {
   const context = await env.browser.newContext({ viewport, hasTouch, acceptDownloads: true });
   try {
@@ -72,6 +79,11 @@ export async function openPage(
     if (route) await route(page);
     await page.goto(`${env.server.url}${hash}`);
     if (waitForRender) await waitForRenders(page, 1);
+    // Narrow screens fold the settings; tests open them unless they test the folding itself.
+    if (waitForRender && !foldedSettings && (await page.isVisible('#settings-toggle'))) {
+      // Clicked from the script: no pointer moves, no focus changes, as if the page had opened with them shown.
+      await page.evaluate(() => document.getElementById('settings-toggle').click());
+    }
     return { page, context, problems };
   } catch (error) {
     await context.close();

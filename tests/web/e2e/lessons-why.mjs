@@ -1,7 +1,7 @@
 // Page tests (run by run.mjs): why a score is what it is, by keyboard and by mouse, against a float64 reference.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readInputs, withPage } from './helpers.mjs';
+import { ARTIFACTS, readInputs, withPage } from './helpers.mjs';
 import { attention64, matmul } from './reference64.mjs';
 import { env } from './session.mjs';
 
@@ -51,6 +51,77 @@ describe('lesson: why a score is what it is', () => {
       lines = await tooltipLines(page);
       assert.match(lines[0], /^query “flies” → key “time”/);
       assert.ok(Math.abs(number(/= (\S+)$/u.exec(lines[4])[1]) - want.weights[0][1][0]) <= 5e-4 + 1e-6, lines[4]);
+    });
+  });
+});
+
+/** WCAG contrast of two computed CSS colours ("rgb(r, g, b)"). */
+function contrast(a, b) {
+  const lum = (css) => {
+    const [r, g, bl] = css
+      .match(/\d+(\.\d+)?/gu)
+      .slice(0, 3)
+      .map(Number);
+    const ch = (c) => (c / 255 <= 0.04045 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * ch(r) + 0.7152 * ch(g) + 0.0722 * ch(bl);
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+describe('layout for teaching', () => {
+  for (const [what, viewport] of [
+    ['a phone (390 px)', { width: 390, height: 844 }],
+    ['a 1280 px projector at 150 % zoom (853 px)', { width: 853, height: 533 }],
+  ]) {
+    test(`on ${what}, step 1 starts on the first screen; the settings open and close by keyboard`, async () => {
+      await withPage(env, { viewport, foldedSettings: true }, async ({ page }) => {
+        const top = await page.evaluate(() => document.getElementById('step-x').getBoundingClientRect().top);
+        assert.ok(top < viewport.height * 0.8, `step 1 starts at ${top} px`);
+        assert.equal(await page.isVisible('#examples'), false);
+        assert.equal(await page.getAttribute('#settings-toggle', 'aria-expanded'), 'false');
+        await page.focus('#settings-toggle');
+        await page.keyboard.press('Enter');
+        assert.equal(await page.isVisible('#examples'), true);
+        assert.equal(await page.getAttribute('#settings-toggle', 'aria-expanded'), 'true');
+        await page.keyboard.press('Tab');
+        assert.equal(await page.evaluate(() => document.activeElement.dataset.example), 'sentence');
+        await page.focus('#settings-toggle');
+        await page.keyboard.press('Space');
+        assert.equal(await page.isVisible('#examples'), false);
+      });
+    });
+  }
+
+  test('at 1280 px the settings stay beside the steps with no fold button', async () => {
+    await withPage(env, { foldedSettings: true }, async ({ page }) => {
+      assert.equal(await page.isVisible('#settings-toggle'), false);
+      assert.equal(await page.isVisible('#examples'), true);
+      assert.equal(await page.getAttribute('#settings-toggle', 'aria-expanded'), 'true');
+    });
+  });
+
+  test('dark mode: a dark page, readable text, the numbers on their light paper', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      const colours = await page.evaluate(() => {
+        const style = (selector) => getComputedStyle(document.querySelector(selector));
+        const cell = document.querySelector('[data-matrix="weights"] .c[data-i="0"][data-j="0"]');
+        return {
+          body: [style('body').color, style('body').backgroundColor],
+          step: [style('#step-x > p').color, style('.step').backgroundColor],
+          cell: [getComputedStyle(cell).color, getComputedStyle(cell).backgroundColor],
+          plain: [
+            style('[data-matrix="rawScores"] .rh').color,
+            style('[data-matrix="rawScores"] .matrix-scroll').backgroundColor,
+          ],
+        };
+      });
+      assert.ok(contrast(colours.body[1], 'rgb(0, 0, 0)') < 1.5, `the page is not dark: ${colours.body[1]}`);
+      for (const [name, [ink, paper]] of Object.entries(colours)) {
+        assert.ok(contrast(ink, paper) >= 4.5, `${name}: ${ink} on ${paper} has contrast ${contrast(ink, paper)}`);
+      }
+      await page.screenshot({ path: `${ARTIFACTS}/page-dark-1280.png` });
     });
   });
 });

@@ -216,6 +216,7 @@ describe('lesson: the KV cache', () => {
       await afterChange(page, () => page.fill('#sentence', 'alone'));
       await showLesson(page, 'step-kv');
       assert.match(await page.textContent('#kv-text'), /nothing to cache: type a sentence of at least two words/);
+      assert.equal(await page.getAttribute('#kv-text', 'class'), 'explain inline-error');
       assert.equal(await page.isVisible('#mount-kv'), false);
     });
   });
