@@ -77,7 +77,9 @@ try {
           if (only && name !== only) continue;
           await settle(page);
           await shoot(page, width).catch((error) => {
-            throw new Error(`${name} at ${width} px: ${error.message}; page errors: ${problems.pageErrors.join(' | ')}`);
+            throw new Error(
+              `${name} at ${width} px: ${error.message}; page errors: ${problems.pageErrors.join(' | ')}`,
+            );
           });
         }
       });
