@@ -32,6 +32,20 @@ const WORKERS_BODY = `
   return { simd: single.simd, parallelSimd: parallel.simd, workers: parallel.workers,
     sameOutput: same(a.output.data, b.output.data), sameWeights: same(a.weights.data, b.weights.data) };`;
 
+/** A page whose createAttention({ workers: 2 }) must reject with WORKERS_UNAVAILABLE, its message matching `advice`. */
+function workersRefused(name, csp, advice) {
+  return {
+    name,
+    csp,
+    script: (cdn) =>
+      run(`import * as lib from '${cdn}src/js/index.js';`, `await lib.createAttention({ workers: 2 }); return {};`),
+    check(result) {
+      assert.equal(result.error?.code, 'WORKERS_UNAVAILABLE', JSON.stringify(result));
+      assert.match(result.error.message, advice);
+    },
+  };
+}
+
 export const PAGES = [
   {
     name: 'main-workers',
@@ -85,24 +99,6 @@ export const PAGES = [
       assert.match(result.refused.message, /worker-src blob:/);
     },
   },
-  {
-    name: 'blob-only-workers',
-    csp: 'blob-only',
-    script: (cdn) =>
-      run(`import * as lib from '${cdn}src/js/index.js';`, `await lib.createAttention({ workers: 2 }); return {};`),
-    check(result) {
-      assert.equal(result.error?.code, 'WORKERS_UNAVAILABLE', JSON.stringify(result));
-      assert.match(result.error.message, /worker-src blob: http:\/\/127\.0\.0\.2:\d+/);
-    },
-  },
-  {
-    name: 'same-origin-no-workers',
-    csp: 'same-origin-no-workers',
-    script: (cdn) =>
-      run(`import * as lib from '${cdn}src/js/index.js';`, `await lib.createAttention({ workers: 2 }); return {};`),
-    check(result) {
-      assert.equal(result.error?.code, 'WORKERS_UNAVAILABLE', JSON.stringify(result));
-      assert.match(result.error.message, /worker-src http:\/\/127\.0\.0\.1:\d+/);
-    },
-  },
+  workersRefused('blob-only-workers', 'blob-only', /worker-src blob: http:\/\/127\.0\.0\.2:\d+/),
+  workersRefused('same-origin-no-workers', 'same-origin-no-workers', /worker-src http:\/\/127\.0\.0\.1:\d+/),
 ];
