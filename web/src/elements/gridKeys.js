@@ -21,7 +21,9 @@ export function gridKeys(grid, hooks) {
     if (cell) {
       cell.classList.add('active');
       grid.setAttribute('aria-activedescendant', cell.id);
-      cell.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+      // Only the reader's own moves scroll, and only when the grid has the focus: a redraw never moves the page.
+      if (announce && grid.getRootNode().activeElement === grid)
+        cell.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
     }
     if (announce) hooks.onActive({ ...state.active });
   }
