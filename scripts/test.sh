@@ -53,6 +53,7 @@ stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest/vitest.json"
 stage package node_test package --test tests/package/ tests/readme/
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
+stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 
 echo

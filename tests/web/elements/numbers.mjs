@@ -169,3 +169,19 @@ test('a state copied from the page and a named example give the page’s numbers
     await session.context.close();
   }
 });
+
+test('src names a .json or a .npz file (read through attention-wasm/io): the same numbers as the JSON script', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await ready(page, 'json');
+    const expected = await shownMatrix(page, 'json', 'weights');
+    await add(page, 'fromJson', 'attention-explorer', { src: 'numbers.json', steps: 'softmax', precision: '4' });
+    await add(page, 'fromNpz', 'attention-explorer', { src: 'numbers.npz', steps: 'softmax', precision: '4' });
+    assert.deepEqual(await shownMatrix(page, 'fromJson', 'weights'), expected);
+    assert.deepEqual(await shownMatrix(page, 'fromNpz', 'weights'), expected);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});

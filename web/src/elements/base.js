@@ -134,7 +134,7 @@ export class AttentionElement extends HTMLElement {
         if (!sources.has(url))
           sources.set(
             url,
-            loadSource(url, (u) => fetch(u), readTensorFile),
+            loadSource(url, (u) => fetch(u), readTensorFile, src),
           );
         data = await sources.get(url);
       }

@@ -121,26 +121,27 @@ export function applyData(state, data) {
 /**
  * Reads a file named by `src`: .json as an exact-numbers object; .npz and .safetensors as tensors named x, wq, wk,
  * wv, wo (and mask).
- * @param {string} url
+ * @param {string} url  absolute
  * @param {(url: string) => Promise<Response>} fetcher
  * @param {(kind: 'npz' | 'safetensors', bytes: Uint8Array) => Promise<Record<string, unknown>>} readTensors
+ * @param {string} [shown]  the attribute as written, for messages
  */
-export async function loadSource(url, fetcher, readTensors) {
+export async function loadSource(url, fetcher, readTensors, shown = url) {
   const path = url.split(/[?#]/u)[0].toLowerCase();
   const kind = path.endsWith('.npz') ? 'npz' : path.endsWith('.safetensors') ? 'safetensors' : 'json';
   let response;
   try {
     response = await fetcher(url);
   } catch (error) {
-    throw new InputProblem(`src="${shorten(url)}" could not be fetched (${error.message})`);
+    throw new InputProblem(`src="${shorten(shown)}" could not be fetched (${error.message})`);
   }
-  if (!response.ok) throw new InputProblem(`src="${shorten(url)}" could not be fetched: HTTP ${response.status}`);
-  if (kind === 'json') return parseJson(await response.text(), `src="${shorten(url)}"`);
+  if (!response.ok) throw new InputProblem(`src="${shorten(shown)}" could not be fetched: HTTP ${response.status}`);
+  if (kind === 'json') return parseJson(await response.text(), `src="${shorten(shown)}"`);
   let tensors;
   try {
     tensors = await readTensors(kind, new Uint8Array(await response.arrayBuffer()));
   } catch (error) {
-    throw new InputProblem(`src="${shorten(url)}" could not be read as .${kind}: ${error.message}`);
+    throw new InputProblem(`src="${shorten(shown)}" could not be read as .${kind}: ${error.message}`);
   }
   const data = {};
   for (const [name, tensor] of Object.entries(tensors)) {
@@ -148,6 +149,6 @@ export async function loadSource(url, fetcher, readTensors) {
     if (DATA_KEYS.includes(key))
       data[key] = key === 'mask' ? tensor.toArray().map((r) => r.map((v) => v !== 0)) : tensor;
   }
-  if (!data.x) throw new InputProblem(`src="${shorten(url)}" holds no tensor named x (the embeddings, [n, d_model])`);
+  if (!data.x) throw new InputProblem(`src="${shorten(shown)}" holds no tensor named x (the embeddings, [n, d_model])`);
   return data;
 }
