@@ -3,3 +3,4 @@
 import './numbers.mjs';
 import './behaviour.mjs';
 import './hostile.mjs';
+import './embed.mjs';
