@@ -4,3 +4,4 @@ import './numbers.mjs';
 import './behaviour.mjs';
 import './hostile.mjs';
 import './embed.mjs';
+import './size.mjs';
