@@ -1,6 +1,23 @@
-// The one place the elements import attention-wasm from: a relative path, so the raw files work from a CDN.
-// When the `inline` entry (the WebAssembly inlined, no .wasm fetch) exists, this is the one line to switch.
-import { createAttention } from '../../../src/js/index.js';
+// The one place the elements import attention-wasm from, by relative paths only (the raw files work from a CDN).
+// - Served from the page's own origin: the main entry, which fetches the one .wasm this browser needs (a CSP's
+//   connect-src 'self' allows that); 131 KB gzipped with the elements.
+// - Served from another origin (a CDN), where a strict CSP's connect-src may forbid fetching the .wasm: the inline
+//   entry (attention-wasm/inline), the same API with both builds inside one module that script-src allows.
+// - The main entry failing to load (a bundler that did not copy the .wasm): the inline entry too.
+const sameOrigin = typeof location !== 'undefined' && new URL(import.meta.url).origin === location.origin;
+
+async function load() {
+  if (sameOrigin) {
+    try {
+      const { createAttention } = await import('../../../src/js/index.js');
+      return await createAttention();
+    } catch {
+      // Fall through to the inline entry, which needs no fetch of a .wasm file.
+    }
+  }
+  const { createAttention } = await import('../../../src/js/inline.js');
+  return createAttention();
+}
 
 let shared = null;
 
@@ -10,7 +27,7 @@ let shared = null;
  * @returns {Promise<import('../../../src/js/index.js').Attention>}
  */
 export function sharedAttention() {
-  shared ??= createAttention();
+  shared ??= load();
   return shared;
 }
 
