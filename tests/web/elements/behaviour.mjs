@@ -200,6 +200,22 @@ test('strict CSP, 320 px, dark mode: styled by the adopted sheet, no overflow, d
       assert.ok(look.overflow <= width, `the page is ${look.overflow} px wide at ${width} px`);
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: `${ARTIFACTS}/elements-post-${width}-${colorScheme}.png`, fullPage: true });
+      if (width === 1280 && colorScheme === 'light') {
+        // The README's pictures: each element in the post, with the paragraph before it.
+        for (const id of ['heatmap', 'explorer']) {
+          const clip = await page.evaluate((elementId) => {
+            const box = document.getElementById(elementId).getBoundingClientRect();
+            const before = document.getElementById(elementId).previousElementSibling.getBoundingClientRect();
+            return {
+              x: box.x - 24,
+              y: before.y + window.scrollY - 16,
+              width: box.width + 48,
+              height: box.bottom - before.y + 32,
+            };
+          }, id);
+          await page.screenshot({ path: `${ARTIFACTS}/elements-readme-${id}.png`, clip, fullPage: true });
+        }
+      }
       await assertClean(session);
     } finally {
       await session.context.close();
