@@ -171,6 +171,16 @@ test('every step of the page and its lessons can be chosen, and each draws', asy
   } finally {
     await session.context.close();
   }
+  // Every step at 390 px, for a look: nothing wider than the phone.
+  const phone = await open('lessons.html', { width: 390, height: 900 });
+  try {
+    await ready(phone.page, 'all');
+    assert.ok((await phone.page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+    await phone.page.screenshot({ path: `${ARTIFACTS}/elements-all-steps-390.png`, fullPage: true });
+    await assertClean(phone);
+  } finally {
+    await phone.context.close();
+  }
 });
 
 test('strict CSP, 320 px, dark mode: styled by the adopted sheet, no overflow, dark colours; screenshots', async () => {

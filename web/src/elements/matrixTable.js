@@ -75,6 +75,8 @@ export class MatrixTable {
     this.shapeNode.textContent = `[${rows}, ${cols}]`;
     let maxAbs = 0;
     for (let k = 0; k < rows * cols; k++) if (Number.isFinite(data[k])) maxAbs = Math.max(maxAbs, Math.abs(data[k]));
+    // Values that all show as 0 at this precision (float32 rounding, say) get no colour, not a full one.
+    if (maxAbs < 0.5 * 10 ** -precision) maxAbs = 0;
     const head = el(
       'tr',
       {},

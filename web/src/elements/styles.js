@@ -94,6 +94,7 @@ button:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; 
   font-size: 0.75rem; }
 .hm .r { display: contents; }
 .head-map { flex: 1 1 9rem; max-width: 14rem; min-width: 7rem; }
+.head-map .legend span:last-child { display: none; }
 .hm .lab { color: var(--aw-muted); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; min-width: 0; }
 .hm .rlab { text-align: right; padding-right: 0.3rem; align-self: center; }
 .hm .clab { writing-mode: vertical-rl; transform: rotate(180deg); align-self: end; justify-self: center;
