@@ -1,10 +1,9 @@
 // <attention-heatmap>: the attention weights of one example as a heatmap with token labels, a readout of each
 // cell by pointer or keyboard, and a head picker when there are several heads.
-import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement } from './base.js';
-import { HeatmapGrid } from './heatmapGrid.js';
+import { HeatmapGrid, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */
 export function headPicker(state, onPick) {
@@ -28,7 +27,6 @@ export class AttentionHeatmap extends AttentionElement {
   static tag = 'attention-heatmap';
 
   draw(state, result) {
-    const labels = labelsFor(state);
     const headNote = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
     const label = `Attention weights of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
     this.map ??= new HeatmapGrid({
@@ -36,14 +34,7 @@ export class AttentionHeatmap extends AttentionElement {
       describe: (i, j, value) => cellTooltip(this.currentState, this.result, 'heatmap', i, j, value).join(': '),
     });
     this.map.setLabel(label);
-    this.map.update({
-      data: headSlice(result.weights, state.head).data,
-      rows: state.n,
-      cols: state.n,
-      rowLabels: labels,
-      colLabels: labels,
-      blocked: (i, j) => maskCell(state, i, j) !== 'open',
-    });
+    this.map.update(weightsView(state, result.weights, state.head));
     const picker = headPicker(state, (head) => {
       this.setEdited({ ...this.currentState, head });
       queueMicrotask(() => this.shadowRoot.querySelectorAll('[part="head-picker"] button')[head]?.focus());

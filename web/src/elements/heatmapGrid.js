@@ -1,10 +1,24 @@
 // The weights as a heatmap for the elements: a CSS grid of coloured cells with the tokens as row and column
 // labels, a legend, and a readout of the cell under the pointer or the keyboard's active cell.
+import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { el } from '../view/dom.js';
 import { gridKeys } from './gridKeys.js';
 import { weightClass } from './styles.js';
 
 let maps = 0;
+
+/** What a heatmap draws for one head of a result: its [n, n] weights, the tokens, and the masked cells. */
+export function weightsView(state, weights, head) {
+  const labels = labelsFor(state);
+  return {
+    data: headSlice(weights, head).data,
+    rows: state.n,
+    cols: state.n,
+    rowLabels: labels,
+    colLabels: labels,
+    blocked: (i, j) => maskCell(state, i, j) !== 'open',
+  };
+}
 
 /** The colour scale under a heatmap. */
 export function legend() {

@@ -16,6 +16,7 @@ import { currentMatrix, headWidth } from '../model/matrices.js';
 import { sinusoidalPositions } from '../model/positions.js';
 import { wordOrderDemo, wordOrderText } from '../model/wordOrder.js';
 import { el } from '../view/dom.js';
+import { weightsView } from './heatmapGrid.js';
 
 const dims = (count) => Array.from({ length: count }, (_, i) => String(i));
 const flat = (rows) => Float64Array.from(rows.flat());
@@ -213,14 +214,7 @@ export const STEPS = [
         update(state, result) {
           const labels = labelsFor(state);
           weights.update(headView(result.weights, state, labels));
-          map.update({
-            data: headSlice(result.weights, state.head).data,
-            rows: state.n,
-            cols: state.n,
-            rowLabels: labels,
-            colLabels: labels,
-            blocked: (i, j) => maskCell(state, i, j) !== 'open',
-          });
+          map.update(weightsView(state, result.weights, state.head));
           entropy.textContent = entropyText(state, result);
           random.textContent = randomNote(state, result);
         },
@@ -265,18 +259,10 @@ export const STEPS = [
         nodes: [text, mount, readout],
         update(state, result) {
           text.textContent = headsText(state);
-          const labels = labelsFor(state);
           const figures = [];
           for (let h = 0; h < (state.numHeads > 1 ? state.numHeads : 0); h++) {
             const map = ctx.heatmap(`head${h}`, { label: `Head ${h + 1} attention weights`, readout, matrix: 'head' });
-            map.update({
-              data: headSlice(result.weights, h).data,
-              rows: state.n,
-              cols: state.n,
-              rowLabels: labels,
-              colLabels: labels,
-              blocked: (i, j) => maskCell(state, i, j) !== 'open',
-            });
+            map.update(weightsView(state, result.weights, h));
             figures.push(el('div', { class: 'head-map' }, el('figcaption', { text: `head ${h + 1}` }), map.element));
           }
           mount.replaceChildren(...figures);
