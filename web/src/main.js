@@ -6,8 +6,12 @@ import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
+import { gqaStep } from './model/gqa.js';
 import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
+import { DesignedView } from './view/designedView.js';
+import { GqaView } from './view/gqaView.js';
+import { CrossView } from './view/crossView.js';
 import { KvView } from './view/kvView.js';
 import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
@@ -24,6 +28,7 @@ let renderCount = 0;
 let steps;
 let orderView;
 let lessons;
+let designedView;
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -107,6 +112,7 @@ function render() {
   lastResult = result;
   steps.draw(state, result);
   orderView.drawPositions(state);
+  designedView.draw(state, result);
   const totalMs = performance.now() - started;
   renderCount++;
   for (const lesson of lessons) lesson.update(renderCount, state);
@@ -140,10 +146,18 @@ async function start() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   orderView = new OrderView();
+  designedView = new DesignedView(app, {
+    onLoad: () => document.querySelector('#examples [data-example="designed"]').click(),
+    onSelectHead: (head) => setState({ ...state, head }),
+  });
   const kvView = new KvView();
+  const gqaView = new GqaView(app);
+  const crossView = new CrossView(app);
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
+    new LazySection(byId('step-gqa'), (s) => gqaView.draw(s, gqaStep(attn, s))),
+    new LazySection(byId('step-cross'), (s) => crossView.draw(attn, s)),
   ];
   buildControls(app);
   setupEmbed(app);
