@@ -23,6 +23,8 @@ const STATE_FIELDS = {
   temperature: 'temperature',
   scale: 'scaling',
   positions: 'positions',
+  'kv-heads': 'kvHeads',
+  source: 'source',
   precision: 'precision',
 };
 

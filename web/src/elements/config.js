@@ -22,6 +22,8 @@ export const SETTINGS = [
   'temperature',
   'scale',
   'positions',
+  'kv-heads',
+  'source',
   'precision',
   'src',
   'readonly',
@@ -186,6 +188,16 @@ function readSettings(input, get, problems) {
         `temperature="${shorten(temperature)}" should be a number from ${LIMITS.temperatureMin} to ${LIMITS.temperatureMax}`,
       );
     else state.temperature = t;
+  }
+  const kvHeads = get('kv-heads');
+  if (kvHeads !== null) {
+    const value = readWhole(kvHeads, 'kv-heads', 1, state.numHeads, problems);
+    if (value !== undefined) state.kvHeads = value;
+  }
+  const source = get('source');
+  if (source !== null) {
+    if (source.length > LIMITS.sentenceChars) problems.push(`source is longer than ${LIMITS.sentenceChars} characters`);
+    else state.source = source;
   }
   const precision = get('precision');
   if (precision !== null) {

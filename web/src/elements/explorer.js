@@ -8,7 +8,7 @@ import { nearest } from './config.js';
 import { HeatmapGrid } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
-import { STEP_NAMES, chooseSteps } from './steps.js';
+import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
 
 // Matrices whose cells the tooltips of the page describe (the others get none).
 const DESCRIBED = new Set(['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'vOut', 'rawScores', 'scaledScores', 'mask']);
@@ -121,17 +121,4 @@ export class AttentionExplorer extends AttentionElement {
   }
 }
 
-const STEPS_LIST = [
-  'x',
-  'positions',
-  'qkv',
-  'scores',
-  'scale',
-  'mask',
-  'softmax',
-  'output',
-  'heads',
-  'wo',
-  'order',
-  'kv',
-].join(', ');
+const STEPS_LIST = STEPS.map((step) => step.names[0]).join(', ');

@@ -17,6 +17,7 @@ import { sinusoidalPositions } from '../model/positions.js';
 import { wordOrderDemo, wordOrderText } from '../model/wordOrder.js';
 import { el } from '../view/dom.js';
 import { weightsView } from './heatmapGrid.js';
+import { MORE_STEPS } from './moreSteps.js';
 
 const dims = (count) => Array.from({ length: count }, (_, i) => String(i));
 const flat = (rows) => Float64Array.from(rows.flat());
@@ -356,6 +357,7 @@ export const STEPS = [
       };
     },
   },
+  ...MORE_STEPS,
 ];
 
 /** The steps shown when `steps` is not set: the page's walk from X to the output (and W_o with heads). */
