@@ -152,7 +152,8 @@ test('every step of the page and its lessons can be chosen, and each draws', asy
   const session = await open();
   const { page } = session;
   try {
-    const all = 'x positions qkv scores scale mask softmax output heads wo order kv designed-heads gqa cross-attention why-score';
+    const all =
+      'x positions qkv scores scale mask softmax output heads wo order kv designed-heads gqa cross-attention why-score';
     await add(page, 's', 'attention-explorer', { example: 'kv', steps: all, positions: '' });
     const shown = await page.evaluate(() =>
       Array.from(document.getElementById('s').shadowRoot.querySelectorAll('section'), (s) => [
