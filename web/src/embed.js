@@ -1,6 +1,7 @@
 // The page's Embed button (snippets of <attention-explorer> and of an <iframe> for the current example) and its
 // embed mode (?embed&steps=…: only the chosen steps, without the page's chrome).
 import { version } from '../../package.json';
+import { LESSON_STEPS } from './model/lessonSteps.js';
 import { encodeState } from './model/state.js';
 import { copyText } from './view/clipboard.js';
 import { byId, el } from './view/dom.js';
@@ -20,6 +21,8 @@ const SECTIONS = {
   wo: 'step-heads',
   order: 'step-order',
   kv: 'step-kv',
+  // The later lessons: their sections as the page's one table of lessons names them.
+  ...Object.fromEntries(LESSON_STEPS.map((step) => [step.id, step.section])),
 };
 
 /** Where the elements come from in a snippet: a CDN, with the exact file and a pinned version. */
