@@ -47,6 +47,10 @@ export class AttentionElement extends HTMLElement {
   /** Divide the scores by √d_k. */
   scale: boolean;
   positions: boolean;
+  /** The grouped-query lesson's kv heads. */
+  kvHeads: number | null;
+  /** The cross-attention lesson's second sentence. */
+  source: string;
   precision: number;
   example: string | null;
   /** Set: a permalink hash from the page. Read: the permalink of what is shown. */
