@@ -5,7 +5,7 @@ import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement } from './base.js';
 import { nearest } from './config.js';
-import { HeatmapGrid } from './heatmapGrid.js';
+import { HeatmapGrid, joinLines } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
 import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
@@ -35,7 +35,7 @@ export class AttentionExplorer extends AttentionElement {
     const self = this;
     const describe = (matrix) => (i, j, value) =>
       DESCRIBED.has(matrix) || MORE.has(matrix)
-        ? cellTooltip(self.currentState, self.result, matrix, i, j, value).join(': ')
+        ? joinLines(cellTooltip(self.currentState, self.result, matrix, i, j, value))
         : undefined;
     return {
       readonly: this.readonlyFlag,

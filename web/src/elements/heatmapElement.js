@@ -3,7 +3,7 @@
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement } from './base.js';
-import { HeatmapGrid, weightsView } from './heatmapGrid.js';
+import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */
 export function headPicker(state, onPick) {
@@ -31,7 +31,7 @@ export class AttentionHeatmap extends AttentionElement {
     const label = `Attention weights of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
     this.map ??= new HeatmapGrid({
       label,
-      describe: (i, j, value) => cellTooltip(this.currentState, this.result, 'heatmap', i, j, value).join(': '),
+      describe: (i, j, value) => joinLines(cellTooltip(this.currentState, this.result, 'heatmap', i, j, value)),
     });
     this.map.setLabel(label);
     this.map.update(weightsView(state, result.weights, state.head));

@@ -7,6 +7,17 @@ import { weightClass } from './styles.js';
 
 let maps = 0;
 
+/**
+ * A cell's tooltip lines (model/tooltips.js) as one sentence for a readout and a screen reader: the heading, a
+ * colon, then the lines, each after the one that introduces it.
+ */
+export function joinLines(lines) {
+  return lines.reduce((text, line, k) => {
+    if (k === 0) return line;
+    return `${text}${k === 1 ? ': ' : /[:=]$/u.test(text) || line.startsWith('=') ? ' ' : '; '}${line}`;
+  }, '');
+}
+
 /** What a heatmap draws for one head of a result: its [n, n] weights, the tokens, and the masked cells. */
 export function weightsView(state, weights, head) {
   const labels = labelsFor(state);
