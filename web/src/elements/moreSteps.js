@@ -2,44 +2,56 @@
 // cross-attention and why a score is what it is. Their numbers come from the page's one table of lessons
 // (model/lessonSteps.js), through the public API; here they are only drawn.
 import { labelsFor } from '../model/inputs.js';
-import { lessonStep } from '../model/lessonSteps.js';
 import { weightLines, scoreTermLines } from '../model/whyScore.js';
 import { el } from '../view/dom.js';
 import { weightsView } from './heatmapGrid.js';
 
 const para = (text = '') => el('p', { text });
 
+// The lessons' own model (cross-attention, grouped-query, designed heads) is loaded only by an explorer that shows
+// one of them, so that a page without them stays small.
+const lessons = () => import('../model/lessonSteps.js');
+
 /**
  * A lesson drawn as one heatmap per head of the weights its compute returns, with its text.
  * @param {string} id  the lesson's id in model/lessonSteps.js
  * @param {(step: object, state: object) => { weights: object, cols?: string[], caption: (h: number) => string }} pick
- * @param {(state: object, step: object) => string} describe  the lesson's words
+ * @param {(state: object, step: object, lessonStep: Function) => string} describe  the lesson's words
  */
 function headsLesson(id, pick, describe) {
   return (ctx) => {
     const text = para();
     const mount = el('div', { class: 'row' });
     const readout = el('p', { class: 'readout', attrs: { part: 'readout', 'aria-live': 'polite' } });
+    let runs = 0;
+    function draw(lessonStep, state, attn) {
+      const step = lessonStep(id).compute(attn, state);
+      if (step.error) {
+        text.textContent = step.error;
+        mount.replaceChildren();
+        return;
+      }
+      text.textContent = describe(state, step, lessonStep);
+      const { weights, cols, caption } = pick(step, state);
+      const figures = [];
+      for (let h = 0; h < weights.shape[0]; h++) {
+        const map = ctx.heatmap(`${id}${h}`, { label: caption(h), readout, matrix: 'head' });
+        const view = weightsView(state, weights, h);
+        if (cols) Object.assign(view, { cols: cols.length, colLabels: cols, blocked: undefined });
+        map.update(view);
+        figures.push(el('div', { class: 'head-map' }, el('figcaption', { text: caption(h) }), map.element));
+      }
+      mount.replaceChildren(...figures);
+    }
     return {
       nodes: [text, mount, readout],
       update(state, _result, attn) {
-        const step = lessonStep(id).compute(attn, state);
-        if (step.error) {
-          text.textContent = step.error;
-          mount.replaceChildren();
-          return;
-        }
-        text.textContent = describe(state, step);
-        const { weights, cols, caption } = pick(step, state);
-        const figures = [];
-        for (let h = 0; h < weights.shape[0]; h++) {
-          const map = ctx.heatmap(`${id}${h}`, { label: caption(h), readout, matrix: 'head' });
-          const view = weightsView(state, weights, h);
-          if (cols) Object.assign(view, { cols: cols.length, colLabels: cols, blocked: undefined });
-          map.update(view);
-          figures.push(el('div', { class: 'head-map' }, el('figcaption', { text: caption(h) }), map.element));
-        }
-        mount.replaceChildren(...figures);
+        const run = ++runs;
+        lessons()
+          .then(({ lessonStep }) => run === runs && draw(lessonStep, state, attn))
+          .catch((error) => {
+            text.textContent = `This lesson could not be shown: ${error?.message ?? error}`;
+          });
       },
     };
   };
@@ -73,7 +85,7 @@ export const MORE_STEPS = [
     make: headsLesson(
       'gqa',
       (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · kv group ${step.group[h] + 1}` }),
-      (state, step) => lessonStep('gqa').text(state, step),
+      (state, step, lessonStep) => lessonStep('gqa').text(state, step),
     ),
   },
   {
@@ -82,7 +94,7 @@ export const MORE_STEPS = [
     make: headsLesson(
       'cross-attention',
       (step) => ({ weights: step.result.weights, cols: step.keys, caption: (h) => `head ${h + 1}: queries × keys` }),
-      (state, step) => lessonStep('cross-attention').text(state, step),
+      (state, step, lessonStep) => lessonStep('cross-attention').text(state, step),
     ),
   },
   {
