@@ -167,6 +167,14 @@ test('every step of the page and its lessons can be chosen, and each draws', asy
       all.split(' '),
     );
     for (const [step, title] of shown) assert.doesNotMatch(title, /could not be shown/, step);
+    // Word order without positions: float32 noise (about 1e-7) shows as 0.000 and must not be coloured as large.
+    const noise = await page.evaluate(() =>
+      Array.from(
+        document.getElementById('s').shadowRoot.querySelectorAll('[data-matrix="orderWithout"] td[data-i]'),
+        (td) => td.className,
+      ),
+    );
+    assert.ok(noise.length > 0 && noise.every((c) => c.split(' ').includes('s128')), noise.join(' '));
     const kv = await shadowTexts(page, 's', '[data-step="kv"] p');
     assert.match(kv.join(' '), /last row of full causal attention/);
     await assertClean(session);
