@@ -276,3 +276,32 @@ test('from another origin (as from a CDN) under a CSP whose connect-src is self 
     await cdn.close();
   }
 });
+
+test('themable from the page: CSS custom properties and ::part', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const link = Object.assign(document.createElement('link'), { rel: 'stylesheet', href: './theme.css' });
+          link.onload = resolve;
+          document.head.append(link);
+        }),
+    );
+    await add(page, 't', 'attention-heatmap', { class: 'themed', sentence: 'a b' });
+    const look = await page.evaluate(() => {
+      const root = document.getElementById('t').shadowRoot;
+      const box = getComputedStyle(root.querySelector('[part="box"]'));
+      return {
+        bg: box.backgroundColor,
+        border: box.borderTopColor,
+        title: getComputedStyle(root.querySelector('[part="title"]')).color,
+      };
+    });
+    assert.deepEqual(look, { bg: 'rgb(250, 240, 230)', border: 'rgb(1, 2, 3)', title: 'rgb(200, 0, 0)' });
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
