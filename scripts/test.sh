@@ -54,6 +54,7 @@ stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json
 stage package node_test package --test tests/package/ tests/readme/
 stage cdn node_test cdn --test tests/cdn/ # browser path import graph; the packed package from a second origin, CSPs
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
+stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 
 echo

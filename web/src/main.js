@@ -16,6 +16,7 @@ import { KvView } from './view/kvView.js';
 import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
+import { setupEmbed } from './embed.js';
 
 let state;
 let attn = null;
@@ -159,6 +160,7 @@ async function start() {
     new LazySection(byId('step-cross'), (s) => crossView.draw(attn, s)),
   ];
   buildControls(app);
+  setupEmbed(app);
   loadHash();
   try {
     attn = await createAttention();
