@@ -243,7 +243,7 @@ test('strict CSP, 320 px, dark mode: styled by the adopted sheet, no overflow, d
   }
 });
 
-test('from another origin (as from a CDN) under a CSP whose connect-src is self only: the inline entry, no .wasm fetch', async () => {
+test('from another origin (as from a CDN) under a CSP whose connect-src is self only: the SIMD build as a script module, no .wasm fetch', async () => {
   const { serveStatic } = await import('../../serve-static.mjs');
   const cdn = await serveStatic(ROOT, { headers: { 'Access-Control-Allow-Origin': '*' } });
   const origin = cdn.url.slice(0, -1);
@@ -267,7 +267,14 @@ test('from another origin (as from a CDN) under a CSP whose connect-src is self 
     assert.equal(await page.evaluate(() => document.getElementById('c').status), 'ready');
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
     assert.deepEqual(errors, []);
-    assert.ok(cdn.requests.includes('/src/js/inline.js'), 'the inline entry came from the CDN');
+    assert.ok(
+      cdn.requests.includes('/src/js/wasm/attention-simd.wasm.js'),
+      "the SIMD build's module came from the CDN",
+    );
+    assert.ok(
+      !cdn.requests.some((p) => /scalar\.wasm|\/inline\.js$/.test(p)),
+      'only the build it runs: no scalar, no inline.js',
+    );
     assert.ok(!cdn.requests.some((p) => p.endsWith('.wasm')), 'no .wasm was fetched');
     assert.ok(!site.requests.some((p) => p.includes('/src/')), "nothing of the package came from the page's origin");
   } finally {
