@@ -2,7 +2,7 @@
 // and the screenshots of a post-like page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ARTIFACTS, ROOT, add, assertClean, env, open, ready, shadowTexts, shownMatrix } from './env.mjs';
+import { ARTIFACTS, add, assertClean, env, open, ready, serveFromCdn, shadowTexts, shownMatrix } from './env.mjs';
 
 const wasmRequests = () => env.server.requests.filter((path) => path.endsWith('.wasm'));
 
@@ -244,12 +244,7 @@ test('strict CSP, 320 px, dark mode: styled by the adopted sheet, no overflow, d
 });
 
 test('from another origin (as from a CDN) under a CSP whose connect-src is self only: the SIMD build as a script module, no .wasm fetch', async () => {
-  const { serveStatic } = await import('../../serve-static.mjs');
-  const cdn = await serveStatic(ROOT, { headers: { 'Access-Control-Allow-Origin': '*' } });
-  const origin = cdn.url.slice(0, -1);
-  // The page's CSP names the CDN for scripts and styles only, as issue 11 asks.
-  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}`;
-  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const { cdn, site, cdnPage, close } = await serveFromCdn();
   const context = await env.browser.newContext();
   try {
     const page = await context.newPage();
@@ -262,7 +257,7 @@ test('from another origin (as from a CDN) under a CSP whose connect-src is self 
         window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
       );
     });
-    await page.goto(`${site.url}tests/web/elements/fixtures/cdn.html?cdn=${encodeURIComponent(origin)}`);
+    await page.goto(cdnPage);
     await ready(page, 'c');
     assert.equal(await page.evaluate(() => document.getElementById('c').status), 'ready');
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
@@ -279,8 +274,7 @@ test('from another origin (as from a CDN) under a CSP whose connect-src is self 
     assert.ok(!site.requests.some((p) => p.includes('/src/')), "nothing of the package came from the page's origin");
   } finally {
     await context.close();
-    await site.close();
-    await cdn.close();
+    await close();
   }
 });
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { ROOT, env, open, ready } from './env.mjs';
+import { ROOT, env, open, ready, serveFromCdn } from './env.mjs';
 
 const BUDGET = 150 * 1024;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
@@ -51,22 +51,17 @@ test('elements + API + SIMD .wasm, as loaded by a post with both elements, are a
 });
 
 test('from another origin under the strict CSP (a CDN), both elements load at most 150 KB gzipped', async () => {
-  const { serveStatic } = await import('../../serve-static.mjs');
-  const cdn = await serveStatic(ROOT, { headers: { 'Access-Control-Allow-Origin': '*' } });
-  const origin = cdn.url.slice(0, -1);
-  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}`;
-  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const { cdn, cdnPage, close } = await serveFromCdn();
   const context = await env.browser.newContext();
   try {
     const page = await context.newPage();
-    await page.goto(`${site.url}tests/web/elements/fixtures/cdn.html?cdn=${encodeURIComponent(origin)}`);
+    await page.goto(cdnPage);
     await ready(page, 'c');
     await page.evaluate(() => document.getElementById('e').scrollIntoView());
     await ready(page, 'e');
   } finally {
     await context.close();
-    await site.close();
-    await cdn.close();
+    await close();
   }
   assert.ok(!cdn.requests.some((p) => p.endsWith('.wasm')), 'no .wasm was fetched');
   measure('from another origin', cdn.requests, 'attention-simd.wasm.js');
