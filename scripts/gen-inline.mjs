@@ -18,9 +18,12 @@ const BUILDS = ['simd', 'scalar'];
 const FILES_MODULE = '\0attention-wasm:inline-wasm-files';
 const bytesModule = (build) => `wasm/attention-${build}.wasm.js`;
 
-/** Bytes as a JS string literal of one character per byte; only what a string literal cannot hold is escaped. */
+/**
+ * Bytes as a JS string literal of one character per byte. Escaped: what a string literal cannot hold, and every
+ * quote, so that no tool scanning the module for `import('…')` or `'node:…'` finds one inside the data.
+ */
 function byteString(bytes) {
-  const ESCAPES = { 0: '\\x00', 10: '\\n', 13: '\\r', 34: '\\"', 92: '\\\\' };
+  const ESCAPES = { 0: '\\x00', 10: '\\n', 13: '\\r', 34: '\\x22', 39: '\\x27', 92: '\\\\', 96: '\\x60' };
   let text = '';
   for (const byte of bytes) text += ESCAPES[byte] ?? String.fromCharCode(byte);
   return `"${text}"`;
