@@ -133,7 +133,9 @@ async function stale() {
 
 if (process.argv.includes('--check')) {
   if (await stale()) {
-    console.error('src/js/inline.js or src/js/wasm/attention-<build>.wasm.js is missing or stale: run bash scripts/build.sh');
+    console.error(
+      'src/js/inline.js or src/js/wasm/attention-<build>.wasm.js is missing or stale: run bash scripts/build.sh',
+    );
     process.exit(1);
   }
 } else {
