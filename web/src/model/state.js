@@ -9,12 +9,12 @@ import { tokenize } from './tokens.js';
  * are limited too.
  */
 export const LIMITS = Object.freeze({
-  n: 64,
-  dModel: 64,
-  dK: 64,
-  dV: 64,
-  numHeads: 8,
-  headsWidth: 64,
+  n: 256,
+  dModel: 1024,
+  dK: 128,
+  dV: 128,
+  numHeads: 16,
+  headsWidth: 1024,
   precision: 7,
   temperatureMin: 0.05,
   temperatureMax: 5,

@@ -42,7 +42,7 @@ function setActive(grid, i, j) {
 function cellOf(grid, target) {
   const node = target instanceof Element ? target.closest('.c') : null;
   if (!node || !grid.scroller.contains(node) || node.dataset.i === undefined) return null;
-  return { i: Number(node.dataset.i), j: Number(node.dataset.j), node };
+  return { i: Number(node.dataset.i) - grid.offset.i, j: Number(node.dataset.j) - grid.offset.j, node };
 }
 
 /** The tooltip of cell (i, j), next to `anchor`. */

@@ -12,6 +12,7 @@ import { listenToPointerAndKeys } from './gridInput.js';
 import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
 import { digitWidth, labelWidth } from './textMeasure.js';
 import { hideTooltip } from './tooltip.js';
+import { showLarge } from './largeMatrix.js';
 
 /** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
 function colorFor(mode, value, maxAbs) {
@@ -63,6 +64,8 @@ export class MatrixGrid {
     this.pool = { rows: [], heads: [], colHeads: [] };
     this.visible = false;
     this.pending = null;
+    this.offset = { i: 0, j: 0 };
+    this.large = null;
 
     this.titleNode = el('span', { class: 'matrix-title', text: options.title });
     this.shapeNode = el('span', { class: 'matrix-shape' });
@@ -182,6 +185,7 @@ export class MatrixGrid {
       }
     }
     this.maxAbs = Math.max(maxAbs, colorScale);
+    if (showLarge(this)) return;
     let chars = this.options.render ? 3 : 2;
     if (!this.options.render && min <= max) {
       chars = Math.max(formatValue(min, precision).length, formatValue(max, precision).length, negInf ? 2 : 0);
@@ -222,7 +226,7 @@ export class MatrixGrid {
 
   /** Draws the cells in view (plus a margin) from the current values. */
   renderWindow() {
-    if (!this.rows) return;
+    if (!this.rows || this.scroller.hidden) return;
     const win = this.#windowFor();
     this.window = win;
     resizePool(this, win.rows, win.cols);
@@ -291,8 +295,11 @@ export class MatrixGrid {
       node.style.color = colour?.light ? '#fff' : '';
       node.colour = colour;
     }
-    if (node.dataset.i !== String(i)) node.dataset.i = String(i);
-    if (node.dataset.j !== String(j)) node.dataset.j = String(j);
+    // A zoomed block's cells carry the whole matrix's row and column (gridInput takes the offset back off).
+    const di = String(i + this.offset.i);
+    const dj = String(j + this.offset.j);
+    if (node.dataset.i !== di) node.dataset.i = di;
+    if (node.dataset.j !== dj) node.dataset.j = dj;
     node.setAttribute('aria-colindex', String(j + 2));
   }
 
@@ -363,6 +370,7 @@ export class MatrixGrid {
   highlightRow(i) {
     if (this.highlighted === i) return;
     this.highlighted = i;
+    if (this.scroller.hidden) return this.large?.canvas.highlightRow(i);
     const { r0 } = this.window;
     this.pool.rows.forEach((row, a) => {
       row.classList.toggle('hl-row', r0 + a === i);

@@ -32,8 +32,8 @@ function flushWhenIdle() {
 }
 
 /**
- * Tracks whether `grid.scroller` is near the screen: sets `grid.visible` and draws the grid when it comes near.
- * @param {{ scroller: HTMLElement, visible: boolean, flush: () => void }} grid
+ * Tracks whether `grid.element` is near the screen: sets `grid.visible` and draws the grid when it comes near.
+ * @param {{ element: HTMLElement, visible: boolean, flush: () => void }} grid
  */
 export function watchVisibility(grid) {
   visibility ??= new IntersectionObserver(
@@ -47,8 +47,9 @@ export function watchVisibility(grid) {
     },
     { rootMargin: '300px 0px' },
   );
-  grid.scroller.matrixGrid = grid;
-  visibility.observe(grid.scroller);
+  // The figure, not its scroller: a large matrix hides its scroller and shows a heatmap instead.
+  grid.element.matrixGrid = grid;
+  visibility.observe(grid.element);
 }
 
 /** Draws the grid now when it is visible or small, else queues it for the next idle time. */
