@@ -1,7 +1,8 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
-import { formatMs } from './model/format.js';
 import { attentionCall } from './model/inputs.js';
+import { sameCall } from './model/reuse.js';
+import { reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
@@ -16,6 +17,7 @@ import { Steps } from './view/steps.js';
 let state;
 let attn = null;
 let lastResult = null;
+let lastCall = null;
 let frameRequest = 0;
 let changedAt = null;
 let hashTimer = 0;
@@ -91,9 +93,10 @@ function render() {
   changedAt = null;
   const call = attentionCall(state);
   const t0 = performance.now();
-  let result;
+  let result = lastResult;
   try {
-    result = attn.selfAttention(call.x, call.weights, call.options);
+    // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
+    if (!sameCall(call, lastCall)) result = attn.selfAttention(call.x, call.weights, call.options);
   } catch (error) {
     setError(
       byId('compute-error'),
@@ -101,18 +104,19 @@ function render() {
     );
     return;
   }
-  const computeMs = performance.now() - t0;
+  const computeMs = result === lastResult ? null : performance.now() - t0;
   setError(byId('compute-error'), null);
   lastResult = result;
+  lastCall = call;
   steps.draw(state, result);
   orderView.drawPositions(state);
   const totalMs = performance.now() - started;
   renderCount++;
   for (const lesson of lessons) lesson.update(renderCount, state);
   document.body.dataset.renders = String(renderCount);
-  document.body.dataset.computeMs = computeMs.toFixed(3);
+  document.body.dataset.computeMs = (computeMs ?? 0).toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
-  byId('status-time').textContent = `last update ${formatMs(totalMs)}, of which WebAssembly ${formatMs(computeMs)}`;
+  reportRender(byId('status-time'), { changedAt: started, computeMs });
   scheduleExperiment(app);
 }
 
@@ -133,6 +137,7 @@ function showLoadError(error) {
 }
 
 async function start() {
+  watchInputs();
   steps = new Steps(app, {
     onEdit: (name, i, j, text) => editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),

@@ -6,3 +6,4 @@ import './inputs.mjs';
 import './strict.mjs';
 import './fixes.mjs';
 import './lessons.mjs';
+import './bigmodel.mjs';

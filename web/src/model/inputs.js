@@ -2,6 +2,7 @@
 // of its results.
 import { currentMatrix } from './matrices.js';
 import { addMatrices, sinusoidalPositions } from './positions.js';
+import { tensorOf } from './reuse.js';
 import { tokenLabels, tokenize } from './tokens.js';
 
 /**
@@ -50,7 +51,7 @@ export function maskCell(state, i, j) {
  * concat [n, H·d_v] and, through W_o, output [n, d_model].
  */
 export function attentionCall(state) {
-  const flat = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+  const flat = tensorOf; // made once per matrix: an unchanged matrix is not copied again
   const options = { causal: state.causal, returnSteps: true };
   const scale = scaleFor(state);
   if (scale !== undefined) options.scale = scale;

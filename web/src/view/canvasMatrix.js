@@ -3,7 +3,7 @@
 // `describe` hook) in a polite live region; arrow keys move the active cell; a click, Enter or Space picks the
 // block of at most ZOOM × ZOOM cells around it, whose numbers the owner (MatrixGrid) shows. No ids: the view
 // may live in a shadow root.
-import { diverging, viridis } from '../model/colors.js';
+import { diverging, signedColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { el } from './dom.js';
 
@@ -25,6 +25,14 @@ const rgbTable = (scale) => {
 const VIRIDIS_RGB = rgbTable(viridis);
 const DIVERGING_RGB = rgbTable((t) => diverging(2 * t - 1));
 const BLOCKED_RGB = [217, 217, 217];
+
+/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
+export function colorFor(mode, value, maxAbs) {
+  if (!Number.isFinite(value)) return null;
+  if (mode === 'weights') return weightColor(value);
+  if (mode === 'signed') return signedColor(value, maxAbs);
+  return null;
+}
 
 /** The colour level (0–255) of a value: weights on [0, 1], signed values against the largest magnitude. */
 export function colorLevel(mode, value, maxAbs) {
@@ -75,19 +83,30 @@ export function paintCells(image, { data, rows, cols, maxAbs = 0, blocked }, mod
   const pixels = new ImageData(cols, rows);
   const px = pixels.data;
   const runs = [];
+  // The colour level as colorLevel gives it, without a call per cell.
+  const weights = mode === 'weights';
+  const inverse = maxAbs > 0 ? 1 / maxAbs : 0;
   for (let i = 0; i < rows; i++) {
     let runStart = -1;
-    for (let j = 0; j < cols; j++) {
-      const k = i * cols + j;
+    for (let j = 0, k = i * cols; j < cols; j++, k++) {
       const o = k * 4;
-      const isBlocked = !Number.isFinite(data[k]) || Boolean(blocked?.(i, j));
-      if (isBlocked) {
+      const v = data[k];
+      if (!Number.isFinite(v) || (blocked !== undefined && blocked(i, j))) {
         if (runStart < 0) runStart = j;
-        px.set(BLOCKED_RGB, o);
+        px[o] = BLOCKED_RGB[0];
+        px[o + 1] = BLOCKED_RGB[1];
+        px[o + 2] = BLOCKED_RGB[2];
       } else {
         if (runStart >= 0) runs.push([i, runStart, j]);
         runStart = -1;
-        const c = colorLevel(mode, data[k], maxAbs) * 3;
+        const t = weights
+          ? v < 0
+            ? 0
+            : v > 1
+              ? 1
+              : v
+          : ((v * inverse < -1 ? -1 : v * inverse > 1 ? 1 : v * inverse) + 1) / 2;
+        const c = Math.round(t * (LEVELS - 1)) * 3;
         px[o] = table[c];
         px[o + 1] = table[c + 1];
         px[o + 2] = table[c + 2];

@@ -1,26 +1,18 @@
 // A matrix drawn as an ARIA grid with token labels, coloured cells and one active cell (one tab stop).
 // Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
 // updates as fast as a small one. Editing, copying, pointer and keys live in files of their own.
-import { signedColor, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { cancelEditor, commitEditor } from './cellEditor.js';
 import { resizePool, setText } from './cellPool.js';
+import { colorFor } from './canvasMatrix.js';
 import { CopyMenu } from './copyMenu.js';
 import { el } from './dom.js';
 import { listenToPointerAndKeys } from './gridInput.js';
-import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { drawn, sameView, scheduleDraw, watchVisibility } from './renderScheduler.js';
 import { digitWidth, labelWidth } from './textMeasure.js';
 import { hideTooltip } from './tooltip.js';
 import { showLarge } from './largeMatrix.js';
-
-/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
-function colorFor(mode, value, maxAbs) {
-  if (!Number.isFinite(value)) return null;
-  if (mode === 'weights') return weightColor(value);
-  if (mode === 'signed') return signedColor(value, maxAbs);
-  return null;
-}
 
 const CELL_H = 26;
 const OVERSCAN = 2;
@@ -136,6 +128,7 @@ export class MatrixGrid {
    * @param {number} [view.colorScale]       the magnitude of the strongest colour, when not the largest value
    */
   update(view) {
+    if (sameView(view, this.pending ?? this.shownView)) return;
     this.pending = view;
     scheduleDraw(this, view.rows * view.cols);
   }
@@ -149,7 +142,9 @@ export class MatrixGrid {
     this.#apply(view);
   }
 
-  #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText, colorScale = 0 }) {
+  #apply(view) {
+    const { data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText, colorScale = 0 } = view;
+    this.shownView = view;
     if (this.editor) cancelEditor(this, false);
     if (rows !== this.rows || cols !== this.cols) {
       this.invalid.clear();

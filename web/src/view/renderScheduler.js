@@ -67,3 +67,24 @@ export function scheduleDraw(grid, cells) {
 export function drawn(grid) {
   waiting.delete(grid);
 }
+
+const sameList = (a, b) => a === b || (a.length === b.length && a.every((x, k) => String(x) === String(b[k])));
+
+/**
+ * Whether a grid's new view shows exactly what the last one did (the same data array, sizes, labels, precision
+ * and exact numbers): then there is nothing to redraw.
+ */
+export function sameView(a, b) {
+  if (!a || !b) return false;
+  return (
+    a.data === b.data &&
+    a.rows === b.rows &&
+    a.cols === b.cols &&
+    a.precision === b.precision &&
+    a.raw === b.raw &&
+    a.shapeText === b.shapeText &&
+    a.colorScale === b.colorScale &&
+    sameList(a.rowLabels, b.rowLabels) &&
+    sameList(a.colLabels, b.colLabels)
+  );
+}

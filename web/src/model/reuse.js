@@ -1,0 +1,55 @@
+// Doing only the work a change needs: flat copies of the page's nested matrices made once per matrix (a matrix
+// that did not change is the same array, so its copy is reused), and whether two selfAttention calls are the same
+// (then the last result stands: switching the head shown, for instance, computes nothing).
+
+const flat64 = new WeakMap();
+const flat32 = new WeakMap();
+const blocks = new WeakMap();
+
+function cached(cache, rows, make) {
+  let value = cache.get(rows);
+  if (value === undefined) {
+    value = make();
+    cache.set(rows, value);
+  }
+  return value;
+}
+
+/** The rows of a matrix as one Float64Array (the exact numbers, for display), made once per matrix. */
+export function flatRows(rows) {
+  return cached(flat64, rows, () => Float64Array.from(rows.flat()));
+}
+
+/**
+ * The matrix as `{ data, shape }` with float32 data, made once per matrix. float32 is what attention-wasm
+ * computes in: its own conversion rounds each number the same way, so results are bit for bit the same.
+ */
+export function tensorOf(rows) {
+  return cached(flat32, rows, () => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] }));
+}
+
+/** Columns [from, from + width) of a nested matrix, as rows and as flat data; made once per matrix and block. */
+export function columnBlockOf(rows, from, width) {
+  const byBlock = cached(blocks, rows, () => new Map());
+  const key = `${from}|${width}`;
+  let block = byBlock.get(key);
+  if (!block) {
+    const part = rows.map((row) => row.slice(from, from + width));
+    block = { rows: part, data: Float64Array.from(part.flat()) };
+    byBlock.set(key, block);
+  }
+  return block;
+}
+
+const WEIGHT_KEYS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+/**
+ * Whether two calls `{ x, weights, options }` (as attentionCall makes them) give the same result: the same
+ * data arrays and the same options.
+ */
+export function sameCall(a, b) {
+  if (!a || !b || a.x.data !== b.x.data) return false;
+  for (const key of WEIGHT_KEYS) if (a.weights[key]?.data !== b.weights[key]?.data) return false;
+  if (a.weights.numHeads !== b.weights.numHeads || a.weights.numKvHeads !== b.weights.numKvHeads) return false;
+  return JSON.stringify(a.options) === JSON.stringify(b.options);
+}
