@@ -7,7 +7,7 @@
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
 // Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
 // The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
-/* global document, window, requestAnimationFrame, PerformanceObserver -- page.evaluate() callbacks run in the page */
+/* global document, window, requestAnimationFrame -- page.evaluate() callbacks run in the page */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/chromium.mjs';
