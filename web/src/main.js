@@ -2,6 +2,7 @@
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
 import { sameCall } from './model/reuse.js';
+import { ModelPanel } from './modelPanel.js';
 import { reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
@@ -150,6 +151,7 @@ async function start() {
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
   ];
   buildControls(app);
+  document.querySelector('.controls').append(new ModelPanel(app).element);
   loadHash();
   try {
     attn = await createAttention();

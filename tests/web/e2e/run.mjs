@@ -7,3 +7,4 @@ import './strict.mjs';
 import './fixes.mjs';
 import './lessons.mjs';
 import './bigmodel.mjs';
+import './bigmodel-file.mjs';

@@ -179,6 +179,8 @@ export function encodeState(state) {
   if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
+    // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
+    if (state.fromFile) break;
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
   }
   if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);
