@@ -3,7 +3,7 @@
 // (then the last result stands: switching the head shown, for instance, computes nothing).
 
 const flat64 = new WeakMap();
-const flat32 = new WeakMap();
+const tensors = new WeakMap();
 const blocks = new WeakMap();
 
 function cached(cache, rows, make) {
@@ -20,12 +20,9 @@ export function flatRows(rows) {
   return cached(flat64, rows, () => Float64Array.from(rows.flat()));
 }
 
-/**
- * The matrix as `{ data, shape }` with float32 data, made once per matrix. float32 is what attention-wasm
- * computes in: its own conversion rounds each number the same way, so results are bit for bit the same.
- */
+/** The matrix as `{ data, shape }` for attention-wasm (exact float64 numbers), made once per matrix. */
 export function tensorOf(rows) {
-  return cached(flat32, rows, () => ({ data: Float32Array.from(rows.flat()), shape: [rows.length, rows[0].length] }));
+  return cached(tensors, rows, () => ({ data: flatRows(rows), shape: [rows.length, rows[0].length] }));
 }
 
 /** Columns [from, from + width) of a nested matrix, as rows and as flat data; made once per matrix and block. */
