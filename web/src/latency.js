@@ -49,3 +49,15 @@ export function reportRender(node, { changedAt, computeMs }) {
     node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}`;
   });
 }
+
+/**
+ * Runs `callback` once the next frame has been painted: a change whose drawing is slow lets the browser first
+ * paint what the input itself changed (the box ticked, the slider moved), then draws the numbers.
+ */
+export function afterNextPaint(callback) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => callback();
+    channel.port2.postMessage(null);
+  });
+}

@@ -1,9 +1,9 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
-import { sameCall } from './model/reuse.js';
+import { float32Call, sameCall } from './model/reuse.js';
 import { ModelPanel } from './modelPanel.js';
-import { reportRender, watchInputs } from './latency.js';
+import { afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
@@ -20,6 +20,7 @@ let attn = null;
 let lastResult = null;
 let lastCall = null;
 let frameRequest = 0;
+let slowRender = false;
 let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
@@ -53,7 +54,11 @@ function setState(next, { from = null } = {}) {
 }
 
 function scheduleRender() {
-  if (!frameRequest) frameRequest = requestAnimationFrame(render);
+  if (frameRequest) return;
+  frameRequest = 1;
+  // A slow redraw waits for the input's own feedback to be painted first (see latency.js).
+  if (slowRender) afterNextPaint(render);
+  else requestAnimationFrame(render);
 }
 
 function scheduleHash() {
@@ -97,7 +102,10 @@ function render() {
   let result = lastResult;
   try {
     // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
-    if (!sameCall(call, lastCall)) result = attn.selfAttention(call.x, call.weights, call.options);
+    if (!sameCall(call, lastCall)) {
+      const single = float32Call(call);
+      result = attn.selfAttention(single.x, single.weights, single.options);
+    }
   } catch (error) {
     setError(
       byId('compute-error'),
@@ -112,6 +120,7 @@ function render() {
   steps.draw(state, result);
   orderView.drawPositions(state);
   const totalMs = performance.now() - started;
+  slowRender = performance.now() - t0 > 24;
   renderCount++;
   for (const lesson of lessons) lesson.update(renderCount, state);
   document.body.dataset.renders = String(renderCount);

@@ -59,6 +59,8 @@ export class ModelPanel {
       on: { change: () => this.#load([...this.input.files]) },
     });
     this.layer = el('select', { on: { change: () => this.#map() } });
+    // The heads: from the file's config or attentions when it has them; the user can always say otherwise.
+    this.heads = el('input', { type: 'number', min: 1, max: 16, step: 1, on: { input: () => this.#map() } });
     this.list = el('ul', { class: 'mp-list' });
     this.mapping = el('ul', { class: 'mp-mapping' });
     this.error = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
@@ -76,6 +78,7 @@ export class ModelPanel {
       }),
       el('label', { class: 'field' }, el('span', { text: 'Files' }), this.input),
       el('label', { class: 'field' }, el('span', { text: 'Layer' }), this.layer),
+      el('label', { class: 'field' }, el('span', { text: 'Heads' }), this.heads),
       this.list,
       this.mapping,
       this.use,
@@ -103,15 +106,23 @@ export class ModelPanel {
     this.list.replaceChildren(...infos.map((t) => el('li', { text: `${t.name} [${t.shape.join(', ')}]` })));
     const guess = guessMapping(infos, { config: this.loaded.config });
     this.layer.replaceChildren(...guess.layers.map((l) => el('option', { value: String(l), text: `layer ${l}` })));
+    this.heads.value = String(guess.numHeads ?? 1);
     this.#map();
   }
 
+  /** The heads typed by the user, else the guess, else 1. */
+  #heads(guess) {
+    const typed = Number(this.heads.value);
+    return Number.isInteger(typed) && typed >= 1 ? typed : (guess.numHeads ?? 1);
+  }
+
   #map() {
+    if (!this.loaded) return;
     const { tensors, config } = this.loaded;
     const infos = [...tensors].map(([name, t]) => ({ name, shape: t.shape }));
     this.guess = guessMapping(infos, { layer: Number(this.layer.value), config });
     const g = this.guess;
-    const numHeads = g.numHeads ?? 1;
+    const numHeads = this.#heads(g);
     const lines = [
       `layout: ${g.title}`,
       `heads: ${numHeads}${g.numKvHeads ? `, key/value heads ${g.numKvHeads}` : ''}`,
@@ -121,9 +132,7 @@ export class ModelPanel {
       lines.push(`${slot} ← ${source.name}${part}${source.transpose ? ', transposed' : ''}`);
     }
     if (['bq', 'bk', 'bv', 'bo'].some((b) => g.slots[b]))
-      lines.push(
-        'The biases are listed but not applied yet: the page has no bias setting (attention-wasm takes bq, bk, bv, bo).',
-      );
+      lines.push('The biases are passed to attention-wasm (bq, bk, bv, bo); the grids of Q, K, V include them.');
     lines.push(...g.notes);
     this.mapping.replaceChildren(...lines.map((text) => el('li', { text })));
     const errors = checkMapping(g.slots, (name) => tensors.get(name)?.shape, { numHeads, numKvHeads: g.numKvHeads });
@@ -133,9 +142,10 @@ export class ModelPanel {
 
   async #apply() {
     const g = this.guess;
+    const before = this.app.result;
     const { tensors, tokens } = this.loaded;
     const read = async (slot) => extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]);
-    const numHeads = g.numHeads ?? 1;
+    const numHeads = this.#heads(g);
     const x = await read('x');
     let wk = await read('wk');
     let wv = await read('wv');
@@ -158,6 +168,16 @@ export class ModelPanel {
     while (words.length < sizes.n) words.push(`t${words.length}`);
     const base = withSizes({ ...this.app.state, sentence: words.join(' ') }, sizes);
     const wo = g.slots.wo ? await read('wo') : null;
+    const biases = {};
+    for (const key of ['bq', 'bk', 'bv', 'bo']) {
+      if (!g.slots[key]) continue;
+      let values = await read(key);
+      if ((key === 'bk' || key === 'bv') && g.numKvHeads && g.numKvHeads !== numHeads)
+        values = repeatKvHeads([values], g.numKvHeads, numHeads)[0];
+      biases[key] = { data: Float32Array.from(values), shape: [values.length] };
+    }
+    // GPT-2 and LLaMA are decoders: each token attends only to itself and the tokens before it.
+    const causal = g.layout === 'gpt2' || g.layout === 'llama';
     this.app.setState({
       ...base,
       x,
@@ -169,10 +189,19 @@ export class ModelPanel {
       positions: false,
       temperature: 1,
       scaling: true,
+      shareQK: false,
+      causal,
+      biases,
       fromFile: true,
     });
-    this.done.textContent = `Loaded layer ${g.layer}: n = ${sizes.n}, d_model = ${sizes.dModel}, ${numHeads} heads.`;
-    if (g.slots.attentions) requestAnimationFrame(() => requestAnimationFrame(() => this.#compare()));
+    this.done.textContent = `Loaded layer ${g.layer}: n = ${sizes.n}, d_model = ${sizes.dModel}, ${numHeads} heads${causal ? ', causal' : ''}.`;
+    if (g.slots.attentions) this.#whenComputed(before, () => this.#compare());
+  }
+
+  /** Calls `then` once the page has a result other than `before` (it computes in an animation frame). */
+  #whenComputed(before, then, frames = 120) {
+    if (this.app.result && this.app.result !== before) return then();
+    if (frames > 0) requestAnimationFrame(() => this.#whenComputed(before, then, frames - 1));
   }
 
   /** The model's own attention probabilities beside ours: the largest difference. */

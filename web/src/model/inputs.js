@@ -65,9 +65,17 @@ export function attentionCall(state) {
       wv: flat(currentMatrix(state, 'wv')),
       wo: flat(currentMatrix(state, 'wo')),
       numHeads: state.numHeads,
+      ...fittingBiases(state),
     },
     options,
   };
+}
+
+/** The biases read from a model's file (state.biases: bq, bk, bv, bo as { data, shape }) that fit the sizes. */
+function fittingBiases({ biases, numHeads, dK, dV, dModel }) {
+  if (!biases) return {};
+  const sizes = { bq: numHeads * dK, bk: numHeads * dK, bv: numHeads * dV, bo: dModel };
+  return Object.fromEntries(Object.entries(biases).filter(([key, b]) => b && b.data.length === sizes[key]));
 }
 
 /**

@@ -50,3 +50,20 @@ export function sameCall(a, b) {
   if (a.weights.numHeads !== b.weights.numHeads || a.weights.numKvHeads !== b.weights.numKvHeads) return false;
   return JSON.stringify(a.options) === JSON.stringify(b.options);
 }
+
+const singles = new WeakMap();
+
+/**
+ * The call with float32 copies of its data, made once per array: attention-wasm computes in float32 and rounds
+ * float64 input the same way (to nearest), so the result is bit for bit the same, without converting millions of
+ * unchanged numbers at every call.
+ */
+export function float32Call({ x, weights, options }) {
+  const single = (tensor) => ({
+    data: cached(singles, tensor.data, () => Float32Array.from(tensor.data)),
+    shape: tensor.shape,
+  });
+  const next = { ...weights };
+  for (const key of WEIGHT_KEYS) if (weights[key]) next[key] = single(weights[key]);
+  return { x: single(x), weights: next, options };
+}
