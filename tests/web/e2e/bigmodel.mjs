@@ -3,7 +3,7 @@
 // in the link; the keyboard reaches them and the readout is a polite live region. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
+import { ARTIFACTS, afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 
@@ -172,6 +172,21 @@ describe('large matrices as heatmaps', () => {
       await page.keyboard.press('ArrowDown');
       const out = await readout(page, 'output');
       near(out.value, ref.heads[0][out.i][out.j], `output[${out.i}][${out.j}] after the edit`);
+    });
+  });
+
+  test('GPT-2 size (n = 64, d_model = 768, 12 heads): every step draws; a screenshot for the README', async () => {
+    const words64 = Array.from({ length: 64 }, (_, i) => `w${i}`).join('+');
+    const hash = `#s=${words64}&n=64&dm=768&dk=64&dv=64&h=12&causal=1`;
+    await withPage(env, { hash, viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      assert.equal((await readMatrix(page, 'wq')).shape, '[768, 64]');
+      assert.equal((await readMatrix(page, 'wo')).shape, '[768, 768]');
+      assert.equal(await page.locator('.head-figure').count(), 13, '12 heads and their average');
+      await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView());
+      await page.locator('[data-matrix="weights"] .cm-canvas').click({ position: { x: 200, y: 250 } });
+      const shown = await readout(page, 'weights');
+      assert.ok(shown.i >= shown.j, 'a cell the causal mask allows');
+      await page.screenshot({ path: `${ARTIFACTS}/bigmodel-gpt2.png` });
     });
   });
 });

@@ -205,8 +205,10 @@ export class CanvasMatrix {
   #layout() {
     if (!this.view || this.width === 0) return;
     const { rows, cols } = this.view;
-    const cellW = Math.min(MAX_CELL, this.width / cols);
+    let cellW = Math.min(MAX_CELL, this.width / cols);
     const cellH = Math.min(cellW, MAX_HEIGHT / rows);
+    // Square cells unless the matrix is much taller than wide (a [768, 64] weight block keeps its width).
+    if (rows <= 2 * cols) cellW = cellH;
     this.cssW = cellW * cols;
     this.cssH = cellH * rows;
     const ratio = window.devicePixelRatio || 1;
@@ -241,10 +243,14 @@ export class CanvasMatrix {
       ctx.strokeRect(line / 2, this.highlightedRow * sy, this.canvas.width - line, Math.max(sy, line));
     }
     if (this.block) {
+      // White under dark dashes: visible on the darkest and the lightest colours.
       const b = this.block;
+      const box = [b.c0 * sx + line / 2, b.r0 * sy + line / 2, b.cols * sx - line, b.rows * sy - line];
+      ctx.strokeStyle = '#ffffff';
+      ctx.strokeRect(...box);
       ctx.strokeStyle = '#1b1f24';
-      ctx.setLineDash([4, 3]);
-      ctx.strokeRect(b.c0 * sx + line / 2, b.r0 * sy + line / 2, b.cols * sx - line, b.rows * sy - line);
+      ctx.setLineDash([5, 4]);
+      ctx.strokeRect(...box);
       ctx.setLineDash([]);
     }
     if (this.shown) {
