@@ -32,9 +32,10 @@ function afterPaint(callback) {
  * Reports a render that has just drawn: once the frame is painted, writes to `node` how long the user waited
  * since the input that caused it (or since `changedAt` when no input did, e.g. a link opened), and WebAssembly's share.
  * @param {HTMLElement} node  the status line's time
- * @param {{ changedAt: number, computeMs: number | null }} render  computeMs null: nothing was recomputed
+ * @param {{ changedAt: number, computeMs: number | null, preview?: boolean }} render  computeMs null: nothing was
+ *   recomputed; preview: only the weights were (a temperature drag), the rest follows
  */
-export function reportRender(node, { changedAt, computeMs }) {
+export function reportRender(node, { changedAt, computeMs, preview = false }) {
   const from = inputAt !== null && inputAt <= changedAt ? inputAt : changedAt;
   inputAt = null;
   afterPaint((paintedAt) => {
@@ -46,7 +47,8 @@ export function reportRender(node, { changedAt, computeMs }) {
       body.firstPaintMs = paintedAt.toFixed(0);
     }
     const wasm = computeMs === null ? 'nothing recomputed' : `of which WebAssembly ${formatMs(computeMs)}`;
-    node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}`;
+    const rest = preview ? ' (the weights only: the rest follows when the slider rests)' : '';
+    node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}${rest}`;
   });
 }
 

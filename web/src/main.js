@@ -1,8 +1,9 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
-import { float32Call, sameCall } from './model/reuse.js';
+import { float32Call, onlyScaleChanged, sameCall } from './model/reuse.js';
 import { ModelPanel } from './modelPanel.js';
+import { previewWeights, setStale } from './preview.js';
 import { afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
@@ -21,6 +22,7 @@ let lastResult = null;
 let lastCall = null;
 let frameRequest = 0;
 let slowRender = false;
+let fullTimer = 0;
 let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
@@ -99,6 +101,19 @@ function render() {
   changedAt = null;
   const call = attentionCall(state);
   const t0 = performance.now();
+  clearTimeout(fullTimer);
+  // A temperature drag on a slow layer: the weights now, the rest once the slider rests (preview.js).
+  if (slowRender && onlyScaleChanged(call, lastCall)) {
+    previewWeights(attn, steps, state, lastResult, call);
+    fullTimer = setTimeout(() => {
+      changedAt ??= performance.now();
+      scheduleRender();
+    }, 150);
+    document.body.dataset.renders = String(++renderCount);
+    document.body.dataset.updateMs = (performance.now() - started).toFixed(3);
+    reportRender(byId('status-time'), { changedAt: started, computeMs: performance.now() - t0, preview: true });
+    return;
+  }
   let result = lastResult;
   try {
     // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
@@ -118,6 +133,7 @@ function render() {
   lastResult = result;
   lastCall = call;
   steps.draw(state, result);
+  setStale(steps, false);
   orderView.drawPositions(state);
   const totalMs = performance.now() - started;
   slowRender = performance.now() - t0 > 24;

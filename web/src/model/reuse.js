@@ -67,3 +67,9 @@ export function float32Call({ x, weights, options }) {
   for (const key of WEIGHT_KEYS) if (weights[key]) next[key] = single(weights[key]);
   return { x: single(x), weights: next, options };
 }
+
+/** Whether call `a` differs from `b` only in its scale (a temperature change): the projections stay as they were. */
+export function onlyScaleChanged(a, b) {
+  if (!a || !b || a.options.scale === b.options.scale) return false;
+  return sameCall(a, { ...b, options: { ...b.options, scale: a.options.scale } });
+}
