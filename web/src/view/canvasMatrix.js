@@ -6,6 +6,7 @@
 import { diverging, signedColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { el } from './dom.js';
+import { keyMoves } from './gridInput.js';
 
 /** Matrices with more rows or columns than this are drawn as heatmaps; a zoomed block has at most this many. */
 export const ZOOM = 16;
@@ -325,16 +326,7 @@ export class CanvasMatrix {
     if (!this.view || event.altKey || event.ctrlKey || event.metaKey) return;
     const { i, j } = this.active;
     const { rows, cols } = this.view;
-    const moves = {
-      ArrowUp: [i - 1, j],
-      ArrowDown: [i + 1, j],
-      ArrowLeft: [i, j - 1],
-      ArrowRight: [i, j + 1],
-      Home: [i, 0],
-      End: [i, cols - 1],
-      PageUp: [i - ZOOM, j],
-      PageDown: [i + ZOOM, j],
-    };
+    const moves = keyMoves(i, j, cols, ZOOM);
     if (moves[event.key]) {
       event.preventDefault();
       const [ni, nj] = moves[event.key];
