@@ -1,7 +1,7 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
-import { float32Call, onlyScaleChanged, sameCall } from './model/reuse.js';
+import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/reuse.js';
 import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
 import { afterNextPaint, reportRender, watchInputs } from './latency.js';
@@ -23,6 +23,7 @@ let lastCall = null;
 let frameRequest = 0;
 let slowRender = false;
 let fullTimer = 0;
+let lastState = null;
 let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
@@ -103,7 +104,7 @@ function render() {
   const t0 = performance.now();
   clearTimeout(fullTimer);
   // A temperature drag on a slow layer: the weights now, the rest once the slider rests (preview.js).
-  if (slowRender && onlyScaleChanged(call, lastCall)) {
+  if (previewsTemperature(lastState, state) && onlyScaleChanged(call, lastCall)) {
     previewWeights(attn, steps, state, lastResult, call);
     fullTimer = setTimeout(() => {
       changedAt ??= performance.now();
@@ -132,6 +133,7 @@ function render() {
   setError(byId('compute-error'), null);
   lastResult = result;
   lastCall = call;
+  lastState = state;
   steps.draw(state, result);
   setStale(steps, false);
   orderView.drawPositions(state);

@@ -73,3 +73,21 @@ export function onlyScaleChanged(a, b) {
   if (!a || !b || a.options.scale === b.options.scale) return false;
   return sameCall(a, { ...b, options: { ...b.options, scale: a.options.scale } });
 }
+
+/** Multiply-adds of a state's projections (X·W_q, X·W_k, X·W_v, concat·W_o): what a full update costs. */
+export function projectionWork({ n, dModel, dK, dV, numHeads }) {
+  return n * dModel * numHeads * (2 * dK + 2 * dV);
+}
+
+/** Above this much projection work (GPT-2 small at n = 64 is 151 M), a temperature drag previews the weights only. */
+export const PREVIEW_WORK = 20e6;
+
+/** Whether the change from `before` to `state` is a temperature change on a layer large enough to preview. */
+export function previewsTemperature(before, state) {
+  return (
+    Boolean(before) &&
+    state.temperature !== before.temperature &&
+    state.scaling === before.scaling &&
+    projectionWork(state) > PREVIEW_WORK
+  );
+}
