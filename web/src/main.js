@@ -166,6 +166,8 @@ function showLoadError(error) {
 
 async function start() {
   watchInputs();
+  // Fetching and compiling the module overlaps with building the page (first numbers sooner).
+  const loading = createAttention();
   steps = new Steps(app, {
     onEdit: (name, i, j, text) => editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
@@ -181,7 +183,7 @@ async function start() {
   document.querySelector('.controls').append(new ModelPanel(app).element);
   loadHash();
   try {
-    attn = await createAttention();
+    attn = await loading;
   } catch (error) {
     showLoadError(error);
     return;
