@@ -24,6 +24,7 @@ let frameRequest = 0;
 let slowRender = false;
 let fullTimer = 0;
 let lastState = null;
+let fullNext = false;
 let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
@@ -94,6 +95,15 @@ function loadHash() {
   setState(decoded);
 }
 
+/** Draws the weights of a temperature change only: WebAssembly's ms, or false when that failed (then the full update runs). */
+function preview(call) {
+  try {
+    return previewWeights(attn, steps, state, lastResult, call);
+  } catch {
+    return false;
+  }
+}
+
 /** Computes the state's attention with every step and draws it; the body's data-* attributes are the tests' hooks. */
 function render() {
   frameRequest = 0;
@@ -103,16 +113,19 @@ function render() {
   const call = attentionCall(state);
   const t0 = performance.now();
   clearTimeout(fullTimer);
-  // A temperature drag on a slow layer: the weights now, the rest once the slider rests (preview.js).
-  if (previewsTemperature(lastState, state) && onlyScaleChanged(call, lastCall)) {
-    previewWeights(attn, steps, state, lastResult, call);
+  // A temperature drag on a large layer: the weights now, the rest once the slider rests (preview.js).
+  const full = fullNext;
+  fullNext = false;
+  const previewMs = !full && previewsTemperature(lastState, state) && onlyScaleChanged(call, lastCall) && preview(call);
+  if (previewMs !== false) {
     fullTimer = setTimeout(() => {
       changedAt ??= performance.now();
+      fullNext = true;
       scheduleRender();
     }, 150);
     document.body.dataset.renders = String(++renderCount);
     document.body.dataset.updateMs = (performance.now() - started).toFixed(3);
-    reportRender(byId('status-time'), { changedAt: started, computeMs: performance.now() - t0, preview: true });
+    reportRender(byId('status-time'), { changedAt: started, computeMs: previewMs, preview: true });
     return;
   }
   let result = lastResult;

@@ -13,13 +13,16 @@ const STALE = ['output', 'vOut', 'concat', 'layerOutput'];
  * @param {object} state   the page's state
  * @param {object} last    the last full result (q, k, v with a head dimension)
  * @param {{ options: object }} call
+ * @returns {number} the milliseconds spent in WebAssembly
  */
 export function previewWeights(attn, steps, state, last, call) {
   const { mask, causal, scale } = call.options;
   const options = { causal, returnSteps: true };
   if (scale !== undefined) options.scale = scale; // else the library's own 1/√d_k, as in selfAttention
   if (mask) options.mask = mask;
+  const t0 = performance.now();
   const sdpa = attn.scaledDotProductAttention(last.q, last.k, last.v, options);
+  const computeMs = performance.now() - t0;
   const h = state.head;
   const redraw = (grid, tensor) => {
     const view = grid.pending ?? grid.shownView;
@@ -38,6 +41,7 @@ export function previewWeights(attn, steps, state, last, call) {
     maps[state.numHeads].map.update({ ...maps[state.numHeads].map.view, ...averageHeads(sdpa.weights) });
   }
   setStale(steps, true);
+  return computeMs;
 }
 
 /** Marks the matrices computed after the weights as out of date (or up to date again). */

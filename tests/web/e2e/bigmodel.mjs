@@ -187,6 +187,21 @@ describe('large matrices as heatmaps', () => {
       const shown = await readout(page, 'weights');
       assert.ok(shown.i >= shown.j, 'a cell the causal mask allows');
       await page.screenshot({ path: `${ARTIFACTS}/bigmodel-gpt2.png` });
+
+      // The temperature previews the weights only (the later matrices dimmed), then the full update follows.
+      const before = await readout(page, 'weights');
+      await page.focus('#temperature');
+      await afterChange(page, () => page.keyboard.press('ArrowLeft'));
+      await page.waitForFunction(() => document.querySelectorAll('.matrix.stale').length === 0, null, {
+        timeout: 20000,
+      });
+      // The status line is written once the full update is painted.
+      await page.waitForFunction(() => {
+        const text = document.getElementById('status-time').textContent;
+        return /WebAssembly/u.test(text) && !/weights only/u.test(text);
+      });
+      const after = await readout(page, 'weights');
+      assert.notEqual(after.value, before.value, 'a lower temperature changed the weight read out');
     });
   });
 });
