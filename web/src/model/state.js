@@ -9,12 +9,12 @@ import { tokenize } from './tokens.js';
  * are limited too.
  */
 export const LIMITS = Object.freeze({
-  n: 64,
-  dModel: 64,
-  dK: 64,
-  dV: 64,
-  numHeads: 8,
-  headsWidth: 64,
+  n: 256,
+  dModel: 1024,
+  dK: 128,
+  dV: 128,
+  numHeads: 16,
+  headsWidth: 1024,
   precision: 7,
   temperatureMin: 0.05,
   temperatureMax: 5,
@@ -194,6 +194,8 @@ export function encodeState(state) {
   if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
+    // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
+    if (state.fromFile) break;
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
   }
   if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);
