@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,9 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
   for (const needed of [
     'package.json',
     'README.md',
+    'LICENSE',
+    'THIRD_PARTY_NOTICES.txt',
+    'CHANGELOG.md',
     'src/js/index.js',
     'src/js/index.d.ts',
     'src/js/loader.js',
@@ -61,11 +64,24 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm))$/.test(
         f,
       ),
   );
   assert.deepEqual(unexpected, []);
+});
+
+test('each .wasm in the tarball carries LICENSE and the third-party notices, and still validates', () => {
+  const pkg = join(app, 'node_modules/attention-wasm');
+  const notice = `${readFileSync(join(pkg, 'LICENSE'), 'utf8')}\n\n${readFileSync(join(pkg, 'THIRD_PARTY_NOTICES.txt'), 'utf8')}`;
+  assert.match(notice, /MIT License[^]*Eigen 3\.4\.0[^]*MPL-2\.0[^]*musl/);
+  for (const variant of ['simd', 'scalar']) {
+    const bytes = readFileSync(join(pkg, `src/js/wasm/attention-${variant}.wasm`));
+    assert.ok(WebAssembly.validate(bytes));
+    const sections = WebAssembly.Module.customSections(new WebAssembly.Module(bytes), 'license');
+    assert.equal(sections.length, 1, `attention-${variant}.wasm has ${sections.length} license sections`);
+    assert.equal(new TextDecoder().decode(sections[0]), notice);
+  }
 });
 
 test('Node 20 imports it by name and computes the worked example', async () => {
