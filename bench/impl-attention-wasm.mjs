@@ -7,7 +7,7 @@ const unpack = (r) => ({ output: r.output.data, weights: r.weights?.data });
 
 runChild({
   async load() {
-    const { createAttention } = await import('../src/js/index.js');
+    const { createAttention } = await import('../src/js/index.node.js');
     const workers = process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined;
     return createAttention({ simd: process.env.BENCH_SIMD !== '0', ...(workers ? { workers } : {}) });
   },

@@ -258,11 +258,19 @@ export interface ParallelAttention {
   terminate(): Promise<void>;
 }
 
+/** Where a .wasm comes from: a URL or string (in Node, also a file path), its bytes, or a compiled module. */
+export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
+
 export interface CreateAttentionOptions {
   /** true: the SIMD build (throws SIMD_UNSUPPORTED where missing); false: the scalar build. Default: SIMD where supported. */
   simd?: boolean;
-  /** Where to fetch the .wasm file when it is not served next to the package's JS. */
-  wasmUrl?: string | URL;
+  /**
+   * The .wasm to run instead of the one next to the package's JS: a URL (in Node, also a file path), its bytes, a
+   * compiled WebAssembly.Module, or `{ simd, scalar }` of those (a build left out uses the package's own).
+   * Each URL (or bytes) is compiled once per page, however many createAttention calls and workers use it.
+   * A URL that cannot be fetched rejects with LOAD_FAILED naming it.
+   */
+  wasmUrl?: WasmSource | { simd?: WasmSource; scalar?: WasmSource };
   /** Spread each call over this many workers (1 to 64): createAttention then gives a ParallelAttention. */
   workers?: number;
 }
