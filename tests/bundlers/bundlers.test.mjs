@@ -142,18 +142,22 @@ async function open(dist) {
   }
 }
 
+/** The files of a build, each path checked: the browser path names no Node built-in, so no bundle may. */
+function bundleFiles(dist) {
+  const files = filesUnder(dist).map((e) => join(e.parentPath, e.name));
+  for (const file of files.filter((f) => f.endsWith('.js'))) {
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /["']node:[a-z_/]+["']/, `${file} names a Node built-in`);
+  }
+  return files;
+}
+
 const near = (actual, expected, what) =>
   expected.forEach((x, i) => assert.ok(Math.abs(actual[i] - x) < 1e-6, `${what}[${i}] = ${actual[i]}, not ${x}`));
 
 for (const bundler of BUNDLERS) {
   test(`${bundler.name} builds the app with its default configuration, and it runs in Chromium`, async () => {
     const dist = build(bundler);
-    const files = filesUnder(dist).map((e) => join(e.parentPath, e.name));
-    // The browser path names no Node built-in, so no bundle may import one.
-    for (const file of files.filter((f) => f.endsWith('.js'))) {
-      const text = readFileSync(file, 'utf8');
-      assert.doesNotMatch(text, /["']node:[a-z_/]+["']/, `${file} names a Node built-in`);
-    }
+    const files = bundleFiles(dist);
     const wasmFiles = files.filter((f) => f.endsWith('.wasm'));
     if (bundler.wasm) assert.ok(wasmFiles.length > 0, `no .wasm emitted among ${files.join(', ')}`);
     else assert.deepEqual(wasmFiles, [], 'the inline entry needs no .wasm file');
@@ -169,5 +173,14 @@ for (const bundler of BUNDLERS) {
       bundler.wasm,
     );
     assert.deepEqual(errors, []);
+  });
+}
+
+// The tools that copy no asset bundle the main entry too, without an error or a warning (its .wasm and workers
+// are then the app's to serve): nothing on its browser path needs a plugin.
+for (const bundler of BUNDLERS.filter((b) => !b.wasm)) {
+  test(`${bundler.name} bundles the main entry too, without an error or a warning`, () => {
+    const dist = build({ ...bundler, name: `${bundler.name}-main`, files: { 'main.js': 'main.js' } });
+    assert.ok(bundleFiles(dist).some((f) => f.endsWith('.js')));
   });
 }
