@@ -46,6 +46,7 @@ export function readWasmOption(value) {
     option[build] = readSource(builds[build]);
     if (!option[build]) throw badOption(`wasmUrl.${build}`, builds[build]);
   }
+  if (Object.keys(option).length === 0) throw badOption('wasmUrl', value);
   return option;
 }
 
