@@ -4,7 +4,8 @@
 //   - both builds' .js and .wasm exist, and each is newer than every source of the module (src/core, src/bindings,
 //     CMakeLists.txt, the notice files and the post-link script);
 //   - src/js/generated/abi.{js,d.ts} are what scripts/gen-constants.mjs makes of src/core/abi.h;
-//   - each .wasm holds the current license notice (scripts/wasm-notice.mjs);
+//   - each .wasm holds the current license notice (scripts/wasm-notice.mjs), and src/js/inline.js holds each
+//     .wasm as it is;
 //   - each build loads through the package itself and is the build it claims to be, compiled from the same
 //     abi.h (the loader's own check: its kernel backend, constants and call descriptor layout).
 // Prints what is wrong and exits 1; prints one line and exits 0 when all is well.
@@ -15,6 +16,7 @@ import { parseAbi, render } from './gen-constants.mjs';
 import { customSectionText, noticeText } from './wasm-notice.mjs';
 
 const VARIANTS = ['simd', 'scalar'];
+const INLINE = 'src/js/inline.js'; // attention-wasm/inline, with both .wasm inside (scripts/gen-inline.mjs)
 const SOURCES = [
   'src/core',
   'src/bindings',
@@ -71,10 +73,17 @@ export async function releaseProblems(root) {
   if (problems.length) return problems; // loading a stale or missing build tells nothing more
 
   const notice = await noticeText(pathToFileURL(`${root}/`));
+  const inline = await readFile(join(root, INLINE), 'latin1').catch(() => null);
+  if (inline === null) problems.push(`${INLINE} is missing: run npm run build`);
   for (const variant of VARIANTS) {
     const path = `src/js/wasm/attention-${variant}.wasm`;
-    const text = customSectionText(new Uint8Array(await readFile(join(root, path))));
-    if (text !== notice) problems.push(`${path} lacks the current license notice: run npm run build`);
+    const bytes = await readFile(join(root, path));
+    if (customSectionText(new Uint8Array(bytes)) !== notice) {
+      problems.push(`${path} lacks the current license notice: run npm run build`);
+    }
+    if (inline !== null && !inline.includes(bytes.toString('base64'))) {
+      problems.push(`${INLINE} does not hold ${path} as built: run npm run build`);
+    }
   }
   const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
   const { createAttention } = await import(pathToFileURL(join(root, nodeEntry(pkg.exports['.']))).href);

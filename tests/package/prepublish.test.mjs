@@ -1,6 +1,6 @@
 // scripts/prepublish.mjs (npm's prepublishOnly) on copies of the repository's build: it passes as built, and
 // names the problem when a build is missing, older than a source, without the license notice, the other
-// variant, or compiled from another abi.h. Run by node's test runner (node --test).
+// variant, compiled from another abi.h, or not the one inside src/js/inline.js. Run by node's test runner (node --test).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -46,12 +46,24 @@ test('a source newer than the build is named', async () => {
   for (const problem of problems) assert.match(problem, /is older than src\/core\/attention\.cc: run npm run build$/);
 });
 
+test('an inline entry made from other builds is named', async () => {
+  const problems = await problemsAfter((root) => {
+    const path = join(root, 'src/js/inline.js');
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/AGFzbQ[A-Za-z0-9+/]{64}/, 'AGFzbQ'));
+  });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0], /^src\/js\/inline\.js does not hold src\/js\/wasm\/attention-(simd|scalar)\.wasm as built/);
+});
+
 test('a .wasm without the current license notice is named', async () => {
   const problems = await problemsAfter((root) => {
     const path = join(root, wasm('simd'));
     writeFileSync(path, withCustomSection(readFileSync(path), 'an old notice'));
   });
-  assert.deepEqual(problems, [`${wasm('simd')} lacks the current license notice: run npm run build`]);
+  assert.deepEqual(problems, [
+    `${wasm('simd')} lacks the current license notice: run npm run build`,
+    `src/js/inline.js does not hold ${wasm('simd')} as built: run npm run build`,
+  ]);
 });
 
 test('the other variant in place of a build is named', async () => {
