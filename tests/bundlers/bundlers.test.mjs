@@ -25,7 +25,7 @@ const BUNDLERS = [
   {
     name: 'vite',
     files: { 'index.html': 'index.html', 'main.js': 'main.js' },
-    build: ['node', [bin('vite/bin/vite.js'), 'build', '--logLevel', 'error']],
+    build: ['node', [bin('vite/bin/vite.js'), 'build', '--logLevel', 'warn']],
     workers: true,
     wasm: true,
   },
