@@ -48,14 +48,24 @@ function startWebWorker() {
     return { worker: new Worker(blob, { type: 'module' }), blob };
   } catch (error) {
     URL.revokeObjectURL(blob);
-    throw unavailable(cspAdvice(script), error);
+    throw unavailable(cspAdvice(script, true), error);
   }
 }
 
-/** What to tell a page whose Content-Security-Policy refused the workers. */
-const cspAdvice = (script) =>
-  `the worker script ${script} is on another origin, so it runs from a blob: worker, which this page's ` +
-  `Content-Security-Policy refuses: add "worker-src blob:" to it (or "worker-src 'self' blob:")`;
+/**
+ * What to tell a page whose blob: worker was refused (`refused`: by the page's CSP, seen) or did not load. A module
+ * worker's imports are checked against worker-src too, so it must allow blob: and the package's origin.
+ */
+function cspAdvice(script, refused) {
+  const origin = new URL(script).origin;
+  const what = refused
+    ? "this page's Content-Security-Policy refuses it"
+    : 'it did not load (a Content-Security-Policy, or a server without CORS headers)';
+  return (
+    `the worker script ${script} is on another origin, so it runs from a same-origin blob: worker that imports it, ` +
+    `and ${what}: the policy's worker-src must allow blob: and ${origin} (add "worker-src blob: ${origin}")`
+  );
+}
 
 /**
  * Starts one Web Worker and wires its events: `onMessage(data)` for every message, `onFailure(why, error?)` when
@@ -91,8 +101,7 @@ async function spawnWebWorker(onMessage, onFailure) {
       // Let the violation event, queued with the error, arrive first.
       setTimeout(() => {
         settle();
-        const csp = refused ? unavailable(cspAdvice(new URL('./worker.js', here).href)) : undefined;
-        onFailure(`failed: ${event.message || 'its script did not load'}`, csp);
+        onFailure('did not load', unavailable(cspAdvice(new URL('./worker.js', here).href, refused !== null)));
       });
       return;
     }
