@@ -1,5 +1,5 @@
 // The package's metadata, as the registry's users' tools read it: publint (package.json against the files that
-// `npm pack` ships) and @arethetypeswrong/cli (the declarations TypeScript finds for each entry point under
+// `npm pack` ships; its API, to tell errors and warnings from suggestions) and @arethetypeswrong/cli (the declarations TypeScript finds for each entry point under
 // node16 ESM and bundler resolution), both clean. attw's "esm-only" profile: the package is ES modules only,
 // so TypeScript's node10 resolution (gone in TypeScript 7) and `require` under node16 are out of its scope;
 // Node ≥ 20.19 requires it at run time all the same (tests/bundlers/runtimes.test.mjs).
@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { publint } from 'publint';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const bin = (path) => join(repo, 'node_modules', path);
@@ -32,8 +33,18 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
-test('publint --strict finds nothing', () => {
-  assert.match(run([bin('publint/src/cli.js'), '--strict']), /All good!/);
+test('publint --strict finds no error or warning, and suggests only what the issue asks for', async () => {
+  const { messages } = await publint({ pkgDir: repo, strict: true, pack: 'npm' });
+  assert.deepEqual(
+    messages.filter((m) => m.type !== 'suggestion'),
+    [],
+  );
+  // "pkg.browser … can be refactored to use pkg.exports": exports has it already; the field stays for the CDNs
+  // and old tools that read it (issue 11 asks for `browser`, `jsdelivr` and `unpkg`).
+  assert.deepEqual(
+    messages.map((m) => m.code),
+    messages.length ? ['USE_EXPORTS_BROWSER'] : [],
+  );
 });
 
 test('@arethetypeswrong/cli finds no problem in any entry point', () => {
