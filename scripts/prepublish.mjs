@@ -62,6 +62,17 @@ export async function releaseProblems(root) {
     if (newer.length) problems.push(`${output.path} is older than ${newer.join(', ')}: run npm run build`);
   }
 
+  // inline.js is made from the JS of src/js (not io/) and both builds (scripts/gen-inline.mjs).
+  const inlineInfo = await stat(join(root, INLINE)).catch(() => null);
+  if (inlineInfo) {
+    const madeFrom = [...(await filesOf(root, 'src/js/wasm')), ...(await filesOf(root, 'src/js/generated'))];
+    for (const name of await readdir(join(root, 'src/js'))) {
+      if (name.endsWith('.js') && name !== 'inline.js') madeFrom.push(...(await filesOf(root, `src/js/${name}`)));
+    }
+    const newer = madeFrom.filter((s) => s.mtime > inlineInfo.mtimeMs).map((s) => s.path);
+    if (newer.length) problems.push(`${INLINE} is older than ${newer.join(', ')}: run npm run build`);
+  }
+
   const { js, dts } = render(parseAbi(await readFile(join(root, 'src/core/abi.h'), 'utf8')));
   for (const [path, text] of [
     ['src/js/generated/abi.js', js],

@@ -55,10 +55,16 @@ test('an inline entry made from other builds is named', async () => {
   assert.match(problems[0], /^src\/js\/inline\.js does not hold src\/js\/wasm\/attention-(simd|scalar)\.wasm as built/);
 });
 
+test('an inline entry older than the JS it is made from is named', async () => {
+  const problems = await problemsAfter((root) => touch(root, 'src/js/pool.js'));
+  assert.deepEqual(problems, ['src/js/inline.js is older than src/js/pool.js: run npm run build']);
+});
+
 test('a .wasm without the current license notice is named', async () => {
   const problems = await problemsAfter((root) => {
     const path = join(root, wasm('simd'));
     writeFileSync(path, withCustomSection(readFileSync(path), 'an old notice'));
+    touch(root, 'src/js/inline.js'); // newer, but still holding the .wasm with the current notice
   });
   assert.deepEqual(problems, [
     `${wasm('simd')} lacks the current license notice: run npm run build`,
@@ -70,6 +76,7 @@ test('the other variant in place of a build is named', async () => {
   const problems = await problemsAfter((root) => {
     cpSync(join(root, wasm('scalar')), join(root, wasm('simd')));
     touch(root, wasm('simd'));
+    touch(root, 'src/js/inline.js');
   });
   assert.equal(problems.length, 1);
   assert.match(problems[0], /^the simd build does not load: .*is the scalar build, not the simd build/);
@@ -86,6 +93,7 @@ test('a build compiled from another abi.h is named, even when it is newer than a
     const { js, dts } = render(parseAbi(changed));
     writeFileSync(join(root, 'src/js/generated/abi.js'), js);
     writeFileSync(join(root, 'src/js/generated/abi.d.ts'), dts);
+    touch(root, 'src/js/inline.js');
   });
   assert.equal(problems.length, 2);
   for (const problem of problems)
