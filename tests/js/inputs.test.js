@@ -236,7 +236,7 @@ describe('shapes, options and nesting', () => {
     await expect(createAttention({ workers: bare })).rejects.toMatchObject({ code: 'BAD_OPTION' });
     await expect(createAttention({ wasmUrl: bare })).rejects.toMatchObject({
       code: 'BAD_OPTION',
-      message: expect.stringContaining('wasmUrl must be a URL or string'),
+      message: expect.stringContaining('wasmUrl must be a string or a URL'),
     });
     await expect(createAttention({ simd: throwing })).rejects.toMatchObject({ code: 'BAD_OPTION' });
     const key = 'k'.repeat(2 ** 20);
