@@ -18,7 +18,13 @@ const FILES_MODULE = '\0attention-wasm:inline-wasm-files';
 async function inlineFiles() {
   const lines = [
     '// The .wasm of each build, inlined by scripts/gen-inline.mjs (base64), decoded when first asked for.',
-    'const decode = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));',
+    'const decode = (text) => {',
+    '  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(text);',
+    '  const chars = atob(text);',
+    '  const bytes = new Uint8Array(chars.length);',
+    '  for (let i = 0; i < chars.length; i++) bytes[i] = chars.charCodeAt(i);',
+    '  return bytes;',
+    '};',
     'const memo = (text) => { let bytes; return () => (bytes ??= decode(text)); };',
     'export const WASM_FILES = {',
   ];

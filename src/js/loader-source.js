@@ -27,7 +27,7 @@ function readSource(value) {
 const badOption = (what, value) =>
   new AttentionError(
     'BAD_OPTION',
-    `${what} must be a URL or string, the .wasm's bytes (an ArrayBuffer or Uint8Array), a compiled WebAssembly.Module, or { simd, scalar } of those; got ${describe(value)}`,
+    `${what} must be a string or a URL, the .wasm's bytes (an ArrayBuffer or Uint8Array), a compiled WebAssembly.Module, or { simd, scalar } of those; got ${describe(value)}`,
   );
 
 /**

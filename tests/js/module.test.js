@@ -72,7 +72,8 @@ async function wasmBytes(build) {
   return new Uint8Array(await readFile(url));
 }
 
-describe('loading: wasmUrl forms, one compile per page, attention-wasm/inline', () => {
+// Each test loads modules several times: give them room on a busy machine.
+describe('loading: wasmUrl forms, one compile per page, attention-wasm/inline', { timeout: 30000 }, () => {
   const expected = async (simd) => (await createAttention({ simd })).selfAttention(I2, weights).output.data;
 
   it('accepts the bytes, an ArrayBuffer, a compiled WebAssembly.Module and { simd, scalar }; simd tells the build', async () => {
