@@ -48,16 +48,20 @@ function startWebWorker() {
     return { worker: new Worker(blob, { type: 'module' }), blob };
   } catch (error) {
     URL.revokeObjectURL(blob);
-    throw unavailable(cspAdvice(script, true), error);
+    throw unavailable(cspAdvice(script, true, true), error);
   }
 }
 
 /**
- * What to tell a page whose blob: worker was refused (`refused`: by the page's CSP, seen) or did not load. A module
- * worker's imports are checked against worker-src too, so it must allow blob: and the package's origin.
+ * What to tell a page whose worker was refused by its CSP (`refused`: the violation was seen) or, started from a
+ * `blob:` script, did not load. A module worker's imports are checked against worker-src too, so a blob: worker
+ * needs blob: and the package's origin there.
  */
-function cspAdvice(script, refused) {
+function cspAdvice(script, blob, refused) {
   const origin = new URL(script).origin;
+  if (!blob) {
+    return `this page's Content-Security-Policy refuses the worker script ${script}: its worker-src must allow ${origin} (add "worker-src ${origin}", or 'self' where that is the page's origin)`;
+  }
   const what = refused
     ? "this page's Content-Security-Policy refuses it"
     : 'it did not load (a Content-Security-Policy, or a server without CORS headers)';
@@ -97,11 +101,16 @@ async function spawnWebWorker(onMessage, onFailure) {
   worker.addEventListener('messageerror', () => onFailure('sent a message that could not be read'));
   worker.addEventListener('error', (event) => {
     event.preventDefault();
-    if (!started && blob) {
+    if (!started) {
       // Let the violation event, queued with the error, arrive first.
       setTimeout(() => {
         settle();
-        onFailure('did not load', unavailable(cspAdvice(new URL('./worker.js', here).href, refused !== null)));
+        if (blob || refused) {
+          const advice = cspAdvice(new URL('./worker.js', here).href, Boolean(blob), refused !== null);
+          onFailure('did not load', unavailable(advice));
+        } else {
+          onFailure(`failed: ${event.message || 'its script did not load'}`);
+        }
       });
       return;
     }

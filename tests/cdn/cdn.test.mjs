@@ -2,7 +2,7 @@
 // pages of 127.0.0.1 under a Content-Security-Policy, in Chromium. The pages are in pages.mjs (add to PAGES there).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -32,11 +32,16 @@ before(async () => {
   pages = {};
   // blob: allowed but not the CDN: the blob: worker starts, and its import of the worker script is refused.
   const blobOnly = `${strict}; connect-src 'self' ${origin}; worker-src 'self' blob:`;
-  for (const [csp, policy] of Object.entries({ strict, relaxed, 'blob-only': blobOnly })) {
+  // The package on the page's own origin, and a CSP that allows no worker at all.
+  const noWorkers = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'none'";
+  const policies = { strict, relaxed, 'blob-only': blobOnly, 'same-origin-no-workers': noWorkers };
+  for (const [csp, policy] of Object.entries(policies)) {
     const root = join(work, csp);
-    mkdirSync(root);
+    const sameOrigin = csp.startsWith('same-origin');
+    if (sameOrigin) cpSync(join(work, 'package'), root, { recursive: true });
+    else mkdirSync(root);
     for (const page of PAGES.filter((p) => p.csp === csp)) {
-      writeFileSync(join(root, `${page.name}.js`), page.script(cdn.url));
+      writeFileSync(join(root, `${page.name}.js`), page.script(sameOrigin ? './' : cdn.url));
       writeFileSync(
         join(root, `${page.name}.html`),
         `<!doctype html><meta charset="utf-8"><title>${page.name}</title>\n<body>${page.body ?? ''}\n<script type="module" src="./${page.name}.js"></script>\n`,
@@ -54,7 +59,7 @@ after(async () => {
 });
 
 for (const page of PAGES) {
-  test(`${page.name} (${page.csp} CSP), the package from a second origin`, async () => {
+  test(`${page.name} (${page.csp} CSP)`, async () => {
     const tab = await browser.newPage();
     const console = [];
     tab.on('console', (m) => console.push(`${m.type()}: ${m.text()}`));

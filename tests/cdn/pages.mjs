@@ -6,7 +6,8 @@
 //   name   a file name for the page (no spaces);
 //   csp    'relaxed' (connect-src allows the CDN, worker-src blob: and the CDN) or 'strict' (the issue's CSP:
 //          default-src 'self'; script-src 'self' <cdn> 'wasm-unsafe-eval'; style-src 'self' <cdn>), or
-//          'blob-only' (relaxed, but worker-src 'self' blob: without the CDN);
+//          'blob-only' (relaxed, but worker-src 'self' blob: without the CDN), or 'same-origin-no-workers' (the
+//          package served by the page's own origin, `cdn` is './', and worker-src 'none');
 //   body   optional HTML for the page's <body> (no inline script or style: the CSP forbids them);
 //   script (cdn) => the module script's source; `cdn` is the package's root URL on the second origin, ending in /;
 //   check  (result, assert) => void.
@@ -30,6 +31,20 @@ const WORKERS_BODY = `
   const same = (x, y) => x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
   return { simd: single.simd, parallelSimd: parallel.simd, workers: parallel.workers,
     sameOutput: same(a.output.data, b.output.data), sameWeights: same(a.weights.data, b.weights.data) };`;
+
+/** A page whose createAttention({ workers: 2 }) must reject with WORKERS_UNAVAILABLE, its message matching `advice`. */
+function workersRefused(name, csp, advice) {
+  return {
+    name,
+    csp,
+    script: (cdn) =>
+      run(`import * as lib from '${cdn}src/js/index.js';`, `await lib.createAttention({ workers: 2 }); return {};`),
+    check(result) {
+      assert.equal(result.error?.code, 'WORKERS_UNAVAILABLE', JSON.stringify(result));
+      assert.match(result.error.message, advice);
+    },
+  };
+}
 
 export const PAGES = [
   {
@@ -84,14 +99,6 @@ export const PAGES = [
       assert.match(result.refused.message, /worker-src blob:/);
     },
   },
-  {
-    name: 'blob-only-workers',
-    csp: 'blob-only',
-    script: (cdn) =>
-      run(`import * as lib from '${cdn}src/js/index.js';`, `await lib.createAttention({ workers: 2 }); return {};`),
-    check(result) {
-      assert.equal(result.error?.code, 'WORKERS_UNAVAILABLE', JSON.stringify(result));
-      assert.match(result.error.message, /worker-src blob: http:\/\/127\.0\.0\.2:\d+/);
-    },
-  },
+  workersRefused('blob-only-workers', 'blob-only', /worker-src blob: http:\/\/127\.0\.0\.2:\d+/),
+  workersRefused('same-origin-no-workers', 'same-origin-no-workers', /worker-src http:\/\/127\.0\.0\.1:\d+/),
 ];
