@@ -24,8 +24,18 @@ export interface TensorLike {
   shape: readonly number[];
 }
 
-/** A tensor argument: nested arrays or `{ data, shape }` (a returned Tensor works too). */
-export type TensorInput = NestedNumbers | TensorLike;
+/**
+ * onnxruntime-web's and transformers.js's Tensor, passed as it is: flat `data` and `dims` (read when there is
+ * no `shape`). Float32Array or Float64Array data (in a mask also a Uint8Array, e.g. a 'bool' tensor); any other
+ * type is NOT_A_TENSOR at run time. A TensorFlow.js tensor is not one: pass `{ data: await t.data(), shape: t.shape }`.
+ */
+export interface DimsTensorLike {
+  readonly data: ArrayLike<unknown>;
+  readonly dims: readonly number[];
+}
+
+/** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
+export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
@@ -41,6 +51,8 @@ export class Tensor {
   readonly shape: number[];
   /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
+  toJSON(): { shape: number[]; data: number[] };
 }
 
 export interface AttentionOptions {
