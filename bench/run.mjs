@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FULL_CASES, QUICK_CASES, caseFile, flops, writeCaseData } from './common.mjs';
+import { FULL_CASES, QUICK_CASES, caseFile, writeCaseData } from './common.mjs';
+import { formatTable, mb } from './table.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -104,41 +105,12 @@ try {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
-const mb = (bytes) => (bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1));
-const lines = [
-  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB ' +
-    '| WASM memory MB | max abs error |',
-  '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
-];
-for (const spec of cases) {
-  const row = (name) => results.find((r) => r.case === spec.name && r.impl === name);
-  const ratio = (r, name) => {
-    const base = row(name);
-    return base?.medianMs ? (r.medianMs / base.medianMs).toFixed(2) : '–';
-  };
-  for (const impl of IMPLS.filter((it) => runsCase(it, spec))) {
-    const r = row(impl.name);
-    if (r.medianMs === undefined) {
-      lines.push(`| ${spec.name} | ${impl.name} | n/a: ${r.na ?? 'failed: ' + r.failed} | | | | | | | |`);
-      continue;
-    }
-    const cells = [
-      spec.name,
-      impl.name,
-      ms(r.medianMs),
-      ms(r.minMs),
-      (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
-      ratio(r, impl.base ?? 'onnxruntime-web'),
-      ratio(r, 'native'),
-      mb(r.peakBytes),
-      mb(r.wasmBytes),
-      r.maxAbsError.toExponential(1),
-    ];
-    lines.push(`| ${cells.join(' | ')} |`);
-  }
-}
-const table = lines.join('\n');
+const table = formatTable(cases, IMPLS, results, [
+  ['× native', (r, spec, ratio) => ratio(r, 'native')],
+  ['peak RSS MB', (r) => mb(r.peakBytes)],
+  ['WASM memory MB', (r) => mb(r.wasmBytes)],
+]);
+
 console.log(table);
 
 const machine = {

@@ -54,6 +54,7 @@ stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json
 stage package node_test package --test tests/package/ tests/readme/
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
+stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 
 echo
 if ((${#failed_stages[@]})); then echo "failed stages: ${failed_stages[*]}"; fi
