@@ -65,7 +65,7 @@ async function runOne(browser, server, impl, spec, dataUrl) {
     await page.goto(`${server.url}bench/browser/page.html#${encodeURIComponent(JSON.stringify(job))}`);
     const result = await Promise.race([
       page.evaluate(() => globalThis.benchResult),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), (args.quick ? 60e3 : 600e3))),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), args.quick ? 60e3 : 600e3)),
     ]);
     const cdp = await context.newCDPSession(page);
     const heap = await cdp.send('Runtime.getHeapUsage');
