@@ -109,9 +109,12 @@ class Workspace {
     if (scale !== undefined) this.module.HEAPF32[start + DESCRIPTOR_SLOTS.scale] = scale;
   }
 
-  read(region, shape) {
+  /** A result as a Tensor: into `target` (the caller's array of options.out) when given, else a new array. */
+  read(region, shape, target) {
     const start = this.address(region) / 4;
-    return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
+    if (!target) return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
+    target.view.set(this.module.HEAPF32.subarray(start, start + region.count));
+    return new Tensor(target.array, shape);
   }
 
   free() {
@@ -254,7 +257,7 @@ export class Attention {
       const status = this.#module._call(CALL_KINDS[kind], workspace.address(descriptor));
       if (status) throw statusError(status);
       const result = {};
-      for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape);
+      for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape, plan.out?.[key]);
       return result;
     } finally {
       workspace.free();

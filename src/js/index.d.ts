@@ -54,7 +54,17 @@ export interface AttentionOptions {
   returnWeights?: boolean;
   /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
   returnSteps?: boolean;
+  /**
+   * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
+   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
+   * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
+   * a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the call fails.
+   */
+  out?: OutArrays | null;
 }
+
+/** options.out: a Float32Array per result name (output, weights, rawScores, …, q, k, v, heads, concat). */
+export type OutArrays = { [result: string]: Float32Array | undefined };
 
 /** The steps before the softmax, each shaped like the weights. */
 export interface AttentionSteps {
