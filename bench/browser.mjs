@@ -22,7 +22,8 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--quick') args.quick = true;
-    else if (a === '--impls') args.impls = argv[++i].split(',');
+    else if (a === '--impls')
+      args.impls = argv[++i].split(/,(?! )/); // names may hold ', '
     else if (a === '--cases') args.cases = argv[++i].split(',');
     else if (a === '--out') args.out = argv[++i];
     else throw new Error(`unknown argument ${a}`);
@@ -31,12 +32,17 @@ function parseArgs(argv) {
 }
 
 const args = parseArgs(process.argv.slice(2));
+const REUSE_CASES = ['n=16', 'n=128', 'n=512', '12 heads × 512', '2 heads × 33'];
 const TWO_CORE_CASES = ['12 heads × 512', '2 heads × 33'];
 const IMPLS = [
   { name: 'attention-wasm', impl: 'attention-wasm' },
   { name: 'onnxruntime-web', impl: 'onnxruntime-web' },
   { name: 'tfjs-wasm', impl: 'tfjs-wasm' },
   { name: 'js-loops', impl: 'js-loops' },
+  // Results into the same arrays at every call (options.out), against onnxruntime-web's fresh arrays: its
+  // pre-allocated fetches came back as zeros with the wasm backend (1.30), so it has no such row.
+  { name: 'attention-wasm, reused outputs', impl: 'attention-wasm', settings: { reuse: true }, cases: REUSE_CASES },
+  // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
   {
     name: 'attention-wasm, 2 workers',
     impl: 'attention-wasm',

@@ -21,7 +21,8 @@ function parseArgs(argv) {
     const a = argv[i];
     if (a === '--quick') args.quick = true;
     else if (a === '--native') args.native = argv[++i];
-    else if (a === '--impls') args.impls = argv[++i].split(',');
+    else if (a === '--impls')
+      args.impls = argv[++i].split(/,(?! )/); // names may hold ', '
     else if (a === '--cases') args.cases = argv[++i].split(',');
     else if (a === '--out') args.out = argv[++i];
     else throw new Error(`unknown argument ${a}`);
@@ -30,12 +31,21 @@ function parseArgs(argv) {
 }
 
 const args = parseArgs(process.argv.slice(2));
+const REUSE_CASES = ['n=16', 'n=128', 'n=512', '12 heads × 512', '2 heads × 33'];
 const IMPLS = [
   { name: 'attention-wasm', script: 'impl-attention-wasm.mjs' },
   { name: 'onnxruntime-web', script: 'impl-onnxruntime-web.mjs' },
   { name: 'native', binary: args.native },
   { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
   { name: 'js-loops', script: 'impl-js-loops.mjs' },
+  // Results into the same arrays at every call (options.out), against onnxruntime-web's fresh arrays: its
+  // pre-allocated fetches came back as zeros with the wasm backend (1.30), so it has no such row.
+  {
+    name: 'attention-wasm, reused outputs',
+    script: 'impl-attention-wasm.mjs',
+    env: { BENCH_REUSE: '1' },
+    cases: REUSE_CASES,
+  },
   // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
   {
     name: 'attention-wasm, 2 workers',

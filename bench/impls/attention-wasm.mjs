@@ -1,11 +1,12 @@
 // attention-wasm through its public API, copies in and out included. Runs in Node (impl-attention-wasm.mjs)
 // and in the browser bench's page. settings.simd false: the scalar build; settings.workers N: each call spread
-// over N workers (createAttention({ workers: N })).
+// over N workers (createAttention({ workers: N })); settings.reuse: results written into the same arrays at every
+// call (options.out) instead of new ones.
 import { D } from '../cases.mjs';
 
 const unpack = (r) => ({ output: r.output.data, weights: r.weights?.data });
 
-export const attentionWasm = ({ simd = true, workers } = {}) => ({
+export const attentionWasm = ({ simd = true, workers, reuse = false } = {}) => ({
   async load() {
     const { createAttention } = await import('../../src/js/index.js');
     return createAttention({ simd, ...(workers ? { workers } : {}) });
@@ -16,6 +17,13 @@ export const attentionWasm = ({ simd = true, workers } = {}) => ({
     const k = { data: data.k, shape };
     const v = { data: data.v, shape };
     const options = { causal: spec.causal, returnWeights: spec.weights };
+    if (reuse) {
+      const { n, heads } = spec;
+      options.out = {
+        output: new Float32Array(heads * n * D),
+        ...(spec.weights ? { weights: new Float32Array(heads * n * n) } : {}),
+      };
+    }
     return {
       // Synchronous on one thread, so that no await adds to the tiny cases; a Promise with workers.
       call: attention.workers
