@@ -63,6 +63,16 @@ export interface AttentionOptions {
   out?: OutArrays | null;
 }
 
+/** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
+export interface PreparedShapes {
+  q: number[];
+  k: number[];
+  v: number[];
+}
+
+/** A prepared scaledDotProductAttention: q, k and v as Float32Arrays of the prepared shapes' lengths. */
+export type PreparedAttention = (q: Float32Array, k: Float32Array, v: Float32Array) => SdpaResult;
+
 /** options.out: a Float32Array per result name (output, weights, rawScores, …, q, k, v, heads, concat). */
 export type OutArrays = { [result: string]: Float32Array | undefined };
 
@@ -169,6 +179,13 @@ export class Attention {
    * | [B, H, L_q, d_k]| [B, H_kv, L_k, d_k]| [B, H_kv, L_k, d_v]| [B, H, L_q, d_v]| [B, H, L_q, L_k]|
    */
   scaledDotProductAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): SdpaResult;
+
+  /**
+   * scaledDotProductAttention prepared for fixed shapes and options (out included), checked once here with a
+   * call's errors; the function takes q, k and v as Float32Arrays of those shapes' lengths (NOT_A_TENSOR,
+   * DATA_LENGTH_MISMATCH otherwise), scans their values (NON_FINITE) and returns the same bits as a call.
+   */
+  prepare(shapes: PreparedShapes, options?: AttentionOptions): PreparedAttention;
 
   /**
    * Self-attention from x: Q = x·wq (+bq), K = x·wk (+bk), V = x·wv (+bv), attention, then optional wo (+bo).

@@ -19,6 +19,21 @@ function extent(view) {
 
 const overlaps = (a, b) => a.buffer === b.buffer && a.start < b.end && b.start < a.end;
 
+/** BAD_OPTION when an input's memory overlaps one of the resolved `out` arrays (a prepared call's inputs). */
+export function checkApart(out, inputs) {
+  if (!out) return;
+  for (const input of inputs) {
+    const here = extent(input.data);
+    const key = Object.keys(out).find((name) => overlaps(here, extent(out[name].view)));
+    if (key !== undefined) {
+      throw new AttentionError(
+        'BAD_OPTION',
+        `options.out.${key} shares memory with ${input.name}: each result needs an array of its own, apart from the inputs`,
+      );
+    }
+  }
+}
+
 /**
  * The caller's arrays for the plan's results: { [result]: { array, view } }, `view` a plain Float32Array over
  * the same memory (what the results are written through), or null when there is no `out`.

@@ -152,3 +152,79 @@ describe('options.out', () => {
     expect(reads).toBe(1);
   });
 });
+
+describe('prepare', () => {
+  let attn;
+  beforeAll(async () => {
+    attn = await createAttention();
+  });
+  const shapes = { q: q.shape, k: k.shape, v: v.shape };
+
+  it('gives the same bits as scaledDotProductAttention, call after call, with or without out', () => {
+    const mask = { data: Uint8Array.from({ length: 11 }, (_, i) => +(i !== 3)), shape: [11] };
+    const options = { causal: 'bottom-right', mask, scale: 0.3 };
+    const expected = attn.scaledDotProductAttention(q, k, v, options);
+    const run = attn.prepare(shapes, options);
+    mask.data.fill(0); // read when prepared: a later change of the caller's mask changes nothing
+    for (let call = 0; call < 2; call++) expectWrittenInto(run(q.data, k.data, v.data), expected, {});
+    const out = arraysLike(expected);
+    const intoOut = attn.prepare(shapes, {
+      ...options,
+      mask: { data: mask.data.map((_, i) => +(i !== 3)), shape: [11] },
+      out,
+    });
+    expectWrittenInto(intoOut(q.data, k.data, v.data), expected, out);
+  });
+
+  it('returns shapes of its own at every call, and memory to its baseline', () => {
+    const run = attn.prepare(shapes);
+    const first = run(q.data, k.data, v.data);
+    first.output.shape[0] = 99;
+    const before = attn.heapBytesInUse();
+    expect(run(q.data, k.data, v.data).output.shape).toEqual([2, 9, 3]);
+    expect(attn.heapBytesInUse()).toBe(before);
+  });
+
+  it('checks shapes and options when prepared, with the errors of a call', () => {
+    const cases = [
+      [undefined, undefined, 'BAD_DIMENSION', /shapes\.q must be an array/],
+      [{ q: [2, 9, 4], k: [2, 11, 4] }, undefined, 'BAD_DIMENSION', /shapes\.v must be an array/],
+      [{ ...shapes, x: [1] }, undefined, 'UNKNOWN_OPTION', /unknown shape 'x'/],
+      [{ ...shapes, k: [2, 11, 5] }, undefined, 'SHAPE_MISMATCH', /must share d_k/],
+      [{ ...shapes, q: [2, 0, 4] }, undefined, 'BAD_DIMENSION', /q/],
+      [shapes, { causal: 'yes' }, 'BAD_OPTION', /causal/],
+      [shapes, { out: { output: new Float32Array(3) } }, 'SHAPE_MISMATCH', /out\.output holds 3/],
+    ];
+    for (const [given, options, code, message] of cases) {
+      expect(() => attn.prepare(given, options)).toThrow(
+        expect.objectContaining({ code, message: expect.stringMatching(message) }),
+      );
+    }
+  });
+
+  it('checks every call: the type and length of each input, its values, and out apart from the inputs', () => {
+    const shared = new ArrayBuffer(66 * 4);
+    const out = { output: new Float32Array(shared, 0, 54) };
+    const run = attn.prepare(shapes, { out });
+    const nan = q.data.slice();
+    nan[7] = NaN;
+    const cases = [
+      [[q.data, k.data], 'NOT_A_TENSOR', /takes v as a Float32Array of 66 values \(\[2, 11, 3\]\), got undefined/],
+      [[Array.from(q.data), k.data, v.data], 'NOT_A_TENSOR', /takes q as a Float32Array/],
+      [[new Float64Array(q.data), k.data, v.data], 'NOT_A_TENSOR', /takes q as a Float32Array/],
+      [[q.data.subarray(1), k.data, v.data], 'DATA_LENGTH_MISMATCH', /q holds 71 values.*\[2, 9, 4\]: 72 values/],
+      [[nan, k.data, v.data], 'NON_FINITE', /q\.data\[7\].*NaN/],
+      [[q.data, k.data, new Float32Array(shared, 0, 66)], 'BAD_OPTION', /out\.output shares memory with v/],
+    ];
+    for (const [args, code, message] of cases) {
+      out.output.fill(5);
+      expect(() => run(...args)).toThrow(expect.objectContaining({ code, message: expect.stringMatching(message) }));
+      expect(out.output.every((value) => value === 5)).toBe(true);
+    }
+  });
+
+  it('works detached', () => {
+    const { prepare } = attn;
+    expect(prepare(shapes)(q.data, k.data, v.data).output.shape).toEqual([2, 9, 3]);
+  });
+});
