@@ -10,55 +10,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/chromium.mjs';
 import { serveStatic } from '../tests/serve-static.mjs';
-import { FULL_CASES, QUICK_CASES, writeCaseData } from './common.mjs';
+import { writeCaseData } from './common.mjs';
+import { parseBenchArgs } from './rows.mjs';
 import { formatTable, mb } from './table.mjs';
 import { chromium } from 'playwright-core';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 
-function parseArgs(argv) {
-  const args = { quick: process.env.BENCH_QUICK === '1', impls: null, cases: null, out: null };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') args.quick = true;
-    else if (a === '--impls')
-      args.impls = argv[++i].split(/,(?! )/); // names may hold ', '
-    else if (a === '--cases') args.cases = argv[++i].split(',');
-    else if (a === '--out') args.out = argv[++i];
-    else throw new Error(`unknown argument ${a}`);
-  }
-  return args;
-}
-
-const args = parseArgs(process.argv.slice(2));
-const REUSE_CASES = ['n=16', 'n=128', 'n=512', '12 heads × 512', '2 heads × 33'];
-const TWO_CORE_CASES = ['12 heads × 512', '2 heads × 33'];
-const IMPLS = [
-  { name: 'attention-wasm', impl: 'attention-wasm' },
-  { name: 'onnxruntime-web', impl: 'onnxruntime-web' },
-  { name: 'tfjs-wasm', impl: 'tfjs-wasm' },
-  { name: 'js-loops', impl: 'js-loops' },
-  // Results into the same arrays at every call (options.out), against onnxruntime-web's fresh arrays: its
-  // pre-allocated fetches came back as zeros with the wasm backend (1.30), so it has no such row.
-  { name: 'attention-wasm, reused outputs', impl: 'attention-wasm', settings: { reuse: true }, cases: REUSE_CASES },
-  // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
-  {
-    name: 'attention-wasm, 2 workers',
-    impl: 'attention-wasm',
-    settings: { workers: 2 },
-    cases: TWO_CORE_CASES,
-    base: 'onnxruntime-web, 2 threads',
-  },
-  {
-    name: 'onnxruntime-web, 2 threads',
-    impl: 'onnxruntime-web',
-    settings: { threads: 2 },
-    cases: TWO_CORE_CASES,
-    base: 'onnxruntime-web, 2 threads',
-  },
-].filter((impl) => !args.impls || args.impls.includes(impl.name));
-const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
+const { args, rows: IMPLS, cases } = parseBenchArgs(process.argv.slice(2), { native: false });
 
 /** One (case, implementation) in a fresh context and page; the page's result plus the JS heap at the end. */
 async function runOne(browser, server, impl, spec, dataUrl) {

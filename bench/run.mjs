@@ -10,60 +10,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FULL_CASES, QUICK_CASES, caseFile, writeCaseData } from './common.mjs';
+import { caseFile, writeCaseData } from './common.mjs';
+import { parseBenchArgs } from './rows.mjs';
 import { formatTable, mb } from './table.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function parseArgs(argv) {
-  const args = { quick: process.env.BENCH_QUICK === '1', native: null, impls: null, cases: null, out: null };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') args.quick = true;
-    else if (a === '--native') args.native = argv[++i];
-    else if (a === '--impls')
-      args.impls = argv[++i].split(/,(?! )/); // names may hold ', '
-    else if (a === '--cases') args.cases = argv[++i].split(',');
-    else if (a === '--out') args.out = argv[++i];
-    else throw new Error(`unknown argument ${a}`);
-  }
-  return args;
-}
-
-const args = parseArgs(process.argv.slice(2));
-const REUSE_CASES = ['n=16', 'n=128', 'n=512', '12 heads × 512', '2 heads × 33'];
-const IMPLS = [
-  { name: 'attention-wasm', script: 'impl-attention-wasm.mjs' },
-  { name: 'onnxruntime-web', script: 'impl-onnxruntime-web.mjs' },
-  { name: 'native', binary: args.native },
-  { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
-  { name: 'js-loops', script: 'impl-js-loops.mjs' },
-  // Results into the same arrays at every call (options.out), against onnxruntime-web's fresh arrays: its
-  // pre-allocated fetches came back as zeros with the wasm backend (1.30), so it has no such row.
-  {
-    name: 'attention-wasm, reused outputs',
-    script: 'impl-attention-wasm.mjs',
-    env: { BENCH_REUSE: '1' },
-    cases: REUSE_CASES,
+const { args, rows, cases } = parseBenchArgs(process.argv.slice(2), { native: true });
+// Each row's child process: its implementation's script, its settings as BENCH_* variables.
+const IMPLS = rows.map((row) => ({
+  ...row,
+  binary: row.native ? args.native : undefined,
+  script: row.impl && `impl-${row.impl}.mjs`,
+  env: {
+    ...(row.settings?.reuse ? { BENCH_REUSE: '1' } : {}),
+    ...(row.settings?.workers ? { BENCH_WORKERS: String(row.settings.workers) } : {}),
+    ...(row.settings?.threads ? { BENCH_THREADS: String(row.settings.threads) } : {}),
   },
-  // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
-  {
-    name: 'attention-wasm, 2 workers',
-    script: 'impl-attention-wasm.mjs',
-    env: { BENCH_WORKERS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'],
-    base: 'onnxruntime-web, 2 threads',
-  },
-  {
-    name: 'onnxruntime-web, 2 threads',
-    script: 'impl-onnxruntime-web.mjs',
-    env: { BENCH_THREADS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'],
-    base: 'onnxruntime-web, 2 threads',
-  },
-].filter((impl) => !args.impls || args.impls.includes(impl.name));
+}));
 const runsCase = (impl, spec) => !impl.cases || impl.cases.includes(spec.name);
-const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
 
 function runNative(binary, spec, dataDir) {
   const prefix = caseFile(dataDir, spec, '').slice(0, -1);
