@@ -93,6 +93,19 @@ function maskBlocks(mask, maskDims, blocks) {
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
 }
 
+/** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
+function assemblePairs(plan, parts, done, pairs) {
+  // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
+  return Object.fromEntries(
+    Object.entries(plan.outputs).map(([key, shape]) => {
+      const out = resultArray(plan, key, product(shape));
+      const block = out.length / pairs;
+      parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
+      return [key, resultTensor(plan, key, out, shape)];
+    }),
+  );
+}
+
 /**
  * The API of Attention over a pool of workers: the same methods and results, as Promises.
  * Create it with createAttention({ workers: N }); end it with terminate(). Methods work detached.
@@ -143,15 +156,7 @@ export class ParallelAttention {
       return { from, plan: checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask))) };
     });
     const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
-    // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
-    return Object.fromEntries(
-      Object.entries(plan.outputs).map(([key, shape]) => {
-        const out = resultArray(plan, key, product(shape));
-        const block = out.length / (batch * numHeads);
-        parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
-        return [key, resultTensor(plan, key, out, shape)];
-      }),
-    );
+    return assemblePairs(plan, parts, done, batch * numHeads);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */
