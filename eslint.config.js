@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['node_modules/', 'build/', 'src/js/wasm/', 'web/dist/', 'tests/artifacts/'] },
+  { ignores: ['node_modules/', 'build/', 'src/js/wasm/', 'src/js/inline.js', 'web/dist/', 'tests/artifacts/'] },
   js.configs.recommended,
   {
     languageOptions: { ecmaVersion: 2022, sourceType: 'module' },

@@ -5,4 +5,11 @@ import { runChild } from './child.mjs';
 import { attentionWasm } from './impls/attention-wasm.mjs';
 
 const workers = process.env.BENCH_WORKERS ? Number(process.env.BENCH_WORKERS) : undefined;
-runChild(attentionWasm({ simd: process.env.BENCH_SIMD !== '0', workers, reuse: process.env.BENCH_REUSE === '1' }));
+runChild(
+  attentionWasm({
+    entry: new URL('../src/js/index.node.js', import.meta.url).href, // the package's `node` export condition
+    simd: process.env.BENCH_SIMD !== '0',
+    workers,
+    reuse: process.env.BENCH_REUSE === '1',
+  }),
+);

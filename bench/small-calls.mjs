@@ -3,7 +3,7 @@
 // through prepare() without and with out, interleaved round by round so that a busy machine slows all alike.
 // Prints a Markdown table of µs per call: median and min of the rounds, and the spread (max − min).
 import os from 'node:os';
-import { createAttention } from '../src/js/index.js';
+import { createAttention } from '../src/js/index.node.js';
 import { D, randomNormal } from './cases.mjs';
 
 const arg = (name, fallback) => {

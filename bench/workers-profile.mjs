@@ -12,7 +12,7 @@ const calls = Number(process.argv[2] ?? 20);
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 if (process.argv[3] === '--child') {
-  const { createAttention } = await import('../src/js/index.js');
+  const { createAttention } = await import('../src/js/index.node.js');
   const { randomNormal } = await import('./cases.mjs');
   const shape = [12, 512, 64];
   const [q, k, v] = [1, 2, 3].map((seed) => ({ data: randomNormal(12 * 512 * 64, seed), shape }));

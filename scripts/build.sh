@@ -8,4 +8,5 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j2
+node scripts/gen-inline.mjs # src/js/inline.js (attention-wasm/inline) from the .wasm just built
 npx vite build --config web/vite.config.js --logLevel warn

@@ -1,4 +1,5 @@
-// The one static file server of the tests and the bench: 127.0.0.1, an ephemeral port, files under `root` only.
+// The one static file server of the tests and the bench: 127.0.0.1 (or `host`), an ephemeral port, files under
+// `root` only.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -16,10 +17,11 @@ const TYPES = {
 
 /**
  * Serves `root` (a folder's index.html for the folder) until close(). `headers` go on every response (e.g. a
- * Content-Security-Policy); `requests` lists the paths asked for, in order.
+ * Content-Security-Policy); `host` is the address to listen on (e.g. 127.0.0.2, a second origin); `requests`
+ * lists the paths asked for, in order.
  * @returns {Promise<{ url: string, requests: string[], close: () => Promise<void> }>}
  */
-export async function serveStatic(root, { headers = {} } = {}) {
+export async function serveStatic(root, { headers = {}, host = '127.0.0.1' } = {}) {
   const requests = [];
   const base = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', ...headers };
   const server = createServer(async (request, response) => {
@@ -39,9 +41,9 @@ export async function serveStatic(root, { headers = {} } = {}) {
       response.writeHead(404, { ...base, 'Content-Type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, host, resolve));
   return {
-    url: `http://127.0.0.1:${server.address().port}/`,
+    url: `http://${host}:${server.address().port}/`,
     requests,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -1,14 +1,14 @@
 // attention-wasm through its public API, copies in and out included. Runs in Node (impl-attention-wasm.mjs)
 // and in the browser bench's page. settings.simd false: the scalar build; settings.workers N: each call spread
 // over N workers (createAttention({ workers: N })); settings.reuse: results written into the same arrays at every
-// call (options.out) instead of new ones.
+// call (options.out) instead of new ones. settings.entry: the package's entry (Node's index.node.js in Node).
 import { D } from '../cases.mjs';
 
 const unpack = (r) => ({ output: r.output.data, weights: r.weights?.data });
 
-export const attentionWasm = ({ simd = true, workers, reuse = false } = {}) => ({
+export const attentionWasm = ({ simd = true, workers, reuse = false, entry = '../../src/js/index.js' } = {}) => ({
   async load() {
-    const { createAttention } = await import('../../src/js/index.js');
+    const { createAttention } = await import(entry);
     return createAttention({ simd, ...(workers ? { workers } : {}) });
   },
   async prepare(attention, spec, data) {

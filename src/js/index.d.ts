@@ -24,8 +24,18 @@ export interface TensorLike {
   shape: readonly number[];
 }
 
-/** A tensor argument: nested arrays or `{ data, shape }` (a returned Tensor works too). */
-export type TensorInput = NestedNumbers | TensorLike;
+/**
+ * onnxruntime-web's and transformers.js's Tensor, passed as it is: flat `data` and `dims` (read when there is
+ * no `shape`). Float32Array or Float64Array data (in a mask also a Uint8Array, e.g. a 'bool' tensor); any other
+ * type is NOT_A_TENSOR at run time. A TensorFlow.js tensor is not one: pass `{ data: await t.data(), shape: t.shape }`.
+ */
+export interface DimsTensorLike {
+  readonly data: ArrayLike<unknown>;
+  readonly dims: readonly number[];
+}
+
+/** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
+export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
@@ -41,6 +51,8 @@ export class Tensor {
   readonly shape: number[];
   /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
+  toJSON(): { shape: number[]; data: number[] };
 }
 
 export interface AttentionOptions {
@@ -273,11 +285,19 @@ export interface ParallelAttention {
   terminate(): Promise<void>;
 }
 
+/** Where a .wasm comes from: a URL or string (in Node, also a file path), its bytes, or a compiled module. */
+export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
+
 export interface CreateAttentionOptions {
   /** true: the SIMD build (throws SIMD_UNSUPPORTED where missing); false: the scalar build. Default: SIMD where supported. */
   simd?: boolean;
-  /** Where to fetch the .wasm file when it is not served next to the package's JS. */
-  wasmUrl?: string | URL;
+  /**
+   * The .wasm to run instead of the one next to the package's JS: a URL (in Node, also a file path), its bytes, a
+   * compiled WebAssembly.Module, or `{ simd, scalar }` of those (a build left out uses the package's own).
+   * Each URL (or bytes) is compiled once per page, however many createAttention calls and workers use it.
+   * A URL that cannot be fetched rejects with LOAD_FAILED naming it.
+   */
+  wasmUrl?: WasmSource | { simd?: WasmSource; scalar?: WasmSource };
   /** Spread each call over this many workers (1 to 64): createAttention then gives a ParallelAttention. */
   workers?: number;
 }

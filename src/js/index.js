@@ -2,9 +2,9 @@
 // or a ParallelAttention over workers (parallel.js); everything else here is re-exported.
 import { AttentionError, describe } from './errors.js';
 import { Tensor } from './tensor.js';
-import { loadModule, simdSupported } from './loader.js';
+import { loadModule, readWasmOption, simdSupported } from './loader.js';
 import { MAX_CALL_BYTES } from './plan.js';
-import { readRecord, readUrl } from './read.js';
+import { readRecord } from './read.js';
 import { Attention } from './attention.js';
 
 export { Attention, AttentionError, MAX_CALL_BYTES, Tensor, simdSupported };
@@ -14,9 +14,10 @@ const MAX_WORKERS = 64;
 
 /**
  * Loads the module and returns an Attention instance (a ParallelAttention with `workers`).
- * @param {{ simd?: boolean, wasmUrl?: string | URL, workers?: number }} [options]
+ * @param {{ simd?: boolean, wasmUrl?: import('./index.d.ts').WasmSource | { simd?: import('./index.d.ts').WasmSource, scalar?: import('./index.d.ts').WasmSource }, workers?: number }} [options]
  *   simd: force the SIMD (true) or scalar (false) build; by default SIMD where the engine supports it.
- *   wasmUrl: where to fetch the .wasm from, when it is not served next to this file.
+ *   wasmUrl: the .wasm to run instead of the one next to this file: a URL (in Node, also a file path), its bytes
+ *   or a compiled WebAssembly.Module, or { simd, scalar } of those. Each is compiled once per page.
  *   workers: spread each call over this many workers (Web Workers, or worker_threads in Node).
  */
 export async function createAttention(options) {
@@ -32,7 +33,7 @@ export async function createAttention(options) {
     );
   }
   const simd = o.simd ?? supported;
-  const wasmUrl = o.wasmUrl === undefined ? undefined : readUrl(o.wasmUrl, 'wasmUrl');
+  const wasm = readWasmOption(o.wasmUrl);
   if (o.workers !== undefined) {
     if (!Number.isInteger(o.workers) || o.workers < 1 || o.workers > MAX_WORKERS) {
       throw new AttentionError(
@@ -41,8 +42,8 @@ export async function createAttention(options) {
       );
     }
     const { createParallelAttention } = await import('./parallel.js');
-    return createParallelAttention(o.workers, simd, wasmUrl);
+    return createParallelAttention(o.workers, simd, wasm);
   }
-  const module = await loadModule(simd ? 'simd' : 'scalar', wasmUrl);
+  const module = await loadModule(simd ? 'simd' : 'scalar', wasm);
   return new Attention(module);
 }

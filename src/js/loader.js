@@ -1,8 +1,11 @@
-// Loads the Emscripten module in Node, a page, a Web Worker or a bundler, with no configuration.
-// The .wasm URL is written as `new URL('./wasm/…', import.meta.url)` so that bundlers (Vite) emit it as an asset.
+// Starts the Emscripten module in Node, a page, a Web Worker or a bundler, with no configuration, from the
+// WebAssembly.Module that loader-source.js compiled (once per page), and checks that it is the build asked for.
 import { AttentionError } from './errors.js';
 import * as abi from './generated/abi.js';
 import { camelName, constantName, enumeratorName, renamed } from './abi-names.js';
+import { compileWasm } from './loader-source.js';
+
+export { compileWasm, readWasmOption } from './loader-source.js';
 
 const { CALL_KINDS, CAUSAL, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } = abi;
 
@@ -20,93 +23,62 @@ export function simdSupported() {
   }
 }
 
-const VARIANTS = {
-  simd: {
-    factory: () => import('./wasm/attention-simd.js'),
-    url: () => new URL('./wasm/attention-simd.wasm', import.meta.url),
-  },
-  scalar: {
-    factory: () => import('./wasm/attention-scalar.js'),
-    url: () => new URL('./wasm/attention-scalar.wasm', import.meta.url),
-  },
+const FACTORIES = {
+  simd: () => import('./wasm/attention-simd.js'),
+  scalar: () => import('./wasm/attention-scalar.js'),
 };
-
-async function readBytes(url) {
-  if (url.protocol === 'file:') {
-    const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
-    return readFile(url);
-  }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-  return new Uint8Array(await response.arrayBuffer());
-}
-
-/** Where the .wasm of `variant` is: next to this file, or `wasmUrl` resolved against the page. LOAD_FAILED if none. */
-function wasmLocation(variant, wasmUrl) {
-  if (wasmUrl === undefined) return VARIANTS[variant].url();
-  const base = globalThis.location?.href;
-  try {
-    return new URL(String(wasmUrl), base);
-  } catch (cause) {
-    const why =
-      base === undefined
-        ? "it is not an absolute URL, and there is no page location to resolve it against (in Node, pass an absolute file: or http: URL, e.g. new URL('./x.wasm', import.meta.url))"
-        : `it is not a URL, even relative to ${base}`;
-    throw new AttentionError('LOAD_FAILED', `wasmUrl ${JSON.stringify(String(wasmUrl))} cannot be used: ${why}`, {
-      cause,
-    });
-  }
-}
 
 // What each variant's kernels report (kernel_backend in abi.h), and so which build a loaded .wasm file is.
 const BACKENDS = { simd: 'wasm-simd128', scalar: 'scalar' };
 
 /**
- * Instantiates one variant of the module, and checks that the .wasm file is that variant and shares this
- * package's call descriptor layout (abi.h): otherwise LOAD_FAILED, which says what the file is.
+ * Instantiates one variant of the module from its compiled WebAssembly.Module (compiled once per page: see
+ * loader-source.js), and checks that it is that variant and shares this package's call descriptor layout
+ * (abi.h): otherwise LOAD_FAILED, which says what the file is.
  * @param {'simd' | 'scalar'} variant
- * @param {string | URL | undefined} wasmUrl  where to fetch the .wasm instead of next to this file
+ * @param {ReturnType<typeof readWasmOption>} [wasm]  createAttention's wasmUrl, read by readWasmOption
  */
-export async function loadModule(variant, wasmUrl) {
-  const url = wasmLocation(variant, wasmUrl);
-  let wasmBinary;
-  try {
-    wasmBinary = await readBytes(url);
-  } catch (cause) {
-    throw new AttentionError(
-      'LOAD_FAILED',
-      `could not load the WebAssembly module from ${url.href}: ${cause?.message ?? cause}`,
-      { cause },
-    );
-  }
+export async function loadModule(variant, wasm) {
+  const { module: compiled, from } = await compileWasm(variant, wasm);
   const messages = [];
   let module;
   try {
-    const { default: createModule } = await VARIANTS[variant].factory();
-    module = await createModule({
-      wasmBinary,
-      print: () => {},
-      printErr: (message) => messages.push(message),
+    const { default: createModule } = await FACTORIES[variant]();
+    let failed;
+    const failure = new Promise((_, reject) => {
+      failed = reject;
     });
+    module = await Promise.race([
+      createModule({
+        // Emscripten's hook for a module compiled elsewhere: instantiate it, and hand the instance back.
+        instantiateWasm(imports, receive) {
+          WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled), failed);
+          return {};
+        },
+        print: () => {},
+        printErr: (message) => messages.push(message),
+      }),
+      failure,
+    ]);
   } catch (cause) {
     const detail = messages.length ? messages.join('; ') : String(cause?.message ?? cause);
-    throw new AttentionError('LOAD_FAILED', `could not start the WebAssembly module from ${url.href}: ${detail}`, {
+    throw new AttentionError('LOAD_FAILED', `could not start the WebAssembly module from ${from}: ${detail}`, {
       cause,
     });
   }
-  checkBuild(module, variant, url);
+  checkBuild(module, variant, from);
   return module;
 }
 
 /** LOAD_FAILED unless the module is `variant` and was built from the abi.h that ./generated/abi.js comes from. */
-function checkBuild(module, variant, url) {
+function checkBuild(module, variant, from) {
   const backend = typeof module._kernelBackend === 'function' ? module._kernelBackend() : 'unknown';
   if (backend !== BACKENDS[variant]) {
     const other = Object.keys(BACKENDS).find((name) => BACKENDS[name] === backend);
     const fix = other ? `; pass simd: ${other === 'simd'} to use it, or point wasmUrl at the ${variant} build` : '';
     throw new AttentionError(
       'LOAD_FAILED',
-      `the WebAssembly module at ${url.href} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`,
+      `the WebAssembly module from ${from} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`,
     );
   }
   // The block sizes and the descriptor layout the JS layer uses must be the module's own.
@@ -123,7 +95,7 @@ function checkBuild(module, variant, url) {
   if (!agrees) {
     throw new AttentionError(
       'LOAD_FAILED',
-      `the WebAssembly module at ${url.href} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`,
+      `the WebAssembly module from ${from} comes from another version of attention-wasm: its constants or call descriptor differ from this package's`,
     );
   }
 }

@@ -1,15 +1,18 @@
-// The pool behind createAttention({ workers }): it starts the workers (Web Workers in browsers, worker_threads
-// in Node), sends each a checked plan and routes the answer back, keeps Node alive exactly while calls are
+// The pool behind createAttention({ workers }): it starts the workers (Web Workers in browsers, or the host's:
+// worker_threads in Node, platform-node.js), sends each a checked plan and routes the answer back, keeps Node alive exactly while calls are
 // outstanding, replaces a worker that dies, and ends them all on terminate(). What to run where is parallel.js's.
 //
 // The protocol (worker.js answers it):
-//   → { type: 'init', simd, wasmUrl }  ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
+//   → { type: 'init', simd, module }   ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
 //   → { id, plan }                      ← { id, result: { [key]: { data, shape } } } or { id, error: { code, message } }
 //   ← { type: 'fatal', message }           the worker is broken (an unhandled rejection in a browser worker)
 //   → { type: 'fault', fault }             internal, tests only: see injectFault
 // A plan holds only typed arrays, numbers, strings and booleans (plan.js), so posting it cannot fail or run
 // user code; its buffers are transferred and come back with the answer.
-import { AttentionError } from './errors.js';
+import { AttentionError, isAttentionError } from './errors.js';
+import { compileWasm } from './loader-source.js';
+import { platform } from './platform.js';
+import { planBuffers } from './worker-serve.js';
 
 const terminatedError = () =>
   new AttentionError(
@@ -17,45 +20,110 @@ const terminatedError = () =>
     'this ParallelAttention was terminated: create a new one with createAttention({ workers })',
   );
 
-/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
-export function planBuffers(plan) {
-  const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
-  return [...new Set(views.map((t) => t.data.buffer))];
+const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
+
+const unavailable = (why, cause) =>
+  new AttentionError(
+    'WORKERS_UNAVAILABLE',
+    `workers cannot be started here: ${why}; or leave workers unset to compute on this thread`,
+    { cause },
+  );
+
+/**
+ * A module Web Worker running worker.js: from its own URL (the form bundlers recognise and emit), or, where that
+ * is on another origin (a CDN), from a same-origin blob: script that imports it by its absolute URL.
+ */
+function startWebWorker() {
+  if (typeof Worker === 'undefined') {
+    throw unavailable('there is no Worker (in Node, import the package by name: its node entry uses worker_threads)');
+  }
+  try {
+    return { worker: new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }) };
+  } catch (error) {
+    if (error?.name !== 'SecurityError') throw unavailable(`new Worker failed (${error?.message})`, error);
+  }
+  const script = new URL('./worker.js', here).href;
+  const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(script)};\n`], { type: 'text/javascript' }));
+  try {
+    return { worker: new Worker(blob, { type: 'module' }), blob };
+  } catch (error) {
+    URL.revokeObjectURL(blob);
+    throw unavailable(cspAdvice(script, true, true), error);
+  }
 }
 
 /**
- * Starts one worker and wires its events: `onMessage(data)` for every message, `onFailure(why)` when it dies
- * (an uncaught error, an exit that we did not ask for, a message that could not be read).
+ * What to tell a page whose worker was refused by its CSP (`refused`: the violation was seen) or, started from a
+ * `blob:` script, did not load. A module worker's imports are checked against worker-src too, so a blob: worker
+ * needs blob: and the package's origin there.
  */
-async function spawn(onMessage, onFailure) {
-  if (typeof Worker !== 'undefined') {
-    const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-    worker.addEventListener('message', (event) => onMessage(event.data));
-    worker.addEventListener('messageerror', () => onFailure('sent a message that could not be read'));
-    worker.addEventListener('error', (event) => {
-      event.preventDefault();
-      onFailure(`failed: ${event.message || 'an uncaught error, or its script did not load'}`);
-    });
-    return {
-      post: (message, transfer) => worker.postMessage(message, transfer),
-      hold: () => {},
-      release: () => {},
-      terminate: async () => worker.terminate(),
-    };
+function cspAdvice(script, blob, refused) {
+  const origin = new URL(script).origin;
+  if (!blob) {
+    return `this page's Content-Security-Policy refuses the worker script ${script}: its worker-src must allow ${origin} (add "worker-src ${origin}", or 'self' where that is the page's origin)`;
   }
-  const { Worker: NodeWorker } = await import(/* @vite-ignore */ 'node:worker_threads');
-  const here = import.meta.url; // not `new URL(…, import.meta.url)` inline: bundlers would emit a copy
-  const worker = new NodeWorker(new URL('./worker.js', here));
-  worker.on('message', onMessage);
-  worker.on('messageerror', () => onFailure('sent a message that could not be read'));
-  worker.on('error', (error) => onFailure(`failed: ${error?.message ?? String(error)}`));
-  worker.on('exit', (code) => onFailure(`exited with code ${code}`));
+  const what = refused
+    ? "this page's Content-Security-Policy refuses it"
+    : 'it did not load (a Content-Security-Policy, or a server without CORS headers)';
+  return (
+    `the worker script ${script} is on another origin, so it runs from a same-origin blob: worker that imports it, ` +
+    `and ${what}: the policy's worker-src must allow blob: and ${origin} (add "worker-src blob: ${origin}")`
+  );
+}
+
+/**
+ * Starts one Web Worker and wires its events: `onMessage(data)` for every message, `onFailure(why, error?)` when
+ * it dies (an uncaught error, a message that could not be read), with WORKERS_UNAVAILABLE where a CSP refused it.
+ * Resolves to its handle: post(message, transfer), hold(), release(), terminate() (hold/release keep Node alive,
+ * nothing here).
+ */
+async function spawnWebWorker(onMessage, onFailure) {
+  const { worker, blob } = startWebWorker();
+  let started = false;
+  // A refusal by the CSP shows as an error event that says nothing; the page's violation event says why.
+  let refused = null;
+  const onViolation = (event) => {
+    const directive = String(event.effectiveDirective ?? event.violatedDirective ?? '');
+    if (/^(worker|child|script|default)-src/.test(directive) && /^blob|worker\.js$/.test(String(event.blockedURI))) {
+      refused = directive;
+    }
+  };
+  globalThis.addEventListener?.('securitypolicyviolation', onViolation);
+  const settle = () => {
+    started = true;
+    globalThis.removeEventListener?.('securitypolicyviolation', onViolation);
+    if (blob) URL.revokeObjectURL(blob);
+  };
+  worker.addEventListener('message', (event) => {
+    if (!started) settle();
+    onMessage(event.data);
+  });
+  worker.addEventListener('messageerror', () => onFailure('sent a message that could not be read'));
+  worker.addEventListener('error', (event) => {
+    event.preventDefault();
+    if (!started) {
+      // Let the violation event, queued with the error, arrive first.
+      setTimeout(() => {
+        settle();
+        if (blob || refused) {
+          const advice = cspAdvice(new URL('./worker.js', here).href, Boolean(blob), refused !== null);
+          onFailure('did not load', unavailable(advice));
+        } else {
+          onFailure(`failed: ${event.message || 'its script did not load'}`);
+        }
+      });
+      return;
+    }
+    onFailure(`failed: ${event.message || 'an uncaught error, or its script did not load'}`);
+  });
   return {
     post: (message, transfer) => worker.postMessage(message, transfer),
-    // ref/unref are flags, not counts: the pool counts the calls and flips them at 0 ↔ 1.
-    hold: () => worker.ref(),
-    release: () => worker.unref(),
-    terminate: () => worker.terminate().then(() => {}),
+    hold: () => {},
+    release: () => {},
+    terminate: async () => {
+      settle();
+      worker.terminate();
+    },
   };
 }
 
@@ -66,7 +134,7 @@ const pools = new WeakMap(); // ParallelAttention → its pool, for injectFault
 export class WorkerPool {
   #slots;
   #simd;
-  #wasmUrl;
+  #module; // the compiled WebAssembly.Module, compiled once here and posted to each worker
   #nextId = 1;
   #terminated = null; // the promise of the workers' end, once terminate() was called
 
@@ -74,15 +142,22 @@ export class WorkerPool {
     faultOf = (pool, index, fault) => pool.#post(index, { type: 'fault', fault });
   }
 
-  constructor(count, simd, wasmUrl) {
+  constructor(count, simd, module) {
     this.#slots = new Array(count).fill(null);
     this.#simd = simd;
-    this.#wasmUrl = wasmUrl === undefined ? undefined : String(wasmUrl);
+    this.#module = module;
   }
 
-  /** Starts `count` workers and waits until each has loaded its module; LOAD_FAILED if one cannot. */
-  static async start(count, simd, wasmUrl) {
-    const pool = new WorkerPool(count, simd, wasmUrl);
+  /**
+   * Compiles the module (once per page: loader-source.js), starts `count` workers and waits until each has
+   * instantiated it; LOAD_FAILED if one cannot, WORKERS_UNAVAILABLE if workers cannot start here.
+   * @param {number} count
+   * @param {boolean} simd
+   * @param {ReturnType<import('./loader-source.js').readWasmOption>} [wasm]  createAttention's wasmUrl, read
+   */
+  static async start(count, simd, wasm) {
+    const { module } = await compileWasm(simd ? 'simd' : 'scalar', wasm);
+    const pool = new WorkerPool(count, simd, module);
     try {
       const [info] = await Promise.all(pool.#slots.map((_, index) => pool.#start(index).ready));
       pool.instructionSets = info.instructionSets;
@@ -146,7 +221,7 @@ export class WorkerPool {
     };
     slot.ready.catch(() => {}); // also reported through the slot's calls, or by start()
     this.#slots[index] = slot;
-    const onFailure = (why) => this.#fail(slot, why, failedToStart);
+    const onFailure = (why, error) => this.#fail(slot, why, failedToStart, error);
     const onMessage = (message) => {
       if (message?.type === 'ready') {
         if (message.error) {
@@ -162,17 +237,23 @@ export class WorkerPool {
         this.#settle(slot, message);
       }
     };
-    spawn(onMessage, onFailure).then(
-      (handle) => {
-        if (slot.dead || this.#terminated) {
-          handle.terminate();
-          return;
-        }
-        slot.handle = handle; // held (Node's default) until ready: a start is always for someone who waits
-        handle.post({ type: 'init', simd: this.#simd, wasmUrl: this.#wasmUrl }, []);
-      },
-      (error) => onFailure(`could not be started: ${error?.message ?? String(error)}`),
-    );
+    const spawn = platform.spawnWorker ?? spawnWebWorker;
+    Promise.resolve()
+      .then(() => spawn(onMessage, onFailure))
+      .then(
+        (handle) => {
+          if (slot.dead || this.#terminated) {
+            handle.terminate();
+            return;
+          }
+          slot.handle = handle; // held (Node's default) until ready: a start is always for someone who waits
+          handle.post({ type: 'init', simd: this.#simd, module: this.#module }, []);
+        },
+        (error) => {
+          const given = isAttentionError(error) && error.code === 'WORKERS_UNAVAILABLE' ? error : undefined;
+          onFailure(`could not be started: ${error?.message ?? String(error)}`, given);
+        },
+      );
     return slot;
   }
 
@@ -187,10 +268,10 @@ export class WorkerPool {
   }
 
   /**
-   * A worker died: its calls reject with WORKER_FAILED (LOAD_FAILED before it was ready), it is ended, and its
-   * slot is emptied so that the next call starts a fresh one.
+   * A worker died: its calls reject with WORKER_FAILED (LOAD_FAILED before it was ready, or `given`, e.g.
+   * WORKERS_UNAVAILABLE), it is ended, and its slot is emptied so that the next call starts a fresh one.
    */
-  #fail(slot, why, failedToStart) {
+  #fail(slot, why, failedToStart, given) {
     if (slot.dead || this.#terminated) return;
     slot.dead = true;
     if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
@@ -199,7 +280,7 @@ export class WorkerPool {
     const lost = slot.calls.size
       ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker`
       : '';
-    const error = new AttentionError(code, `worker ${slot.index} ${why}${lost}`);
+    const error = given ?? new AttentionError(code, `worker ${slot.index} ${why}${lost}`);
     failedToStart(error);
     for (const { reject } of slot.calls.values()) reject(error);
     slot.calls.clear();

@@ -64,6 +64,78 @@ describe('builds', () => {
   });
 });
 
+/** A build's .wasm file, as bytes (fetched in a browser, read in Node). */
+async function wasmBytes(build) {
+  const url = new URL(`../../src/js/wasm/attention-${build}.wasm`, import.meta.url);
+  if (inBrowser) return new Uint8Array(await (await fetch(url)).arrayBuffer());
+  const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
+  return new Uint8Array(await readFile(url));
+}
+
+// Each test loads modules several times: give them room on a busy machine.
+describe('loading: wasmUrl forms, one compile per page, attention-wasm/inline', { timeout: 30000 }, () => {
+  const expected = async (simd) => (await createAttention({ simd })).selfAttention(I2, weights).output.data;
+
+  it('accepts the bytes, an ArrayBuffer, a compiled WebAssembly.Module and { simd, scalar }; simd tells the build', async () => {
+    const [simdBytes, scalarBytes] = await Promise.all([wasmBytes('simd'), wasmBytes('scalar')]);
+    const cases = [
+      [{ wasmUrl: simdBytes }, true],
+      [{ wasmUrl: scalarBytes.buffer, simd: false }, false],
+      [{ wasmUrl: await WebAssembly.compile(scalarBytes), simd: false }, false],
+      [{ wasmUrl: { simd: simdBytes, scalar: scalarBytes } }, true],
+      [{ wasmUrl: { simd: simdBytes, scalar: scalarBytes }, simd: false }, false],
+      [{ wasmUrl: { scalar: scalarBytes } }, true], // the SIMD build from next to the package
+    ];
+    for (const [options, simd] of cases) {
+      const attn = await createAttention(options);
+      expect(attn.simd).toBe(simd);
+      expect(attn.kernelBackend).toBe(simd ? 'wasm-simd128' : 'scalar');
+      expect(attn.selfAttention(I2, weights).output.data).toEqual(await expected(simd));
+    }
+  });
+
+  it('the bytes of the other build than the one asked for are a LOAD_FAILED, never a wrong simd', async () => {
+    const error = await createAttention({ wasmUrl: await wasmBytes('scalar') }).catch((e) => e);
+    expect(error.code).toBe('LOAD_FAILED');
+    expect(error.message).toMatch(/is the scalar build, not the simd build.*simd: false/);
+  });
+
+  it('bytes that are not WebAssembly are a LOAD_FAILED saying so', async () => {
+    const error = await createAttention({ wasmUrl: new Uint8Array([1, 2, 3]) }).catch((e) => e);
+    expect(error.code).toBe('LOAD_FAILED');
+    expect(error.message).toMatch(/^the 3 bytes given as wasmUrl is not a WebAssembly module/);
+  });
+
+  it('many createAttention() calls, workers included, compile a URL once', async () => {
+    const url = new URL('../../src/js/wasm/attention-simd.wasm', import.meta.url);
+    url.hash = `once-${Math.random()}`; // a URL no other test compiled
+    const compile = vi.spyOn(WebAssembly, 'compile');
+    const streaming = vi.spyOn(WebAssembly, 'compileStreaming');
+    try {
+      const all = await Promise.all([
+        ...Array.from({ length: 5 }, () => createAttention({ wasmUrl: url })),
+        createAttention({ wasmUrl: url, workers: 2 }),
+      ]);
+      expect(compile.mock.calls.length + streaming.mock.calls.length).toBe(1);
+      for (const attn of all) expect((await attn.selfAttention(I2, weights)).output.data).toEqual(await expected(true));
+      await all.at(-1).terminate();
+    } finally {
+      compile.mockRestore();
+      streaming.mockRestore();
+    }
+  });
+
+  it('attention-wasm/inline: the same API and bits, SIMD where supported, scalar when asked', async () => {
+    const inline = await import('../../src/js/inline.js');
+    expect(Object.keys(inline).sort()).toEqual(Object.keys(await import('../../src/js/index.js')).sort());
+    for (const simd of [undefined, false]) {
+      const attn = await inline.createAttention(simd === undefined ? {} : { simd });
+      expect(attn.simd).toBe(simd ?? simdSupported());
+      expect(attn.selfAttention(I2, weights).output.data).toEqual(await expected(simd ?? simdSupported()));
+    }
+  });
+});
+
 describe.each(VARIANTS)('memory and ownership ($name build)', ({ simd }) => {
   let attn;
   beforeAll(async () => {

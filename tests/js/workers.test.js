@@ -271,3 +271,39 @@ describe('workers: terminate', () => {
     }
   });
 });
+
+// Where workers cannot start, createAttention({ workers }) rejects with WORKERS_UNAVAILABLE, never a raw
+// DOMException. The real CSP cases run in tests/cdn (a second origin under a Content-Security-Policy).
+describe.runIf(typeof window !== 'undefined')('workers: unavailable (browser)', () => {
+  const withWorker = async (Replacement, run) => {
+    const original = globalThis.Worker;
+    globalThis.Worker = Replacement;
+    try {
+      return await run();
+    } finally {
+      globalThis.Worker = original;
+    }
+  };
+
+  it('no Worker at all: WORKERS_UNAVAILABLE', async () => {
+    const error = await withWorker(undefined, () => createAttention({ workers: 2 }).catch((e) => e));
+    expect(error).toBeInstanceOf(AttentionError);
+    expect(error.code).toBe('WORKERS_UNAVAILABLE');
+  });
+
+  it('the script on another origin and the blob: worker refused too: WORKERS_UNAVAILABLE naming worker-src blob:', async () => {
+    const urls = [];
+    class Refused {
+      constructor(url) {
+        urls.push(String(url));
+        throw new DOMException('refused', 'SecurityError');
+      }
+    }
+    const error = await withWorker(Refused, () => createAttention({ workers: 1 }).catch((e) => e));
+    expect(error).toBeInstanceOf(AttentionError);
+    expect(error.code).toBe('WORKERS_UNAVAILABLE');
+    expect(error.message).toMatch(/worker-src blob: http/);
+    expect(urls[0]).toMatch(/worker\.js/);
+    expect(urls[1]).toMatch(/^blob:/); // the same-origin blob: worker was tried second
+  });
+});

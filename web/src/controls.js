@@ -21,6 +21,7 @@ const sizeInputs = {};
 
 /** Adds the example buttons, size fields and precision options, and listens to every control. */
 export function buildControls(app) {
+  foldSettings();
   const examples = byId('examples');
   for (const example of EXAMPLES) {
     examples.append(
@@ -155,6 +156,24 @@ function readSizes(app, event) {
   if (messages.length) return;
   const same = Object.keys(sizes).every((key) => sizes[key] === app.state[key]);
   if (!same) app.setState(withSizes(app.state, sizes), { from: event?.target });
+}
+
+/**
+ * On narrow screens (phones, or 150 % zoom on a projector) the settings fold into one button, so that the lesson
+ * comes first; the button opens and closes them. On wide screens they are always shown beside the steps.
+ */
+function foldSettings() {
+  const controls = document.querySelector('.controls');
+  const toggle = byId('settings-toggle');
+  const narrow = window.matchMedia('(max-width: 860px)');
+  const sync = () =>
+    toggle.setAttribute('aria-expanded', String(!narrow.matches || controls.classList.contains('open')));
+  toggle.addEventListener('click', () => {
+    controls.classList.toggle('open');
+    sync();
+  });
+  narrow.addEventListener('change', sync);
+  sync();
 }
 
 /** Clears the messages under the fields (a new example or link replaces what they were about). */

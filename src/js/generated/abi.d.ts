@@ -23,6 +23,7 @@ export type AttentionErrorCode =
   | 'BAD_FILE'
   | 'TERMINATED'
   | 'WORKER_FAILED'
+  | 'WORKERS_UNAVAILABLE'
   | 'NULL_ARGUMENT'
   | 'OUT_OF_MEMORY'
   | 'INTERNAL';

@@ -49,6 +49,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_FILE: 'from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset',
   TERMINATED: 'a call on a `ParallelAttention` after `terminate()`',
   WORKER_FAILED: 'a worker died or failed during a call',
+  WORKERS_UNAVAILABLE: 'from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page\'s Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`',
   NULL_ARGUMENT: 'a null buffer passed to the C++ core (a bug: the JS layer never passes one)',
   OUT_OF_MEMORY: 'WebAssembly memory could not grow for a call',
   INTERNAL: 'a failure inside the module (not expected; please report it)',

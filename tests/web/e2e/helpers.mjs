@@ -41,7 +41,14 @@ export async function startBrowser() {
  */
 export async function openPage(
   env,
-  { hash = '', viewport = { width: 1280, height: 800 }, hasTouch = false, route, waitForRender = true } = {},
+  {
+    hash = '',
+    viewport = { width: 1280, height: 800 },
+    hasTouch = false,
+    route,
+    waitForRender = true,
+    foldedSettings = false,
+  } = {},
 ) {
   const context = await env.browser.newContext({ viewport, hasTouch, acceptDownloads: true });
   try {
@@ -72,6 +79,11 @@ export async function openPage(
     if (route) await route(page);
     await page.goto(`${env.server.url}${hash}`);
     if (waitForRender) await waitForRenders(page, 1);
+    // Narrow screens fold the settings; tests open them unless they test the folding itself.
+    if (waitForRender && !foldedSettings && (await page.isVisible('#settings-toggle'))) {
+      // Clicked from the script: no pointer moves, no focus changes, as if the page had opened with them shown.
+      await page.evaluate(() => document.getElementById('settings-toggle').click());
+    }
     return { page, context, problems };
   } catch (error) {
     await context.close();
@@ -187,4 +199,23 @@ export function assertShown(shown, expected, precision, what) {
       if (!same) throw new Error(`${what}[${i}][${j}] shows ${value} but the library gives ${want}`);
     });
   });
+}
+
+/** The whole W_q, W_k and W_v, read head by head (the page shows one head's block at a time), and X and W_o. */
+export async function readInputs(page) {
+  const heads = Number(await page.inputValue('#size-numHeads'));
+  const blocks = { wq: [], wk: [], wv: [] };
+  for (let h = 0; h < heads; h++) {
+    if (heads > 1) await afterChange(page, () => page.selectOption('#head', String(h)));
+    for (const name of Object.keys(blocks)) blocks[name].push(await readNumbers(page, name));
+  }
+  const side = (parts) => parts[0].map((_, i) => parts.flatMap((part) => part[i]));
+  return {
+    x: await readNumbers(page, 'x'),
+    wq: side(blocks.wq),
+    wk: side(blocks.wk),
+    wv: side(blocks.wv),
+    wo: await readNumbers(page, 'wo'),
+    numHeads: heads,
+  };
 }

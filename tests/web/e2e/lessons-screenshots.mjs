@@ -1,8 +1,29 @@
-// Writes screenshots of the lessons and fixes for review: node tests/web/e2e/lessons-screenshots.mjs <out-dir> [only]
-import { afterChange, settle, showLesson, startBrowser, withPage } from './helpers.mjs';
+// Writes screenshots of the lessons and fixes for review, at 1280 and 390 px:
+//   node tests/web/e2e/lessons-screenshots.mjs [out-dir] [only]
+// and, with --readme, the README's two pictures of the lessons (docs/lesson-kv-cache.png, docs/lesson-designed-heads.png).
+import { ROOT, afterChange, settle, showLesson, startBrowser, withPage } from './helpers.mjs';
 
-const out = process.argv[2] ?? 'tests/artifacts';
-const only = process.argv[3];
+const readme = process.argv.includes('--readme');
+const [out = 'tests/artifacts', only] = process.argv.slice(2).filter((arg) => arg !== '--readme');
+
+// The sections drawn only on screen (LazySection in main.js); the others are drawn with every render.
+const LAZY = new Set(['step-order', 'step-kv', 'step-gqa', 'step-cross']);
+
+/** Scrolls to a section and waits until it shows the latest render. */
+async function reach(page, section) {
+  if (LAZY.has(section)) return showLesson(page, section);
+  await page.evaluate((id) => document.getElementById(id).scrollIntoView(), section);
+  await settle(page);
+}
+
+/** Opens an example and shoots one lesson's section. */
+const lesson = (example, section, name) => async (page, width) => {
+  await afterChange(page, () => page.click(`button[data-example="${example}"]`));
+  await reach(page, section);
+  await page.mouse.move(0, 0);
+  await page.locator(`#${section}`).screenshot({ path: `${out}/lessons-${name}-${width}.png` });
+};
+
 const shots = {
   fixes: async (page, width) => {
     await afterChange(page, () => page.fill('#size-n', '3'));
@@ -15,32 +36,57 @@ const shots = {
     await page.locator('#step-scale').screenshot({ path: `${out}/lessons-fixes-scale-${width}.png` });
     await page.locator('.page-header').screenshot({ path: `${out}/lessons-fixes-header-${width}.png` });
   },
-  projection: async (page, width) => {
-    await afterChange(page, () => page.click('button[data-example="projection"]'));
-    await page.locator('#step-heads').screenshot({ path: `${out}/lessons-projection-${width}.png` });
-  },
+  projection: lesson('projection', 'step-heads', 'projection'),
   order: async (page, width) => {
     await afterChange(page, () => page.click('button[data-example="order"]'));
     await page.locator('#step-x').screenshot({ path: `${out}/lessons-positions-${width}.png` });
     await showLesson(page, 'step-order');
     await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
   },
-  kv: async (page, width) => {
-    await afterChange(page, () => page.click('button[data-example="kv"]'));
-    await showLesson(page, 'step-kv');
-    await page.locator('#step-kv').screenshot({ path: `${out}/lessons-kv-${width}.png` });
+  kv: lesson('kv', 'step-kv', 'kv'),
+  designed: lesson('designed', 'step-designed', 'designed'),
+  gqa: lesson('gqa', 'step-gqa', 'gqa'),
+  cross: lesson('cross', 'step-cross', 'cross'),
+  why: async (page, width) => {
+    await afterChange(page, () => page.click('button[data-example="sentence"]'));
+    await page.evaluate(() => document.getElementById('step-scores').scrollIntoView());
+    await page.focus('[data-matrix="rawScores"] .matrix-scroll');
+    await page.keyboard.press('ArrowRight');
+    await page.screenshot({ path: `${out}/lessons-why-${width}.png` });
   },
 };
 
 const env = await startBrowser();
 try {
-  for (const width of [1280, 390]) {
-    await withPage(env, { viewport: { width, height: 900 } }, async ({ page }) => {
-      for (const [name, shoot] of Object.entries(shots)) {
-        if (only && name !== only) continue;
-        await settle(page);
-        await shoot(page, width);
+  if (readme) {
+    await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      for (const [example, section, file] of [
+        ['kv', 'step-kv', 'lesson-kv-cache'],
+        ['designed', 'step-designed', 'lesson-designed-heads'],
+      ]) {
+        await afterChange(page, () => page.click(`button[data-example="${example}"]`));
+        await reach(page, section);
+        await page.mouse.move(0, 0);
+        await page.locator(`#${section}`).screenshot({ path: `${ROOT}docs/${file}.png` });
       }
+    });
+  } else {
+    for (const width of [1280, 390]) {
+      await withPage(env, { viewport: { width, height: 900 } }, async ({ page, problems }) => {
+        for (const [name, shoot] of Object.entries(shots)) {
+          if (only && name !== only) continue;
+          await settle(page);
+          await shoot(page, width).catch((error) => {
+            throw new Error(
+              `${name} at ${width} px: ${error.message}; page errors: ${problems.pageErrors.join(' | ')}`,
+            );
+          });
+        }
+      });
+    }
+    // The phone's first screen with the settings folded, and the page in dark mode.
+    await withPage(env, { viewport: { width: 390, height: 844 }, foldedSettings: true }, async ({ page }) => {
+      await page.screenshot({ path: `${out}/lessons-folded-390.png` });
     });
   }
 } finally {

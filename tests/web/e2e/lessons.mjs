@@ -6,6 +6,7 @@ import {
   afterChange,
   assertShown,
   readMatrix,
+  readInputs,
   readNumbers,
   showLesson,
   typeInCell,
@@ -13,25 +14,6 @@ import {
 } from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
-
-/** The whole W_q, W_k and W_v, read head by head (the page shows one head's block at a time), and X and W_o. */
-async function readInputs(page) {
-  const heads = Number(await page.inputValue('#size-numHeads'));
-  const blocks = { wq: [], wk: [], wv: [] };
-  for (let h = 0; h < heads; h++) {
-    if (heads > 1) await afterChange(page, () => page.selectOption('#head', String(h)));
-    for (const name of Object.keys(blocks)) blocks[name].push(await readNumbers(page, name));
-  }
-  const side = (parts) => parts[0].map((_, i) => parts.flatMap((part) => part[i]));
-  return {
-    x: await readNumbers(page, 'x'),
-    wq: side(blocks.wq),
-    wk: side(blocks.wk),
-    wv: side(blocks.wv),
-    wo: await readNumbers(page, 'wo'),
-    numHeads: heads,
-  };
-}
 
 describe('lesson: the output projection W_o', () => {
   test('concat · W_o = the layer output, [n, d_model], checked in float64; W_o is editable and in the link', async () => {
@@ -234,6 +216,7 @@ describe('lesson: the KV cache', () => {
       await afterChange(page, () => page.fill('#sentence', 'alone'));
       await showLesson(page, 'step-kv');
       assert.match(await page.textContent('#kv-text'), /nothing to cache: type a sentence of at least two words/);
+      assert.equal(await page.getAttribute('#kv-text', 'class'), 'explain inline-error');
       assert.equal(await page.isVisible('#mount-kv'), false);
     });
   });

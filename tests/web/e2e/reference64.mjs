@@ -18,20 +18,40 @@ const columns = (m, from, width) => m.map((row) => row.slice(from, from + width)
 /**
  * Multi-head self-attention in float64.
  * @param {{ x: number[][], wq: number[][], wk: number[][], wv: number[][], wo?: number[][], numHeads: number,
- * *   causal?: boolean, scale?: number }} args  heads are column blocks of the W's
- * @returns {{ weights: number[][][], heads: number[][][], concat: number[][], output: number[][] }}
+ * *   numKvHeads?: number, context?: number[][], causal?: boolean, scale?: number }} args  heads are column blocks of
+ * *   the W's; numKvHeads: W_k and W_v have that many blocks, query head h using block ⌊h / (H / H_kv)⌋; context: K
+ * *   and V come from it (cross-attention)
+ * @returns {{ weights: number[][][], heads: number[][][], keys: number[][][], values: number[][][], concat: number[][], output: number[][] }}
  */
-export function attention64({ x, wq, wk, wv, wo, numHeads, causal = false, scale }) {
+export function attention64({
+  x,
+  wq,
+  wk,
+  wv,
+  wo,
+  numHeads,
+  numKvHeads = numHeads,
+  context = x,
+  causal = false,
+  scale,
+}) {
   const n = x.length;
   const dK = wq[0].length / numHeads;
-  const dV = wv[0].length / numHeads;
+  const dV = wv[0].length / numKvHeads;
+  const group = numHeads / numKvHeads;
+  const keys = [];
+  const values = [];
+  for (let g = 0; g < numKvHeads; g++) {
+    keys.push(matmul(context, columns(wk, g * dK, dK)));
+    values.push(matmul(context, columns(wv, g * dV, dV)));
+  }
   const factor = scale ?? 1 / Math.sqrt(dK);
   const weights = [];
   const heads = [];
   for (let h = 0; h < numHeads; h++) {
     const q = matmul(x, columns(wq, h * dK, dK));
-    const k = matmul(x, columns(wk, h * dK, dK));
-    const v = matmul(x, columns(wv, h * dV, dV));
+    const k = keys[Math.floor(h / group)];
+    const v = values[Math.floor(h / group)];
     const w = q.map((qi, i) => {
       const scores = k.map((kj, j) =>
         causal && j > i ? -Infinity : factor * qi.reduce((s, a, c) => s + a * kj[c], 0),
@@ -45,5 +65,5 @@ export function attention64({ x, wq, wk, wv, wo, numHeads, causal = false, scale
     heads.push(matmul(w, v));
   }
   const concat = Array.from({ length: n }, (_, i) => heads.flatMap((head) => head[i]));
-  return { weights, heads, concat, output: wo ? matmul(concat, wo) : concat };
+  return { weights, heads, keys, values, concat, output: wo ? matmul(concat, wo) : concat };
 }

@@ -6,3 +6,7 @@ import './inputs.mjs';
 import './strict.mjs';
 import './fixes.mjs';
 import './lessons.mjs';
+import './lessons-heads.mjs';
+import './lessons-why.mjs';
+import './bigmodel.mjs';
+import './bigmodel-file.mjs';

@@ -1,7 +1,7 @@
 // What every page test shares: the served page and Chromium (started once for all tests), the library in Node,
 // and the comparison of what the page shows with what the library computes.
 import { after, before } from 'node:test';
-import { createAttention } from '../../../src/js/index.js';
+import { createAttention } from '../../../src/js/index.node.js';
 import { assertShown, readNumbers, startBrowser } from './helpers.mjs';
 
 /** Decimals the page shows by default. */

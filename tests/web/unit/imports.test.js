@@ -7,6 +7,10 @@ const MODULES = [
   'view/renderScheduler.js',
   'view/heatmap.js',
   'view/steps.js',
+  'view/designedView.js',
+  'view/gqaView.js',
+  'view/crossView.js',
+  'model/whyScore.js',
   'controls.js',
   'scalingPanel.js',
 ];

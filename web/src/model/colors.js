@@ -90,3 +90,9 @@ export function weightColor(value) {
 export function signedColor(value, maxAbs) {
   return DIVERGING_TABLE[Math.round((((maxAbs > 0 ? value / maxAbs : 0) + 1) / 2) * (COLOR_LEVELS - 1))];
 }
+
+/**
+ * Colours that tell groups apart (the grouped-query lesson's kv heads): Okabe and Ito's palette, distinct with
+ * colour-vision deficiencies. Group g uses GROUP_COLORS[g mod 8].
+ */
+export const GROUP_COLORS = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#f0e442', '#000000'];

@@ -81,6 +81,46 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true, numHeads: 2 }),
   },
   {
+    id: 'designed',
+    title: 'Designed heads',
+    about:
+      'Four heads whose X, W_q and W_k are built by hand, not drawn at random: the previous token, the first token ' +
+      '(an attention sink), the same word elsewhere and a local window. Step 11 shows how each W_q and W_k makes its ' +
+      'pattern; edit a weight in step 2 to break it.',
+    state: () => ({
+      ...defaultState(),
+      sentence: 'the cat saw the dog chase the cat',
+      n: 8,
+      dModel: 16,
+      dK: 16,
+      dV: 4,
+      numHeads: 4,
+      design: true,
+    }),
+  },
+  {
+    id: 'gqa',
+    title: 'Grouped-query',
+    about:
+      'Four query heads sharing two key and value heads (kv heads = 2), as LLaMA 2 70B and Mistral 7B do at a larger ' +
+      'size: step 12 colours each head by the K and V it uses and counts the KV-cache memory saved.',
+    state: () => ({ ...defaultState(), dModel: 16, numHeads: 4, kvHeads: 2 }),
+  },
+  {
+    id: 'cross',
+    title: 'Cross-attention',
+    about:
+      'Translation, as in the original transformer: “the cat sat on the mat” (decoder side) asks, “le chat est assis ' +
+      'sur le tapis” (encoder side) answers. Step 13 shows the 6 × 7 weights: one row per query, one column per key.',
+    state: () => ({
+      ...defaultState(),
+      sentence: 'the cat sat on the mat',
+      n: 6,
+      seed: 7,
+      source: 'le chat est assis sur le tapis',
+    }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:
@@ -103,8 +143,14 @@ const exampleKey = (state) =>
  * @returns {Example | null}
  */
 export function activeExample(state) {
+  // Sizes first: encoding a large state (every typed number) for nothing cost ~50 ms per change at GPT-2 size.
+  const sized = EXAMPLES.filter((example) => {
+    const s = example.state();
+    return s.n === state.n && s.dModel === state.dModel && s.numHeads === state.numHeads && s.dK === state.dK;
+  });
+  if (sized.length === 0) return null;
   const key = exampleKey(state);
-  return EXAMPLES.find((example) => exampleKey(example.state()) === key) ?? null;
+  return sized.find((example) => exampleKey(example.state()) === key) ?? null;
 }
 
 /** What the examples panel says about the state: the active example's description, or that it was changed. */

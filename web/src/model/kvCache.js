@@ -66,7 +66,8 @@ export function kvCacheStep(attn, state) {
 
 /** The KV step's explanation: what is cached, whether the rows agree, and the work saved. */
 export function kvCacheText(state, step) {
-  if (!step) return 'With one token there is nothing to cache: type a sentence of at least two words.';
+  if (!step)
+    return 'With one token the cache would hold zero tokens, so there is nothing to cache: type a sentence of at least two words, or raise n to 2 or more.';
   const { n, numHeads: H } = state;
   const agree = step.identical
     ? `The new output row equals the last row of full causal attention over all ${n} tokens bit for bit: every one of its ${step.output.length} float32 numbers is the same, to the last digit.`

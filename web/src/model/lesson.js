@@ -135,6 +135,7 @@ export function headsText(state) {
 
 /** The inputs of attention's pattern (X, W_q, W_k) that come from the seed rather than from typed numbers. */
 export function randomInputs(state) {
+  if (state.design) return [];
   return ['x', 'wq', 'wk'].filter((name) => !(state[name] || (name === 'wk' && state.shareQK && state.wq)));
 }
 

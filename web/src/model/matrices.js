@@ -1,5 +1,6 @@
 // The input matrices X, W_q, W_k, W_v and W_o of a state: generated from the seed, or the numbers a person
 // typed or pasted (an "override" of the same shape).
+import { designedMatrix } from './designedHeads.js';
 import { embeddingRow } from './positions.js';
 import { randomMatrix } from './rng.js';
 import { tokenLabels, tokenize } from './tokens.js';
@@ -37,6 +38,7 @@ export function headWidth(state, name) {
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 
 const generated = new Map();
+const DESIGNED = new Set(['x', 'wq', 'wk']);
 
 /**
  * The matrix the seed gives. X has variance 1; W_q, W_k and W_v have standard deviation 1/√d_model so that
@@ -48,22 +50,26 @@ export function generatedMatrix(state, name) {
   const [rows, cols] = matrixShape(state, name);
   const width = headWidth(state, name);
   // X looks each token up in the embedding table; links of version 1 drew X by row number instead.
-  const byToken = name === 'x' && state.embed !== 'row';
+  // Designed heads build X, W_q and W_k by hand (designedHeads.js).
+  const designed = Boolean(state.design) && DESIGNED.has(name);
+  const byToken = (name === 'x' && state.embed !== 'row') || designed;
   const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
-  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, byToken, ...labels].join('|');
+  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
-  const matrix = byToken
-    ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols))
-    : randomMatrix({
-        seed: state.seed,
-        stream: name,
-        rows,
-        cols,
-        dist: state.dist,
-        std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
-        colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
-      });
+  const matrix = designed
+    ? designedMatrix(state, name)
+    : byToken
+      ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols))
+      : randomMatrix({
+          seed: state.seed,
+          stream: name,
+          rows,
+          cols,
+          dist: state.dist,
+          std: { x: 1, wo: 1 / Math.sqrt(rows) }[name] ?? 1 / Math.sqrt(state.dModel),
+          colKey: name === 'x' || name === 'wo' ? undefined : columnKey(width),
+        });
   generated.set(name, { key, matrix });
   return matrix;
 }

@@ -9,12 +9,12 @@ import { tokenize } from './tokens.js';
  * are limited too.
  */
 export const LIMITS = Object.freeze({
-  n: 64,
-  dModel: 64,
-  dK: 64,
-  dV: 64,
-  numHeads: 8,
-  headsWidth: 64,
+  n: 256,
+  dModel: 1024,
+  dK: 128,
+  dV: 128,
+  numHeads: 16,
+  headsWidth: 1024,
   precision: 7,
   temperatureMin: 0.05,
   temperatureMax: 5,
@@ -52,7 +52,13 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
  * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
  * @property {boolean} positions  add sinusoidal positional encodings to X
  * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
+ * @property {number | null} kvHeads  the grouped-query lesson's kv heads (null: as many as heads)
+ * @property {string} source  the cross-attention lesson's second sentence (encoder side: keys and values)
+ * @property {boolean} design     designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed
  */
+
+/** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
+export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
 
 /** The default example: "time flies like an arrow". @returns {State} */
 export function defaultState() {
@@ -80,6 +86,9 @@ export function defaultState() {
     embed: 'token',
     positions: false,
     shuffle: 1,
+    design: false,
+    kvHeads: null,
+    source: DEFAULT_SOURCE,
   };
 }
 
@@ -146,6 +155,9 @@ const FIELDS = [
   'mask',
   'pos',
   'shuf',
+  'design',
+  'kvh',
+  'src',
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -177,8 +189,13 @@ export function encodeState(state) {
     ['pos', state.positions ? 1 : 0],
   ];
   if (state.shuffle !== 1) pairs.push(['shuf', state.shuffle]);
+  if (state.design) pairs.push(['design', 1]);
+  if (state.kvHeads !== null) pairs.push(['kvh', state.kvHeads]);
+  if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
+    // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
+    if (state.fromFile) break;
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
   }
   if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);
@@ -253,6 +270,10 @@ export function decodeState(hash) {
     if (sentence.length > LIMITS.sentenceChars) bad('s', `is longer than ${LIMITS.sentenceChars} characters`);
     else state.sentence = sentence;
   }
+  if (get('src') !== null) {
+    if (get('src').length > LIMITS.sentenceChars) bad('src', `is longer than ${LIMITS.sentenceChars} characters`);
+    else state.source = get('src');
+  }
   const tokenCount = tokenize(state.sentence).length;
   const sizes = {
     n: Math.min(Math.max(tokenCount, 1), LIMITS.n),
@@ -293,6 +314,7 @@ export function decodeState(hash) {
     ['scale', 'scaling'],
     ['tie', 'shareQK'],
     ['pos', 'positions'],
+    ['design', 'design'],
   ]) {
     if (get(key) === null) continue;
     if (get(key) === '0' || get(key) === '1') state[field] = get(key) === '1';
@@ -308,6 +330,12 @@ export function decodeState(hash) {
     const shuffle = readInteger(get('shuf'), 1, 1_000_000);
     if (shuffle === null) bad('shuf', 'is not a shuffle number from 1 to 1000000');
     else state.shuffle = shuffle;
+  }
+  if (get('kvh') !== null) {
+    // Read as any head count: one that does not divide the heads gets the lesson's own message.
+    const kvHeads = readInteger(get('kvh'), 1, LIMITS.numHeads);
+    if (kvHeads === null) bad('kvh', `is not a number of kv heads from 1 to ${LIMITS.numHeads}`);
+    else state.kvHeads = kvHeads;
   }
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);

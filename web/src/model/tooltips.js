@@ -2,6 +2,7 @@
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, maskCell, scaleValue } from './inputs.js';
 import { INPUT_TITLES } from './matrices.js';
+import { scoreTermLines, weightLines } from './whyScore.js';
 
 /** A token label in curly quotes. */
 export const quote = (label) => `“${label}”`;
@@ -39,9 +40,21 @@ const shown = (state, value) => formatValue(value, state.precision);
  * @param {string} matrix  x, wq, wk, wv, q, k, v, vOut, rawScores, scaledScores, mask, scores, weights, output,
  *                         concat, wo, layerOutput; or heatmap (the weights' heatmap), head (one head's), average (their average)
  * @param {number} value   the value shown in the cell
- * @returns {string[]}  a heading, then one line
+ * @returns {string[]}  a heading, then its lines: for a score, its dot product term by term; for a weight, e^s over
+ *   the row's sum (whyScore.js)
  */
 export function cellTooltip(state, result, matrix, i, j, value) {
+  const lines = baseTooltip(state, result, matrix, i, j, value);
+  if (!result?.q) return lines;
+  const open = maskCell(state, i, j) === 'open';
+  if (matrix === 'rawScores' || matrix === 'scaledScores' || (matrix === 'scores' && open))
+    return [...lines, ...scoreTermLines(state, result, i, j)];
+  if (matrix === 'weights' || matrix === 'heatmap') return [...lines, ...weightLines(state, result, i, j)];
+  return lines;
+}
+
+/** The heading and first line of a cell's tooltip. */
+function baseTooltip(state, result, matrix, i, j, value) {
   const labels = labelsFor(state);
   const open = maskCell(state, i, j) === 'open';
   switch (matrix) {

@@ -29,6 +29,8 @@ export class KvView {
   /** Draws the step computed by kvCacheStep (null with a single token). */
   draw(state, step) {
     byId('kv-text').textContent = kvCacheText(state, step);
+    // A cache of zero tokens is an inline message that says what to change, not an empty panel.
+    byId('kv-text').classList.toggle('inline-error', !step);
     show(byId('mount-kv'), Boolean(step));
     if (!step) return;
     const { n, dK, dV, numHeads: H, head, precision } = state;

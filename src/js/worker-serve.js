@@ -1,0 +1,87 @@
+// What one worker of createAttention({ workers }) does, wherever it runs (worker.js in browsers, worker-node.js in
+// Node): a module instance of its own, from the Module the pool compiled, running the checked plans that the pool
+// (pool.js, which documents the protocol) sends. Every call gets an answer, a result or an error; anything that
+// escapes (an unhandled rejection) is reported as fatal, so that the pool replaces this worker instead of waiting.
+// It imports neither index.js nor pool.js: pool.js starts workers by `new Worker(new URL('./worker.js', …))`, and
+// a worker that reached it would hold itself (webpack 5 warns "Circular dependency between chunks with runtime").
+import { Attention, runPlan } from './attention.js';
+import { loadModule, readWasmOption } from './loader.js';
+
+/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
+export function planBuffers(plan) {
+  const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
+  return [...new Set(views.map((t) => t.data.buffer))];
+}
+
+function describeError(error) {
+  try {
+    return {
+      code: typeof error?.code === 'string' ? error.code : 'INTERNAL',
+      message: String(error?.message ?? error),
+    };
+  } catch {
+    return { code: 'INTERNAL', message: 'an error that could not be described' };
+  }
+}
+
+/** The faults of injectFault (pool.js), for the tests only; `exit` is how this worker ends itself. */
+function fire(fault, exit) {
+  if (fault === 'throw') throw new Error('fault injected: an error thrown inside the call');
+  if (fault === 'reject') Promise.reject(new Error('fault injected: an unhandled rejection'));
+  if (fault === 'exit') exit();
+}
+
+/**
+ * Answers the pool's messages: an 'init' first, then calls { id, plan }.
+ * @param {(message: unknown, transfer: Transferable[]) => void} post
+ * @param {(handler: (message: any) => void) => void} listen
+ * @param {() => void} exit  how this worker ends itself (the 'exit' fault)
+ */
+export function serve(post, listen, exit) {
+  let attention;
+  let fault = null;
+  const answer = (id, plan) => {
+    // The plan's buffers go back with the answer, so that none is left here as garbage: a worker allocates
+    // little else, so its collector would run rarely and let them pile up (measured: +90 MB with 2 workers).
+    let inputs = [];
+    try {
+      inputs = planBuffers(plan);
+      if (fault) {
+        const armed = fault;
+        fault = null;
+        fire(armed, exit);
+        if (armed !== 'throw') return; // no answer: the pool sees the worker die
+      }
+      if (!attention) throw new Error('a call came before the module was loaded');
+      const result = runPlan(attention, plan);
+      const tensors = Object.fromEntries(
+        Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]),
+      );
+      post({ id, result: tensors }, [...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
+    } catch (error) {
+      post({ id, error: describeError(error) }, inputs);
+    }
+  };
+  listen(async (message) => {
+    try {
+      if (message?.type === 'init') {
+        try {
+          const variant = message.simd ? 'simd' : 'scalar';
+          attention = new Attention(await loadModule(variant, readWasmOption(message.module)));
+          const { instructionSets, kernelBackend } = attention;
+          post({ type: 'ready', instructionSets, ...(kernelBackend === undefined ? {} : { kernelBackend }) }, []);
+        } catch (error) {
+          post({ type: 'ready', error: describeError(error) }, []);
+        }
+      } else if (message?.type === 'fault') {
+        fault = message.fault;
+      } else {
+        answer(message?.id, message?.plan);
+      }
+    } catch (error) {
+      post({ type: 'fatal', message: `an error escaped its message handler: ${describeError(error).message}` }, []);
+    }
+  });
+}
+
+export { describeError };

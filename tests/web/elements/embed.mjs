@@ -1,0 +1,115 @@
+// The demo page's Embed button and embed mode (the built page in web/dist, served under the strict CSP).
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { test } from 'node:test';
+import { ARTIFACTS, ROOT, assertClean, env, open, ready } from './env.mjs';
+
+const built = existsSync(`${ROOT}web/dist/index.html`);
+
+async function openPage(path, options = {}) {
+  const context = await env.browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url.slice(0, -1) });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(`${env.server.url}web/dist/index.html${path}`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 20000 });
+  return { page, context, errors };
+}
+
+test(
+  'the Embed button gives an element snippet that shows the same example, and an iframe snippet',
+  { skip: !built && 'run scripts/build.sh first' },
+  async () => {
+    const hash =
+      'v=2&s=the+cat+sat+on+the+mat&n=6&dm=8&dk=4&dv=4&h=2&seed=7&dist=normal&p=3&causal=1&scale=1&t=1&tie=0&pos=0&head=2';
+    const { page, context, errors } = await openPage(`#${hash}`);
+    let snippets;
+    try {
+      await page.click('#embed-button');
+      await page.getByLabel('scale', { exact: true }).uncheck(); // scores, softmax, output
+      snippets = {
+        element: await page.inputValue('#embed-element'),
+        iframe: await page.inputValue('#embed-iframe'),
+      };
+      await page.click('text=Copy element snippet');
+      await page
+        .locator('.controls section', { has: page.locator('#embed-panel') })
+        .screenshot({ path: `${ARTIFACTS}/elements-embed-panel.png` });
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), snippets.element);
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
+    }
+    assert.match(
+      snippets.element,
+      /^<script type="module" src="https:\/\/cdn\.jsdelivr\.net\/npm\/attention-wasm@\d+\.\d+\.\d+\/web\/src\/elements\/index\.js"><\/script>\n/,
+    );
+    assert.match(snippets.element, /<attention-explorer steps="scores softmax output" state="v=2&amp;s=the\+cat/);
+    const src = /src="([^"]+)"/.exec(snippets.iframe)[1].replaceAll('&amp;', '&');
+    assert.match(src, /\?embed&steps=scores\+softmax\+output#v=2&/);
+
+    // The element snippet on a post (its script tag swapped for the local file): the same state, decoded.
+    const session = await open();
+    try {
+      const markup = snippets.element
+        .split('\n')[1]
+        .replace('<attention-explorer ', '<attention-explorer id="snippet" ');
+      await session.page.evaluate(
+        (html) => document.getElementById('main').insertAdjacentHTML('afterbegin', html),
+        markup,
+      );
+      await ready(session.page, 'snippet');
+      const shown = await session.page.evaluate(() => {
+        const e = document.getElementById('snippet');
+        return {
+          state: e.state,
+          steps: Array.from(e.shadowRoot.querySelectorAll('section'), (s) => s.dataset.step),
+          head: e.head,
+        };
+      });
+      assert.equal(shown.state, hash);
+      assert.deepEqual(shown.steps, ['scores', 'softmax', 'output']);
+      assert.equal(shown.head, 2);
+      await assertClean(session);
+    } finally {
+      await session.context.close();
+    }
+
+    // The iframe's address: only the chosen steps, none of the page's chrome.
+    for (const width of [1280, 390]) {
+      const embedded = await openPage(src.slice(src.indexOf('?')), { width });
+      try {
+        const visible = await embedded.page.evaluate(() =>
+          Object.fromEntries(
+            [
+              '.page-header',
+              '.controls',
+              '.page-footer',
+              '#step-scores',
+              '#step-scale',
+              '#step-softmax',
+              '#step-output',
+              '#step-kv',
+            ].map((s) => [s, document.querySelector(s).getClientRects().length > 0]),
+          ),
+        );
+        assert.deepEqual(visible, {
+          '.page-header': false,
+          '.controls': false,
+          '.page-footer': false,
+          '#step-scores': true,
+          '#step-scale': false,
+          '#step-softmax': true,
+          '#step-output': true,
+          '#step-kv': false,
+        });
+        await embedded.page.screenshot({ path: `${ARTIFACTS}/elements-embed-mode-${width}.png` });
+        assert.deepEqual(embedded.errors, []);
+      } finally {
+        await embedded.context.close();
+      }
+    }
+  },
+);

@@ -1,0 +1,7 @@
+// The embeddable elements in Chromium: the raw files of the repository under a strict CSP.
+// Run: node --test-reporter=spec tests/web/elements/run.mjs
+import './numbers.mjs';
+import './behaviour.mjs';
+import './hostile.mjs';
+import './embed.mjs';
+import './size.mjs';

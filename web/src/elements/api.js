@@ -1,0 +1,38 @@
+// The one place the elements import attention-wasm from, by relative paths only (the raw files work from a CDN).
+// - Served from the page's own origin: the main entry, which fetches the one .wasm this browser needs (a CSP's
+//   connect-src 'self' allows that); 131 KB gzipped with the elements.
+// - Served from another origin (a CDN), where a strict CSP's connect-src may forbid fetching the .wasm: the inline
+//   entry (attention-wasm/inline), the same API with both builds inside one module that script-src allows.
+// - The main entry failing to load (a bundler that did not copy the .wasm): the inline entry too.
+const sameOrigin = typeof location !== 'undefined' && new URL(import.meta.url).origin === location.origin;
+
+async function load() {
+  if (sameOrigin) {
+    try {
+      const { createAttention } = await import('../../../src/js/index.js');
+      return await createAttention();
+    } catch {
+      // Fall through to the inline entry, which needs no fetch of a .wasm file.
+    }
+  }
+  const { createAttention } = await import('../../../src/js/inline.js');
+  return createAttention();
+}
+
+let shared = null;
+
+/**
+ * The one Attention instance every element on the page shares: the module is loaded and compiled once, at the
+ * first element that scrolls into view. A failed load is kept, so every element shows the same message.
+ * @returns {Promise<import('../../../src/js/index.js').Attention>}
+ */
+export function sharedAttention() {
+  shared ??= load();
+  return shared;
+}
+
+/** Reads a .npz or .safetensors file through attention-wasm/io, loaded only when such a file is asked for. */
+export async function readTensorFile(kind, bytes) {
+  const io = await import('../../../src/js/io/index.js');
+  return kind === 'npz' ? io.readNpz(bytes) : io.readSafetensors(bytes);
+}

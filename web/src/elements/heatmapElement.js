@@ -1,0 +1,49 @@
+// <attention-heatmap>: the attention weights of one example as a heatmap with token labels, a readout of each
+// cell by pointer or keyboard, and a head picker when there are several heads.
+import { cellTooltip } from '../model/tooltips.js';
+import { el } from '../view/dom.js';
+import { AttentionElement } from './base.js';
+import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
+
+/** A row of buttons choosing the head shown; empty with one head. */
+export function headPicker(state, onPick) {
+  if (state.numHeads <= 1) return null;
+  return el(
+    'div',
+    { class: 'heads', attrs: { part: 'head-picker', role: 'group', 'aria-label': 'Head shown' } },
+    el('span', { text: 'Head:' }),
+    Array.from({ length: state.numHeads }, (_, h) =>
+      el('button', {
+        type: 'button',
+        text: String(h + 1),
+        attrs: { 'aria-pressed': String(h === state.head), 'aria-label': `head ${h + 1} of ${state.numHeads}` },
+        on: { click: () => onPick(h) },
+      }),
+    ),
+  );
+}
+
+export class AttentionHeatmap extends AttentionElement {
+  static tag = 'attention-heatmap';
+
+  draw(state, result) {
+    const headNote = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+    const label = `Attention weights of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
+    this.map ??= new HeatmapGrid({
+      label,
+      describe: (i, j, value) => joinLines(cellTooltip(this.currentState, this.result, 'heatmap', i, j, value)),
+    });
+    this.map.setLabel(label);
+    this.map.update(weightsView(state, result.weights, state.head));
+    const picker = headPicker(state, (head) => {
+      this.setEdited({ ...this.currentState, head });
+      queueMicrotask(() => this.shadowRoot.querySelectorAll('[part="head-picker"] button')[head]?.focus());
+    });
+    this.content.replaceChildren(
+      el('p', { class: 'title', attrs: { part: 'title' }, text: `Attention weights${headNote}` }),
+      el('p', { class: 'sub', text: 'rows: queries (the tokens that look) · columns: keys · each row sums to 1' }),
+      ...(picker ? [picker] : []),
+      this.map.element,
+    );
+  }
+}

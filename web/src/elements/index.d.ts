@@ -1,0 +1,91 @@
+// Hand-written declarations for attention-wasm/elements: <attention-explorer> and <attention-heatmap>.
+import type { Attention, Tensor } from '../../../src/js/index.js';
+
+/** The exact numbers an element may be given (a child <script type="application/json">, `src`, or `data`). */
+export interface AttentionNumbers {
+  /** [n, d_model] */
+  x?: number[][];
+  /** [d_model, heads·d_k] */
+  wq?: number[][];
+  /** [d_model, heads·d_k] */
+  wk?: number[][];
+  /** [d_model, heads·d_v] */
+  wv?: number[][];
+  /** [heads·d_v, d_model] */
+  wo?: number[][];
+  /** n token labels */
+  tokens?: string[];
+  /** [n, n], true (or 1) = may attend */
+  mask?: (boolean | number)[][];
+  heads?: number;
+}
+
+/** The detail of the `attention-change` event. */
+export interface AttentionChangeDetail {
+  /** The permalink hash of the example shown (as the demo page writes it). */
+  state: string;
+  /** The settings in use (the page's state object). */
+  settings: Record<string, unknown>;
+  /** The result of selfAttention with returnSteps: q, k, v, rawScores, scaledScores, scores, weights, heads, concat, output. */
+  result: Record<string, Tensor>;
+  /** [heads, n, n] */
+  weights: number[][][];
+}
+
+/** What both elements share: the attributes as properties (reading gives the value in use). */
+export class AttentionElement extends HTMLElement {
+  sentence: string;
+  seed: number;
+  dModel: number;
+  dK: number;
+  dV: number;
+  heads: number;
+  /** 1-based */
+  head: number;
+  causal: boolean;
+  temperature: number;
+  /** Divide the scores by √d_k. */
+  scale: boolean;
+  positions: boolean;
+  /** The grouped-query lesson's kv heads. */
+  kvHeads: number | null;
+  /** The cross-attention lesson's second sentence. */
+  source: string;
+  precision: number;
+  example: string | null;
+  /** Set: a permalink hash from the page. Read: the permalink of what is shown. */
+  state: string | null;
+  src: string | null;
+  readonly: boolean;
+  /** Exact numbers, instead of a child JSON script. */
+  data: AttentionNumbers | undefined;
+  /** The last result, or null before the first computation. */
+  readonly result: Record<string, Tensor> | null;
+  /** The shared attention-wasm instance, once loaded. */
+  readonly attention: Attention | null;
+  /** 'pending' until in view, then 'loading', 'ready' or 'error'. */
+  readonly status: 'pending' | 'loading' | 'ready' | 'error';
+}
+
+export class AttentionExplorer extends AttentionElement {
+  /** Space-separated step names, e.g. "scores softmax output". */
+  steps: string | null;
+}
+
+export class AttentionHeatmap extends AttentionElement {}
+
+/** The one Attention instance all elements on the page share. */
+export function sharedAttention(): Promise<Attention>;
+
+/** The steps <attention-explorer> knows: their names (the first is the page's) and titles. */
+export const STEPS: ReadonlyArray<{ readonly names: readonly string[] }>;
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'attention-explorer': AttentionExplorer;
+    'attention-heatmap': AttentionHeatmap;
+  }
+  interface HTMLElementEventMap {
+    'attention-change': CustomEvent<AttentionChangeDetail>;
+  }
+}
