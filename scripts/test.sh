@@ -57,6 +57,7 @@ stage cdn node_test cdn --test tests/cdn/ # browser path import graph; the packe
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
 stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
+stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 
 echo
 if ((${#failed_stages[@]})); then echo "failed stages: ${failed_stages[*]}"; fi
