@@ -93,24 +93,24 @@ export function defaultState() {
 }
 
 /**
- * Checks sizes against the limits.
+ * Checks sizes against the limits (the page's, or the smaller ones of the embeddable elements).
  * @param {{ n: number, dModel: number, dK: number, dV: number, numHeads: number }} sizes
  * @returns {Record<string, string>} a message per size that is out of range (empty when all are fine)
  */
-export function checkSizes(sizes) {
+export function checkSizes(sizes, limits = LIMITS) {
   const errors = {};
   for (const key of Object.keys(SIZE_NAMES)) {
     const value = sizes[key];
-    const max = LIMITS[key];
+    const max = limits[key];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
       errors[key] = `${SIZE_NAMES[key]} must be a whole number from 1 to ${max}`;
     }
   }
   if (!errors.numHeads) {
     for (const key of ['dK', 'dV']) {
-      if (!errors[key] && sizes.numHeads * sizes[key] > LIMITS.headsWidth) {
+      if (!errors[key] && sizes.numHeads * sizes[key] > limits.headsWidth) {
         errors[key] =
-          `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${LIMITS.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
+          `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${limits.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
       }
     }
   }
