@@ -10,49 +10,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FULL_CASES, QUICK_CASES, caseFile, flops, writeCaseData } from './common.mjs';
+import { caseFile, writeCaseData } from './common.mjs';
+import { parseBenchArgs } from './rows.mjs';
+import { formatTable, mb } from './table.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-function parseArgs(argv) {
-  const args = { quick: process.env.BENCH_QUICK === '1', native: null, impls: null, cases: null, out: null };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--quick') args.quick = true;
-    else if (a === '--native') args.native = argv[++i];
-    else if (a === '--impls') args.impls = argv[++i].split(',');
-    else if (a === '--cases') args.cases = argv[++i].split(',');
-    else if (a === '--out') args.out = argv[++i];
-    else throw new Error(`unknown argument ${a}`);
-  }
-  return args;
-}
-
-const args = parseArgs(process.argv.slice(2));
-const IMPLS = [
-  { name: 'attention-wasm', script: 'impl-attention-wasm.mjs' },
-  { name: 'onnxruntime-web', script: 'impl-onnxruntime-web.mjs' },
-  { name: 'native', binary: args.native },
-  { name: 'tfjs-wasm', script: 'impl-tfjs-wasm.mjs' },
-  { name: 'js-loops', script: 'impl-js-loops.mjs' },
-  // Two cores each, on the case that splits over heads; their ratio column compares the two with each other.
-  {
-    name: 'attention-wasm, 2 workers',
-    script: 'impl-attention-wasm.mjs',
-    env: { BENCH_WORKERS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'],
-    base: 'onnxruntime-web, 2 threads',
+const { args, rows, cases } = parseBenchArgs(process.argv.slice(2), { native: true });
+// Each row's child process: its implementation's script, its settings as BENCH_* variables.
+const IMPLS = rows.map((row) => ({
+  ...row,
+  binary: row.native ? args.native : undefined,
+  script: row.impl && `impl-${row.impl}.mjs`,
+  env: {
+    ...(row.settings?.reuse ? { BENCH_REUSE: '1' } : {}),
+    ...(row.settings?.workers ? { BENCH_WORKERS: String(row.settings.workers) } : {}),
+    ...(row.settings?.threads ? { BENCH_THREADS: String(row.settings.threads) } : {}),
   },
-  {
-    name: 'onnxruntime-web, 2 threads',
-    script: 'impl-onnxruntime-web.mjs',
-    env: { BENCH_THREADS: '2' },
-    cases: ['12 heads × 512', '2 heads × 33'],
-    base: 'onnxruntime-web, 2 threads',
-  },
-].filter((impl) => !args.impls || args.impls.includes(impl.name));
+}));
 const runsCase = (impl, spec) => !impl.cases || impl.cases.includes(spec.name);
-const cases = (args.quick ? QUICK_CASES : FULL_CASES).filter((c) => !args.cases || args.cases.includes(c.name));
 
 function runNative(binary, spec, dataDir) {
   const prefix = caseFile(dataDir, spec, '').slice(0, -1);
@@ -104,41 +80,12 @@ try {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-const ms = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x >= 1 ? x.toFixed(2) : x.toFixed(4));
-const mb = (bytes) => (bytes === undefined ? '' : (bytes / 2 ** 20).toFixed(1));
-const lines = [
-  '| case | implementation | median ms | min ms | GFLOP/s | × onnxruntime-web | × native | peak RSS MB ' +
-    '| WASM memory MB | max abs error |',
-  '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|',
-];
-for (const spec of cases) {
-  const row = (name) => results.find((r) => r.case === spec.name && r.impl === name);
-  const ratio = (r, name) => {
-    const base = row(name);
-    return base?.medianMs ? (r.medianMs / base.medianMs).toFixed(2) : '–';
-  };
-  for (const impl of IMPLS.filter((it) => runsCase(it, spec))) {
-    const r = row(impl.name);
-    if (r.medianMs === undefined) {
-      lines.push(`| ${spec.name} | ${impl.name} | n/a: ${r.na ?? 'failed: ' + r.failed} | | | | | | | |`);
-      continue;
-    }
-    const cells = [
-      spec.name,
-      impl.name,
-      ms(r.medianMs),
-      ms(r.minMs),
-      (flops(spec) / (r.medianMs * 1e6)).toFixed(1),
-      ratio(r, impl.base ?? 'onnxruntime-web'),
-      ratio(r, 'native'),
-      mb(r.peakBytes),
-      mb(r.wasmBytes),
-      r.maxAbsError.toExponential(1),
-    ];
-    lines.push(`| ${cells.join(' | ')} |`);
-  }
-}
-const table = lines.join('\n');
+const table = formatTable(cases, IMPLS, results, [
+  ['× native', (r, spec, ratio) => ratio(r, 'native')],
+  ['peak RSS MB', (r) => mb(r.peakBytes)],
+  ['WASM memory MB', (r) => mb(r.wasmBytes)],
+]);
+
 console.log(table);
 
 const machine = {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench: builds the WASM module and the native bench of the core, then runs bench/run.mjs.
 #   bash scripts/bench.sh [--quick] [run.mjs options]     (BENCH_QUICK=1 is the same as --quick)
+#   bash scripts/bench.sh --browser [--quick] [browser.mjs options]: the same cases in headless Chromium
+#   (npm run bench:browser), with bench/browser.mjs; no native build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +11,11 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j2 >/dev/null
+
+if [ "${1:-}" = "--browser" ]; then
+  shift
+  exec node bench/browser.mjs "$@"
+fi
 
 cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
 cmake --build build/bench-native --target attention_native_bench -j2 >/dev/null

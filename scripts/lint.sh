@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 # The project's own files, committed or new (ignored ones excluded), that exist in the work tree.
 files() { git ls-files -co --exclude-standard -- "$@" | while read -r f; do [ -f "$f" ] && echo "$f"; done; }
-mapfile -t js < <(files '*.js' '*.mjs' '*.cjs' '*.ts' '*.json' ':!package-lock.json' ':!bench/results.json')
+mapfile -t js < <(files '*.js' '*.mjs' '*.cjs' '*.ts' '*.json' ':!package-lock.json' ':!bench/results.json' ':!bench/results-browser.json')
 mapfile -t cpp < <(files '*.cc' '*.h')
 mapfile -t css < <(files '*.css')
 

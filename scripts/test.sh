@@ -52,10 +52,12 @@ stage native bash scripts/test-native.sh
 stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest/vitest.json"
 stage package node_test package --test tests/package/ tests/readme/
+stage bundlers node_test bundlers --test tests/bundlers/ # the packed package in webpack, Rollup, esbuild, Vite; Node, Bun, Deno
 stage cdn node_test cdn --test tests/cdn/ # browser path import graph; the packed package from a second origin, CSPs
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
 stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
+stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 
 echo
 if ((${#failed_stages[@]})); then echo "failed stages: ${failed_stages[*]}"; fi

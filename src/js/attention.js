@@ -2,8 +2,11 @@
 // copies the inputs into WebAssembly memory once, runs the C++ core through the Embind layer, and copies every
 // result out into JS-owned Float32Arrays. No view into WebAssembly memory outlives a call (memory growth would
 // detach it). Internal: the package's entry (index.js) exports the class; runPlan stays inside the package.
-import { AttentionError, formatShape } from './errors.js';
+import { AttentionError, describe as describeValue, formatShape } from './errors.js';
+import { readRecord } from './read.js';
 import { Tensor, nonFiniteError } from './tensor.js';
+import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
+import { checkApart } from './out.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } from './generated/abi.js';
 import {
   MAX_CALL_BYTES,
@@ -22,6 +25,7 @@ const PUBLIC_METHODS = [
   'crossAttention',
   'multiHeadAttention',
   'heapBytesInUse',
+  'prepare',
 ];
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
@@ -109,9 +113,12 @@ class Workspace {
     if (scale !== undefined) this.module.HEAPF32[start + DESCRIPTOR_SLOTS.scale] = scale;
   }
 
-  read(region, shape) {
+  /** A result as a Tensor: into `target` (the caller's array of options.out) when given, else a new array. */
+  read(region, shape, target) {
     const start = this.address(region) / 4;
-    return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
+    if (!target) return new Tensor(this.module.HEAPF32.slice(start, start + region.count), shape);
+    target.view.set(this.module.HEAPF32.subarray(start, start + region.count));
+    return new Tensor(target.array, shape);
   }
 
   free() {
@@ -218,6 +225,34 @@ export class Attention {
     return this.#run(planMultiHeadAttention(x, weights, options));
   }
 
+  /**
+   * A prepared scaledDotProductAttention for fixed shapes and options, as onnxruntime's InferenceSession: the
+   * shapes and options (out included) are read and checked once, here, with the same errors as a call; the
+   * returned function takes q, k and v as Float32Arrays of those shapes' lengths, scans their values as every
+   * call does, and returns the same results, bit for bit.
+   *
+   * | argument    | shape                                                                  |
+   * |-------------|------------------------------------------------------------------------|
+   * | shapes      | { q, k, v }: as scaledDotProductAttention's                            |
+   * | → (q, k, v) | Float32Arrays of product(shapes.q), product(shapes.k), product(shapes.v) values |
+   */
+  prepare(shapes, options) {
+    const given = readPreparedShapes(shapes);
+    const placeholder = (name) => ({ data: new Float32Array(product(given[name])), shape: given[name] });
+    const plan = planScaledDotProduct(placeholder('q'), placeholder('k'), placeholder('v'), options);
+    const layout = callLayout(plan);
+    checkCallBytes(plan, layout.totalBytes);
+    const mask = plan.options.mask && { ...plan.options.mask, data: plan.options.mask.data.slice() };
+    const fixed = { ...plan, options: { ...plan.options, mask } };
+    const names = ['q', 'k', 'v'];
+    return (...arrays) => {
+      const inputs = {};
+      names.forEach((name, i) => (inputs[name] = preparedInput(plan.inputs[name], arrays[i])));
+      checkApart(plan.out, Object.values(inputs));
+      return this.#run({ ...fixed, inputs }, layout);
+    };
+  }
+
   /** Scans a FloatInput that the plan left unchecked (Float32Array data) where it was copied to. */
   #checkValues(tensor, address) {
     if (tensor.valuesChecked !== false) return;
@@ -226,9 +261,11 @@ export class Attention {
   }
 
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
-  #run(plan) {
+  #run(plan, layout = callLayout(plan)) {
     const { kind, dims, options, maskDims } = plan;
-    const { descriptor, inputs: inputRegions, maskRegion, outputs: outputRegions, totalBytes } = callLayout(plan);
+    const { descriptor, maskRegion, outputs: outputRegions, totalBytes } = layout;
+    // A prepared call's layout holds its placeholders: the inputs are this call's, in the same regions.
+    const inputRegions = layout.inputs.map(([key, , region]) => [key, plan.inputs[key], region]);
     checkCallBytes(plan, totalBytes);
     const mask = options.mask;
     const workspace = new Workspace(this.#module, totalBytes);
@@ -254,12 +291,47 @@ export class Attention {
       const status = this.#module._call(CALL_KINDS[kind], workspace.address(descriptor));
       if (status) throw statusError(status);
       const result = {};
-      for (const [key, shape, region] of outputRegions) result[key] = workspace.read(region, shape);
+      // shape.slice(): a prepared call's results get shapes of their own at every call
+      for (const [key, shape, region] of outputRegions)
+        result[key] = workspace.read(region, shape.slice(), plan.out?.[key]);
       return result;
     } finally {
       workspace.free();
     }
   }
+}
+
+/** prepare()'s shapes: { q, k, v }, each an array of dimensions (checked by the plan, as a call's shapes). */
+function readPreparedShapes(shapes) {
+  const record = readRecord(shapes, 'shapes', ['q', 'k', 'v'], 'shape');
+  for (const name of ['q', 'k', 'v']) {
+    if (!Array.isArray(record[name])) {
+      throw new AttentionError(
+        'BAD_DIMENSION',
+        `shapes.${name} must be an array of dimensions, got ${describeValue(record[name])}`,
+      );
+    }
+  }
+  return record;
+}
+
+/** One input of a prepared call: a Float32Array of the prepared length, as a plan's unchecked tensor. */
+function preparedInput(prepared, array) {
+  const { name, shape } = prepared;
+  const length = product(shape);
+  if (typedArrayTag(array) !== 'Float32Array') {
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      `this prepared call takes ${name} as a Float32Array of ${length} values (${formatShape(shape)}), got ${describeValue(array)}`,
+    );
+  }
+  if (typedArrayLength(array) !== length) {
+    throw new AttentionError(
+      'DATA_LENGTH_MISMATCH',
+      `${name} holds ${typedArrayLength(array)} values, but this call was prepared for ${name} ${formatShape(shape)}: ${length} values`,
+    );
+  }
+  return { ...prepared, data: typedArrayView(array, Float32Array, length), valuesChecked: false };
 }
 
 /**

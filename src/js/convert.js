@@ -209,24 +209,25 @@ const HOLE = Symbol('hole'); // a shape entry that is not there
 const formatEntry = (entry) => (entry === HOLE ? '' : typeof entry === 'number' ? `${entry}` : describe(entry));
 
 /**
- * Reads `{ shape }` once into a new array, each entry an own property read once in a plain indexed loop (a hole
- * is missing, not taken from a prototype), then checks the copy: rank, then each dimension.
+ * Reads `{ shape }` (or `{ dims }`: `field` names it) once into a new array, each entry an own property read
+ * once in a plain indexed loop (a hole is missing, not taken from a prototype), then checks the copy: rank,
+ * then each dimension.
  */
-function readShape(value, spec) {
+function readShape(value, spec, field) {
   const { name } = spec;
-  if (rowKind(value, spec.shapeName) !== 'array') {
+  const shapeName = `${name}.${field}`;
+  if (rowKind(value, shapeName) !== 'array') {
     throw new AttentionError(
       'NOT_A_TENSOR',
-      `${name}.shape must be an array of positive integers, got ${describe(value)}`,
+      `${shapeName} must be an array of positive integers, got ${describe(value)}`,
     );
   }
-  const length = rowLength(value, 'array', spec.shapeName);
-  if (length === 0)
-    throw new AttentionError('BAD_RANK', `${name}.shape is [] but ${name} needs at least one dimension`);
+  const length = rowLength(value, 'array', shapeName);
+  if (length === 0) throw new AttentionError('BAD_RANK', `${shapeName} is [] but ${name} needs at least one dimension`);
   if (length > MAX_RANK) {
     throw new AttentionError(
       'BAD_RANK',
-      `${name}.shape has ${length} dimensions (rank ${length}) but ${name} must be ${spec.layout}`,
+      `${shapeName} has ${length} dimensions (rank ${length}) but ${name} must be ${spec.layout}`,
     );
   }
   const entries = [];
@@ -248,35 +249,50 @@ function readShape(value, spec) {
                 : size > MAX_DIMENSION
                   ? `is ${size}, too large (at most 2^31 - 1)`
                   : `is ${size}, not an integer`;
-    const whole = `${name}.shape is ${formatShape(entries.map(formatEntry))}`;
+    const whole = `${shapeName} is ${formatShape(entries.map(formatEntry))}`;
     throw new AttentionError(
       'BAD_DIMENSION',
-      `${name}.shape[${axis}] ${why}: ${whole}; every dimension must be a positive integer`,
+      `${shapeName}[${axis}] ${why}: ${whole}; every dimension must be a positive integer`,
     );
   }
   checkRank(entries, spec);
   return entries;
 }
 
+const kindsOf = (spec) =>
+  spec.mask
+    ? 'nested arrays of booleans or numbers, or { data, shape }'
+    : 'a nested array of numbers or { data, shape }';
+
 /**
- * Reads `{ data, shape }` (a Tensor, or any object with those two properties, read once each).
+ * Reads `{ data, shape }` (a Tensor, or any object with those two properties, read once each), or `{ data, dims }`
+ * when there is no `shape` (onnxruntime-web's and transformers.js's Tensor).
  * @returns {{ data: Float32Array | Float64Array | Uint8Array, shape: number[], copied: boolean, mode: string }}
  */
 function readTensorObject(value, spec, allowNegativeInfinity) {
   const { name } = spec;
   const data = readField(value, 'data');
-  const shapeValue = readField(value, 'shape');
+  let field = 'shape';
+  let shapeValue = readField(value, 'shape');
+  if (shapeValue === undefined && data !== undefined) {
+    field = 'dims';
+    shapeValue = readField(value, 'dims');
+  }
   if (data === undefined || shapeValue === undefined) {
     const missing =
       data === undefined && shapeValue === undefined
         ? ''
         : ` (${name}.${data === undefined ? 'data' : 'shape'} is missing)`;
-    const kinds = spec.mask
-      ? 'nested arrays of booleans or numbers, or { data, shape }'
-      : 'a nested array of numbers or { data, shape }';
-    throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kinds}, got ${describe(value)}${missing}`);
+    throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kindsOf(spec)}, got ${describe(value)}${missing}`);
   }
-  const shape = readShape(shapeValue, spec);
+  if (typeof data === 'function') {
+    // A TensorFlow.js tensor: its data() is an async method, and its values live in its backend.
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      `${name} is ${describe(value)} whose data is a method, not values (a TensorFlow.js tensor?): for a tfjs tensor t, pass { data: await t.data(), shape: t.shape }`,
+    );
+  }
+  const shape = readShape(shapeValue, spec, field);
   const count = product(shape);
   const tag = typedArrayTag(data);
   const kind = tag ?? rowKind(data, spec.dataName);
@@ -292,7 +308,7 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   if (length !== count) {
     throw new AttentionError(
       'DATA_LENGTH_MISMATCH',
-      `${name}.data has ${length} values but ${name}.shape ${formatShape(shape)} needs ${count}`,
+      `${name}.data has ${length} values but ${name}.${field} ${formatShape(shape)} needs ${count}`,
     );
   }
   if (Type !== undefined) return { data: typedArrayView(data, Type, count), shape, copied: false, mode: 'float' };
@@ -329,10 +345,7 @@ function readAny(value, spec, mode, allowNegativeInfinity) {
   if (tag !== undefined || rowKind(value, name) === 'array')
     return { ...readNested(value, spec, mode, allowNegativeInfinity), copied: true };
   if (value !== null && typeof value === 'object') return readTensorObject(value, spec, allowNegativeInfinity);
-  const kinds = spec.mask
-    ? 'nested arrays of booleans or numbers, or { data, shape }'
-    : 'a nested array of numbers or { data, shape }';
-  throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kinds}, got ${describe(value)}`);
+  throw new AttentionError('NOT_A_TENSOR', `${name} must be ${kindsOf(spec)}, got ${describe(value)}`);
 }
 
 /**

@@ -24,8 +24,18 @@ export interface TensorLike {
   shape: readonly number[];
 }
 
-/** A tensor argument: nested arrays or `{ data, shape }` (a returned Tensor works too). */
-export type TensorInput = NestedNumbers | TensorLike;
+/**
+ * onnxruntime-web's and transformers.js's Tensor, passed as it is: flat `data` and `dims` (read when there is
+ * no `shape`). Float32Array or Float64Array data (in a mask also a Uint8Array, e.g. a 'bool' tensor); any other
+ * type is NOT_A_TENSOR at run time. A TensorFlow.js tensor is not one: pass `{ data: await t.data(), shape: t.shape }`.
+ */
+export interface DimsTensorLike {
+  readonly data: ArrayLike<unknown>;
+  readonly dims: readonly number[];
+}
+
+/** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
+export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
@@ -41,6 +51,8 @@ export class Tensor {
   readonly shape: number[];
   /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
+  toJSON(): { shape: number[]; data: number[] };
 }
 
 export interface AttentionOptions {
@@ -54,7 +66,27 @@ export interface AttentionOptions {
   returnWeights?: boolean;
   /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
   returnSteps?: boolean;
+  /**
+   * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
+   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
+   * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
+   * a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the call fails.
+   */
+  out?: OutArrays | null;
 }
+
+/** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
+export interface PreparedShapes {
+  q: number[];
+  k: number[];
+  v: number[];
+}
+
+/** A prepared scaledDotProductAttention: q, k and v as Float32Arrays of the prepared shapes' lengths. */
+export type PreparedAttention = (q: Float32Array, k: Float32Array, v: Float32Array) => SdpaResult;
+
+/** options.out: a Float32Array per result name (output, weights, rawScores, …, q, k, v, heads, concat). */
+export type OutArrays = { [result: string]: Float32Array | undefined };
 
 /** The steps before the softmax, each shaped like the weights. */
 export interface AttentionSteps {
@@ -159,6 +191,13 @@ export class Attention {
    * | [B, H, L_q, d_k]| [B, H_kv, L_k, d_k]| [B, H_kv, L_k, d_v]| [B, H, L_q, d_v]| [B, H, L_q, L_k]|
    */
   scaledDotProductAttention(q: TensorInput, k: TensorInput, v: TensorInput, options?: AttentionOptions): SdpaResult;
+
+  /**
+   * scaledDotProductAttention prepared for fixed shapes and options (out included), checked once here with a
+   * call's errors; the function takes q, k and v as Float32Arrays of those shapes' lengths (NOT_A_TENSOR,
+   * DATA_LENGTH_MISMATCH otherwise), scans their values (NON_FINITE) and returns the same bits as a call.
+   */
+  prepare(shapes: PreparedShapes, options?: AttentionOptions): PreparedAttention;
 
   /**
    * Self-attention from x: Q = x·wq (+bq), K = x·wk (+bk), V = x·wv (+bv), attention, then optional wo (+bo).

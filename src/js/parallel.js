@@ -59,6 +59,11 @@ function columns(data, rows, cols, from, to) {
 }
 
 const tensor = (data, shape) => ({ data, shape });
+
+/** A result's array: the caller's (options.out), written through its plain view, or a new one. */
+const resultArray = (plan, key, length) => plan.out?.[key]?.view ?? new Float32Array(length);
+/** The Tensor of a result assembled in resultArray(plan, key): the caller's own array when it gave one. */
+const resultTensor = (plan, key, data, shape) => new Tensor(plan.out?.[key]?.array ?? data, shape);
 const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
 const copy = (input) => (input ? tensor(segment(input.data, 0, input.data.length), input.shape.slice()) : undefined);
 
@@ -86,6 +91,19 @@ function maskBlocks(mask, maskDims, blocks) {
   const [, maskHeads, maskRows, maskCols] = maskDims;
   const indices = blocks.map(([b, h]) => (maskDims[0] === 1 ? 0 : b) * maskHeads + (maskHeads === 1 ? 0 : h));
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
+}
+
+/** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
+function assemblePairs(plan, parts, done, pairs) {
+  // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
+  return Object.fromEntries(
+    Object.entries(plan.outputs).map(([key, shape]) => {
+      const out = resultArray(plan, key, product(shape));
+      const block = out.length / pairs;
+      parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
+      return [key, resultTensor(plan, key, out, shape)];
+    }),
+  );
 }
 
 /**
@@ -138,15 +156,7 @@ export class ParallelAttention {
       return { from, plan: checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask))) };
     });
     const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
-    // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
-    return Object.fromEntries(
-      Object.entries(plan.outputs).map(([key, shape]) => {
-        const out = new Float32Array(product(shape));
-        const block = out.length / (batch * numHeads);
-        parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
-        return [key, new Tensor(out, shape)];
-      }),
-    );
+    return assemblePairs(plan, parts, done, batch * numHeads);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */
@@ -184,14 +194,15 @@ export class ParallelAttention {
       );
       const given = plan.options.mask;
       const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
-      const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims } };
-      return this.#pool
-        .run(0, checked(whole))
-        .then((result) =>
-          Object.fromEntries(
-            Object.entries(plan.outputs).map(([key, shape]) => [key, new Tensor(result[key].data, shape)]),
-          ),
-        );
+      const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims }, out: null };
+      return this.#pool.run(0, checked(whole)).then((result) =>
+        Object.fromEntries(
+          Object.entries(plan.outputs).map(([key, shape]) => {
+            plan.out?.[key]?.view.set(result[key].data);
+            return [key, resultTensor(plan, key, result[key].data, shape)];
+          }),
+        ),
+      );
     }
     const { dModel, dContext, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
     const hasBatch = plan.outputs.output.length === 3;
@@ -246,10 +257,12 @@ export class ParallelAttention {
     const { batch, lenQ, numHeads, numKvHeads, dV } = plan.dims;
     const hasBatch = plan.outputs.output.length === 3;
     const out = {};
+    const views = {};
     for (const [key, shape] of Object.entries(plan.outputs)) {
       if (key === 'output' && projection) continue;
-      const whole = new Float32Array(product(shape));
-      out[key] = new Tensor(whole, shape);
+      const whole = resultArray(plan, key, product(shape));
+      views[key] = whole;
+      out[key] = resultTensor(plan, key, whole, shape);
       parts.forEach(({ h0, h1, kv0, kv1 }, i) => {
         const part = results[i][key].data;
         if (key === 'concat' || key === 'output') {
@@ -270,14 +283,15 @@ export class ParallelAttention {
       });
     }
     if (projection) {
-      const output = await this.#projectOutput(out.concat.data, batch * lenQ, numHeads * dV, projection);
-      out.output = new Tensor(output, plan.outputs.output); // last, as in the plan
+      const concat = views.concat; // a plain Float32Array, even when the caller's concat is not
+      const output = await this.#projectOutput(concat, batch * lenQ, numHeads * dV, projection, plan);
+      out.output = resultTensor(plan, 'output', output, plan.outputs.output); // last, as in the plan
     }
     return out;
   }
 
   /** output = concat·wo (+ bo) for [rows, width] concat, its rows shared out in blocks of the core's size. */
-  async #projectOutput(concat, rows, width, { wo, bo }) {
+  async #projectOutput(concat, rows, width, { wo, bo }, plan) {
     const dOut = wo.shape[1];
     const blocks = Math.ceil(rows / OUTPUT_PROJECTION_ROWS);
     const parts = ranges(blocks, this.#pool.size).map(([b0, b1], index) => {
@@ -289,7 +303,7 @@ export class ParallelAttention {
       );
       return this.#pool.run(index, sub).then(({ output }) => ({ r0, output }));
     });
-    const output = new Float32Array(rows * dOut);
+    const output = resultArray(plan, 'output', rows * dOut);
     // [rows, d_out] ← [r1 − r0, d_out] at row r0
     for (const { r0, output: part } of await Promise.all(parts)) output.set(part.data, r0 * dOut);
     return output;

@@ -3,6 +3,7 @@
 import { AttentionError } from './errors.js';
 import { checkHeld, readFloatTensor } from './convert.js';
 import { readRecord } from './read.js';
+import { readOutRecord, resolveOut } from './out.js';
 import { checkValues } from './tensor.js';
 import {
   SPECS,
@@ -34,7 +35,7 @@ export function outputProjectionScratchBytes(width, dOut) {
 
 const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
-const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps'];
+const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads'];
 
@@ -52,6 +53,8 @@ export const product = (shape) => shape.reduce((a, b) => a * b, 1);
  * @property {number[]} maskDims  the mask's size along the core's [B, H, L_q, L_k] (1 = broadcast)
  * @property {number} scratchBytes  memory the core allocates for itself
  * @property {number[]} square  the public shape of the weights
+ * @property {Record<string, {array: Float32Array, view: Float32Array}> | null} [out]  the caller's arrays for
+ *   results (options.out, out.js), or null/absent: new arrays
  */
 
 /**
@@ -84,7 +87,9 @@ export function planOutputProjection(concat, wo, bo) {
 
 /** Plans scaledDotProductAttention(q, k, v, options). @returns {Plan} */
 export function planScaledDotProduct(q, k, v, options) {
-  const o = parseOptions(readRecord(options, 'options', SDPA_OPTIONS, 'option'), false);
+  const record = readRecord(options, 'options', SDPA_OPTIONS, 'option');
+  const outRecord = readOutRecord(record.out);
+  const o = parseOptions(record, false);
   const inputs = { q: readFloatTensor(q, SPECS.q), k: readFloatTensor(k, SPECS.k), v: readFloatTensor(v, SPECS.v) };
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
   checkHeld([inputs.q, inputs.k, inputs.v, o.mask]);
@@ -103,6 +108,7 @@ export function planScaledDotProduct(q, k, v, options) {
   if (o.returnWeights) outputs.weights = square;
   if (o.returnSteps) for (const step of STEP_NAMES) outputs[step] = square;
   return {
+    out: resolveOut(outRecord, outputs, [inputs.q, inputs.k, inputs.v, o.mask]),
     kind: 'sdpa',
     dims,
     inputs,
@@ -136,7 +142,9 @@ export function planMultiHeadAttention(x, weights, options) {
 
 /** Self-, cross- and multi-head attention from inputs; `multiHead` needs numHeads and keeps a head dimension. */
 function planProjected(x, context, weights, options, multiHead) {
-  const o = parseOptions(readRecord(options, 'options', PROJECTION_OPTIONS, 'option'), true);
+  const record = readRecord(options, 'options', PROJECTION_OPTIONS, 'option');
+  const outRecord = readOutRecord(record.out);
+  const o = parseOptions(record, true);
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
@@ -145,7 +153,9 @@ function planProjected(x, context, weights, options, multiHead) {
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
   checkHeld([...Object.values(inputs), o.mask]);
   const dims = { ...checkProjectedShapes(inputs, numHeads, numKvHeads), numHeads, numKvHeads };
-  return projectedPlan(dims, inputs, o, multiHead || w.numHeads !== undefined);
+  const plan = projectedPlan(dims, inputs, o, multiHead || w.numHeads !== undefined);
+  plan.out = resolveOut(outRecord, plan.outputs, [...Object.values(inputs), o.mask]);
+  return plan;
 }
 
 /** The plan of a projected call from its checked dimensions; `headed` keeps a head dimension in the results. */

@@ -12,18 +12,13 @@
 import { AttentionError, isAttentionError } from './errors.js';
 import { compileWasm } from './loader-source.js';
 import { platform } from './platform.js';
+import { planBuffers } from './worker-serve.js';
 
 const terminatedError = () =>
   new AttentionError(
     'TERMINATED',
     'this ParallelAttention was terminated: create a new one with createAttention({ workers })',
   );
-
-/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
-export function planBuffers(plan) {
-  const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
-  return [...new Set(views.map((t) => t.data.buffer))];
-}
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
 

@@ -34,6 +34,14 @@ export class Tensor {
     };
     return build(0, 0);
   }
+
+  /**
+   * What JSON.stringify writes: `{ shape, data: number[] }` (a Float32Array alone would give {"0":…}). Parsed
+   * back, it is a valid input again.
+   */
+  toJSON() {
+    return { shape: [...this.shape], data: Array.from(this.data) };
+  }
 }
 
 /**

@@ -2,9 +2,16 @@
 // Node): a module instance of its own, from the Module the pool compiled, running the checked plans that the pool
 // (pool.js, which documents the protocol) sends. Every call gets an answer, a result or an error; anything that
 // escapes (an unhandled rejection) is reported as fatal, so that the pool replaces this worker instead of waiting.
-import { createAttention } from './index.js';
-import { runPlan } from './attention.js';
-import { planBuffers } from './pool.js';
+// It imports neither index.js nor pool.js: pool.js starts workers by `new Worker(new URL('./worker.js', …))`, and
+// a worker that reached it would hold itself (webpack 5 warns "Circular dependency between chunks with runtime").
+import { Attention, runPlan } from './attention.js';
+import { loadModule, readWasmOption } from './loader.js';
+
+/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
+export function planBuffers(plan) {
+  const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
+  return [...new Set(views.map((t) => t.data.buffer))];
+}
 
 function describeError(error) {
   try {
@@ -59,7 +66,8 @@ export function serve(post, listen, exit) {
     try {
       if (message?.type === 'init') {
         try {
-          attention = await createAttention({ simd: message.simd, wasmUrl: message.module });
+          const variant = message.simd ? 'simd' : 'scalar';
+          attention = new Attention(await loadModule(variant, readWasmOption(message.module)));
           const { instructionSets, kernelBackend } = attention;
           post({ type: 'ready', instructionSets, ...(kernelBackend === undefined ? {} : { kernelBackend }) }, []);
         } catch (error) {

@@ -110,3 +110,17 @@ const listed: string = `${opened.tensors[0].name} ${opened.tensors[0].dtype} ${o
 attn.selfAttention(fromNpy, { wq: await opened.read('wq'), wk: fromNpz.k, wv: fromNpy });
 // @ts-expect-error readNpy is synchronous: a Blob must be read into bytes first
 readNpy(new Blob([]));
+
+// Tensors of neighbouring libraries: onnxruntime-web's (and transformers.js's) { data, dims } as they are, and
+// a result as JSON.
+import * as ort from 'onnxruntime-web';
+const fromOrt = new ort.Tensor('float32', new Float32Array(4), [2, 2]);
+attn.selfAttention(fromOrt, { wq: fromOrt, wk: { data: [1, 0, 0, 1], dims: [2, 2] }, wv: fromOrt });
+const asJson: { shape: number[]; data: number[] } = fromNpy.toJSON();
+attn.selfAttention(JSON.parse(JSON.stringify(fromNpy)) as { shape: number[]; data: number[] }, {
+  wq: asJson,
+  wk: asJson,
+  wv: asJson,
+});
+// @ts-expect-error dims must be numbers
+attn.selfAttention({ data: new Float32Array(4), dims: ['2', '2'] }, { wq: asJson, wk: asJson, wv: asJson });

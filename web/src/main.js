@@ -1,7 +1,10 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
-import { formatMs } from './model/format.js';
 import { attentionCall } from './model/inputs.js';
+import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/reuse.js';
+import { ModelPanel } from './modelPanel.js';
+import { previewWeights, setStale } from './preview.js';
+import { afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
@@ -21,7 +24,12 @@ import { setupEmbed } from './embed.js';
 let state;
 let attn = null;
 let lastResult = null;
+let lastCall = null;
 let frameRequest = 0;
+let slowRender = false;
+let fullTimer = 0;
+let lastState = null;
+let fullNext = false;
 let changedAt = null;
 let hashTimer = 0;
 let renderCount = 0;
@@ -56,7 +64,11 @@ function setState(next, { from = null } = {}) {
 }
 
 function scheduleRender() {
-  if (!frameRequest) frameRequest = requestAnimationFrame(render);
+  if (frameRequest) return;
+  frameRequest = 1;
+  // A slow redraw waits for the input's own feedback to be painted first (see latency.js).
+  if (slowRender) afterNextPaint(render);
+  else requestAnimationFrame(render);
 }
 
 function scheduleHash() {
@@ -89,6 +101,15 @@ function loadHash() {
   setState(decoded);
 }
 
+/** Draws the weights of a temperature change only: WebAssembly's ms, or false when that failed (then the full update runs). */
+function preview(call) {
+  try {
+    return previewWeights(attn, steps, state, lastResult, call);
+  } catch {
+    return false;
+  }
+}
+
 /** Computes the state's attention with every step and draws it; the body's data-* attributes are the tests' hooks. */
 function render() {
   frameRequest = 0;
@@ -97,9 +118,29 @@ function render() {
   changedAt = null;
   const call = attentionCall(state);
   const t0 = performance.now();
-  let result;
+  clearTimeout(fullTimer);
+  // A temperature drag on a large layer: the weights now, the rest once the slider rests (preview.js).
+  const full = fullNext;
+  fullNext = false;
+  const previewMs = !full && previewsTemperature(lastState, state) && onlyScaleChanged(call, lastCall) && preview(call);
+  if (previewMs !== false) {
+    fullTimer = setTimeout(() => {
+      changedAt ??= performance.now();
+      fullNext = true;
+      scheduleRender();
+    }, 150);
+    document.body.dataset.renders = String(++renderCount);
+    document.body.dataset.updateMs = (performance.now() - started).toFixed(3);
+    reportRender(byId('status-time'), { changedAt: started, computeMs: previewMs, preview: true });
+    return;
+  }
+  let result = lastResult;
   try {
-    result = attn.selfAttention(call.x, call.weights, call.options);
+    // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
+    if (!sameCall(call, lastCall)) {
+      const single = float32Call(call);
+      result = attn.selfAttention(single.x, single.weights, single.options);
+    }
   } catch (error) {
     setError(
       byId('compute-error'),
@@ -107,19 +148,23 @@ function render() {
     );
     return;
   }
-  const computeMs = performance.now() - t0;
+  const computeMs = result === lastResult ? null : performance.now() - t0;
   setError(byId('compute-error'), null);
   lastResult = result;
+  lastCall = call;
+  lastState = state;
   steps.draw(state, result);
+  setStale(steps, false);
   orderView.drawPositions(state);
   designedView.draw(state, result);
   const totalMs = performance.now() - started;
+  slowRender = performance.now() - t0 > 24;
   renderCount++;
   for (const lesson of lessons) lesson.update(renderCount, state);
   document.body.dataset.renders = String(renderCount);
-  document.body.dataset.computeMs = computeMs.toFixed(3);
+  document.body.dataset.computeMs = (computeMs ?? 0).toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
-  byId('status-time').textContent = `last update ${formatMs(totalMs)}, of which WebAssembly ${formatMs(computeMs)}`;
+  reportRender(byId('status-time'), { changedAt: started, computeMs });
   scheduleExperiment(app);
 }
 
@@ -140,6 +185,9 @@ function showLoadError(error) {
 }
 
 async function start() {
+  watchInputs();
+  // Fetching and compiling the module overlaps with building the page (first numbers sooner).
+  const loading = createAttention();
   steps = new Steps(app, {
     onEdit: (name, i, j, text) => editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
@@ -161,9 +209,10 @@ async function start() {
   ];
   buildControls(app);
   setupEmbed(app);
+  document.querySelector('.controls').append(new ModelPanel(app).element);
   loadHash();
   try {
-    attn = await createAttention();
+    attn = await loading;
   } catch (error) {
     showLoadError(error);
     return;

@@ -27,12 +27,12 @@ describe('bad input never breaks the page', () => {
 
   test('sizes over the limit, a ragged paste and an empty sentence get messages at their place', async () => {
     await withPage(env, {}, async ({ page }) => {
-      await page.fill('#size-n', '99');
-      assert.match(await page.textContent('#sizes-error'), /n must be a whole number from 1 to 64/);
+      await page.fill('#size-n', '300');
+      assert.match(await page.textContent('#sizes-error'), /n must be a whole number from 1 to 256/);
       assert.equal(await page.getAttribute('#size-n', 'aria-invalid'), 'true');
-      await page.fill('#size-numHeads', '4');
-      await page.fill('#size-dK', '32');
-      assert.match(await page.textContent('#sizes-error'), /heads × d_k is 128, over 64/);
+      await page.fill('#size-numHeads', '9');
+      await page.fill('#size-dK', '128');
+      assert.match(await page.textContent('#sizes-error'), /heads × d_k is 1152, over 1024/);
       assert.equal((await readMatrix(page, 'x')).shape, '[5, 8]');
       await page.fill('#size-dK', '4');
       await afterChange(page, () => page.fill('#size-n', '4'));

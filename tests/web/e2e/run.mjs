@@ -8,3 +8,5 @@ import './fixes.mjs';
 import './lessons.mjs';
 import './lessons-heads.mjs';
 import './lessons-why.mjs';
+import './bigmodel.mjs';
+import './bigmodel-file.mjs';

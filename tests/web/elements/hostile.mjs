@@ -61,6 +61,12 @@ test('bad values show a polite message naming what to fix, and the page never se
       [{}, '{"x": [[1, 2]], "weights": 1}', /unknown key "weights"/],
       [{ src: 'missing.json' }, undefined, /src="missing.json" could not be fetched: HTTP 404/],
       [{ state: '#v=1&s=a+b&n=2&dm=2&dk=2&dv=2&x=1e30,1;2,3' }, undefined, /state: x=.* is not a 2×2 matrix/],
+      // A layer the page can show (up to 16 heads) but an element cannot.
+      [
+        { state: '#v=2&h=12&dm=768&dk=64&dv=64' },
+        undefined,
+        /state: d_model must be a whole number from 1 to 64.*open it on the page/,
+      ],
     ];
     let k = 0;
     for (const [attributes, json, expected] of cases) {

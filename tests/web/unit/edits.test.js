@@ -74,9 +74,9 @@ describe('pastedMatrix', () => {
     expect(pastedMatrix(defaultState(), 'x', '1 2e7').error).toBe(
       '20000000 is too large; use numbers from -1000000 to 1000000. Nothing was changed.',
     );
-    const wide = Array.from({ length: 65 }, () => '1').join(' ');
+    const wide = Array.from({ length: 1025 }, () => '1').join(' ');
     expect(pastedMatrix(defaultState(), 'x', wide).error).toMatch(
-      /^This 1×65 matrix does not fit: .*d_model.*\. Nothing was changed\.$/u,
+      /^This 1×1025 matrix does not fit: .*d_model.*\. Nothing was changed\.$/u,
     );
   });
 });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
 import { EXAMPLES, activeExample } from '../../../web/src/model/examples.js';
 import { KNOWN_MODELS, cacheBytesPerToken, divisorsOf, gqaStep, gqaText } from '../../../web/src/model/gqa.js';
-import { decodeState, encodeState } from '../../../web/src/model/state.js';
+import { LIMITS, decodeState, encodeState } from '../../../web/src/model/state.js';
 
 let attn;
 beforeAll(async () => {
@@ -51,7 +51,7 @@ describe('gqaStep', () => {
     expect(encodeState(state)).toContain('&kvh=2');
     expect(activeExample(decodeState(`#${encodeState(state)}`).state)?.id).toBe('gqa');
     expect(decodeState('#h=4&dm=16&kvh=3').state.kvHeads).toBe(3);
-    expect(decodeState('#kvh=0').warnings).toEqual(['kvh=0 is not a number of kv heads from 1 to 8']);
+    expect(decodeState('#kvh=0').warnings).toEqual([`kvh=0 is not a number of kv heads from 1 to ${LIMITS.numHeads}`]);
     expect(encodeState({ ...state, kvHeads: null })).not.toContain('kvh');
   });
 });

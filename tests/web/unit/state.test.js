@@ -79,7 +79,7 @@ describe('state ↔ URL hash', () => {
 describe('garbled and malicious hashes', () => {
   it.each([
     ['n=0', 'n'],
-    ['n=65', 'n'],
+    ['n=257', 'n'],
     ['n=abc', 'n'],
     ['n=1e1', 'n'],
     ['n=-3', 'n'],
@@ -106,8 +106,8 @@ describe('garbled and malicious hashes', () => {
   });
 
   it('falls back to default sizes when heads × d_k is over the limit', () => {
-    const { state, warnings } = decodeState('#h=8&dk=16');
-    expect(warnings.join()).toMatch(/heads × d_k is 128/);
+    const { state, warnings } = decodeState('#h=16&dk=128');
+    expect(warnings.join()).toMatch(/heads × d_k is 2048/);
     expect(checkSizes(state)).toEqual({});
   });
 
@@ -177,14 +177,17 @@ describe('garbled and malicious hashes', () => {
 describe('sizes', () => {
   it('checks each size and the heads limit', () => {
     expect(checkSizes({ n: 5, dModel: 8, dK: 4, dV: 4, numHeads: 1 })).toEqual({});
-    expect(checkSizes({ n: 65, dModel: 0, dK: 4.5, dV: NaN, numHeads: 9 })).toEqual({
-      n: 'n must be a whole number from 1 to 64',
-      dModel: 'd_model must be a whole number from 1 to 64',
-      dK: 'd_k must be a whole number from 1 to 64',
-      dV: 'd_v must be a whole number from 1 to 64',
-      numHeads: 'heads must be a whole number from 1 to 8',
+    expect(checkSizes({ n: 257, dModel: 0, dK: 4.5, dV: NaN, numHeads: 17 })).toEqual({
+      n: 'n must be a whole number from 1 to 256',
+      dModel: 'd_model must be a whole number from 1 to 1024',
+      dK: 'd_k must be a whole number from 1 to 128',
+      dV: 'd_v must be a whole number from 1 to 128',
+      numHeads: 'heads must be a whole number from 1 to 16',
     });
-    expect(checkSizes({ n: 5, dModel: 8, dK: 32, dV: 8, numHeads: 4 })).toEqual({ dK: expect.stringContaining('128') });
+    expect(checkSizes({ n: 256, dModel: 1024, dK: 128, dV: 64, numHeads: 8 })).toEqual({});
+    expect(checkSizes({ n: 5, dModel: 8, dK: 128, dV: 8, numHeads: 9 })).toEqual({
+      dK: expect.stringContaining('1152'),
+    });
   });
 
   it('withSizes keeps typed numbers that still fit and draws the rest from the seed', () => {

@@ -4,7 +4,8 @@ import { sizesOf } from '../model/edits.js';
 import { EXAMPLES } from '../model/examples.js';
 import { parseNumber } from '../model/parse.js';
 import { MAX_SEED } from '../model/rng.js';
-import { LIMITS, checkSizes, decodeState, defaultState, withSizes } from '../model/state.js';
+import { checkSizes, decodeState, defaultState, withSizes } from '../model/state.js';
+import { ELEMENT_LIMITS } from './limits.js';
 import { tokenize } from '../model/tokens.js';
 
 /** The attributes both elements read, in the order they are applied. */
@@ -131,15 +132,18 @@ export function stateFromAttributes(get) {
   const hash = get('state');
   if (hash !== null) {
     const decoded = decodeState(hash.includes('#') ? hash.slice(hash.indexOf('#')) : hash);
-    state = decoded.state;
     for (const warning of decoded.warnings) problems.push(`state: ${warning}`);
+    // The page draws larger layers than an element does: such a link keeps the element's defaults.
+    const tooLarge = Object.values(checkSizes(sizesOf(decoded.state), ELEMENT_LIMITS));
+    if (tooLarge.length) problems.push(`state: ${tooLarge.join('; ')} in an element (open it on the page instead)`);
+    else state = decoded.state;
   }
   const sentence = get('sentence');
   if (sentence !== null) {
     const tokens = tokenize(sentence);
     if (tokens.length === 0) problems.push('sentence is empty: give it at least one word');
-    else if (tokens.length > LIMITS.n)
-      problems.push(`sentence has ${tokens.length} words, over the ${LIMITS.n} tokens an element can show`);
+    else if (tokens.length > ELEMENT_LIMITS.n)
+      problems.push(`sentence has ${tokens.length} words, over the ${ELEMENT_LIMITS.n} tokens an element can show`);
     else state = withSizes({ ...state, sentence, x: null }, { ...sizesOf(state), n: tokens.length });
   }
   const seed = get('seed');
@@ -152,11 +156,11 @@ export function stateFromAttributes(get) {
   for (const [name, field] of Object.entries(SIZE_ATTRIBUTES)) {
     const text = get(name);
     if (text === null) continue;
-    const value = readWhole(text, name, 1, LIMITS[field], problems);
+    const value = readWhole(text, name, 1, ELEMENT_LIMITS[field], problems);
     if (value !== undefined) [sizes[field], sized] = [value, true];
   }
   if (sized) {
-    const errors = checkSizes(sizes);
+    const errors = checkSizes(sizes, ELEMENT_LIMITS);
     if (Object.keys(errors).length) problems.push(...Object.values(errors));
     else state = withSizes(state, sizes);
   }
@@ -183,9 +187,9 @@ function readSettings(input, get, problems) {
   const temperature = get('temperature');
   if (temperature !== null) {
     const t = parseNumber(temperature);
-    if (t === null || t < LIMITS.temperatureMin || t > LIMITS.temperatureMax)
+    if (t === null || t < ELEMENT_LIMITS.temperatureMin || t > ELEMENT_LIMITS.temperatureMax)
       problems.push(
-        `temperature="${shorten(temperature)}" should be a number from ${LIMITS.temperatureMin} to ${LIMITS.temperatureMax}`,
+        `temperature="${shorten(temperature)}" should be a number from ${ELEMENT_LIMITS.temperatureMin} to ${ELEMENT_LIMITS.temperatureMax}`,
       );
     else state.temperature = t;
   }
@@ -196,12 +200,13 @@ function readSettings(input, get, problems) {
   }
   const source = get('source');
   if (source !== null) {
-    if (source.length > LIMITS.sentenceChars) problems.push(`source is longer than ${LIMITS.sentenceChars} characters`);
+    if (source.length > ELEMENT_LIMITS.sentenceChars)
+      problems.push(`source is longer than ${ELEMENT_LIMITS.sentenceChars} characters`);
     else state.source = source;
   }
   const precision = get('precision');
   if (precision !== null) {
-    const value = readWhole(precision, 'precision', 0, LIMITS.precision, problems);
+    const value = readWhole(precision, 'precision', 0, ELEMENT_LIMITS.precision, problems);
     if (value !== undefined) state.precision = value;
   }
   return state;

@@ -1,6 +1,7 @@
 // Exact numbers for an element: a JSON object (a child <script type="application/json">, or a .json file named by
 // `src`), or the tensors of a .npz / .safetensors file, checked and laid over the attributes' state. Pure: no DOM.
-import { LIMITS, checkSizes, withSizes } from '../model/state.js';
+import { checkSizes, withSizes } from '../model/state.js';
+import { ELEMENT_LIMITS } from './limits.js';
 import { sizesOf } from '../model/edits.js';
 
 /** The names an exact-numbers object may hold. */
@@ -33,7 +34,7 @@ function readMatrix(value, name) {
     if (row.length !== cols)
       throw new InputProblem(`${name} row ${i} has ${row.length} numbers, but row 0 has ${cols}: rows must be equal`);
     row.forEach((v, j) => {
-      if (typeof v !== 'number' || !Number.isFinite(v) || Math.abs(v) > LIMITS.typed)
+      if (typeof v !== 'number' || !Number.isFinite(v) || Math.abs(v) > ELEMENT_LIMITS.typed)
         throw new InputProblem(
           `${name}[${i}][${j}] is ${shorten(JSON.stringify(v) ?? String(v))}: use numbers from -1000000 to 1000000`,
         );
@@ -83,8 +84,8 @@ export function applyData(state, data) {
     if (data[name] !== undefined) m[name] = readMatrix(data[name], name);
   const sizes = sizesOf(state);
   if (data.heads !== undefined) {
-    if (!Number.isInteger(data.heads) || data.heads < 1 || data.heads > LIMITS.numHeads)
-      throw new InputProblem(`heads should be a whole number from 1 to ${LIMITS.numHeads}`);
+    if (!Number.isInteger(data.heads) || data.heads < 1 || data.heads > ELEMENT_LIMITS.numHeads)
+      throw new InputProblem(`heads should be a whole number from 1 to ${ELEMENT_LIMITS.numHeads}`);
     sizes.numHeads = data.heads;
   }
   if (m.x) [sizes.n, sizes.dModel] = [m.x.length, m.x[0].length];
@@ -99,8 +100,9 @@ export function applyData(state, data) {
       throw new InputProblem(`${name} has ${m[name][0].length} columns, which ${H} heads cannot share equally`);
     sizes[field] = m[name][0].length / H;
   }
-  if (sizes.n > LIMITS.n) throw new InputProblem(`x has ${sizes.n} rows: an element shows at most ${LIMITS.n} tokens`);
-  const errors = checkSizes(sizes);
+  if (sizes.n > ELEMENT_LIMITS.n)
+    throw new InputProblem(`x has ${sizes.n} rows: an element shows at most ${ELEMENT_LIMITS.n} tokens`);
+  const errors = checkSizes(sizes, ELEMENT_LIMITS);
   if (Object.keys(errors).length) throw new InputProblem(Object.values(errors).join('; '));
   const { n, dModel, dK, dV } = sizes;
   if (m.wq) expectShape(m.wq, 'wq', dModel, H * dK, `with x's ${dModel} columns and ${H} head(s) of d_k = ${dK},`);

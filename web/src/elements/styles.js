@@ -2,7 +2,7 @@
 // no style="" attribute, so a strict style-src allows it). Colours are classes (w0…w255 for weights, s0…s255 for
 // signed values) from the page's one colour table, and grid widths are classes too: nothing is styled inline.
 import { COLOR_LEVELS, signedColor, weightColor } from '../model/colors.js';
-import { LIMITS } from '../model/state.js';
+import { ELEMENT_LIMITS } from './limits.js';
 
 /**
  * The theme: every custom property an author may set on the element (or an ancestor), with its light default.
@@ -118,7 +118,7 @@ function generated() {
     rules.push(`.w${k}{background:${weightColor(k / (COLOR_LEVELS - 1)).css}}`);
     rules.push(`.s${k}{background:${signedColor((2 * k) / (COLOR_LEVELS - 1) - 1, 1).css}}`);
   }
-  for (let n = 1; n <= LIMITS.n; n++) {
+  for (let n = 1; n <= ELEMENT_LIMITS.n; n++) {
     rules.push(`.hm.c${n}{grid-template-columns:minmax(2.5rem,max-content) repeat(${n},minmax(0,1fr))}`);
   }
   return rules.join('\n');

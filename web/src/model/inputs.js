@@ -2,6 +2,7 @@
 // of its results.
 import { currentMatrix } from './matrices.js';
 import { addMatrices, sinusoidalPositions } from './positions.js';
+import { tensorOf } from './reuse.js';
 import { tokenLabels, tokenize } from './tokens.js';
 
 /**
@@ -50,7 +51,7 @@ export function maskCell(state, i, j) {
  * concat [n, H·d_v] and, through W_o, output [n, d_model].
  */
 export function attentionCall(state) {
-  const flat = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
+  const flat = tensorOf; // made once per matrix: an unchanged matrix is not copied again
   const options = { causal: state.causal, returnSteps: true };
   const scale = scaleFor(state);
   if (scale !== undefined) options.scale = scale;
@@ -64,9 +65,17 @@ export function attentionCall(state) {
       wv: flat(currentMatrix(state, 'wv')),
       wo: flat(currentMatrix(state, 'wo')),
       numHeads: state.numHeads,
+      ...fittingBiases(state),
     },
     options,
   };
+}
+
+/** The biases read from a model's file (state.biases: bq, bk, bv, bo as { data, shape }) that fit the sizes. */
+function fittingBiases({ biases, numHeads, dK, dV, dModel }) {
+  if (!biases) return {};
+  const sizes = { bq: numHeads * dK, bk: numHeads * dK, bv: numHeads * dV, bo: dModel };
+  return Object.fromEntries(Object.entries(biases).filter(([key, b]) => b && b.data.length === sizes[key]));
 }
 
 /**

@@ -9,12 +9,12 @@ import { tokenize } from './tokens.js';
  * are limited too.
  */
 export const LIMITS = Object.freeze({
-  n: 64,
-  dModel: 64,
-  dK: 64,
-  dV: 64,
-  numHeads: 8,
-  headsWidth: 64,
+  n: 256,
+  dModel: 1024,
+  dK: 128,
+  dV: 128,
+  numHeads: 16,
+  headsWidth: 1024,
   precision: 7,
   temperatureMin: 0.05,
   temperatureMax: 5,
@@ -93,24 +93,24 @@ export function defaultState() {
 }
 
 /**
- * Checks sizes against the limits.
+ * Checks sizes against the limits (the page's, or the smaller ones of the embeddable elements).
  * @param {{ n: number, dModel: number, dK: number, dV: number, numHeads: number }} sizes
  * @returns {Record<string, string>} a message per size that is out of range (empty when all are fine)
  */
-export function checkSizes(sizes) {
+export function checkSizes(sizes, limits = LIMITS) {
   const errors = {};
   for (const key of Object.keys(SIZE_NAMES)) {
     const value = sizes[key];
-    const max = LIMITS[key];
+    const max = limits[key];
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
       errors[key] = `${SIZE_NAMES[key]} must be a whole number from 1 to ${max}`;
     }
   }
   if (!errors.numHeads) {
     for (const key of ['dK', 'dV']) {
-      if (!errors[key] && sizes.numHeads * sizes[key] > LIMITS.headsWidth) {
+      if (!errors[key] && sizes.numHeads * sizes[key] > limits.headsWidth) {
         errors[key] =
-          `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${LIMITS.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
+          `heads × ${SIZE_NAMES[key]} is ${sizes.numHeads * sizes[key]}, over ${limits.headsWidth}: lower ${SIZE_NAMES[key]} or the heads`;
       }
     }
   }
@@ -194,6 +194,8 @@ export function encodeState(state) {
   if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
+    // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
+    if (state.fromFile) break;
     if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
   }
   if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);

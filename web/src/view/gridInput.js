@@ -42,7 +42,7 @@ function setActive(grid, i, j) {
 function cellOf(grid, target) {
   const node = target instanceof Element ? target.closest('.c') : null;
   if (!node || !grid.scroller.contains(node) || node.dataset.i === undefined) return null;
-  return { i: Number(node.dataset.i), j: Number(node.dataset.j), node };
+  return { i: Number(node.dataset.i) - grid.offset.i, j: Number(node.dataset.j) - grid.offset.j, node };
 }
 
 /** The tooltip of cell (i, j), next to `anchor`. */
@@ -69,20 +69,24 @@ function click(grid, event) {
   else if (grid.options.editable && event.pointerType === 'touch') openEditor(grid, cell.i, cell.j);
 }
 
-function key(grid, event) {
-  if (grid.editor || !grid.rows || event.target !== grid.scroller) return;
-  const { i, j } = grid.active;
-  const page = grid.pageRows();
-  const moves = {
+/** Where each navigation key moves the active cell (i, j) to, before clamping: the grid's and the heatmap's keys. */
+export function keyMoves(i, j, cols, page) {
+  return {
     ArrowUp: [i - 1, j],
     ArrowDown: [i + 1, j],
     ArrowLeft: [i, j - 1],
     ArrowRight: [i, j + 1],
     Home: [i, 0],
-    End: [i, grid.cols - 1],
+    End: [i, cols - 1],
     PageUp: [i - page, j],
     PageDown: [i + page, j],
   };
+}
+
+function key(grid, event) {
+  if (grid.editor || !grid.rows || event.target !== grid.scroller) return;
+  const { i, j } = grid.active;
+  const moves = keyMoves(i, j, grid.cols, grid.pageRows());
   if (moves[event.key] && !event.altKey) {
     event.preventDefault();
     setActive(grid, ...moves[event.key]);

@@ -2,6 +2,7 @@
 import { cssColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
+import { drawPainted, paintCells } from './canvasMatrix.js';
 import { el } from './dom.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
@@ -78,6 +79,8 @@ export class Heatmap {
    */
   update(view) {
     this.view = view;
+    this.image ??= document.createElement('canvas');
+    this.runs = paintCells(this.image, view, 'weights');
     this.draw();
   }
 
@@ -108,7 +111,7 @@ export class Heatmap {
     ctx.clearRect(0, 0, size, size);
     const { x0, y0, cell, labelled } = this.#layout(size, ratio);
     const { rows, cols } = this.view;
-    drawCells(ctx, this.view, x0, y0, cell * cols, cell * rows);
+    drawPainted(ctx, this.image, this.runs, x0, y0, cell * cols, cell * rows);
     if (labelled) {
       const font = Math.max(9, Math.min(12, (cell / ratio) * 0.55)) * ratio;
       ctx.font = `${font}px ${FONT}`;

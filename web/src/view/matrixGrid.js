@@ -1,25 +1,18 @@
 // A matrix drawn as an ARIA grid with token labels, coloured cells and one active cell (one tab stop).
 // Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
 // updates as fast as a small one. Editing, copying, pointer and keys live in files of their own.
-import { signedColor, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { cancelEditor, commitEditor } from './cellEditor.js';
 import { resizePool, setText } from './cellPool.js';
+import { colorFor } from './canvasMatrix.js';
 import { CopyMenu } from './copyMenu.js';
 import { el } from './dom.js';
 import { listenToPointerAndKeys } from './gridInput.js';
-import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { drawn, sameView, scheduleDraw, watchVisibility } from './renderScheduler.js';
 import { digitWidth, labelWidth } from './textMeasure.js';
 import { hideTooltip } from './tooltip.js';
-
-/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
-function colorFor(mode, value, maxAbs) {
-  if (!Number.isFinite(value)) return null;
-  if (mode === 'weights') return weightColor(value);
-  if (mode === 'signed') return signedColor(value, maxAbs);
-  return null;
-}
+import { showLarge } from './largeMatrix.js';
 
 const CELL_H = 26;
 const OVERSCAN = 2;
@@ -63,6 +56,8 @@ export class MatrixGrid {
     this.pool = { rows: [], heads: [], colHeads: [] };
     this.visible = false;
     this.pending = null;
+    this.offset = { i: 0, j: 0 };
+    this.large = null;
 
     this.titleNode = el('span', { class: 'matrix-title', text: options.title });
     this.shapeNode = el('span', { class: 'matrix-shape' });
@@ -133,6 +128,7 @@ export class MatrixGrid {
    * @param {number} [view.colorScale]       the magnitude of the strongest colour, when not the largest value
    */
   update(view) {
+    if (sameView(view, this.pending ?? this.shownView)) return;
     this.pending = view;
     scheduleDraw(this, view.rows * view.cols);
   }
@@ -146,7 +142,9 @@ export class MatrixGrid {
     this.#apply(view);
   }
 
-  #apply({ data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText, colorScale = 0 }) {
+  #apply(view) {
+    const { data, rows, cols, rowLabels, colLabels, precision, raw = null, shapeText, colorScale = 0 } = view;
+    this.shownView = view;
     if (this.editor) cancelEditor(this, false);
     if (rows !== this.rows || cols !== this.cols) {
       this.invalid.clear();
@@ -182,6 +180,7 @@ export class MatrixGrid {
       }
     }
     this.maxAbs = Math.max(maxAbs, colorScale);
+    if (showLarge(this)) return;
     let chars = this.options.render ? 3 : 2;
     if (!this.options.render && min <= max) {
       chars = Math.max(formatValue(min, precision).length, formatValue(max, precision).length, negInf ? 2 : 0);
@@ -222,7 +221,7 @@ export class MatrixGrid {
 
   /** Draws the cells in view (plus a margin) from the current values. */
   renderWindow() {
-    if (!this.rows) return;
+    if (!this.rows || this.scroller.hidden) return;
     const win = this.#windowFor();
     this.window = win;
     resizePool(this, win.rows, win.cols);
@@ -291,8 +290,11 @@ export class MatrixGrid {
       node.style.color = colour?.light ? '#fff' : '';
       node.colour = colour;
     }
-    if (node.dataset.i !== String(i)) node.dataset.i = String(i);
-    if (node.dataset.j !== String(j)) node.dataset.j = String(j);
+    // A zoomed block's cells carry the whole matrix's row and column (gridInput takes the offset back off).
+    const di = String(i + this.offset.i);
+    const dj = String(j + this.offset.j);
+    if (node.dataset.i !== di) node.dataset.i = di;
+    if (node.dataset.j !== dj) node.dataset.j = dj;
     node.setAttribute('aria-colindex', String(j + 2));
   }
 
@@ -363,6 +365,7 @@ export class MatrixGrid {
   highlightRow(i) {
     if (this.highlighted === i) return;
     this.highlighted = i;
+    if (this.scroller.hidden) return this.large?.canvas.highlightRow(i);
     const { r0 } = this.window;
     this.pool.rows.forEach((row, a) => {
       row.classList.toggle('hl-row', r0 + a === i);

@@ -32,8 +32,8 @@ function flushWhenIdle() {
 }
 
 /**
- * Tracks whether `grid.scroller` is near the screen: sets `grid.visible` and draws the grid when it comes near.
- * @param {{ scroller: HTMLElement, visible: boolean, flush: () => void }} grid
+ * Tracks whether `grid.element` is near the screen: sets `grid.visible` and draws the grid when it comes near.
+ * @param {{ element: HTMLElement, visible: boolean, flush: () => void }} grid
  */
 export function watchVisibility(grid) {
   visibility ??= new IntersectionObserver(
@@ -47,8 +47,9 @@ export function watchVisibility(grid) {
     },
     { rootMargin: '300px 0px' },
   );
-  grid.scroller.matrixGrid = grid;
-  visibility.observe(grid.scroller);
+  // The figure, not its scroller: a large matrix hides its scroller and shows a heatmap instead.
+  grid.element.matrixGrid = grid;
+  visibility.observe(grid.element);
 }
 
 /** Draws the grid now when it is visible or small, else queues it for the next idle time. */
@@ -65,4 +66,25 @@ export function scheduleDraw(grid, cells) {
 /** Takes the grid out of the queue (it is drawing now). */
 export function drawn(grid) {
   waiting.delete(grid);
+}
+
+const sameList = (a, b) => a === b || (a.length === b.length && a.every((x, k) => String(x) === String(b[k])));
+
+/**
+ * Whether a grid's new view shows exactly what the last one did (the same data array, sizes, labels, precision
+ * and exact numbers): then there is nothing to redraw.
+ */
+export function sameView(a, b) {
+  if (!a || !b) return false;
+  return (
+    a.data === b.data &&
+    a.rows === b.rows &&
+    a.cols === b.cols &&
+    a.precision === b.precision &&
+    a.raw === b.raw &&
+    a.shapeText === b.shapeText &&
+    a.colorScale === b.colorScale &&
+    sameList(a.rowLabels, b.rowLabels) &&
+    sameList(a.colLabels, b.colLabels)
+  );
 }

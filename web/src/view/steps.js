@@ -1,6 +1,7 @@
 // Draws the steps of attention: the grids from X to the output, the weights' heatmap, the heads and their texts.
 import { formatShape } from '../model/format.js';
-import { averageHeads, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
+import { averageHeads, headSlice, labelsFor, maskCell } from '../model/inputs.js';
+import { columnBlockOf, flatRows } from '../model/reuse.js';
 import {
   entropyText,
   explainOutputRow,
@@ -195,7 +196,7 @@ export class Steps {
     const labels = labelsFor(state);
     const { n, dModel, dK, dV, numHeads: H, head: h, precision } = state;
     const headNote = H > 1 ? ` (head ${h + 1} of ${H})` : '';
-    const flat = (rows) => Float64Array.from(rows.flat());
+    const flat = flatRows; // made once per matrix
 
     const x = currentMatrix(state, 'x');
     grids.x.update({
@@ -209,20 +210,20 @@ export class Steps {
     });
     for (const name of ['wq', 'wk', 'wv']) {
       const width = headWidth(state, name);
-      const block = columnBlock(currentMatrix(state, name), h * width, width);
+      const block = columnBlockOf(currentMatrix(state, name), h * width, width);
       grids[name].options.editable = !(name === 'wk' && state.shareQK);
       grids[name].setTitle(
         `${INPUT_TITLES[name]}${headNote}`,
         name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable',
       );
       grids[name].update({
-        data: flat(block),
+        data: block.data,
         rows: dModel,
         cols: width,
         rowLabels: dims(dModel),
         colLabels: dims(width),
         precision,
-        raw: block,
+        raw: block.rows,
       });
     }
     const perHead = (grid, tensor, title, colLabels) => {

@@ -1,0 +1,215 @@
+// Interaction latency of the demo page, as a user waits for it: for each interaction, the Event Timing API's
+// duration from the input to the next paint (what INP is built on), in Debian's Chromium, headless.
+//
+//   node bench/page-latency.mjs [--repeat 5] [--sizes old,gpt2] [--widths 1280,390]
+//
+// Needs the built page (bash scripts/build.sh). Prints one Markdown table of medians (and maxima) per size and
+// width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
+// Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
+// The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
+/* global document, window, requestAnimationFrame -- page.evaluate() callbacks run in the page */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from '../tests/chromium.mjs';
+import { serveStatic } from '../tests/serve-static.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const DIST = `${ROOT}web/dist`;
+
+function parseArgs(argv) {
+  const args = { repeat: 5, sizes: ['default', 'old', 'gpt2'], widths: [1280, 390] };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
+    else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
+    else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
+    else throw new Error(`unknown argument ${argv[i]}`);
+  }
+  return args;
+}
+
+const words = (count) => Array.from({ length: count }, (_, i) => `w${i}`).join('+');
+
+/** The sizes measured: the default example, the old caps (n = 64, 8 heads) and GPT-2's layer (n = 64). */
+const SIZES = {
+  default: { label: 'default (n = 5, d_model = 8)', hash: '' },
+  old: { label: 'n = 64, d_model = 64, 8 heads', hash: `#s=${words(64)}&n=64&dm=64&dk=8&dv=8&h=8` },
+  gpt2: { label: 'GPT-2: n = 64, d_model = 768, 12 heads', hash: `#s=${words(64)}&n=64&dm=768&dk=64&dv=64&h=12` },
+};
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+};
+
+/** Installs the Event Timing observer: every entry with an interactionId, kept in window.__events. */
+async function observe(page) {
+  await page.evaluate(() => {
+    window.__events = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        if (entry.interactionId) window.__events.push({ id: entry.interactionId, duration: entry.duration });
+      }
+    }).observe({ type: 'event', durationThreshold: 16, buffered: false });
+  });
+}
+
+const renders = (page) => page.evaluate(() => Number(document.body.dataset.renders ?? 0));
+
+/**
+ * Runs `action` (one interaction), waits for the page to have drawn its result, and returns the longest
+ * Event Timing duration of that interaction (16 when none was reported), and the page's own figure from the
+ * input to its result on screen (the status line's, data-paint-ms).
+ */
+async function measure(page, action) {
+  await page.evaluate(() => {
+    window.__events.length = 0;
+    delete document.body.dataset.paintMs;
+  });
+  const before = await renders(page);
+  await action();
+  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, before, { timeout: 30000 });
+  await page.waitForFunction(() => document.body.dataset.paintMs !== undefined, null, { timeout: 30000 });
+  // Event Timing entries arrive after the paint; two frames and a pause let them in.
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 50)))),
+  );
+  const events = await page.evaluate(() => window.__events);
+  const result = await page.evaluate(() => Number(document.body.dataset.paintMs));
+  return { paint: events.length ? Math.max(...events.map((e) => e.duration)) : 16, result };
+}
+
+/** The interactions measured, each a function of the page and the repetition number. */
+const INTERACTIONS = {
+  'edit a number': async (page, r) => {
+    // A large X is a heatmap: a click on its first cell opens the numbers of its first block.
+    const heatmap = page.locator('[data-matrix="x"] .cm-canvas');
+    if ((await heatmap.count()) && !(await page.locator('[data-matrix="x"] .cm-zoom .c').count())) {
+      await heatmap.click({ position: { x: 1, y: 1 } });
+    }
+    const cell = page.locator('[data-matrix="x"] .c[data-i="0"][data-j="0"]');
+    await cell.dblclick();
+    const editor = page.locator('[data-matrix="x"] .cell-editor');
+    await editor.fill(String(0.5 + r / 10));
+    return measure(page, () => editor.press('Enter'));
+  },
+  'toggle causal': (page) => measure(page, () => page.click('#causal')),
+  'new seed': (page) => measure(page, () => page.click('#new-seed')),
+  'type in the sentence': async (page) => {
+    await page.focus('#sentence');
+    await page.keyboard.press('End');
+    return measure(page, () => page.keyboard.press('z'));
+  },
+  'switch head': async (page) => {
+    if (!(await page.isVisible('#head'))) return null;
+    await page.focus('#head');
+    const last = await page.evaluate(() => document.getElementById('head').selectedIndex);
+    const count = await page.evaluate(() => document.getElementById('head').options.length);
+    return measure(page, () => page.keyboard.press(last + 1 < count ? 'ArrowDown' : 'ArrowUp'));
+  },
+};
+
+/**
+ * Drags the temperature slider across: the renders per second while the pointer moves (bounded by how fast this
+ * script can move the pointer on a busy machine), and the median script time of one drag update (data-update-ms),
+ * which bounds the frame rate the page itself allows.
+ */
+async function dragTemperature(page) {
+  await page.locator('#temperature').scrollIntoViewIfNeeded();
+  const box = await page.locator('#temperature').boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + 4, y);
+  await page.mouse.down();
+  const before = await renders(page);
+  const start = Date.now();
+  const steps = 60;
+  const updates = [];
+  let seen = before;
+  for (let s = 1; s <= steps; s++) {
+    await page.mouse.move(box.x + 4 + ((box.width - 8) * s) / steps, y);
+    const { count, ms } = await page.evaluate(
+      () =>
+        new Promise((resolve) =>
+          requestAnimationFrame(() =>
+            resolve({ count: Number(document.body.dataset.renders), ms: Number(document.body.dataset.updateMs) }),
+          ),
+        ),
+    );
+    if (count > seen) updates.push(ms);
+    seen = count;
+  }
+  const seconds = (Date.now() - start) / 1000;
+  await page.mouse.up();
+  const drawn = (await renders(page)) - before;
+  return { fps: drawn / seconds, moves: steps / seconds, updateMs: updates.length ? median(updates) : NaN };
+}
+
+/** Opens the page and returns the time from navigation to the first numbers on screen (ms). */
+async function firstNumbers(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForFunction(() => Number(document.body.dataset.renders ?? 0) >= 1, null, { timeout: 30000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  const ms = await page.evaluate(() => Number(document.body.dataset.firstPaintMs ?? NaN));
+  return { page, ms };
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const html = readFileSync(`${DIST}/index.html`, 'utf8');
+  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
+  const server = await serveStatic(DIST, { headers: { 'Content-Security-Policy': csp } });
+  const browser = await launchChromium();
+  const rows = [];
+  try {
+    for (const width of args.widths) {
+      for (const size of args.sizes) {
+        const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
+        const { page, ms } = await firstNumbers(context, `${server.url}${SIZES[size].hash}`);
+        await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0');
+        const status = await page.textContent('#status-time');
+        await observe(page);
+        const row = { width, size: SIZES[size].label, first: ms, status, figures: {} };
+        for (const [name, run] of Object.entries(INTERACTIONS)) {
+          const values = [];
+          for (let r = 0; r < args.repeat; r++) {
+            const value = await run(page, r);
+            if (value !== null) values.push(value);
+          }
+          row.figures[name] = values;
+        }
+        row.drag = await dragTemperature(page);
+        rows.push(row);
+        await context.close();
+        printRow(row, rows.length === 1);
+      }
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+function printRow(row, header) {
+  const names = Object.keys(INTERACTIONS);
+  const show = (v) => (v <= 16 ? '≤16' : String(Math.round(v)));
+  const cell = (values) => {
+    if (!values.length) return 'n/a';
+    const paints = values.map((v) => v.paint);
+    const results = values.map((v) => v.result);
+    return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${Math.round(median(results))}`;
+  };
+  if (header) {
+    console.log(
+      'Each cell: Event Timing input to next paint, median (max) · input to the result on screen, median; ms.',
+    );
+    console.log(`| width | size | first numbers | ${names.join(' | ')} | temperature drag |`);
+    console.log(`|${' --- |'.repeat(names.length + 4)}`);
+  }
+  const first = Number.isFinite(row.first) ? `${Math.round(row.first)} ms` : 'n/a';
+  const drag = `${row.drag.fps.toFixed(0)} fps at ${row.drag.moves.toFixed(0)} moves/s; ${row.drag.updateMs.toFixed(1)} ms per update`;
+  console.log(
+    `| ${row.width} | ${row.size} | ${first} | ${names.map((n) => cell(row.figures[n])).join(' | ')} | ${drag} |`,
+  );
+}
+
+await main();

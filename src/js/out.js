@@ -1,0 +1,83 @@
+// The `out` option: results written into the caller's own Float32Arrays instead of new ones, so that a caller
+// who calls again and again (a page that recomputes on every edit) allocates nothing per call. Read in two
+// steps, as every argument is: the record first (the caller's getters run there, before the inputs are read),
+// then, once every argument is read, the arrays themselves through the built-in getters only, each checked:
+// a Float32Array, of exactly its result's length, sharing no memory with another result or with an input.
+import { AttentionError, describe, formatShape, unknownKeyError } from './errors.js';
+import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
+import { readRecord } from './read.js';
+
+const product = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/** The record of options.out ({} when absent): its own properties, read once; nothing about them checked yet. */
+export const readOutRecord = (out) => (out === undefined || out === null ? {} : readRecord(out, 'options.out'));
+
+/** [start, end) bytes of a typed array's memory, and its buffer. */
+function extent(view) {
+  return { buffer: view.buffer, start: view.byteOffset, end: view.byteOffset + view.byteLength };
+}
+
+const overlaps = (a, b) => a.buffer === b.buffer && a.start < b.end && b.start < a.end;
+
+/** BAD_OPTION when an input's memory overlaps one of the resolved `out` arrays (a prepared call's inputs). */
+export function checkApart(out, inputs) {
+  if (!out) return;
+  for (const input of inputs) {
+    const here = extent(input.data);
+    const key = Object.keys(out).find((name) => overlaps(here, extent(out[name].view)));
+    if (key !== undefined) {
+      throw new AttentionError(
+        'BAD_OPTION',
+        `options.out.${key} shares memory with ${input.name}: each result needs an array of its own, apart from the inputs`,
+      );
+    }
+  }
+}
+
+/**
+ * The caller's arrays for the plan's results: { [result]: { array, view } }, `view` a plain Float32Array over
+ * the same memory (what the results are written through), or null when there is no `out`.
+ * @param {Record<string, unknown>} record   readOutRecord's
+ * @param {Record<string, number[]>} outputs the plan's result shapes
+ * @param {object[]} inputs  the plan's input tensors (null for absent ones) and mask
+ */
+export function resolveOut(record, outputs, inputs) {
+  const keys = Object.keys(record);
+  if (!keys.length) return null;
+  const names = Object.keys(outputs);
+  const resolved = {};
+  const taken = [];
+  for (const input of inputs) {
+    if (input && ArrayBuffer.isView(input.data)) taken.push({ name: input.name ?? 'mask', ...extent(input.data) });
+  }
+  for (const key of keys) {
+    if (!names.includes(key)) {
+      if (record[key] === undefined) continue;
+      throw unknownKeyError(key, names, 'result'); // "unknown result 'x' … Valid results: output, weights"
+    }
+    const array = record[key];
+    if (array === undefined) continue;
+    if (typedArrayTag(array) !== 'Float32Array') {
+      throw new AttentionError('BAD_OPTION', `options.out.${key} must be a Float32Array, got ${describe(array)}`);
+    }
+    const length = product(outputs[key]);
+    if (typedArrayLength(array) !== length) {
+      throw new AttentionError(
+        'SHAPE_MISMATCH',
+        `options.out.${key} holds ${typedArrayLength(array)} floats, but ${key} is ${formatShape(outputs[key])}: it needs ${length}`,
+      );
+    }
+    const view = typedArrayView(array, Float32Array, length);
+    const here = { name: `options.out.${key}`, ...extent(view) };
+    const clash = taken.find((other) => overlaps(here, other));
+    if (clash) {
+      throw new AttentionError(
+        'BAD_OPTION',
+        `options.out.${key} shares memory with ${clash.name}: each result needs an array of its own, apart from the inputs`,
+      );
+    }
+    taken.push(here);
+    resolved[key] = { array, view };
+  }
+  return Object.keys(resolved).length ? resolved : null;
+}

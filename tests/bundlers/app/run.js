@@ -1,0 +1,41 @@
+// The app every bundler builds (tests/bundlers/bundlers.test.mjs): it reads the worked example's x from a .npy
+// file made in memory (attention-wasm/io), computes self-attention, and with workers the same over 2 Web
+// Workers, then writes what it got into #out as JSON ({ error } when something threw). It uses only the public
+// API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports.
+import { goldenOutput, weights } from './worked-example.js';
+
+/** A .npy file (version 1.0, little-endian float32, C order) holding `values` of `shape`. */
+function npy(shape, values) {
+  let header = `{'descr': '<f4', 'fortran_order': False, 'shape': (${shape.join(', ')},), }`;
+  header += ' '.repeat(63 - ((10 + header.length) % 64)) + '\n'; // the data starts at a multiple of 64
+  const bytes = new Uint8Array(10 + header.length + 4 * values.length);
+  bytes.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, header.length & 0xff, header.length >> 8]);
+  bytes.set(new TextEncoder().encode(header), 10);
+  new Float32Array(bytes.buffer, 10 + header.length).set(values);
+  return bytes;
+}
+
+/**
+ * @param {{ createAttention: Function, readNpy: Function, workers: boolean }} api
+ */
+export async function run({ createAttention, readNpy, workers }) {
+  const out = document.getElementById('out');
+  try {
+    const x = readNpy(npy([2, 2], [1, 0, 0, 1]));
+    const attn = await createAttention();
+    const result = {
+      simd: attn.simd,
+      shape: x.shape,
+      golden: goldenOutput,
+      output: Array.from(attn.selfAttention(x, weights).output.data),
+    };
+    if (workers) {
+      const parallel = await createAttention({ workers: 2 });
+      result.workerOutput = Array.from((await parallel.selfAttention(x, weights)).output.data);
+      await parallel.terminate();
+    }
+    out.textContent = JSON.stringify(result);
+  } catch (error) {
+    out.textContent = JSON.stringify({ error: `${error?.code ?? error?.name}: ${error?.message ?? error}` });
+  }
+}

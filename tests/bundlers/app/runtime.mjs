@@ -1,0 +1,12 @@
+// The smoke test under Node, Bun and Deno (tests/bundlers/runtimes.test.mjs): the worked example, then the same
+// over 2 workers, printed as one line of JSON. The package resolves from node_modules by its exports' conditions.
+import { createAttention } from 'attention-wasm';
+import { readNpy } from 'attention-wasm/io';
+import { I2, weights } from './worked-example.js';
+
+const attn = await createAttention();
+const result = { simd: attn.simd, io: typeof readNpy, output: Array.from(attn.selfAttention(I2, weights).output.data) };
+const parallel = await createAttention({ workers: 2 });
+result.workerOutput = Array.from((await parallel.selfAttention(I2, weights)).output.data);
+await parallel.terminate();
+console.log(JSON.stringify(result));

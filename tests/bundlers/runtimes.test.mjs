@@ -1,0 +1,46 @@
+// The packed package under each runtime it states in the README: Node 20 (ES modules and CommonJS require),
+// Bun and Deno (their npm packages, devDependencies, so nothing is downloaded here). Each runs app/runtime.mjs
+// (or .cjs): the worked example, and the same over 2 workers. Run by node's test runner (node --test).
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { goldenOutput } from '../js/worked-example.js';
+import { packInto, repo, run } from './pack.mjs';
+
+let app;
+// As a user's package.json after `npm install attention-wasm` (Deno reads the dependency from it).
+const APP_PACKAGE = { name: 'runtimes-app', private: true, type: 'module', dependencies: { 'attention-wasm': '*' } };
+
+before(() => {
+  const { folder } = packInto('runtimes');
+  app = folder;
+  writeFileSync(join(app, 'package.json'), JSON.stringify(APP_PACKAGE));
+  for (const file of ['runtime.mjs', 'runtime.cjs'])
+    copyFileSync(join(repo, 'tests/bundlers/app', file), join(app, file));
+  copyFileSync(join(repo, 'tests/js/worked-example.js'), join(app, 'worked-example.js'));
+});
+
+const bin = (name) => join(repo, 'node_modules/.bin', name);
+const RUNTIMES = [
+  { name: 'Node 20, import', command: process.execPath, args: ['runtime.mjs'] },
+  { name: 'Node 20, require', command: process.execPath, args: ['runtime.cjs'] },
+  { name: 'Bun', command: bin('bun'), args: ['runtime.mjs'], env: { BUN_RUNTIME_TRANSPILER_CACHE_PATH: '0' } },
+  {
+    name: 'Deno',
+    command: bin('deno'),
+    // Deno resolves attention-wasm from ./node_modules since the folder has a package.json; it may read files only.
+    args: ['run', '--allow-read', '--no-lock', '--cached-only', 'runtime.mjs'],
+    env: { DENO_NO_UPDATE_CHECK: '1', DENO_DIR: 'deno-cache' },
+  },
+];
+
+for (const runtime of RUNTIMES) {
+  test(`${runtime.name} computes the worked example with the packed package, workers included`, () => {
+    const result = JSON.parse(run(runtime.command, runtime.args, app, { env: runtime.env }));
+    assert.equal(result.simd, true);
+    assert.equal(result.io, 'function');
+    result.output.forEach((x, i) => assert.ok(Math.abs(x - goldenOutput[i]) < 1e-6, `output[${i}] = ${x}`));
+    assert.deepEqual(result.workerOutput, result.output, 'the workers gave other bits');
+  });
+}

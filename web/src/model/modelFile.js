@@ -1,0 +1,279 @@
+// "Use your own model": which tensors of a model's file are X, W_q, W_k, W_v, W_o, the biases and the model's own
+// attention probabilities, for the common layouts (GPT-2, nn.MultiheadAttention, BERT, LLaMA), and the page's
+// matrices cut out of them. Pure: tensors are { data: Float32Array, shape: number[] }; nothing here draws.
+
+/**
+ * A slot's source: a tensor, the part of it to take, and whether it is transposed ([out, in] → [in, out]).
+ * @typedef {{ name: string, part?: { axis: 0 | 1, index: number, of: number }, transpose?: boolean }} Source
+ */
+
+/**
+ * The layouts recognised. Each gives, for a layer prefix, the sources of the weights and biases. PyTorch's
+ * Linear stores [out, in]: those are transposed. GPT-2's Conv1D stores [in, out]: those are not.
+ */
+const LAYOUTS = [
+  {
+    id: 'gpt2',
+    title: 'GPT-2 (fused c_attn, Conv1D [in, out])',
+    match: /^(.*?)h\.(\d+)\.attn\.c_attn\.weight$/u,
+    sources: (p, l) => {
+      const fused = `${p}h.${l}.attn.c_attn`;
+      const part = (index) => ({ axis: 1, index, of: 3 });
+      return {
+        wq: { name: `${fused}.weight`, part: part(0) },
+        wk: { name: `${fused}.weight`, part: part(1) },
+        wv: { name: `${fused}.weight`, part: part(2) },
+        wo: { name: `${p}h.${l}.attn.c_proj.weight` },
+        bq: { name: `${fused}.bias`, part: { axis: 0, index: 0, of: 3 } },
+        bk: { name: `${fused}.bias`, part: { axis: 0, index: 1, of: 3 } },
+        bv: { name: `${fused}.bias`, part: { axis: 0, index: 2, of: 3 } },
+        bo: { name: `${p}h.${l}.attn.c_proj.bias` },
+      };
+    },
+  },
+  {
+    id: 'mha',
+    title: 'PyTorch nn.MultiheadAttention (in_proj_weight [3·d_model, d_model], Linear [out, in]: transposed)',
+    match: /^(.*?)in_proj_weight$/u,
+    layerless: true,
+    sources: (p) => {
+      const part = (index) => ({ axis: 0, index, of: 3 });
+      return {
+        wq: { name: `${p}in_proj_weight`, part: part(0), transpose: true },
+        wk: { name: `${p}in_proj_weight`, part: part(1), transpose: true },
+        wv: { name: `${p}in_proj_weight`, part: part(2), transpose: true },
+        wo: { name: `${p}out_proj.weight`, transpose: true },
+        bq: { name: `${p}in_proj_bias`, part: part(0) },
+        bk: { name: `${p}in_proj_bias`, part: part(1) },
+        bv: { name: `${p}in_proj_bias`, part: part(2) },
+        bo: { name: `${p}out_proj.bias` },
+      };
+    },
+  },
+  {
+    id: 'bert',
+    title: 'BERT (query/key/value Linear [out, in]: transposed)',
+    match: /^(.*?)layer\.(\d+)\.attention\.self\.query\.weight$/u,
+    sources: (p, l) => {
+      const self = `${p}layer.${l}.attention.self`;
+      const out = `${p}layer.${l}.attention.output.dense`;
+      return {
+        wq: { name: `${self}.query.weight`, transpose: true },
+        wk: { name: `${self}.key.weight`, transpose: true },
+        wv: { name: `${self}.value.weight`, transpose: true },
+        wo: { name: `${out}.weight`, transpose: true },
+        bq: { name: `${self}.query.bias` },
+        bk: { name: `${self}.key.bias` },
+        bv: { name: `${self}.value.bias` },
+        bo: { name: `${out}.bias` },
+      };
+    },
+  },
+  {
+    id: 'llama',
+    title: 'LLaMA-style q_proj/k_proj/v_proj/o_proj (Linear [out, in]: transposed; fewer K/V heads allowed)',
+    match: /^(.*?)layers\.(\d+)\.self_attn\.q_proj\.weight$/u,
+    sources: (p, l) => {
+      const at = `${p}layers.${l}.self_attn`;
+      return {
+        wq: { name: `${at}.q_proj.weight`, transpose: true },
+        wk: { name: `${at}.k_proj.weight`, transpose: true },
+        wv: { name: `${at}.v_proj.weight`, transpose: true },
+        wo: { name: `${at}.o_proj.weight`, transpose: true },
+        bq: { name: `${at}.q_proj.bias` },
+        bk: { name: `${at}.k_proj.bias` },
+        bv: { name: `${at}.v_proj.bias` },
+        bo: { name: `${at}.o_proj.bias` },
+      };
+    },
+  },
+];
+
+/** The slots of the mapping, as the page names them. */
+export const SLOT_TITLES = {
+  x: 'X (hidden states entering attention)',
+  wq: 'W_q',
+  wk: 'W_k',
+  wv: 'W_v',
+  wo: 'W_o',
+  bq: 'b_q',
+  bk: 'b_k',
+  bv: 'b_v',
+  bo: 'b_o',
+  attentions: "the model's attention probabilities",
+};
+
+const X_NAMES = /^(x|hidden|hidden_states?|inputs?|ln_1|ln_out|h)(\.\d+)?$|hidden/iu;
+const ATTENTION_NAMES = /attention|attn_probs|probs/iu;
+
+/** Drops leading dimensions of size 1 (a batch of one). */
+export const squeeze = (shape) => {
+  const out = [...shape];
+  while (out.length > 2 && out[0] === 1) out.shift();
+  return out;
+};
+
+/**
+ * Guesses the mapping of a file's tensors.
+ * @param {{ name: string, shape: number[] }[]} tensors
+ * @param {{ layer?: number, config?: object }} [options]  config: a model's config.json (num_attention_heads, n_head,
+ *   num_key_value_heads)
+ * @returns {{ layout: string | null, title: string, layers: number[], layer: number, slots: Record<string, Source>,
+ *   numHeads: number | null, numKvHeads: number | null, notes: string[] }}
+ */
+export function guessMapping(tensors, { layer, config } = {}) {
+  const names = new Set(tensors.map((t) => t.name));
+  const shapeOf = (name) => squeeze(tensors.find((t) => t.name === name)?.shape ?? []);
+  const notes = [];
+  let found = null;
+  const layers = new Set();
+  for (const candidate of LAYOUTS) {
+    for (const { name } of tensors) {
+      const m = candidate.match.exec(name);
+      if (!m) continue;
+      found ??= { layout: candidate, prefix: m[1] };
+      if (found.layout === candidate && m[2] !== undefined) layers.add(Number(m[2]));
+    }
+    if (found) break;
+  }
+  const layerList = [...layers].sort((a, b) => a - b);
+  const chosen = layerList.includes(layer) ? layer : (layerList[0] ?? 0);
+  const slots = {};
+  if (found) {
+    const sources = found.layout.sources(found.prefix, chosen);
+    for (const [slot, source] of Object.entries(sources)) if (names.has(source.name)) slots[slot] = source;
+    if (Object.values(slots).some((s) => s.transpose))
+      notes.push('PyTorch Linear weights are stored [out, in]: the page transposes them to [in, out].');
+  } else {
+    notes.push('No known layout was recognised: choose each tensor below.');
+  }
+  const x = tensors.find((t) => X_NAMES.test(t.name) && squeeze(t.shape).length === 2);
+  if (x) slots.x = { name: x.name };
+  const attentions = tensors.filter((t) => ATTENTION_NAMES.test(t.name) && !names.has(`${t.name}.weight`));
+  const probs =
+    attentions.find((t) => t.name.endsWith(`.${chosen}`) && squeeze(t.shape).length === 3) ??
+    attentions.find((t) => squeeze(t.shape).length === 3 && squeeze(t.shape)[1] === squeeze(t.shape)[2]);
+  if (probs) slots.attentions = { name: probs.name };
+  const fromConfig = config?.num_attention_heads ?? config?.n_head ?? null;
+  const numHeads = fromConfig ?? (probs ? squeeze(probs.shape)[0] : null);
+  let numKvHeads = config?.num_key_value_heads ?? null;
+  if (numKvHeads === null && numHeads && slots.wq && slots.wk) {
+    const q = shapeOf(slots.wq.name)[0];
+    const k = shapeOf(slots.wk.name)[0];
+    if (found?.layout.id === 'llama' && k < q && q % numHeads === 0) numKvHeads = k / (q / numHeads);
+  }
+  return {
+    layout: found?.layout.id ?? null,
+    title: found?.layout.title ?? 'unknown layout',
+    layers: layerList,
+    layer: chosen,
+    slots,
+    numHeads,
+    numKvHeads,
+    notes,
+  };
+}
+
+/** A source's shape after its part is taken and it is transposed. */
+export function sourceShape(source, shape) {
+  let dims = squeeze(shape);
+  if (source.part) {
+    dims = [...dims];
+    if (dims[source.part.axis] % source.part.of !== 0) return null;
+    dims[source.part.axis] /= source.part.of;
+  }
+  if (source.transpose && dims.length === 2) dims = [dims[1], dims[0]];
+  return dims;
+}
+
+/**
+ * Cuts a source out of its tensor: the part, then the transpose. A 1-D tensor (a bias) gives a 1-D array.
+ * @param {{ data: ArrayLike<number>, shape: number[] }} tensor
+ * @returns {number[][] | number[]}
+ */
+export function extract(tensor, source) {
+  const dims = squeeze(tensor.shape);
+  if (dims.length === 1) {
+    const size = dims[0] / (source.part?.of ?? 1);
+    const from = (source.part?.index ?? 0) * size;
+    return Array.from(tensor.data.subarray(from, from + size));
+  }
+  const [rows, cols] = dims;
+  const { axis = 0, index = 0, of = 1 } = source.part ?? {};
+  const r = axis === 0 ? rows / of : rows;
+  const c = axis === 1 ? cols / of : cols;
+  const r0 = axis === 0 ? index * r : 0;
+  const c0 = axis === 1 ? index * c : 0;
+  const at = (i, j) => tensor.data[(r0 + i) * cols + c0 + j];
+  return source.transpose
+    ? Array.from({ length: c }, (_, j) => Array.from({ length: r }, (_, i) => at(i, j)))
+    : Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => at(i, j)));
+}
+
+/**
+ * Grouped-query K or V weights [d_model, H_kv·d] widened to [d_model, H·d]: query head h reads kv head
+ * ⌊h / (H / H_kv)⌋, as attention-wasm's numKvHeads does, so the page's per-head view shows what each query head uses.
+ */
+export function repeatKvHeads(rows, numKvHeads, numHeads) {
+  const width = rows[0].length / numKvHeads;
+  const group = numHeads / numKvHeads;
+  return rows.map((row) =>
+    Array.from({ length: numHeads * width }, (_, c) => {
+      const h = Math.floor(c / width);
+      return row[Math.floor(h / group) * width + (c % width)];
+    }),
+  );
+}
+
+/**
+ * Checks a mapping against the tensors' shapes. Messages name the tensor and both shapes.
+ * @param {Record<string, Source>} slots
+ * @param {(name: string) => number[] | undefined} shapeOf
+ * @param {{ numHeads: number, numKvHeads?: number | null }} heads
+ * @returns {string[]} what is wrong (empty when the mapping fits)
+ */
+export function checkMapping(slots, shapeOf, { numHeads, numKvHeads }) {
+  const errors = [];
+  const shapes = {};
+  for (const [slot, source] of Object.entries(slots)) {
+    const shape = shapeOf(source.name);
+    if (!shape) {
+      errors.push(`${SLOT_TITLES[slot]}: the file has no tensor “${source.name}”`);
+      continue;
+    }
+    const dims = sourceShape(source, shape);
+    if (!dims) errors.push(`${SLOT_TITLES[slot]}: “${source.name}” [${shape.join(', ')}] does not split in 3 parts`);
+    else shapes[slot] = dims;
+  }
+  for (const slot of ['x', 'wq', 'wk', 'wv']) {
+    if (!slots[slot]) errors.push(`${SLOT_TITLES[slot]}: no tensor chosen`);
+  }
+  const want = (slot, expected, why) => {
+    const got = shapes[slot];
+    if (!got || expected.some((e) => !Number.isInteger(e))) return;
+    if (got.length !== expected.length || got.some((v, k) => v !== expected[k])) {
+      errors.push(
+        `${SLOT_TITLES[slot]}: “${slots[slot].name}” is [${got.join(', ')}] after the page's reading, but ${why} needs [${expected.join(', ')}]`,
+      );
+    }
+  };
+  const x = shapes.x;
+  if (x && x.length !== 2) errors.push(`${SLOT_TITLES.x}: “${slots.x.name}” is [${x.join(', ')}], not [n, d_model]`);
+  const dModel = x?.[1] ?? shapes.wq?.[0];
+  const width = shapes.wq?.[1];
+  const kv = numKvHeads ?? numHeads;
+  if (dModel && width) {
+    if (width % numHeads !== 0)
+      errors.push(`W_q: ${width} columns do not split into ${numHeads} heads (“${slots.wq.name}”)`);
+    want('wq', [dModel, width], 'X [n, d_model]');
+    want('wk', [dModel, (width / numHeads) * kv], `W_q [${dModel}, ${width}] with ${kv} key/value heads`);
+    const vWidth = shapes.wv?.[1];
+    if (vWidth) want('wo', [(vWidth / kv) * numHeads, dModel], `${numHeads} heads of W_v's width and d_model`);
+    want('bq', [width], 'W_q');
+    want('bk', [(width / numHeads) * kv], 'W_k');
+    if (vWidth) want('bv', [vWidth], 'W_v');
+    want('bo', [dModel], 'W_o');
+  }
+  if (shapes.attentions && x) want('attentions', [numHeads, x[0], x[0]], `${numHeads} heads of n × n`);
+  return errors;
+}

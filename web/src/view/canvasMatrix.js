@@ -1,0 +1,345 @@
+// A matrix too large to read as numbers, drawn as a canvas heatmap: one ImageData pixel per cell, scaled up in
+// one drawImage; a readout of the hovered or active cell (value, row and column labels, and the lines of the
+// `describe` hook) in a polite live region; arrow keys move the active cell; a click, Enter or Space picks the
+// block of at most ZOOM × ZOOM cells around it, whose numbers the owner (MatrixGrid) shows. No ids: the view
+// may live in a shadow root.
+import { diverging, signedColor, viridis, weightColor } from '../model/colors.js';
+import { formatValue } from '../model/format.js';
+import { el } from './dom.js';
+import { keyMoves } from './gridInput.js';
+
+/** Matrices with more rows or columns than this are drawn as heatmaps; a zoomed block has at most this many. */
+export const ZOOM = 16;
+
+/** The tallest a heatmap is drawn, in CSS pixels: cells get shorter than wide beyond it. */
+const MAX_HEIGHT = 480;
+/** The widest cell, in CSS pixels. */
+const MAX_CELL = 18;
+
+const LEVELS = 256;
+const rgbTable = (scale) => {
+  const table = new Uint8Array(LEVELS * 3);
+  for (let k = 0; k < LEVELS; k++) table.set(scale(k / (LEVELS - 1)), k * 3);
+  return table;
+};
+// The same 256 levels as colors.js's tables, as bytes for ImageData.
+const VIRIDIS_RGB = rgbTable(viridis);
+const DIVERGING_RGB = rgbTable((t) => diverging(2 * t - 1));
+const BLOCKED_RGB = [217, 217, 217];
+
+/** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
+export function colorFor(mode, value, maxAbs) {
+  if (!Number.isFinite(value)) return null;
+  if (mode === 'weights') return weightColor(value);
+  if (mode === 'signed') return signedColor(value, maxAbs);
+  return null;
+}
+
+/** The colour level (0–255) of a value: weights on [0, 1], signed values against the largest magnitude. */
+export function colorLevel(mode, value, maxAbs) {
+  if (mode === 'weights') return Math.round(Math.min(1, Math.max(0, value)) * (LEVELS - 1));
+  const t = maxAbs > 0 ? value / maxAbs : 0;
+  return Math.round(((Math.min(1, Math.max(-1, t)) + 1) / 2) * (LEVELS - 1));
+}
+
+/** The block of at most ZOOM × ZOOM cells holding cell (i, j): its first row and column and its size. */
+export function blockAround(i, j, rows, cols) {
+  const r0 = Math.floor(i / ZOOM) * ZOOM;
+  const c0 = Math.floor(j / ZOOM) * ZOOM;
+  return { r0, c0, rows: Math.min(ZOOM, rows - r0), cols: Math.min(ZOOM, cols - c0) };
+}
+
+let hatchPattern = null;
+function hatch(ctx) {
+  if (!hatchPattern) {
+    const tile = document.createElement('canvas');
+    tile.width = 8;
+    tile.height = 8;
+    const t = tile.getContext('2d');
+    t.fillStyle = '#d9d9d9';
+    t.fillRect(0, 0, 8, 8);
+    t.strokeStyle = '#9a9a9a';
+    t.beginPath();
+    for (const d of [-8, 0, 8]) {
+      t.moveTo(d, 8);
+      t.lineTo(d + 8, 0);
+    }
+    t.stroke();
+    hatchPattern = ctx.createPattern(tile, 'repeat');
+  }
+  return hatchPattern;
+}
+
+/**
+ * Paints one pixel per cell of a [rows, cols] matrix into `image` (a canvas, resized to cols × rows). Cells that
+ * are not finite or that blocked(i, j) names are grey.
+ * @returns {number[][]} the runs of blocked cells, [row, first column, end column), for drawPainted's hatching
+ */
+export function paintCells(image, { data, rows, cols, maxAbs = 0, blocked }, mode) {
+  if (image.width !== cols || image.height !== rows) {
+    image.width = cols;
+    image.height = rows;
+  }
+  const table = mode === 'weights' ? VIRIDIS_RGB : DIVERGING_RGB;
+  const pixels = new ImageData(cols, rows);
+  const px = pixels.data;
+  const runs = [];
+  // The colour level as colorLevel gives it, without a call per cell.
+  const weights = mode === 'weights';
+  const inverse = maxAbs > 0 ? 1 / maxAbs : 0;
+  for (let i = 0; i < rows; i++) {
+    let runStart = -1;
+    for (let j = 0, k = i * cols; j < cols; j++, k++) {
+      const o = k * 4;
+      const v = data[k];
+      if (!Number.isFinite(v) || (blocked !== undefined && blocked(i, j))) {
+        if (runStart < 0) runStart = j;
+        px[o] = BLOCKED_RGB[0];
+        px[o + 1] = BLOCKED_RGB[1];
+        px[o + 2] = BLOCKED_RGB[2];
+      } else {
+        if (runStart >= 0) runs.push([i, runStart, j]);
+        runStart = -1;
+        const t = weights
+          ? v < 0
+            ? 0
+            : v > 1
+              ? 1
+              : v
+          : ((v * inverse < -1 ? -1 : v * inverse > 1 ? 1 : v * inverse) + 1) / 2;
+        const c = Math.round(t * (LEVELS - 1)) * 3;
+        px[o] = table[c];
+        px[o + 1] = table[c + 1];
+        px[o + 2] = table[c + 2];
+      }
+      px[o + 3] = 255;
+    }
+    if (runStart >= 0) runs.push([i, runStart, cols]);
+  }
+  image.getContext('2d').putImageData(pixels, 0, 0);
+  return runs;
+}
+
+/** Draws a painted cell image scaled into a box, and hatches the blocked runs when cells are large enough. */
+export function drawPainted(ctx, image, runs, x0, y0, width, height) {
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(image, x0, y0, width, height);
+  const sx = width / image.width;
+  const sy = height / image.height;
+  if (!runs.length || sx < 3 || sy < 3) return;
+  ctx.fillStyle = hatch(ctx);
+  for (const [i, j0, j1] of runs) ctx.fillRect(x0 + j0 * sx, y0 + i * sy, (j1 - j0) * sx, sy);
+}
+
+export class CanvasMatrix {
+  /**
+   * @param {object} options
+   * @param {() => string} options.title       read at each readout
+   * @param {'none' | 'signed' | 'weights'} options.color
+   * @param {(i: number, j: number, value: number) => string[]} [options.describe]  the readout's extra lines (the
+   *   lessons' term-by-term texts plug in here)
+   * @param {(i: number, j: number) => boolean} [options.masked]  cells hatched grey
+   * @param {(cell: { i: number, j: number } | null) => void} [options.onHover]
+   * @param {(block: { r0: number, c0: number, rows: number, cols: number }) => void} options.onZoom
+   */
+  constructor(options) {
+    this.options = options;
+    this.view = null;
+    this.active = { i: 0, j: 0 };
+    this.shown = null; // the cell in the readout
+    this.highlightedRow = null;
+    this.block = null;
+    this.width = 0;
+    this.image = document.createElement('canvas');
+    this.canvas = el('canvas', {
+      class: 'cm-canvas',
+      tabIndex: 0,
+      attrs: { role: 'application', 'aria-roledescription': 'heatmap' },
+    });
+    this.readout = el('p', { class: 'cm-readout', attrs: { 'aria-live': 'polite' } });
+    this.hint = el('p', {
+      class: 'cm-hint',
+      text: 'Too many cells to show as numbers: hover or use the arrow keys to read a cell; click or press Enter to see the numbers of its block.',
+    });
+    this.element = el('div', { class: 'cm' }, this.hint, this.canvas, this.readout);
+    this.canvas.addEventListener('mousemove', (event) => this.#pointer(event, false));
+    this.canvas.addEventListener('click', (event) => this.#pointer(event, true));
+    this.canvas.addEventListener('mouseleave', () => {
+      this.options.onHover?.(null);
+      this.#show(this.active);
+    });
+    this.canvas.addEventListener('keydown', (event) => this.#key(event));
+    this.canvas.addEventListener('focus', () => this.#show(this.active));
+    new ResizeObserver(([entry]) => {
+      const width = entry.contentRect.width;
+      if (width === this.width) return;
+      this.width = width;
+      this.#layout();
+      this.draw();
+    }).observe(this.element);
+  }
+
+  /**
+   * Draws new values.
+   * @param {{ data: ArrayLike<number>, rows: number, cols: number, rowLabels: string[], colLabels: string[],
+   *   precision: number, maxAbs: number }} view
+   */
+  update(view) {
+    const resized = !this.view || view.rows !== this.view.rows || view.cols !== this.view.cols;
+    this.view = view;
+    if (resized) {
+      this.active = { i: Math.min(this.active.i, view.rows - 1), j: Math.min(this.active.j, view.cols - 1) };
+      this.image.width = view.cols;
+      this.image.height = view.rows;
+      this.#layout();
+    }
+    this.canvas.setAttribute(
+      'aria-label',
+      `${this.options.title()}, ${view.rows} by ${view.cols}, drawn as colours. Arrow keys read the cells; Enter shows the numbers of a block.`,
+    );
+    this.#paintImage();
+    this.draw();
+    if (this.shown) this.#show(this.shown, { quiet: true });
+  }
+
+  /** Sizes the canvas to its box: square cells up to MAX_CELL, shorter rows when the matrix is tall. */
+  #layout() {
+    if (!this.view || this.width === 0) return;
+    const { rows, cols } = this.view;
+    let cellW = Math.min(MAX_CELL, this.width / cols);
+    const cellH = Math.min(cellW, MAX_HEIGHT / rows);
+    // Square cells unless the matrix is much taller than wide (a [768, 64] weight block keeps its width).
+    if (rows <= 2 * cols) cellW = cellH;
+    this.cssW = cellW * cols;
+    this.cssH = cellH * rows;
+    const ratio = window.devicePixelRatio || 1;
+    this.canvas.width = Math.round(this.cssW * ratio);
+    this.canvas.height = Math.max(1, Math.round(this.cssH * ratio));
+    this.canvas.style.width = `${this.cssW}px`;
+    this.canvas.style.height = `${this.cssH}px`;
+  }
+
+  /** One pixel per cell into the offscreen image. */
+  #paintImage() {
+    const { data, rows, cols, maxAbs } = this.view;
+    this.blockedRuns = paintCells(
+      this.image,
+      { data, rows, cols, maxAbs, blocked: this.options.masked },
+      this.options.color,
+    );
+  }
+
+  /** Composes the heatmap: the image, hatching of blocked cells, the highlighted row, the block and the active cell. */
+  draw() {
+    if (!this.view || this.width === 0) return;
+    const ctx = this.canvas.getContext('2d');
+    const { rows, cols } = this.view;
+    const sx = this.canvas.width / cols;
+    const sy = this.canvas.height / rows;
+    drawPainted(ctx, this.image, this.blockedRuns, 0, 0, this.canvas.width, this.canvas.height);
+    const line = Math.max(1.5, (window.devicePixelRatio || 1) * 1.5);
+    ctx.lineWidth = line;
+    if (this.highlightedRow !== null && this.highlightedRow < rows) {
+      ctx.strokeStyle = '#ff2d95';
+      ctx.strokeRect(line / 2, this.highlightedRow * sy, this.canvas.width - line, Math.max(sy, line));
+    }
+    if (this.block) {
+      // White under dark dashes: visible on the darkest and the lightest colours.
+      const b = this.block;
+      const box = [b.c0 * sx + line / 2, b.r0 * sy + line / 2, b.cols * sx - line, b.rows * sy - line];
+      ctx.strokeStyle = '#ffffff';
+      ctx.strokeRect(...box);
+      ctx.strokeStyle = '#1b1f24';
+      ctx.setLineDash([5, 4]);
+      ctx.strokeRect(...box);
+      ctx.setLineDash([]);
+    }
+    if (this.shown) {
+      ctx.strokeStyle = '#ff2d95';
+      const { i, j } = this.shown;
+      ctx.strokeRect(j * sx, i * sy, Math.max(sx, line * 2), Math.max(sy, line * 2));
+    }
+  }
+
+  /** Outlines row i (or none). */
+  highlightRow(i) {
+    if (this.highlightedRow === i) return;
+    this.highlightedRow = i;
+    this.draw();
+  }
+
+  /** Outlines the zoomed block (or none). */
+  setBlock(block) {
+    this.block = block;
+    this.draw();
+  }
+
+  /** The readout's lines for cell (i, j): where it is and its value, then the describe hook's lines. */
+  readoutLines(i, j) {
+    const { data, cols, rowLabels, colLabels, precision } = this.view;
+    const value = data[i * cols + j];
+    const head = `${this.options.title()} [${i}, ${j}] · row ${rowLabels[i] ?? i} · column ${colLabels[j] ?? j}: ${formatValue(value, precision)}`;
+    return [head, ...(this.options.describe?.(i, j, value) ?? [])];
+  }
+
+  #show(cell, { quiet = false } = {}) {
+    if (!this.view) return;
+    this.shown = cell;
+    const lines = this.readoutLines(cell.i, cell.j);
+    const nodes = lines.map((text, k) => el('span', { class: k ? 'cm-line' : 'cm-head', text }));
+    // A redraw with the same cell updates the text without a second announcement of the same place.
+    if (quiet) this.readout.setAttribute('aria-live', 'off');
+    this.readout.replaceChildren(...nodes);
+    this.readout.dataset.i = String(cell.i);
+    this.readout.dataset.j = String(cell.j);
+    if (quiet) this.readout.setAttribute('aria-live', 'polite');
+    this.draw();
+  }
+
+  #cellAt(event) {
+    const box = this.canvas.getBoundingClientRect();
+    const { rows, cols } = this.view;
+    const j = Math.floor(((event.clientX - box.left) / box.width) * cols);
+    const i = Math.floor(((event.clientY - box.top) / box.height) * rows);
+    return i >= 0 && j >= 0 && i < rows && j < cols ? { i, j } : null;
+  }
+
+  #pointer(event, clicked) {
+    if (!this.view) return;
+    const cell = this.#cellAt(event);
+    if (!cell) return;
+    if (clicked) {
+      this.active = cell;
+      this.#zoom();
+    }
+    this.#show(cell);
+    this.options.onHover?.(cell);
+  }
+
+  #zoom() {
+    const { rows, cols } = this.view;
+    this.setBlock(blockAround(this.active.i, this.active.j, rows, cols));
+    this.options.onZoom(this.block);
+  }
+
+  #key(event) {
+    if (!this.view || event.altKey || event.ctrlKey || event.metaKey) return;
+    const { i, j } = this.active;
+    const { rows, cols } = this.view;
+    const moves = keyMoves(i, j, cols, ZOOM);
+    if (moves[event.key]) {
+      event.preventDefault();
+      const [ni, nj] = moves[event.key];
+      this.active = { i: Math.min(rows - 1, Math.max(0, ni)), j: Math.min(cols - 1, Math.max(0, nj)) };
+      this.#show(this.active);
+      this.options.onHover?.(this.active);
+    } else if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      this.#zoom();
+    } else if (event.key === 'Escape' && this.block) {
+      event.preventDefault();
+      this.setBlock(null);
+      this.options.onZoom(null);
+    }
+  }
+}
