@@ -46,6 +46,78 @@ function workersRefused(name, csp, advice) {
   };
 }
 
+/**
+ * A post importing attention-wasm/elements from the CDN under the strict CSP: both elements computed, each one's
+ * result bit for bit the one-thread result of attention-wasm/inline on the same inputs, the explorer's shown weights
+ * those numbers to 4 decimals, no CSP violation, and no .wasm fetched (only the SIMD build's script module).
+ */
+const ELEMENTS_PAGE = {
+  name: 'strict-elements',
+  csp: 'strict',
+  body: `<main><h1>A post</h1>
+<attention-heatmap id="heatmap" sentence="time flies like an arrow" seed="42"></attention-heatmap>
+<attention-explorer id="explorer" steps="scores softmax output" sentence="the cat sat on the mat" causal seed="7"></attention-explorer></main>`,
+  script: (cdn) =>
+    run(
+      `const violations = [];
+document.addEventListener('securitypolicyviolation', (e) => violations.push(\`\${e.violatedDirective} \${e.blockedURI}\`));
+// Imported here, after the listener: static imports would run before it.`,
+      `await import('${cdn}web/src/elements/index.js');
+  const lib = await import('${cdn}src/js/inline.js');
+  const { attentionCall } = await import('${cdn}web/src/model/inputs.js');
+  const ids = ['heatmap', 'explorer'];
+  const done = async (id) => {
+    while (!['ready', 'error'].includes(document.getElementById(id).status)) await new Promise((r) => setTimeout(r, 50));
+  };
+  await done('heatmap');
+  document.getElementById('explorer').scrollIntoView(); // the explorer computes once it is in view
+  await done('explorer');
+  const single = await lib.createAttention();
+  const same = (x, y) => x.length === y.length && x.every((v, i) => Object.is(v, y[i]));
+  const elements = {};
+  for (const id of ids) {
+    const element = document.getElementById(id);
+    const call = attentionCall(element.currentState);
+    const want = single.selfAttention(call.x, call.weights, call.options);
+    elements[id] = { status: element.status, sameOutput: same(element.result.output.data, want.output.data),
+      sameWeights: same(element.result.weights.data, want.weights.data), weights: want.weights.toArray() };
+  }
+  const shown = Array.from(document.getElementById('explorer').shadowRoot.querySelectorAll('[data-matrix="weights"] tbody tr'),
+    (tr) => Array.from(tr.querySelectorAll('td'), (td) => td.textContent.replace('\u2212', '-')));
+  const wasm = performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /\\.wasm(\\.js)?$/.test(n));
+  return { elements, shown, violations, wasm, simd: single.simd };`,
+    ),
+  check(result) {
+    const text = JSON.stringify(result);
+    assert.deepEqual(result.violations, [], text);
+    for (const id of ['heatmap', 'explorer']) {
+      const { status, sameOutput, sameWeights } = result.elements?.[id] ?? {};
+      assert.deepEqual(
+        { id, status, sameOutput, sameWeights },
+        { id, status: 'ready', sameOutput: true, sameWeights: true },
+      );
+    }
+    const weights = result.elements.explorer.weights[0];
+    assert.equal(result.shown.length, weights.length, 'the explorer shows the weights');
+    result.shown.forEach((row, i) =>
+      row.forEach((text, j) => {
+        // Half a unit of the last place shown, plus float32's rounding.
+        const tolerance = 0.5 * 10 ** -(text.split('.')[1] ?? '').length + 1e-6;
+        assert.ok(
+          Math.abs(Number(text) - weights[i][j]) <= tolerance,
+          `weights[${i}][${j}]: ${text}, ${weights[i][j]}`,
+        );
+      }),
+    );
+    assert.equal(result.simd, true);
+    assert.deepEqual(
+      result.wasm.map((n) => n.replace(/^.*\//, '')),
+      ['attention-simd.wasm.js'],
+      "no .wasm fetched: only the SIMD build's script module",
+    );
+  },
+};
+
 export const PAGES = [
   {
     name: 'main-workers',
@@ -101,4 +173,5 @@ export const PAGES = [
   },
   workersRefused('blob-only-workers', 'blob-only', /worker-src blob: http:\/\/127\.0\.0\.2:\d+/),
   workersRefused('same-origin-no-workers', 'same-origin-no-workers', /worker-src http:\/\/127\.0\.0\.1:\d+/),
+  ELEMENTS_PAGE,
 ];

@@ -2,7 +2,7 @@
 // and the screenshots of a post-like page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ARTIFACTS, ROOT, add, assertClean, env, open, ready, shadowTexts, shownMatrix } from './env.mjs';
+import { ARTIFACTS, add, assertClean, env, open, ready, serveFromCdn, shadowTexts, shownMatrix } from './env.mjs';
 
 const wasmRequests = () => env.server.requests.filter((path) => path.endsWith('.wasm'));
 
@@ -243,13 +243,8 @@ test('strict CSP, 320 px, dark mode: styled by the adopted sheet, no overflow, d
   }
 });
 
-test('from another origin (as from a CDN) under a CSP whose connect-src is self only: the inline entry, no .wasm fetch', async () => {
-  const { serveStatic } = await import('../../serve-static.mjs');
-  const cdn = await serveStatic(ROOT, { headers: { 'Access-Control-Allow-Origin': '*' } });
-  const origin = cdn.url.slice(0, -1);
-  // The page's CSP names the CDN for scripts and styles only, as issue 11 asks.
-  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}`;
-  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+test('from another origin (as from a CDN) under a CSP whose connect-src is self only: the SIMD build as a script module, no .wasm fetch', async () => {
+  const { cdn, site, cdnPage, close } = await serveFromCdn();
   const context = await env.browser.newContext();
   try {
     const page = await context.newPage();
@@ -262,18 +257,24 @@ test('from another origin (as from a CDN) under a CSP whose connect-src is self 
         window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
       );
     });
-    await page.goto(`${site.url}tests/web/elements/fixtures/cdn.html?cdn=${encodeURIComponent(origin)}`);
+    await page.goto(cdnPage);
     await ready(page, 'c');
     assert.equal(await page.evaluate(() => document.getElementById('c').status), 'ready');
     assert.deepEqual(await page.evaluate(() => window.__csp), []);
     assert.deepEqual(errors, []);
-    assert.ok(cdn.requests.includes('/src/js/inline.js'), 'the inline entry came from the CDN');
+    assert.ok(
+      cdn.requests.includes('/src/js/wasm/attention-simd.wasm.js'),
+      "the SIMD build's module came from the CDN",
+    );
+    assert.ok(
+      !cdn.requests.some((p) => /scalar\.wasm|\/inline\.js$/.test(p)),
+      'only the build it runs: no scalar, no inline.js',
+    );
     assert.ok(!cdn.requests.some((p) => p.endsWith('.wasm')), 'no .wasm was fetched');
     assert.ok(!site.requests.some((p) => p.includes('/src/')), "nothing of the package came from the page's origin");
   } finally {
     await context.close();
-    await site.close();
-    await cdn.close();
+    await close();
   }
 });
 

@@ -26,6 +26,20 @@ after(async () => {
 });
 
 /**
+ * The repository served twice: from a "CDN" origin with CORS, and as the site under the issue's CSP, which names the
+ * CDN for scripts and styles only (connect-src stays 'self'). `cdnPage` is fixtures/cdn.html importing the elements
+ * from the CDN; `close()` stops both servers.
+ */
+export async function serveFromCdn() {
+  const cdn = await serveStatic(ROOT, { headers: { 'Access-Control-Allow-Origin': '*' } });
+  const origin = cdn.url.slice(0, -1);
+  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}`;
+  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const cdnPage = `${site.url}${FIXTURES}cdn.html?cdn=${encodeURIComponent(origin)}`;
+  return { cdn, site, cdnPage, close: () => Promise.all([site.close(), cdn.close()]) };
+}
+
+/**
  * Opens a fixture page; `problems` records console errors and warnings, exceptions and CSP violations.
  * @returns {Promise<{ page: import('playwright-core').Page, context: object, problems: object }>}
  */

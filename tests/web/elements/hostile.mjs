@@ -128,8 +128,9 @@ test('text from attributes and JSON never becomes HTML', async () => {
 
 test('a .wasm that cannot load shows a message in every element, not a blank box', async () => {
   const session = await open('post.html', {
-    // Neither the .wasm files nor the inline entry (the elements' fallback) can be had.
-    route: (page) => page.route(/\.wasm$|\/inline\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
+    // Neither the .wasm files, nor their script modules, nor the inline entry (the elements' fallbacks) can be had.
+    route: (page) =>
+      page.route(/\.wasm$|\.wasm\.js$|\/inline\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
   });
   const { page } = session;
   try {
