@@ -167,6 +167,14 @@ test('every step of the page and its lessons can be chosen, and each draws', asy
       all.split(' '),
     );
     for (const [step, title] of shown) assert.doesNotMatch(title, /could not be shown/, step);
+    // The lessons' steps load their model on demand: wait until the word-order and KV-cache steps have drawn.
+    await page.waitForFunction(() => {
+      const root = document.getElementById('s').shadowRoot;
+      return (
+        root.querySelector('[data-matrix="orderWithout"] td[data-i]') &&
+        /full causal/.test(root.querySelector('[data-step="kv"] p')?.textContent)
+      );
+    });
     // Word order without positions: float32 noise (about 1e-7) shows as 0.000 and must not be coloured as large.
     const noise = await page.evaluate(() =>
       Array.from(

@@ -13,6 +13,25 @@ const para = (text = '') => el('p', { text });
 const lessons = () => import('../model/lessonSteps.js');
 
 /**
+ * A step's update that first loads its lesson's model: `draw(model, state, attn)` runs for the latest update only,
+ * and a failure to load or draw is said in `text`, never thrown into the host page.
+ * @param {HTMLElement} text  where a failure is said
+ * @param {() => Promise<object>} load  the dynamic import of the model
+ * @param {(model: object, state: object, attn: object) => void} draw
+ */
+export function lazyUpdate(text, load, draw) {
+  let runs = 0;
+  return (state, _result, attn) => {
+    const run = ++runs;
+    load()
+      .then((model) => run === runs && draw(model, state, attn))
+      .catch((error) => {
+        text.textContent = `This lesson could not be shown: ${error?.message ?? error}`;
+      });
+  };
+}
+
+/**
  * A lesson drawn as one heatmap per head of the weights its compute returns, with its text.
  * @param {string} id  the lesson's id in model/lessonSteps.js
  * @param {(step: object, state: object) => { weights: object, cols?: string[], caption: (h: number) => string }} pick
@@ -23,7 +42,6 @@ function headsLesson(id, pick, describe) {
     const text = para();
     const mount = el('div', { class: 'row' });
     const readout = el('p', { class: 'readout', attrs: { part: 'readout', 'aria-live': 'polite' } });
-    let runs = 0;
     function draw(lessonStep, state, attn) {
       const step = lessonStep(id).compute(attn, state);
       if (step.error) {
@@ -45,14 +63,7 @@ function headsLesson(id, pick, describe) {
     }
     return {
       nodes: [text, mount, readout],
-      update(state, _result, attn) {
-        const run = ++runs;
-        lessons()
-          .then(({ lessonStep }) => run === runs && draw(lessonStep, state, attn))
-          .catch((error) => {
-            text.textContent = `This lesson could not be shown: ${error?.message ?? error}`;
-          });
-      },
+      update: lazyUpdate(text, lessons, ({ lessonStep }, state, attn) => draw(lessonStep, state, attn)),
     };
   };
 }

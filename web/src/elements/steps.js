@@ -1,6 +1,5 @@
 // The steps <attention-explorer> can show, named as the page's steps (#step-x, #step-qkv, …) and lessons, each
 // a section whose matrices and texts come from the page's model and the result of attention-wasm.
-import { kvCacheStep, kvCacheText } from '../model/kvCache.js';
 import { attentionInput, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import {
   entropyText,
@@ -14,10 +13,13 @@ import {
 } from '../model/lesson.js';
 import { currentMatrix, headWidth } from '../model/matrices.js';
 import { sinusoidalPositions } from '../model/positions.js';
-import { wordOrderDemo, wordOrderText } from '../model/wordOrder.js';
 import { el } from '../view/dom.js';
 import { weightsView } from './heatmapGrid.js';
-import { MORE_STEPS } from './moreSteps.js';
+import { MORE_STEPS, lazyUpdate } from './moreSteps.js';
+
+// The word-order and KV-cache lessons' model loads only with their steps, so a post without them stays small.
+const wordOrderModel = () => import('../model/wordOrder.js');
+const kvCacheModel = () => import('../model/kvCache.js');
 
 const dims = (count) => Array.from({ length: count }, (_, i) => String(i));
 const flat = (rows) => Float64Array.from(rows.flat());
@@ -312,12 +314,12 @@ export const STEPS = [
       const button = el('button', { type: 'button', text: 'Shuffle again', on: { click: () => ctx.shuffle() } });
       return {
         nodes: [button, text, el('div', { class: 'row' }, without.element, withP.element)],
-        update(state, _result, attn) {
+        update: lazyUpdate(text, wordOrderModel, ({ wordOrderDemo, wordOrderText }, state, attn) => {
           const demo = wordOrderDemo(attn, state);
           text.textContent = wordOrderText(state, demo);
           without.update(rowsView(demo.cases[0].change, state, demo.labels, dims(state.dModel)));
           withP.update(rowsView(demo.cases[1].change, state, demo.labels, dims(state.dModel)));
-        },
+        }),
       };
     },
   },
@@ -330,7 +332,7 @@ export const STEPS = [
       const compare = ctx.table('kvCompare', { title: 'new row vs. full causal' });
       return {
         nodes: [text, el('div', { class: 'row' }, weights.element, compare.element)],
-        update(state, _result, attn) {
+        update: lazyUpdate(text, kvCacheModel, ({ kvCacheStep, kvCacheText }, state, attn) => {
           const step = kvCacheStep(attn, state);
           text.textContent = kvCacheText(state, step);
           weights.element.hidden = compare.element.hidden = !step;
@@ -353,7 +355,7 @@ export const STEPS = [
             colLabels: dims(width),
             precision: state.precision,
           });
-        },
+        }),
       };
     },
   },
