@@ -209,7 +209,7 @@ async function start() {
   ];
   buildControls(app);
   setupEmbed(app);
-  document.querySelector('.controls').append(new ModelPanel(app).element);
+  document.querySelector('.controls .settings-body').append(new ModelPanel(app).element); // folds with the settings
   loadHash();
   try {
     attn = await loading;
