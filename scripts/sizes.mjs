@@ -27,15 +27,18 @@ function browserTarget(entry) {
   return browserTarget(entry[condition]);
 }
 
-/** The files `from` reaches in esbuild's metafile by any import, without entering the files of ON_DEMAND. */
-function reached(inputs, from) {
+/**
+ * The files `from` reaches in esbuild's metafile, without entering the files of ON_DEMAND: by any import, or with
+ * `staticOnly` by import statements alone (the elements load each lesson's model and the API dynamically).
+ */
+function reached(inputs, from, staticOnly = false) {
   const seen = new Set();
   const queue = [from];
   while (queue.length) {
     const file = queue.pop();
     if (seen.has(file) || !inputs[file] || (file !== from && ON_DEMAND.includes(file))) continue;
     seen.add(file);
-    for (const edge of inputs[file].imports) queue.push(edge.path);
+    for (const edge of inputs[file].imports) if (!staticOnly || edge.kind === 'import-statement') queue.push(edge.path);
   }
   return seen;
 }
@@ -46,7 +49,7 @@ function reached(inputs, from) {
  * the .wasm; `onDemand`: the files it imports only when asked (workers, file reading, the inline fallback), the
  * other build's glue left out; `bundled`: esbuild's minified bundle of everything, gzipped, with the .wasm.
  */
-async function measure(entry, withWasm) {
+async function measure(entry, withWasm, { api } = {}) {
   const result = await build({
     entryPoints: [join(root, entry)],
     bundle: true,
@@ -61,7 +64,10 @@ async function measure(entry, withWasm) {
     absWorkingDir: root,
   });
   const { inputs } = result.metafile;
-  const loaded = reached(inputs, entry.replace(/^\.\//, ''));
+  // With `api` (the elements): their own static imports, plus what the main entry loads, which they import.
+  const loaded = api
+    ? new Set([...reached(inputs, entry.replace(/^\.\//, ''), true), ...reached(inputs, api.replace(/^\.\//, ''))])
+    : reached(inputs, entry.replace(/^\.\//, ''));
   const onDemand = Object.keys(inputs).filter((f) => !loaded.has(f) && !f.endsWith('attention-scalar.js'));
   const size = (files) => files.reduce((sum, f) => sum + gz(readFileSync(join(root, f))), 0);
   const wasm = withWasm ? gz(readFileSync(join(root, SIMD_WASM))) : 0;
@@ -85,7 +91,7 @@ export async function sizes() {
   if (inline) rows.push({ name: 'attention-wasm/inline', ...(await measure(inline, false)) });
   const elements = browserTarget(pkg.exports['./elements']) ?? './web/src/elements/index.js';
   if (existsSync(join(root, elements))) {
-    const row = await measure(elements, true);
+    const row = await measure(elements, true, { api: main });
     rows.push({ name: 'attention-wasm/elements', ...row, budget: ELEMENTS_BUDGET });
   }
   return rows;

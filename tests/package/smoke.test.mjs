@@ -64,7 +64,7 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js)$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js)$/.test(
         f,
       ),
   );
