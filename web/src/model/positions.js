@@ -1,6 +1,6 @@
 // Tokens, then positions: the embedding table X = E[token], the sinusoidal positional encodings P, and the
 // word-order demo that shows attention alone does not see word order.
-import { cellValue } from './rng.js';
+import { cellValue, randomRow } from './rng.js';
 
 /**
  * Row `token` of the seeded embedding table: the same text always gets the same d_model numbers (variance 1,
@@ -8,10 +8,7 @@ import { cellValue } from './rng.js';
  * @returns {number[]}
  */
 export function embeddingRow(seed, dist, token, dModel) {
-  return Array.from({ length: dModel }, (_, j) => {
-    const value = Math.round(cellValue(seed, `embedding:${token}`, 0, j, dist) * 100) / 100;
-    return value === 0 ? 0 : value;
-  });
+  return randomRow({ seed, stream: `embedding:${token}`, cols: dModel, dist });
 }
 
 /**

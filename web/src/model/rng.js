@@ -52,6 +52,22 @@ export function createRng(seed) {
   };
 }
 
+// A cell's hash is mix32(mix32(mix32(seed ^ hash(stream)) ^ row·φ) ^ column·c): the first part is the same for a
+// whole matrix and the second for a whole row, so matrices compute them once (the numbers stay bit for bit).
+const streamHash = (seed, stream) => mix32((seed >>> 0) ^ hashString(stream));
+const rowHash = (streamH, row) => mix32(streamH ^ Math.imul(row + 1, 0x9e3779b1));
+const columnSalt = (col) => Math.imul(col + 1, 0x85ebca77);
+const SQRT3 = Math.sqrt(3);
+const TWO_PI = 2 * Math.PI;
+
+/** A cell's value from its hash (mean 0, variance 1). */
+function valueOf(base, normal) {
+  const u1 = toUnit(base);
+  if (!normal) return SQRT3 * (2 * u1 - 1);
+  const u2 = toUnit(mix32(base ^ 0x5bd1e995));
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(TWO_PI * u2);
+}
+
 /**
  * The value of one cell of a seeded random matrix, with mean 0 and variance 1.
  * 'normal' draws from N(0, 1); 'uniform' from U(−√3, √3), which also has variance 1.
@@ -62,13 +78,38 @@ export function createRng(seed) {
  * @param {'normal' | 'uniform'} dist
  */
 export function cellValue(seed, stream, row, col, dist) {
-  const base = mix32(
-    mix32(mix32((seed >>> 0) ^ hashString(stream)) ^ Math.imul(row + 1, 0x9e3779b1)) ^ Math.imul(col + 1, 0x85ebca77),
-  );
-  const u1 = toUnit(base);
-  if (dist === 'uniform') return Math.sqrt(3) * (2 * u1 - 1);
-  const u2 = toUnit(mix32(base ^ 0x5bd1e995));
-  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  const base = mix32(rowHash(streamHash(seed, stream), row) ^ columnSalt(col));
+  return valueOf(base, dist !== 'uniform');
+}
+
+/** One row of a seeded matrix from its row hash and column salts, times std, rounded to 1/factor. */
+function fillRow(rowH, salts, normal, std, factor) {
+  const row = [];
+  if (normal) {
+    for (let j = 0; j < salts.length; j++) {
+      const base = mix32(rowH ^ salts[j]);
+      const u2 = toUnit(mix32(base ^ 0x5bd1e995));
+      const value = Math.sqrt(-2 * Math.log(toUnit(base))) * Math.cos(TWO_PI * u2);
+      row.push(Math.round(std * value * factor) / factor || 0); // || 0: no −0
+    }
+  } else {
+    for (let j = 0; j < salts.length; j++) {
+      const value = SQRT3 * (2 * toUnit(mix32(rowH ^ salts[j])) - 1);
+      row.push(Math.round(std * value * factor) / factor || 0);
+    }
+  }
+  return row;
+}
+
+/**
+ * Row `row` of a seeded random matrix (the same numbers as `randomMatrix` gives in that row).
+ * @param {{ seed: number, stream: string, row?: number, cols: number, dist: 'normal' | 'uniform',
+ *   std?: number, decimals?: number }} spec
+ * @returns {number[]}
+ */
+export function randomRow({ seed, stream, row = 0, cols, dist, std = 1, decimals = 2 }) {
+  const salts = Int32Array.from({ length: cols }, (_, j) => columnSalt(j));
+  return fillRow(rowHash(streamHash(seed, stream), row), salts, dist !== 'uniform', std, 10 ** decimals);
 }
 
 /**
@@ -80,10 +121,8 @@ export function cellValue(seed, stream, row, col, dist) {
  */
 export function randomMatrix({ seed, stream, rows, cols, dist, std = 1, decimals = 2, colKey = (c) => c }) {
   const factor = 10 ** decimals;
-  return Array.from({ length: rows }, (_, i) =>
-    Array.from({ length: cols }, (_, j) => {
-      const value = Math.round(std * cellValue(seed, stream, i, colKey(j), dist) * factor) / factor;
-      return value === 0 ? 0 : value;
-    }),
-  );
+  const normal = dist !== 'uniform';
+  const streamH = streamHash(seed, stream);
+  const salts = Int32Array.from({ length: cols }, (_, j) => columnSalt(colKey(j)));
+  return Array.from({ length: rows }, (_, i) => fillRow(rowHash(streamH, i), salts, normal, std, factor));
 }
