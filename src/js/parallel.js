@@ -93,14 +93,46 @@ function maskBlocks(mask, maskDims, blocks) {
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
 }
 
+/**
+ * Where worker `index`'s part of each result goes, as the plan's `out` ({ [key]: { array, view } }, worker-serve.js
+ * transfers the buffers there and back). Without the caller's `out`, worker 0 writes straight into the whole
+ * result's new array (a view at its pairs), so that its part is copied once, as on one thread; the other workers
+ * write into buffers of their own that come back with the answer and are reused by the next call (`spare`), so that
+ * no worker touches fresh pages, and the main thread copies only their parts, one `.set()` each.
+ */
+function partTargets(plan, spare, index, from, to, pairs) {
+  return Object.fromEntries(
+    Object.entries(plan.outputs).map(([key, shape]) => {
+      const block = product(shape) / pairs;
+      let view;
+      if (index === 0 && !plan.out?.[key]) {
+        view = new Float32Array(product(shape)).subarray(from * block, to * block);
+      } else {
+        const buffer = spare.get(key);
+        spare.delete(key); // taken: a call made meanwhile allocates its own
+        const length = (to - from) * block;
+        view = buffer?.byteLength === length * 4 ? new Float32Array(buffer) : new Float32Array(length);
+      }
+      return [key, { array: view, view }];
+    }),
+  );
+}
+
 /** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
-function assemblePairs(plan, parts, done, pairs) {
+function assemblePairs(plan, parts, done, pairs, spares) {
   // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
   return Object.fromEntries(
     Object.entries(plan.outputs).map(([key, shape]) => {
-      const out = resultArray(plan, key, product(shape));
+      const first = done[0][key].data;
+      const inPlace = !plan.out?.[key] && first.buffer.byteLength === product(shape) * 4;
+      const out = inPlace ? new Float32Array(first.buffer) : resultArray(plan, key, product(shape));
       const block = out.length / pairs;
-      parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
+      parts.forEach(({ from }, i) => {
+        const data = done[i][key].data;
+        if (i === 0 && inPlace) return;
+        out.set(data, from * block);
+        spares[i]?.set(key, data.buffer);
+      });
       return [key, resultTensor(plan, key, out, shape)];
     }),
   );
@@ -112,6 +144,8 @@ function assemblePairs(plan, parts, done, pairs) {
  */
 export class ParallelAttention {
   #pool;
+  /** Per worker, the result buffers of its last call, by result name, for the next (partTargets). */
+  #spares = [];
 
   constructor(pool, simd) {
     this.#pool = pool;
@@ -153,10 +187,15 @@ export class ParallelAttention {
         : maskShared
           ? tensor(maskBlocks(mask, plan.maskDims, [[0, 0]]), [maskRows, maskCols])
           : tensor(maskBlocks(mask, plan.maskDims, pairs), [count, maskRows, maskCols]);
-      return { from, plan: checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask))) };
+      const sub = checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask)));
+      return { from, to, plan: sub };
     });
+    const spares = parts.map((_, index) => (this.#spares[index] ??= new Map()));
+    for (const [index, part] of parts.entries()) {
+      part.plan.out = partTargets(plan, spares[index], index, part.from, part.to, batch * numHeads);
+    }
     const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
-    return assemblePairs(plan, parts, done, batch * numHeads);
+    return assemblePairs(plan, parts, done, batch * numHeads, spares);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */
