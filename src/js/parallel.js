@@ -35,10 +35,25 @@ function copyRange(out, at, data, from, to) {
 }
 
 /** Copies the given row blocks of `data` (each `width` long) into a new array of `Type` [blocks, width]. */
-function gather(data, blocks, width, Type = Float32Array) {
-  const out = new Type(blocks.length * width);
+function gather(data, blocks, width, Type = Float32Array, spare = null) {
+  const out = new Type(takeSpare(spare, blocks.length * width * Type.BYTES_PER_ELEMENT) ?? blocks.length * width);
   blocks.forEach((block, i) => copyRange(out, i * width, data, block * width, (block + 1) * width));
   return out;
+}
+
+/** A buffer of `bytes` from `spare` (a worker's returned input buffers, by byte length), taken out, or undefined. */
+function takeSpare(spare, bytes) {
+  return spare?.get(bytes)?.pop();
+}
+
+/** Keeps the input buffers a worker sent back, by byte length, a few of each, for takeSpare. */
+function keepSpares(spare, buffers) {
+  for (const buffer of buffers) {
+    if (!(buffer instanceof ArrayBuffer)) continue;
+    const list = spare.get(buffer.byteLength) ?? [];
+    if (list.length < 4) list.push(buffer);
+    spare.set(buffer.byteLength, list);
+  }
 }
 
 /** data[from, to) as a new Float32Array. */
@@ -146,6 +161,8 @@ export class ParallelAttention {
   #pool;
   /** Per worker, the result buffers of its last call, by result name, for the next (partTargets). */
   #spares = [];
+  /** Per worker, the input buffers its calls sent back, by byte length, for the next calls' copies (gather). */
+  #inputSpares = [];
 
   constructor(pool, simd) {
     this.#pool = pool;
@@ -175,13 +192,14 @@ export class ParallelAttention {
     const [, , maskRows, maskCols] = plan.maskDims;
     const maskShared = mask && plan.maskDims[0] === 1 && plan.maskDims[1] === 1;
     // Pair p = b·H + h; the worker takes pairs [from, to) as `count` heads of one batch item.
-    const parts = ranges(batch * numHeads, this.#pool.size).map(([from, to]) => {
+    const parts = ranges(batch * numHeads, this.#pool.size).map(([from, to], index) => {
+      const spare = (this.#inputSpares[index] ??= new Map());
       const pairs = range(from, to).map((p) => [Math.floor(p / numHeads), p % numHeads]);
       const kvBlocks = pairs.map(([b, h]) => b * numKvHeads + Math.floor(h / group));
       const count = to - from;
-      const subQ = tensor(gather(Q.data, range(from, to), lenQ * dK), [count, lenQ, dK]); // [count, L_q, d_k]
-      const subK = tensor(gather(K.data, kvBlocks, lenK * dK), [count, lenK, dK]); // [count, L_k, d_k]
-      const subV = tensor(gather(V.data, kvBlocks, lenK * dV), [count, lenK, dV]); // [count, L_k, d_v]
+      const subQ = tensor(gather(Q.data, range(from, to), lenQ * dK, Float32Array, spare), [count, lenQ, dK]); // [count, L_q, d_k]
+      const subK = tensor(gather(K.data, kvBlocks, lenK * dK, Float32Array, spare), [count, lenK, dK]); // [count, L_k, d_k]
+      const subV = tensor(gather(V.data, kvBlocks, lenK * dV, Float32Array, spare), [count, lenK, dV]); // [count, L_k, d_v]
       const subMask = !mask
         ? null
         : maskShared
@@ -194,7 +212,11 @@ export class ParallelAttention {
     for (const [index, part] of parts.entries()) {
       part.plan.out = partTargets(plan, spares[index], index, part.from, part.to, batch * numHeads);
     }
-    const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
+    const done = await Promise.all(
+      parts.map((part, index) =>
+        this.#pool.run(index, part.plan, (buffers) => keepSpares(this.#inputSpares[index], buffers)),
+      ),
+    );
     return assemblePairs(plan, parts, done, batch * numHeads, spares);
   }
 

@@ -61,8 +61,9 @@ export function serve(post, listen, exit) {
       const tensors = Object.fromEntries(
         Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]),
       );
-      const buffers = new Set([...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
-      post({ id, result: tensors }, [...buffers]);
+      const buffers = new Set(Object.values(tensors).map((t) => t.data.buffer));
+      const returned = inputs.filter((buffer) => !buffers.has(buffer)); // for the pool to reuse (parallel.js)
+      post({ id, result: tensors, returned }, [...buffers, ...returned]);
     } catch (error) {
       post({ id, error: describeError(error) }, inputs);
     }
