@@ -35,10 +35,25 @@ function copyRange(out, at, data, from, to) {
 }
 
 /** Copies the given row blocks of `data` (each `width` long) into a new array of `Type` [blocks, width]. */
-function gather(data, blocks, width, Type = Float32Array) {
-  const out = new Type(blocks.length * width);
+function gather(data, blocks, width, Type = Float32Array, spare = null) {
+  const out = new Type(takeSpare(spare, blocks.length * width * Type.BYTES_PER_ELEMENT) ?? blocks.length * width);
   blocks.forEach((block, i) => copyRange(out, i * width, data, block * width, (block + 1) * width));
   return out;
+}
+
+/** A buffer of `bytes` from `spare` (a worker's returned input buffers, by byte length), taken out, or undefined. */
+function takeSpare(spare, bytes) {
+  return spare?.get(bytes)?.pop();
+}
+
+/** Keeps the input buffers a worker sent back, by byte length, a few of each, for takeSpare. */
+function keepSpares(spare, buffers) {
+  for (const buffer of buffers) {
+    if (!(buffer instanceof ArrayBuffer)) continue;
+    const list = spare.get(buffer.byteLength) ?? [];
+    if (list.length < 4) list.push(buffer);
+    spare.set(buffer.byteLength, list);
+  }
 }
 
 /** data[from, to) as a new Float32Array. */
@@ -93,14 +108,46 @@ function maskBlocks(mask, maskDims, blocks) {
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
 }
 
+/**
+ * Where worker `index`'s part of each result goes, as the plan's `out` ({ [key]: { array, view } }, worker-serve.js
+ * transfers the buffers there and back). Without the caller's `out`, worker 0 writes straight into the whole
+ * result's new array (a view at its pairs), so that its part is copied once, as on one thread; the other workers
+ * write into buffers of their own that come back with the answer and are reused by the next call (`spare`), so that
+ * no worker touches fresh pages, and the main thread copies only their parts, one `.set()` each.
+ */
+function partTargets(plan, spare, index, from, to, pairs) {
+  return Object.fromEntries(
+    Object.entries(plan.outputs).map(([key, shape]) => {
+      const block = product(shape) / pairs;
+      let view;
+      if (index === 0 && !plan.out?.[key]) {
+        view = new Float32Array(product(shape)).subarray(from * block, to * block);
+      } else {
+        const buffer = spare.get(key);
+        spare.delete(key); // taken: a call made meanwhile allocates its own
+        const length = (to - from) * block;
+        view = buffer?.byteLength === length * 4 ? new Float32Array(buffer) : new Float32Array(length);
+      }
+      return [key, { array: view, view }];
+    }),
+  );
+}
+
 /** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
-function assemblePairs(plan, parts, done, pairs) {
+function assemblePairs(plan, parts, done, pairs, spares) {
   // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
   return Object.fromEntries(
     Object.entries(plan.outputs).map(([key, shape]) => {
-      const out = resultArray(plan, key, product(shape));
+      const first = done[0][key].data;
+      const inPlace = !plan.out?.[key] && first.buffer.byteLength === product(shape) * 4;
+      const out = inPlace ? new Float32Array(first.buffer) : resultArray(plan, key, product(shape));
       const block = out.length / pairs;
-      parts.forEach(({ from }, i) => out.set(done[i][key].data, from * block));
+      parts.forEach(({ from }, i) => {
+        const data = done[i][key].data;
+        if (i === 0 && inPlace) return;
+        out.set(data, from * block);
+        spares[i]?.set(key, data.buffer);
+      });
       return [key, resultTensor(plan, key, out, shape)];
     }),
   );
@@ -112,6 +159,10 @@ function assemblePairs(plan, parts, done, pairs) {
  */
 export class ParallelAttention {
   #pool;
+  /** Per worker, the result buffers of its last call, by result name, for the next (partTargets). */
+  #spares = [];
+  /** Per worker, the input buffers its calls sent back, by byte length, for the next calls' copies (gather). */
+  #inputSpares = [];
 
   constructor(pool, simd) {
     this.#pool = pool;
@@ -141,22 +192,32 @@ export class ParallelAttention {
     const [, , maskRows, maskCols] = plan.maskDims;
     const maskShared = mask && plan.maskDims[0] === 1 && plan.maskDims[1] === 1;
     // Pair p = b·H + h; the worker takes pairs [from, to) as `count` heads of one batch item.
-    const parts = ranges(batch * numHeads, this.#pool.size).map(([from, to]) => {
+    const parts = ranges(batch * numHeads, this.#pool.size).map(([from, to], index) => {
+      const spare = (this.#inputSpares[index] ??= new Map());
       const pairs = range(from, to).map((p) => [Math.floor(p / numHeads), p % numHeads]);
       const kvBlocks = pairs.map(([b, h]) => b * numKvHeads + Math.floor(h / group));
       const count = to - from;
-      const subQ = tensor(gather(Q.data, range(from, to), lenQ * dK), [count, lenQ, dK]); // [count, L_q, d_k]
-      const subK = tensor(gather(K.data, kvBlocks, lenK * dK), [count, lenK, dK]); // [count, L_k, d_k]
-      const subV = tensor(gather(V.data, kvBlocks, lenK * dV), [count, lenK, dV]); // [count, L_k, d_v]
+      const subQ = tensor(gather(Q.data, range(from, to), lenQ * dK, Float32Array, spare), [count, lenQ, dK]); // [count, L_q, d_k]
+      const subK = tensor(gather(K.data, kvBlocks, lenK * dK, Float32Array, spare), [count, lenK, dK]); // [count, L_k, d_k]
+      const subV = tensor(gather(V.data, kvBlocks, lenK * dV, Float32Array, spare), [count, lenK, dV]); // [count, L_k, d_v]
       const subMask = !mask
         ? null
         : maskShared
           ? tensor(maskBlocks(mask, plan.maskDims, [[0, 0]]), [maskRows, maskCols])
           : tensor(maskBlocks(mask, plan.maskDims, pairs), [count, maskRows, maskCols]);
-      return { from, plan: checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask))) };
+      const sub = checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask)));
+      return { from, to, plan: sub };
     });
-    const done = await Promise.all(parts.map((part, index) => this.#pool.run(index, part.plan)));
-    return assemblePairs(plan, parts, done, batch * numHeads);
+    const spares = parts.map((_, index) => (this.#spares[index] ??= new Map()));
+    for (const [index, part] of parts.entries()) {
+      part.plan.out = partTargets(plan, spares[index], index, part.from, part.to, batch * numHeads);
+    }
+    const done = await Promise.all(
+      parts.map((part, index) =>
+        this.#pool.run(index, part.plan, (buffers) => keepSpares(this.#inputSpares[index], buffers)),
+      ),
+    );
+    return assemblePairs(plan, parts, done, batch * numHeads, spares);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */

@@ -180,14 +180,15 @@ export class WorkerPool {
 
   /**
    * Runs a checked plan on worker `index` (started first if it is new or replaced); resolves to its result
-   * tensors. The plan's buffers are transferred: the caller must not use them again.
+   * tensors. The plan's buffers are transferred: the caller must not use them again. Its input buffers come
+   * back with a result, given to `recycle(buffers)` when present, for the caller's next plans.
    */
-  run(index, plan) {
+  run(index, plan, recycle) {
     if (this.#terminated) return Promise.reject(terminatedError());
     const slot = this.#slots[index] ?? this.#start(index);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      slot.calls.set(id, { resolve, reject });
+      slot.calls.set(id, { resolve, reject, recycle });
       if (slot.calls.size === 1) slot.handle?.hold();
       slot.ready.then(
         () => {
@@ -264,7 +265,10 @@ export class WorkerPool {
     slot.calls.delete(message.id);
     if (slot.calls.size === 0 && slot.isReady) slot.handle.release();
     if (message.error) call.reject(new AttentionError(message.error.code, message.error.message));
-    else call.resolve(message.result);
+    else {
+      if (Array.isArray(message.returned)) call.recycle?.(message.returned);
+      call.resolve(message.result);
+    }
   }
 
   /**

@@ -7,10 +7,14 @@
 import { Attention, runPlan } from './attention.js';
 import { loadModule, readWasmOption } from './loader.js';
 
-/** The ArrayBuffers under a plan's inputs and mask (each owned by that plan alone: parallel.js copies them). */
+/**
+ * The ArrayBuffers under a plan's inputs, mask and result targets (`out`, { [key]: { view } }), each owned by that
+ * plan alone: parallel.js copies the inputs and gives each worker's targets buffers of their own.
+ */
 export function planBuffers(plan) {
   const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
-  return [...new Set(views.map((t) => t.data.buffer))];
+  const targets = Object.values(plan.out ?? {}).map((target) => target.view.buffer);
+  return [...new Set([...views.map((t) => t.data.buffer), ...targets])];
 }
 
 function describeError(error) {
@@ -57,7 +61,9 @@ export function serve(post, listen, exit) {
       const tensors = Object.fromEntries(
         Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]),
       );
-      post({ id, result: tensors }, [...Object.values(tensors).map((t) => t.data.buffer), ...inputs]);
+      const buffers = new Set(Object.values(tensors).map((t) => t.data.buffer));
+      const returned = inputs.filter((buffer) => !buffers.has(buffer)); // for the pool to reuse (parallel.js)
+      post({ id, result: tensors, returned }, [...buffers, ...returned]);
     } catch (error) {
       post({ id, error: describeError(error) }, inputs);
     }

@@ -102,6 +102,26 @@ describe('workers', () => {
     expectSameBits(b, a);
   });
 
+  it('reused result buffers: a call leaves the results of earlier calls as they were, concurrent calls too', async () => {
+    // The workers write into buffers that the next call reuses (parallel.js partTargets): a result handed out
+    // must never be one of them, and two calls at once must not share one.
+    const random = seededRandom(67);
+    const inputs = [0, 1, 2].map(() => [0, 1, 2].map(() => randomTensor(random, [6, 20, 8])));
+    const expected = inputs.map(([q, k, v]) => single.scaledDotProductAttention(q, k, v, { returnWeights: true }));
+    const first = await parallel.scaledDotProductAttention(...inputs[0], { returnWeights: true });
+    const copies = Object.fromEntries(Object.entries(first).map(([key, t]) => [key, { ...t, data: t.data.slice() }]));
+    const [second, third] = await Promise.all(
+      inputs.slice(1).map(([q, k, v]) => parallel.scaledDotProductAttention(q, k, v, { returnWeights: true })),
+    );
+    await parallel.scaledDotProductAttention(...inputs[2], { returnWeights: true });
+    expectSameBits(first, copies);
+    expectSameBits(first, expected[0]);
+    expectSameBits(second, expected[1]);
+    expectSameBits(third, expected[2]);
+    const buffers = [first, second, third].flatMap((r) => Object.values(r).map((t) => t.data.buffer));
+    expect(new Set(buffers).size).toBe(buffers.length);
+  });
+
   it('single-head and cross-attention match one thread', async () => {
     const random = seededRandom(71);
     const x = randomTensor(random, [5, 4]);
