@@ -53,6 +53,7 @@ if (process.argv[3] === '--child') {
     ['results out of WebAssembly memory', (chain) => chain.some((f) => f.startsWith('read attention.js'))],
     ['inputs into WebAssembly memory, scan', (chain) => chain.some((f) => /^(write|#checkValues) attention/.test(f))],
     ['assembling results (main)', (chain) => chain.some((f) => f.startsWith('assemblePairs '))],
+    ['touching the new result pages (main)', (chain) => chain.some((f) => f.startsWith('wholeResults '))],
     ['splitting inputs into copies (main)', (chain) => chain.some((f) => /^(gather|segment|copyRange) /.test(f))],
     ['NaN/±inf scan in JS (main)', (chain) => chain.some((f) => f.startsWith('checkPlanValues'))],
     ['posting and receiving messages', (chain) => chain.some((f) => /postMessage|messageport|pool\.js/.test(f))],
