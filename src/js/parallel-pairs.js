@@ -74,22 +74,23 @@ export function wholeResults(plan) {
   );
 }
 
-/** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
-export function assemblePairs(plan, parts, done, pairs, spares, wholes) {
-  // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
-  return Object.fromEntries(
-    Object.entries(plan.outputs).map(([key, shape]) => {
-      const out = wholes[key];
-      const block = out.length / pairs;
-      parts.forEach(({ from }, i) => {
-        const data = done[i][key].data;
-        out.set(data, from * block);
-        spares[i]?.set(key, data.buffer);
-      });
-      return [key, resultTensor(plan, key, out, shape)];
-    }),
-  );
+/**
+ * Puts one worker's answer (its run of pairs [from, to) of `pairs`) in place in the whole results, and keeps its
+ * result buffers in `spare` for its next call. Every output is [B·H, …] in pair order.
+ */
+export function placePart(plan, wholes, from, answer, pairs, spare) {
+  for (const key of Object.keys(plan.outputs)) {
+    const data = answer[key].data;
+    wholes[key].set(data, from * (wholes[key].length / pairs));
+    spare?.set(key, data.buffer);
+  }
 }
+
+/** The whole results as Tensors, in the plan's order: the caller's own arrays where it gave them. */
+export const wholeTensors = (plan, wholes) =>
+  Object.fromEntries(
+    Object.entries(plan.outputs).map(([key, shape]) => [key, resultTensor(plan, key, wholes[key], shape)]),
+  );
 
 /**
  * The error of a split call, or null: the first non-finite input value (in the order q, k, v, then by index, as one

@@ -18,14 +18,15 @@ import {
 } from './plan.js';
 import { WorkerPool, registerPool } from './pool.js';
 import {
-  assemblePairs,
   copyRange,
   firstFailure,
   gather,
   keepSpares,
   partTargets,
+  placePart,
   resultTensor,
   wholeResults,
+  wholeTensors,
 } from './parallel-pairs.js';
 import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
@@ -154,11 +155,19 @@ export class ParallelAttention {
     });
     const spares = parts.map((_, index) => this.#spares[index]);
     const wholes = wholeResults(plan); // while the workers compute
-    const settled = await Promise.allSettled(parts.map((part) => part.running));
+    const pairs = batch * numHeads;
+    // New arrays take each answer as it comes, while the other workers compute; the caller's (out) are written
+    // only once every part succeeded, so that a failed call writes nothing there.
+    const eager = !plan.out;
+    const settled = await Promise.allSettled(
+      parts.map(({ running, from }, i) =>
+        eager ? running.then((answer) => (placePart(plan, wholes, from, answer, pairs, spares[i]), answer)) : running,
+      ),
+    );
     const failure = firstFailure(plan, parts, settled);
     if (failure) throw failure;
-    const done = settled.map((s) => s.value);
-    return assemblePairs(plan, parts, done, batch * numHeads, spares, wholes);
+    if (!eager) parts.forEach(({ from }, i) => placePart(plan, wholes, from, settled[i].value, pairs, spares[i]));
+    return wholeTensors(plan, wholes);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */
