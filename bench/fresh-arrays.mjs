@@ -1,7 +1,11 @@
 // Why a call with fresh result arrays costs what it does in Chromium: implementations of one case in ONE page,
 // their calls interleaved batch by batch, with the renderer's minor page faults (read from /proc) per call.
 //
-//   node bench/fresh-arrays.mjs [n] [heads] [rounds] [batch] [names] [collect]
+//   node bench/fresh-arrays.mjs [n=512] [heads=1] [rounds=20] [batch=5] [names=ours,ort,ours-out] [gc|nogc] [settleMs=0]
+//
+// names: ours (new result arrays), ours-out (options.out), ort (onnxruntime-web, 1 thread); gc: collect garbage
+// before each call, as the bench does for results of 256 KiB or more (nogc: let it pile up, as at n = 128);
+// settleMs: wait that long after each collection. JS_FLAGS adds V8 flags (e.g. --trace-gc).
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +15,7 @@ import { chromium } from 'playwright-core';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const [n = 512, heads = 1, rounds = 20, batch = 5] = process.argv.slice(2, 6).map(Number);
-const names = (process.argv[6] ?? 'ours,ort').split(',');
+const names = (process.argv[6] ?? 'ours,ort,ours-out').split(',');
 const collect = process.argv[7] !== 'nogc';
 const settleMs = Number(process.argv[8] ?? 0);
 const extra = process.env.JS_FLAGS ? [`--js-flags=--expose-gc ${process.env.JS_FLAGS}`] : ['--js-flags=--expose-gc'];

@@ -52,7 +52,7 @@ if (process.argv[3] === '--child') {
     ],
     ['results out of WebAssembly memory', (chain) => chain.some((f) => f.startsWith('read attention.js'))],
     ['inputs into WebAssembly memory, scan', (chain) => chain.some((f) => /^(write|#checkValues) attention/.test(f))],
-    ['assembling results (main)', (chain) => chain.some((f) => f.startsWith('assemblePairs '))],
+    ['assembling results (main)', (chain) => chain.some((f) => /^(assemblePairs|placePart) /.test(f))],
     ['touching the new result pages (main)', (chain) => chain.some((f) => f.startsWith('wholeResults '))],
     ['splitting inputs into copies (main)', (chain) => chain.some((f) => /^(gather|segment|copyRange) /.test(f))],
     ['NaN/±inf scan in JS (main)', (chain) => chain.some((f) => f.startsWith('checkPlanValues'))],
