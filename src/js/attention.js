@@ -6,7 +6,7 @@ import { AttentionError, describe as describeValue, formatShape } from './errors
 import { readRecord } from './read.js';
 import { Tensor, nonFiniteError } from './tensor.js';
 import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
-import { checkApart } from './out.js';
+import { checkApart, outExtents } from './out.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } from './generated/abi.js';
 import {
   MAX_CALL_BYTES,
@@ -75,6 +75,35 @@ export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
   return totalBytes;
 }
 
+/**
+ * A plan's call descriptor (abi.h) as its DESCRIPTOR_SLOT_COUNT slots, every one 0 but the plan's dimensions, flags
+ * and buffers; the buffers' addresses are offsets in the call's block, their slots listed in `relative`. Made once per
+ * layout (a prepared call reuses its layout's), then written at every call by Workspace#writeDescriptor.
+ */
+function descriptorTemplate(plan, layout) {
+  const { dims, options, maskDims } = plan;
+  const slots = new Int32Array(DESCRIPTOR_SLOT_COUNT);
+  const relative = [];
+  const put = (key, value, isAddress = false) => {
+    const slot = DESCRIPTOR_SLOTS[key];
+    if (slot === undefined) throw new AttentionError('INTERNAL', `the call descriptor has no slot '${key}'`);
+    if (Array.isArray(value)) slots.set(value, slot);
+    else slots[slot] = value;
+    if (isAddress) relative.push(slot);
+  };
+  for (const [key, value] of Object.entries(dims)) put(key, value);
+  for (const [key, , region] of layout.inputs) put(key, region.offset, true);
+  if (options.mask) {
+    put('maskKind', MASK_KINDS[options.mask.kind]);
+    put('mask', layout.maskRegion.offset, true);
+    put('maskDims', maskDims);
+  }
+  for (const [key, , region] of layout.outputs) put(key, region.offset, true);
+  put('hasScale', options.scale === undefined ? 0 : 1);
+  put('causal', options.causal);
+  return { slots, relative };
+}
+
 /** One call's block of WebAssembly memory, laid out by callLayout. */
 class Workspace {
   constructor(module, totalBytes) {
@@ -99,17 +128,12 @@ class Workspace {
     heap.set(data, this.address(region) / region.elementBytes);
   }
 
-  /** Writes a call descriptor (abi.h): every slot 0, then `values` by their DESCRIPTOR_SLOTS names. */
-  writeDescriptor(region, values, scale) {
+  /** Writes a call descriptor (abi.h) from descriptorTemplate's slots, its addresses moved to this block. */
+  writeDescriptor(region, { slots, relative }, scale) {
     const start = this.address(region) / 4;
     const heap = this.module.HEAP32;
-    heap.fill(0, start, start + DESCRIPTOR_SLOT_COUNT);
-    for (const [key, value] of values) {
-      const slot = DESCRIPTOR_SLOTS[key];
-      if (slot === undefined) throw new AttentionError('INTERNAL', `the call descriptor has no slot '${key}'`);
-      if (Array.isArray(value)) heap.set(value, start + slot);
-      else heap[start + slot] = value;
-    }
+    heap.set(slots, start);
+    for (const slot of relative) heap[start + slot] += this.base;
     if (scale !== undefined) this.module.HEAPF32[start + DESCRIPTOR_SLOTS.scale] = scale;
   }
 
@@ -244,11 +268,12 @@ export class Attention {
     checkCallBytes(plan, layout.totalBytes);
     const mask = plan.options.mask && { ...plan.options.mask, data: plan.options.mask.data.slice() };
     const fixed = { ...plan, options: { ...plan.options, mask } };
-    const names = ['q', 'k', 'v'];
-    return (...arrays) => {
-      const inputs = {};
-      names.forEach((name, i) => (inputs[name] = preparedInput(plan.inputs[name], arrays[i])));
-      checkApart(plan.out, Object.values(inputs));
+    const { q: pq, k: pk, v: pv } = plan.inputs;
+    const [nq, nk, nv] = [pq, pk, pv].map((t) => product(t.shape));
+    const apart = plan.out && outExtents(plan.out); // the caller's out arrays, read once here
+    return (q, k, v) => {
+      const inputs = { q: preparedInput(pq, q, nq), k: preparedInput(pk, k, nk), v: preparedInput(pv, v, nv) };
+      if (apart) checkApart(plan.out, [inputs.q, inputs.k, inputs.v], apart);
       return this.#run({ ...fixed, inputs }, layout);
     };
   }
@@ -262,32 +287,24 @@ export class Attention {
 
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
   #run(plan, layout = callLayout(plan)) {
-    const { kind, dims, options, maskDims } = plan;
+    const { kind, options } = plan;
     const { descriptor, maskRegion, outputs: outputRegions, totalBytes } = layout;
+    layout.template ??= descriptorTemplate(plan, layout); // a prepared call's layout keeps it
     // A prepared call's layout holds its placeholders: the inputs are this call's, in the same regions.
     const inputRegions = layout.inputs.map(([key, , region]) => [key, plan.inputs[key], region]);
     checkCallBytes(plan, totalBytes);
     const mask = options.mask;
     const workspace = new Workspace(this.#module, totalBytes);
     try {
-      const values = Object.entries(dims);
-      for (const [key, tensor, region] of inputRegions) {
+      for (const [, tensor, region] of inputRegions) {
         workspace.write(region, tensor.data);
-        values.push([key, workspace.address(region)]);
         this.#checkValues(tensor, workspace.address(region));
       }
       if (mask) {
         workspace.write(maskRegion, mask.data);
         this.#checkValues(mask, workspace.address(maskRegion));
-        values.push(
-          ['maskKind', MASK_KINDS[mask.kind]],
-          ['mask', workspace.address(maskRegion)],
-          ['maskDims', maskDims],
-        );
       }
-      for (const [key, , region] of outputRegions) values.push([key, workspace.address(region)]);
-      values.push(['hasScale', options.scale === undefined ? 0 : 1], ['causal', options.causal]);
-      workspace.writeDescriptor(descriptor, values, options.scale);
+      workspace.writeDescriptor(descriptor, layout.template, options.scale);
       const status = this.#module._call(CALL_KINDS[kind], workspace.address(descriptor));
       if (status) throw statusError(status);
       const result = {};
@@ -315,10 +332,9 @@ function readPreparedShapes(shapes) {
   return record;
 }
 
-/** One input of a prepared call: a Float32Array of the prepared length, as a plan's unchecked tensor. */
-function preparedInput(prepared, array) {
+/** One input of a prepared call: a Float32Array of `length` (the prepared shape's), as a plan's unchecked tensor. */
+function preparedInput(prepared, array, length) {
   const { name, shape } = prepared;
-  const length = product(shape);
   if (typedArrayTag(array) !== 'Float32Array') {
     throw new AttentionError(
       'NOT_A_TENSOR',

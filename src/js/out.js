@@ -19,12 +19,15 @@ function extent(view) {
 
 const overlaps = (a, b) => a.buffer === b.buffer && a.start < b.end && b.start < a.end;
 
+/** [name, extent] of each resolved `out` array, for checkApart (a prepared call reads them once). */
+export const outExtents = (out) => Object.keys(out ?? {}).map((name) => [name, extent(out[name].view)]);
+
 /** BAD_OPTION when an input's memory overlaps one of the resolved `out` arrays (a prepared call's inputs). */
-export function checkApart(out, inputs) {
+export function checkApart(out, inputs, extents = outExtents(out)) {
   if (!out) return;
   for (const input of inputs) {
     const here = extent(input.data);
-    const key = Object.keys(out).find((name) => overlaps(here, extent(out[name].view)));
+    const key = extents.find(([, there]) => overlaps(here, there))?.[0];
     if (key !== undefined) {
       throw new AttentionError(
         'BAD_OPTION',

@@ -6,7 +6,6 @@
 // sub-plan built from fresh Float32Array copies. The workers get only typed arrays and plain numbers, never
 // the caller's objects, so nothing the caller does afterwards, and nothing odd in what they passed (a Proxy,
 // a cyclic property), reaches them. No SharedArrayBuffer (and no cross-origin isolation) is needed.
-import { Tensor } from './tensor.js';
 import { checkCallBytes } from './attention.js';
 import {
   checkPlanValues,
@@ -18,6 +17,17 @@ import {
   product,
 } from './plan.js';
 import { WorkerPool, registerPool } from './pool.js';
+import {
+  copyRange,
+  firstFailure,
+  gather,
+  keepSpares,
+  partTargets,
+  placePart,
+  resultTensor,
+  wholeResults,
+  wholeTensors,
+} from './parallel-pairs.js';
 import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
 const CAUSAL_NAMES = { [CAUSAL.none]: false, [CAUSAL.topLeft]: true, [CAUSAL.bottomRight]: 'bottom-right' };
@@ -27,33 +37,6 @@ const METHODS = ['scaledDotProductAttention', 'selfAttention', 'crossAttention',
 function ranges(count, parts) {
   const n = Math.min(count, parts);
   return Array.from({ length: n }, (_, i) => [Math.floor((i * count) / n), Math.floor(((i + 1) * count) / n)]);
-}
-
-/** Copies data[from, to) into `out` at `at`; a plan's data is always a typed array (convert.js). */
-function copyRange(out, at, data, from, to) {
-  out.set(data.subarray(from, to), at);
-}
-
-/** Copies the given row blocks of `data` (each `width` long) into a new array of `Type` [blocks, width]. */
-function gather(data, blocks, width, Type = Float32Array, spare = null) {
-  const out = new Type(takeSpare(spare, blocks.length * width * Type.BYTES_PER_ELEMENT) ?? blocks.length * width);
-  blocks.forEach((block, i) => copyRange(out, i * width, data, block * width, (block + 1) * width));
-  return out;
-}
-
-/** A buffer of `bytes` from `spare` (a worker's returned input buffers, by byte length), taken out, or undefined. */
-function takeSpare(spare, bytes) {
-  return spare?.get(bytes)?.pop();
-}
-
-/** Keeps the input buffers a worker sent back, by byte length, a few of each, for takeSpare. */
-function keepSpares(spare, buffers) {
-  for (const buffer of buffers) {
-    if (!(buffer instanceof ArrayBuffer)) continue;
-    const list = spare.get(buffer.byteLength) ?? [];
-    if (list.length < 4) list.push(buffer);
-    spare.set(buffer.byteLength, list);
-  }
 }
 
 /** data[from, to) as a new Float32Array. */
@@ -77,8 +60,6 @@ const tensor = (data, shape) => ({ data, shape });
 
 /** A result's array: the caller's (options.out), written through its plain view, or a new one. */
 const resultArray = (plan, key, length) => plan.out?.[key]?.view ?? new Float32Array(length);
-/** The Tensor of a result assembled in resultArray(plan, key): the caller's own array when it gave one. */
-const resultTensor = (plan, key, data, shape) => new Tensor(plan.out?.[key]?.array ?? data, shape);
 const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
 const copy = (input) => (input ? tensor(segment(input.data, 0, input.data.length), input.shape.slice()) : undefined);
 
@@ -106,51 +87,6 @@ function maskBlocks(mask, maskDims, blocks) {
   const [, maskHeads, maskRows, maskCols] = maskDims;
   const indices = blocks.map(([b, h]) => (maskDims[0] === 1 ? 0 : b) * maskHeads + (maskHeads === 1 ? 0 : h));
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
-}
-
-/**
- * Where worker `index`'s part of each result goes, as the plan's `out` ({ [key]: { array, view } }, worker-serve.js
- * transfers the buffers there and back). Without the caller's `out`, worker 0 writes straight into the whole
- * result's new array (a view at its pairs), so that its part is copied once, as on one thread; the other workers
- * write into buffers of their own that come back with the answer and are reused by the next call (`spare`), so that
- * no worker touches fresh pages, and the main thread copies only their parts, one `.set()` each.
- */
-function partTargets(plan, spare, index, from, to, pairs) {
-  return Object.fromEntries(
-    Object.entries(plan.outputs).map(([key, shape]) => {
-      const block = product(shape) / pairs;
-      let view;
-      if (index === 0 && !plan.out?.[key]) {
-        view = new Float32Array(product(shape)).subarray(from * block, to * block);
-      } else {
-        const buffer = spare.get(key);
-        spare.delete(key); // taken: a call made meanwhile allocates its own
-        const length = (to - from) * block;
-        view = buffer?.byteLength === length * 4 ? new Float32Array(buffer) : new Float32Array(length);
-      }
-      return [key, { array: view, view }];
-    }),
-  );
-}
-
-/** The results of a split scaledDotProductAttention: each worker's run of `pairs` (B·H) put back in place. */
-function assemblePairs(plan, parts, done, pairs, spares) {
-  // Every output is [B·H, …] in pair order: worker i's [to − from, …] lands at pair `from`.
-  return Object.fromEntries(
-    Object.entries(plan.outputs).map(([key, shape]) => {
-      const first = done[0][key].data;
-      const inPlace = !plan.out?.[key] && first.buffer.byteLength === product(shape) * 4;
-      const out = inPlace ? new Float32Array(first.buffer) : resultArray(plan, key, product(shape));
-      const block = out.length / pairs;
-      parts.forEach(({ from }, i) => {
-        const data = done[i][key].data;
-        if (i === 0 && inPlace) return;
-        out.set(data, from * block);
-        spares[i]?.set(key, data.buffer);
-      });
-      return [key, resultTensor(plan, key, out, shape)];
-    }),
-  );
 }
 
 /**
@@ -184,11 +120,14 @@ export class ParallelAttention {
     this.#pool.checkOpen();
     const plan = planScaledDotProduct(q, k, v, options);
     checkCallBytes(plan);
-    checkPlanValues(plan);
     const { batch, numHeads, numKvHeads, lenQ, lenK, dK, dV } = plan.dims;
     const group = numHeads / numKvHeads;
     const { q: Q, k: K, v: V } = plan.inputs;
     const mask = plan.options.mask;
+    // Float32 q, k, v and no mask: each worker scans its copies in WebAssembly memory, and a NaN/±inf found there is
+    // named in the whole tensor (firstNonFinite), the same error as one thread; otherwise the scan runs here.
+    const workersScan = !mask && [Q, K, V].every((t) => t.data instanceof Float32Array);
+    if (!workersScan) checkPlanValues(plan);
     const [, , maskRows, maskCols] = plan.maskDims;
     const maskShared = mask && plan.maskDims[0] === 1 && plan.maskDims[1] === 1;
     // Pair p = b·H + h; the worker takes pairs [from, to) as `count` heads of one batch item.
@@ -205,19 +144,30 @@ export class ParallelAttention {
         : maskShared
           ? tensor(maskBlocks(mask, plan.maskDims, [[0, 0]]), [maskRows, maskCols])
           : tensor(maskBlocks(mask, plan.maskDims, pairs), [count, maskRows, maskCols]);
-      const sub = checked(planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask)));
-      return { from, to, plan: sub };
+      const sub = planScaledDotProduct(subQ, subK, subV, publicOptions(plan.options, subMask));
+      if (!workersScan) checked(sub);
+      sub.out = partTargets(plan, (this.#spares[index] ??= new Map()), from, to, batch * numHeads);
+      // Posted at once (pool.run does, to a ready worker): this worker starts while the next part is copied.
+      const running = this.#pool.run(index, sub, (buffers) => keepSpares(spare, buffers));
+      const blocks = { q: { blocks: range(from, to), width: lenQ * dK }, k: { blocks: kvBlocks, width: lenK * dK } };
+      blocks.v = { blocks: kvBlocks, width: lenK * dV };
+      return { from, to, running, blocks };
     });
-    const spares = parts.map((_, index) => (this.#spares[index] ??= new Map()));
-    for (const [index, part] of parts.entries()) {
-      part.plan.out = partTargets(plan, spares[index], index, part.from, part.to, batch * numHeads);
-    }
-    const done = await Promise.all(
-      parts.map((part, index) =>
-        this.#pool.run(index, part.plan, (buffers) => keepSpares(this.#inputSpares[index], buffers)),
+    const spares = parts.map((_, index) => this.#spares[index]);
+    const wholes = wholeResults(plan); // while the workers compute
+    const pairs = batch * numHeads;
+    // New arrays take each answer as it comes, while the other workers compute; the caller's (out) are written
+    // only once every part succeeded, so that a failed call writes nothing there.
+    const eager = !plan.out;
+    const settled = await Promise.allSettled(
+      parts.map(({ running, from }, i) =>
+        eager ? running.then((answer) => (placePart(plan, wholes, from, answer, pairs, spares[i]), answer)) : running,
       ),
     );
-    return assemblePairs(plan, parts, done, batch * numHeads, spares);
+    const failure = firstFailure(plan, parts, settled);
+    if (failure) throw failure;
+    if (!eager) parts.forEach(({ from }, i) => placePart(plan, wholes, from, settled[i].value, pairs, spares[i]));
+    return wholeTensors(plan, wholes);
   }
 
   /** As Attention#selfAttention; with numHeads, the heads are spread over the workers. */

@@ -4,7 +4,8 @@
 //
 // The protocol (worker.js answers it):
 //   → { type: 'init', simd, module }   ← { type: 'ready', instructionSets, kernelBackend? } or { type: 'ready', error }
-//   → { id, plan }                      ← { id, result: { [key]: { data, shape } } } or { id, error: { code, message } }
+//   → { id, plan }                      ← { id, result: { [key]: { data, shape } }, returned: [input buffers] }
+//                                         or { id, error: { code, message, at? } } (at: where NON_FINITE was found)
 //   ← { type: 'fatal', message }           the worker is broken (an unhandled rejection in a browser worker)
 //   → { type: 'fault', fault }             internal, tests only: see injectFault
 // A plan holds only typed arrays, numbers, strings and booleans (plan.js), so posting it cannot fail or run
@@ -13,6 +14,9 @@ import { AttentionError, isAttentionError } from './errors.js';
 import { compileWasm } from './loader-source.js';
 import { platform } from './platform.js';
 import { planBuffers } from './worker-serve.js';
+
+/** On a NON_FINITE rejection of run(): { key, index, value } of the first bad value in the plan's own inputs. */
+export const NON_FINITE_AT = Symbol('nonFiniteAt');
 
 const terminatedError = () =>
   new AttentionError(
@@ -190,18 +194,19 @@ export class WorkerPool {
     return new Promise((resolve, reject) => {
       slot.calls.set(id, { resolve, reject, recycle });
       if (slot.calls.size === 1) slot.handle?.hold();
-      slot.ready.then(
-        () => {
-          if (!slot.calls.has(id)) return; // the worker died or was terminated meanwhile
-          try {
-            slot.handle.post({ id, plan }, planBuffers(plan));
-          } catch (error) {
-            const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
-            this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
-          }
-        },
-        () => {},
-      ); // a failed start has rejected the slot's calls already
+      const post = () => {
+        if (!slot.calls.has(id)) return; // the worker died or was terminated meanwhile
+        try {
+          slot.handle.post({ id, plan }, planBuffers(plan));
+        } catch (error) {
+          const message = `a plan could not be sent to worker ${index}: ${error?.message}`;
+          this.#settle(slot, { id, error: { code: 'INTERNAL', message } });
+        }
+      };
+      // A ready worker gets the plan now, so that it starts while the caller goes on (parallel.js prepares the
+      // whole results meanwhile); a starting one once it is ready. A failed start has rejected the calls already.
+      if (slot.isReady && !slot.dead) post();
+      else slot.ready.then(post, () => {});
     });
   }
 
@@ -264,8 +269,11 @@ export class WorkerPool {
     if (!call) return;
     slot.calls.delete(message.id);
     if (slot.calls.size === 0 && slot.isReady) slot.handle.release();
-    if (message.error) call.reject(new AttentionError(message.error.code, message.error.message));
-    else {
+    if (message.error) {
+      const error = new AttentionError(message.error.code, message.error.message);
+      if (message.error.at) Object.defineProperty(error, NON_FINITE_AT, { value: message.error.at });
+      call.reject(error);
+    } else {
       if (Array.isArray(message.returned)) call.recycle?.(message.returned);
       call.resolve(message.result);
     }

@@ -110,7 +110,7 @@ function allFinite(data) {
 }
 
 /** The index of the first value of `data` that does not round to a finite float32 (nor is an allowed -Infinity). */
-function firstNonFinite(data, allowNegativeInfinity) {
+export function firstNonFinite(data, allowNegativeInfinity) {
   // A Float64Array may hold finite values that round to ±Infinity in float32: it always takes the slow path.
   if (data instanceof Float32Array && allFinite(data)) return -1;
   for (let i = 0; i < data.length; i++) {

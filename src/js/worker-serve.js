@@ -6,6 +6,7 @@
 // a worker that reached it would hold itself (webpack 5 warns "Circular dependency between chunks with runtime").
 import { Attention, runPlan } from './attention.js';
 import { loadModule, readWasmOption } from './loader.js';
+import { firstNonFinite } from './tensor.js';
 
 /**
  * The ArrayBuffers under a plan's inputs, mask and result targets (`out`, { [key]: { view } }), each owned by that
@@ -15,6 +16,19 @@ export function planBuffers(plan) {
   const views = [...Object.values(plan.inputs), plan.options.mask].filter((t) => t && ArrayBuffer.isView(t.data));
   const targets = Object.values(plan.out ?? {}).map((target) => target.view.buffer);
   return [...new Set([...views.map((t) => t.data.buffer), ...targets])];
+}
+
+/**
+ * Where a plan's first non-finite input value is, { key, index, value } (inputs in the plan's order, as the call scans
+ * them), so that the pool's caller can name it in the whole tensor: a NON_FINITE error's message names this part.
+ */
+function nonFiniteAt(plan) {
+  for (const [key, tensor] of Object.entries(plan?.inputs ?? {})) {
+    if (!tensor || !ArrayBuffer.isView(tensor.data)) continue;
+    const index = firstNonFinite(tensor.data, tensor.allowNegativeInfinity);
+    if (index >= 0) return { key, index, value: tensor.data[index] };
+  }
+  return undefined;
 }
 
 function describeError(error) {
@@ -65,7 +79,9 @@ export function serve(post, listen, exit) {
       const returned = inputs.filter((buffer) => !buffers.has(buffer)); // for the pool to reuse (parallel.js)
       post({ id, result: tensors, returned }, [...buffers, ...returned]);
     } catch (error) {
-      post({ id, error: describeError(error) }, inputs);
+      const described = describeError(error);
+      if (described.code === 'NON_FINITE') described.at = nonFiniteAt(plan);
+      post({ id, error: described }, inputs);
     }
   };
   listen(async (message) => {

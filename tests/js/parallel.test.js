@@ -172,6 +172,51 @@ describe('workers', () => {
     expectClose(r.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
   });
 
+  it('a NaN or ±inf that the workers find is named in the whole tensor, first in q, k, v order, as one thread', async () => {
+    // Float32 inputs without a mask are scanned by the workers in their copies (parallel-pairs.js firstFailure):
+    // 3 workers over [2 batch, 6 heads] pairs with 3 kv heads (grouped), so k and v are gathered by kv block.
+    const shapeQ = [2, 6, 5, 4];
+    const shapeKv = [2, 3, 7, 4];
+    const filled = (shape) => new Float32Array(shape.reduce((a, b) => a * b)).fill(0.5);
+    const cases = [
+      // q bad in the last worker's part, k bad in the first's: q is reported (one thread scans q first)
+      { q: [[2 * 6 * 5 * 4 - 3, NaN]], k: [[5, Infinity]], v: [] },
+      // two bad values of k in different workers' parts (kv blocks 1 and 4): the lower index
+      {
+        q: [],
+        k: [
+          [4 * 7 * 4 + 9, -Infinity],
+          [1 * 7 * 4 + 2, NaN],
+        ],
+        v: [],
+      },
+      // v only, in kv block 5 (batch 1, kv head 2: the last worker)
+      { q: [], k: [], v: [[5 * 7 * 4 + 27, NaN]] },
+    ];
+    for (const bad of cases) {
+      const data = { q: filled(shapeQ), k: filled(shapeKv), v: filled(shapeKv) };
+      for (const name of ['q', 'k', 'v']) for (const [i, x] of bad[name]) data[name][i] = x;
+      const args = ['q', 'k', 'v'].map((name) => ({ data: data[name], shape: name === 'q' ? shapeQ : shapeKv }));
+      const expected = (() => {
+        try {
+          single.scaledDotProductAttention(...args);
+        } catch (e) {
+          return e;
+        }
+      })();
+      const error = await parallel.scaledDotProductAttention(...args).catch((e) => e);
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(expected.code).toBe('NON_FINITE');
+      expect([error.code, error.message]).toEqual([expected.code, expected.message]);
+    }
+    // the workers keep working after it
+    const ok = await parallel.scaledDotProductAttention(
+      { data: filled(shapeQ), shape: shapeQ },
+      ...[0, 0].map(() => ({ data: filled(shapeKv), shape: shapeKv })),
+    );
+    expect(ok.output.data[0]).toBe(0.5);
+  });
+
   it('rejects a bad workers option', async () => {
     for (const workers of [0, -1, 1.5, '2', 65]) {
       await expect(createAttention({ workers })).rejects.toMatchObject({ code: 'BAD_OPTION' });

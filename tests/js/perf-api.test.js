@@ -138,6 +138,19 @@ describe('options.out', () => {
     expect(out.output.every((value) => value === 7)).toBe(true);
   });
 
+  it('on workers, a NaN that only the last worker finds leaves the out arrays untouched', async () => {
+    // 4 heads on 2 workers: the first worker's part is fine and answers; the call still writes nothing.
+    const shape = [4, 3, 2];
+    const ones = () => ({ data: new Float32Array(24).fill(1), shape });
+    const bad = ones();
+    bad.data[23] = NaN; // the last head's: the second worker's part
+    const out = { output: new Float32Array(24).fill(7), weights: new Float32Array(36).fill(7) };
+    await expect(parallel.scaledDotProductAttention(ones(), ones(), bad, { out })).rejects.toThrow(
+      expect.objectContaining({ code: 'NON_FINITE', message: expect.stringContaining('v.data[23]') }),
+    );
+    expect([...out.output, ...out.weights].every((value) => value === 7)).toBe(true);
+  });
+
   it('reads options.out once, before the inputs', () => {
     const expected = attn.scaledDotProductAttention(q, k, v);
     let reads = 0;
