@@ -20,6 +20,7 @@ import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
+import { prepareNextSeed } from './seedAhead.js';
 
 let state;
 let attn = null;
@@ -166,6 +167,7 @@ function render() {
   document.body.dataset.updateMs = totalMs.toFixed(3);
   reportRender(byId('status-time'), { changedAt: started, computeMs });
   scheduleExperiment(app);
+  prepareNextSeed(state);
 }
 
 function showLoadError(error) {

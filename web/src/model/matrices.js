@@ -38,7 +38,27 @@ export function headWidth(state, name) {
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 
 const generated = new Map();
+const prepared = new Map();
 const DESIGNED = new Set(['x', 'wq', 'wk']);
+
+/** What a generated matrix depends on, as one string: equal keys give the same numbers. */
+export function generationKey(state, name) {
+  const [rows, cols] = matrixShape(state, name);
+  const designed = Boolean(state.design) && DESIGNED.has(name);
+  const byToken = (name === 'x' && state.embed !== 'row') || designed;
+  const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
+  const width = headWidth(state, name);
+  return [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+}
+
+/**
+ * Hands in a matrix made elsewhere (e.g. in a worker, by this same generatedMatrix, ahead of a new seed):
+ * generatedMatrix(state, name) then returns it instead of generating it again. One per name is kept.
+ * @param {string} key  generationKey(state, name) of the state it was made for
+ */
+export function prepareGenerated(name, key, matrix) {
+  prepared.set(name, { key, matrix });
+}
 
 /**
  * The matrix the seed gives. X has variance 1; W_q, W_k and W_v have standard deviation 1/√d_model so that
@@ -54,9 +74,15 @@ export function generatedMatrix(state, name) {
   const designed = Boolean(state.design) && DESIGNED.has(name);
   const byToken = (name === 'x' && state.embed !== 'row') || designed;
   const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
-  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+  const key = generationKey(state, name);
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
+  const ready = prepared.get(name);
+  if (ready?.key === key) {
+    prepared.delete(name);
+    generated.set(name, ready);
+    return ready.matrix;
+  }
   const matrix = designed
     ? designedMatrix(state, name)
     : byToken
