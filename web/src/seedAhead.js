@@ -21,7 +21,9 @@ let busy = false; // a job is in the worker
 let next = null; // the next seed's job: { id, seed, signature, ready, resolve }
 let wanted = null; // { signature, state }: what the next seed's matrices are made for
 let timer = 0;
+let takenId = 0; // the job whose seed was clicked
 const pending = new Map(); // job id → its promise's resolve
+const finishing = new Map(); // job id → its matrices received, their rows being made in idle time
 
 /** A seed as "New seed" has always drawn them. */
 const drawSeed = () => Math.floor(Math.random() * 100000);
@@ -53,14 +55,60 @@ function start() {
 /** A job's matrices: handed to the page's caches (a job made for sizes no longer shown is never asked for). */
 function receive({ id, matrices }) {
   busy = false;
-  for (const { name, key, rows, flat, single } of matrices) {
-    prepareGenerated(name, key, rows);
-    adoptFlat(rows, flat, single);
+  const job = { matrices, next: 0, row: 0, rows: matrices.map(() => []) };
+  finishing.set(id, job);
+  if (id === takenId) return finishNow(id); // its seed was clicked while the worker made it
+  const step = (deadline) => {
+    if (!finishing.has(id)) return;
+    if (nestRows(job, () => deadline.timeRemaining() > 2)) done(id, job);
+    else idle(step);
+  };
+  idle(step);
+  schedule();
+}
+
+const idle = (callback) =>
+  (globalThis.requestIdleCallback ?? ((f) => setTimeout(() => f({ timeRemaining: () => 8 }), 16)))(callback);
+
+/**
+ * Makes the nested rows the page's model reads from the flat arrays, a few rows at a time while `more()` says
+ * there is time (the same numbers: float64 copied to float64). Returns true when every matrix is done.
+ */
+function nestRows(job, more) {
+  while (job.next < job.matrices.length) {
+    const { flat, rows } = job.matrices[job.next];
+    const cols = flat.length / rows;
+    const out = job.rows[job.next];
+    while (job.row < rows) {
+      const row = [];
+      for (let j = job.row * cols, end = j + cols; j < end; j++) row.push(flat[j]);
+      out.push(row);
+      job.row++;
+      if (job.row % 16 === 0 && !more()) return false;
+    }
+    job.next++;
+    job.row = 0;
   }
+  return true;
+}
+
+function done(id, job) {
+  finishing.delete(id);
+  job.matrices.forEach(({ name, key, flat, single }, k) => {
+    prepareGenerated(name, key, job.rows[k]);
+    adoptFlat(job.rows[k], flat, single);
+  });
   if (next?.id === id) publish('ready');
   pending.get(id)?.();
   pending.delete(id);
-  schedule();
+}
+
+/** Finishes a job's rows now (its seed was clicked before the idle time did it). */
+function finishNow(id) {
+  const job = finishing.get(id);
+  if (!job) return;
+  nestRows(job, () => true);
+  done(id, job);
 }
 
 function post() {
@@ -107,5 +155,7 @@ export function takeNextSeed(state) {
   if (!taken || taken.signature !== signatureOf(state) || failed) {
     return { seed: taken?.seed ?? drawSeed(), ready: Promise.resolve() };
   }
+  takenId = taken.id;
+  finishNow(taken.id);
   return { seed: taken.seed, ready: taken.ready };
 }
