@@ -2,6 +2,7 @@
 // duration from the input to the next paint (what INP is built on), in Debian's Chromium, headless.
 //
 //   node bench/page-latency.mjs [--repeat 5] [--sizes default,old,gpt2] [--widths 1280,390] [--pause 500]
+//                               [--compare <another built dist folder>]
 //
 // Needs the built page (bash scripts/build.sh). Prints one Markdown table of medians (and maxima) per size and
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
@@ -24,6 +25,7 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
     else if (argv[i] === '--pause') args.pause = Number(argv[++i]);
+    else if (argv[i] === '--compare') args.compare = argv[++i];
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
     else throw new Error(`unknown argument ${argv[i]}`);
@@ -140,7 +142,9 @@ async function dragTemperature(page) {
           const step = (now) => {
             if (frame === 0) start = now;
             const count = renders();
-            if (count > seen) updates.push(Number(document.body.dataset.scriptMs));
+            // data-script-ms; builds before it had data-update-ms only (which also counts the wait for the frame).
+            const body = document.body.dataset;
+            if (count > seen) updates.push(Number(body.scriptMs ?? body.updateMs));
             seen = count;
             if (frame === 90) {
               resolve({ fps: (count - before) / ((now - start) / 1000), updates });
@@ -191,39 +195,54 @@ async function firstNumbers(context, url) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const html = readFileSync(`${DIST}/index.html`, 'utf8');
-  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
-  const server = await serveStatic(DIST, { headers: { 'Content-Security-Policy': csp } });
+  const servers = [];
+  for (const dist of [DIST, ...(args.compare ? [args.compare] : [])]) {
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(
+      readFileSync(`${dist}/index.html`, 'utf8'),
+    )[1];
+    servers.push({ dist, server: await serveStatic(dist, { headers: { 'Content-Security-Policy': csp } }) });
+  }
   const browser = await launchChromium();
-  const rows = [];
+  let printed = 0;
   try {
     for (const width of args.widths) {
       for (const size of args.sizes) {
-        const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
-        const { page, ms } = await firstNumbers(context, `${server.url}${SIZES[size].hash}`);
-        await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0');
-        await openSettings(page);
-        const status = await page.textContent('#status-time');
-        await observe(page);
-        const row = { width, size: SIZES[size].label, first: ms, status, figures: {} };
-        for (const [name, run] of Object.entries(INTERACTIONS)) {
-          const values = [];
-          for (let r = 0; r < args.repeat; r++) {
-            await pause(page, args.pause);
-            const value = await run(page, r);
-            if (value !== null) values.push(value);
-          }
-          row.figures[name] = values;
+        // With --compare, the two builds alternate, size by size, in the same browser: an A/B of one run.
+        for (const { dist, server } of servers) {
+          const row = await measureSize(browser, server.url, width, size, args);
+          if (args.compare) row.size = `${row.size} (${dist === DIST ? 'this build' : dist})`;
+          printRow(row, printed++ === 0);
         }
-        row.drag = await dragTemperature(page);
-        rows.push(row);
-        await context.close();
-        printRow(row, rows.length === 1);
       }
     }
   } finally {
     await browser.close();
-    await server.close();
+    for (const { server } of servers) await server.close();
+  }
+}
+
+/** Opens the page at one size and width, and measures every interaction `args.repeat` times. */
+async function measureSize(browser, url, width, size, args) {
+  const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
+  try {
+    const { page, ms } = await firstNumbers(context, `${url}${SIZES[size].hash}`);
+    await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0');
+    await openSettings(page);
+    await observe(page);
+    const row = { width, size: SIZES[size].label, first: ms, figures: {} };
+    for (const [name, run] of Object.entries(INTERACTIONS)) {
+      const values = [];
+      for (let r = 0; r < args.repeat; r++) {
+        await pause(page, args.pause);
+        const value = await run(page, r);
+        if (value !== null) values.push(value);
+      }
+      row.figures[name] = values;
+    }
+    row.drag = await dragTemperature(page);
+    return row;
+  } finally {
+    await context.close();
   }
 }
 

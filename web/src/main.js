@@ -132,6 +132,7 @@ function render() {
       fullNext = true;
       scheduleRender();
     }, 150);
+    slowRender = false; // a preview is quick: the next frame of a drag is drawn at once
     document.body.dataset.renders = String(++renderCount);
     document.body.dataset.updateMs = (performance.now() - started).toFixed(3);
     document.body.dataset.scriptMs = (performance.now() - scriptStart).toFixed(3);

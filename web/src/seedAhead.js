@@ -1,9 +1,10 @@
 // "New seed" without the wait on a large layer: the next seed is drawn before the click, and a worker makes its
 // matrices (X, W_q, W_k, W_v, W_o: 2.4 M numbers at GPT-2's size, ~0.3 s of Math.log and Math.cos) while the page
 // is idle. The worker runs the page's own generatedMatrix, so the numbers are the ones the page would make itself;
-// the click then finds them made (matrices.js prepareGenerated, reuse.js adoptFlat). Small layers make theirs at
-// the click, in a few ms; so does a page whose worker cannot start.
-import { INPUT_NAMES, prepareGenerated } from './model/matrices.js';
+// the click then finds them made (matrices.js prepareGenerated, reuse.js adoptFlat). Only what a change makes
+// out of date is made again (typing in the sentence: X alone). Small layers make theirs at the click, in a few
+// ms; so does a page whose worker cannot start.
+import { INPUT_NAMES, generationKey, prepareGenerated } from './model/matrices.js';
 import { adoptFlat } from './model/reuse.js';
 
 /** Below this many generated numbers, the click makes them itself (a few ms): nothing is made ahead. */
@@ -11,15 +12,15 @@ export const AHEAD_CELLS = 200_000;
 /** How long the page must have been still before the worker starts (typing in the sentence changes X). */
 const QUIET_MS = 300;
 
-const FIELDS = ['seed', 'dist', 'n', 'dModel', 'dK', 'dV', 'numHeads', 'sentence', 'embed'];
+const FIELDS = ['dist', 'n', 'dModel', 'dK', 'dV', 'numHeads', 'sentence', 'embed', 'shareQK'];
 const cells = (s) => s.n * s.dModel + s.dModel * s.numHeads * (2 * s.dK + s.dV) + s.numHeads * s.dV * s.dModel;
 
 let worker = null;
 let failed = false;
 let jobs = 0;
-let busy = false; // a job is in the worker
-let next = null; // the next seed's job: { id, seed, signature, ready, resolve }
-let wanted = null; // { signature, state }: what the next seed's matrices are made for
+let busy = 0; // the id of the job in the worker, or 0
+let ahead = null; // { seed, keys: Map<name, key> made or being made, ready: Promise }
+let wanted = null; // the state whose next seed is made ahead
 let timer = 0;
 let takenId = 0; // the job whose seed was clicked
 const pending = new Map(); // job id → its promise's resolve
@@ -27,7 +28,18 @@ const finishing = new Map(); // job id → its matrices received, their rows bei
 
 /** A seed as "New seed" has always drawn them. */
 const drawSeed = () => Math.floor(Math.random() * 100000);
-const signatureOf = (state) => JSON.stringify([...FIELDS.slice(1).map((key) => state[key]), state.shareQK]);
+
+/** The matrices of `state` with `seed`, by name, and their keys (W_k is W_q when they are tied). */
+function keysFor(state, seed) {
+  const target = { ...state, seed, design: false };
+  const names = INPUT_NAMES.filter((name) => !(name === 'wk' && state.shareQK));
+  return new Map(names.map((name) => [name, generationKey(target, name)]));
+}
+
+const missing = (state) => {
+  const keys = keysFor(state, ahead.seed);
+  return [...keys].filter(([name, key]) => ahead.keys.get(name) !== key).map(([name]) => name);
+};
 
 function publish(value) {
   document.documentElement.dataset.seedAhead = value;
@@ -42,7 +54,7 @@ function start() {
       failed = true;
       for (const resolve of pending.values()) resolve();
       pending.clear();
-      next = null;
+      ahead = null;
       publish('off');
     };
     return started;
@@ -52,18 +64,21 @@ function start() {
   }
 }
 
-/** A job's matrices: handed to the page's caches (a job made for sizes no longer shown is never asked for). */
+/** A job's matrices: their rows are made in idle time, then they go to the page's caches. */
 function receive({ id, matrices }) {
-  busy = false;
+  busy = 0;
   const job = { matrices, next: 0, row: 0, rows: matrices.map(() => []) };
   finishing.set(id, job);
-  if (id === takenId) return finishNow(id); // its seed was clicked while the worker made it
-  const step = (deadline) => {
-    if (!finishing.has(id)) return;
-    if (nestRows(job, () => deadline.timeRemaining() > 2)) done(id, job);
-    else idle(step);
-  };
-  idle(step);
+  if (id === takenId)
+    finishNow(id); // its seed was clicked while the worker made it
+  else {
+    const step = (deadline) => {
+      if (!finishing.has(id)) return;
+      if (nestRows(job, () => deadline.timeRemaining() > 2)) done(id, job);
+      else idle(step);
+    };
+    idle(step);
+  }
   schedule();
 }
 
@@ -98,9 +113,9 @@ function done(id, job) {
     prepareGenerated(name, key, job.rows[k]);
     adoptFlat(job.rows[k], flat, single);
   });
-  if (next?.id === id) publish('ready');
   pending.get(id)?.();
   pending.delete(id);
+  if (!busy && finishing.size === 0 && ahead && wanted && missing(wanted).length === 0) publish('ready');
 }
 
 /** Finishes a job's rows now (its seed was clicked before the idle time did it). */
@@ -113,49 +128,55 @@ function finishNow(id) {
 
 function post() {
   timer = 0;
-  if (busy || failed || !wanted || next?.signature === wanted.signature) return;
+  if (busy || failed || !wanted) return;
+  ahead ??= { seed: drawSeed(), keys: new Map(), ready: Promise.resolve(), last: 0 };
+  const names = missing(wanted);
+  if (!names.length) {
+    if (!finishing.size) publish('ready');
+    return;
+  }
   worker ??= start();
   if (!worker) return;
-  const seed = next?.seed ?? drawSeed(); // the drawn seed stays when the sizes change
   const id = ++jobs;
-  const ready = new Promise((resolve) => pending.set(id, resolve));
-  next = { id, seed, signature: wanted.signature, ready };
-  busy = true;
+  const keys = keysFor(wanted, ahead.seed);
+  for (const name of names) ahead.keys.set(name, keys.get(name));
+  const before = ahead.ready;
+  const made = new Promise((resolve) => pending.set(id, resolve));
+  ahead.ready = Promise.all([before, made]);
+  ahead.last = id;
+  busy = id;
   publish('making');
-  const { state } = wanted;
-  const names = INPUT_NAMES.filter((name) => !(name === 'wk' && state.shareQK));
-  const plain = Object.fromEntries(FIELDS.map((key) => [key, state[key]]));
-  worker.postMessage({ id, state: { ...plain, seed, design: false, shareQK: state.shareQK }, names });
+  const state = Object.fromEntries(FIELDS.map((key) => [key, wanted[key]]));
+  worker.postMessage({ id, state: { ...state, seed: ahead.seed, design: false }, names });
 }
 
 function schedule() {
   clearTimeout(timer);
-  if (wanted && next?.signature !== wanted.signature) timer = setTimeout(post, QUIET_MS);
+  if (wanted) timer = setTimeout(post, QUIET_MS);
 }
 
 /** After each render: makes the next seed's matrices ahead when the layer is large (and not designed by hand). */
 export function prepareNextSeed(state) {
-  if (failed || state.design || cells(state) < AHEAD_CELLS) {
-    wanted = null;
-    return;
-  }
-  wanted = { signature: signatureOf(state), state };
+  wanted = failed || state.design || cells(state) < AHEAD_CELLS ? null : state;
+  if (wanted && (!ahead || missing(wanted).length)) publish('making'); // soon: after QUIET_MS
   schedule();
 }
 
 /**
- * The seed "New seed" shows, and a promise that its matrices are made (resolved at once when none are made
- * ahead for this state: the render then makes them). Waiting for a worker that has started is never slower than
- * starting again.
+ * The seed "New seed" shows, and a promise that its matrices are made (resolved at once when they are not all
+ * made or being made for this state: the render then makes what is missing). Waiting for a worker that has
+ * started is never slower than starting again.
  * @param {object} state  the page's state now
  */
 export function takeNextSeed(state) {
-  const taken = next;
-  next = null;
-  if (!taken || taken.signature !== signatureOf(state) || failed) {
-    return { seed: taken?.seed ?? drawSeed(), ready: Promise.resolve() };
-  }
-  takenId = taken.id;
-  finishNow(taken.id);
+  const taken = ahead;
+  ahead = null;
+  if (!taken) return { seed: drawSeed(), ready: Promise.resolve() };
+  ahead = taken; // for missing()
+  const complete = !failed && wanted !== null && missing(state).length === 0;
+  ahead = null;
+  if (!complete) return { seed: taken.seed, ready: Promise.resolve() };
+  takenId = busy || taken.last;
+  for (const id of [...finishing.keys()]) finishNow(id);
   return { seed: taken.seed, ready: taken.ready };
 }
