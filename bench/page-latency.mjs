@@ -208,7 +208,9 @@ async function main() {
     for (const width of args.widths) {
       for (const size of args.sizes) {
         // With --compare, the two builds alternate, size by size, in the same browser: an A/B of one run.
-        for (const { dist, server } of servers) {
+        // The two builds swap places from one size to the next: neither always loads first.
+        const order = printed % 4 === 2 ? [...servers].reverse() : servers;
+        for (const { dist, server } of order) {
           const row = await measureSize(browser, server.url, width, size, args);
           if (args.compare) row.size = `${row.size} (${dist === DIST ? 'this build' : dist})`;
           printRow(row, printed++ === 0);

@@ -55,8 +55,8 @@ export function reportRender(node, { changedAt, computeMs, preview = false }) {
 /** A render slower than this (ms) cannot meet the 50 ms budget: the next one waits for the input's feedback first. */
 export const SLOW_RENDER_MS = 45;
 
-/** Runs `callback` in a task of its own, as soon as the event loop is free (before the next frame when it can). */
-export function nextTask(callback) {
+/** Runs `callback` in a task of its own, as soon as the event loop is free. */
+function nextTask(callback) {
   const channel = new MessageChannel();
   channel.port1.onmessage = () => callback();
   channel.port2.postMessage(null);

@@ -4,7 +4,7 @@ import { attentionCall } from './model/inputs.js';
 import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/reuse.js';
 import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
-import { SLOW_RENDER_MS, afterNextPaint, nextTask, reportRender, watchInputs } from './latency.js';
+import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
@@ -67,10 +67,11 @@ function setState(next, { from = null } = {}) {
 function scheduleRender() {
   if (frameRequest) return;
   frameRequest = 1;
-  // At once (a task, not the next animation frame: the result is ready for the frame after the input). A redraw
-  // too slow for the 50 ms budget anyway lets the input's own feedback be painted first (see latency.js).
+  // In the next animation frame, which then paints the result (a task instead would often run just after that
+  // frame, and the result would wait for the one after: measured, 8–15 ms later at the default size). A redraw too
+  // slow for the 50 ms budget anyway lets the input's own feedback be painted first (see latency.js).
   if (slowRender) afterNextPaint(render);
-  else nextTask(render);
+  else requestAnimationFrame(render);
 }
 
 function scheduleHash() {
