@@ -61,4 +61,39 @@ describe('a large layer, quickly', () => {
       }
     });
   });
+
+  test("the heads' heatmaps, painted only near the screen, show the latest change when scrolled in", async () => {
+    await withPage(env, { hash: GPT2 }, async ({ page }) => {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      // The causal mask is switched on while the heads' heatmaps are far below the screen.
+      await afterChange(page, () => page.click('#causal'));
+      await page.evaluate(() => document.getElementById('mount-heads').scrollIntoView());
+      await settle(page);
+      const corners = await page.evaluate(() =>
+        [...document.querySelectorAll('#mount-heads .heatmap-canvas')].map((canvas) => {
+          // Read through a copy made for reading (the page's own canvas is never read back).
+          const copy = document.createElement('canvas');
+          copy.width = canvas.width;
+          copy.height = canvas.height;
+          const ctx = copy.getContext('2d', { willReadFrequently: true });
+          ctx.drawImage(canvas, 0, 0);
+          const pixel = (x, y) => [...ctx.getImageData(x, y, 1, 1).data.slice(0, 3)];
+          const w = canvas.width;
+          return {
+            above: pixel(Math.floor(w * 0.9), Math.floor(w * 0.1)),
+            below: pixel(Math.floor(w * 0.1), Math.floor(w * 0.9)),
+          };
+        }),
+      );
+      assert.equal(corners.length, 13, '12 heads and their average');
+      for (const [k, { above, below }] of corners.entries()) {
+        // Above the diagonal the causal mask blocks: grey (hatched) cells; below, viridis colours.
+        assert.ok(
+          Math.abs(above[0] - above[1]) < 40 && above[0] > 120,
+          `map ${k}: masked cells above the diagonal, got ${above}`,
+        );
+        assert.ok(below[2] > below[1] || below[0] < 100, `map ${k}: weights below the diagonal, got ${below}`);
+      }
+    });
+  });
 });
