@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { generatedMatrix, generationKey, prepareGenerated } from '../../../web/src/model/matrices.js';
 import { adoptFlat, flatRows, flatten, float32Call, tensorOf } from '../../../web/src/model/reuse.js';
+import { embeddingRow } from '../../../web/src/model/positions.js';
 import { defaultState } from '../../../web/src/model/state.js';
 
 describe('prepared matrices', () => {
@@ -38,5 +39,20 @@ describe('prepared matrices', () => {
     expect(flatRows(rows)).toBe(flat);
     const call = float32Call({ x: tensorOf(rows), weights: {}, options: {} });
     expect(call.x.data).toBe(single);
+  });
+
+  test("X after a word typed is each token's embedding row, as made afresh", () => {
+    const state = { ...defaultState(), seed: 99, dModel: 32 };
+    const before = generatedMatrix(state, 'x');
+    const typed = { ...state, sentence: 'time flies like an arrowz' };
+    const after = generatedMatrix(typed, 'x');
+    expect(after.slice(0, 4)).toEqual(before.slice(0, 4));
+    ['time', 'flies', 'like', 'an', 'arrowz'].forEach((token, i) =>
+      expect(after[i]).toEqual(embeddingRow(99, 'normal', token, 32)),
+    );
+    // Another seed or width makes its rows again.
+    const other = generatedMatrix({ ...typed, seed: 100 }, 'x');
+    expect(other[0]).toEqual(embeddingRow(100, 'normal', 'time', 32));
+    expect(other[0]).not.toEqual(after[0]);
   });
 });

@@ -51,6 +51,23 @@ export function generationKey(state, name) {
   return [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
 }
 
+let rowsByToken = { key: '', rows: new Map() };
+
+/**
+ * A token's row of the embedding table, kept while the seed, distribution and width stay: a word typed makes one
+ * new row, not n (the rows are shared between X's, which are never changed in place).
+ */
+function tokenRow(state, token, cols) {
+  const key = `${state.seed}|${state.dist}|${cols}`;
+  if (rowsByToken.key !== key || rowsByToken.rows.size > 4096) rowsByToken = { key, rows: new Map() };
+  let row = rowsByToken.rows.get(token);
+  if (!row) {
+    row = embeddingRow(state.seed, state.dist, token, cols);
+    rowsByToken.rows.set(token, row);
+  }
+  return row;
+}
+
 /**
  * Hands in a matrix made elsewhere (e.g. in a worker, by this same generatedMatrix, ahead of a new seed):
  * generatedMatrix(state, name) then returns it instead of generating it again. One per name is kept.
@@ -86,7 +103,7 @@ export function generatedMatrix(state, name) {
   const matrix = designed
     ? designedMatrix(state, name)
     : byToken
-      ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols))
+      ? labels.map((token) => tokenRow(state, token, cols))
       : randomMatrix({
           seed: state.seed,
           stream: name,
