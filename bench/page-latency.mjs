@@ -1,13 +1,17 @@
 // Interaction latency of the demo page, as a user waits for it: for each interaction, the Event Timing API's
 // duration from the input to the next paint (what INP is built on), in Debian's Chromium, headless.
 //
-//   node bench/page-latency.mjs [--repeat 5] [--sizes old,gpt2] [--widths 1280,390]
+//   node bench/page-latency.mjs [--repeat 5] [--sizes default,old,gpt2] [--widths 1280,390] [--pause 500]
+//                               [--compare <another built dist folder>]
 //
 // Needs the built page (bash scripts/build.sh). Prints one Markdown table of medians (and maxima) per size and
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
+// Between two interactions it waits as a reader would: until the page is idle, and `--pause` ms at least; one
+// column clicks "New seed" twice at once, the case where the next seed is not made ahead yet. On a narrow screen
+// it opens the folded settings with a click first.
 // Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
 // The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
-/* global document, window, requestAnimationFrame -- page.evaluate() callbacks run in the page */
+/* global document, window, requestAnimationFrame, requestIdleCallback -- page.evaluate() callbacks run in the page */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/chromium.mjs';
@@ -17,9 +21,11 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const DIST = `${ROOT}web/dist`;
 
 function parseArgs(argv) {
-  const args = { repeat: 5, sizes: ['default', 'old', 'gpt2'], widths: [1280, 390] };
+  const args = { repeat: 5, pause: 500, sizes: ['default', 'old', 'gpt2'], widths: [1280, 390] };
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
+    else if (argv[i] === '--pause') args.pause = Number(argv[++i]);
+    else if (argv[i] === '--compare') args.compare = argv[++i];
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
     else throw new Error(`unknown argument ${argv[i]}`);
@@ -94,6 +100,12 @@ const INTERACTIONS = {
   },
   'toggle causal': (page) => measure(page, () => page.click('#causal')),
   'new seed': (page) => measure(page, () => page.click('#new-seed')),
+  // A second click as soon as the first one's result is on screen: on a large layer the next seed is still
+  // being made ahead (seedAhead.js), so this is the slow case.
+  'new seed, twice at once': async (page) => {
+    await measure(page, () => page.click('#new-seed'));
+    return measure(page, () => page.click('#new-seed'));
+  },
   'type in the sentence': async (page) => {
     await page.focus('#sentence');
     await page.keyboard.press('End');
@@ -109,38 +121,66 @@ const INTERACTIONS = {
 };
 
 /**
- * Drags the temperature slider across: the renders per second while the pointer moves (bounded by how fast this
- * script can move the pointer on a busy machine), and the median script time of one drag update (data-update-ms),
- * which bounds the frame rate the page itself allows.
+ * Drags the temperature slider as a pointer would at 60 Hz, but without the tool's own latency: one input event
+ * per animation frame, dispatched in the page, for 90 frames. Returns the frames per second that showed a new
+ * drawing (what the eye sees), and the median script time of one update's render (data-script-ms), against a
+ * frame's 16.7 ms.
  */
 async function dragTemperature(page) {
   await page.locator('#temperature').scrollIntoViewIfNeeded();
-  const box = await page.locator('#temperature').boundingBox();
-  const y = box.y + box.height / 2;
-  await page.mouse.move(box.x + 4, y);
-  await page.mouse.down();
-  const before = await renders(page);
-  const start = Date.now();
-  const steps = 60;
-  const updates = [];
-  let seen = before;
-  for (let s = 1; s <= steps; s++) {
-    await page.mouse.move(box.x + 4 + ((box.width - 8) * s) / steps, y);
-    const { count, ms } = await page.evaluate(
+  return page
+    .evaluate(
       () =>
-        new Promise((resolve) =>
-          requestAnimationFrame(() =>
-            resolve({ count: Number(document.body.dataset.renders), ms: Number(document.body.dataset.updateMs) }),
-          ),
-        ),
-    );
-    if (count > seen) updates.push(ms);
-    seen = count;
-  }
-  const seconds = (Date.now() - start) / 1000;
-  await page.mouse.up();
-  const drawn = (await renders(page)) - before;
-  return { fps: drawn / seconds, moves: steps / seconds, updateMs: updates.length ? median(updates) : NaN };
+        new Promise((resolve) => {
+          const input = document.getElementById('temperature');
+          const renders = () => Number(document.body.dataset.renders);
+          const before = renders();
+          const updates = [];
+          let seen = before;
+          let frame = 0;
+          let start = 0;
+          const step = (now) => {
+            if (frame === 0) start = now;
+            const count = renders();
+            // data-script-ms; builds before it had data-update-ms only (which also counts the wait for the frame).
+            const body = document.body.dataset;
+            if (count > seen) updates.push(Number(body.scriptMs ?? body.updateMs));
+            seen = count;
+            if (frame === 90) {
+              resolve({ fps: (count - before) / ((now - start) / 1000), updates });
+              return;
+            }
+            // 0.5 → 2.0 and back in the slider's steps of 0.05: every frame a new temperature.
+            const k = frame % 60 < 30 ? frame % 60 : 60 - (frame % 60);
+            input.value = (0.5 + 0.05 * k).toFixed(2);
+            input.dispatchEvent(new Event('input', { bubbles: true }));
+            frame++;
+            requestAnimationFrame(step);
+          };
+          requestAnimationFrame(step);
+        }),
+    )
+    .then(({ fps, updates }) => ({ fps, updateMs: updates.length ? median(updates) : NaN }));
+}
+
+/** Waits as a reader would between two interactions: until the page is idle, the next seed made, and `ms` at least. */
+async function pause(page, ms) {
+  const started = Date.now();
+  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, {
+    timeout: 30000,
+  });
+  await page
+    .waitForFunction(() => document.documentElement.dataset.seedAhead !== 'making', null, { timeout: 10000 })
+    .catch(() => {});
+  await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 1000 })));
+  const left = ms - (Date.now() - started);
+  if (left > 0) await page.waitForTimeout(left);
+}
+
+/** On a narrow screen the settings fold into one button: opens them as a user would, with a click. */
+async function openSettings(page) {
+  const toggle = page.locator('#settings-toggle');
+  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
 }
 
 /** Opens the page and returns the time from navigation to the first numbers on screen (ms). */
@@ -155,37 +195,56 @@ async function firstNumbers(context, url) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const html = readFileSync(`${DIST}/index.html`, 'utf8');
-  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
-  const server = await serveStatic(DIST, { headers: { 'Content-Security-Policy': csp } });
+  const servers = [];
+  for (const dist of [DIST, ...(args.compare ? [args.compare] : [])]) {
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(
+      readFileSync(`${dist}/index.html`, 'utf8'),
+    )[1];
+    servers.push({ dist, server: await serveStatic(dist, { headers: { 'Content-Security-Policy': csp } }) });
+  }
   const browser = await launchChromium();
-  const rows = [];
+  let printed = 0;
   try {
     for (const width of args.widths) {
       for (const size of args.sizes) {
-        const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
-        const { page, ms } = await firstNumbers(context, `${server.url}${SIZES[size].hash}`);
-        await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0');
-        const status = await page.textContent('#status-time');
-        await observe(page);
-        const row = { width, size: SIZES[size].label, first: ms, status, figures: {} };
-        for (const [name, run] of Object.entries(INTERACTIONS)) {
-          const values = [];
-          for (let r = 0; r < args.repeat; r++) {
-            const value = await run(page, r);
-            if (value !== null) values.push(value);
-          }
-          row.figures[name] = values;
+        // With --compare, the two builds alternate, size by size, in the same browser: an A/B of one run.
+        // The two builds swap places from one size to the next: neither always loads first.
+        const order = printed % 4 === 2 ? [...servers].reverse() : servers;
+        for (const { dist, server } of order) {
+          const row = await measureSize(browser, server.url, width, size, args);
+          if (args.compare) row.size = `${row.size} (${dist === DIST ? 'this build' : dist})`;
+          printRow(row, printed++ === 0);
         }
-        row.drag = await dragTemperature(page);
-        rows.push(row);
-        await context.close();
-        printRow(row, rows.length === 1);
       }
     }
   } finally {
     await browser.close();
-    await server.close();
+    for (const { server } of servers) await server.close();
+  }
+}
+
+/** Opens the page at one size and width, and measures every interaction `args.repeat` times. */
+async function measureSize(browser, url, width, size, args) {
+  const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
+  try {
+    const { page, ms } = await firstNumbers(context, `${url}${SIZES[size].hash}`);
+    await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0');
+    await openSettings(page);
+    await observe(page);
+    const row = { width, size: SIZES[size].label, first: ms, figures: {} };
+    for (const [name, run] of Object.entries(INTERACTIONS)) {
+      const values = [];
+      for (let r = 0; r < args.repeat; r++) {
+        await pause(page, args.pause);
+        const value = await run(page, r);
+        if (value !== null) values.push(value);
+      }
+      row.figures[name] = values;
+    }
+    row.drag = await dragTemperature(page);
+    return row;
+  } finally {
+    await context.close();
   }
 }
 
@@ -200,13 +259,15 @@ function printRow(row, header) {
   };
   if (header) {
     console.log(
-      'Each cell: Event Timing input to next paint, median (max) · input to the result on screen, median; ms.',
+      'Each cell, ms: Event Timing input to next paint, median (max) · input to the result on screen, median.',
+      'Temperature drag: frames per second that drew a new result with one input per frame, and the script time',
+      'of one update (a frame is 16.7 ms).',
     );
     console.log(`| width | size | first numbers | ${names.join(' | ')} | temperature drag |`);
     console.log(`|${' --- |'.repeat(names.length + 4)}`);
   }
   const first = Number.isFinite(row.first) ? `${Math.round(row.first)} ms` : 'n/a';
-  const drag = `${row.drag.fps.toFixed(0)} fps at ${row.drag.moves.toFixed(0)} moves/s; ${row.drag.updateMs.toFixed(1)} ms per update`;
+  const drag = `${row.drag.fps.toFixed(0)} fps; ${row.drag.updateMs.toFixed(1)} ms/update`;
   console.log(
     `| ${row.width} | ${row.size} | ${first} | ${names.map((n) => cell(row.figures[n])).join(' | ')} | ${drag} |`,
   );

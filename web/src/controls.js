@@ -7,6 +7,7 @@ import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
 import { tokenize } from './model/tokens.js';
+import { takeNextSeed } from './seedAhead.js';
 import { copyText } from './view/clipboard.js';
 import { byId, el, setError, show } from './view/dom.js';
 import { downloadCanvas, heatmapPicture } from './view/heatmap.js';
@@ -77,9 +78,11 @@ export function buildControls(app) {
     setError(byId('seed-error'), null);
     app.setState(redrawn(app, { ...app.state, seed }), { from: event.target });
   });
-  byId('new-seed').addEventListener('click', () => {
+  byId('new-seed').addEventListener('click', async () => {
     setError(byId('seed-error'), null);
-    app.setState(redrawn(app, { ...app.state, seed: Math.floor(Math.random() * 100000) }));
+    const { seed, ready } = takeNextSeed(app.state); // on a large layer, made ahead in a worker (seedAhead.js)
+    await ready;
+    app.setState(redrawn(app, { ...app.state, seed }));
   });
   for (const radio of document.querySelectorAll('input[name="dist"]')) {
     radio.addEventListener('change', () => app.setState(redrawn(app, { ...app.state, dist: radio.value })));

@@ -52,14 +52,20 @@ export function reportRender(node, { changedAt, computeMs, preview = false }) {
   });
 }
 
+/** A render slower than this (ms) cannot meet the 50 ms budget: the next one waits for the input's feedback first. */
+export const SLOW_RENDER_MS = 45;
+
+/** Runs `callback` in a task of its own, as soon as the event loop is free. */
+function nextTask(callback) {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => callback();
+  channel.port2.postMessage(null);
+}
+
 /**
  * Runs `callback` once the next frame has been painted: a change whose drawing is slow lets the browser first
  * paint what the input itself changed (the box ticked, the slider moved), then draws the numbers.
  */
 export function afterNextPaint(callback) {
-  requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => callback();
-    channel.port2.postMessage(null);
-  });
+  requestAnimationFrame(() => nextTask(callback));
 }

@@ -10,3 +10,4 @@ import './lessons-heads.mjs';
 import './lessons-why.mjs';
 import './bigmodel.mjs';
 import './bigmodel-file.mjs';
+import './fast.mjs';

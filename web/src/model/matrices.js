@@ -38,7 +38,44 @@ export function headWidth(state, name) {
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 
 const generated = new Map();
+const prepared = new Map();
 const DESIGNED = new Set(['x', 'wq', 'wk']);
+
+/** What a generated matrix depends on, as one string: equal keys give the same numbers. */
+export function generationKey(state, name) {
+  const [rows, cols] = matrixShape(state, name);
+  const designed = Boolean(state.design) && DESIGNED.has(name);
+  const byToken = (name === 'x' && state.embed !== 'row') || designed;
+  const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
+  const width = headWidth(state, name);
+  return [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+}
+
+let rowsByToken = { key: '', rows: new Map() };
+
+/**
+ * A token's row of the embedding table, kept while the seed, distribution and width stay: a word typed makes one
+ * new row, not n (the rows are shared between X's, which are never changed in place).
+ */
+function tokenRow(state, token, cols) {
+  const key = `${state.seed}|${state.dist}|${cols}`;
+  if (rowsByToken.key !== key || rowsByToken.rows.size > 4096) rowsByToken = { key, rows: new Map() };
+  let row = rowsByToken.rows.get(token);
+  if (!row) {
+    row = embeddingRow(state.seed, state.dist, token, cols);
+    rowsByToken.rows.set(token, row);
+  }
+  return row;
+}
+
+/**
+ * Hands in a matrix made elsewhere (e.g. in a worker, by this same generatedMatrix, ahead of a new seed):
+ * generatedMatrix(state, name) then returns it instead of generating it again. One per name is kept.
+ * @param {string} key  generationKey(state, name) of the state it was made for
+ */
+export function prepareGenerated(name, key, matrix) {
+  prepared.set(name, { key, matrix });
+}
 
 /**
  * The matrix the seed gives. X has variance 1; W_q, W_k and W_v have standard deviation 1/√d_model so that
@@ -54,13 +91,19 @@ export function generatedMatrix(state, name) {
   const designed = Boolean(state.design) && DESIGNED.has(name);
   const byToken = (name === 'x' && state.embed !== 'row') || designed;
   const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
-  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+  const key = generationKey(state, name);
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
+  const ready = prepared.get(name);
+  if (ready?.key === key) {
+    prepared.delete(name);
+    generated.set(name, ready);
+    return ready.matrix;
+  }
   const matrix = designed
     ? designedMatrix(state, name)
     : byToken
-      ? labels.map((token) => embeddingRow(state.seed, state.dist, token, cols))
+      ? labels.map((token) => tokenRow(state, token, cols))
       : randomMatrix({
           seed: state.seed,
           stream: name,

@@ -5,6 +5,7 @@
 const flat64 = new WeakMap();
 const tensors = new WeakMap();
 const blocks = new WeakMap();
+const singles = new WeakMap();
 
 function cached(cache, rows, make) {
   let value = cache.get(rows);
@@ -17,7 +18,24 @@ function cached(cache, rows, make) {
 
 /** The rows of a matrix as one Float64Array (the exact numbers, for display), made once per matrix. */
 export function flatRows(rows) {
-  return cached(flat64, rows, () => Float64Array.from(rows.flat()));
+  return cached(flat64, rows, () => flatten(rows));
+}
+
+/** Rows of equal length as one Float64Array (rows.flat() is many times slower on large matrices). */
+export function flatten(rows) {
+  const cols = rows.length ? rows[0].length : 0;
+  const out = new Float64Array(rows.length * cols);
+  for (let i = 0; i < rows.length; i++) out.set(rows[i], i * cols);
+  return out;
+}
+
+/**
+ * Hands in the flat copies of a matrix made elsewhere (a worker): `flat` is flatten(rows), `single` is
+ * Float32Array.from(flat). flatRows, tensorOf and float32Call then use them.
+ */
+export function adoptFlat(rows, flat, single) {
+  flat64.set(rows, flat);
+  singles.set(flat, single);
 }
 
 /** The matrix as `{ data, shape }` for attention-wasm (exact float64 numbers), made once per matrix. */
@@ -32,7 +50,7 @@ export function columnBlockOf(rows, from, width) {
   let block = byBlock.get(key);
   if (!block) {
     const part = rows.map((row) => row.slice(from, from + width));
-    block = { rows: part, data: Float64Array.from(part.flat()) };
+    block = { rows: part, data: flatten(part) };
     byBlock.set(key, block);
   }
   return block;
@@ -50,8 +68,6 @@ export function sameCall(a, b) {
   if (a.weights.numHeads !== b.weights.numHeads || a.weights.numKvHeads !== b.weights.numKvHeads) return false;
   return JSON.stringify(a.options) === JSON.stringify(b.options);
 }
-
-const singles = new WeakMap();
 
 /**
  * The call with float32 copies of its data, made once per array: attention-wasm computes in float32 and rounds

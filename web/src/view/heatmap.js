@@ -4,6 +4,7 @@ import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { drawPainted, paintCells } from './canvasMatrix.js';
 import { el } from './dom.js';
+import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -71,6 +72,10 @@ export class Heatmap {
       this.width = entry.contentRect.width;
       this.draw();
     }).observe(this.canvas);
+    // Painted at once when near the screen, else when it comes near or the browser is idle (renderScheduler.js).
+    this.visible = false;
+    this.painted = null;
+    watchVisibility(this);
   }
 
   /**
@@ -79,8 +84,16 @@ export class Heatmap {
    */
   update(view) {
     this.view = view;
+    scheduleDraw(this, view.rows * view.cols);
+  }
+
+  /** Paints the last update's cells, if not painted yet. */
+  flush() {
+    drawn(this);
+    if (this.painted === this.view) return;
+    this.painted = this.view;
     this.image ??= document.createElement('canvas');
-    this.runs = paintCells(this.image, view, 'weights');
+    this.runs = paintCells(this.image, this.view, 'weights');
     this.draw();
   }
 
@@ -100,7 +113,7 @@ export class Heatmap {
   }
 
   draw() {
-    if (!this.view || this.width === 0) return;
+    if (!this.view || this.width === 0 || this.painted !== this.view) return;
     const ratio = window.devicePixelRatio || 1;
     const size = Math.round(this.width * ratio);
     if (this.canvas.width !== size || this.canvas.height !== size) {
