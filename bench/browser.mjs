@@ -29,10 +29,13 @@ async function runOne(browser, server, impl, spec, dataUrl) {
     page.on('pageerror', (error) => errors.push(error.message));
     const job = { impl: impl.impl, settings: impl.settings ?? {}, spec, dataUrl, quick: args.quick };
     await page.goto(`${server.url}bench/browser/page.html#${encodeURIComponent(JSON.stringify(job))}`);
+    let timer;
     const result = await Promise.race([
       page.evaluate(() => globalThis.benchResult),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timed out')), args.quick ? 60e3 : 600e3)),
-    ]);
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), args.quick ? 60e3 : 600e3);
+      }),
+    ]).finally(() => clearTimeout(timer)); // a pending timer would keep the process alive after the table
     const cdp = await context.newCDPSession(page);
     const heap = await cdp.send('Runtime.getHeapUsage');
     if (result.failed && errors.length) result.failed += ` (page: ${errors[0]})`;

@@ -39,11 +39,14 @@ const BACKENDS = { simd: 'wasm-simd128', scalar: 'scalar' };
  * @param {ReturnType<typeof readWasmOption>} [wasm]  createAttention's wasmUrl, read by readWasmOption
  */
 export async function loadModule(variant, wasm) {
+  // The glue's import overlaps the compile (first numbers sooner); its failure is handled where it is awaited.
+  const glue = FACTORIES[variant]();
+  glue.catch(() => {});
   const { module: compiled, from } = await compileWasm(variant, wasm);
   const messages = [];
   let module;
   try {
-    const { default: createModule } = await FACTORIES[variant]();
+    const { default: createModule } = await glue;
     let failed;
     const failure = new Promise((_, reject) => {
       failed = reject;
