@@ -203,10 +203,12 @@ async function main() {
     servers.push({ dist, server: await serveStatic(dist, { headers: { 'Content-Security-Policy': csp } }) });
   }
   const browser = await launchChromium();
-  // A user's browser is already running: one blank page first, so the first row's "first numbers" does not
-  // include starting the browser's renderer and GPU processes.
+  // A user's browser is already running: one page with text first, so the first row's "first numbers" does not
+  // include starting the browser's renderer and GPU processes and loading its fonts.
   const warm = await browser.newContext();
-  await (await warm.newPage()).goto('about:blank');
+  const blank = await warm.newPage();
+  await blank.setContent('<p>Warm-up <code>0.5</code></p>');
+  await blank.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
   await warm.close();
   let printed = 0;
   try {
