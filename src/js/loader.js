@@ -39,7 +39,7 @@ const BACKENDS = { simd: 'wasm-simd128', scalar: 'scalar' };
  * @param {ReturnType<typeof readWasmOption>} [wasm]  createAttention's wasmUrl, read by readWasmOption
  */
 export async function loadModule(variant, wasm) {
-  // The glue's import overlaps the compile (first numbers sooner); its failure is handled where it is awaited.
+  // The glue loads while the module compiles; a failure to load it is handled where it is awaited.
   const glue = FACTORIES[variant]();
   glue.catch(() => {});
   const { module: compiled, from } = await compileWasm(variant, wasm);

@@ -1,7 +1,7 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
-import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/reuse.js';
+import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/calls.js';
 import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';

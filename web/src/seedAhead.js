@@ -1,11 +1,11 @@
 // "New seed" without the wait on a large layer: the next seed is drawn before the click, and a worker makes its
 // matrices (X, W_q, W_k, W_v, W_o: 2.4 M numbers at GPT-2's size, ~0.3 s of Math.log and Math.cos) while the page
 // is idle. The worker runs the page's own generatedMatrix, so the numbers are the ones the page would make itself;
-// the click then finds them made (matrices.js prepareGenerated, reuse.js adoptFlat). Only what a change makes
+// the click then finds them made (matrices.js prepareGenerated, calls.js adoptFlat). Only what a change makes
 // out of date is made again (typing in the sentence: X alone). Small layers make theirs at the click, in a few
 // ms; so does a page whose worker cannot start.
 import { INPUT_NAMES, generationKey, prepareGenerated } from './model/matrices.js';
-import { adoptFlat } from './model/reuse.js';
+import { adoptFlat } from './model/calls.js';
 
 /** Below this many generated numbers, the click makes them itself (a few ms): nothing is made ahead. */
 export const AHEAD_CELLS = 200_000;

@@ -2,7 +2,8 @@
 // made for, and their flat copies are the ones the page would make.
 import { describe, expect, test } from 'vitest';
 import { generatedMatrix, generationKey, prepareGenerated } from '../../../web/src/model/matrices.js';
-import { adoptFlat, flatRows, flatten, float32Call, tensorOf } from '../../../web/src/model/reuse.js';
+import { adoptFlat, float32Call } from '../../../web/src/model/calls.js';
+import { flatRows, flatten, tensorOf } from '../../../web/src/model/reuse.js';
 import { embeddingRow } from '../../../web/src/model/positions.js';
 import { defaultState } from '../../../web/src/model/state.js';
 

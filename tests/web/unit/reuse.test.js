@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { attentionCall } from '../../../web/src/model/inputs.js';
-import {
-  columnBlockOf,
-  flatRows,
-  float32Call,
-  onlyScaleChanged,
-  previewsTemperature,
-  sameCall,
-  tensorOf,
-} from '../../../web/src/model/reuse.js';
+import { columnBlockOf, flatRows, tensorOf } from '../../../web/src/model/reuse.js';
+import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from '../../../web/src/model/calls.js';
 import { defaultState } from '../../../web/src/model/state.js';
 
 describe('reuse', () => {

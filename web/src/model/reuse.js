@@ -1,13 +1,12 @@
 // Doing only the work a change needs: flat copies of the page's nested matrices made once per matrix (a matrix
-// that did not change is the same array, so its copy is reused), and whether two selfAttention calls are the same
-// (then the last result stands: switching the head shown, for instance, computes nothing).
+// that did not change is the same array, so its copy is reused). What the page alone needs on top (whether two
+// calls are the same, float32 copies, temperature previews) is in calls.js, which the elements do not load.
 
 const flat64 = new WeakMap();
 const tensors = new WeakMap();
 const blocks = new WeakMap();
-const singles = new WeakMap();
 
-function cached(cache, rows, make) {
+export function cached(cache, rows, make) {
   let value = cache.get(rows);
   if (value === undefined) {
     value = make();
@@ -29,13 +28,9 @@ export function flatten(rows) {
   return out;
 }
 
-/**
- * Hands in the flat copies of a matrix made elsewhere (a worker): `flat` is flatten(rows), `single` is
- * Float32Array.from(flat). flatRows, tensorOf and float32Call then use them.
- */
-export function adoptFlat(rows, flat, single) {
+/** Hands in `flat`, flatten(rows) made elsewhere (a worker): flatRows and tensorOf then use it. */
+export function keepFlat(rows, flat) {
   flat64.set(rows, flat);
-  singles.set(flat, single);
 }
 
 /** The matrix as `{ data, shape }` for attention-wasm (exact float64 numbers), made once per matrix. */
@@ -54,56 +49,4 @@ export function columnBlockOf(rows, from, width) {
     byBlock.set(key, block);
   }
   return block;
-}
-
-const WEIGHT_KEYS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
-
-/**
- * Whether two calls `{ x, weights, options }` (as attentionCall makes them) give the same result: the same
- * data arrays and the same options.
- */
-export function sameCall(a, b) {
-  if (!a || !b || a.x.data !== b.x.data) return false;
-  for (const key of WEIGHT_KEYS) if (a.weights[key]?.data !== b.weights[key]?.data) return false;
-  if (a.weights.numHeads !== b.weights.numHeads || a.weights.numKvHeads !== b.weights.numKvHeads) return false;
-  return JSON.stringify(a.options) === JSON.stringify(b.options);
-}
-
-/**
- * The call with float32 copies of its data, made once per array: attention-wasm computes in float32 and rounds
- * float64 input the same way (to nearest), so the result is bit for bit the same, without converting millions of
- * unchanged numbers at every call.
- */
-export function float32Call({ x, weights, options }) {
-  const single = (tensor) => ({
-    data: cached(singles, tensor.data, () => Float32Array.from(tensor.data)),
-    shape: tensor.shape,
-  });
-  const next = { ...weights };
-  for (const key of WEIGHT_KEYS) if (weights[key]) next[key] = single(weights[key]);
-  return { x: single(x), weights: next, options };
-}
-
-/** Whether call `a` differs from `b` only in its scale (a temperature change): the projections stay as they were. */
-export function onlyScaleChanged(a, b) {
-  if (!a || !b || a.options.scale === b.options.scale) return false;
-  return sameCall(a, { ...b, options: { ...b.options, scale: a.options.scale } });
-}
-
-/** Multiply-adds of a state's projections (X·W_q, X·W_k, X·W_v, concat·W_o): what a full update costs. */
-export function projectionWork({ n, dModel, dK, dV, numHeads }) {
-  return n * dModel * numHeads * (2 * dK + 2 * dV);
-}
-
-/** Above this much projection work (GPT-2 small at n = 64 is 151 M), a temperature drag previews the weights only. */
-export const PREVIEW_WORK = 20e6;
-
-/** Whether the change from `before` to `state` is a temperature change on a layer large enough to preview. */
-export function previewsTemperature(before, state) {
-  return (
-    Boolean(before) &&
-    state.temperature !== before.temperature &&
-    state.scaling === before.scaling &&
-    projectionWork(state) > PREVIEW_WORK
-  );
 }
