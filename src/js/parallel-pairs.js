@@ -5,6 +5,9 @@ import { Tensor, elementName, valueError } from './tensor.js';
 import { NON_FINITE_AT } from './pool.js';
 import { product } from './plan.js';
 
+/** A result's array: the caller's (options.out), written through its plain view, or a new one. */
+export const resultArray = (plan, key, length) => plan.out?.[key]?.view ?? new Float32Array(length);
+
 /** The Tensor of a result assembled in the caller's array (options.out) when it gave one, else in `data`. */
 export const resultTensor = (plan, key, data, shape) => new Tensor(plan.out?.[key]?.array ?? data, shape);
 
@@ -65,10 +68,8 @@ const PAGE_FLOATS = 1024;
 export function wholeResults(plan) {
   return Object.fromEntries(
     Object.entries(plan.outputs).map(([key, shape]) => {
-      const given = plan.out?.[key]?.view;
-      if (given) return [key, given];
-      const whole = new Float32Array(product(shape));
-      for (let i = 0; i < whole.length; i += PAGE_FLOATS) whole[i] = 0;
+      const whole = resultArray(plan, key, product(shape));
+      if (!plan.out?.[key]) for (let i = 0; i < whole.length; i += PAGE_FLOATS) whole[i] = 0;
       return [key, whole];
     }),
   );

@@ -24,6 +24,7 @@ import {
   keepSpares,
   partTargets,
   placePart,
+  resultArray,
   resultTensor,
   wholeResults,
   wholeTensors,
@@ -58,8 +59,6 @@ function columns(data, rows, cols, from, to) {
 
 const tensor = (data, shape) => ({ data, shape });
 
-/** A result's array: the caller's (options.out), written through its plain view, or a new one. */
-const resultArray = (plan, key, length) => plan.out?.[key]?.view ?? new Float32Array(length);
 const range = (from, to) => Array.from({ length: to - from }, (_, i) => from + i);
 const copy = (input) => (input ? tensor(segment(input.data, 0, input.data.length), input.shape.slice()) : undefined);
 

@@ -36,9 +36,10 @@ function keysFor(state, seed) {
   return new Map(names.map((name) => [name, generationKey(target, name)]));
 }
 
-const missing = (state) => {
-  const keys = keysFor(state, ahead.seed);
-  return [...keys].filter(([name, key]) => ahead.keys.get(name) !== key).map(([name]) => name);
+/** The names of `state`'s matrices that `made` (a seed made ahead) has not made or started for it. */
+const missing = (state, made = ahead) => {
+  const keys = keysFor(state, made.seed);
+  return [...keys].filter(([name, key]) => made.keys.get(name) !== key).map(([name]) => name);
 };
 
 function publish(value) {
@@ -172,9 +173,7 @@ export function takeNextSeed(state) {
   const taken = ahead;
   ahead = null;
   if (!taken) return { seed: drawSeed(), ready: Promise.resolve() };
-  ahead = taken; // for missing()
-  const complete = !failed && wanted !== null && missing(state).length === 0;
-  ahead = null;
+  const complete = !failed && wanted !== null && missing(state, taken).length === 0;
   if (!complete) return { seed: taken.seed, ready: Promise.resolve() };
   takenId = busy || taken.last;
   for (const id of [...finishing.keys()]) finishNow(id);

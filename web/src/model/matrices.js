@@ -41,15 +41,21 @@ const generated = new Map();
 const prepared = new Map();
 const DESIGNED = new Set(['x', 'wq', 'wk']);
 
-/** What a generated matrix depends on, as one string: equal keys give the same numbers. */
-export function generationKey(state, name) {
+/** What a generated matrix depends on; `key` joins it all (equal keys give the same numbers). */
+function generation(state, name) {
   const [rows, cols] = matrixShape(state, name);
+  const width = headWidth(state, name);
+  // X looks each token up in the embedding table; links of version 1 drew X by row number instead.
+  // Designed heads build X, W_q and W_k by hand (designedHeads.js).
   const designed = Boolean(state.design) && DESIGNED.has(name);
   const byToken = (name === 'x' && state.embed !== 'row') || designed;
   const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
-  const width = headWidth(state, name);
-  return [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+  const key = [name, state.seed, state.dist, rows, cols, width, state.dModel, designed, byToken, ...labels].join('|');
+  return { rows, cols, width, designed, byToken, labels, key };
 }
+
+/** generation(state, name).key, for matrices made elsewhere (prepareGenerated). */
+export const generationKey = (state, name) => generation(state, name).key;
 
 let rowsByToken = { key: '', rows: new Map() };
 
@@ -84,14 +90,7 @@ export function prepareGenerated(name, key, matrix) {
  * @returns {number[][]}
  */
 export function generatedMatrix(state, name) {
-  const [rows, cols] = matrixShape(state, name);
-  const width = headWidth(state, name);
-  // X looks each token up in the embedding table; links of version 1 drew X by row number instead.
-  // Designed heads build X, W_q and W_k by hand (designedHeads.js).
-  const designed = Boolean(state.design) && DESIGNED.has(name);
-  const byToken = (name === 'x' && state.embed !== 'row') || designed;
-  const labels = byToken ? tokenLabels(tokenize(state.sentence), rows) : [];
-  const key = generationKey(state, name);
+  const { rows, cols, width, designed, byToken, labels, key } = generation(state, name);
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
   const ready = prepared.get(name);
