@@ -103,7 +103,7 @@ void multi_head_attention(const Descriptor& d) {
                                      to_result(d, slot::heads),
                                      d.address(slot::concat),
                                      d.address(slot::output),
-                                     d.address<const uint8_t>(slot::stale_blocks)};
+                                     d.address<uint8_t>(slot::stale_blocks)};
   attention::multi_head_attention(dims, d.address<const float>(slot::x), d.address<const float>(slot::context), w,
                                   to_options(d), r);
 }

@@ -421,7 +421,7 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   // values beyond float32 here, which attention would turn into inf or NaN without a word.
   const int64_t groups = (L_q + kProjectionRows - 1) / kProjectionRows;  // of x's rows, per batch
   auto project = [](const ConstMatrixMap& input, const float* weight, const float* bias, int64_t heads,
-                    int64_t head_width, float* out, const uint8_t* stale, const char* overflow_message) {
+                    int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
     ConstMatrixMap w_all(weight, input.cols(), heads * head_width);  // [d_in, heads·head_width]
     const int64_t rows = input.rows();
     for (const auto& [r0, r1] : stale_row_ranges(rows, input.cols(), head_width, stale)) {
@@ -434,9 +434,9 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
     }
   };
   for (int64_t b = 0; b < B; ++b) {
-    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);                              // [L_q, d_model]
-    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);                    // [L_k, d_context]
-    const uint8_t* stale = result.stale_blocks ? result.stale_blocks + b * groups : nullptr;  // [groups] of batch b
+    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);                        // [L_q, d_model]
+    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);              // [L_k, d_context]
+    uint8_t* stale = result.stale_blocks ? result.stale_blocks + b * groups : nullptr;  // [groups] of batch b
     project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
             "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
     project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,

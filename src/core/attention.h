@@ -141,8 +141,9 @@ struct ProjectionWeights {
 //   attention  per head, as in scaled_dot_product_attention (its `output` is [B, H, L_q, d_v])
 //   concat     [B, L_q, H·d_v]       the heads side by side
 //   output     [B, L_q, d_out]       concat·W_o (+ b_o); [B, L_q, H·d_v] (= concat) when d_out is 0
-//   stale_blocks  [B, ⌈L_q / kProjectionRows⌉] uint8, read: nonzero = project this group of rows of x; zero = q, k
-//                 and v already hold its projections (self-attention only); null = project every row
+//   stale_blocks  [B, ⌈L_q / kProjectionRows⌉] uint8, in: nonzero = project this group of rows of x; zero = q, k
+//                 and v already hold its projections (self-attention only); null = project every row.
+//                 out: nonzero for every group projected (more than asked where Eigen treats groups apart)
 struct MultiHeadResult {
   float* q = nullptr;
   float* k = nullptr;
@@ -150,7 +151,7 @@ struct MultiHeadResult {
   AttentionResult attention;
   float* concat = nullptr;
   float* output = nullptr;
-  const uint8_t* stale_blocks = nullptr;
+  uint8_t* stale_blocks = nullptr;
 };
 
 // Multi-head attention from inputs: project, split into heads, attend, concatenate, project out.

@@ -8,8 +8,8 @@
 namespace attention {
 
 // The ranges [r0, r1) of the `rows` rows of one batch of x to project, in order, for the flags `stale` (one per
-// group of kProjectionRows rows; null = every row). `depth` is x's width, `width` the head's.
-std::vector<std::pair<int64_t, int64_t>> stale_row_ranges(int64_t rows, int64_t depth, int64_t width,
-                                                          const uint8_t* stale);
+// group of kProjectionRows rows; null = every row), which are then set for every group in the ranges. `depth` is
+// x's width, `width` the head's.
+std::vector<std::pair<int64_t, int64_t>> stale_row_ranges(int64_t rows, int64_t depth, int64_t width, uint8_t* stale);
 
 }  // namespace attention

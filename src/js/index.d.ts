@@ -221,14 +221,14 @@ export class Attention {
 
   /**
    * Self-attention prepared for fixed weights, for an x that changes a little at a time (an edited token, a live
-   * figure): the weights are read, checked and copied into WebAssembly memory once, with selfAttention's errors.
-   * Later changes to the weights' arrays are not seen. See SelfAttentionLayer.
+   * figure). The layer's code loads on first use; then the weights are read, checked and copied into WebAssembly
+   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles.
    *
    * | weights                                                   | run(x, options)                          |
    * |-----------------------------------------------------------|------------------------------------------|
    * | as selfAttention's (numHeads, numKvHeads, biases, wo, bo) | x [(B,) L, d_model] → selfAttention's results |
    */
-  prepareSelfAttention(weights: ProjectionWeights | MultiHeadWeights): SelfAttentionLayer;
+  prepareSelfAttention(weights: ProjectionWeights | MultiHeadWeights): Promise<SelfAttentionLayer>;
 
   /**
    * Self-attention from x: Q = x·wq (+bq), K = x·wk (+bk), V = x·wv (+bv), attention, then optional wo (+bo).

@@ -4,13 +4,11 @@
 // selfAttention does, with the same bits. For a page that redraws after every edit of one token, or a tutorial's
 // live figure: one changed row of a GPT-2-sized layer projects 4 rows instead of all of them.
 import { AttentionError } from './errors.js';
-import { nonFiniteError } from './tensor.js';
 import { typedArrayView } from './intrinsics.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, PROJECTION_ROWS } from './generated/abi.js';
 import { planSelfAttention, product } from './plan.js';
-import { Workspace, callLayout, checkCallBytes, descriptorTemplate, statusError } from './workspace.js';
+import { Workspace, callLayout, checkCallBytes, checkValues, descriptorTemplate, statusError } from './attention.js';
 
-const WEIGHT_KEYS = { wQ: 'wq', wK: 'wk', wV: 'wv', wO: 'wo', bQ: 'bq', bK: 'bk', bV: 'bv', bO: 'bo' };
 const KEPT = ['q', 'k', 'v']; // results that stay in the layer's memory between calls
 
 // A layer dropped without free() gives its memory back when it is collected.
@@ -25,7 +23,7 @@ function freeBlocks(blocks) {
 const freedError = () =>
   new AttentionError('TERMINATED', 'this prepared layer was freed: prepare a new one with prepareSelfAttention');
 
-/** Regions of one resident block: each [key, count, elementBytes] at a 16-byte aligned offset. */
+/** Regions of a block kept between calls: each [key, count, elementBytes] at a 16-byte aligned offset. */
 function residentLayout(entries) {
   let bytes = 0;
   const regions = {};
@@ -35,6 +33,39 @@ function residentLayout(entries) {
     bytes = offset + count * elementBytes;
   }
   return { regions, bytes };
+}
+
+const WEIGHT_KEYS = { wQ: 'wq', wK: 'wk', wV: 'wv', wO: 'wo', bQ: 'bq', bK: 'bk', bV: 'bv', bO: 'bo' };
+
+/**
+ * A prepared layer's weights, read and checked as selfAttention reads them (with its errors) and copied into a
+ * block of their own: { weights (the tensors, for the plans of later calls), block, regions }.
+ */
+export function residentWeights(module, weights) {
+  const record = weights !== null && typeof weights === 'object' ? weights : {};
+  const wq = record.wq;
+  const dModel = Array.isArray(wq?.shape) ? wq.shape[0] : Array.isArray(wq) && wq.length ? wq.length : 1;
+  // A one-row x reads and checks the weights as every call would.
+  const probe = planSelfAttention({ data: new Float32Array(dModel), shape: [1, dModel] }, weights);
+  checkCallBytes(probe);
+  const tensors = Object.entries(WEIGHT_KEYS).filter(([key]) => probe.inputs[key]);
+  const read = {};
+  if (record.numHeads !== undefined) read.numHeads = probe.dims.numHeads;
+  if (record.numKvHeads !== undefined) read.numKvHeads = probe.dims.numKvHeads;
+  const { regions, bytes } = residentLayout(tensors.map(([key]) => [key, probe.inputs[key].data.length]));
+  const block = new Workspace(module, bytes);
+  try {
+    for (const [key, name] of tensors) {
+      const tensor = probe.inputs[key];
+      block.write(regions[key], tensor.data);
+      checkValues(module, tensor, block.address(regions[key]));
+      read[name] = { data: tensor.data, shape: tensor.shape.slice() }; // later plans read its shape only
+    }
+  } catch (error) {
+    block.free();
+    throw error;
+  }
+  return { weights: read, block, regions };
 }
 
 export class SelfAttentionLayer {
@@ -49,34 +80,13 @@ export class SelfAttentionLayer {
   projectedRows = 0;
 
   /** @internal use Attention#prepareSelfAttention */
-  constructor(module, weights) {
+  constructor(module, weightsGiven) {
+    const { weights, block, regions } = residentWeights(module, weightsGiven);
     this.#module = module;
-    const record = weights !== null && typeof weights === 'object' ? weights : {};
-    const dModel = Array.isArray(record.wq?.shape) ? record.wq.shape[0] : readRows(record.wq);
-    // A one-row x reads and checks the weights as every call would, with the same errors.
-    const probe = planSelfAttention({ data: new Float32Array(dModel), shape: [1, dModel] }, weights);
-    const tensors = Object.entries(WEIGHT_KEYS).filter(([key]) => probe.inputs[key]);
-    this.#weights = { numHeads: probe.dims.numHeads, numKvHeads: probe.dims.numKvHeads };
-    if (record.numHeads === undefined) delete this.#weights.numHeads;
-    if (record.numKvHeads === undefined) delete this.#weights.numKvHeads;
-    const { regions, bytes } = residentLayout(tensors.map(([key]) => [key, probe.inputs[key].data.length]));
-    checkCallBytes(probe, callLayout(probe).totalBytes);
-    const block = new Workspace(module, bytes);
+    this.#weights = weights;
     this.#blocks.weights = block;
     this.#weightRegions = regions;
     unfreed.register(this, this.#blocks, this);
-    try {
-      for (const [key, name] of tensors) {
-        const tensor = probe.inputs[key];
-        block.write(regions[key], tensor.data);
-        checkValues(module, tensor, block.address(regions[key]));
-        // Later plans read only its shape: the values are the ones copied now
-        this.#weights[name] = { data: tensor.data, shape: tensor.shape.slice() };
-      }
-    } catch (error) {
-      this.free();
-      throw error;
-    }
     this.run = this.run.bind(this);
     this.free = this.free.bind(this);
   }
@@ -96,7 +106,7 @@ export class SelfAttentionLayer {
     checkCallBytes(plan); // the limit of the same call to selfAttention
     const rows = this.#rowsFor(plan);
     const X = plan.inputs.x;
-    const stale = this.#copyChangedRows(rows, X);
+    this.#copyChangedRows(rows, X);
     const perCall = {
       ...plan,
       inputs: {},
@@ -122,7 +132,7 @@ export class SelfAttentionLayer {
       const status = this.#module._call(CALL_KINDS.projected, workspace.address(layout.descriptor));
       if (status) throw statusError(status);
       this.#valid = true;
-      this.projectedRows = stale;
+      this.projectedRows = this.#projectedRows(rows);
       const result = {};
       for (const [key, shape] of Object.entries(plan.outputs)) {
         const kept = KEPT.includes(key);
@@ -165,8 +175,8 @@ export class SelfAttentionLayer {
   }
 
   /**
-   * Copies into the layer's x the groups of rows that differ from it (bit for bit), flags them stale, and returns
-   * how many rows they hold; every group when the kept projections are not valid.
+   * Copies into the layer's x the groups of rows that differ from it (bit for bit) and flags them stale; every group
+   * when the kept projections are not valid.
    */
   #copyChangedRows(rows, X) {
     const { block, regions, batch, groups, lenQ, dModel } = rows;
@@ -175,7 +185,6 @@ export class SelfAttentionLayer {
     const given = typedArrayView(X.data, Uint32Array, X.data.length);
     const flags = this.#module.HEAPU8;
     const flagBase = block.address(regions.staleBlocks);
-    let staleRows = 0;
     for (let g = 0; g < batch * groups; g++) {
       const b = Math.floor(g / groups);
       const r0 = b * lenQ + (g % groups) * PROJECTION_ROWS;
@@ -185,20 +194,17 @@ export class SelfAttentionLayer {
       flags[flagBase + g] = changed ? 1 : 0;
       if (!changed) continue;
       heap.set(given.subarray(r0 * dModel, r1 * dModel), base + r0 * dModel);
-      staleRows += r1 - r0;
     }
-    return staleRows;
   }
-}
 
-/** d_model from a nested-array wq (its number of rows); the plan reports a wrong wq itself. */
-function readRows(wq) {
-  return Array.isArray(wq) && wq.length > 0 ? wq.length : 1;
-}
-
-/** Scans a tensor the plan left unchecked (Float32Array data) where it was copied to, as a call does. */
-function checkValues(module, tensor, address) {
-  if (tensor.valuesChecked !== false) return;
-  const index = module._findNonFinite(address, tensor.data.length, tensor.allowNegativeInfinity);
-  if (index >= 0) throw nonFiniteError(tensor, index);
+  /** The rows in the groups the core flagged as projected (it may project more groups than were stale). */
+  #projectedRows({ block, regions, batch, groups, lenQ }) {
+    const flags = this.#module.HEAPU8;
+    const flagBase = block.address(regions.staleBlocks);
+    let count = 0;
+    for (let g = 0; g < batch * groups; g++) {
+      if (flags[flagBase + g]) count += Math.min(PROJECTION_ROWS, lenQ - (g % groups) * PROJECTION_ROWS);
+    }
+    return count;
+  }
 }

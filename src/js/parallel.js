@@ -6,7 +6,7 @@
 // sub-plan built from fresh Float32Array copies. The workers get only typed arrays and plain numbers, never
 // the caller's objects, so nothing the caller does afterwards, and nothing odd in what they passed (a Proxy,
 // a cyclic property), reaches them. No SharedArrayBuffer (and no cross-origin isolation) is needed.
-import { checkCallBytes } from './workspace.js';
+import { checkCallBytes } from './attention.js';
 import {
   checkPlanValues,
   planCrossAttention,

@@ -48,15 +48,15 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
 
   it.each(SHAPES)(
     'one changed row at a time gives selfAttention bit for bit (L = $lenQ, d_model = $dModel, B = $batch)',
-    (dims) => {
+    async (dims) => {
       const random = seededRandom(dims.lenQ * 131 + dims.dModel);
       const weights = layerWeights(random, dims);
       const shape = dims.batch ? [dims.batch, dims.lenQ, dims.dModel] : [dims.lenQ, dims.dModel];
       const x = randomTensor(random, shape);
-      const layer = attn.prepareSelfAttention(weights);
+      const layer = await attn.prepareSelfAttention(weights);
       const rows = (dims.batch || 1) * dims.lenQ;
       const projected = [];
-      for (let t = 0; t < Math.min(rows, 12); t++) {
+      for (let t = 0; t < Math.min(rows, dims.dModel > 100 ? 6 : 12); t++) {
         const row = rows - 1 - ((t * 5) % rows); // the last row first: the one Eigen treats apart
         for (let c = 0; c < dims.dModel; c++) x.data[row * dims.dModel + c] = random();
         const options = { causal: t % 2 === 0, returnSteps: t % 3 === 0, scale: t % 4 === 3 ? 0.3 : undefined };
@@ -64,16 +64,22 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
         projected.push(layer.projectedRows);
       }
       layer.free();
-      // The first call projects every row; later ones a group of 4 (or fewer at the end of a batch).
+      // The first call projects every row; later ones a group of 4 with the rows after the last whole group (the
+      // last 1 to 3 rows of a batch, when the change is there), or every row where Eigen treats groups apart.
       expect(projected[0]).toBe(rows);
-      for (const count of projected.slice(1)) expect(count).toBeLessThanOrEqual(4);
+      const groupsAlike = dims.lenQ >= 8 && 4 + Math.min(dims.dK, dims.dV) + dims.dModel >= 20 && dims.dK >= 2;
+      for (const count of projected.slice(1)) {
+        if (groupsAlike) expect(count).toBeLessThanOrEqual(4 + (dims.lenQ % 4));
+        else expect(count).toBe(rows);
+      }
     },
+    30_000, // the scalar build at GPT-2's size, on a busy machine
   );
 
-  it('projects nothing when only options change, and everything when the shape of x changes', () => {
+  it('projects nothing when only options change, and everything when the shape of x changes', async () => {
     const random = seededRandom(3);
     const weights = layerWeights(random, SHAPES[2]);
-    const layer = attn.prepareSelfAttention(weights);
+    const layer = await attn.prepareSelfAttention(weights);
     const x = randomTensor(random, [2, 17, 96]);
     layer.run(x);
     const causal = layer.run(x, { causal: true });
@@ -85,22 +91,22 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
     layer.free();
   });
 
-  it('copies the weights once: later changes to their arrays are not seen', () => {
+  it('copies the weights once: later changes to their arrays are not seen', async () => {
     const random = seededRandom(4);
     const weights = layerWeights(random, SHAPES[4]);
     const x = randomTensor(random, [9, 16]);
     const before = attn.selfAttention(x, weights);
-    const layer = attn.prepareSelfAttention(weights);
+    const layer = await attn.prepareSelfAttention(weights);
     weights.wq.data.fill(0.5);
     expectSameBits(layer.run(x), before, 'weights changed after prepare');
     layer.free();
   });
 
-  it('writes into options.out as selfAttention does', () => {
+  it('writes into options.out as selfAttention does', async () => {
     const random = seededRandom(5);
     const weights = layerWeights(random, SHAPES[1]);
     const x = randomTensor(random, [5, 8]);
-    const layer = attn.prepareSelfAttention(weights);
+    const layer = await attn.prepareSelfAttention(weights);
     const out = { output: new Float32Array(5 * 8), q: new Float32Array(2 * 5 * 4) };
     const result = layer.run(x, { out });
     expect(result.output.data).toBe(out.output);
@@ -109,7 +115,7 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
     layer.free();
   });
 
-  it("refuses bad weights and bad x with selfAttention's errors, and recovers after a bad x", () => {
+  it("refuses bad weights and bad x with selfAttention's errors, and recovers after a bad x", async () => {
     const random = seededRandom(6);
     const weights = layerWeights(random, SHAPES[4]);
     const error = (f) => {
@@ -121,13 +127,20 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
       }
       return 'no error';
     };
+    const refused = (weightsGiven) =>
+      attn.prepareSelfAttention(weightsGiven).then(
+        () => 'no error',
+        (e) => (e instanceof AttentionError ? `${e.code}: ${e.message}` : `not an AttentionError: ${e}`),
+      );
+    const baseline = attn.heapBytesInUse();
     const bad = { ...weights, wk: randomTensor(random, [15, 4]) };
-    expect(error(() => attn.prepareSelfAttention(bad))).toMatch(/^SHAPE_MISMATCH: wk has 15 rows but x has 16 columns/);
+    expect(await refused(bad)).toMatch(/^SHAPE_MISMATCH: wk has 15 rows but x has 16 columns/);
     const nan = { ...weights, wv: { data: new Float32Array(16 * 6).fill(NaN), shape: [16, 6] } };
-    expect(error(() => attn.prepareSelfAttention(nan))).toMatch(/^NON_FINITE: weights\.wv\.data\[0\]|^NON_FINITE: wv/);
-    expect(error(() => attn.prepareSelfAttention(undefined))).toMatch(/^NOT_A_TENSOR|^BAD_OPTION/);
+    expect(await refused(nan)).toMatch(/^NON_FINITE: wv\.data\[0\]/);
+    expect(await refused(undefined)).toMatch(/^NOT_A_TENSOR: weights\.wq is missing/);
+    expect(attn.heapBytesInUse()).toBe(baseline); // nothing kept by a refused layer
 
-    const layer = attn.prepareSelfAttention(weights);
+    const layer = await attn.prepareSelfAttention(weights);
     const x = randomTensor(random, [9, 16]);
     layer.run(x);
     expect(error(() => layer.run(randomTensor(random, [9, 15])))).toMatch(/^SHAPE_MISMATCH: .*\[9, 15\]/);
@@ -139,11 +152,11 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
     layer.free();
   });
 
-  it('holds its memory until free(), then refuses calls with TERMINATED', () => {
+  it('holds its memory until free(), then refuses calls with TERMINATED', async () => {
     const random = seededRandom(7);
     const weights = layerWeights(random, SHAPES[3]);
     const baseline = attn.heapBytesInUse();
-    const layer = attn.prepareSelfAttention(weights);
+    const layer = await attn.prepareSelfAttention(weights);
     const { run } = layer; // works detached
     run(randomTensor(random, [30, 33]));
     expect(attn.heapBytesInUse()).toBeGreaterThan(baseline);

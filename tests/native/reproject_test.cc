@@ -34,7 +34,7 @@ struct Results {
   std::vector<float> q, k, v, heads, weights, concat, output;
 };
 
-Results run(const Layer& layer, const Results* kept, const uint8_t* stale) {
+Results run(const Layer& layer, const Results* kept, uint8_t* stale) {
   const ProjectionDims& d = layer.dims;
   Results out;
   if (kept) {
@@ -118,7 +118,8 @@ TEST_P(Reproject, OneChangedRowGivesTheBitsOfTheWholeCall) {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Reproject, ::testing::ValuesIn(kShapes));
 
-// The groups not flagged are not projected again: their q, k and v keep what the caller left there.
+// The groups not flagged are not projected again: their q, k and v keep what the caller left there, and the flags
+// come back saying which groups were.
 TEST(ReprojectTest, GroupsNotFlaggedKeepTheirProjections) {
   const Layer layer(kShapes[0], false, 8);
   const ProjectionDims& d = layer.dims;
@@ -139,7 +140,18 @@ TEST(ReprojectTest, GroupsNotFlaggedKeepTheirProjections) {
           kept_values += some.q[at] == 0.25f;
       }
   EXPECT_EQ(projected_values, d.num_heads * kProjectionRows * d.d_k);
+  EXPECT_EQ(std::count(stale.begin(), stale.end(), 1), 1) << "the flags say which groups were projected: group 3";
   EXPECT_EQ(kept_values, d.num_heads * (d.len_q - kProjectionRows) * d.d_k);
+}
+
+// A layer too small for groups projects every row when one group is stale, and flags them all.
+TEST(ReprojectTest, SmallLayersProjectEveryRowAndSaySo) {
+  const Layer layer(kShapes[1], false, 10);  // 5 rows, d_model 8: Eigen's coefficient loop
+  const Results kept = run(layer, nullptr, nullptr);
+  std::vector<uint8_t> stale(layer.groups(), 0);
+  stale[0] = 1;
+  run(layer, &kept, stale.data());
+  EXPECT_EQ(std::count(stale.begin(), stale.end(), 1), layer.groups());
 }
 
 // No stale flag at all projects nothing: the kept q, k and v are used as they are.
@@ -147,7 +159,7 @@ TEST(ReprojectTest, NoFlagProjectsNothing) {
   const Layer layer(kShapes[2], false, 9);
   Results kept = run(layer, nullptr, nullptr);
   std::fill(kept.v.begin(), kept.v.end(), 0.5f);  // every value 0.5: every output of the heads is 0.5
-  const std::vector<uint8_t> stale(layer.dims.batch * layer.groups(), 0);
+  std::vector<uint8_t> stale(layer.dims.batch * layer.groups(), 0);
   const Results some = run(layer, &kept, stale.data());
   EXPECT_TRUE(std::all_of(some.heads.begin(), some.heads.end(), [](float h) { return std::abs(h - 0.5f) < 1e-6f; }));
 }
