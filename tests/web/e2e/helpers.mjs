@@ -128,6 +128,25 @@ export async function showLesson(page, id) {
   await settle(page);
 }
 
+/**
+ * Hovers the element once its box stays put: steps far from the screen are laid out only when they scroll near it
+ * (content-visibility), so scrolling to a cell can move it again a frame later, under a pointer already placed.
+ */
+export async function hoverSteady(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForFunction(
+    (sel) =>
+      new Promise((resolve) => {
+        const box = () => JSON.stringify(document.querySelector(sel).getBoundingClientRect());
+        const first = box();
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve(box() === first)));
+      }),
+    selector,
+    { timeout: 20000 },
+  );
+  await page.hover(selector);
+}
+
 /** Runs `action` and waits for the page to recompute and redraw. */
 export async function afterChange(page, action) {
   const before = await page.evaluate(() => Number(document.body.dataset.renders));
