@@ -3,6 +3,11 @@
 //
 //   node bench/page-latency.mjs [--repeat 5] [--sizes default,old,gpt2] [--widths 1280,390] [--pause 500]
 //                               [--compare <another built dist folder>]
+//   node bench/page-latency.mjs --first 12 [--compare <dist>] [--sizes default] [--widths 1280]
+//
+// --first N measures only the first numbers: N fresh loads of each build at the first size and width, the builds
+// interleaved round by round (their order alternating), and prints the median, the spread and how many loads were
+// within 1 s.
 //
 // Needs the built page (bash scripts/build.sh). Prints one Markdown table of medians (and maxima) per size and
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
@@ -26,6 +31,7 @@ function parseArgs(argv) {
     if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
     else if (argv[i] === '--pause') args.pause = Number(argv[++i]);
     else if (argv[i] === '--compare') args.compare = argv[++i];
+    else if (argv[i] === '--first') args.first = Number(argv[++i]);
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
     else throw new Error(`unknown argument ${argv[i]}`);
@@ -188,7 +194,8 @@ async function firstNumbers(context, url) {
   const page = await context.newPage();
   await page.goto(url);
   await page.waitForFunction(() => Number(document.body.dataset.renders ?? 0) >= 1, null, { timeout: 30000 });
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  // Written once the frame that shows the first render is painted (latency.js).
+  await page.waitForFunction(() => document.body.dataset.firstPaintMs !== undefined, null, { timeout: 30000 });
   const ms = await page.evaluate(() => Number(document.body.dataset.firstPaintMs ?? NaN));
   return { page, ms };
 }
@@ -212,6 +219,10 @@ async function main() {
   await warm.close();
   let printed = 0;
   try {
+    if (args.first) {
+      await firstNumbersOnly(browser, servers, args);
+      return;
+    }
     for (const width of args.widths) {
       for (const size of args.sizes) {
         // With --compare, the two builds alternate, size by size, in the same browser: an A/B of one run.
@@ -228,6 +239,41 @@ async function main() {
     await browser.close();
     for (const { server } of servers) await server.close();
   }
+}
+
+/**
+ * --first: `args.first` fresh loads of each build at the first size and width, interleaved (round r opens the builds
+ * in turn, starting with build r mod the number of builds), and one table row per build.
+ */
+async function firstNumbersOnly(browser, servers, args) {
+  const [size] = args.sizes;
+  const [width] = args.widths;
+  const times = servers.map(() => []);
+  for (let round = 0; round < args.first; round++) {
+    for (let k = 0; k < servers.length; k++) {
+      const index = (round + k) % servers.length;
+      const context = await browser.newContext({ viewport: { width, height: width > 600 ? 800 : 844 } });
+      try {
+        const { ms } = await firstNumbers(context, `${servers[index].server.url}${SIZES[size].hash}`);
+        times[index].push(ms);
+      } finally {
+        await context.close();
+      }
+    }
+  }
+  console.log(
+    `First numbers on screen after navigation (ms), ${SIZES[size].label}, ${width} px, ${args.first} loads each:`,
+  );
+  console.log('| build | median | min | max | within 1 s | all, sorted |');
+  console.log('| --- | --- | --- | --- | --- | --- |');
+  servers.forEach(({ dist }, k) => {
+    const sorted = [...times[k]].sort((a, b) => a - b);
+    const within = sorted.filter((ms) => ms <= 1000).length;
+    const name = dist === DIST ? 'this build' : dist;
+    console.log(
+      `| ${name} | ${Math.round(median(sorted))} | ${Math.round(sorted[0])} | ${Math.round(sorted.at(-1))} | ${within}/${sorted.length} | ${sorted.map(Math.round).join(' ')} |`,
+    );
+  });
 }
 
 /** Opens the page at one size and width, and measures every interaction `args.repeat` times. */

@@ -200,10 +200,8 @@ function showLoadError(error) {
   document.body.dataset.loadFailed = 'true';
 }
 
-async function start() {
-  watchInputs();
-  // Fetching and compiling the module overlaps with building the page (first numbers sooner).
-  const loading = createAttention();
+/** Builds the steps, the lessons' views and the controls, and reads the link. */
+function buildPage() {
   steps = new Steps(app, {
     onEdit: (name, i, j, text) => editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
@@ -227,10 +225,22 @@ async function start() {
   setupEmbed(app);
   document.querySelector('.controls .settings-body').append(new ModelPanel(app).element); // folds with the settings
   loadHash();
+}
+
+async function start() {
+  watchInputs();
+  // The module loads before the page is built: each of its steps (the fetch's answer, the compile, the glue, the
+  // instance) needs the main thread for a moment, which building the page would hold for 100–200 ms. The browser
+  // paints the page's text meanwhile (first numbers sooner).
+  let failure = null;
   try {
-    attn = await loading;
+    attn = await createAttention();
   } catch (error) {
-    showLoadError(error);
+    failure = error;
+  }
+  buildPage();
+  if (failure) {
+    showLoadError(failure);
     return;
   }
   const status = byId('status');

@@ -7,15 +7,29 @@ import { byId, el } from './view/dom.js';
 let experimentTimer = 0;
 let drawnKey = null;
 let experiment = null;
+let firstNumbers = 'waiting'; // then 'shown': the first run waits until the page's first numbers are on screen
 
 /**
  * Runs the experiment again shortly when the seed changed, and redraws the charts when the seed or d_k changed
- * (the marker and the summary follow d_k).
+ * (the marker and the summary follow d_k). The first time, it waits two frames more: the frame that shows the page's
+ * first numbers, and the one after it (first numbers sooner: the experiment takes 40–150 ms).
  * @param {{ attn: object, state: object }} app  read when the experiment runs
  */
 export function scheduleExperiment(app) {
   if (drawnKey === `${app.state.seed}|${app.state.dK}`) return;
   clearTimeout(experimentTimer);
+  if (firstNumbers !== 'shown') {
+    if (firstNumbers === 'waiting') {
+      firstNumbers = 'frames';
+      requestAnimationFrame(() =>
+        requestAnimationFrame(() => {
+          firstNumbers = 'shown';
+          scheduleExperiment(app);
+        }),
+      );
+    }
+    return;
+  }
   experimentTimer = setTimeout(() => runExperiment(app.attn, app.state), 120);
 }
 

@@ -3,7 +3,16 @@
 // in the link; the keyboard reaches them and the readout is a polite live region. Nothing here is timed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
+import {
+  ARTIFACTS,
+  afterChange,
+  assertShown,
+  readMatrix,
+  readNumbers,
+  scrollSteady,
+  typeInCell,
+  withPage,
+} from './helpers.mjs';
 import { attention64 } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 
@@ -110,7 +119,7 @@ describe('large matrices as heatmaps', () => {
   test('hovering reads a cell; another head and the causal mask read the new numbers', async () => {
     await withPage(env, { hash: HASH }, async ({ page }) => {
       const canvas = page.locator('[data-matrix="scaledScores"] .cm-canvas');
-      await canvas.scrollIntoViewIfNeeded();
+      await scrollSteady(page, '[data-matrix="scaledScores"] .cm-canvas');
       const box = await canvas.boundingBox();
       const at = (i, j) => ({ x: box.x + ((j + 0.5) * box.width) / N, y: box.y + ((i + 0.5) * box.height) / N });
       await page.mouse.move(at(5, 7).x, at(5, 7).y);

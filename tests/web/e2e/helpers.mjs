@@ -128,6 +128,32 @@ export async function showLesson(page, id) {
   await settle(page);
 }
 
+/**
+ * Scrolls the element into view and waits until its box stays put for three frames: steps far from the screen are
+ * laid out only when they scroll near it (content-visibility), so scrolling to an element can move it again a frame
+ * or two later.
+ */
+export async function scrollSteady(page, selector) {
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  await page.waitForFunction(
+    (sel) =>
+      new Promise((resolve) => {
+        const box = () => JSON.stringify(document.querySelector(sel).getBoundingClientRect());
+        const first = box();
+        const frames = (n) => (n ? requestAnimationFrame(() => frames(n - 1)) : resolve(box() === first));
+        frames(3);
+      }),
+    selector,
+    { timeout: 20000 },
+  );
+}
+
+/** Hovers the element once its box stays put (scrollSteady), not under a pointer placed before the page moved it. */
+export async function hoverSteady(page, selector) {
+  await scrollSteady(page, selector);
+  await page.hover(selector);
+}
+
 /** Runs `action` and waits for the page to recompute and redraw. */
 export async function afterChange(page, action) {
   const before = await page.evaluate(() => Number(document.body.dataset.renders));

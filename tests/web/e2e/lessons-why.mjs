@@ -1,7 +1,7 @@
 // Page tests (run by run.mjs): why a score is what it is, by keyboard and by mouse, against a float64 reference.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, readInputs, withPage } from './helpers.mjs';
+import { ARTIFACTS, hoverSteady, readInputs, withPage } from './helpers.mjs';
 import { attention64, matmul } from './reference64.mjs';
 import { env } from './session.mjs';
 
@@ -40,7 +40,7 @@ describe('lesson: why a score is what it is', () => {
   test('a weight shows e^s over its row’s sum, equal to the float64 weight; by mouse and by keyboard', async () => {
     await withPage(env, {}, async ({ page }) => {
       const want = attention64(await readInputs(page));
-      await page.hover('[data-matrix="weights"] .c[data-i="2"][data-j="3"]');
+      await hoverSteady(page, '[data-matrix="weights"] .c[data-i="2"][data-j="3"]');
       let lines = await tooltipLines(page);
       assert.equal(lines[2], 'w = e^s / Σ e^s over the row (s = scaled scores):');
       const [, top, bottom, w] = /^= (\S+) \/ (\S+) = (\S+)$/u.exec(lines[4]).map(number);

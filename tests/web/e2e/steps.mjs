@@ -1,7 +1,7 @@
 // Page tests (run by run.mjs): the default example, editing, and masks, scaling and heads.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { afterChange, assertShown, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
+import { afterChange, assertShown, hoverSteady, readMatrix, readNumbers, typeInCell, withPage } from './helpers.mjs';
 import { PRECISION, attn, env, expectMatchesLibrary, toRows } from './session.mjs';
 
 describe('the default example', () => {
@@ -156,14 +156,14 @@ describe('masks, scaling and heads', () => {
 
   test('hovering an output row highlights its weights and the values that made it', async () => {
     await withPage(env, {}, async ({ page }) => {
-      await page.hover('[data-matrix="output"] .c[data-i="2"][data-j="1"]');
+      await hoverSteady(page, '[data-matrix="output"] .c[data-i="2"][data-j="1"]');
       assert.match(await page.textContent('#output-explain'), /output\(“like”\) = \d\.\d\d × v\(“/);
       assert.equal(await page.locator('[data-matrix="weights"] .gr.hl-row').count(), 1);
       assert.equal(await page.getAttribute('[data-matrix="weights"] .gr.hl-row .c', 'data-i'), '2');
       assert.equal(await page.locator('[data-matrix="vOut"] .rh[data-weight]').count(), 5);
       assert.ok(await page.isVisible('.tooltip'));
       assert.match(await page.textContent('.tooltip'), /output of “like”, dimension 1/);
-      await page.hover('[data-matrix="weights"] .c[data-i="0"][data-j="4"]');
+      await hoverSteady(page, '[data-matrix="weights"] .c[data-i="0"][data-j="4"]');
       assert.match(await page.textContent('.tooltip'), /query “time” → key “arrow”/);
     });
   });

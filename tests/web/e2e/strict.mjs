@@ -2,7 +2,7 @@
 // layout and speed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, readMatrix, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, afterChange, hoverSteady, readMatrix, settle, withPage } from './helpers.mjs';
 import { env } from './session.mjs';
 
 describe('a strict page', () => {
@@ -11,7 +11,7 @@ describe('a strict page', () => {
       await afterChange(page, () => page.fill('#sentence', '<img src=x onerror=alert(1)> <b>bold</b>'));
       const labels = (await readMatrix(page, 'x')).rowLabels;
       assert.deepEqual(labels, ['<img', 'src=x', 'onerror=alert(1)>', '<b>bold</b>']);
-      await page.hover('[data-matrix="weights"] .c[data-i="2"][data-j="0"]');
+      await hoverSteady(page, '[data-matrix="weights"] .c[data-i="2"][data-j="0"]');
       assert.match(await page.textContent('.tooltip'), /query “onerror=alert\(1\)>” → key “<img”/);
       await page.waitForTimeout(300);
       assert.equal(await page.locator('img, b, iframe, object, embed').count(), 0);

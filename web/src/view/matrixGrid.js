@@ -87,6 +87,9 @@ export class MatrixGrid {
 
     watchVisibility(this);
     new ResizeObserver(([entry]) => {
+      // An empty grid's box says nothing of the box its numbers need: its first draw may come while its step is
+      // skipped (content-visibility), with no new size reported, and would then draw a too narrow window.
+      if (!this.rows) return;
       const { width, height } = entry.contentRect;
       if (width === this.view.width && height === this.view.height) return;
       this.view = { width, height };

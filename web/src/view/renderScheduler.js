@@ -31,9 +31,16 @@ function flushWhenIdle() {
   );
 }
 
+/** How far from the screen (px, above and below) a grid counts as near it. */
+const NEAR = 300;
+
+/** The grids watched before the first draw, whose nearness that draw measures at once; null after it. */
+let unmeasured = [];
+
 /**
- * Tracks whether `grid.element` is near the screen: sets `grid.visible` and draws the grid when it comes near.
- * @param {{ element: HTMLElement, visible: boolean, flush: () => void }} grid
+ * Tracks whether `grid.element` is near the screen: sets `grid.visible` (null until known) and draws the grid when
+ * it comes near.
+ * @param {{ element: HTMLElement, visible: boolean | null, flush: () => void }} grid
  */
 export function watchVisibility(grid) {
   visibility ??= new IntersectionObserver(
@@ -45,16 +52,40 @@ export function watchVisibility(grid) {
       }
       markPending();
     },
-    { rootMargin: '300px 0px' },
+    { rootMargin: `${NEAR}px 0px` },
   );
   // The figure, not its scroller: a large matrix hides its scroller and shows a heatmap instead.
   grid.element.matrixGrid = grid;
+  grid.visible = null;
+  unmeasured?.push(grid);
   visibility.observe(grid.element);
 }
 
-/** Draws the grid now when it is visible or small, else queues it for the next idle time. */
+/**
+ * The page's first draw comes before the observer's first report: it measures, once and for every grid at the same
+ * time (one layout), which grids are near the screen. A grid inside a step is as near as its step, whose box is known
+ * even while `content-visibility` skips the step's content.
+ */
+function measureOnce() {
+  if (!unmeasured) return;
+  const height = window.innerHeight;
+  for (const grid of unmeasured) {
+    if (grid.visible !== null) continue;
+    const box = (grid.element.closest('.step') ?? grid.element).getBoundingClientRect();
+    grid.visible = box.bottom >= -NEAR && box.top <= height + NEAR;
+  }
+  unmeasured = null;
+}
+
+/**
+ * Draws the grid now when it is near the screen, or small, else queues it for the next idle time. A small grid known
+ * to be away from the screen and never drawn waits too: the page's first render draws only the matrices near the
+ * screen (first numbers sooner), and those further down follow when the browser is idle or when they scroll near.
+ */
 export function scheduleDraw(grid, cells) {
-  if (grid.visible || cells <= LAZY_CELLS) {
+  if (grid.visible === null) measureOnce();
+  const away = grid.visible === false;
+  if (grid.visible === true || (cells <= LAZY_CELLS && !(away && !grid.drawnOnce))) {
     grid.flush();
   } else {
     waiting.add(grid);
@@ -66,6 +97,7 @@ export function scheduleDraw(grid, cells) {
 /** Takes the grid out of the queue (it is drawing now). */
 export function drawn(grid) {
   waiting.delete(grid);
+  grid.drawnOnce = true;
 }
 
 const sameList = (a, b) => a === b || (a.length === b.length && a.every((x, k) => String(x) === String(b[k])));
