@@ -20,7 +20,7 @@ import { LazySection } from './view/lazySection.js';
 import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
-import { prepareNextSeed } from './seedAhead.js';
+import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
 
 let state;
 let attn = null;
@@ -145,7 +145,7 @@ function render() {
     // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
     if (!sameCall(call, lastCall)) {
       const single = float32Call(call);
-      result = attn.selfAttention(single.x, single.weights, single.options);
+      result = takeResultAhead(single) ?? attn.selfAttention(single.x, single.weights, single.options);
     }
   } catch (error) {
     setError(
