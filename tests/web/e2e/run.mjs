@@ -11,3 +11,4 @@ import './lessons-why.mjs';
 import './bigmodel.mjs';
 import './bigmodel-file.mjs';
 import './fast.mjs';
+import './seed-ahead.mjs';
