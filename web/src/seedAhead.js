@@ -36,6 +36,7 @@ let seeds = [];
 let taken = null; // the seed clicked last (its matrices go to the page's caches, its result to takeResultAhead)
 let wanted = null; // the state whose next seeds are made ahead
 let timer = 0;
+let takes = 0; // clicks on New seed so far
 const pending = new Map(); // job id → its promise's resolve
 const finishing = new Map(); // job id → its matrices received, their rows being made in idle time
 
@@ -244,18 +245,24 @@ export function prepareNextSeed(state) {
 
 /**
  * The seed "New seed" shows, and a promise that its matrices and result are made (resolved at once when its
- * matrices are not all made or being made for this state: the render then makes what is missing). Waiting for a
- * worker that has started is never slower than starting again.
+ * matrices are not all made or being made for this state: the render then makes what is missing; never resolved
+ * when another click came while it waited). Waiting for a worker that has started is never slower than starting
+ * again.
  * @param {object} state  the page's state now
  */
 export function takeNextSeed(state) {
+  const take = ++takes;
   const entry = seeds.shift();
   if (!entry) return { seed: drawSeed(), ready: Promise.resolve() };
   taken = entry;
   for (const [id, job] of [...finishing]) if (job.entry === entry) finishNow(id);
   adopt(entry);
   const whole = !failed && wanted !== null && missing(state, entry).length === 0;
-  return { seed: entry.seed, ready: whole ? entry.ready : Promise.resolve() };
+  // A click overtaken by a later one while it waited never shows its seed (the later seed stays on screen).
+  const ready = whole
+    ? entry.ready.then(() => (take === takes ? undefined : new Promise(() => {})))
+    : Promise.resolve();
+  return { seed: entry.seed, ready };
 }
 
 /** Whether two Float32Arrays hold the same bits. */
