@@ -16,8 +16,14 @@ import { build } from 'esbuild';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const SIMD_WASM = 'src/js/wasm/attention-simd.wasm';
-// What a page imports only when it asks for it: workers, file reading, the inline fallback, the other build.
-const ON_DEMAND = ['src/js/parallel.js', 'src/js/io/index.js', 'src/js/inline.js', 'src/js/wasm/attention-scalar.js'];
+// What a page imports only when it asks for it: workers, prepared layers, file reading, the inline fallback, the other build.
+const ON_DEMAND = [
+  'src/js/parallel.js',
+  'src/js/layer.js',
+  'src/js/io/index.js',
+  'src/js/inline.js',
+  'src/js/wasm/attention-scalar.js',
+];
 const ELEMENTS_BUDGET = 150_000;
 
 /** The browser file of an export: its browser, import or default condition, nested conditions followed. */

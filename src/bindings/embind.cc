@@ -97,8 +97,13 @@ void multi_head_attention(const Descriptor& d) {
                                        d.address<const float>(slot::w_v), d.address<const float>(slot::w_o),
                                        d.address<const float>(slot::b_q), d.address<const float>(slot::b_k),
                                        d.address<const float>(slot::b_v), d.address<const float>(slot::b_o)};
-  const attention::MultiHeadResult r{d.address(slot::q),        d.address(slot::k),      d.address(slot::v),
-                                     to_result(d, slot::heads), d.address(slot::concat), d.address(slot::output)};
+  const attention::MultiHeadResult r{d.address(slot::q),
+                                     d.address(slot::k),
+                                     d.address(slot::v),
+                                     to_result(d, slot::heads),
+                                     d.address(slot::concat),
+                                     d.address(slot::output),
+                                     d.address<uint8_t>(slot::stale_blocks)};
   attention::multi_head_attention(dims, d.address<const float>(slot::x), d.address<const float>(slot::context), w,
                                   to_options(d), r);
 }

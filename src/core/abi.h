@@ -20,13 +20,16 @@ namespace attention {
 //   kValuePanel            values per packed panel: the weighted sum reads 8 columns of one value row with two loads
 //   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
 //                          the same bits as one call, which the JS layer's workers rely on
+//   kProjectionRows        rows of x per group that multi_head_attention's stale_blocks flags: a group projected again
+//                          gets the bits of the whole product (a packet of floats, which Eigen's kernel sums alike)
 // clang-format off
 #define ATTENTION_CONSTANTS(X)  \
   X(kQueryBlock, 64)            \
   X(kKeyTile, 512)              \
   X(kKeyPanel, 8)               \
   X(kValuePanel, 8)             \
-  X(kOutputProjectionRows, 64)
+  X(kOutputProjectionRows, 64)  \
+  X(kProjectionRows, 4)
 // clang-format on
 
 #define X(name, value) constexpr int64_t name = value;
@@ -81,7 +84,7 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
   X(SIMD_UNSUPPORTED, "from `createAttention`: `simd: true` where WebAssembly SIMD is missing") \
   X(LOAD_FAILED, "from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL") \
   X(BAD_FILE, "from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset") \
-  X(TERMINATED, "a call on a `ParallelAttention` after `terminate()`") \
+  X(TERMINATED, "a call on a `ParallelAttention` after `terminate()`, or on a prepared layer after `free()`") \
   X(WORKER_FAILED, "a worker died or failed during a call") \
   X(WORKERS_UNAVAILABLE, "from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page's Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`") \
   X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
@@ -144,7 +147,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(scaled_scores, 1)                 \
   X(raw_scores, 1)                    \
   X(heads, 1)                         \
-  X(concat, 1)
+  X(concat, 1)                        \
+  X(stale_blocks, 1)
 // clang-format on
 
 namespace slot {

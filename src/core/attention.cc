@@ -6,9 +6,11 @@
 #include <cstdio>
 #include <limits>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "kernels.h"
+#include "row_groups.h"
 
 namespace attention {
 namespace {
@@ -398,6 +400,8 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
             "self-attention needs len_k = len_q and d_context = d_model");
     context = x;
   }
+  require(!result.stale_blocks || (context == x && result.q && result.k && result.v), "NULL_ARGUMENT",
+          "stale_blocks needs self-attention, and result.q, k and v holding the projections of the other rows");
   const int64_t B = d.batch, H = d.num_heads, H_kv = d.num_kv_heads, L_q = d.len_q, L_k = d.len_k;
   const int64_t d_k = d.d_k, d_v = d.d_v, width = H * d_v;
 
@@ -415,24 +419,29 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
 
   // Project into heads: head h is columns [h·d, (h+1)·d) of the projection. Finite inputs can still give
   // values beyond float32 here, which attention would turn into inf or NaN without a word.
+  const int64_t groups = (L_q + kProjectionRows - 1) / kProjectionRows;  // of x's rows, per batch
   auto project = [](const ConstMatrixMap& input, const float* weight, const float* bias, int64_t heads,
-                    int64_t head_width, float* out, const char* overflow_message) {
+                    int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
     ConstMatrixMap w_all(weight, input.cols(), heads * head_width);  // [d_in, heads·head_width]
-    for (int64_t h = 0; h < heads; ++h) {
-      MatrixMap out_h(out + h * input.rows() * head_width, input.rows(), head_width);  // [L, head_width]
-      out_h.noalias() = input * w_all.middleCols(h * head_width, head_width);
-      if (bias) out_h.rowwise() += ConstRowVectorMap(bias + h * head_width, head_width);
-      require(out_h.allFinite(), "PROJECTION_OVERFLOW", overflow_message);
+    const int64_t rows = input.rows();
+    for (const auto& [r0, r1] : stale_row_ranges(rows, input.cols(), head_width, stale)) {
+      for (int64_t h = 0; h < heads; ++h) {
+        MatrixMap out_h(out + (h * rows + r0) * head_width, r1 - r0, head_width);  // [r1 - r0, head_width]
+        out_h.noalias() = input.middleRows(r0, r1 - r0) * w_all.middleCols(h * head_width, head_width);
+        if (bias) out_h.rowwise() += ConstRowVectorMap(bias + h * head_width, head_width);
+        require(out_h.allFinite(), "PROJECTION_OVERFLOW", overflow_message);
+      }
     }
   };
   for (int64_t b = 0; b < B; ++b) {
-    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);            // [L_q, d_model]
-    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);  // [L_k, d_context]
-    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k,
+    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);                        // [L_q, d_model]
+    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);              // [L_k, d_context]
+    uint8_t* stale = result.stale_blocks ? result.stale_blocks + b * groups : nullptr;  // [groups] of batch b
+    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
             "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
-    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k,
+    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,
             "k = context·W_k (+ b_k) overflowed float32; scale the input or W_k down");
-    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v,
+    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v, stale,
             "v = context·W_v (+ b_v) overflowed float32; scale the input or W_v down");
   }
 

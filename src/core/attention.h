@@ -141,6 +141,9 @@ struct ProjectionWeights {
 //   attention  per head, as in scaled_dot_product_attention (its `output` is [B, H, L_q, d_v])
 //   concat     [B, L_q, H·d_v]       the heads side by side
 //   output     [B, L_q, d_out]       concat·W_o (+ b_o); [B, L_q, H·d_v] (= concat) when d_out is 0
+//   stale_blocks  [B, ⌈L_q / kProjectionRows⌉] uint8, in: nonzero = project this group of rows of x; zero = q, k
+//                 and v already hold its projections (self-attention only); null = project every row.
+//                 out: nonzero for every group projected (more than asked where Eigen treats groups apart)
 struct MultiHeadResult {
   float* q = nullptr;
   float* k = nullptr;
@@ -148,6 +151,7 @@ struct MultiHeadResult {
   AttentionResult attention;
   float* concat = nullptr;
   float* output = nullptr;
+  uint8_t* stale_blocks = nullptr;
 };
 
 // Multi-head attention from inputs: project, split into heads, attend, concatenate, project out.
@@ -159,6 +163,9 @@ struct MultiHeadResult {
 //   result    see MultiHeadResult
 //
 // Heads are consecutive column blocks of the projections. Single-head attention is num_heads = 1, d_out = 0.
+// result.stale_blocks (self-attention only) lets a caller that kept result.q, k and v from an earlier call with the
+// same weights project again only the groups of kProjectionRows rows of x that changed, with the same bits as
+// projecting every row (a group is projected with its neighbours where Eigen would treat it apart).
 void multi_head_attention(const ProjectionDims& dims, const float* x, const float* context,
                           const ProjectionWeights& weights, const AttentionOptions& options,
                           const MultiHeadResult& result);

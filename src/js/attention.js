@@ -4,10 +4,10 @@
 // detach it). Internal: the package's entry (index.js) exports the class; runPlan stays inside the package.
 import { AttentionError, describe as describeValue, formatShape } from './errors.js';
 import { readRecord } from './read.js';
-import { Tensor, nonFiniteError } from './tensor.js';
 import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { checkApart, outExtents } from './out.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } from './generated/abi.js';
+import { Tensor, nonFiniteError } from './tensor.js';
 import {
   MAX_CALL_BYTES,
   planCrossAttention,
@@ -26,10 +26,11 @@ const PUBLIC_METHODS = [
   'multiHeadAttention',
   'heapBytesInUse',
   'prepare',
+  'prepareSelfAttention',
 ];
 
 /** The AttentionError for a status string of the Embind layer ("CODE\tmessage"). */
-function statusError(status) {
+export function statusError(status) {
   const tab = status.indexOf('\t');
   return new AttentionError(status.slice(0, tab), status.slice(tab + 1));
 }
@@ -39,7 +40,7 @@ function statusError(status) {
  * the order call descriptor, inputs, mask, outputs, then the core's scratch), and the block's size.
  * @param {import('./plan.js').Plan} plan
  */
-function callLayout(plan) {
+export function callLayout(plan) {
   let bytes = 0;
   const reserve = (count, elementBytes = 4) => {
     const offset = Math.ceil(bytes / 16) * 16;
@@ -80,7 +81,7 @@ export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
  * and buffers; the buffers' addresses are offsets in the call's block, their slots listed in `relative`. Made once per
  * layout (a prepared call reuses its layout's), then written at every call by Workspace#writeDescriptor.
  */
-function descriptorTemplate(plan, layout) {
+export function descriptorTemplate(plan, layout) {
   const { dims, options, maskDims } = plan;
   const slots = new Int32Array(DESCRIPTOR_SLOT_COUNT);
   const relative = [];
@@ -105,7 +106,7 @@ function descriptorTemplate(plan, layout) {
 }
 
 /** One call's block of WebAssembly memory, laid out by callLayout. */
-class Workspace {
+export class Workspace {
   constructor(module, totalBytes) {
     this.module = module;
     // malloc gives 8-byte alignment; 16 makes SIMD loads, and so the results, independent of where it lands.
@@ -150,6 +151,13 @@ class Workspace {
     this.allocation = 0;
     this.base = 0;
   }
+}
+
+/** Scans a tensor the plan left unchecked (Float32Array data) where it was copied to: NON_FINITE, as a call. */
+export function checkValues(module, tensor, address) {
+  if (tensor.valuesChecked !== false) return;
+  const index = module._findNonFinite(address, tensor.data.length, tensor.allowNegativeInfinity);
+  if (index >= 0) throw nonFiniteError(tensor, index);
 }
 
 /**
@@ -278,11 +286,17 @@ export class Attention {
     };
   }
 
-  /** Scans a FloatInput that the plan left unchecked (Float32Array data) where it was copied to. */
-  #checkValues(tensor, address) {
-    if (tensor.valuesChecked !== false) return;
-    const index = this.#module._findNonFinite(address, tensor.data.length, tensor.allowNegativeInfinity);
-    if (index >= 0) throw nonFiniteError(tensor, index);
+  /**
+   * Self-attention prepared for fixed weights (layer.js, loaded on first use): its run(x, options) gives
+   * selfAttention's results, bit for bit, projecting again only the rows of x that changed.
+   *
+   * | weights              | run(x, options)                             |
+   * |----------------------|---------------------------------------------|
+   * | as selfAttention's   | x [(B,) L, d_model] → selfAttention's results |
+   */
+  async prepareSelfAttention(weights) {
+    const { SelfAttentionLayer } = await import('./layer.js');
+    return new SelfAttentionLayer(this.#module, weights);
   }
 
   /** Allocates one block for the call, copies inputs in, runs the plan's binding, copies results out, frees. */
@@ -298,11 +312,11 @@ export class Attention {
     try {
       for (const [, tensor, region] of inputRegions) {
         workspace.write(region, tensor.data);
-        this.#checkValues(tensor, workspace.address(region));
+        checkValues(this.#module, tensor, workspace.address(region));
       }
       if (mask) {
         workspace.write(maskRegion, mask.data);
-        this.#checkValues(mask, workspace.address(maskRegion));
+        checkValues(this.#module, mask, workspace.address(maskRegion));
       }
       workspace.writeDescriptor(descriptor, layout.template, options.scale);
       const status = this.#module._call(CALL_KINDS[kind], workspace.address(descriptor));

@@ -167,6 +167,26 @@ export interface MultiHeadResult extends AttentionSteps {
   output: Tensor;
 }
 
+/**
+ * Self-attention prepared for fixed weights (Attention#prepareSelfAttention). The weights, the last x and its
+ * q, k and v stay in WebAssembly memory until free().
+ */
+export interface SelfAttentionLayer {
+  /**
+   * selfAttention(x, weights, options) with the prepared weights: the same results, bit for bit. Only the groups
+   * of 4 rows of x that differ from the last call's x are projected again (all of them when the shape changed).
+   *
+   * | x                                 | results                         |
+   * |-----------------------------------|---------------------------------|
+   * | [L, d_model] or [B, L, d_model]   | as selfAttention's              |
+   */
+  run(x: TensorInput, options?: AttentionOptions): SelfAttentionResult & Partial<MultiHeadResult>;
+  /** Rows of x whose q, k and v the last run projected (whole groups of 4; 0 when only options changed). */
+  readonly projectedRows: number;
+  /** Releases the layer's WebAssembly memory; later runs throw TERMINATED. Harmless twice. */
+  free(): void;
+}
+
 /** One instance of the WebAssembly module. Methods are synchronous; results are owned by JS. */
 export class Attention {
   private constructor();
@@ -198,6 +218,17 @@ export class Attention {
    * DATA_LENGTH_MISMATCH otherwise), scans their values (NON_FINITE) and returns the same bits as a call.
    */
   prepare(shapes: PreparedShapes, options?: AttentionOptions): PreparedAttention;
+
+  /**
+   * Self-attention prepared for fixed weights, for an x that changes a little at a time (an edited token, a live
+   * figure). The layer's code loads on first use; then the weights are read, checked and copied into WebAssembly
+   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles.
+   *
+   * | weights                                                   | run(x, options)                          |
+   * |-----------------------------------------------------------|------------------------------------------|
+   * | as selfAttention's (numHeads, numKvHeads, biases, wo, bo) | x [(B,) L, d_model] → selfAttention's results |
+   */
+  prepareSelfAttention(weights: ProjectionWeights | MultiHeadWeights): Promise<SelfAttentionLayer>;
 
   /**
    * Self-attention from x: Q = x·wq (+bq), K = x·wk (+bk), V = x·wv (+bv), attention, then optional wo (+bo).

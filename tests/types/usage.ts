@@ -1,7 +1,7 @@
 // Compiled with tsc against src/js/index.d.ts through the package's own name: the README's examples must
 // type-check, and the @ts-expect-error lines must stay errors.
 import { AttentionError, createAttention, MAX_CALL_BYTES, simdSupported, Tensor } from 'attention-wasm';
-import type { AttentionErrorCode, MultiHeadResult, SelfAttentionResult } from 'attention-wasm';
+import type { AttentionErrorCode, MultiHeadResult, SelfAttentionLayer, SelfAttentionResult } from 'attention-wasm';
 
 const attn = await createAttention();
 const simd: boolean = attn.simd && simdSupported();
@@ -89,6 +89,15 @@ attn.scaledDotProductAttention('q', q, q);
 // @ts-expect-error a single-head result has no heads
 s.heads;
 
+const layer: SelfAttentionLayer = await attn.prepareSelfAttention({ wq: q, wk: q, wv: q, numHeads: 1 });
+const fromLayer: Tensor = layer.run(q, { causal: true }).output;
+const projectedRows: number = layer.projectedRows;
+layer.free();
+// @ts-expect-error prepareSelfAttention gives a Promise of the layer
+attn.prepareSelfAttention({ wq: q, wk: q, wv: q }).run(q);
+// @ts-expect-error projectedRows is read-only
+layer.projectedRows = 3;
+
 const parallel = await createAttention({ workers: 2 });
 const workerCount: number = parallel.workers;
 const parallelBackend: 'wasm-simd128' | 'scalar' = parallel.kernelBackend;
@@ -97,7 +106,21 @@ await parallel.terminate();
 // @ts-expect-error a ParallelAttention's results are Promises
 parallel.selfAttention(q, { wq: q, wk: q, wv: q }).output;
 
-export { workerCount, parallelBackend, fromWorkers, simd, sets, limit, first, nested, steps, perHead, c };
+export {
+  fromLayer,
+  projectedRows,
+  workerCount,
+  parallelBackend,
+  fromWorkers,
+  simd,
+  sets,
+  limit,
+  first,
+  nested,
+  steps,
+  perHead,
+  c,
+};
 
 // attention-wasm/io: files read into Tensors that the API accepts.
 import { openSafetensors, readNpy, readNpz, readSafetensors } from 'attention-wasm/io';

@@ -35,7 +35,7 @@ function afterPaint(callback) {
  * @param {{ changedAt: number, computeMs: number | null, preview?: boolean }} render  computeMs null: nothing was
  *   recomputed; preview: only the weights were (a temperature drag), the rest follows
  */
-export function reportRender(node, { changedAt, computeMs, preview = false }) {
+export function reportRender(node, { changedAt, computeMs, preview = false, projection = null }) {
   const from = inputAt !== null && inputAt <= changedAt ? inputAt : changedAt;
   inputAt = null;
   afterPaint((paintedAt) => {
@@ -46,7 +46,8 @@ export function reportRender(node, { changedAt, computeMs, preview = false }) {
       first = false;
       body.firstPaintMs = paintedAt.toFixed(0);
     }
-    const wasm = computeMs === null ? 'nothing recomputed' : `of which WebAssembly ${formatMs(computeMs)}`;
+    const rows = projection ? ` (x·W projected again for ${projection.rows} of ${projection.of} tokens)` : '';
+    const wasm = computeMs === null ? 'nothing recomputed' : `of which WebAssembly ${formatMs(computeMs)}${rows}`;
     const rest = preview ? ' (the weights only: the rest follows when the slider rests)' : '';
     node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}${rest}`;
   });

@@ -1,7 +1,14 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
-import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from './model/calls.js';
+import {
+  computeCall,
+  float32Call,
+  lastProjection,
+  onlyScaleChanged,
+  previewsTemperature,
+  sameCall,
+} from './model/calls.js';
 import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';
@@ -145,7 +152,7 @@ function render() {
     // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
     if (!sameCall(call, lastCall)) {
       const single = float32Call(call);
-      result = takeResultAhead(single) ?? attn.selfAttention(single.x, single.weights, single.options);
+      result = takeResultAhead(single) ?? computeCall(attn, single); // a new seed's result may be made ahead
     }
   } catch (error) {
     setError(
@@ -171,7 +178,9 @@ function render() {
   document.body.dataset.computeMs = (computeMs ?? 0).toFixed(3);
   document.body.dataset.updateMs = totalMs.toFixed(3);
   document.body.dataset.scriptMs = (performance.now() - scriptStart).toFixed(3);
-  reportRender(byId('status-time'), { changedAt: started, computeMs });
+  const projection = computeMs === null ? null : lastProjection();
+  document.body.dataset.projectedRows = String(projection?.rows ?? call.x.shape[0]);
+  reportRender(byId('status-time'), { changedAt: started, computeMs, projection });
   scheduleExperiment(app);
   prepareNextSeed(state);
 }

@@ -4,6 +4,7 @@ export const KEY_TILE = 512;
 export const KEY_PANEL = 8;
 export const VALUE_PANEL = 8;
 export const OUTPUT_PROJECTION_ROWS = 64;
+export const PROJECTION_ROWS = 4;
 
 /** Causal masking, as the core numbers it. */
 export const CAUSAL = Object.freeze({
@@ -47,7 +48,7 @@ export const ERROR_CODES = Object.freeze({
   SIMD_UNSUPPORTED: 'from `createAttention`: `simd: true` where WebAssembly SIMD is missing',
   LOAD_FAILED: 'from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL',
   BAD_FILE: 'from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset',
-  TERMINATED: 'a call on a `ParallelAttention` after `terminate()`',
+  TERMINATED: 'a call on a `ParallelAttention` after `terminate()`, or on a prepared layer after `free()`',
   WORKER_FAILED: 'a worker died or failed during a call',
   WORKERS_UNAVAILABLE: 'from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page\'s Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`',
   NULL_ARGUMENT: 'a null buffer passed to the C++ core (a bug: the JS layer never passes one)',
@@ -95,5 +96,6 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
   rawScores: 38,
   heads: 39,
   concat: 40,
+  staleBlocks: 41,
 });
-export const DESCRIPTOR_SLOT_COUNT = 41;
+export const DESCRIPTOR_SLOT_COUNT = 42;

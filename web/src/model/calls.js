@@ -42,6 +42,64 @@ export function float32Call({ x, weights, options }) {
   return { x: single(x), weights: next, options };
 }
 
+let layer = null; // the prepared layer of the current weights: { attn, weights, run, free }
+let preparing = null; // { attn, weights } whose layer is on its way
+let latest = null; // the last call computed, which a new layer runs once to keep its projections
+let projection = null; // { rows, of }: the rows of x the last computeCall projected, of all; null = all of them
+
+/** The rows of x the last computeCall projected again, of how many: { rows, of }, or null when it projected all. */
+export function lastProjection() {
+  return projection;
+}
+
+/** Whether two calls' weights are the same arrays (float32Call's copies) with the same heads and shapes. */
+function sameWeights(a, b) {
+  return (
+    a.numHeads === b.numHeads &&
+    a.numKvHeads === b.numKvHeads &&
+    WEIGHT_KEYS.every((key) => a[key]?.data === b[key]?.data && String(a[key]?.shape) === String(b[key]?.shape))
+  );
+}
+
+/**
+ * The page's selfAttention(x, weights, options), with the same bits: on a layer prepared for the weights
+ * (prepareSelfAttention) while they stay, so that an edit of one token projects 4 rows of x again instead of all of
+ * them, and a change of options none. New weights (a new seed, another size) are computed by selfAttention at once
+ * while their layer is prepared, then run once on the latest x in a later task, ready for the next change.
+ */
+export function computeCall(attn, call) {
+  const { x, weights, options } = call;
+  latest = call;
+  projection = null;
+  if (layer?.attn === attn && sameWeights(layer.weights, weights)) {
+    const result = layer.run(x, options);
+    const of = x.shape.length === 3 ? x.shape[0] * x.shape[1] : x.shape[0];
+    projection = layer.projectedRows < of ? { rows: layer.projectedRows, of } : null;
+    return result;
+  }
+  if (!preparing || preparing.attn !== attn || !sameWeights(preparing.weights, weights)) {
+    const entry = { attn, weights };
+    preparing = entry;
+    attn.prepareSelfAttention(weights).then(
+      (made) => {
+        if (preparing !== entry) return made.free();
+        preparing = null;
+        layer?.free();
+        layer = Object.assign(made, { attn, weights });
+        try {
+          if (sameWeights(latest.weights, weights)) layer.run(latest.x, latest.options); // projects every row once
+        } catch {
+          // the same call failed in selfAttention too, and its error is on the page
+        }
+      },
+      () => {
+        if (preparing === entry) preparing = null; // selfAttention reports the error at every call
+      },
+    );
+  }
+  return attn.selfAttention(x, weights, options);
+}
+
 /** Whether call `a` differs from `b` only in its scale (a temperature change): the projections stay as they were. */
 export function onlyScaleChanged(a, b) {
   if (!a || !b || a.options.scale === b.options.scale) return false;

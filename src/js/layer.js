@@ -1,0 +1,210 @@
+// A self-attention layer prepared once for its weights (Attention#prepareSelfAttention): the weights stay in
+// WebAssembly memory, and so do the last x and its q, k and v; a call copies in and projects again only the
+// groups of PROJECTION_ROWS rows of x that changed (the core's stale_blocks), then attends and projects out as
+// selfAttention does, with the same bits. For a page that redraws after every edit of one token, or a tutorial's
+// live figure: one changed row of a GPT-2-sized layer projects 4 rows instead of all of them.
+import { AttentionError } from './errors.js';
+import { typedArrayView } from './intrinsics.js';
+import { CALL_KINDS, DESCRIPTOR_SLOTS, PROJECTION_ROWS } from './generated/abi.js';
+import { planSelfAttention, product } from './plan.js';
+import { Workspace, callLayout, checkCallBytes, checkValues, descriptorTemplate, statusError } from './attention.js';
+
+const KEPT = ['q', 'k', 'v']; // results that stay in the layer's memory between calls
+
+// A layer dropped without free() gives its memory back when it is collected.
+const unfreed = new FinalizationRegistry((blocks) => freeBlocks(blocks));
+
+function freeBlocks(blocks) {
+  blocks.weights?.free();
+  blocks.rows?.free();
+  blocks.weights = blocks.rows = null;
+}
+
+const freedError = () =>
+  new AttentionError('TERMINATED', 'this prepared layer was freed: prepare a new one with prepareSelfAttention');
+
+/** Regions of a block kept between calls: each [key, count, elementBytes] at a 16-byte aligned offset. */
+function residentLayout(entries) {
+  let bytes = 0;
+  const regions = {};
+  for (const [key, count, elementBytes = 4] of entries) {
+    const offset = Math.ceil(bytes / 16) * 16;
+    regions[key] = { offset, count, elementBytes };
+    bytes = offset + count * elementBytes;
+  }
+  return { regions, bytes };
+}
+
+const WEIGHT_KEYS = { wQ: 'wq', wK: 'wk', wV: 'wv', wO: 'wo', bQ: 'bq', bK: 'bk', bV: 'bv', bO: 'bo' };
+
+/**
+ * A prepared layer's weights, read and checked as selfAttention reads them (with its errors) and copied into a
+ * block of their own: { weights (the tensors, for the plans of later calls), block, regions }.
+ */
+export function residentWeights(module, weights) {
+  const record = weights !== null && typeof weights === 'object' ? weights : {};
+  const wq = record.wq;
+  const dModel = Array.isArray(wq?.shape) ? wq.shape[0] : Array.isArray(wq) && wq.length ? wq.length : 1;
+  // A one-row x reads and checks the weights as every call would.
+  const probe = planSelfAttention({ data: new Float32Array(dModel), shape: [1, dModel] }, weights);
+  checkCallBytes(probe);
+  const tensors = Object.entries(WEIGHT_KEYS).filter(([key]) => probe.inputs[key]);
+  const read = {};
+  if (record.numHeads !== undefined) read.numHeads = probe.dims.numHeads;
+  if (record.numKvHeads !== undefined) read.numKvHeads = probe.dims.numKvHeads;
+  const { regions, bytes } = residentLayout(tensors.map(([key]) => [key, probe.inputs[key].data.length]));
+  const block = new Workspace(module, bytes);
+  try {
+    for (const [key, name] of tensors) {
+      const tensor = probe.inputs[key];
+      block.write(regions[key], tensor.data);
+      checkValues(module, tensor, block.address(regions[key]));
+      read[name] = { data: tensor.data, shape: tensor.shape.slice() }; // later plans read its shape only
+    }
+  } catch (error) {
+    block.free();
+    throw error;
+  }
+  return { weights: read, block, regions };
+}
+
+export class SelfAttentionLayer {
+  #module;
+  #weights; // { wq, …, numHeads, numKvHeads }: the tensors as read once, for the plans of later calls
+  #blocks = { weights: null, rows: null }; // the Workspaces of the weights and of #rows
+  #weightRegions;
+  #rows = null; // { block, regions, key, batch, groups, lenQ, dModel }: x, q, k, v and stale flags for one shape of x
+  #valid = false; // whether #rows' q, k and v are the projections of its x
+
+  /** Rows of x whose q, k and v the last call projected (whole groups of PROJECTION_ROWS rows). */
+  projectedRows = 0;
+
+  /** @internal use Attention#prepareSelfAttention */
+  constructor(module, weightsGiven) {
+    const { weights, block, regions } = residentWeights(module, weightsGiven);
+    this.#module = module;
+    this.#weights = weights;
+    this.#blocks.weights = block;
+    this.#weightRegions = regions;
+    unfreed.register(this, this.#blocks, this);
+    this.run = this.run.bind(this);
+    this.free = this.free.bind(this);
+  }
+
+  /**
+   * selfAttention(x, weights, options) with the prepared weights: the same results, bit for bit. Only the
+   * groups of PROJECTION_ROWS rows of x that differ from the last call's x are projected again.
+   *
+   * | argument | shape                           | result                     |
+   * |----------|---------------------------------|----------------------------|
+   * | x        | [L, d_model] or [B, L, d_model] | as selfAttention's results |
+   */
+  run(x, options) {
+    const weightBlock = this.#blocks.weights;
+    if (!weightBlock) throw freedError();
+    const plan = planSelfAttention(x, this.#weights, options);
+    checkCallBytes(plan); // the limit of the same call to selfAttention
+    const rows = this.#rowsFor(plan);
+    const X = plan.inputs.x;
+    this.#copyChangedRows(rows, X);
+    const perCall = {
+      ...plan,
+      inputs: {},
+      outputs: Object.fromEntries(Object.entries(plan.outputs).filter(([key]) => !KEPT.includes(key))),
+    };
+    const layout = callLayout(perCall);
+    const workspace = new Workspace(this.#module, layout.totalBytes);
+    this.#valid = false; // until the call below succeeds: its q, k and v may be half written
+    try {
+      checkValues(this.#module, X, rows.block.address(rows.regions.x));
+      const mask = plan.options.mask;
+      if (mask) {
+        workspace.write(layout.maskRegion, mask.data);
+        checkValues(this.#module, mask, workspace.address(layout.maskRegion));
+      }
+      workspace.writeDescriptor(layout.descriptor, descriptorTemplate(perCall, layout), plan.options.scale);
+      const slots = this.#module.HEAP32;
+      const at = workspace.address(layout.descriptor) / 4;
+      for (const [key, region] of Object.entries(this.#weightRegions))
+        slots[at + DESCRIPTOR_SLOTS[key]] = weightBlock.address(region);
+      for (const key of ['x', ...KEPT, 'staleBlocks'])
+        slots[at + DESCRIPTOR_SLOTS[key]] = rows.block.address(rows.regions[key]);
+      const status = this.#module._call(CALL_KINDS.projected, workspace.address(layout.descriptor));
+      if (status) throw statusError(status);
+      this.#valid = true;
+      this.projectedRows = this.#projectedRows(rows);
+      const result = {};
+      for (const [key, shape] of Object.entries(plan.outputs)) {
+        const kept = KEPT.includes(key);
+        const region = kept ? rows.regions[key] : layout.outputs.find(([name]) => name === key)[2];
+        result[key] = (kept ? rows.block : workspace).read(region, shape.slice(), plan.out?.[key]);
+      }
+      return result;
+    } finally {
+      workspace.free();
+    }
+  }
+
+  /** Releases the layer's WebAssembly memory; later calls throw TERMINATED. */
+  free() {
+    freeBlocks(this.#blocks);
+    unfreed.unregister(this);
+    this.#rows = null;
+    this.#valid = false;
+  }
+
+  /** The resident block for this plan's shape of x, made anew (every row stale) when the shape changed. */
+  #rowsFor(plan) {
+    const { batch, lenQ, dModel } = plan.dims;
+    const key = `${batch}:${lenQ}`;
+    if (this.#rows?.key === key) return this.#rows;
+    this.#blocks.rows?.free();
+    this.#blocks.rows = this.#rows = null;
+    this.#valid = false;
+    const groups = Math.ceil(lenQ / PROJECTION_ROWS);
+    const counts = KEPT.map((name) => [name, product(plan.outputs[name])]);
+    const { regions, bytes } = residentLayout([
+      ['x', batch * lenQ * dModel],
+      ...counts,
+      ['staleBlocks', batch * groups, 1],
+    ]);
+    const block = new Workspace(this.#module, bytes);
+    this.#blocks.rows = block;
+    this.#rows = { block, regions, key, batch, groups, lenQ, dModel };
+    return this.#rows;
+  }
+
+  /**
+   * Copies into the layer's x the groups of rows that differ from it (bit for bit) and flags them stale; every group
+   * when the kept projections are not valid.
+   */
+  #copyChangedRows(rows, X) {
+    const { block, regions, batch, groups, lenQ, dModel } = rows;
+    const heap = new Uint32Array(this.#module.HEAPU8.buffer);
+    const base = block.address(regions.x) / 4;
+    const given = typedArrayView(X.data, Uint32Array, X.data.length);
+    const flags = this.#module.HEAPU8;
+    const flagBase = block.address(regions.staleBlocks);
+    for (let g = 0; g < batch * groups; g++) {
+      const b = Math.floor(g / groups);
+      const r0 = b * lenQ + (g % groups) * PROJECTION_ROWS;
+      const r1 = Math.min(b * lenQ + lenQ, r0 + PROJECTION_ROWS);
+      let changed = !this.#valid;
+      for (let i = r0 * dModel; !changed && i < r1 * dModel; i++) changed = heap[base + i] !== given[i];
+      flags[flagBase + g] = changed ? 1 : 0;
+      if (!changed) continue;
+      heap.set(given.subarray(r0 * dModel, r1 * dModel), base + r0 * dModel);
+    }
+  }
+
+  /** The rows in the groups the core flagged as projected (it may project more groups than were stale). */
+  #projectedRows({ block, regions, batch, groups, lenQ }) {
+    const flags = this.#module.HEAPU8;
+    const flagBase = block.address(regions.staleBlocks);
+    let count = 0;
+    for (let g = 0; g < batch * groups; g++) {
+      if (flags[flagBase + g]) count += Math.min(PROJECTION_ROWS, lenQ - (g % groups) * PROJECTION_ROWS);
+    }
+    return count;
+  }
+}

@@ -1,0 +1,168 @@
+// Attention#prepareSelfAttention, through the public API of both builds, in Node and Chromium: a prepared layer
+// gives selfAttention's results bit for bit while it projects again only the groups of rows of x that changed,
+// over shapes whose last rows or small sizes Eigen's product treats apart; and its errors, memory and free().
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AttentionError, createAttention } from '../../src/js/index.js';
+import { VARIANTS, randomTensor, seededRandom } from './reference.js';
+
+/** Every result of `actual` holds exactly the bits (and shape) of `expected`'s. */
+function expectSameBits(actual, expected, what) {
+  expect(Object.keys(actual), what).toEqual(Object.keys(expected));
+  for (const key of Object.keys(expected)) {
+    expect(actual[key].shape, `${what}: ${key}`).toEqual(expected[key].shape);
+    const [a, b] = [actual[key].data, expected[key].data];
+    const differ = a.findIndex((value, i) => !Object.is(value, b[i]));
+    expect(differ, `${what}: ${key} differs first at ${differ}`).toBe(-1);
+  }
+}
+
+/** A layer's weights: grouped-query when numKvHeads < numHeads, with biases and W_o. */
+function layerWeights(random, { dModel, numHeads, numKvHeads, dK, dV, dOut }) {
+  const w = {
+    wq: randomTensor(random, [dModel, numHeads * dK]),
+    wk: randomTensor(random, [dModel, numKvHeads * dK]),
+    wv: randomTensor(random, [dModel, numKvHeads * dV]),
+    bq: randomTensor(random, [numHeads * dK]),
+    bv: randomTensor(random, [numKvHeads * dV]),
+    numHeads,
+    numKvHeads,
+  };
+  if (dOut) Object.assign(w, { wo: randomTensor(random, [numHeads * dV, dOut]), bo: randomTensor(random, [dOut]) });
+  return w;
+}
+
+// GPT-2's layer at n = 64; the page's default (too small for groups); last groups of 1 and 2 rows; a batch.
+const SHAPES = [
+  { batch: 0, lenQ: 64, dModel: 768, numHeads: 12, numKvHeads: 12, dK: 64, dV: 64, dOut: 768 },
+  { batch: 0, lenQ: 5, dModel: 8, numHeads: 2, numKvHeads: 2, dK: 4, dV: 4, dOut: 0 },
+  { batch: 2, lenQ: 17, dModel: 96, numHeads: 4, numKvHeads: 2, dK: 24, dV: 16, dOut: 32 },
+  { batch: 0, lenQ: 30, dModel: 33, numHeads: 3, numKvHeads: 1, dK: 5, dV: 7, dOut: 9 },
+  { batch: 0, lenQ: 9, dModel: 16, numHeads: 2, numKvHeads: 2, dK: 2, dV: 3, dOut: 0 },
+];
+
+describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
+  let attn;
+  beforeAll(async () => {
+    attn = await createAttention({ simd });
+  });
+
+  it.each(SHAPES)(
+    'one changed row at a time gives selfAttention bit for bit (L = $lenQ, d_model = $dModel, B = $batch)',
+    async (dims) => {
+      const random = seededRandom(dims.lenQ * 131 + dims.dModel);
+      const weights = layerWeights(random, dims);
+      const shape = dims.batch ? [dims.batch, dims.lenQ, dims.dModel] : [dims.lenQ, dims.dModel];
+      const x = randomTensor(random, shape);
+      const layer = await attn.prepareSelfAttention(weights);
+      const rows = (dims.batch || 1) * dims.lenQ;
+      const projected = [];
+      for (let t = 0; t < Math.min(rows, dims.dModel > 100 ? 6 : 12); t++) {
+        const row = rows - 1 - ((t * 5) % rows); // the last row first: the one Eigen treats apart
+        for (let c = 0; c < dims.dModel; c++) x.data[row * dims.dModel + c] = random();
+        const options = { causal: t % 2 === 0, returnSteps: t % 3 === 0, scale: t % 4 === 3 ? 0.3 : undefined };
+        expectSameBits(layer.run(x, options), attn.selfAttention(x, weights, options), `change ${t}, row ${row}`);
+        projected.push(layer.projectedRows);
+      }
+      layer.free();
+      // The first call projects every row; later ones a group of 4 with the rows after the last whole group (the
+      // last 1 to 3 rows of a batch, when the change is there), or every row where Eigen treats groups apart.
+      expect(projected[0]).toBe(rows);
+      const groupsAlike = dims.lenQ >= 8 && 4 + Math.min(dims.dK, dims.dV) + dims.dModel >= 20 && dims.dK >= 2;
+      for (const count of projected.slice(1)) {
+        if (groupsAlike) expect(count).toBeLessThanOrEqual(4 + (dims.lenQ % 4));
+        else expect(count).toBe(rows);
+      }
+    },
+    30_000, // the scalar build at GPT-2's size, on a busy machine
+  );
+
+  it('projects nothing when only options change, and everything when the shape of x changes', async () => {
+    const random = seededRandom(3);
+    const weights = layerWeights(random, SHAPES[2]);
+    const layer = await attn.prepareSelfAttention(weights);
+    const x = randomTensor(random, [2, 17, 96]);
+    layer.run(x);
+    const causal = layer.run(x, { causal: true });
+    expect(layer.projectedRows).toBe(0);
+    expectSameBits(causal, attn.selfAttention(x, weights, { causal: true }), 'causal only');
+    const shorter = randomTensor(random, [11, 96]);
+    expectSameBits(layer.run(shorter), attn.selfAttention(shorter, weights), 'another shape');
+    expect(layer.projectedRows).toBe(11);
+    layer.free();
+  });
+
+  it('copies the weights once: later changes to their arrays are not seen', async () => {
+    const random = seededRandom(4);
+    const weights = layerWeights(random, SHAPES[4]);
+    const x = randomTensor(random, [9, 16]);
+    const before = attn.selfAttention(x, weights);
+    const layer = await attn.prepareSelfAttention(weights);
+    weights.wq.data.fill(0.5);
+    expectSameBits(layer.run(x), before, 'weights changed after prepare');
+    layer.free();
+  });
+
+  it('writes into options.out as selfAttention does', async () => {
+    const random = seededRandom(5);
+    const weights = layerWeights(random, SHAPES[1]);
+    const x = randomTensor(random, [5, 8]);
+    const layer = await attn.prepareSelfAttention(weights);
+    const out = { output: new Float32Array(5 * 8), q: new Float32Array(2 * 5 * 4) };
+    const result = layer.run(x, { out });
+    expect(result.output.data).toBe(out.output);
+    expect(result.q.data).toBe(out.q);
+    expectSameBits(result, attn.selfAttention(x, weights), 'out');
+    layer.free();
+  });
+
+  it("refuses bad weights and bad x with selfAttention's errors, and recovers after a bad x", async () => {
+    const random = seededRandom(6);
+    const weights = layerWeights(random, SHAPES[4]);
+    const error = (f) => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(AttentionError);
+        return `${e.code}: ${e.message}`;
+      }
+      return 'no error';
+    };
+    const refused = (weightsGiven) =>
+      attn.prepareSelfAttention(weightsGiven).then(
+        () => 'no error',
+        (e) => (e instanceof AttentionError ? `${e.code}: ${e.message}` : `not an AttentionError: ${e}`),
+      );
+    const baseline = attn.heapBytesInUse();
+    const bad = { ...weights, wk: randomTensor(random, [15, 4]) };
+    expect(await refused(bad)).toMatch(/^SHAPE_MISMATCH: wk has 15 rows but x has 16 columns/);
+    const nan = { ...weights, wv: { data: new Float32Array(16 * 6).fill(NaN), shape: [16, 6] } };
+    expect(await refused(nan)).toMatch(/^NON_FINITE: wv\.data\[0\]/);
+    expect(await refused(undefined)).toMatch(/^NOT_A_TENSOR: weights\.wq is missing/);
+    expect(attn.heapBytesInUse()).toBe(baseline); // nothing kept by a refused layer
+
+    const layer = await attn.prepareSelfAttention(weights);
+    const x = randomTensor(random, [9, 16]);
+    layer.run(x);
+    expect(error(() => layer.run(randomTensor(random, [9, 15])))).toMatch(/^SHAPE_MISMATCH: .*\[9, 15\]/);
+    const poisoned = { data: x.data.slice(), shape: x.shape };
+    poisoned.data[20] = Infinity;
+    expect(error(() => layer.run(poisoned))).toMatch(/^NON_FINITE: x\.data\[20\]/);
+    x.data[3] = 0.25; // the next call must not trust the projections of the poisoned call
+    expectSameBits(layer.run(x), attn.selfAttention(x, weights), 'after a refused x');
+    layer.free();
+  });
+
+  it('holds its memory until free(), then refuses calls with TERMINATED', async () => {
+    const random = seededRandom(7);
+    const weights = layerWeights(random, SHAPES[3]);
+    const baseline = attn.heapBytesInUse();
+    const layer = await attn.prepareSelfAttention(weights);
+    const { run } = layer; // works detached
+    run(randomTensor(random, [30, 33]));
+    expect(attn.heapBytesInUse()).toBeGreaterThan(baseline);
+    layer.free();
+    expect(attn.heapBytesInUse()).toBe(baseline);
+    expect(() => run(randomTensor(random, [30, 33]))).toThrow(expect.objectContaining({ code: 'TERMINATED' }));
+    layer.free(); // twice is harmless
+  });
+});
