@@ -33,7 +33,7 @@ function afterPaint(callback) {
  * since the input that caused it (or since `changedAt` when no input did, e.g. a link opened), and WebAssembly's share.
  * @param {HTMLElement} node  the status line's time
  * @param {{ changedAt: number, computeMs: number | null, preview?: boolean }} render  computeMs null: nothing was
- *   recomputed; preview: only the weights were (a temperature drag), the rest follows
+ *   recomputed; preview: only the weights were (a temperature drag), the rest follows; projection: lastProjection()
  */
 export function reportRender(node, { changedAt, computeMs, preview = false, projection = null }) {
   const from = inputAt !== null && inputAt <= changedAt ? inputAt : changedAt;
@@ -46,7 +46,11 @@ export function reportRender(node, { changedAt, computeMs, preview = false, proj
       first = false;
       body.firstPaintMs = paintedAt.toFixed(0);
     }
-    const rows = projection ? ` (x·W projected again for ${projection.rows} of ${projection.of} tokens)` : '';
+    const rows = projection?.ahead
+      ? ' (the rest was computed ahead, in a worker)'
+      : projection
+        ? ` (x·W projected again for ${projection.rows} of ${projection.of} tokens)`
+        : '';
     const wasm = computeMs === null ? 'nothing recomputed' : `of which WebAssembly ${formatMs(computeMs)}${rows}`;
     const rest = preview ? ' (the weights only: the rest follows when the slider rests)' : '';
     node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}${rest}`;

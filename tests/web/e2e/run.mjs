@@ -12,3 +12,4 @@ import './bigmodel.mjs';
 import './bigmodel-file.mjs';
 import './fast.mjs';
 import './layer.mjs';
+import './seed-ahead.mjs';

@@ -29,6 +29,15 @@ describe('prepared matrices', () => {
     expect(generatedMatrix({ ...state, seed: 778 }, 'wq')).toEqual(own);
   });
 
+  test('a matrix handed in takes the place of the one cached for the same state (the worker hands in fresh arrays)', () => {
+    const state = { ...defaultState(), seed: 4242, dModel: 16, numHeads: 2 };
+    const cached = generatedMatrix(state, 'wk');
+    const copy = cached.map((row) => row.slice());
+    prepareGenerated('wk', generationKey(state, 'wk'), copy);
+    expect(generatedMatrix(state, 'wk')).toBe(copy);
+    expect(generatedMatrix(state, 'wk')).toBe(copy); // and is the cached one from then on
+  });
+
   test('flat copies handed in are the ones the call uses', () => {
     const rows = [
       [0.1, 0.2],

@@ -45,9 +45,12 @@ export function float32Call({ x, weights, options }) {
 let layer = null; // the prepared layer of the current weights: { attn, weights, run, free }
 let preparing = null; // { attn, weights } whose layer is on its way
 let latest = null; // the last call computed, which a new layer runs once to keep its projections
-let projection = null; // { rows, of }: the rows of x the last computeCall projected, of all; null = all of them
+let projection = null; // { rows, of }: the rows of x the last computeCall projected, of all; { ahead }; null = all
 
-/** The rows of x the last computeCall projected again, of how many: { rows, of }, or null when it projected all. */
+/**
+ * How the last computeCall went: { rows, of } when it projected only `rows` of x's `of` rows again, { ahead: true }
+ * when it took a result made ahead, null when it computed everything.
+ */
 export function lastProjection() {
   return projection;
 }
@@ -65,13 +68,16 @@ function sameWeights(a, b) {
  * The page's selfAttention(x, weights, options), with the same bits: on a layer prepared for the weights
  * (prepareSelfAttention) while they stay, so that an edit of one token projects 4 rows of x again instead of all of
  * them, and a change of options none. New weights (a new seed, another size) are computed by selfAttention at once
- * while their layer is prepared, then run once on the latest x in a later task, ready for the next change.
+ * (or taken from `madeAhead`, the result a worker computed for exactly this call) while their layer is prepared,
+ * then run once on the latest x in a later task, ready for the next change.
  */
-export function computeCall(attn, call) {
+export function computeCall(attn, call, madeAhead = null) {
   const { x, weights, options } = call;
   latest = call;
   projection = null;
+  if (madeAhead) projection = { ahead: true };
   if (layer?.attn === attn && sameWeights(layer.weights, weights)) {
+    if (madeAhead) return madeAhead; // the layer's x catches up at its next run
     const result = layer.run(x, options);
     const of = x.shape.length === 3 ? x.shape[0] * x.shape[1] : x.shape[0];
     projection = layer.projectedRows < of ? { rows: layer.projectedRows, of } : null;
@@ -97,7 +103,7 @@ export function computeCall(attn, call) {
       },
     );
   }
-  return attn.selfAttention(x, weights, options);
+  return madeAhead ?? attn.selfAttention(x, weights, options);
 }
 
 /** Whether call `a` differs from `b` only in its scale (a temperature change): the projections stay as they were. */

@@ -91,14 +91,14 @@ export function prepareGenerated(name, key, matrix) {
  */
 export function generatedMatrix(state, name) {
   const { rows, cols, width, designed, byToken, labels, key } = generation(state, name);
-  const cached = generated.get(name);
-  if (cached?.key === key) return cached.matrix;
-  const ready = prepared.get(name);
+  const ready = prepared.get(name); // a matrix handed in takes the place of the one cached, if any
   if (ready?.key === key) {
     prepared.delete(name);
     generated.set(name, ready);
     return ready.matrix;
   }
+  const cached = generated.get(name);
+  if (cached?.key === key) return cached.matrix;
   const matrix = designed
     ? designedMatrix(state, name)
     : byToken
