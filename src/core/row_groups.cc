@@ -14,16 +14,14 @@ std::vector<std::pair<int64_t, int64_t>> stale_row_ranges(int64_t rows, int64_t 
   const int64_t whole = rows / kProjectionRows * kProjectionRows;
   const int64_t groups = (rows + kProjectionRows - 1) / kProjectionRows;
   const bool groups_alike = whole >= 2 * kProjectionRows && width >= 2 && kProjectionRows + width + depth >= 20;
-  if (!stale) return {{0, rows}};
   std::vector<std::pair<int64_t, int64_t>> ranges;
   for (int64_t g = 0; g < groups; ++g) {
-    if (!stale[g]) continue;
-    if (!groups_alike) {
-      ranges = {{0, rows}};
-      break;
-    }
+    if (stale && !stale[g]) continue;
     int64_t r0 = g * kProjectionRows, r1 = std::min(rows, r0 + kProjectionRows);
-    if (r1 > whole) {  // the last rows: with the whole group before them, as in the whole product
+    if (!stale || !groups_alike) {  // every row, in one product
+      r0 = 0;
+      r1 = rows;
+    } else if (r1 > whole) {  // the last rows: with the whole group before them, as in the whole product
       r0 = std::min(r0, whole - kProjectionRows);
       r1 = rows;
     }
@@ -34,7 +32,7 @@ std::vector<std::pair<int64_t, int64_t>> stale_row_ranges(int64_t rows, int64_t 
     }
   }
   for (const auto& [r0, r1] : ranges) {  // the flags now say which groups are projected
-    std::fill(stale + r0 / kProjectionRows, stale + (r1 + kProjectionRows - 1) / kProjectionRows, 1);
+    for (int64_t g = r0 / kProjectionRows; stale && g * kProjectionRows < r1; ++g) stale[g] = 1;
   }
   return ranges;
 }
