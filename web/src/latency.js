@@ -45,6 +45,9 @@ export function reportRender(node, { changedAt, computeMs, preview = false, proj
     if (first) {
       first = false;
       body.firstPaintMs = paintedAt.toFixed(0);
+      // The steps stop skipping their layout (steps.css) once the browser is idle after the first numbers.
+      const idle = globalThis.requestIdleCallback ?? ((callback) => setTimeout(callback, 200));
+      idle(() => document.body.classList.add('settled'), { timeout: 3000 });
     }
     const rows = projection?.ahead
       ? ' (the rest was computed ahead, in a worker)'
