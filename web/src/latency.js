@@ -57,6 +57,7 @@ export function reportRender(node, { changedAt, computeMs, preview = false, proj
     const wasm = computeMs === null ? 'nothing recomputed' : `of which WebAssembly ${formatMs(computeMs)}${rows}`;
     const rest = preview ? ' (the weights only: the rest follows when the slider rests)' : '';
     node.textContent = `last update ${formatMs(waited)} from input to screen, ${wasm}${rest}`;
+    node.title = node.textContent; // the whole line, where a narrow header cuts it short
   });
 }
 
