@@ -23,7 +23,10 @@ function freeBlocks(blocks) {
 const freedError = () =>
   new AttentionError('TERMINATED', 'this prepared layer was freed: prepare a new one with prepareSelfAttention');
 
-/** Regions of a block kept between calls: each [key, count, elementBytes] at a 16-byte aligned offset. */
+/**
+ * Regions of a block kept between calls: each [key, count, elementBytes] at a 16-byte aligned offset, as callLayout's
+ * reserve places a call's (a copy: sharing it from attention.js cost the elements' budget more than it has left).
+ */
 function residentLayout(entries) {
   let bytes = 0;
   const regions = {};
@@ -35,31 +38,29 @@ function residentLayout(entries) {
   return { regions, bytes };
 }
 
-const WEIGHT_KEYS = { wQ: 'wq', wK: 'wk', wV: 'wv', wO: 'wo', bQ: 'bq', bK: 'bk', bV: 'bv', bO: 'bo' };
-
 /**
  * A prepared layer's weights, read and checked as selfAttention reads them (with its errors) and copied into a
  * block of their own: { weights (the tensors, for the plans of later calls), block, regions }.
  */
-export function residentWeights(module, weights) {
+function residentWeights(module, weights) {
   const record = weights !== null && typeof weights === 'object' ? weights : {};
   const wq = record.wq;
   const dModel = Array.isArray(wq?.shape) ? wq.shape[0] : Array.isArray(wq) && wq.length ? wq.length : 1;
   // A one-row x reads and checks the weights as every call would.
   const probe = planSelfAttention({ data: new Float32Array(dModel), shape: [1, dModel] }, weights);
   checkCallBytes(probe);
-  const tensors = Object.entries(WEIGHT_KEYS).filter(([key]) => probe.inputs[key]);
+  // The plan's weight inputs (wQ, …, bO), each named as the caller named it (wq, …, bo).
+  const tensors = Object.entries(probe.inputs).filter(([key, tensor]) => tensor && key !== 'x' && key !== 'context');
   const read = {};
   if (record.numHeads !== undefined) read.numHeads = probe.dims.numHeads;
   if (record.numKvHeads !== undefined) read.numKvHeads = probe.dims.numKvHeads;
-  const { regions, bytes } = residentLayout(tensors.map(([key]) => [key, probe.inputs[key].data.length]));
+  const { regions, bytes } = residentLayout(tensors.map(([key, tensor]) => [key, tensor.data.length]));
   const block = new Workspace(module, bytes);
   try {
-    for (const [key, name] of tensors) {
-      const tensor = probe.inputs[key];
+    for (const [key, tensor] of tensors) {
       block.write(regions[key], tensor.data);
       checkValues(module, tensor, block.address(regions[key]));
-      read[name] = { data: tensor.data, shape: tensor.shape.slice() }; // later plans read its shape only
+      read[tensor.name] = { data: tensor.data, shape: tensor.shape.slice() }; // later plans read its shape only
     }
   } catch (error) {
     block.free();

@@ -32,8 +32,9 @@ function afterPaint(callback) {
  * Reports a render that has just drawn: once the frame is painted, writes to `node` how long the user waited
  * since the input that caused it (or since `changedAt` when no input did, e.g. a link opened), and WebAssembly's share.
  * @param {HTMLElement} node  the status line's time
- * @param {{ changedAt: number, computeMs: number | null, preview?: boolean }} render  computeMs null: nothing was
- *   recomputed; preview: only the weights were (a temperature drag), the rest follows; projection: lastProjection()
+ * @param {{ changedAt: number, computeMs: number | null, preview?: boolean, projection?: object | null }} render
+ *   computeMs null: nothing was recomputed; preview: only the weights were (a temperature drag), the rest follows;
+ *   projection: lastProjection()
  */
 export function reportRender(node, { changedAt, computeMs, preview = false, projection = null }) {
   const from = inputAt !== null && inputAt <= changedAt ? inputAt : changedAt;

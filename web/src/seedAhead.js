@@ -8,7 +8,7 @@
 // layers make theirs at the click, in a few ms; so does a page whose worker cannot start.
 import { Tensor } from 'attention-wasm';
 import { INPUT_NAMES, generationKey, headWidth, prepareGenerated } from './model/matrices.js';
-import { adoptFlat } from './model/calls.js';
+import { WEIGHT_KEYS, adoptFlat } from './model/calls.js';
 import { columnBlockOf } from './model/reuse.js';
 
 /** Below this many generated numbers, the click makes them itself (a few ms): nothing is made ahead. */
@@ -19,7 +19,6 @@ const QUIET_MS = 300;
 const SEEDS_AHEAD = 2;
 /** State fields that change what is shown, not what is computed: a change there keeps the results made ahead. */
 const SHOWN_ONLY = new Set(['head', 'precision', 'shuffle', 'source', 'kvHeads']);
-const WEIGHT_SLOTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
 
 const cells = (s) => s.n * s.dModel + s.dModel * s.numHeads * (2 * s.dK + s.dV) + s.numHeads * s.dV * s.dModel;
 
@@ -280,7 +279,7 @@ function madeFor(call, result, entry) {
   const { weights } = call;
   if (weights.numHeads !== result.numHeads || weights.numKvHeads !== result.numKvHeads) return false;
   if (JSON.stringify(call.options) !== result.options) return false;
-  const slots = ['x', ...WEIGHT_SLOTS.filter((name) => weights[name])];
+  const slots = ['x', ...WEIGHT_KEYS.filter((name) => weights[name])];
   if (slots.length !== Object.keys(result.inputs).length) return false;
   const singles = new Map([...entry.matrices.values()].map(({ key, single }) => [key, single]));
   return slots.every((name) => {

@@ -1,6 +1,7 @@
 // What the page needs to do only the work a change needs, beside reuse.js: whether two selfAttention calls are
 // the same (then the last result stands: switching the head shown, for instance, computes nothing), float32 copies
-// made once per array, and when a temperature change previews the weights only.
+// made once per array, computing on a prepared layer while the weights stay (computeCall), and when a temperature
+// change previews the weights only.
 import { cached, keepFlat } from './reuse.js';
 
 const singles = new WeakMap();
@@ -14,16 +15,24 @@ export function adoptFlat(rows, flat, single) {
   singles.set(flat, single);
 }
 
-const WEIGHT_KEYS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+/** The weights' tensors of a selfAttention call, by name. */
+export const WEIGHT_KEYS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+/** Whether two calls' weights are the same arrays (float32Call's copies) with the same heads and shapes. */
+function sameWeights(a, b) {
+  return (
+    a.numHeads === b.numHeads &&
+    a.numKvHeads === b.numKvHeads &&
+    WEIGHT_KEYS.every((key) => a[key]?.data === b[key]?.data && String(a[key]?.shape) === String(b[key]?.shape))
+  );
+}
 
 /**
  * Whether two calls `{ x, weights, options }` (as attentionCall makes them) give the same result: the same
  * data arrays and the same options.
  */
 export function sameCall(a, b) {
-  if (!a || !b || a.x.data !== b.x.data) return false;
-  for (const key of WEIGHT_KEYS) if (a.weights[key]?.data !== b.weights[key]?.data) return false;
-  if (a.weights.numHeads !== b.weights.numHeads || a.weights.numKvHeads !== b.weights.numKvHeads) return false;
+  if (!a || !b || a.x.data !== b.x.data || !sameWeights(a.weights, b.weights)) return false;
   return JSON.stringify(a.options) === JSON.stringify(b.options);
 }
 
@@ -55,15 +64,6 @@ export function lastProjection() {
   return projection;
 }
 
-/** Whether two calls' weights are the same arrays (float32Call's copies) with the same heads and shapes. */
-function sameWeights(a, b) {
-  return (
-    a.numHeads === b.numHeads &&
-    a.numKvHeads === b.numKvHeads &&
-    WEIGHT_KEYS.every((key) => a[key]?.data === b[key]?.data && String(a[key]?.shape) === String(b[key]?.shape))
-  );
-}
-
 /**
  * The page's selfAttention(x, weights, options), with the same bits: on a layer prepared for the weights
  * (prepareSelfAttention) while they stay, so that an edit of one token projects 4 rows of x again instead of all of
@@ -74,8 +74,7 @@ function sameWeights(a, b) {
 export function computeCall(attn, call, madeAhead = null) {
   const { x, weights, options } = call;
   latest = call;
-  projection = null;
-  if (madeAhead) projection = { ahead: true };
+  projection = madeAhead ? { ahead: true } : null;
   if (layer?.attn === attn && sameWeights(layer.weights, weights)) {
     if (madeAhead) return madeAhead; // the layer's x catches up at its next run
     const result = layer.run(x, options);
