@@ -343,6 +343,8 @@ export class MatrixGrid {
 
   /** Forgets invalid typed text, e.g. after the matrix was replaced by a paste. */
   clearInvalid() {
+    // Nothing to forget, nothing to draw: a new seed clears every grid, most of them away from the screen.
+    if (this.invalid.size === 0 && this.errorNode.hidden) return;
     this.invalid.clear();
     this.#showError(null);
     if (this.rows) this.renderWindow();

@@ -78,14 +78,15 @@ function measureOnce() {
 }
 
 /**
- * Draws the grid now when it is near the screen, or small, else queues it for the next idle time. A small grid known
- * to be away from the screen and never drawn waits too: the page's first render draws only the matrices near the
- * screen (first numbers sooner), and those further down follow when the browser is idle or when they scroll near.
+ * Draws the grid now when it is near the screen (or small and not known to be away from it), else queues it for the
+ * next idle time. Matrices away from the screen wait at every size: a change that shows new numbers everywhere (a new
+ * seed) then lays out and paints only those near the screen before its frame, and the others follow when the browser
+ * is idle or when they scroll near.
  */
 export function scheduleDraw(grid, cells) {
   if (grid.visible === null) measureOnce();
   const away = grid.visible === false;
-  if (grid.visible === true || (cells <= LAZY_CELLS && !(away && !grid.drawnOnce))) {
+  if (grid.visible === true || (cells <= LAZY_CELLS && !away)) {
     grid.flush();
   } else {
     waiting.add(grid);
