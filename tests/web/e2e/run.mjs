@@ -13,3 +13,4 @@ import './bigmodel-file.mjs';
 import './fast.mjs';
 import './layer.mjs';
 import './seed-ahead.mjs';
+import './near-screen.mjs';

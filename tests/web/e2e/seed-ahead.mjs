@@ -11,6 +11,7 @@ import { allCopied } from './copied.mjs';
 
 const WORDS = Array.from({ length: 64 }, (_, i) => `w${i}`).join('+');
 const GPT2 = `#s=${WORDS}&n=64&dm=768&dk=64&dv=64&h=12`;
+const OLD_CAPS = `#s=${WORDS}&n=64&dm=64&dk=8&dv=8&h=8`;
 /** The result's steps the page shows per head, and those of all heads (concat, the layer's output). */
 const PER_HEAD = ['q', 'k', 'v', 'rawScores', 'scaledScores', 'scores', 'weights', 'output'];
 const WHOLE = ['concat', 'layerOutput'];
@@ -105,6 +106,25 @@ describe("New seed's result made ahead", () => {
       assert.match(hash, /&causal=1&/u);
       await assertOwnCall(hash, texts, [5], k === 0 ? 'computed by the page' : 'made again in the worker');
     }
+  });
+});
+
+describe('Which layers are made ahead', () => {
+  test('the old caps (n = 64, d_model = 64, 8 heads) are made ahead, bit for bit; the default size at the click', async () => {
+    let made;
+    await withPage(env, { hash: OLD_CAPS }, async ({ page }) => {
+      await waitReady(page);
+      const taken = await resultsAhead(page);
+      const { hash } = await newSeed(page);
+      assert.equal(await resultsAhead(page), taken + 1, 'the result was made ahead');
+      await settle(page);
+      made = { hash, texts: await resultTexts(page, [0, 7]) };
+    });
+    await assertOwnCall(made.hash, made.texts, [0, 7], 'old caps');
+    await withPage(env, {}, async ({ page }) => {
+      await newSeed(page);
+      assert.equal(await resultsAhead(page), 0, 'nothing made ahead at the default size');
+    });
   });
 });
 

@@ -62,12 +62,22 @@ export function commitEditor(grid, refocus) {
   const error = grid.options.onEdit?.(i, j, text) ?? null;
   grid.setCellError(i * grid.cols + j, text, error);
   grid.renderWindow();
-  if (refocus) grid.scroller.focus({ preventScroll: true });
+  if (refocus) refocusGrid(grid);
 }
 
 /** Closes the editor and keeps the cell as it was. */
 export function cancelEditor(grid, refocus) {
   closeEditor(grid);
   grid.renderWindow();
-  if (refocus) grid.scroller.focus({ preventScroll: true });
+  if (refocus) refocusGrid(grid);
+}
+
+/**
+ * Gives the focus back to the grid without the cell's tooltip: it would describe the value before the edit (the
+ * grid's values change with the next render), and placing it lays the page out in the key's own event.
+ */
+function refocusGrid(grid) {
+  grid.refocusing = true;
+  grid.scroller.focus({ preventScroll: true });
+  grid.refocusing = false;
 }

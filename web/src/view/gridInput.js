@@ -16,7 +16,7 @@ export function listenToPointerAndKeys(grid) {
   });
   grid.scroller.addEventListener('keydown', (event) => key(grid, event));
   grid.scroller.addEventListener('focus', () => {
-    if (grid.editor || !grid.rows || !grid.scroller.matches(':focus-visible')) return;
+    if (grid.editor || grid.refocusing || !grid.rows || !grid.scroller.matches(':focus-visible')) return;
     showActive(grid, true);
   });
   grid.scroller.addEventListener('blur', () => {
