@@ -28,6 +28,11 @@ describe('edits on a prepared layer', () => {
       assert.match(status, /x·W projected again for 4 of 16 tokens/);
       await afterChange(page, () => page.click('#causal'));
       assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '0', 'causal projects nothing');
+      // The layer writes its results into two sets of arrays in turn (calls.js runInto): two more edits write into
+      // both again while the page shows the other; the numbers shown must still be the last call's.
+      await afterChange(page, () => typeInCell(page, 'x', 2, 0, '-0.5'));
+      await afterChange(page, () => typeInCell(page, 'x', 5, 1, '0.75'));
+      assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '4', 'still on the layer');
       await settle(page);
       edited = await allCopied(page, NAMES);
       hash = await page.evaluate(() => window.location.hash);

@@ -2,6 +2,7 @@
 // the same (then the last result stands: switching the head shown, for instance, computes nothing), float32 copies
 // made once per array, computing on a prepared layer while the weights stay (computeCall), and when a temperature
 // change previews the weights only.
+import { Tensor } from 'attention-wasm';
 import { cached, keepFlat } from './reuse.js';
 
 const singles = new WeakMap();
@@ -77,7 +78,7 @@ export function computeCall(attn, call, madeAhead = null) {
   projection = madeAhead ? { ahead: true } : null;
   if (layer?.attn === attn && sameWeights(layer.weights, weights)) {
     if (madeAhead) return madeAhead; // the layer's x catches up at its next run
-    const result = layer.run(x, options);
+    const result = runInto(layer, x, options);
     const of = x.shape.length === 3 ? x.shape[0] * x.shape[1] : x.shape[0];
     projection = layer.projectedRows < of ? { rows: layer.projectedRows, of } : null;
     return result;
@@ -103,6 +104,33 @@ export function computeCall(attn, call, madeAhead = null) {
     );
   }
   return madeAhead ?? attn.selfAttention(x, weights, options);
+}
+
+// Two sets of result arrays the layer writes into in turn (its `out`): ten fresh arrays at GPT-2's size are 2 MB
+// of page faults, ~5 ms of every edit. The page still shows the last result while the next is written into the other.
+const resultSets = { sizes: '', sets: [null, null], next: 0 };
+
+/**
+ * layer.run(x, options) into the set of arrays not shown. Each result comes back as a new view of its array: the
+ * grids compare views by identity (renderScheduler.js sameView), and the same array holds new numbers every other call.
+ */
+function runInto(made, x, options) {
+  const out = resultSets.sets[resultSets.next];
+  let result;
+  try {
+    result = made.run(x, out ? { ...options, out } : options);
+  } catch (error) {
+    if (!out) throw error;
+    resultSets.sets = [null, null]; // other options, other results: new arrays (a bad input fails again here)
+    result = made.run(x, options);
+  }
+  const sizes = Object.entries(result).map(([key, tensor]) => `${key} ${tensor.data.length}`);
+  if (String(sizes) !== resultSets.sizes) resultSets.sets = [null, null];
+  resultSets.sizes = String(sizes);
+  resultSets.sets[resultSets.next] = Object.fromEntries(Object.entries(result).map(([key, t]) => [key, t.data]));
+  resultSets.next = 1 - resultSets.next;
+  const view = (data) => new Float32Array(data.buffer, data.byteOffset, data.length);
+  return Object.fromEntries(Object.entries(result).map(([key, t]) => [key, new Tensor(view(t.data), t.shape)]));
 }
 
 /** Whether call `a` differs from `b` only in its scale (a temperature change): the projections stay as they were. */
