@@ -18,7 +18,17 @@ import { byId, el, show } from './dom.js';
 import { Heatmap, weightsLegend } from './heatmap.js';
 import { MatrixGrid } from './matrixGrid.js';
 
-const dims = (count, prefix = '') => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+const dimLabels = new Map();
+/** The labels 0 … count-1 (with `prefix`), made once per count: grids compare the same list at once (sameView). */
+const dims = (count, prefix = '') => {
+  const key = `${prefix}|${count}`;
+  if (!dimLabels.has(key))
+    dimLabels.set(
+      key,
+      Array.from({ length: count }, (_, i) => `${prefix}${i}`),
+    );
+  return dimLabels.get(key);
+};
 
 export class Steps {
   /**
