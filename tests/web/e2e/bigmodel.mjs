@@ -184,6 +184,28 @@ describe('large matrices as heatmaps', () => {
     });
   });
 
+  test("an edit at GPT-2 size writes a short link (the cells unlike the seed's), which opens the edit again", async () => {
+    const gpt2 = `#s=${Array.from({ length: 64 }, (_, i) => `w${i}`).join('+')}&n=64&dm=768&dk=64&dv=64&h=12`;
+    let link;
+    await withPage(env, { hash: gpt2 }, async ({ page }) => {
+      await page.locator('[data-matrix="x"] .cm-canvas').click({ position: { x: 1, y: 1 } }); // its first block
+      await afterChange(page, () => typeInCell(page, 'x', 0, 0, '0.5'));
+      // Every number of X would be about 900 000 characters: over the 200 000 a link may have, so it would not open.
+      await page.waitForFunction(() => location.hash.includes('&x=*0,0,0.5'));
+      link = await page.evaluate(() => location.hash);
+      assert.ok(link.length < 1000, `the link has ${link.length} characters`);
+    });
+    await withPage(env, { hash: link }, async ({ page }) => {
+      assert.equal(await page.isVisible('#link-warning'), false, 'the link is read without a warning');
+      const canvas = page.locator('[data-matrix="x"] .cm-canvas');
+      await canvas.focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowUp');
+      const shown = await readout(page, 'x');
+      assert.deepEqual([shown.i, shown.j, shown.value], [0, 0, 0.5]);
+    });
+  });
+
   test('GPT-2 size (n = 64, d_model = 768, 12 heads): every step draws; a screenshot for the README', async () => {
     const words64 = Array.from({ length: 64 }, (_, i) => `w${i}`).join('+');
     const hash = `#s=${words64}&n=64&dm=768&dk=64&dv=64&h=12&causal=1`;

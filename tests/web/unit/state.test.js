@@ -52,6 +52,30 @@ describe('state ↔ URL hash', () => {
     expect(roundTrip(state)).toEqual({ state, warnings: [] });
   });
 
+  it('writes an edit of a large matrix as the cells that differ from the seed, and reads it back', () => {
+    const words = Array.from({ length: 64 }, (_, i) => `w${i}`).join(' ');
+    const gpt2 = withSizes(
+      { ...defaultState(), sentence: words },
+      { n: 64, dModel: 768, dK: 64, dV: 64, numHeads: 12 },
+    );
+    const x = currentMatrix(gpt2, 'x').map((row) => row.slice());
+    x[0][0] = 0.5;
+    x[63][767] = -1.25e-3;
+    const state = { ...gpt2, x };
+    const hash = encodeState(state);
+    expect(hash).toContain('&x=*0,0,0.5;63,767,-0.00125');
+    expect(hash.length).toBeLessThan(1000); // every number of X: about 900 000 characters, over LIMITS.hashChars
+    expect(roundTrip(state)).toEqual({ state, warnings: [] });
+    expect(decodeState(hash.replace(/&x=[^&]*/u, '&x=*')).state.x).toEqual(generatedMatrix(gpt2, 'x'));
+  });
+
+  it('writes every number when a quarter of them or more differ from the seed', () => {
+    const base = withSizes(defaultState(), { n: 2, dModel: 2, dK: 2, dV: 2, numHeads: 1 });
+    const x = currentMatrix(base, 'x').map((row) => row.slice());
+    x[0][0] = 1;
+    expect(encodeState({ ...base, x })).toContain(`&x=1,${x[0][1]};${x[1].join(',')}`);
+  });
+
   it('keeps a malicious token as plain text', () => {
     const sentence = '<img src=x onerror=alert(1)> "quoted" \'single\' </script><script>alert(2)</script>';
     const { state, warnings } = roundTrip({ ...defaultState(), sentence });
@@ -95,6 +119,16 @@ describe('garbled and malicious hashes', () => {
     ['t=NaN', 't'],
     ['head=2', 'head'],
     ['x=1,2;3', 'x'],
+    ['x=*0,0', 'x'],
+    ['x=*0,0,1,2', 'x'],
+    ['x=*5,0,1', 'x'],
+    ['x=*0,8,1', 'x'],
+    ['x=*-1,0,1', 'x'],
+    ['x=*01,0,1', 'x'],
+    ['x=*a,0,1', 'x'],
+    ['x=*0,0,1e9', 'x'],
+    ['x=*0,0,abc', 'x'],
+    ['x=*0,0,1;', 'x'],
     ['wq=%3Cb%3E', 'wq'],
     ['mask=10;01', 'mask'],
     ['v=3', 'v'],

@@ -1,5 +1,5 @@
 // The page's whole state, its limits, and its encoding in the URL hash (a permalink).
-import { INPUT_NAMES, matrixShape, resizeMask, resizeOverride } from './matrices.js';
+import { INPUT_NAMES, generatedMatrix, matrixShape, resizeMask, resizeOverride } from './matrices.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED } from './rng.js';
 import { tokenize } from './tokens.js';
@@ -27,35 +27,7 @@ export const LIMITS = Object.freeze({
 /** The names of the sizes, as the page writes them. */
 export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', numHeads: 'heads' };
 
-/**
- * @typedef {object} State
- * @property {string} sentence
- * @property {number} n          tokens (rows of X)
- * @property {number} dModel
- * @property {number} dK         per head
- * @property {number} dV         per head
- * @property {number} numHeads
- * @property {number} seed       unsigned 32-bit
- * @property {'normal' | 'uniform'} dist
- * @property {number} precision  decimals shown
- * @property {boolean} causal
- * @property {boolean} scaling   divide the scores by √d_k
- * @property {number} temperature
- * @property {boolean} shareQK   W_k is W_q
- * @property {number} head       the head shown in the steps (0-based)
- * @property {number[][] | null} x    overrides of the generated matrices
- * @property {number[][] | null} wq
- * @property {number[][] | null} wk
- * @property {number[][] | null} wv
- * @property {number[][] | null} wo   the output projection, [numHeads·dV, dModel]
- * @property {boolean[][] | null} mask  [n, n], true = may attend; null = all allowed
- * @property {'token' | 'row'} embed  X from the embedding table by token; 'row': by row number (links of version 1)
- * @property {boolean} positions  add sinusoidal positional encodings to X
- * @property {number} shuffle     which shuffle the word-order demo shows (1, 2, …)
- * @property {number | null} kvHeads  the grouped-query lesson's kv heads (null: as many as heads)
- * @property {string} source  the cross-attention lesson's second sentence (encoder side: keys and values)
- * @property {boolean} design     designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed
- */
+/** @typedef {import('./state-types.js').State} State  the page's whole state: its fields are documented there */
 
 /** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
 export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
@@ -162,7 +134,18 @@ const FIELDS = [
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
 
-const encodeMatrix = (rows) => rows.map((row) => row.map((v) => String(v)).join(',')).join(';');
+// A typed matrix in a link: "*" and the cells unlike the seed's ("*i,j,value;…") when under a quarter are, else
+// every number (an edit of GPT-2's X: a few bytes, not 900 000 characters).
+function encodeMatrix(state, name) {
+  const rows = state[name];
+  const seeded = generatedMatrix(state, name);
+  const few = (rows.length * rows[0].length) / 4;
+  const cells = [];
+  rows.forEach((row, i) =>
+    row.forEach((v, j) => v !== seeded[i][j] && cells.length < few && cells.push(`${i},${j},${v}`)),
+  );
+  return cells.length < few ? `*${cells.join(';')}` : rows.join(';');
+}
 
 /**
  * The state as a URL hash (without "#"). Generated matrices are not written, only the seed; typed or pasted
@@ -196,7 +179,7 @@ export function encodeState(state) {
   for (const name of INPUT_NAMES) {
     // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
     if (state.fromFile) break;
-    if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state[name])]);
+    if (state[name] && !(name === 'wk' && state.shareQK)) pairs.push([name, encodeMatrix(state, name)]);
   }
   if (state.mask) pairs.push(['mask', state.mask.map((row) => row.map((b) => (b ? '1' : '0')).join('')).join(';')]);
   return pairs.map(([key, value]) => `${key}=${encode(String(value))}`).join('&');
@@ -208,7 +191,18 @@ function readInteger(text, min, max) {
   return value >= min && value <= max ? value : null;
 }
 
-function readMatrix(text, rows, cols) {
+function readMatrix(text, rows, cols, seeded) {
+  if (text[0] === '*') {
+    const matrix = seeded().map((row) => row.slice());
+    for (const cell of text === '*' ? [] : text.slice(1).split(';')) {
+      const [i, j, v, extra] = cell.split(',');
+      const value = parseNumber(v ?? '');
+      if (!/^\d+$/u.test(i) || !/^\d+$/u.test(j) || matrix[i]?.[j] === undefined || extra !== undefined) return null;
+      if (value === null || Math.abs(value) > LIMITS.typed) return null;
+      matrix[i][j] = value;
+    }
+    return matrix;
+  }
   const lines = text.split(';');
   if (lines.length !== rows) return null;
   const matrix = [];
@@ -345,7 +339,7 @@ export function decodeState(hash) {
   for (const name of INPUT_NAMES) {
     if (get(name) === null || (name === 'wk' && state.shareQK)) continue;
     const [rows, cols] = matrixShape(state, name);
-    const matrix = readMatrix(get(name), rows, cols);
+    const matrix = readMatrix(get(name), rows, cols, () => generatedMatrix(state, name));
     if (matrix === null)
       bad(name, `is not a ${rows}×${cols} matrix of numbers from -1000000 to 1000000, so the seed's numbers are used`);
     else state[name] = matrix;
