@@ -149,7 +149,7 @@ function encodeMatrix(state, name) {
 
 /**
  * The state as a URL hash (without "#"). Generated matrices are not written, only the seed; typed or pasted
- * numbers are written in full, so the link reproduces the exact numbers.
+ * numbers are written exactly (encodeMatrix), so the link reproduces them.
  * @param {State} state
  * @returns {string}
  */
