@@ -1,5 +1,5 @@
 // The page's whole state (model/state.js), as a type only: nothing loads this file, so neither the page nor the
-// elements download these lines. state.js refers to it from JSDoc.
+// elements download these lines. state.js names it in its JSDoc.
 
 export interface State {
   sentence: string;

@@ -27,7 +27,7 @@ export const LIMITS = Object.freeze({
 /** The names of the sizes, as the page writes them. */
 export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', numHeads: 'heads' };
 
-/** @typedef {import('./state-types.js').State} State  the page's whole state: its fields are documented there */
+/** @typedef {object} State  the page's whole state; its fields are typed and documented in state-types.d.ts */
 
 /** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
 export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
