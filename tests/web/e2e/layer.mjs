@@ -33,13 +33,18 @@ describe('edits on a prepared layer', () => {
       await afterChange(page, () => typeInCell(page, 'x', 2, 0, '-0.5'));
       await afterChange(page, () => typeInCell(page, 'x', 5, 1, '0.75'));
       assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '4', 'still on the layer');
+      // A 17th word: the same weights, a longer x. The arrays kept for 16 tokens no longer fit; the layer computes
+      // into new ones, every row projected (a new shape).
+      await afterChange(page, () => page.fill('#sentence', `${WORDS.replaceAll('+', ' ')} w16`));
+      assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '17', 'a new shape projects all');
+      assert.equal(await page.isVisible('#compute-error'), false);
       await settle(page);
       edited = await allCopied(page, NAMES);
       hash = await page.evaluate(() => window.location.hash);
     });
     await withPage(env, { hash }, async ({ page }) => {
       await settle(page);
-      assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '16', 'a fresh page projects all');
+      assert.equal(await page.evaluate(() => document.body.dataset.projectedRows), '17', 'a fresh page projects all');
       const fresh = await allCopied(page, NAMES);
       for (const name of Object.keys(edited)) {
         assert.ok(edited[name].length > 20, `${name} was copied`);
