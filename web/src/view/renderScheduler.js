@@ -98,7 +98,6 @@ export function scheduleDraw(grid, cells) {
 /** Takes the grid out of the queue (it is drawing now). */
 export function drawn(grid) {
   waiting.delete(grid);
-  grid.drawnOnce = true;
 }
 
 const sameList = (a, b) => a === b || (a.length === b.length && a.every((x, k) => String(x) === String(b[k])));

@@ -1,7 +1,7 @@
 // Draws the steps of attention: the grids from X to the output, the weights' heatmap, the heads and their texts.
 import { formatShape } from '../model/format.js';
 import { averageHeads, headSlice, labelsFor, maskCell } from '../model/inputs.js';
-import { columnBlockOf, flatRows } from '../model/reuse.js';
+import { cached, columnBlockOf, flatRows } from '../model/reuse.js';
 import {
   entropyText,
   explainOutputRow,
@@ -20,15 +20,8 @@ import { MatrixGrid } from './matrixGrid.js';
 
 const dimLabels = new Map();
 /** The labels 0 … count-1 (with `prefix`), made once per count: grids compare the same list at once (sameView). */
-const dims = (count, prefix = '') => {
-  const key = `${prefix}|${count}`;
-  if (!dimLabels.has(key))
-    dimLabels.set(
-      key,
-      Array.from({ length: count }, (_, i) => `${prefix}${i}`),
-    );
-  return dimLabels.get(key);
-};
+const dims = (count, prefix = '') =>
+  cached(dimLabels, `${prefix}|${count}`, () => Array.from({ length: count }, (_, i) => `${prefix}${i}`));
 
 export class Steps {
   /**
