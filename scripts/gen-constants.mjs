@@ -20,7 +20,7 @@ export function parseAbi(header) {
     if (entries.length === 0) throw new Error(`abi.h: ATTENTION_${list} is empty`);
     lists[list] = entries;
   }
-  for (const list of ['CONSTANTS', 'CAUSAL', 'MASK_KINDS', 'ERROR_CODES', 'CALL_KINDS', 'DESCRIPTOR_SLOTS']) {
+  for (const list of ['CONSTANTS', 'CAUSAL', 'MASK_KINDS', 'ERROR_CODES', 'CALL_KINDS', 'DESCRIPTOR_SLOTS', ...MODEL_ENUMS]) {
     if (!lists[list]) throw new Error(`abi.h: no ATTENTION_${list}(X) list`);
   }
   return lists;
@@ -28,7 +28,43 @@ export function parseAbi(header) {
 
 import { camelName, constantName, enumeratorName } from '../src/js/abi-names.js';
 
+/** The enumerations of RoPE and of the model calls, each rendered as `export const NAME = { … }`. */
+export const MODEL_ENUMS = ['ROPE_STYLES', 'NORM_KINDS', 'NORM_PLACEMENTS', 'ACTIVATIONS', 'WEIGHT_LAYOUTS'];
+const MODEL_ENUM_DOCS = {
+  ROPE_STYLES: 'Rotary position embeddings: which columns of a head pair up.',
+  NORM_KINDS: "The model calls' norm.",
+  NORM_PLACEMENTS: 'Where a layer applies its norms: before each sub-block or after each residual sum.',
+  ACTIVATIONS: "The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))).",
+  WEIGHT_LAYOUTS: "A checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear).",
+};
+
 export { camelName, constantName, enumeratorName };
+
+// The lists in the order of abi.h's kAbiText.
+const ABI_TEXT_LISTS = [
+  'CONSTANTS',
+  'CAUSAL',
+  'MASK_KINDS',
+  ...MODEL_ENUMS,
+  'CALL_KINDS',
+  'DESCRIPTOR_SLOTS',
+  'ERROR_CODES',
+];
+
+/** abi.h's kAbiText: "CONSTANTS:kQueryBlock=64,…;…;ERROR_CODES:NOT_A_TENSOR,…;" (error codes by name alone). */
+export function abiText(lists) {
+  return ABI_TEXT_LISTS.map(
+    (list) =>
+      `${list}:${lists[list].map(([name, value]) => (list === 'ERROR_CODES' ? `${name},` : `${name}=${value},`)).join('')};`,
+  ).join('');
+}
+
+/** abi.h's abi_hash(): 32-bit FNV-1a of abiText (ASCII). */
+export function abiHash(lists) {
+  let hash = 2166136261;
+  for (const char of abiText(lists)) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  return hash;
+}
 
 /** The JS layer's view of the lists: names converted, descriptor slots given their indices. */
 export function jsAbi(lists) {
@@ -44,7 +80,8 @@ export function jsAbi(lists) {
     causal: enumeration('CAUSAL'),
     maskKinds: enumeration('MASK_KINDS'),
     callKinds: enumeration('CALL_KINDS'),
-    errorCodes: Object.fromEntries(lists.ERROR_CODES),
+    enums: Object.fromEntries(MODEL_ENUMS.map((list) => [list, enumeration(list)])),
+    errorCodes: lists.ERROR_CODES.map(([code]) => code),
     slots,
     slotCount: index,
   };
@@ -72,25 +109,32 @@ export function render(lists) {
     `export const MASK_KINDS = ${object(abi.maskKinds)};\n`,
     "\n/** Which entry point of the Embind layer a plan's kind runs. */\n",
     `export const CALL_KINDS = ${object(abi.callKinds)};\n`,
-    '\n/** Every code an AttentionError can carry, with what raises it. */\n',
-    `export const ERROR_CODES = ${object(abi.errorCodes)};\n`,
+    ...MODEL_ENUMS.flatMap((list) => [
+      `\n/** ${MODEL_ENUM_DOCS[list]} */\n`,
+      `export const ${list} = ${object(abi.enums[list])};\n`,
+    ]),
+    '\n/** Every code an AttentionError can carry (abi.h and the README say what raises each). */\n',
+    `export const ERROR_CODES = Object.freeze([\n${abi.errorCodes.map((code) => `  '${code}',`).join('\n')}\n]);\n`,
     "\n/** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */\n",
     `export const DESCRIPTOR_SLOTS = ${object(abi.slots)};\n`,
     `export const DESCRIPTOR_SLOT_COUNT = ${abi.slotCount};\n`,
+    '\n/** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */\n',
+    `export const ABI_HASH = ${abiHash(lists)};\n`,
   ].join('');
   const dts = [
     HEADER,
     '\n/** Stable error codes of AttentionError. */\n',
-    `export type AttentionErrorCode =\n${Object.keys(abi.errorCodes)
+    `export type AttentionErrorCode =\n${abi.errorCodes
       .map((code) => `  | '${code}'`)
       .join('\n')};\n`,
     '\n',
     ...Object.keys(abi.constants).map((name) => `export const ${name}: number;\n`),
-    ...['CAUSAL', 'MASK_KINDS', 'CALL_KINDS', 'DESCRIPTOR_SLOTS'].map(
+    ...['CAUSAL', 'MASK_KINDS', 'CALL_KINDS', ...MODEL_ENUMS, 'DESCRIPTOR_SLOTS'].map(
       (name) => `export const ${name}: Readonly<Record<string, number>>;\n`,
     ),
-    'export const ERROR_CODES: Readonly<Record<AttentionErrorCode, string>>;\n',
+    'export const ERROR_CODES: readonly AttentionErrorCode[];\n',
     'export const DESCRIPTOR_SLOT_COUNT: number;\n',
+    'export const ABI_HASH: number;\n',
   ].join('');
   return { js, dts };
 }

@@ -25,36 +25,78 @@ export const CALL_KINDS = Object.freeze({
   sdpa: 0,
   projected: 1,
   outputProjection: 2,
+  modelEmbed: 3,
+  modelLayer: 4,
+  modelNorm: 5,
+  modelLogits: 6,
 });
 
-/** Every code an AttentionError can carry, with what raises it. */
-export const ERROR_CODES = Object.freeze({
-  NOT_A_TENSOR: 'a value that is neither a nested array nor `{ data, shape }`; a missing weight',
-  NOT_A_NUMBER: 'a string, `null`, an object… where a number (or a mask\'s boolean) belongs',
-  NON_FINITE: 'NaN, ±Infinity, or a value beyond float32 (−Infinity is allowed in additive masks)',
-  RAGGED_ARRAY: 'rows of different lengths or depths',
-  BAD_RANK: 'a tensor with the wrong number of dimensions',
-  BAD_DIMENSION: 'an empty, negative, fractional or huge dimension',
-  DATA_LENGTH_MISMATCH: '`data.length` differs from the product of `shape`',
-  SHAPE_MISMATCH: 'two arguments whose shapes do not fit, e.g. "k has 5 columns but q has 6: q and k must share d_k"',
-  HEADS_DO_NOT_DIVIDE: '`numHeads` not dividing a projection\'s width, or `numKvHeads` not dividing `numHeads`',
-  MASK_DOES_NOT_BROADCAST: 'a mask that does not broadcast to the weights\' shape',
-  UNKNOWN_OPTION: 'an unknown option or weight name; the message names the nearest valid one',
-  BAD_OPTION: 'an option of the wrong kind: a NaN scale, `causal: \'yes\'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…',
-  TOO_LARGE: 'a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`',
-  SCORE_OVERFLOW: 'q·kᵀ·scale beyond float32 (or, with `returnSteps`, the unscaled q·kᵀ); the message names the query row and the key',
-  PROJECTION_OVERFLOW: 'x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)',
-  OUTPUT_OVERFLOW: 'weights·V beyond float32 (values near ±3.4e38)',
-  SIMD_UNSUPPORTED: 'from `createAttention`: `simd: true` where WebAssembly SIMD is missing',
-  LOAD_FAILED: 'from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL',
-  BAD_FILE: 'from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset',
-  TERMINATED: 'a call on a `ParallelAttention` after `terminate()`, or on a prepared layer after `free()`',
-  WORKER_FAILED: 'a worker died or failed during a call',
-  WORKERS_UNAVAILABLE: 'from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page\'s Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`',
-  NULL_ARGUMENT: 'a null buffer passed to the C++ core (a bug: the JS layer never passes one)',
-  OUT_OF_MEMORY: 'WebAssembly memory could not grow for a call',
-  INTERNAL: 'a failure inside the module (not expected; please report it)',
+/** Rotary position embeddings: which columns of a head pair up. */
+export const ROPE_STYLES = Object.freeze({
+  none: 0,
+  half: 1,
+  interleaved: 2,
 });
+
+/** The model calls' norm. */
+export const NORM_KINDS = Object.freeze({
+  layerNorm: 0,
+  rmsNorm: 1,
+});
+
+/** Where a layer applies its norms: before each sub-block or after each residual sum. */
+export const NORM_PLACEMENTS = Object.freeze({
+  preNorm: 0,
+  postNorm: 1,
+});
+
+/** The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))). */
+export const ACTIVATIONS = Object.freeze({
+  geluTanh: 0,
+  geluErf: 1,
+  siluGated: 2,
+});
+
+/** A checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
+export const WEIGHT_LAYOUTS = Object.freeze({
+  inOut: 0,
+  outIn: 1,
+});
+
+/** Every code an AttentionError can carry (abi.h and the README say what raises each). */
+export const ERROR_CODES = Object.freeze([
+  'NOT_A_TENSOR',
+  'NOT_A_NUMBER',
+  'NON_FINITE',
+  'RAGGED_ARRAY',
+  'BAD_RANK',
+  'BAD_DIMENSION',
+  'DATA_LENGTH_MISMATCH',
+  'SHAPE_MISMATCH',
+  'HEADS_DO_NOT_DIVIDE',
+  'MASK_DOES_NOT_BROADCAST',
+  'UNKNOWN_OPTION',
+  'BAD_OPTION',
+  'TOO_LARGE',
+  'SCORE_OVERFLOW',
+  'PROJECTION_OVERFLOW',
+  'OUTPUT_OVERFLOW',
+  'SIMD_UNSUPPORTED',
+  'LOAD_FAILED',
+  'BAD_FILE',
+  'TERMINATED',
+  'WORKER_FAILED',
+  'WORKERS_UNAVAILABLE',
+  'NULL_ARGUMENT',
+  'OUT_OF_MEMORY',
+  'UNSUPPORTED_MODEL',
+  'BAD_CONFIG',
+  'MISSING_FILE',
+  'MISSING_TENSOR',
+  'WEIGHT_SHAPE_MISMATCH',
+  'TOO_MANY_TOKENS',
+  'INTERNAL',
+]);
 
 /** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */
 export const DESCRIPTOR_SLOTS = Object.freeze({
@@ -97,5 +139,46 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
   heads: 39,
   concat: 40,
   staleBlocks: 41,
+  ropeStyle: 42,
+  ropeDim: 43,
+  ropeCos: 44,
+  ropeSin: 45,
+  qRotated: 46,
+  kRotated: 47,
+  dFf: 48,
+  normKind: 49,
+  normPlacement: 50,
+  activation: 51,
+  weightLayout: 52,
+  eps: 53,
+  slidingWindow: 54,
+  positionEmbeddings: 55,
+  typeEmbeddings: 56,
+  norm1Weight: 57,
+  norm1Bias: 58,
+  norm2Weight: 59,
+  norm2Bias: 60,
+  wQkv: 61,
+  bQkv: 62,
+  wUp: 63,
+  bUp: 64,
+  wGate: 65,
+  bGate: 66,
+  wDown: 67,
+  bDown: 68,
+  wDense: 69,
+  bDense: 70,
+  wHead: 71,
+  bHead: 72,
+  headMask: 73,
+  normed: 74,
+  attentionOutput: 75,
+  residual: 76,
+  mlpInput: 77,
+  mlpHidden: 78,
+  mlpOutput: 79,
 });
-export const DESCRIPTOR_SLOT_COUNT = 42;
+export const DESCRIPTOR_SLOT_COUNT = 80;
+
+/** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
+export const ABI_HASH = 865648300;
