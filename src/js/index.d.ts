@@ -67,6 +67,11 @@ export interface AttentionOptions {
   /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
   returnSteps?: boolean;
   /**
+   * Rotary position embeddings: q and k rotated by their positions before q·kᵀ (after the projections), in SIMD;
+   * the results then hold qRotated and kRotated. Not for crossAttention (BAD_OPTION).
+   */
+  rope?: RopeOptions | null;
+  /**
    * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
    * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
    * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
@@ -74,6 +79,30 @@ export interface AttentionOptions {
    */
   out?: OutArrays | null;
 }
+
+/**
+ * Rotary position embeddings (RoPE). Angles position · inv_freq_i with inv_freq_i = 1 / theta^(2i / dim), computed
+ * in float64 and rounded once to float32; a bad value is BAD_OPTION naming it.
+ */
+export interface RopeOptions {
+  /** The frequencies' base (LLaMA's rope_theta). Default 10000. */
+  theta?: number;
+  /** Columns rotated, the first of each head: even, at most d_k. Default d_k (less one when d_k is odd). */
+  dim?: number;
+  /** One position per key (L_k), integers from 0; queries take the last L_q of them. Default 0 … L_k − 1. */
+  positions?: ArrayLike<number>;
+  /** 'half': column i pairs with i + dim/2 (LLaMA, GPT-NeoX rotate_half); 'interleaved': 2i with 2i + 1 (GPT-J). Default 'half'. */
+  style?: 'half' | 'interleaved';
+}
+
+/** With a rope: q and k after their rotation, shaped as q and k. */
+export interface RopeSteps {
+  qRotated?: Tensor;
+  kRotated?: Tensor;
+}
+
+/** crossAttention's options: a rope is for self-attention only. */
+export type CrossAttentionOptions = Omit<AttentionOptions, 'rope'> & { rope?: null };
 
 /** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
 export interface PreparedShapes {
@@ -98,7 +127,7 @@ export interface AttentionSteps {
   scores?: Tensor;
 }
 
-export interface SdpaResult extends AttentionSteps {
+export interface SdpaResult extends AttentionSteps, RopeSteps {
   /** [..., L_q, d_v] */
   output: Tensor;
   /** [..., L_q, L_k]: each row sums to 1, or is all 0 when every key of that row is masked */
@@ -134,7 +163,7 @@ export interface MultiHeadWeights extends ProjectionWeights {
 }
 
 /** Results of selfAttention and crossAttention without numHeads ("..." is [B] for a batched input). */
-export interface SelfAttentionResult extends AttentionSteps {
+export interface SelfAttentionResult extends AttentionSteps, RopeSteps {
   /** [..., L_q, d_k] */
   q: Tensor;
   /** [..., L_k, d_k] */
@@ -150,7 +179,7 @@ export interface SelfAttentionResult extends AttentionSteps {
 }
 
 /** Results with a head dimension: multiHeadAttention, or numHeads given. */
-export interface MultiHeadResult extends AttentionSteps {
+export interface MultiHeadResult extends AttentionSteps, RopeSteps {
   /** [..., H, L_q, d_k] */
   q: Tensor;
   /** [..., H_kv, L_k, d_k] */
@@ -253,13 +282,13 @@ export class Attention {
     x: TensorInput,
     context: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): SelfAttentionResult;
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: MultiHeadWeights,
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): MultiHeadResult;
 
   /**
@@ -303,13 +332,13 @@ export interface ParallelAttention {
     x: TensorInput,
     context: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): Promise<SelfAttentionResult>;
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: MultiHeadWeights,
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): Promise<MultiHeadResult>;
   multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
   /** Ends the workers; calls under way reject. */

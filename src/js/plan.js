@@ -15,6 +15,7 @@ import {
   readProjectedInputs,
 } from './validate.js';
 import { CAUSAL, KEY_PANEL, KEY_TILE, QUERY_BLOCK, VALUE_PANEL } from './generated/abi.js';
+import { ropePlan } from './rope.js';
 
 export { MAX_CALL_BYTES } from './limits.js';
 
@@ -35,7 +36,7 @@ export function outputProjectionScratchBytes(width, dOut) {
 
 const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
-const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'out'];
+const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'rope', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads'];
 
@@ -107,11 +108,13 @@ export function planScaledDotProduct(q, k, v, options) {
   const outputs = { output: [...lead, lenQ, dV] };
   if (o.returnWeights) outputs.weights = square;
   if (o.returnSteps) for (const step of STEP_NAMES) outputs[step] = square;
+  const rope = ropePlan(o.rope, lenQ, lenK, dK);
+  if (o.rope) Object.assign(outputs, { qRotated: inputs.q.shape.slice(), kRotated: inputs.k.shape.slice() });
   return {
     out: resolveOut(outRecord, outputs, [inputs.q, inputs.k, inputs.v, o.mask]),
     kind: 'sdpa',
-    dims,
-    inputs,
+    dims: { ...dims, ...rope.dims },
+    inputs: { ...inputs, ...rope.inputs },
     outputs,
     options: o,
     maskDims: o.mask ? maskDims(o.mask, axes) : [1, 1, 1, 1],
@@ -145,6 +148,12 @@ function planProjected(x, context, weights, options, multiHead) {
   const record = readRecord(options, 'options', PROJECTION_OPTIONS, 'option');
   const outRecord = readOutRecord(record.out);
   const o = parseOptions(record, true);
+  if (o.rope && context !== undefined) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      'rope applies to self-attention and scaledDotProductAttention, not crossAttention',
+    );
+  }
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
@@ -170,6 +179,8 @@ function projectedPlan(dims, inputs, o, headed) {
     k: [...perHead(numKvHeads), lenK, dK],
     v: [...perHead(numKvHeads), lenK, dV],
   };
+  const rope = ropePlan(o.rope, lenQ, lenK, dK);
+  if (o.rope) Object.assign(outputs, { qRotated: outputs.q, kRotated: outputs.k });
   if (o.returnSteps) for (const step of STEP_NAMES) outputs[step] = square;
   if (o.returnWeights) outputs.weights = square;
   if (headed) outputs.heads = [...P, numHeads, lenQ, dV];
@@ -188,8 +199,20 @@ function projectedPlan(dims, inputs, o, headed) {
     (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
   return {
     kind: 'projected',
-    dims: { batch, lenQ, lenK, dModel: dims.dModel, dContext: dims.dContext, numHeads, numKvHeads, dK, dV, dOut },
-    inputs,
+    dims: {
+      batch,
+      lenQ,
+      lenK,
+      dModel: dims.dModel,
+      dContext: dims.dContext,
+      numHeads,
+      numKvHeads,
+      dK,
+      dV,
+      dOut,
+      ...rope.dims,
+    },
+    inputs: { ...inputs, ...rope.inputs },
     outputs,
     options: o,
     maskDims: o.mask ? maskDims(o.mask, axes) : [1, 1, 1, 1],

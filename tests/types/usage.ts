@@ -147,3 +147,16 @@ attn.selfAttention(JSON.parse(JSON.stringify(fromNpy)) as { shape: number[]; dat
 });
 // @ts-expect-error dims must be numbers
 attn.selfAttention({ data: new Float32Array(4), dims: ['2', '2'] }, { wq: asJson, wk: asJson, wv: asJson });
+
+// RoPE: the option, and the rotated q and k as results.
+const rotated = attn.multiHeadAttention(
+  q,
+  { wq: q, wk: q, wv: q, numHeads: 1 },
+  { rope: { theta: 1e4, dim: 2, style: 'half' } },
+);
+const rotatedSteps: [Tensor | undefined, Tensor | undefined] = [rotated.qRotated, rotated.kRotated];
+attn.scaledDotProductAttention(q, q, q, { rope: { positions: new Int32Array([3, 4]), style: 'interleaved' } });
+// @ts-expect-error the styles are 'half' and 'interleaved'
+attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
+// @ts-expect-error crossAttention takes no rope
+attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });

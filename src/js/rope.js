@@ -1,0 +1,98 @@
+// The `rope` option (rotary position embeddings on q and k): read and checked, then the core's tables of the
+// angles, cos and sin of position · inv_freq, computed in float64 and rounded once to float32. The model entry
+// builds its tables here too, from its own inverse frequencies (rope_scaling). Nothing here touches WebAssembly
+// memory.
+import { AttentionError, describe } from './errors.js';
+import { guarded, readRecord } from './read.js';
+import { ROPE_STYLES } from './generated/abi.js';
+
+const ROPE_KEYS = ['theta', 'dim', 'positions', 'style'];
+const STYLES = ['half', 'interleaved'];
+const bad = (message) => new AttentionError('BAD_OPTION', message);
+
+/** inv_freq_i = 1 / theta^(2i / dim) for i < dim / 2: LLaMA's and GPT-J's frequencies. */
+export function inverseFrequencies(theta, dim) {
+  return Float64Array.from({ length: dim / 2 }, (_, i) => 1 / theta ** ((2 * i) / dim));
+}
+
+/** { cos, sin } [positions.length, invFreq.length] of position · inv_freq, as the core's Rope reads them. */
+export function ropeTables(invFreq, positions) {
+  const half = invFreq.length;
+  const cos = new Float32Array(positions.length * half);
+  const sin = new Float32Array(positions.length * half);
+  positions.forEach((p, row) => {
+    for (let i = 0; i < half; i++) {
+      cos[row * half + i] = Math.cos(p * invFreq[i]);
+      sin[row * half + i] = Math.sin(p * invFreq[i]);
+    }
+  });
+  return { cos, sin };
+}
+
+/** rope.positions: an array (or typed array) of integers ≥ 0, each read once. */
+function readPositions(value) {
+  return guarded('BAD_OPTION', 'rope.positions', () => {
+    if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
+      throw bad(`rope.positions must be an array of integers, got ${describe(value)}`);
+    }
+    const length = value.length;
+    if (!Number.isSafeInteger(length)) throw bad(`rope.positions has a length of ${describe(length)}`);
+    const positions = [];
+    for (let i = 0; i < length; i++) {
+      const p = value[i];
+      if (!Number.isSafeInteger(p) || p < 0) {
+        throw bad(`rope.positions[${i}] is ${describe(p)}: positions are integers from 0`);
+      }
+      positions.push(p);
+    }
+    return positions;
+  });
+}
+
+/**
+ * options.rope, read and checked but for what depends on the shapes (ropePlan): null when absent, else
+ * { theta, dim, positions, style } (dim and positions undefined when not given).
+ */
+export function readRope(value) {
+  if (value === undefined || value === null) return null;
+  const { theta = 10000, dim, positions, style = 'half' } = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
+  if (typeof theta !== 'number' || !(theta > 0) || theta === Infinity) {
+    throw bad(`rope.theta must be a finite number above 0, got ${describe(theta)}`);
+  }
+  if (dim !== undefined && !(Number.isInteger(dim) && dim >= 2 && dim % 2 === 0)) {
+    throw bad(`rope.dim must be an even integer from 2, got ${describe(dim)}`);
+  }
+  if (!STYLES.includes(style)) throw bad(`rope.style must be 'half' or 'interleaved', got ${describe(style)}`);
+  return { theta, dim, positions: positions === undefined ? undefined : readPositions(positions), style };
+}
+
+/**
+ * The rope's part of a plan, once the shapes are known: the core's dims and its tables as inputs.
+ * Queries take the positions of the last L_q keys (as causal: 'bottom-right' and a KV cache do).
+ * @param {ReturnType<typeof readRope>} rope
+ * @returns {{ dims: { ropeStyle: number, ropeDim: number }, inputs: object }}
+ */
+export function ropePlan(rope, lenQ, lenK, dK) {
+  if (!rope) return { dims: {}, inputs: {} };
+  const dim = rope.dim ?? dK - (dK % 2);
+  if (dim > dK || dim < 2) throw bad(`rope.dim (${dim}) must be at most d_k (${dK}), the columns of q and k`);
+  if (lenQ > lenK) {
+    throw bad(`a rope needs L_q ≤ L_k (queries take the positions of the last L_q keys), got L_q ${lenQ}, L_k ${lenK}`);
+  }
+  const positions = rope.positions ?? Array.from({ length: lenK }, (_, i) => i);
+  if (positions.length !== lenK) {
+    throw bad(`rope.positions has ${positions.length} entries but there are ${lenK} keys (L_k): one position per key`);
+  }
+  const { cos, sin } = ropeTables(inverseFrequencies(rope.theta, dim), positions);
+  const table = (data, name) => ({
+    data,
+    shape: [lenK, dim / 2],
+    name,
+    allowNegativeInfinity: false,
+    valuesChecked: true,
+  });
+  return {
+    dims: { ropeStyle: ROPE_STYLES[rope.style], ropeDim: dim },
+    inputs: { ropeCos: table(cos, 'rope.cos'), ropeSin: table(sin, 'rope.sin') },
+  };
+}
