@@ -54,6 +54,7 @@ function residentWeights(module, weights) {
   const read = {};
   if (record.numHeads !== undefined) read.numHeads = probe.dims.numHeads;
   if (record.numKvHeads !== undefined) read.numKvHeads = probe.dims.numKvHeads;
+  if (probe.options.rope) read.rope = probe.options.rope; // a checkpoint layer's (attentionWeightsFrom's)
   const { regions, bytes } = residentLayout(tensors.map(([key, tensor]) => [key, tensor.data.length]));
   const block = new Workspace(module, bytes);
   try {

@@ -15,7 +15,7 @@ import {
   readProjectedInputs,
 } from './validate.js';
 import { CAUSAL, KEY_PANEL, KEY_TILE, QUERY_BLOCK, VALUE_PANEL } from './generated/abi.js';
-import { ropePlan } from './rope.js';
+import { readRope, ropePlan } from './rope.js';
 
 export { MAX_CALL_BYTES } from './limits.js';
 
@@ -38,7 +38,7 @@ const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'rope', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
-const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads'];
+const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads', 'rope'];
 
 const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
@@ -147,14 +147,16 @@ export function planMultiHeadAttention(x, weights, options) {
 function planProjected(x, context, weights, options, multiHead) {
   const record = readRecord(options, 'options', PROJECTION_OPTIONS, 'option');
   const outRecord = readOutRecord(record.out);
-  const o = parseOptions(record, true);
+  const parsed = parseOptions(record, true);
+  const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
+  // A checkpoint layer's own rope (attentionWeightsFrom's), unless options.rope is given.
+  const o = { ...parsed, rope: parsed.rope ?? readRope(w.rope) };
   if (o.rope && context !== undefined) {
     throw new AttentionError(
       'BAD_OPTION',
       'rope applies to self-attention and scaledDotProductAttention, not crossAttention',
     );
   }
-  const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
   const { numHeads, numKvHeads } = checkHeadCounts(w);

@@ -6,7 +6,7 @@ import { AttentionError, describe } from './errors.js';
 import { guarded, readRecord } from './read.js';
 import { ROPE_STYLES } from './generated/abi.js';
 
-const ROPE_KEYS = ['theta', 'dim', 'positions', 'style'];
+const ROPE_KEYS = ['theta', 'dim', 'positions', 'style', 'invFreq'];
 const STYLES = ['half', 'interleaved'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -29,23 +29,21 @@ export function ropeTables(invFreq, positions) {
   return { cos, sin };
 }
 
-/** rope.positions: an array (or typed array) of integers ≥ 0, each read once. */
-function readPositions(value) {
-  return guarded('BAD_OPTION', 'rope.positions', () => {
+/** A list option (an array or typed array), each value read once and checked by `ok`, else `rule` in the message. */
+function readList(value, name, ok, rule) {
+  return guarded('BAD_OPTION', name, () => {
     if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
-      throw bad(`rope.positions must be an array of integers, got ${describe(value)}`);
+      throw bad(`${name} must be an array of ${rule}, got ${describe(value)}`);
     }
     const length = value.length;
-    if (!Number.isSafeInteger(length)) throw bad(`rope.positions has a length of ${describe(length)}`);
-    const positions = [];
+    if (!Number.isSafeInteger(length)) throw bad(`${name} has a length of ${describe(length)}`);
+    const list = [];
     for (let i = 0; i < length; i++) {
-      const p = value[i];
-      if (!Number.isSafeInteger(p) || p < 0) {
-        throw bad(`rope.positions[${i}] is ${describe(p)}: positions are integers from 0`);
-      }
-      positions.push(p);
+      const x = value[i];
+      if (!ok(x)) throw bad(`${name}[${i}] is ${describe(x)}: ${name} holds ${rule}`);
+      list.push(x);
     }
-    return positions;
+    return list;
   });
 }
 
@@ -55,7 +53,8 @@ function readPositions(value) {
  */
 export function readRope(value) {
   if (value === undefined || value === null) return null;
-  const { theta = 10000, dim, positions, style = 'half' } = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
+  const o = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
+  const { theta = 10000, dim, positions, style = 'half' } = o;
   if (typeof theta !== 'number' || !(theta > 0) || theta === Infinity) {
     throw bad(`rope.theta must be a finite number above 0, got ${describe(theta)}`);
   }
@@ -63,7 +62,22 @@ export function readRope(value) {
     throw bad(`rope.dim must be an even integer from 2, got ${describe(dim)}`);
   }
   if (!STYLES.includes(style)) throw bad(`rope.style must be 'half' or 'interleaved', got ${describe(style)}`);
-  return { theta, dim, positions: positions === undefined ? undefined : readPositions(positions), style };
+  const invFreq =
+    o.invFreq === undefined
+      ? undefined
+      : readList(o.invFreq, 'rope.invFreq', (f) => typeof f === 'number' && f > 0 && f < Infinity, 'numbers above 0');
+  if (invFreq && dim !== undefined && dim !== 2 * invFreq.length) {
+    throw bad(`rope.invFreq has ${invFreq.length} frequencies, but rope.dim ${dim} rotates ${dim / 2} pairs`);
+  }
+  const isPosition = (p) => Number.isSafeInteger(p) && p >= 0;
+  return {
+    theta,
+    dim: dim ?? (invFreq && 2 * invFreq.length),
+    positions:
+      positions === undefined ? undefined : readList(positions, 'rope.positions', isPosition, 'integers from 0'),
+    style,
+    invFreq,
+  };
 }
 
 /**
@@ -83,7 +97,7 @@ export function ropePlan(rope, lenQ, lenK, dK) {
   if (positions.length !== lenK) {
     throw bad(`rope.positions has ${positions.length} entries but there are ${lenK} keys (L_k): one position per key`);
   }
-  const { cos, sin } = ropeTables(inverseFrequencies(rope.theta, dim), positions);
+  const { cos, sin } = ropeTables(rope.invFreq ?? inverseFrequencies(rope.theta, dim), positions);
   const table = (data, name) => ({
     data,
     shape: [lenK, dim / 2],
