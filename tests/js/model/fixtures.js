@@ -272,6 +272,9 @@ export function asFiles(files) {
   );
 }
 
+/** A fixture's folder as bytes (a record of name → bytes or text) or as a list of Files ('files'). */
+export const source = (fixture, how) => (how === 'files' ? asFiles(fixture.files) : fixture.files);
+
 /** A Blob whose slices count the bytes read from them: the test's own measure of what a run reads. */
 export class CountingBlob extends Blob {
   constructor(parts, counter) {
@@ -282,4 +285,28 @@ export class CountingBlob extends Blob {
     this.counter.bytes += Math.max(0, Math.min(end ?? this.size, this.size) - (begin ?? 0));
     return super.slice(begin, end);
   }
+}
+
+/**
+ * A safetensors file rewritten: `edit(tensors)` gets [{ name, dtype, shape, bytes }] in file order and returns the
+ * list to write. Parsed here from the format (8-byte length, JSON header), not with the code under test.
+ */
+export function editSafetensors(file, edit) {
+  const length = Number(new DataView(file.buffer, file.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(file.subarray(8, 8 + length)));
+  const data = file.subarray(8 + length);
+  const tensors = Object.entries(header)
+    .filter(([name]) => name !== '__metadata__')
+    .map(
+      ([
+        name,
+        {
+          dtype,
+          shape,
+          data_offsets: [begin, end],
+        },
+      ]) => ({ name, dtype, shape, bytes: data.slice(begin, end) }),
+    )
+    .sort((a, b) => header[a.name].data_offsets[0] - header[b.name].data_offsets[0]);
+  return safetensorsFile(edit(tensors));
 }

@@ -4,6 +4,15 @@
 // transformers returns with output_attentions and output_hidden_states, without the batch dimension.
 import { referenceInvFreq, referenceRotate } from './rope-reference.js';
 
+// Tolerances of the model's results against this reference. The forward is float32 and the reference float64 on
+// the same stored values (BF16 values are exact in both), so what differs is float32 rounding: sums of ≤ 4·d = 96
+// products, a few norms and softmaxes per layer, two or three layers. Measured: at most 3e-7 on attention weights
+// (in [0, 1]) and 1.1e-6 on hidden states and logits (values up to ~5). Held to atol 2e-6 (weights) and
+// 5e-6 + 5e-6·|x| (the rest): 5x the measured error, and far below what a real fault gives (a transposed weight, a
+// wrong norm, a missing bias, a wrong eps: 1e-4 and up).
+export const WEIGHTS = { atol: 2e-6, rtol: 0 };
+export const VALUES = { atol: 5e-6, rtol: 5e-6 };
+
 /** x [n, in] · Wᵀ for W [out, in] (torch.nn.Linear), + b. */
 function linear(x, n, W, b) {
   const [out, inner] = W.shape;
