@@ -93,6 +93,8 @@ export interface RopeOptions {
   positions?: ArrayLike<number>;
   /** 'half': column i pairs with i + dim/2 (LLaMA, GPT-NeoX rotate_half); 'interleaved': 2i with 2i + 1 (GPT-J). Default 'half'. */
   style?: 'half' | 'interleaved';
+  /** The dim / 2 inverse frequencies themselves (a rope_scaling's, e.g. llama3), in place of theta's. */
+  invFreq?: ArrayLike<number>;
 }
 
 /** With a rope: q and k after their rotation, shaped as q and k. */
@@ -156,6 +158,8 @@ export interface ProjectionWeights {
   numHeads?: number;
   /** H_kv, dividing H (grouped-query attention): query head h uses kv head ⌊h / (H / H_kv)⌋. Default H. */
   numKvHeads?: number;
+  /** The rope these weights belong with (a LLaMA layer's, from attentionWeightsFrom); options.rope wins. */
+  rope?: RopeOptions;
 }
 
 export interface MultiHeadWeights extends ProjectionWeights {

@@ -160,3 +160,16 @@ attn.scaledDotProductAttention(q, q, q, { rope: { positions: new Int32Array([3, 
 attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
 // @ts-expect-error crossAttention takes no rope
 attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
+
+// attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
+import { attentionWeightsFrom, loadModel } from 'attention-wasm/model';
+import type { HeadCapture, Model, RunResult } from 'attention-wasm/model';
+const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
+const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
+const heads: Tensor[] = run.attentions ?? [];
+const step: HeadCapture = run.captures[0];
+const top: number = (run.next?.[0].p ?? 0) + step.weights.data[0] + heads.length;
+const layerWeights = attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), { layer: 0, config: '{}' });
+attn.selfAttention(q, layerWeights, { causal: true });
+// @ts-expect-error run takes token ids, not a bare array
+model.run([1, 2, 3]);

@@ -1,0 +1,164 @@
+// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
+// Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
+import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
+
+/**
+ * A checkpoint folder: Files (a dropped folder, `<input webkitdirectory>`, picked files), a Map or object of file
+ * names to Blobs, bytes or text, or in Node a folder path. It must hold config.json and model.safetensors (or
+ * model.safetensors.index.json and its shards).
+ */
+export type ModelSource =
+  | FileList
+  | readonly File[]
+  | readonly Blob[]
+  | Map<string, Blob | ArrayBuffer | ArrayBufferView | string>
+  | Record<string, Blob | ArrayBuffer | ArrayBufferView | string>
+  | string;
+
+export interface ProgressEvent {
+  /** 'embeddings', 'layer', 'final', 'head' (one per block of the vocabulary), 'done'. */
+  readonly phase: 'embeddings' | 'layer' | 'final' | 'head' | 'done';
+  /** The layer about to run (phase 'layer'). */
+  readonly layer?: number;
+  /** Bytes of tensors read from the checkpoint so far. */
+  readonly loaded: number;
+}
+
+export interface LoadModelOptions {
+  /** Called as a run reads and computes: one event per step. */
+  onProgress?: (event: ProgressEvent) => void;
+  /** The SIMD build (true) or the scalar one (false); default: SIMD where supported. */
+  simd?: boolean;
+}
+
+export interface RunOptions {
+  /** Return `attentions`. Default true. */
+  attentions?: boolean;
+  /** Return `hiddenStates`. Default true. */
+  hiddenStates?: boolean;
+  /** Compute the LM head: `logits` and `next`. Default true. */
+  logits?: boolean;
+  /** Heads whose every step to return, in `captures`. */
+  capture?: readonly { layer: number; head: number }[];
+  /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
+  ablate?: readonly (readonly [number, number])[];
+  /** How many tokens `next` lists. Default 5. */
+  topK?: number;
+  /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */
+  tokenTypeIds?: ArrayLike<number>;
+}
+
+/** One head's steps and its layer's, named as selfAttention names them where they mean the same. */
+export interface HeadCapture {
+  readonly layer: number;
+  readonly head: number;
+  /** [n, d]: the layer's input (hiddenStates[layer]). */
+  readonly input: Tensor;
+  /** [n, d]: attention's input, after the norm (GPT-2, LLaMA) or the input itself (BERT). */
+  readonly x: Tensor;
+  /** [n, d_k]: this head's q, k and v (k and v of its key-value head), and q and k after RoPE (LLaMA). */
+  readonly q: Tensor;
+  readonly k: Tensor;
+  readonly v: Tensor;
+  readonly qRotated?: Tensor;
+  readonly kRotated?: Tensor;
+  /** [n, n]: q·kᵀ, ·scale, + mask (−Infinity where masked), softmax. */
+  readonly rawScores: Tensor;
+  readonly scaledScores: Tensor;
+  readonly scores: Tensor;
+  readonly weights: Tensor;
+  /** [n, d_k]: the head's output (all 0 when ablated). */
+  readonly headOutput: Tensor;
+  /** [n, H·d_k]: every head's output side by side. */
+  readonly concat: Tensor;
+  /** [n, d]: concat·W_o + b_o. */
+  readonly output: Tensor;
+  /** [n, d]: input + output. */
+  readonly residual: Tensor;
+  /** [n, d]: what the MLP reads (after its norm). */
+  readonly mlpInput: Tensor;
+  /** [n, d_ff]: the MLP's activation (LLaMA: silu(gate)·up). */
+  readonly mlpHidden: Tensor;
+  /** [n, d]: the MLP's output. */
+  readonly mlpOutput: Tensor;
+  /** [n, d]: the layer's output (before GPT-2's and LLaMA's final norm). */
+  readonly hidden: Tensor;
+}
+
+export interface RunResult {
+  readonly ids: number[];
+  /** One per layer, [H, n, n], as transformers' output_attentions (no batch dimension). */
+  readonly attentions?: Tensor[];
+  /** num_layers + 1, [n, d], as transformers' output_hidden_states: the last after the final norm (GPT-2, LLaMA). */
+  readonly hiddenStates?: Tensor[];
+  /** [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head; null without one (BertModel) or logits: false. */
+  readonly logits: Tensor | null;
+  /** The topK most probable tokens after the last position; null without logits. */
+  readonly next: { id: number; p: number; logit: number }[] | null;
+  /** One per `capture` entry, in its order. */
+  readonly captures: HeadCapture[];
+}
+
+/** The sizes and choices read from config.json. */
+export interface ModelSpec {
+  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly modelType: string;
+  readonly dModel: number;
+  readonly numHeads: number;
+  readonly numKvHeads: number;
+  readonly headDim: number;
+  readonly dFf: number;
+  readonly numLayers: number;
+  readonly maxPositions: number;
+  readonly vocabSize: number;
+}
+
+export class Model {
+  private constructor();
+  /** The family the config names. */
+  readonly family: 'gpt2' | 'bert' | 'llama';
+  /** config.json as parsed. */
+  readonly config: Record<string, unknown>;
+  readonly spec: ModelSpec;
+  /** Bytes of tensors read from the checkpoint so far. */
+  readonly bytesRead: number;
+  /**
+   * One forward pass over token ids (at most the model's positions: TOO_MANY_TOKENS). Weights are read from the
+   * checkpoint a layer at a time and held in WebAssembly memory for that layer only.
+   *
+   * | result        | shape                                     |
+   * |---------------|-------------------------------------------|
+   * | attentions    | num_layers × [H, n, n]                    |
+   * | hiddenStates  | (num_layers + 1) × [n, d]                 |
+   * | logits        | [n, V]                                    |
+   * | captures      | per { layer, head }: see HeadCapture       |
+   */
+  run(input: { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
+  /** Forgets the checkpoint; later runs reject with TERMINATED. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Loads a model: reads config.json and the checkpoint's headers, finds every tensor of the forward and checks its
+ * shape against config.json (UNSUPPORTED_MODEL, BAD_CONFIG, MISSING_FILE, MISSING_TENSOR, WEIGHT_SHAPE_MISMATCH,
+ * BAD_FILE otherwise); no weight is read until a run.
+ */
+export function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+
+/** A tensor of a checkpoint, e.g. from readSafetensors. */
+export type CheckpointTensor = { data: Float32Array | Float64Array | number[]; shape: readonly number[] };
+
+/**
+ * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
+ * transposed, prefixes handled, LLaMA's rope), so that selfAttention(x, weights, { causal }) computes that layer's
+ * attention from its normed input x.
+ */
+export function attentionWeightsFrom(
+  tensors: Record<string, CheckpointTensor> | Map<string, CheckpointTensor>,
+  options: { layer: number; config: Record<string, unknown> | string },
+): MultiHeadWeights & {
+  wo: TensorInput;
+  numKvHeads: number;
+  rope?: RopeOptions & { theta: number; dim: number; invFreq: number[] };
+};
