@@ -95,19 +95,19 @@ export function render(lists) {
   return { js, dts };
 }
 
-/** The README's table of error codes: one row per code, in the list's order. `--readme` writes it there. */
+/** The guide's table of error codes (docs/guide.md): one row per code, in the list's order. `--docs` writes it there. */
 export function errorTable(lists) {
   const width = Math.max(...lists.ERROR_CODES.map(([code]) => code.length)) + 2;
   const rows = lists.ERROR_CODES.map(([code, description]) => `| ${`\`${code}\``.padEnd(width)} | ${description} |`);
   return [`| ${'code'.padEnd(width)} | raised for |`, `|${'-'.repeat(width + 2)}|------------|`, ...rows].join('\n');
 }
 
-const README_TABLE = /^\| code +\| raised for +\|\n(?:\|.*\|\n)+/m;
+const ERROR_TABLE = /^\| code +\| raised for +\|\n(?:\|.*\|\n)+/m;
 
-/** The README's text with its error-code table replaced by errorTable(lists). */
-export function withErrorTable(readme, lists) {
-  if (!README_TABLE.test(readme)) throw new Error('README.md: no table starting with | code | raised for |');
-  return readme.replace(README_TABLE, `${errorTable(lists)}\n`);
+/** A page's text with its error-code table replaced by errorTable(lists). */
+export function withErrorTable(text, lists) {
+  if (!ERROR_TABLE.test(text)) throw new Error('docs/guide.md: no table starting with | code | raised for |');
+  return text.replace(ERROR_TABLE, `${errorTable(lists)}\n`);
 }
 
 async function main() {
@@ -119,9 +119,9 @@ async function main() {
     [new URL('src/js/generated/abi.js', root), js],
     [new URL('src/js/generated/abi.d.ts', root), dts],
   ];
-  if (process.argv.includes('--readme')) {
-    const readme = new URL('README.md', root);
-    await writeFile(readme, withErrorTable(await readFile(readme, 'utf8'), lists));
+  if (process.argv.includes('--docs')) {
+    const guide = new URL('docs/guide.md', root);
+    await writeFile(guide, withErrorTable(await readFile(guide, 'utf8'), lists));
     return;
   }
   if (process.argv.includes('--check')) {

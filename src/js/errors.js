@@ -8,7 +8,7 @@ const created = new WeakSet();
  * and the shapes involved.
  *
  * Every code, with what raises it, is listed once in src/core/abi.h (ERROR_CODES in ./generated/abi.js, the
- * AttentionErrorCode type, and the README's table are generated from or checked against it).
+ * AttentionErrorCode type, and the guide's table (docs/guide.md) are generated from or checked against it).
  */
 export class AttentionError extends Error {
   /**
