@@ -4,7 +4,7 @@
 //   node scripts/slowest-tests.mjs [results folder] [--top N]
 // The timeouts are the ones the runners are given: Vitest's testTimeout (vitest.config.js), node --test's
 // --test-timeout (scripts/test.sh), ctest's default for the native parts.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TEST_TIMEOUTS } from '../tests/timeouts.mjs';
 
@@ -26,7 +26,7 @@ function junit(stage, file) {
 const rows = [];
 for (const stage of existsSync(folder) ? readdirSync(folder) : []) {
   const dir = join(folder, stage);
-  if (!existsSync(dir) || !readdirSync(dir).length) continue;
+  if (!statSync(dir).isDirectory()) continue;
   for (const file of readdirSync(dir)) {
     const path = join(dir, file);
     if (file.endsWith('.xml')) rows.push(...junit(stage, path));

@@ -5,7 +5,7 @@ export const TEST_TIMEOUTS = {
   /** Vitest, Node and Chromium projects (testTimeout and hookTimeout). */
   vitest: 120_000,
   /** node --test (package, bundlers, CDN, page and element stages): one test file's test, a browser flow included. */
-  node: 900_000,
+  node: 300_000,
   /** ctest: a native test binary or fuzz replay (CTest's default is 1500 s). */
   native: 1_500_000,
 };

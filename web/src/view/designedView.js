@@ -1,6 +1,6 @@
 // Draws the designed-heads lesson: for each head, how its W_q and W_k make its pattern, its heatmap, and which
 // key each query attends to most.
-import { designedPatterns, designedSizeNote } from '../model/designedHeads.js';
+import { designedPatterns, designedSizeNote } from '../model/designedLesson.js';
 import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { cellTooltip, quote } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
