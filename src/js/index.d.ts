@@ -37,22 +37,42 @@ export interface DimsTensorLike {
 /** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
 export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
+/** Integer typed arrays: as a mask's data (bare, as `data`, or as rows), a boolean mask of 0 and 1. */
+export type IntegerArray =
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | BigInt64Array
+  | BigUint64Array;
+
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
- * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend. A Uint8Array is boolean everywhere: bare, as data, or as rows.
- * Numbers: an additive mask, added to the scaled scores; -Infinity blocks.
+ * Booleans (nested, or `{ data, shape }` of 0/1 in any integer typed array): true = may attend. An integer typed
+ * array (a 'bool' Uint8Array, an int64 BigInt64Array, …) is boolean everywhere: bare, as data, or as rows.
+ * Numbers: an additive mask, added to the scaled scores; -Infinity blocks (a Float32Array of 0/1 is additive).
  */
-export type MaskInput = NestedBooleans | { data: Uint8Array | boolean[]; shape: readonly number[] } | TensorInput;
+export type MaskInput = NestedBooleans | { data: IntegerArray | boolean[]; shape: readonly number[] } | TensorInput;
 
-/** A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand. */
-export class Tensor {
-  constructor(data: Float32Array, shape: number[]);
-  readonly data: Float32Array;
+/** The data a Tensor may hold: Float32Array from every call; bool and integer arrays from attention-wasm/io. */
+export type TensorData = Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array;
+
+/**
+ * A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand.
+ * attention-wasm/io also gives Tensors of bool (Uint8Array) and integer (Int32Array, BigInt64Array, BigUint64Array)
+ * data, which the API takes as boolean masks.
+ */
+export class Tensor<Data extends TensorData = Float32Array> {
+  constructor(data: Data, shape: number[]);
+  readonly data: Data;
   readonly shape: number[];
-  /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
+  /** The values as nested arrays (number[][] for a matrix; bigints for BigInt64Array data), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
-  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
-  toJSON(): { shape: number[]; data: number[] };
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input (BigInt64Array data: decimal strings). */
+  toJSON(): { shape: number[]; data: Data extends BigInt64Array | BigUint64Array ? string[] : number[] };
 }
 
 export interface AttentionOptions {

@@ -3,12 +3,12 @@
 import { AttentionError, describe } from './errors.js';
 
 /**
- * A row-major tensor owned by JS: `data` is a Float32Array of `shape`'s product length.
- * Returned by every API call; also accepted as an input.
+ * A row-major tensor owned by JS: `data` is a Float32Array (from io also bool or integer data) of `shape`'s product
+ * length. Returned by every API call; also accepted as an input.
  */
 export class Tensor {
   /**
-   * @param {Float32Array} data
+   * @param {Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array} data
    * @param {number[]} shape
    */
   constructor(data, shape) {
@@ -17,7 +17,7 @@ export class Tensor {
   }
 
   /**
-   * The values as nested arrays of numbers, e.g. number[][] for a matrix.
+   * The values as nested arrays of numbers (of bigints for BigInt64Array data), e.g. number[][] for a matrix.
    * @param {number} [digits] round each value to this many decimals (0 to 20), as tutorials print them
    */
   toArray(digits) {
@@ -25,7 +25,7 @@ export class Tensor {
     if (digits !== undefined && !(Number.isInteger(digits) && digits >= 0 && digits <= 20)) {
       throw new AttentionError('BAD_OPTION', `digits must be an integer from 0 to 20, got ${describe(digits)}`);
     }
-    const round = digits === undefined ? (x) => x : (x) => Number(x.toFixed(digits)) + 0;
+    const round = digits === undefined || typeof data[0] === 'bigint' ? (x) => x : (x) => Number(x.toFixed(digits)) + 0;
     const build = (axis, offset) => {
       const size = shape[axis];
       if (axis === shape.length - 1) return Array.from(data.subarray(offset, offset + size), round);
@@ -37,10 +37,11 @@ export class Tensor {
 
   /**
    * What JSON.stringify writes: `{ shape, data: number[] }` (a Float32Array alone would give {"0":…}). Parsed
-   * back, it is a valid input again.
+   * back, it is a valid input again. BigInt64Array data gives decimal strings.
    */
   toJSON() {
-    return { shape: [...this.shape], data: Array.from(this.data) };
+    const { data } = this;
+    return { shape: [...this.shape], data: Array.from(data, typeof data[0] === 'bigint' ? String : undefined) };
   }
 }
 
