@@ -2,9 +2,10 @@
 // who calls again and again (a page that recomputes on every edit) allocates nothing per call. Read in two
 // steps, as every argument is: the record first (the caller's getters run there, before the inputs are read),
 // then, once every argument is read, the arrays themselves through the built-in getters only, each checked:
-// a Float32Array, of exactly its result's length, sharing no memory with another result or with an input.
+// a Float32Array over an ArrayBuffer, of exactly its result's length, sharing no memory with another result or with
+// an input; and again, by checkOutHeld, right before the first result is written.
 import { AttentionError, describe, formatShape, unknownKeyError } from './errors.js';
-import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
+import { isShared, typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { readRecord } from './read.js';
 
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
@@ -38,8 +39,25 @@ export function checkApart(out, inputs, extents = outExtents(out)) {
 }
 
 /**
- * The caller's arrays for the plan's results: { [result]: { array, view } }, `view` a plain Float32Array over
- * the same memory (what the results are written through), or null when there is no `out`.
+ * SHAPE_MISMATCH when a resolved `out` array no longer holds its result's length: its buffer was detached
+ * (transferred) or shrunk since it was checked. Run before the first result is written, so that a failed call
+ * writes nothing.
+ */
+export function checkOutHeld(out) {
+  for (const [key, { view, length }] of Object.entries(out ?? {})) {
+    const now = typedArrayLength(view);
+    if (now !== length) {
+      throw new AttentionError(
+        'SHAPE_MISMATCH',
+        `options.out.${key} held ${length} floats when it was checked but holds ${now} now: its buffer was detached (transferred) or resized since; nothing was written`,
+      );
+    }
+  }
+}
+
+/**
+ * The caller's arrays for the plan's results: { [result]: { array, view, length } }, `view` a plain Float32Array
+ * over the same memory (what the results are written through), or null when there is no `out`.
  * @param {Record<string, unknown>} record   readOutRecord's
  * @param {Record<string, number[]>} outputs the plan's result shapes
  * @param {object[]} inputs  the plan's input tensors (null for absent ones) and mask
@@ -71,6 +89,14 @@ export function resolveOut(record, outputs, inputs) {
       );
     }
     const view = typedArrayView(array, Float32Array, length);
+    if (isShared(view.buffer)) {
+      // Two SharedArrayBuffer objects may be one block of memory (one posted between threads arrives as another
+      // object), which nothing here can tell: the overlap checks below would pass two results over the same floats.
+      throw new AttentionError(
+        'BAD_OPTION',
+        `options.out.${key} is a view of a SharedArrayBuffer: out arrays must be over an ArrayBuffer (no check can tell whether two SharedArrayBuffers are one memory); copy the result into shared memory after the call`,
+      );
+    }
     const here = { name: `options.out.${key}`, ...extent(view) };
     const clash = taken.find((other) => overlaps(here, other));
     if (clash) {
@@ -80,7 +106,7 @@ export function resolveOut(record, outputs, inputs) {
       );
     }
     taken.push(here);
-    resolved[key] = { array, view };
+    resolved[key] = { array, view, length };
   }
   return Object.keys(resolved).length ? resolved : null;
 }

@@ -142,18 +142,39 @@ export function planMultiHeadAttention(x, weights, options) {
 
 /** Self-, cross- and multi-head attention from inputs; `multiHead` needs numHeads and keeps a head dimension. */
 function planProjected(x, context, weights, options, multiHead) {
+  const { o, outRecord } = readProjectedOptions(options);
+  const heads = readWeights(weights, multiHead);
+  const inputs = readProjectedInputs(x, context, heads.w);
+  return planProjectedInputs(inputs, heads, o, outRecord, Object.values(inputs));
+}
+
+/** A projected call's options, read as every call reads them: { o: parseOptions', outRecord: readOutRecord's }. */
+export function readProjectedOptions(options) {
   const record = readRecord(options, 'options', PROJECTION_OPTIONS, 'option');
   const outRecord = readOutRecord(record.out);
-  const o = parseOptions(record, true);
+  return { o: parseOptions(record, true), outRecord };
+}
+
+/**
+ * A weights record's own properties, read once: { w, numHeads, numKvHeads, headed } (`headed`: the results keep
+ * a head dimension, as with numHeads; `multiHead` requires it).
+ */
+export function readWeights(weights, multiHead) {
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
-  const { numHeads, numKvHeads } = checkHeadCounts(w);
-  const inputs = readProjectedInputs(x, context, w);
+  return { w, ...checkHeadCounts(w), headed: multiHead || w.numHeads !== undefined };
+}
+
+/**
+ * The plan of a projected call once every argument is read: its inputs (x, context, wQ, …, bO), readWeights'
+ * head counts, the options; `read` lists the tensors read from the caller for this call (checkHeld's).
+ */
+export function planProjectedInputs(inputs, { numHeads, numKvHeads, headed }, o, outRecord, read) {
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
-  checkHeld([...Object.values(inputs), o.mask]);
+  checkHeld([...read, o.mask]);
   const dims = { ...checkProjectedShapes(inputs, numHeads, numKvHeads), numHeads, numKvHeads };
-  const plan = projectedPlan(dims, inputs, o, multiHead || w.numHeads !== undefined);
+  const plan = projectedPlan(dims, inputs, o, headed);
   plan.out = resolveOut(outRecord, plan.outputs, [...Object.values(inputs), o.mask]);
   return plan;
 }

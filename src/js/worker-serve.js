@@ -42,7 +42,10 @@ function describeError(error) {
   }
 }
 
-/** The faults of injectFault (pool.js), for the tests only; `exit` is how this worker ends itself. */
+/**
+ * The faults of injectFault (pool.js), for the tests only; `exit` is how this worker ends itself. 'stall' does
+ * nothing here: the call is not answered.
+ */
 function fire(fault, exit) {
   if (fault === 'throw') throw new Error('fault injected: an error thrown inside the call');
   if (fault === 'reject') Promise.reject(new Error('fault injected: an unhandled rejection'));
