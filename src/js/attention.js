@@ -7,13 +7,18 @@ import { readRecord } from './read.js';
 import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { checkApart, checkOutHeld, outExtents } from './out.js';
 import { CALL_KINDS } from './generated/abi.js';
-import { Workspace, callLayout, checkCallBytes, checkValues, descriptorTemplate, statusError } from './call.js';
 import {
+  Workspace,
+  callLayout,
+  checkCallBytes,
+  checkValues,
+  descriptorTemplate,
   planCrossAttention,
   planMultiHeadAttention,
   planScaledDotProduct,
   planSelfAttention,
   product,
+  statusError,
 } from './plan.js';
 
 let runPlanOf;

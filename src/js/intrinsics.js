@@ -24,17 +24,8 @@ export const typedArrayLength = (array) => lengthGetter.call(array);
 export const typedArrayView = (array, Type, length) =>
   new Type(bufferGetter.call(array), offsetGetter.call(array), length);
 
-const sharedLength = globalThis.SharedArrayBuffer && getterOf(SharedArrayBuffer.prototype, 'byteLength');
-
-/** Whether a buffer is a SharedArrayBuffer (by its own getter, which throws for anything else). */
-export function isShared(buffer) {
-  try {
-    sharedLength.call(buffer); // no SharedArrayBuffer here: sharedLength is undefined, and this throws too
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** SharedArrayBuffer's byteLength getter, a brand check (it throws for anything else); undefined without one. */
+export const sharedByteLength = globalThis.SharedArrayBuffer && getterOf(SharedArrayBuffer.prototype, 'byteLength');
 
 export const { hasOwn } = Object;
 export const { getPrototypeOf } = Reflect;

@@ -5,11 +5,21 @@
 // live figure: one changed row of a GPT-2-sized layer projects 4 rows instead of all of them.
 import { AttentionError } from './errors.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, PROJECTION_ROWS } from './generated/abi.js';
-import { planProjectedInputs, product, readProjectedOptions, readWeights } from './plan.js';
+import {
+  Workspace,
+  callLayout,
+  checkCallBytes,
+  checkValues,
+  descriptorTemplate,
+  planProjectedInputs,
+  product,
+  readProjectedOptions,
+  readWeights,
+  statusError,
+} from './plan.js';
 import { SPECS, readWeightTensors } from './validate.js';
 import { readFloatTensor } from './convert.js';
 import { checkOutHeld } from './out.js';
-import { Workspace, callLayout, checkCallBytes, checkValues, descriptorTemplate, statusError } from './call.js';
 
 const KEPT = ['q', 'k', 'v']; // results that stay in the layer's memory between calls
 

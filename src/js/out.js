@@ -3,9 +3,9 @@
 // steps, as every argument is: the record first (the caller's getters run there, before the inputs are read),
 // then, once every argument is read, the arrays themselves through the built-in getters only, each checked:
 // a Float32Array over an ArrayBuffer, of exactly its result's length, sharing no memory with another result or with
-// an input; and again, by checkOutHeld, right before the first result is written.
+// an input; and their lengths again before the first result is written (checkOutHeld).
 import { AttentionError, describe, formatShape, unknownKeyError } from './errors.js';
-import { isShared, typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
+import { sharedByteLength, typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { readRecord } from './read.js';
 
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
@@ -16,6 +16,15 @@ export const readOutRecord = (out) => (out === undefined || out === null ? {} : 
 /** [start, end) bytes of a typed array's memory, and its buffer. */
 function extent(view) {
   return { buffer: view.buffer, start: view.byteOffset, end: view.byteOffset + view.byteLength };
+}
+
+/** Whether a buffer is a SharedArrayBuffer. */
+function isShared(buffer) {
+  try {
+    return sharedByteLength.call(buffer) >= 0;
+  } catch {
+    return false;
+  }
 }
 
 const overlaps = (a, b) => a.buffer === b.buffer && a.start < b.end && b.start < a.end;
@@ -38,18 +47,14 @@ export function checkApart(out, inputs, extents = outExtents(out)) {
   }
 }
 
-/**
- * SHAPE_MISMATCH when a resolved `out` array no longer holds its result's length: its buffer was detached
- * (transferred) or shrunk since it was checked. Run before the first result is written, so that a failed call
- * writes nothing.
- */
+/** SHAPE_MISMATCH when an out array was detached or shrunk since it was resolved: run before any result is written. */
 export function checkOutHeld(out) {
   for (const [key, { view, length }] of Object.entries(out ?? {})) {
     const now = typedArrayLength(view);
     if (now !== length) {
       throw new AttentionError(
         'SHAPE_MISMATCH',
-        `options.out.${key} held ${length} floats when it was checked but holds ${now} now: its buffer was detached (transferred) or resized since; nothing was written`,
+        `options.out.${key} held ${length} floats but holds ${now} now: its buffer was detached or resized; nothing was written`,
       );
     }
   }
@@ -90,11 +95,10 @@ export function resolveOut(record, outputs, inputs) {
     }
     const view = typedArrayView(array, Float32Array, length);
     if (isShared(view.buffer)) {
-      // Two SharedArrayBuffer objects may be one block of memory (one posted between threads arrives as another
-      // object), which nothing here can tell: the overlap checks below would pass two results over the same floats.
+      // Two SharedArrayBuffers may be one memory (one posted between threads), which nothing can tell apart.
       throw new AttentionError(
         'BAD_OPTION',
-        `options.out.${key} is a view of a SharedArrayBuffer: out arrays must be over an ArrayBuffer (no check can tell whether two SharedArrayBuffers are one memory); copy the result into shared memory after the call`,
+        `options.out.${key} is over a SharedArrayBuffer: out arrays need ArrayBuffer memory (two SharedArrayBuffers may be one memory); copy results to shared memory after the call`,
       );
     }
     const here = { name: `options.out.${key}`, ...extent(view) };

@@ -6,17 +6,17 @@
 // sub-plan built from fresh Float32Array copies. The workers get only typed arrays and plain numbers, never
 // the caller's objects, so nothing the caller does afterwards, and nothing odd in what they passed (a Proxy,
 // a cyclic property), reaches them. No SharedArrayBuffer (and no cross-origin isolation) is needed.
-import { checkCallBytes } from './call.js';
-import { checkOutHeld } from './out.js';
 import {
-  checkPlanValues,
+  checkCallBytes,
+  outputProjectionScratchBytes,
   planCrossAttention,
   planMultiHeadAttention,
-  planOutputProjection,
   planScaledDotProduct,
   planSelfAttention,
   product,
 } from './plan.js';
+import { checkOutHeld } from './out.js';
+import { checkPlanValues } from './scan.js';
 import { WorkerPool, registerPool } from './pool.js';
 import {
   copyRange,
@@ -34,6 +34,25 @@ import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
 const CAUSAL_NAMES = { [CAUSAL.none]: false, [CAUSAL.topLeft]: true, [CAUSAL.bottomRight]: 'bottom-right' };
 const METHODS = ['scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'terminate'];
+
+/**
+ * Plans the output projection alone, output = concat·wo (+ bo), for the workers of ParallelAttention: its
+ * tensors ({ data, shape }) were validated by the calling thread's plan. @returns {Plan}
+ */
+function planOutputProjection(concat, wo, bo) {
+  const [rows, width] = concat.shape;
+  const dOut = wo.shape[1];
+  return {
+    kind: 'outputProjection',
+    dims: { rows, width, dOut },
+    inputs: { concat, wO: wo, bO: bo },
+    outputs: { output: [rows, dOut] },
+    options: { causal: CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
+    maskDims: [1, 1, 1, 1],
+    scratchBytes: outputProjectionScratchBytes(width, dOut),
+    square: null,
+  };
+}
 
 /** Splits `count` items into at most `parts` contiguous [start, end) ranges of near-equal size. */
 function ranges(count, parts) {

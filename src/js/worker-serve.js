@@ -6,7 +6,7 @@
 // a worker that reached it would hold itself (webpack 5 warns "Circular dependency between chunks with runtime").
 import { Attention, runPlan } from './attention.js';
 import { loadModule, readWasmOption } from './loader.js';
-import { firstNonFinite } from './tensor.js';
+import { firstNonFinite } from './scan.js';
 
 /**
  * The ArrayBuffers under a plan's inputs, mask and result targets (`out`, { [key]: { view } }), each owned by that
