@@ -60,9 +60,8 @@ function residentWeights(module, weightsGiven) {
   const tensors = readWeightTensors(heads.w);
   const dModel = tensors.wQ.shape[0];
   // A one-row x checks the weights against each other as every call would.
-  const x = readFloatTensor({ data: new Float32Array(dModel), shape: [1, dModel] }, SPECS.x);
-  const { o, outRecord } = readProjectedOptions();
-  const probe = planProjectedInputs({ x, context: null, ...tensors }, heads, o, outRecord, Object.values(tensors));
+  const x = { data: new Float32Array(dModel), shape: [1, dModel] };
+  const probe = planRun(x, { ...heads, tensors }, undefined, Object.values(tensors));
   checkCallBytes(probe);
   const present = Object.entries(tensors).filter(([, tensor]) => tensor);
   const { regions, bytes } = residentLayout(present.map(([key, tensor]) => [key, tensor.data.length]));
@@ -76,12 +75,20 @@ function residentWeights(module, weightsGiven) {
     block.free();
     throw error;
   }
-  const kept = Object.entries(tensors).map(([key, tensor]) => [
-    key,
-    tensor && { name: tensor.name, shape: tensor.shape },
-  ]);
+  const copied = (tensor) => tensor && { name: tensor.name, shape: tensor.shape };
+  const kept = Object.fromEntries(Object.entries(tensors).map(([key, tensor]) => [key, copied(tensor)]));
   const { numHeads, numKvHeads, headed } = heads;
-  return { weights: { tensors: Object.fromEntries(kept), numHeads, numKvHeads, headed }, block, regions };
+  return { weights: { tensors: kept, numHeads, numKvHeads, headed }, block, regions };
+}
+
+/**
+ * The plan of selfAttention(x, weights, options), read by selfAttention's own code, with weights as residentWeights
+ * read them once ({ tensors, numHeads, numKvHeads, headed }); `read`: tensors read from the caller besides x.
+ */
+function planRun(x, weights, options, read = []) {
+  const { o, outRecord } = readProjectedOptions(options);
+  const X = readFloatTensor(x, SPECS.x);
+  return planProjectedInputs({ x: X, context: null, ...weights.tensors }, weights, o, outRecord, [X, ...read]);
 }
 
 export class SelfAttentionLayer {
@@ -89,7 +96,7 @@ export class SelfAttentionLayer {
   #weights; // residentWeights': the head counts and the weights' names and shapes, for the plans of later calls
   #blocks = { weights: null, rows: null }; // the Workspaces of the weights and of #rows
   #weightRegions;
-  #rows = null; // { block, regions, key, batch, groups, lenQ, dModel, given }: x, q, k, v, stale flags for one shape of x
+  #rows = null; // { block, regions, key, batch, groups, lenQ, dModel, given }: x, q, k, v, stale flags of a shape
   #valid = false; // whether #rows' q, k and v are the projections of its x
 
   /** Rows of x whose q, k and v the last call projected (whole groups of PROJECTION_ROWS rows). */
@@ -118,12 +125,8 @@ export class SelfAttentionLayer {
   run(x, options) {
     const weightBlock = this.#blocks.weights;
     if (!weightBlock) throw freedError();
-    // selfAttention's reading of its arguments, with the weights as read once by the constructor
-    const { o, outRecord } = readProjectedOptions(options);
-    const X = readFloatTensor(x, SPECS.x);
-    const plan = planProjectedInputs({ x: X, context: null, ...this.#weights.tensors }, this.#weights, o, outRecord, [
-      X,
-    ]);
+    const plan = planRun(x, this.#weights, options);
+    const X = plan.inputs.x;
     checkCallBytes(plan); // the limit of the same call to selfAttention
     const rows = this.#rowsFor(plan);
     this.#copyChangedRows(rows, X);

@@ -1,7 +1,8 @@
 // A prepared layer is exactly selfAttention whatever form its arguments take: a property test (fast-check) over
 // every input form selfAttention accepts (Float32Array, Float64Array, number[] data, nested arrays with number or
 // typed-array rows, { data, dims }, getters, Proxies, subarrays, SharedArrayBuffer memory) × runs that change rows
-// (by values float32 can and cannot tell apart), the options, the shape of x, or put a value beyond float32 in x.
+// (by values float32 can and cannot tell apart), the options and masks, the shape of x, or put a value beyond
+// float32 in x.
 // Every run gives selfAttention's bits, or its error; the weights are given in one of those forms too, and their
 // buffers are transferred once the layer is made.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,19 @@ const FORMS = {
 };
 const FORM_NAMES = Object.keys(FORMS);
 
+/** A mask option of [L, L] (broadcast over batch and heads): nested booleans, a Uint8Array, or additive float64. */
+function maskOf(kind, shape, random) {
+  const n = shape[shape.length - 2];
+  const cells = Array.from({ length: n * n }, () => random());
+  if (kind === 'booleans')
+    return { mask: nested(Float64Array.from(cells), [n, n], Array).map((r) => r.map((c) => c > -0.5)) };
+  if (kind === 'bytes') return { mask: { data: Uint8Array.from(cells, (c) => (c > -0.5 ? 1 : 0)), shape: [n, n] } };
+  if (kind === 'additive') {
+    return { mask: { data: Float64Array.from(cells, (c) => (c < -0.7 ? -Infinity : c / 3)), shape: [n, n] } };
+  }
+  return {};
+}
+
 /** Every result holds exactly the bits (and the shape) of `expected`'s. */
 function sameBits(actual, expected, what) {
   expect(Object.keys(actual), what).toEqual(Object.keys(expected));
@@ -105,6 +119,7 @@ const step = fc.record({
   rows: fc.array(fc.nat(), { minLength: 1, maxLength: 3 }),
   causal: fc.boolean(),
   returnWeights: fc.boolean(),
+  mask: fc.constantFrom('none', 'none', 'booleans', 'bytes', 'additive'),
 });
 
 const layerCase = fc.record({
@@ -171,7 +186,7 @@ describe('a prepared layer over every input form', () => {
                 if (s.change === 'beyondFloat32') x[start + (r % c.dModel)] = 1e39;
               }
             }
-            const options = { causal: s.causal, returnWeights: s.returnWeights };
+            const options = { causal: s.causal, returnWeights: s.returnWeights, ...maskOf(s.mask, shape, random) };
             const what = `step ${i} (${s.form}, ${s.change}, x ${shape.join('×')} of ${rowCount} rows at first)`;
             const got = outcome(() => layer.run(FORMS[s.form](x, shape), options));
             const expected = outcome(() => attn.selfAttention(FORMS[s.form](x, shape), reference, options));
