@@ -210,7 +210,7 @@ export function statusError(status) {
 /**
  * Where each buffer of a plan's call goes in its one block of WebAssembly memory (offsets 16-byte aligned, in
  * the order call descriptor, inputs, mask, outputs, then the core's scratch), and the block's size.
- * @param {import('./plan.js').Plan} plan
+ * @param {Plan} plan
  */
 export function callLayout(plan) {
   let bytes = 0;
