@@ -63,7 +63,8 @@ const failure = async (run) => {
 
 const detach = (array) => structuredClone(array.buffer, { transfer: [array.buffer] });
 
-describe('a failed call writes nothing into options.out', () => {
+// Workers start, die and are replaced here: ample time on a busy machine (each test takes well under a second).
+describe('a failed call writes nothing into options.out', { timeout: 30_000 }, () => {
   let single;
   let parallel;
   beforeAll(async () => {
@@ -134,7 +135,7 @@ describe('a failed call writes nothing into options.out', () => {
   }
 });
 
-describe('out arrays checked at every call', () => {
+describe('out arrays checked at every call', { timeout: 30_000 }, () => {
   let attn;
   beforeAll(async () => {
     attn = await createAttention();
