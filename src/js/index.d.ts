@@ -88,9 +88,11 @@ export interface AttentionOptions {
   returnSteps?: boolean;
   /**
    * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
-   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
-   * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
-   * a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the call fails.
+   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array over an
+   * ArrayBuffer (not a SharedArrayBuffer: BAD_OPTION) of exactly its result's length (SHAPE_MISMATCH otherwise,
+   * also when its buffer is detached before the results are written), sharing no memory with an input or another
+   * result (BAD_OPTION); a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the
+   * call fails, on workers too.
    */
   out?: OutArrays | null;
 }
@@ -242,7 +244,8 @@ export class Attention {
   /**
    * Self-attention prepared for fixed weights, for an x that changes a little at a time (an edited token, a live
    * figure). The layer's code loads on first use; then the weights are read, checked and copied into WebAssembly
-   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles.
+   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles. The layer
+   * keeps copies only: later changes to the weights' arrays are not seen, and their buffers may be transferred.
    *
    * | weights                                                   | run(x, options)                          |
    * |-----------------------------------------------------------|------------------------------------------|

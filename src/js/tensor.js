@@ -92,46 +92,6 @@ export function valueError(value, where, allowNegativeInfinity) {
   return new AttentionError('NON_FINITE', `${where} is ${detail}: values must be finite numbers${allowed}`);
 }
 
-/** True when every value of a typed array is finite: x·0 is ±0 for finite x, NaN for ±Infinity and NaN. */
-function allFinite(data) {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  const whole = data.length - (data.length % 4);
-  let i = 0;
-  for (; i < whole; i += 4) {
-    s0 += data[i] * 0;
-    s1 += data[i + 1] * 0;
-    s2 += data[i + 2] * 0;
-    s3 += data[i + 3] * 0;
-  }
-  for (; i < data.length; i++) s0 += data[i] * 0;
-  return s0 + s1 + s2 + s3 === 0;
-}
-
-/** The index of the first value of `data` that does not round to a finite float32 (nor is an allowed -Infinity). */
-export function firstNonFinite(data, allowNegativeInfinity) {
-  // A Float64Array may hold finite values that round to ±Infinity in float32: it always takes the slow path.
-  if (data instanceof Float32Array && allFinite(data)) return -1;
-  for (let i = 0; i < data.length; i++) {
-    const x = Math.fround(data[i]);
-    if (x - x !== 0 && !(x === -Infinity && allowNegativeInfinity)) return i;
-  }
-  return -1;
-}
-
-/**
- * Scans, in JS, the values of an input that conversion left unchecked (typed-array data), by the same rule as the
- * scan in WebAssembly memory: each value rounded to float32 must be finite. A no-op for anything else (boolean
- * masks included).
- */
-export function checkValues(tensor) {
-  if (tensor.valuesChecked !== false) return;
-  const index = firstNonFinite(tensor.data, tensor.allowNegativeInfinity);
-  if (index >= 0) throw nonFiniteError(tensor, index);
-}
-
 /** The NON_FINITE error for element `index` of a FloatInput, which a scan found not to round to a finite float32. */
 export function nonFiniteError(tensor, index) {
   const { data, name, shape, allowNegativeInfinity } = tensor;
