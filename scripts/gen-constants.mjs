@@ -73,7 +73,7 @@ export function render(lists) {
     "\n/** Which entry point of the Embind layer a plan's kind runs. */\n",
     `export const CALL_KINDS = ${object(abi.callKinds)};\n`,
     // The codes only: what raises each stays in abi.h and the guide's table, so no page downloads the descriptions.
-    '\n/** Every code an AttentionError can carry, in abi.h\'s order. */\n',
+    "\n/** Every code an AttentionError can carry, in abi.h's order. */\n",
     `export const ERROR_CODES = Object.freeze([\n${abi.errorCodes.map((code) => `  ${quote(code)},`).join('\n')}\n]);\n`,
     "\n/** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */\n",
     `export const DESCRIPTOR_SLOTS = ${object(abi.slots)};\n`,
@@ -82,9 +82,7 @@ export function render(lists) {
   const dts = [
     HEADER,
     '\n/** Stable error codes of AttentionError. */\n',
-    `export type AttentionErrorCode =\n${abi.errorCodes
-      .map((code) => `  | '${code}'`)
-      .join('\n')};\n`,
+    `export type AttentionErrorCode =\n${abi.errorCodes.map((code) => `  | '${code}'`).join('\n')};\n`,
     '\n',
     ...Object.keys(abi.constants).map((name) => `export const ${name}: number;\n`),
     ...['CAUSAL', 'MASK_KINDS', 'CALL_KINDS', 'DESCRIPTOR_SLOTS'].map(
