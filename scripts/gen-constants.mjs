@@ -44,7 +44,7 @@ export function jsAbi(lists) {
     causal: enumeration('CAUSAL'),
     maskKinds: enumeration('MASK_KINDS'),
     callKinds: enumeration('CALL_KINDS'),
-    errorCodes: Object.fromEntries(lists.ERROR_CODES),
+    errorCodes: lists.ERROR_CODES.map(([code]) => code),
     slots,
     slotCount: index,
   };
@@ -72,8 +72,9 @@ export function render(lists) {
     `export const MASK_KINDS = ${object(abi.maskKinds)};\n`,
     "\n/** Which entry point of the Embind layer a plan's kind runs. */\n",
     `export const CALL_KINDS = ${object(abi.callKinds)};\n`,
-    '\n/** Every code an AttentionError can carry, with what raises it. */\n',
-    `export const ERROR_CODES = ${object(abi.errorCodes)};\n`,
+    // The codes only: what raises each stays in abi.h and the guide's table, so no page downloads the descriptions.
+    "\n/** Every code an AttentionError can carry, in abi.h's order. */\n",
+    `export const ERROR_CODES = Object.freeze([\n${abi.errorCodes.map((code) => `  ${quote(code)},`).join('\n')}\n]);\n`,
     "\n/** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */\n",
     `export const DESCRIPTOR_SLOTS = ${object(abi.slots)};\n`,
     `export const DESCRIPTOR_SLOT_COUNT = ${abi.slotCount};\n`,
@@ -81,15 +82,13 @@ export function render(lists) {
   const dts = [
     HEADER,
     '\n/** Stable error codes of AttentionError. */\n',
-    `export type AttentionErrorCode =\n${Object.keys(abi.errorCodes)
-      .map((code) => `  | '${code}'`)
-      .join('\n')};\n`,
+    `export type AttentionErrorCode =\n${abi.errorCodes.map((code) => `  | '${code}'`).join('\n')};\n`,
     '\n',
     ...Object.keys(abi.constants).map((name) => `export const ${name}: number;\n`),
     ...['CAUSAL', 'MASK_KINDS', 'CALL_KINDS', 'DESCRIPTOR_SLOTS'].map(
       (name) => `export const ${name}: Readonly<Record<string, number>>;\n`,
     ),
-    'export const ERROR_CODES: Readonly<Record<AttentionErrorCode, string>>;\n',
+    'export const ERROR_CODES: readonly AttentionErrorCode[];\n',
     'export const DESCRIPTOR_SLOT_COUNT: number;\n',
   ].join('');
   return { js, dts };

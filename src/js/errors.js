@@ -1,4 +1,4 @@
-import { getterOf, typedArrayLength, typedArrayTag } from './intrinsics.js';
+import { getterOf, sharedByteLength, typedArrayLength, typedArrayTag } from './intrinsics.js';
 
 // Every AttentionError made, so that one is recognised without running any code of a value (a Proxy's trap).
 const created = new WeakSet();
@@ -40,7 +40,7 @@ const BRANDS = [
   ['a Set', getterOf(Set.prototype, 'size')],
   ['a Date', Date.prototype.getTime],
   ['an ArrayBuffer', getterOf(ArrayBuffer.prototype, 'byteLength')],
-  ['a SharedArrayBuffer', globalThis.SharedArrayBuffer && getterOf(SharedArrayBuffer.prototype, 'byteLength')],
+  ['a SharedArrayBuffer', sharedByteLength],
   ['a DataView', getterOf(DataView.prototype, 'byteLength')],
 ].filter(([, check]) => check);
 

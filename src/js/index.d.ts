@@ -43,36 +43,56 @@ export interface DimsTensorLike {
 /** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
 export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
+/** Integer typed arrays: as a mask's data (bare, as `data`, or as rows), a boolean mask of 0 and 1. */
+export type IntegerArray =
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | BigInt64Array
+  | BigUint64Array;
+
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
- * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend. A Uint8Array is boolean everywhere: bare, as data, or as rows.
- * Numbers: an additive mask, added to the scaled scores; -Infinity blocks.
+ * Booleans (nested, or `{ data, shape }` of 0/1 in any integer typed array): true = may attend. An integer typed
+ * array (a 'bool' Uint8Array, an int64 BigInt64Array, …) is boolean everywhere: bare, as data, or as rows.
+ * Numbers: an additive mask, added to the scaled scores; -Infinity blocks (a Float32Array of 0/1 is additive).
  */
 export type MaskInput =
   | NestedBooleans
   | {
       /** 0/1 or booleans, row-major: 1 = may attend. */
-      data: Uint8Array | boolean[];
+      data: IntegerArray | boolean[];
       /** The mask's dimensions, broadcast from the right. */
       shape: readonly number[];
     }
   | TensorInput;
 
-/** A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand. */
-export class Tensor {
-  constructor(data: Float32Array, shape: number[]);
+/** The data a Tensor may hold: Float32Array from every call; bool and integer arrays from attention-wasm/io. */
+export type TensorData = Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array;
+
+/**
+ * A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand.
+ * attention-wasm/io also gives Tensors of bool (Uint8Array) and integer (Int32Array, BigInt64Array, BigUint64Array)
+ * data, which the API takes as boolean masks.
+ */
+export class Tensor<Data extends TensorData = Float32Array> {
+  constructor(data: Data, shape: number[]);
   /** The values, row-major, in an array JS owns. */
-  readonly data: Float32Array;
+  readonly data: Data;
   /** The dimensions, outermost first. */
   readonly shape: number[];
-  /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
+  /** The values as nested arrays (number[][] for a matrix; bigints for BigInt64Array data), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
-  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input (BigInt64Array data: decimal strings). */
   toJSON(): {
     /** The dimensions. */
     shape: number[];
     /** The values, row-major. */
-    data: number[];
+    data: Data extends BigInt64Array | BigUint64Array ? string[] : number[];
   };
 }
 
@@ -90,9 +110,11 @@ export interface AttentionOptions {
   returnSteps?: boolean;
   /**
    * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
-   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
-   * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
-   * a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the call fails.
+   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array over an
+   * ArrayBuffer (not a SharedArrayBuffer: BAD_OPTION) of exactly its result's length (SHAPE_MISMATCH otherwise,
+   * also when its buffer is detached before the results are written), sharing no memory with an input or another
+   * result (BAD_OPTION); a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the
+   * call fails, on workers too.
    */
   out?: OutArrays | null;
 }
@@ -247,7 +269,8 @@ export class Attention {
   /**
    * Self-attention prepared for fixed weights, for an x that changes a little at a time (an edited token, a live
    * figure). The layer's code loads on first use; then the weights are read, checked and copied into WebAssembly
-   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles.
+   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles. The layer
+   * keeps copies only: later changes to the weights' arrays are not seen, and their buffers may be transferred.
    *
    * | weights                                                   | run(x, options)                          |
    * |-----------------------------------------------------------|------------------------------------------|

@@ -23,7 +23,7 @@ import { coreScratchBytes, outputProjectionScratchBytes } from '../../src/js/pla
 import { VARIANTS, seededRandom } from './reference.js';
 
 const lists = parseAbi(header);
-const codes = Object.keys(abi.ERROR_CODES);
+const codes = [...abi.ERROR_CODES];
 
 const coreSources = import.meta.glob(['../../src/core/*.{h,cc}', '../../src/bindings/*.cc'], {
   query: '?raw',
