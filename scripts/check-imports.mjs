@@ -87,7 +87,11 @@ function cycleIn(component) {
 }
 
 for (const component of circles) {
-  console.log(`import circle: ${cycleIn(component).map((f) => relative('.', f)).join(' → ')}`);
+  console.log(
+    `import circle: ${cycleIn(component)
+      .map((f) => relative('.', f))
+      .join(' → ')}`,
+  );
 }
 if (circles.length) process.exit(1);
 console.log(`imports: ${files.length} modules, no circle`);

@@ -18,7 +18,11 @@ function junit(stage, file) {
   const xml = readFileSync(file, 'utf8');
   return [...xml.matchAll(/<testcase\b[^>]*?name="([^"]*)"[^>]*?time="([\d.]+)"/g)].map(([, name, time]) => [
     stage,
-    name.replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
+    name
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>'),
     Number(time) * 1000,
   ]);
 }
@@ -32,7 +36,8 @@ for (const stage of existsSync(folder) ? readdirSync(folder) : []) {
     if (file.endsWith('.xml')) rows.push(...junit(stage, path));
     else if (file === 'vitest.json') {
       for (const result of JSON.parse(readFileSync(path, 'utf8')).testResults) {
-        for (const a of result.assertionResults) rows.push([stage, `${a.ancestorTitles.join(' > ')} > ${a.title}`, a.duration ?? 0]);
+        for (const a of result.assertionResults)
+          rows.push([stage, `${a.ancestorTitles.join(' > ')} > ${a.title}`, a.duration ?? 0]);
       }
     }
   }
@@ -50,7 +55,9 @@ for (const stage of [...new Set(rows.map((r) => r[0]))].sort()) {
   for (const [, name, ms] of slowest) {
     const share = ms / timeout;
     if (share > 0.25) near++;
-    console.log(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${(share * 100).toFixed(0).padStart(3)} %${share > 0.25 ? ' !' : '  '}  ${name.slice(0, 110)}`);
+    console.log(
+      `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${(share * 100).toFixed(0).padStart(3)} %${share > 0.25 ? ' !' : '  '}  ${name.slice(0, 110)}`,
+    );
   }
 }
 console.log(near ? `${near} tests over a quarter of their timeout` : 'every test within a quarter of its timeout');

@@ -112,4 +112,6 @@ if (!process.argv.includes('--no-api')) {
     { cwd: repo, stdio: 'inherit' },
   );
 }
-console.log(`docs: ${PAGES.length} pages${process.argv.includes('--no-api') ? '' : ' and the API reference'} in ${dirname(join(site, 'docs/x'))}`);
+console.log(
+  `docs: ${PAGES.length} pages${process.argv.includes('--no-api') ? '' : ' and the API reference'} in ${dirname(join(site, 'docs/x'))}`,
+);

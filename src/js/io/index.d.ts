@@ -16,6 +16,7 @@ export type FileData = TensorData;
 
 /** Which arrays or tensors to read, by name; all of them when omitted. */
 export interface ReadOptions {
+  /** Read only these tensors (their names as the file gives them); a name the file lacks is BAD_FILE. */
   names?: readonly string[];
 }
 
@@ -33,9 +34,11 @@ export function readNpz<Data extends FileData = Float32Array>(
 
 /** An array listed by an .npz file's headers. */
 export interface NpzEntry {
+  /** The name as the file gives it (an .npz member without its ".npy"). */
   readonly name: string;
   /** As numpy writes it: '<f4', '|b1', '<i8', … (others, such as '<c8', are listed but not read). */
   readonly dtype: string;
+  /** The dimensions, as the file states them. */
   readonly shape: number[];
 }
 
@@ -58,9 +61,11 @@ export function readSafetensors<Data extends FileData = Float32Array>(
 
 /** A tensor listed in a safetensors header. */
 export interface SafetensorsEntry {
+  /** The name as the file gives it (an .npz member without its ".npy"). */
   readonly name: string;
   /** As the file states it: 'F32', 'F16', 'BF16', 'F64', 'BOOL' and the integers are readable; others are listed only. */
   readonly dtype: string;
+  /** The dimensions, as the file states them. */
   readonly shape: number[];
 }
 
