@@ -1,5 +1,9 @@
 // Hand-written declarations for attention-wasm (Emscripten 3.1.6 has no --emit-tsd).
 // Shape names: B batch, H / H_kv query and key-value heads, L_q / L_k sequence lengths, d_k / d_v widths.
+/**
+ * The main entry: `createAttention()` and the attention calls, their options, results and errors.
+ * @module attention-wasm
+ */
 
 import type { AttentionErrorCode } from './generated/abi.js';
 

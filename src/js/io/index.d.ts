@@ -1,6 +1,10 @@
 // Hand-written declarations for attention-wasm/io: reading .npy, .npz and .safetensors files into Tensors.
 // A malformed or unsupported file, a Blob that cannot be read, or bytes whose buffer is detached raise
 // AttentionError with code 'BAD_FILE'.
+/**
+ * Reads the tensor files people already have (.npy, .npz, .safetensors) into Tensors every call accepts.
+ * @module attention-wasm/io
+ */
 import type { Tensor, TensorData } from '../index.js';
 
 /** The bytes of a whole file held in memory. */
