@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMapping, extract, guessMapping, repeatKvHeads, sourceShape } from '../../../web/src/model/modelFile.js';
+import { checkMapping, extract, guessMapping, sourceShape, widenKvHeads } from '../../../web/src/model/modelFile.js';
 
 const tensor = (rows, cols, base = 0) => ({
   data: Float32Array.from({ length: rows * cols }, (_, k) => base + k),
@@ -107,9 +107,9 @@ describe('extract', () => {
     ]);
   });
 
-  it('repeats grouped key/value heads for the query heads that read them', () => {
-    // two kv heads of width 1, four query heads: heads 0, 1 read kv 0 and heads 2, 3 read kv 1
-    expect(repeatKvHeads([[10, 20]], 2, 4)).toEqual([[10, 10, 20, 20]]);
+  it('widens grouped key/value heads to the page’s shape, the kv heads first', () => {
+    // two kv heads of width 1 first (what grouped-query attention reads), then the same again for the unread blocks
+    expect(widenKvHeads([[10, 20]], 2, 4)).toEqual([[10, 20, 10, 20]]);
   });
 });
 
