@@ -31,7 +31,9 @@ describe('use your own model', () => {
       assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, `layer ${LAYER}, head 3 weights`);
       const status = await page.textContent('.model-panel [role="status"]');
       assert.match(status, new RegExp(`Loaded layer ${LAYER}: n = ${N}, d_model = ${D}, ${HEADS} heads, causal`, 'u'));
-      await page.waitForFunction(() => /attention probabilities: \S+\.$/u.test(document.querySelector('.model-panel [role="status"]').textContent));
+      await page.waitForFunction(() =>
+        /attention probabilities: \S+\.$/u.test(document.querySelector('.model-panel [role="status"]').textContent),
+      );
       const done = await page.textContent('.model-panel [role="status"]');
       const difference = Number(/attention probabilities: (\S+)\.$/u.exec(done)?.[1]);
       assert.ok(difference < 1e-5, `the file's own attentions and the page's differ by ${difference}`);

@@ -18,7 +18,13 @@ describe('grouped-query attention in every step', () => {
     const state = EXAMPLES.find((e) => e.id === 'gqa').state();
     const m = Object.fromEntries(['x', 'wq', 'wk', 'wv', 'wo'].map((name) => [name, generatedMatrix(state, name)]));
     const { dK, dV } = state;
-    const ref = attention64({ ...m, wk: columns(m.wk, 0, 2 * dK), wv: columns(m.wv, 0, 2 * dV), numHeads: 4, numKvHeads: 2 });
+    const ref = attention64({
+      ...m,
+      wk: columns(m.wk, 0, 2 * dK),
+      wv: columns(m.wv, 0, 2 * dV),
+      numHeads: 4,
+      numKvHeads: 2,
+    });
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       await afterChange(page, () => page.selectOption('#head', '2'));
@@ -120,10 +126,14 @@ describe('the tensor chooser', () => {
     await withPage(env, {}, async ({ page }) => {
       await dropFiles(page, [{ name: 'embeddings.npy', data: npy(x) }]);
       await page.waitForFunction(() => document.querySelectorAll('.model-panel .mp-list li').length === 1);
-      assert.match(await page.textContent('.model-panel .mp-mapping'), /No known layout was recognised: choose each tensor below/u);
+      assert.match(
+        await page.textContent('.model-panel .mp-mapping'),
+        /No known layout was recognised: choose each tensor below/u,
+      );
       const chooseX = page.getByLabel('X (hidden states entering attention)');
       assert.equal(await chooseX.isVisible(), true, 'a chooser for X');
-      for (const role of ['W_q', 'W_k', 'W_v', 'W_o']) assert.equal(await page.getByLabel(`${role} (optional)`).isVisible(), true);
+      for (const role of ['W_q', 'W_k', 'W_v', 'W_o'])
+        assert.equal(await page.getByLabel(`${role} (optional)`).isVisible(), true);
       assert.equal(await page.isDisabled('.model-panel button'), true, 'nothing chosen for X yet');
       await chooseX.selectOption('embeddings');
       assert.equal(await page.isDisabled('.model-panel button'), false);

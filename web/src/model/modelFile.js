@@ -288,11 +288,17 @@ export function checkMapping(slots, shapeOf, { numHeads, numKvHeads }) {
   };
   const x = shapes.x;
   if (x && x.length !== 2) errors.push(`${SLOT_TITLES.x}: “${slots.x.name}” is [${x.join(', ')}], not [n, d_model]`);
+  for (const slot of ['wq', 'wk', 'wv', 'wo']) {
+    if (shapes[slot] && shapes[slot].length !== 2) {
+      errors.push(`${SLOT_TITLES[slot]}: “${slots[slot].name}” is [${shapes[slot].join(', ')}], not a matrix`);
+      delete shapes[slot];
+    }
+  }
   const dModel = x?.[1] ?? shapes.wq?.[0];
   const kv = numKvHeads ?? numHeads;
   const splits = (slot, heads) => {
     const cols = shapes[slot]?.[1];
-    if (cols === undefined || shapes[slot].length !== 2 || cols % heads === 0) return true;
+    if (cols === undefined || cols % heads === 0) return true;
     errors.push(`${SLOT_TITLES[slot]}: ${cols} columns do not split into ${heads} heads (“${slots[slot].name}”)`);
     return false;
   };

@@ -1,0 +1,71 @@
+// The explorer gives one answer per question: grouped-query attention in every step it shows, and a random-weights
+// note that calls chance only what is chance.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { EXAMPLES } from '../../../web/src/model/examples.js';
+import { generatedMatrix } from '../../../web/src/model/matrices.js';
+import { attention64 } from '../e2e/reference64.mjs';
+import { add, assertClean, open, shadowTexts, shownMatrix } from './env.mjs';
+
+const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
+
+function assertClose(shown, expected, what, tolerance = 0.5e-3 + 1e-6) {
+  assert.equal(shown.length, expected.length, `${what}: rows`);
+  shown.forEach((row, i) =>
+    row.forEach((value, j) =>
+      assert.ok(
+        Math.abs(value - expected[i][j]) <= tolerance,
+        `${what}[${i}][${j}]: shown ${value}, float64 ${expected[i][j]}`,
+      ),
+    ),
+  );
+}
+
+test('example="gqa" head 3: W_k, K, V and the weights are those of kv head 2, labelled as shared', async () => {
+  const state = EXAMPLES.find((e) => e.id === 'gqa').state();
+  const m = Object.fromEntries(['x', 'wq', 'wk', 'wv', 'wo'].map((name) => [name, generatedMatrix(state, name)]));
+  const { dK, dV } = state;
+  const ref = attention64({
+    ...m,
+    wk: columns(m.wk, 0, 2 * dK),
+    wv: columns(m.wv, 0, 2 * dV),
+    numHeads: 4,
+    numKvHeads: 2,
+  });
+  const session = await open();
+  const { page } = session;
+  try {
+    await add(page, 'g', 'attention-explorer', { example: 'gqa', steps: 'qkv softmax output heads gqa', head: '3' });
+    assertClose(await shownMatrix(page, 'g', 'wk'), columns(m.wk, dK, dK), 'W_k');
+    assertClose(await shownMatrix(page, 'g', 'k'), ref.keys[1], 'K');
+    assertClose(await shownMatrix(page, 'g', 'vOut'), ref.values[1], 'V');
+    assertClose(await shownMatrix(page, 'g', 'weights'), ref.weights[2], 'weights');
+    const titles = await shadowTexts(page, 'g', '[data-matrix="wk"] figcaption, [data-matrix="k"] figcaption');
+    for (const title of titles) assert.match(title, /\(kv head 2 of 2, shared by heads 3 and 4\)/u);
+    const captions = await shadowTexts(page, 'g', '[data-step="heads"] figcaption');
+    assert.deepEqual(captions, ['head 1 · K, V 1', 'head 2 · K, V 1', 'head 3 · K, V 2', 'head 4 · K, V 2']);
+    const [heads] = await shadowTexts(page, 'g', '[data-step="heads"] > p');
+    assert.match(heads, /each group of 2 heads shares one block of W_k and W_v/u);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('the random-weights note: the causal first token and the W_q = W_k diagonal are forced, not chance', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await add(page, 'c', 'attention-explorer', { example: 'causal', steps: 'softmax' });
+    const causal = (await shadowTexts(page, 'c', '[data-step="softmax"] > p')).join(' ');
+    assert.doesNotMatch(causal, /1\.00 of its attention to itself is chance/u);
+    assert.match(causal, /Not chance: under the causal mask the first token, “the”, can only attend to itself/u);
+    await add(page, 's', 'attention-explorer', { example: 'shared', steps: 'softmax' });
+    const shared = (await shadowTexts(page, 's', '[data-step="softmax"] > p')).join(' ');
+    assert.doesNotMatch(shared, /of its attention to itself is chance/u);
+    assert.match(shared, /The bright diagonal is built in/u);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
