@@ -28,9 +28,8 @@ describe('grouped-query attention in every step', () => {
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       await afterChange(page, () => page.selectOption('#head', '2'));
-      const wk = await readMatrix(page, 'wk');
-      assert.match(wk.title, /^W_k \(kv head 2 of 2, shared by heads 3 and 4\)/u);
       assertShown(await readNumbers(page, 'wk'), columns(m.wk, dK, dK), PRECISION, 'W_k of kv head 2');
+      assert.match((await readMatrix(page, 'wk')).title, /^W_k \(kv head 2 of 2, shared by heads 3 and 4\)/u);
       assertShown(await readNumbers(page, 'wv'), columns(m.wv, dV, dV), PRECISION, 'W_v of kv head 2');
       assertShown(await readNumbers(page, 'wq'), columns(m.wq, 2 * dK, dK), PRECISION, 'W_q of head 3');
       assert.match((await readMatrix(page, 'k')).title, /^K \(kv head 2 of 2, shared by heads 3 and 4\)/u);
@@ -60,8 +59,6 @@ describe('a loaded grouped-query model', () => {
       ]);
       await page.waitForFunction(() => !document.querySelector('.model-panel button').disabled);
       await afterChange(page, () => page.click('.model-panel button'));
-      assert.match(await page.textContent('.model-panel [role="status"]'), /sharing 2 key\/value heads/u);
-      assert.equal(await page.inputValue('#sentence'), '<s> The cat sat on the');
       await afterChange(page, () => page.selectOption('#head', '3'));
       assertShown(await readNumbers(page, 'wk'), columns(wk, dK, dK), PRECISION, 'W_k of kv head 2');
       assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 2');
@@ -73,6 +70,8 @@ describe('a loaded grouped-query model', () => {
       assert.equal((await readMatrix(page, 'gqaK0')).title, 'K of kv head 1');
       assertShown(await readNumbers(page, 'gqaK0'), ref.keys[0], PRECISION, "step 12's K of kv head 1");
       assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 12's K of kv head 2");
+      assert.match(await page.textContent('.model-panel [role="status"]'), /sharing 2 key\/value heads/u);
+      assert.equal(await page.inputValue('#sentence'), '<s> The cat sat on the');
     });
   });
 });
@@ -81,7 +80,7 @@ describe('texts follow where the numbers came from', () => {
   test('after a GPT-2 file is loaded, no text says its numbers are random from the seed', async () => {
     const { file, json } = gpt2Files();
     await withPage(env, {}, async ({ page }) => {
-      assert.match(await page.textContent('#x-source'), /random from the seed/u);
+      assert.match(await page.textContent('#step-x'), /random from the seed/u);
       await dropFiles(page, [
         { name: 'layer.safetensors', data: file },
         { name: 'tokens.json', data: json },
@@ -161,7 +160,7 @@ describe('a head count the file does not give', () => {
     await withPage(env, {}, async ({ page }) => {
       await dropFiles(page, [{ name: 'mha.npz', data: file }]);
       await page.waitForFunction(() => !document.querySelector('.model-panel button').disabled);
-      assert.match(await page.textContent('#mp-heads-hint'), /1 is a guess/u);
+      assert.match(await page.textContent('.model-panel'), /1 is a guess/u);
       assert.match(await page.textContent('.model-panel .mp-mapping'), /heads: 1 \(a guess\)/u);
       assert.equal(await page.getAttribute('.model-panel input[type="number"]', 'aria-describedby'), 'mp-heads-hint');
       await page.fill('.model-panel input[type="number"]', '2');
