@@ -124,6 +124,7 @@ export class ModelPanel {
     const guess = guessMapping(infos, { config: this.loaded.config });
     this.layer.replaceChildren(...guess.layers.map((l) => el('option', { value: String(l), text: `layer ${l}` })));
     this.layer.value = String(guess.layer);
+    this.layer.disabled = guess.layers.length === 0; // a layout without layers (nn.MultiheadAttention, plain names)
     this.headsTyped = false;
     this.heads.value = String(guess.numHeads ?? 1);
     this.chooser.setTensors(infos, guess.slots);

@@ -29,10 +29,14 @@ describe('grouped-query attention in every step', () => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       await afterChange(page, () => page.selectOption('#head', '2'));
       assertShown(await readNumbers(page, 'wk'), columns(m.wk, dK, dK), PRECISION, 'W_k of kv head 2');
-      assert.match((await readMatrix(page, 'wk')).title, /^W_k \(kv head 2 of 2, shared by heads 3 and 4\)/u);
+      const note = (name) => page.textContent(`[data-matrix="${name}"] .matrix-note`);
+      assert.equal((await readMatrix(page, 'wk')).title, 'W_k (kv head 2)');
+      assert.equal(await note('wk'), 'shared by heads 3 and 4 · weights · editable');
       assertShown(await readNumbers(page, 'wv'), columns(m.wv, dV, dV), PRECISION, 'W_v of kv head 2');
       assertShown(await readNumbers(page, 'wq'), columns(m.wq, 2 * dK, dK), PRECISION, 'W_q of head 3');
-      assert.match((await readMatrix(page, 'k')).title, /^K \(kv head 2 of 2, shared by heads 3 and 4\)/u);
+      assert.equal((await readMatrix(page, 'k')).title, 'K (kv head 2)');
+      assert.equal(await note('k'), 'shared by heads 3 and 4 · keys');
+      assert.equal(await note('wq'), 'weights · editable');
       assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 2');
       assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, 'head 3 weights');
       assertShown(await readNumbers(page, 'vOut'), ref.values[1], PRECISION, 'V of kv head 2 in step 7');

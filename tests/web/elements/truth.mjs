@@ -41,7 +41,9 @@ test('example="gqa" head 3: W_k, K, V and the weights are those of kv head 2, la
     assertClose(await shownMatrix(page, 'g', 'vOut'), ref.values[1], 'V');
     assertClose(await shownMatrix(page, 'g', 'weights'), ref.weights[2], 'weights');
     const titles = await shadowTexts(page, 'g', '[data-matrix="wk"] figcaption, [data-matrix="k"] figcaption');
-    for (const title of titles) assert.match(title, /\(kv head 2 of 2, shared by heads 3 and 4\)/u);
+    assert.deepEqual(titles, ['W_k (kv head 2)[16, 4]', 'K (kv head 2)[5, 4]']);
+    const notes = await shadowTexts(page, 'g', '[data-matrix="wk"] .sub, [data-matrix="k"] .sub');
+    assert.deepEqual(notes, ['shared by heads 3 and 4 · weights', 'shared by heads 3 and 4 · keys']);
     const captions = await shadowTexts(page, 'g', '[data-step="heads"] figcaption');
     assert.deepEqual(captions, ['head 1 · K, V 1', 'head 2 · K, V 1', 'head 3 · K, V 2', 'head 4 · K, V 2']);
     const [heads] = await shadowTexts(page, 'g', '[data-step="heads"] > p');

@@ -12,6 +12,7 @@ import {
   headColumnsNote,
   headsText,
   kvHeadNote,
+  kvSharedNote,
   projectionText,
   randomNote,
   scaleTexts,
@@ -293,7 +294,9 @@ describe('the step texts', () => {
 
   it('say where the numbers came from: the seed, edits, numbers given, the designed heads or a file', () => {
     const state = defaultState();
-    expect(embeddingSourceText(state)).toBe('Here the table is random from the seed; a trained model learns it.');
+    expect(embeddingSourceText(state)).toBe(
+      'Here the table is random from the seed; a trained model learns it. X = E[token] says nothing about where a token stands.',
+    );
     const x = generatedMatrix(state, 'x').map((row) => row.slice());
     x[0][0] = 9;
     expect(embeddingSourceText({ ...state, x })).toMatch(/random from the seed, with 1 number changed by hand/u);
@@ -313,7 +316,9 @@ describe('the step texts', () => {
     const gqa = { ...EXAMPLES.find((e) => e.id === 'gqa').state(), head: 2 };
     expect(attentionCall(gqa).weights).toMatchObject({ numHeads: 4, numKvHeads: 2 });
     expect(attentionCall(gqa).weights.wk.shape).toEqual([16, 8]);
-    expect(kvHeadNote(gqa)).toBe(' (kv head 2 of 2, shared by heads 3 and 4)');
+    expect(kvHeadNote(gqa)).toBe(' (kv head 2)');
+    expect(kvSharedNote(gqa, 'keys')).toBe('shared by heads 3 and 4 · keys');
+    expect(kvSharedNote({ ...gqa, kvHeads: null }, 'keys')).toBe('keys');
     expect(headColumnsNote(gqa)).toMatch(
       /\(8–11 of W_q; 4–7 of W_k and 4–7 of W_v, the block of kv head 2, which heads 3 and 4 share/u,
     );

@@ -8,6 +8,7 @@ import {
   headNote,
   headsText,
   kvHeadNote,
+  kvSharedNote,
   projectionText,
   randomNote,
   scaleTexts,
@@ -126,10 +127,11 @@ export const STEPS = [
             const block = columnBlock(currentMatrix(state, name), headBlock(state, name) * width, width);
             // K and V of grouped-query attention: the kv head's, shared by its group of query heads
             const note = letter === 'q' ? headNote(state) : kvHeadNote(state);
+            const sub = (text) => (letter === 'q' ? text : kvSharedNote(state, text));
             w.options.editable = !ctx.readonly && !(name === 'wk' && state.shareQK);
-            w.setTitle(`W_${letter}${note}`);
+            w.setTitle(`W_${letter}${note}`, sub('weights'));
             w.update(rowsView(block, state, dims(state.dModel), dims(width)));
-            out.setTitle(`${letter.toUpperCase()}${note}`);
+            out.setTitle(`${letter.toUpperCase()}${note}`, sub({ q: 'queries', k: 'keys', v: 'values' }[letter]));
             out.update(headView(result[letter], state, dims(width), headBlock(state, name)));
           }
         },
@@ -250,7 +252,7 @@ export const STEPS = [
         nodes: [explain, el('div', { class: 'row' }, op('weights ·'), v.element, op('='), out.element)],
         update(state, result) {
           explain.textContent = explainOutputRow(state, result, null).text;
-          v.setTitle(`V${kvHeadNote(state)}`);
+          v.setTitle(`V${kvHeadNote(state)}`, kvSharedNote(state, 'values'));
           v.update(headView(result.v, state, dims(state.dV), headBlock(state, 'wv')));
           out.setTitle(state.numHeads > 1 ? 'head output' : 'output');
           out.update(headView(result.heads, state, dims(state.dV)));

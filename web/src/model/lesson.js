@@ -124,13 +124,16 @@ export const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head + 
 const sharers = (state) => listWords(headsOfKv(state, headBlock(state, 'wk')).map((h) => String(h + 1)));
 
 /**
- * The titles' note of the shown head's W_k, W_v, K and V: with grouped-query attention, its kv head and the heads
- * that share it (" (kv head 2 of 2, shared by heads 3 and 4)"), else headNote.
+ * After the titles of the shown head's W_k, W_v, K and V: with grouped-query attention, its kv head (" (kv head 2)",
+ * which kvSharedNote says is shared; short, so that X · W_k = K stays on one line), else headNote.
  */
 export function kvHeadNote(state) {
-  const G = kvHeadsOf(state);
-  if (G === state.numHeads) return headNote(state);
-  return ` (kv head ${headBlock(state, 'wk') + 1} of ${G}, shared by heads ${sharers(state)})`;
+  return kvHeadsOf(state) === state.numHeads ? headNote(state) : ` (kv head ${headBlock(state, 'wk') + 1})`;
+}
+
+/** The line under those titles: `note`, after "shared by heads 3 and 4 · " with grouped-query attention. */
+export function kvSharedNote(state, note) {
+  return kvHeadsOf(state) === state.numHeads ? note : `shared by heads ${sharers(state)} · ${note}`;
 }
 
 /** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */

@@ -76,16 +76,17 @@ export function sourcesText(state, names) {
 /** Whether every one of `names` is random from the seed (edited or not). */
 export const allSeeded = (state, names) => names.every((name) => sourceOf(state, name).from === 'seed');
 
-/** Step 1's sentence on where the embedding table (X) came from. */
+/** Step 1's sentences on where X came from, and whether it says where a token stands. */
 export function embeddingSourceText(state) {
   const source = sourceOf(state, 'x');
   if (source.from === 'file')
-    return "Here X is read from your model's file: the hidden states that entered this layer, not rows of the page's table.";
+    return "Here X is read from your model's file: the hidden states entering this layer, not rows of the page's table. They carry what the model added before this layer (GPT-2 and BERT add position embeddings to the first layer's input).";
   if (source.from === 'given')
     return 'Here X holds numbers typed, pasted or given, not rows of a table drawn from the seed.';
   if (source.from === 'designed')
-    return 'Here X is built by hand for the designed heads: a column for each word and one for each position.';
-  return `Here the table is random from the seed${source.edits ? `, with ${source.edits} number${source.edits > 1 ? 's' : ''} changed by hand` : ''}; a trained model learns it.`;
+    return 'Here X is built by hand for the designed heads: a column for each word and one for each position, so X itself says where a token stands.';
+  const edits = source.edits ? `, with ${source.edits} number${source.edits > 1 ? 's' : ''} changed by hand` : '';
+  return `Here the table is random from the seed${edits}; a trained model learns it. X = E[token] says nothing about where a token stands.`;
 }
 
 /** What the designed-heads lesson says of an example that is not designed: where its X, W_q and W_k came from. */

@@ -9,6 +9,7 @@ import {
   headNote,
   headsText,
   kvHeadNote,
+  kvSharedNote,
   projectionText,
   randomNote,
   scaleTexts,
@@ -204,6 +205,7 @@ export class Steps {
     const qNote = headNote(state);
     const kvNote = kvHeadNote(state); // the kv head that h shares with its group, with grouped-query attention
     const kv = headBlock(state, 'wk');
+    const withShared = (note) => kvSharedNote(state, note); // "shared by heads 3 and 4 · …", when grouped
     const flat = flatRows; // made once per matrix
 
     const x = currentMatrix(state, 'x');
@@ -220,10 +222,9 @@ export class Steps {
       const width = headWidth(state, name);
       const block = columnBlockOf(currentMatrix(state, name), headBlock(state, name) * width, width);
       grids[name].options.editable = !(name === 'wk' && state.shareQK);
-      grids[name].setTitle(
-        `${INPUT_TITLES[name]}${name === 'wq' ? qNote : kvNote}`,
-        name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable',
-      );
+      const note = name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable';
+      if (name === 'wq') grids.wq.setTitle(`W_q${qNote}`, note);
+      else grids[name].setTitle(`${INPUT_TITLES[name]}${kvNote}`, withShared(note));
       grids[name].update({
         data: block.data,
         rows: dModel,
@@ -234,8 +235,8 @@ export class Steps {
         raw: block.rows,
       });
     }
-    const perHead = (grid, tensor, title, colLabels, index = h, note = qNote) => {
-      grid.setTitle(`${title}${note}`);
+    const perHead = (grid, tensor, title, colLabels, index = h, note = qNote, sub = undefined) => {
+      grid.setTitle(`${title}${note}`, sub);
       grid.update({
         data: headSlice(tensor, index).data,
         rows: n,
@@ -246,8 +247,8 @@ export class Steps {
       });
     };
     perHead(grids.q, result.q, 'Q', dims(dK));
-    perHead(grids.k, result.k, 'K', dims(dK), kv, kvNote);
-    perHead(grids.v, result.v, 'V', dims(dV), kv, kvNote);
+    perHead(grids.k, result.k, 'K', dims(dK), kv, kvNote, withShared('keys'));
+    perHead(grids.v, result.v, 'V', dims(dV), kv, kvNote, withShared('values'));
     perHead(grids.raw, result.rawScores, 'QKᵀ', labels);
     perHead(grids.scaled, result.scaledScores, 'scaled scores', labels);
     const additiveMask = Float32Array.from({ length: n * n }, (_, k) =>
@@ -256,7 +257,7 @@ export class Steps {
     grids.mask.update({ data: additiveMask, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
     perHead(grids.scores, result.scores, 'masked scores', labels);
     perHead(grids.weights, result.weights, 'attention weights', labels);
-    perHead(grids.vOut, result.v, 'V', dims(dV), kv, kvNote);
+    perHead(grids.vOut, result.v, 'V', dims(dV), kv, kvNote, withShared('values'));
     perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
     const concatLabels = Array.from({ length: H * dV }, (_, c) =>
       H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
