@@ -4,27 +4,15 @@
 // space markers.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { generatedMatrix } from '../../../web/src/model/matrices.js';
 import { afterChange, assertShown, readMatrix, readNumbers, showLesson, withPage } from './helpers.mjs';
-import { attention64 } from './reference64.mjs';
+import { columns, exampleReference } from './reference64.mjs';
 import { dropFiles, gpt2Files, llamaFiles, plainNpz, randomRows } from './model-files.mjs';
 import { PRECISION, env } from './session.mjs';
 
-const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
-
 describe('grouped-query attention in every step', () => {
   test('the "Grouped-query" example, head 3: W_k, K, the weights and the layer output are those of kv head 2', async () => {
-    const state = EXAMPLES.find((e) => e.id === 'gqa').state();
-    const m = Object.fromEntries(['x', 'wq', 'wk', 'wv', 'wo'].map((name) => [name, generatedMatrix(state, name)]));
+    const { m, state, ref } = exampleReference('gqa');
     const { dK, dV } = state;
-    const ref = attention64({
-      ...m,
-      wk: columns(m.wk, 0, 2 * dK),
-      wv: columns(m.wv, 0, 2 * dV),
-      numHeads: 4,
-      numKvHeads: 2,
-    });
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       await afterChange(page, () => page.selectOption('#head', '2'));

@@ -2,44 +2,22 @@
 // note that calls chance only what is chance.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { generatedMatrix } from '../../../web/src/model/matrices.js';
-import { attention64 } from '../e2e/reference64.mjs';
-import { add, assertClean, open, shadowTexts, shownMatrix } from './env.mjs';
+import { columns, exampleReference } from '../e2e/reference64.mjs';
+import { add, assertClean, assertClose, open, shadowTexts, shownMatrix } from './env.mjs';
 
-const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
-
-function assertClose(shown, expected, what, tolerance = 0.5e-3 + 1e-6) {
-  assert.equal(shown.length, expected.length, `${what}: rows`);
-  shown.forEach((row, i) =>
-    row.forEach((value, j) =>
-      assert.ok(
-        Math.abs(value - expected[i][j]) <= tolerance,
-        `${what}[${i}][${j}]: shown ${value}, float64 ${expected[i][j]}`,
-      ),
-    ),
-  );
-}
+const assertNear = (shown, expected, what) => assertClose(shown, expected, 0.5e-3 + 1e-6, what);
 
 test('example="gqa" head 3: W_k, K, V and the weights are those of kv head 2, labelled as shared', async () => {
-  const state = EXAMPLES.find((e) => e.id === 'gqa').state();
-  const m = Object.fromEntries(['x', 'wq', 'wk', 'wv', 'wo'].map((name) => [name, generatedMatrix(state, name)]));
-  const { dK, dV } = state;
-  const ref = attention64({
-    ...m,
-    wk: columns(m.wk, 0, 2 * dK),
-    wv: columns(m.wv, 0, 2 * dV),
-    numHeads: 4,
-    numKvHeads: 2,
-  });
+  const { m, state, ref } = exampleReference('gqa');
+  const { dK } = state;
   const session = await open();
   const { page } = session;
   try {
     await add(page, 'g', 'attention-explorer', { example: 'gqa', steps: 'qkv softmax output heads gqa', head: '3' });
-    assertClose(await shownMatrix(page, 'g', 'wk'), columns(m.wk, dK, dK), 'W_k');
-    assertClose(await shownMatrix(page, 'g', 'k'), ref.keys[1], 'K');
-    assertClose(await shownMatrix(page, 'g', 'vOut'), ref.values[1], 'V');
-    assertClose(await shownMatrix(page, 'g', 'weights'), ref.weights[2], 'weights');
+    assertNear(await shownMatrix(page, 'g', 'wk'), columns(m.wk, dK, dK), 'W_k');
+    assertNear(await shownMatrix(page, 'g', 'k'), ref.keys[1], 'K');
+    assertNear(await shownMatrix(page, 'g', 'vOut'), ref.values[1], 'V');
+    assertNear(await shownMatrix(page, 'g', 'weights'), ref.weights[2], 'weights');
     const titles = await shadowTexts(page, 'g', '[data-matrix="wk"] figcaption, [data-matrix="k"] figcaption');
     assert.deepEqual(titles, ['W_k (kv head 2)[16, 4]', 'K (kv head 2)[5, 4]']);
     const notes = await shadowTexts(page, 'g', '[data-matrix="wk"] .sub, [data-matrix="k"] .sub');
