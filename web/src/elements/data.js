@@ -4,6 +4,7 @@
 import { checkSizes, withSizes } from '../model/state.js';
 import { ELEMENT_LIMITS } from './limits.js';
 import { sizesOf } from '../model/edits.js';
+import { tokenWord } from '../model/tokens.js';
 
 /** The names an exact-numbers object may hold. */
 export const DATA_KEYS = ['x', 'wq', 'wk', 'wv', 'wo', 'tokens', 'mask', 'heads'];
@@ -49,8 +50,8 @@ function readTokens(value, n) {
     throw new InputProblem('tokens should be an array of non-empty strings, one per row of x');
   }
   if (value.length !== n) throw new InputProblem(`tokens has ${value.length} strings, but x has ${n} rows`);
-  // A token is one word of the sentence: spaces inside it become "_".
-  return value.map((t) => t.trim().replace(/\s+/gu, '_')).join(' ');
+  // A token is one word of the sentence (tokenWord: a tokenizer's space marker dropped, spaces inside shown as "·").
+  return value.map((t, i) => tokenWord(t.trim(), `#${i + 1}`)).join(' ');
 }
 
 const maskProblem = (n) => new InputProblem(`mask should be ${n} rows of ${n} booleans (true or 1: may attend)`);
