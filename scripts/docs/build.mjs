@@ -104,6 +104,7 @@ if (!process.argv.includes('--no-api')) {
       'attention-wasm API reference',
       '--readme',
       'none',
+      '--disableSources', // no links into a repository: the site is read where no remote may exist (a fresh clone)
       '--validation.notDocumented',
       '--treatWarningsAsErrors',
       '--logLevel',
