@@ -63,7 +63,7 @@ export const WEIGHT_LAYOUTS = Object.freeze({
   outIn: 1,
 });
 
-/** Every code an AttentionError can carry (abi.h and the README say what raises each). */
+/** Every code an AttentionError can carry, in abi.h's order. */
 export const ERROR_CODES = Object.freeze([
   'NOT_A_TENSOR',
   'NOT_A_NUMBER',

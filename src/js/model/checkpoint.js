@@ -9,8 +9,9 @@ import { missingFile, readJson } from './sources.js';
 
 const SINGLE = 'model.safetensors';
 const INDEX = 'model.safetensors.index.json';
-const READABLE = ['F32', 'F16', 'BF16', 'F64'];
+// The float dtypes a forward reads, by their bytes per value.
 const BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8 };
+const READABLE = Object.keys(BYTES);
 
 /** model.safetensors.index.json's weight_map, checked: tensor name → shard file name. */
 function parseIndex(text, file) {
@@ -112,7 +113,7 @@ export function resolveRows(checkpoint, rows, config, prefix) {
           `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${row.shape.join(', ')}] = ${formatShape(expected)}`,
         );
       }
-      if (!READABLE.includes(entry.dtype)) {
+      if (entry.dtype !== undefined && !READABLE.includes(entry.dtype)) {
         throw new AttentionError(
           'BAD_FILE',
           `${entry.file}: tensor ${JSON.stringify(entry.name)} is ${entry.dtype}; attention-wasm/model reads ${READABLE.join(', ')}`,

@@ -32,7 +32,7 @@ function tensorCheckpoint(tensors) {
     description: 'the tensors given',
     entry: (names) => {
       const name = names.find((n) => shapeOf(map.get(n)));
-      return name && { file: 'the tensors given', name, dtype: 'F32', shape: shapeOf(map.get(name)) };
+      return name && { file: 'the tensors given', name, shape: shapeOf(map.get(name)) }; // no dtype: values in memory
     },
     names: () => [...map.keys()],
     get: (name) => map.get(name),
