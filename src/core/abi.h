@@ -203,7 +203,13 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(rope_cos, 1)                      \
   X(rope_sin, 1)                      \
   X(q_rotated, 1)                     \
-  X(k_rotated, 1)                     \
+  X(k_rotated, 1)
+// clang-format on
+
+// The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
+// the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
+// clang-format off
+#define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \
   X(norm_kind, 1)                     \
   X(norm_placement, 1)                \
@@ -240,7 +246,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 
 namespace slot {
 #define X(name, count) name, name##_end = name + (count)-1,
-enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) kCount };
+enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) ATTENTION_MODEL_SLOTS(X) kCount };
 #undef X
 }  // namespace slot
 
@@ -281,6 +287,7 @@ inline constexpr char kAbiText[] =
     ";WEIGHT_LAYOUTS:" ATTENTION_WEIGHT_LAYOUTS(ATTENTION_ABI_ENTRY)
     ";CALL_KINDS:" ATTENTION_CALL_KINDS(ATTENTION_ABI_ENTRY)
     ";DESCRIPTOR_SLOTS:" ATTENTION_DESCRIPTOR_SLOTS(ATTENTION_ABI_ENTRY)
+    ";MODEL_SLOTS:" ATTENTION_MODEL_SLOTS(ATTENTION_ABI_ENTRY)
     ";ERROR_CODES:" ATTENTION_ERROR_CODES(ATTENTION_ABI_CODE) ";";
 // clang-format on
 #undef ATTENTION_ABI_ENTRY

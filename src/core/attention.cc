@@ -54,39 +54,6 @@ void check_options(const AttentionOptions& o) {
   require(!o.has_scale || std::isfinite(o.scale), "BAD_OPTION", "scale must be finite");
 }
 
-// Constant messages: the JS layer checks the public option first, and says more.
-void check_rope(const Rope& rope, const AttentionDims& d) {
-  if (rope.style == RopeStyle::kNone) return;
-  require(rope.style == RopeStyle::kHalf || rope.style == RopeStyle::kInterleaved, "BAD_OPTION",
-          "rope.style must be kNone, kHalf or kInterleaved");
-  require(rope.dim > 0 && rope.dim % 2 == 0 && rope.dim <= d.d_k, "BAD_OPTION", "rope.dim must be even, 2 to d_k");
-  require(rope.cos && rope.sin, "NULL_ARGUMENT", "rope.cos and rope.sin must not be null");
-  require(d.len_q <= d.len_k, "BAD_OPTION", "a rope needs len_q <= len_k (queries take the last keys' positions)");
-}
-
-// q and k rotated by options.rope, into the result's buffers when given, else into `own`.
-struct Rotated {
-  const float* q;
-  const float* k;
-  std::vector<float> own;
-};
-
-Rotated rotate(const AttentionDims& d, const Rope& rope, const float* q, const float* k, float* q_out, float* k_out) {
-  const int64_t q_size = int64_t{d.batch} * d.num_heads * d.len_q * d.d_k;
-  const int64_t k_size = int64_t{d.batch} * d.num_kv_heads * d.len_k * d.d_k;
-  Rotated r{nullptr, nullptr, {}};
-  r.own.resize((q_out ? 0 : q_size) + (k_out ? 0 : k_size));
-  float* q_rot = q_out ? q_out : r.own.data();
-  float* k_rot = k_out ? k_out : r.own.data() + (q_out ? 0 : q_size);
-  apply_rope(rope, q, q_rot, int64_t{d.batch} * d.num_heads, d.len_q, d.d_k, d.len_k - d.len_q);
-  apply_rope(rope, k, k_rot, int64_t{d.batch} * d.num_kv_heads, d.len_k, d.d_k, 0);
-  require(kernels::all_finite(q_rot, q_size) && kernels::all_finite(k_rot, k_size), "PROJECTION_OVERFLOW",
-          "q or k rotated by the rope overflowed float32; scale q and k down");
-  r.q = q_rot;
-  r.k = k_rot;
-  return r;
-}
-
 // Element offsets of a mask broadcast to [B, H, L_q, L_k]: stride 0 along every dimension of size 1.
 struct MaskStrides {
   int64_t batch = 0, head = 0, query = 0, key = 0;
@@ -416,21 +383,17 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
                                   const AttentionOptions& options, const AttentionResult& result) {
   check_dims(d);
   check_options(options);
-  check_rope(options.rope, d);
+  check_rope(options.rope, d.d_k, d.len_q, d.len_k);
   require(q && k && v && result.output, "NULL_ARGUMENT", "q, k, v and result.output must not be null");
-  if (options.rope.style == RopeStyle::kNone) {
-    SdpaRun(d, q, k, v, options, result).run();
-    return;
-  }
-  const Rotated rotated = rotate(d, options.rope, q, k, result.q_rotated, result.k_rotated);
-  SdpaRun(d, rotated.q, rotated.k, v, options, result).run();
+  const RotatedQk qk = rotate_qk(options.rope, q, k, result.q_rotated, result.k_rotated, d);  // q, k without a rope
+  SdpaRun(d, qk.q, qk.k, v, options, result).run();
 }
 
 void multi_head_attention(const ProjectionDims& d, const float* x, const float* context, const ProjectionWeights& w,
                           const AttentionOptions& options, const MultiHeadResult& result) {
   const AttentionDims ad{d.batch, d.num_heads, d.num_kv_heads, d.len_q, d.len_k, d.d_k, d.d_v};
   check_dims(ad);
-  check_rope(options.rope, ad);
+  check_rope(options.rope, ad.d_k, ad.len_q, ad.len_k);
   require(d.d_model > 0 && d.d_context > 0 && d.d_out >= 0, "BAD_DIMENSION",
           "d_model and d_context must be positive and d_out must not be negative");
   require(x && w.w_q && w.w_k && w.w_v && result.output && (d.d_out == 0 || w.w_o), "NULL_ARGUMENT",
@@ -487,14 +450,10 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
 
   AttentionResult per_head = result.attention;
   per_head.output = heads;
-  if (options.rope.style == RopeStyle::kNone) {
-    scaled_dot_product_attention(ad, q, k, v, options, per_head);
-  } else {
-    const Rotated rotated = rotate(ad, options.rope, q, k, per_head.q_rotated, per_head.k_rotated);
-    AttentionOptions unrotated = options;
-    unrotated.rope = Rope{};
-    scaled_dot_product_attention(ad, rotated.q, rotated.k, v, unrotated, per_head);
-  }
+  const RotatedQk qk = rotate_qk(options.rope, q, k, per_head.q_rotated, per_head.k_rotated, ad);
+  AttentionOptions rotated = options;
+  rotated.rope = Rope{};  // done
+  scaled_dot_product_attention(ad, qk.q, qk.k, v, rotated, per_head);
 
   for (int64_t b = 0; b < B; ++b) {
     MatrixMap concat_b(concat + b * L_q * width, L_q, width);  // [L_q, H·d_v]
@@ -525,21 +484,6 @@ void output_projection(const float* concat, int64_t rows, int64_t width, const f
     if (b_o) out.rowwise() += ConstRowVectorMap(b_o, d_out);
     require(out.allFinite(), "PROJECTION_OVERFLOW", "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
   }
-}
-
-int64_t find_non_finite(const float* data, int64_t count, bool allow_negative_infinity) noexcept {
-  constexpr int64_t kBlock = 1024;  // vector test a block at a time; look closer only at a failing block
-  for (int64_t begin = 0; begin < count; begin += kBlock) {
-    const int64_t end = std::min(count, begin + kBlock);
-    if (kernels::all_finite(data + begin, end - begin)) continue;
-    for (int64_t i = begin; i < end; ++i) {
-      const float x = data[i];
-      if (!std::isfinite(x) && !(allow_negative_infinity && x == -std::numeric_limits<float>::infinity())) {
-        return i;
-      }
-    }
-  }
-  return -1;
 }
 
 std::string simd_instruction_sets() { return Eigen::SimdInstructionSetsInUse(); }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "attention.h"
+#include "kernels.h"
 #include "vec4.h"
 
 namespace attention {
@@ -68,6 +70,37 @@ void apply_rope(const Rope& rope, const float* x, float* out, int64_t heads, int
       if (row_out != row) std::copy(row + dim, row + d, row_out + dim);
     }
   }
+}
+
+void check_rope(const Rope& rope, int64_t d_k, int64_t len_q, int64_t len_k) {
+  if (rope.style == RopeStyle::kNone) return;
+  auto require = [](bool ok, const char* code, const char* message) {
+    if (!ok) throw AttentionError(code, message);
+  };
+  require(rope.style == RopeStyle::kHalf || rope.style == RopeStyle::kInterleaved, "BAD_OPTION",
+          "rope.style must be kNone, kHalf or kInterleaved");
+  require(rope.dim > 0 && rope.dim % 2 == 0 && rope.dim <= d_k, "BAD_OPTION", "rope.dim must be even, 2 to d_k");
+  require(rope.cos && rope.sin, "NULL_ARGUMENT", "rope.cos and rope.sin must not be null");
+  require(len_q <= len_k, "BAD_OPTION", "a rope needs len_q <= len_k (queries take the last keys' positions)");
+}
+
+RotatedQk rotate_qk(const Rope& rope, const float* q, const float* k, float* q_out, float* k_out,
+                    const AttentionDims& d) {
+  if (rope.style == RopeStyle::kNone) return {q, k, {}};
+  const int64_t q_size = int64_t{d.batch} * d.num_heads * d.len_q * d.d_k;
+  const int64_t k_size = int64_t{d.batch} * d.num_kv_heads * d.len_k * d.d_k;
+  RotatedQk r{nullptr, nullptr, {}};
+  r.own.resize((q_out ? 0 : q_size) + (k_out ? 0 : k_size));
+  float* q_rot = q_out ? q_out : r.own.data();
+  float* k_rot = k_out ? k_out : r.own.data() + (q_out ? 0 : q_size);
+  apply_rope(rope, q, q_rot, int64_t{d.batch} * d.num_heads, d.len_q, d.d_k, d.len_k - d.len_q);
+  apply_rope(rope, k, k_rot, int64_t{d.batch} * d.num_kv_heads, d.len_k, d.d_k, 0);
+  if (!kernels::all_finite(q_rot, q_size) || !kernels::all_finite(k_rot, k_size)) {
+    throw AttentionError("PROJECTION_OVERFLOW", "q or k rotated by the rope overflowed float32; scale q and k down");
+  }
+  r.q = q_rot;
+  r.k = k_rot;
+  return r;
 }
 
 }  // namespace attention

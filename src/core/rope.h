@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "abi.h"
 
 namespace attention {
+
+struct AttentionDims;  // attention.h
 
 // The rotation of one call.
 //   cos, sin  [positions, dim / 2]   row p, column i: cos and sin of position_p · inv_freq_i
@@ -29,5 +32,21 @@ struct Rope {
 //   kInterleaved:  out[2i] = x[2i]·c_i − x[2i + 1]·s_i     out[2i + 1] = x[2i + 1]·c_i + x[2i]·s_i
 // The caller checks the Rope (style, an even dim ≤ d, tables of first_row + len rows).
 void apply_rope(const Rope& rope, const float* x, float* out, int64_t heads, int64_t len, int64_t d, int64_t first_row);
+
+// Throws AttentionError unless a rope fits d_k, len_q and len_k: BAD_OPTION for a style or dim out of range, or
+// len_q > len_k; NULL_ARGUMENT for a missing table. Constant messages: the JS layer checks the option first, and
+// says more. No rope (kNone) always fits.
+void check_rope(const Rope& rope, int64_t d_k, int64_t len_q, int64_t len_k);
+
+// q and k rotated by a checked rope, as scaled_dot_product_attention takes them: into q_out and k_out when given,
+// else into `own`; q and k themselves without a rope. PROJECTION_OVERFLOW when a rotated value is not finite.
+//   q, q_out  [B, H, L_q, d_k]      k, k_out  [B, H_kv, L_k, d_k]     (dims: attention.h's AttentionDims)
+struct RotatedQk {
+  const float* q;
+  const float* k;
+  std::vector<float> own;
+};
+RotatedQk rotate_qk(const Rope& rope, const float* q, const float* k, float* q_out, float* k_out,
+                    const AttentionDims& dims);
 
 }  // namespace attention

@@ -64,6 +64,8 @@ export const product = (shape) => shape.reduce((a, b) => a * b, 1);
  * @property {number[]} maskDims  the mask's size along the core's [B, H, L_q, L_k] (1 = broadcast)
  * @property {number} scratchBytes  memory the core allocates for itself
  * @property {number[]} square  the public shape of the weights
+ * @property {Record<string, number>} [slotIndex]  a model call's descriptor slots (model-abi.js); else DESCRIPTOR_SLOTS
+ * @property {number} [slotCount]  its slot count; else DESCRIPTOR_SLOT_COUNT
  * @property {Record<string, {array: Float32Array, view: Float32Array}> | null} [out]  the caller's arrays for
  *   results (options.out, out.js), or null/absent: new arrays
  */
@@ -244,7 +246,7 @@ export function callLayout(plan) {
     bytes = offset + count * elementBytes;
     return { offset, count, elementBytes };
   };
-  const descriptor = reserve(DESCRIPTOR_SLOT_COUNT);
+  const descriptor = reserve(plan.slotCount ?? DESCRIPTOR_SLOT_COUNT); // a model call's plan has more slots
   const inputs = Object.entries(plan.inputs)
     .filter(([, tensor]) => tensor)
     .map(([key, tensor]) => [key, tensor, reserve(product(tensor.shape))]);
@@ -279,11 +281,11 @@ export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
  * layout (a prepared call reuses its layout's), then written at every call by Workspace#writeDescriptor.
  */
 export function descriptorTemplate(plan, layout) {
-  const { dims, options, maskDims } = plan;
-  const slots = new Int32Array(DESCRIPTOR_SLOT_COUNT);
+  const { dims, options, maskDims, slotIndex = DESCRIPTOR_SLOTS } = plan;
+  const slots = new Int32Array(plan.slotCount ?? DESCRIPTOR_SLOT_COUNT);
   const relative = [];
   const put = (key, value, isAddress = false) => {
-    const slot = DESCRIPTOR_SLOTS[key];
+    const slot = slotIndex[key];
     if (slot === undefined) throw new AttentionError('INTERNAL', `the call descriptor has no slot '${key}'`);
     if (Array.isArray(value)) slots.set(value, slot);
     else slots[slot] = value;

@@ -1,7 +1,5 @@
-// The `rope` option (rotary position embeddings on q and k): read and checked, then the core's tables of the
-// angles, cos and sin of position · inv_freq, computed in float64 and rounded once to float32. The model entry
-// builds its tables here too, from its own inverse frequencies (rope_scaling). Nothing here touches WebAssembly
-// memory.
+// The `rope` option (RoPE on q and k), checked, and the core's tables: cos and sin of position · inv_freq, in
+// float64 rounded once to float32 (attention-wasm/model makes its tables here too).
 import { AttentionError, describe } from './errors.js';
 import { guarded, readRecord } from './read.js';
 import { ROPE_STYLES } from './generated/abi.js';
@@ -10,12 +8,12 @@ const ROPE_KEYS = ['theta', 'dim', 'positions', 'style', 'invFreq'];
 const STYLES = ['half', 'interleaved'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
-/** inv_freq_i = 1 / theta^(2i / dim) for i < dim / 2: LLaMA's and GPT-J's frequencies. */
+/** inv_freq_i = 1 / theta^(2i / dim), i < dim / 2. */
 export function inverseFrequencies(theta, dim) {
   return Float64Array.from({ length: dim / 2 }, (_, i) => 1 / theta ** ((2 * i) / dim));
 }
 
-/** { cos, sin } [positions.length, invFreq.length] of position · inv_freq, as the core's Rope reads them. */
+/** { cos, sin } [positions.length, invFreq.length] of position · inv_freq (the core's Rope). */
 export function ropeTables(invFreq, positions) {
   const half = invFreq.length;
   const cos = new Float32Array(positions.length * half);
@@ -29,7 +27,7 @@ export function ropeTables(invFreq, positions) {
   return { cos, sin };
 }
 
-/** A list option (an array or typed array), each value read once and checked by `ok`, else `rule` in the message. */
+/** An array (or typed array) option, each value read once and checked by `ok` (`rule` says what it holds). */
 function readList(value, name, ok, rule) {
   return guarded('BAD_OPTION', name, () => {
     if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
@@ -47,10 +45,7 @@ function readList(value, name, ok, rule) {
   });
 }
 
-/**
- * options.rope, read and checked but for what depends on the shapes (ropePlan): null when absent, else
- * { theta, dim, positions, style } (dim and positions undefined when not given).
- */
+/** options.rope, checked but for what depends on the shapes (ropePlan): null, or { theta, dim, positions, style, invFreq }. */
 export function readRope(value) {
   if (value === undefined || value === null) return null;
   const o = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
@@ -81,10 +76,8 @@ export function readRope(value) {
 }
 
 /**
- * The rope's part of a plan, once the shapes are known: the core's dims and its tables as inputs.
- * Queries take the positions of the last L_q keys (as causal: 'bottom-right' and a KV cache do).
- * @param {ReturnType<typeof readRope>} rope
- * @returns {{ dims: { ropeStyle: number, ropeDim: number }, inputs: object }}
+ * The rope's part of a plan: the core's dims, and its tables as inputs. Queries take the last L_q keys' positions.
+ * @returns {{ dims: { ropeStyle?: number, ropeDim?: number }, inputs: object }}
  */
 export function ropePlan(rope, lenQ, lenK, dK) {
   if (!rope) return { dims: {}, inputs: {} };

@@ -5,10 +5,13 @@ import { describe, expect, it } from 'vitest';
 import header from '../../src/core/abi.h?raw';
 import generatedJs from '../../src/js/generated/abi.js?raw';
 import generatedDts from '../../src/js/generated/abi.d.ts?raw';
+import generatedModelJs from '../../src/js/generated/model-abi.js?raw';
+import generatedModelDts from '../../src/js/generated/model-abi.d.ts?raw';
 import indexDts from '../../src/js/index.d.ts?raw';
 import guide from '../../docs/guide.md?raw';
 import { abiHash, abiText, parseAbi, render, withErrorTable } from '../../scripts/gen-constants.mjs';
 import * as abi from '../../src/js/generated/abi.js';
+import * as modelAbi from '../../src/js/generated/model-abi.js';
 import * as api from '../../src/js/index.js';
 import { loadModule } from '../../src/js/loader.js';
 import { loadModelModule } from '../../src/js/model/wasm.js';
@@ -32,9 +35,11 @@ const withoutComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, '').repl
 
 describe('the generated files', () => {
   it('are what scripts/gen-constants.mjs makes of abi.h now (run it, or the wasm build, after editing abi.h)', () => {
-    const { js, dts } = render(lists);
+    const { js, dts, modelJs, modelDts } = render(lists);
     expect(generatedJs).toBe(js);
     expect(generatedDts).toBe(dts);
+    expect(generatedModelJs).toBe(modelJs);
+    expect(generatedModelDts).toBe(modelDts);
   });
 
   it('hold every list of abi.h, with the values the header gives', () => {
@@ -44,6 +49,10 @@ describe('the generated files', () => {
     expect(abi.MASK_KINDS).toEqual({ none: 0, boolean: 1, additive: 2 });
     expect(abi.DESCRIPTOR_SLOTS.maskDims + 4).toBe(abi.DESCRIPTOR_SLOTS.x);
     expect(Object.isFrozen(abi.ERROR_CODES)).toBe(true);
+    // the model calls' slots follow the attention calls', which keep their indices
+    expect(modelAbi.MODEL_SLOTS.dFf).toBe(abi.DESCRIPTOR_SLOT_COUNT);
+    for (const [key, at] of Object.entries(abi.DESCRIPTOR_SLOTS)) expect(modelAbi.MODEL_SLOTS[key]).toBe(at);
+    expect(modelAbi.ACTIVATIONS).toEqual({ geluTanh: 0, geluErf: 1, siluGated: 2 });
   });
 
   it('the parser refuses an entry it cannot read, instead of dropping it', () => {
@@ -61,6 +70,7 @@ describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
   it('the hash changes with any entry of any list: a renamed slot, a new value, a renamed code', () => {
     const changed = [
       header.replace('X(d_model, 1)', 'X(d_modell, 1)'),
+      header.replace('X(mlp_hidden, 1)', 'X(mlp_hiddden, 1)'),
       header.replace('X(kKeyTile, 512)', 'X(kKeyTile, 256)'),
       header.replace('X(kGeluErf, 1)', 'X(kGeluErf, 3)'),
       header.replace('X(NOT_A_NUMBER,', 'X(NOT_A_NUMBR,'),

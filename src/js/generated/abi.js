@@ -38,31 +38,6 @@ export const ROPE_STYLES = Object.freeze({
   interleaved: 2,
 });
 
-/** The model calls' norm. */
-export const NORM_KINDS = Object.freeze({
-  layerNorm: 0,
-  rmsNorm: 1,
-});
-
-/** Where a layer applies its norms: before each sub-block or after each residual sum. */
-export const NORM_PLACEMENTS = Object.freeze({
-  preNorm: 0,
-  postNorm: 1,
-});
-
-/** The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))). */
-export const ACTIVATIONS = Object.freeze({
-  geluTanh: 0,
-  geluErf: 1,
-  siluGated: 2,
-});
-
-/** A checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
-export const WEIGHT_LAYOUTS = Object.freeze({
-  inOut: 0,
-  outIn: 1,
-});
-
 /** Every code an AttentionError can carry, in abi.h's order. */
 export const ERROR_CODES = Object.freeze([
   'NOT_A_TENSOR',
@@ -145,40 +120,8 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
   ropeSin: 45,
   qRotated: 46,
   kRotated: 47,
-  dFf: 48,
-  normKind: 49,
-  normPlacement: 50,
-  activation: 51,
-  weightLayout: 52,
-  eps: 53,
-  slidingWindow: 54,
-  positionEmbeddings: 55,
-  typeEmbeddings: 56,
-  norm1Weight: 57,
-  norm1Bias: 58,
-  norm2Weight: 59,
-  norm2Bias: 60,
-  wQkv: 61,
-  bQkv: 62,
-  wUp: 63,
-  bUp: 64,
-  wGate: 65,
-  bGate: 66,
-  wDown: 67,
-  bDown: 68,
-  wDense: 69,
-  bDense: 70,
-  wHead: 71,
-  bHead: 72,
-  headMask: 73,
-  normed: 74,
-  attentionOutput: 75,
-  residual: 76,
-  mlpInput: 77,
-  mlpHidden: 78,
-  mlpOutput: 79,
 });
-export const DESCRIPTOR_SLOT_COUNT = 80;
+export const DESCRIPTOR_SLOT_COUNT = 48;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 865648300;
+export const ABI_HASH = 2517353278;

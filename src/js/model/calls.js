@@ -2,7 +2,15 @@
 // runner executes like any other call: one block of WebAssembly memory holding the call descriptor, the inputs (a
 // layer's weights among them, scanned there for NaN and ±inf), the outputs and nothing else, freed when the call
 // returns. So a layer's weights are in WebAssembly memory for that layer's call only.
-import { ACTIVATIONS, CAUSAL, NORM_KINDS, NORM_PLACEMENTS, ROPE_STYLES, WEIGHT_LAYOUTS } from '../generated/abi.js';
+import { CAUSAL, ROPE_STYLES } from '../generated/abi.js';
+import {
+  ACTIVATIONS,
+  MODEL_SLOTS,
+  MODEL_SLOT_COUNT,
+  NORM_KINDS,
+  NORM_PLACEMENTS,
+  WEIGHT_LAYOUTS,
+} from '../generated/model-abi.js';
 import { product } from '../plan.js';
 
 const bits = new Int32Array(1);
@@ -64,6 +72,8 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
     maskDims: [1, 1, 1, 1],
     scratchBytes,
     square: null,
+    slotIndex: MODEL_SLOTS, // the descriptor's model slots too (model-abi.js)
+    slotCount: MODEL_SLOT_COUNT,
   };
 }
 

@@ -24,6 +24,8 @@ async function expectLoadError(files, code, ...patterns) {
   return error;
 }
 
+/** The folder without one of its files. */
+const without = (files, name) => Object.fromEntries(Object.entries(files).filter(([file]) => file !== name));
 const withConfig = (fixture, change) => ({
   ...fixture.files,
   'config.json': JSON.stringify({ ...fixture.config, ...change }),
@@ -51,7 +53,7 @@ describe('loadModel refuses, naming what is wrong', () => {
 
   it('a config.json that is missing, not JSON, lacks a size or has sizes that do not divide', async () => {
     const fixture = gpt2Fixture();
-    const { 'config.json': _, ...noConfig } = fixture.files;
+    const noConfig = without(fixture.files, 'config.json');
     await expectLoadError(
       noConfig,
       'MISSING_FILE',
@@ -133,7 +135,7 @@ describe('loadModel refuses, naming what is wrong', () => {
 
   it('a shard that model.safetensors.index.json names but the folder lacks; no weights at all', async () => {
     const fixture = gpt2Fixture({ shards: 3 });
-    const { 'model-00002-of-00003.safetensors': _, ...files } = fixture.files;
+    const files = without(fixture.files, 'model-00002-of-00003.safetensors');
     await expectLoadError(
       files,
       'MISSING_FILE',
