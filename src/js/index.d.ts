@@ -147,12 +147,17 @@ export interface RopeOptions {
 
 /** With a rope: q and k after their rotation, shaped as q and k. */
 export interface RopeSteps {
+  /** q rotated by the rope: [..., L_q, d_k], as q. */
   qRotated?: Tensor;
+  /** k rotated by the rope: [..., L_k, d_k], as k (one per key-value head). */
   kRotated?: Tensor;
 }
 
 /** crossAttention's options: a rope is for self-attention only. */
-export type CrossAttentionOptions = Omit<AttentionOptions, 'rope'> & { rope?: null };
+export interface CrossAttentionOptions extends Omit<AttentionOptions, 'rope'> {
+  /** None: crossAttention refuses a rope (BAD_OPTION). */
+  rope?: null;
+}
 
 /** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
 export interface PreparedShapes {

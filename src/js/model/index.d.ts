@@ -1,6 +1,10 @@
 // Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
 // model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
 // Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
+/**
+ * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * @module attention-wasm/model
+ */
 import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
 
 /**
@@ -16,6 +20,7 @@ export type ModelSource =
   | Record<string, Blob | ArrayBuffer | ArrayBufferView | string>
   | string;
 
+/** One step of a run, for a progress bar. */
 export interface ProgressEvent {
   /** 'embeddings', 'layer', 'final', 'head' (one per block of the vocabulary), 'done'. */
   readonly phase: 'embeddings' | 'layer' | 'final' | 'head' | 'done';
@@ -25,6 +30,7 @@ export interface ProgressEvent {
   readonly loaded: number;
 }
 
+/** loadModel's options. */
 export interface LoadModelOptions {
   /** Called as a run reads and computes: one event per step. */
   onProgress?: (event: ProgressEvent) => void;
@@ -32,6 +38,15 @@ export interface LoadModelOptions {
   simd?: boolean;
 }
 
+/** A head of a layer, for `capture`. */
+export interface LayerHead {
+  /** The layer, from 0. */
+  layer: number;
+  /** The query head, from 0. */
+  head: number;
+}
+
+/** model.run's options. */
 export interface RunOptions {
   /** Return `attentions`. Default true. */
   attentions?: boolean;
@@ -40,7 +55,7 @@ export interface RunOptions {
   /** Compute the LM head: `logits` and `next`. Default true. */
   logits?: boolean;
   /** Heads whose every step to return, in `captures`. */
-  capture?: readonly { layer: number; head: number }[];
+  capture?: readonly LayerHead[];
   /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
   ablate?: readonly (readonly [number, number])[];
   /** How many tokens `next` lists. Default 5. */
@@ -50,23 +65,28 @@ export interface RunOptions {
 }
 
 /** One head's steps and its layer's, named as selfAttention names them where they mean the same. */
-export interface HeadCapture {
-  readonly layer: number;
-  readonly head: number;
+export interface HeadCapture extends LayerHead {
   /** [n, d]: the layer's input (hiddenStates[layer]). */
   readonly input: Tensor;
   /** [n, d]: attention's input, after the norm (GPT-2, LLaMA) or the input itself (BERT). */
   readonly x: Tensor;
-  /** [n, d_k]: this head's q, k and v (k and v of its key-value head), and q and k after RoPE (LLaMA). */
+  /** [n, d_k]: this head's q. */
   readonly q: Tensor;
+  /** [n, d_k]: its key-value head's k (shared by a group of heads in grouped-query attention). */
   readonly k: Tensor;
+  /** [n, d_k]: its key-value head's v. */
   readonly v: Tensor;
+  /** [n, d_k]: q after RoPE (LLaMA family). */
   readonly qRotated?: Tensor;
+  /** [n, d_k]: k after RoPE (LLaMA family). */
   readonly kRotated?: Tensor;
-  /** [n, n]: q·kᵀ, ·scale, + mask (−Infinity where masked), softmax. */
+  /** [n, n]: q·kᵀ. */
   readonly rawScores: Tensor;
+  /** [n, n]: q·kᵀ / √d_k. */
   readonly scaledScores: Tensor;
+  /** [n, n]: the softmax's input, −Infinity where masked (causal, sliding window). */
   readonly scores: Tensor;
+  /** [n, n]: the attention weights. */
   readonly weights: Tensor;
   /** [n, d_k]: the head's output (all 0 when ablated). */
   readonly headOutput: Tensor;
@@ -86,7 +106,19 @@ export interface HeadCapture {
   readonly hidden: Tensor;
 }
 
+/** A token after the last position, with its probability. */
+export interface NextToken {
+  /** The token id. */
+  readonly id: number;
+  /** Its probability (the softmax of the last row of the logits, in float64). */
+  readonly p: number;
+  /** Its logit. */
+  readonly logit: number;
+}
+
+/** What model.run returns. */
 export interface RunResult {
+  /** The token ids run. */
   readonly ids: number[];
   /** One per layer, [H, n, n], as transformers' output_attentions (no batch dimension). */
   readonly attentions?: Tensor[];
@@ -95,31 +127,43 @@ export interface RunResult {
   /** [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head; null without one (BertModel) or logits: false. */
   readonly logits: Tensor | null;
   /** The topK most probable tokens after the last position; null without logits. */
-  readonly next: { id: number; p: number; logit: number }[] | null;
+  readonly next: NextToken[] | null;
   /** One per `capture` entry, in its order. */
   readonly captures: HeadCapture[];
 }
 
 /** The sizes and choices read from config.json. */
 export interface ModelSpec {
+  /** The family. */
   readonly family: 'gpt2' | 'bert' | 'llama';
+  /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
+  /** d: the hidden size. */
   readonly dModel: number;
+  /** H: query heads. */
   readonly numHeads: number;
+  /** H_kv: key-value heads. */
   readonly numKvHeads: number;
+  /** d_k: each head's width. */
   readonly headDim: number;
+  /** d_ff: the MLP's width. */
   readonly dFf: number;
+  /** The layers. */
   readonly numLayers: number;
+  /** The most tokens a run takes. */
   readonly maxPositions: number;
+  /** V: the vocabulary's size. */
   readonly vocabSize: number;
 }
 
+/** A loaded model (loadModel). */
 export class Model {
   private constructor();
   /** The family the config names. */
   readonly family: 'gpt2' | 'bert' | 'llama';
   /** config.json as parsed. */
   readonly config: Record<string, unknown>;
+  /** The sizes and choices read from config.json. */
   readonly spec: ModelSpec;
   /** Bytes of tensors read from the checkpoint so far. */
   readonly bytesRead: number;
@@ -147,7 +191,32 @@ export class Model {
 export function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
 
 /** A tensor of a checkpoint, e.g. from readSafetensors. */
-export type CheckpointTensor = { data: Float32Array | Float64Array | number[]; shape: readonly number[] };
+export interface CheckpointTensor {
+  /** Its values, row-major. */
+  data: Float32Array | Float64Array | number[];
+  /** Its dimensions. */
+  shape: readonly number[];
+}
+
+/** A LLaMA layer's rope, as selfAttention's weights.rope takes it. */
+export interface LayerRope extends RopeOptions {
+  /** config.json's rope_theta. */
+  theta: number;
+  /** The rotated columns of each head (head_dim, or less with partial_rotary_factor). */
+  dim: number;
+  /** The inverse frequencies, rope_scaling applied. */
+  invFreq: number[];
+}
+
+/** attentionWeightsFrom's result: selfAttention's weights for one layer of a checkpoint. */
+export interface LayerWeights extends MultiHeadWeights {
+  /** [H·d_k, d]: the output projection. */
+  wo: TensorInput;
+  /** H_kv. */
+  numKvHeads: number;
+  /** The layer's rope (LLaMA family only). */
+  rope?: LayerRope;
+}
 
 /**
  * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
@@ -157,8 +226,4 @@ export type CheckpointTensor = { data: Float32Array | Float64Array | number[]; s
 export function attentionWeightsFrom(
   tensors: Record<string, CheckpointTensor> | Map<string, CheckpointTensor>,
   options: { layer: number; config: Record<string, unknown> | string },
-): MultiHeadWeights & {
-  wo: TensorInput;
-  numKvHeads: number;
-  rope?: RopeOptions & { theta: number; dim: number; invFreq: number[] };
-};
+): LayerWeights;
