@@ -167,6 +167,10 @@ export class Model {
   readonly spec: ModelSpec;
   /** Bytes of tensors read from the checkpoint so far. */
   readonly bytesRead: number;
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  readonly memoryBytes: number;
+  /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
+  heapBytesInUse(): number;
   /**
    * One forward pass over token ids (at most the model's positions: TOO_MANY_TOKENS). Weights are read from the
    * checkpoint a layer at a time and held in WebAssembly memory for that layer only.

@@ -32,11 +32,22 @@ export class Model {
     this.spec = config;
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
+    this.heapBytesInUse = this.heapBytesInUse.bind(this);
   }
 
   /** Bytes of tensors read from the checkpoint so far (headers not counted). */
   get bytesRead() {
     return this.#checkpoint?.bytesRead ?? 0;
+  }
+
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  get memoryBytes() {
+    return this.#attention?.memoryBytes ?? 0;
+  }
+
+  /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
+  heapBytesInUse() {
+    return this.#attention?.heapBytesInUse() ?? 0;
   }
 
   /** Forgets the checkpoint and the module; later runs throw TERMINATED. */

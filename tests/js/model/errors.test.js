@@ -200,7 +200,7 @@ describe('model.run refuses before reading anything', () => {
     expect(model.bytesRead).toBe(before);
   });
 
-  it('a weight holding NaN: NON_FINITE naming the tensor, and the model keeps working', async () => {
+  it('a weight holding NaN: NON_FINITE naming the tensor, nothing left allocated, and the model keeps working', async () => {
     const fixture = gpt2Fixture();
     const files = withTensors(fixture, (tensors) =>
       tensors.map((t) => {
@@ -211,7 +211,9 @@ describe('model.run refuses before reading anything', () => {
       }),
     );
     const model = await loadModel(files);
+    const baseline = model.heapBytesInUse();
     const error = await rejection(model.run({ ids: [1, 2] }));
+    expect(model.heapBytesInUse()).toBe(baseline); // the failed layer's block is freed
     expect(error.code).toBe('NON_FINITE');
     expect(error.message).toMatch(/^h\.1\.mlp\.c_fc\.weight\.data\[5\] \(h\.1\.mlp\.c_fc\.weight\[0\]\[5\]\) is NaN/);
     const good = await loadModel(fixture.files);

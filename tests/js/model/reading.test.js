@@ -120,3 +120,20 @@ describe.runIf(isNode)('a folder path (Node)', () => {
     }
   });
 });
+
+describe.runIf(isNode)('WebAssembly memory holds one layer at a time', () => {
+  it('12 layers of 3.1 MB: memory stays under one layer’s call plus the start, and the heap returns to its baseline', async () => {
+    const fixture = { ...gpt2Fixture({ d: 256, heads: 4, layers: 12, vocab: 50, positions: 32 }), dtype: 'F32' };
+    const model = await loadModel(fixture.files);
+    const layer = Object.keys(fixture.values)
+      .filter((name) => name.startsWith('h.0.') && name !== 'h.0.attn.bias')
+      .reduce((sum, name) => sum + bytesOf(fixture, name), 0);
+    const weights = 12 * layer;
+    const start = model.memoryBytes;
+    const baseline = model.heapBytesInUse();
+    await model.run({ ids: [1, 2, 3, 4, 5, 6, 7, 8] });
+    expect(model.memoryBytes).toBeLessThanOrEqual(Math.max(start, 2 * layer + 2 ** 20));
+    expect(model.memoryBytes).toBeLessThan(weights);
+    expect(model.heapBytesInUse()).toBe(baseline);
+  }, 120_000);
+});
