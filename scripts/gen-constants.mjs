@@ -98,7 +98,7 @@ export function jsAbi(lists) {
     errorCodes: lists.ERROR_CODES.map(([code]) => code),
     slots: Object.fromEntries(Object.entries(slots).filter(([, at]) => at < slotCount)),
     slotCount,
-    modelSlots: slots,
+    modelSlots: Object.fromEntries(Object.entries(slots).filter(([, at]) => at >= slotCount)),
     modelSlotCount: index,
   };
 }
@@ -155,7 +155,7 @@ export function render(lists) {
       `\n/** ${ENUM_DOCS[list]} */\n`,
       `export const ${list} = ${object(abi.enums[list])};\n`,
     ]),
-    "\n/** Int32 slots of a model call's descriptor: the attention calls' (abi.js), then the model's own. */\n",
+    "\n/** Int32 slots of a model call's descriptor after the attention calls' (abi.js's DESCRIPTOR_SLOTS). */\n",
     `export const MODEL_SLOTS = ${object(abi.modelSlots)};\n`,
     `export const MODEL_SLOT_COUNT = ${abi.modelSlotCount};\n`,
   ].join('');

@@ -51,7 +51,8 @@ describe('the generated files', () => {
     expect(Object.isFrozen(abi.ERROR_CODES)).toBe(true);
     // the model calls' slots follow the attention calls', which keep their indices
     expect(modelAbi.MODEL_SLOTS.dFf).toBe(abi.DESCRIPTOR_SLOT_COUNT);
-    for (const [key, at] of Object.entries(abi.DESCRIPTOR_SLOTS)) expect(modelAbi.MODEL_SLOTS[key]).toBe(at);
+    expect(Math.min(...Object.values(modelAbi.MODEL_SLOTS))).toBe(abi.DESCRIPTOR_SLOT_COUNT);
+    expect(Math.max(...Object.values(modelAbi.MODEL_SLOTS))).toBe(modelAbi.MODEL_SLOT_COUNT - 1);
     expect(modelAbi.ACTIVATIONS).toEqual({ geluTanh: 0, geluErf: 1, siluGated: 2 });
   });
 

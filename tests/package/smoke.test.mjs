@@ -92,22 +92,13 @@ test('each .wasm in the tarball carries LICENSE and the third-party notices, and
 test('Node 20 imports it by name and computes the worked example', async () => {
   writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
-  assert.equal(
-    run(
-      'node',
-      ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"],
-      app,
-    ).trim(),
-    'openNpz,openSafetensors,readNpy,readNpz,readSafetensors',
-  );
-  assert.equal(
-    run(
-      'node',
-      ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/model')).join())"],
-      app,
-    ).trim(),
-    'Model,attentionWeightsFrom,loadModel',
-  );
+  for (const [entry, exports] of [
+    ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors'],
+    ['attention-wasm/model', 'Model,attentionWeightsFrom,loadModel'],
+  ]) {
+    const code = `console.log(Object.keys(await import('${entry}')).join())`;
+    assert.equal(run('node', ['--input-type=module', '-e', code], app).trim(), exports);
+  }
   assert.equal(result.simd, true);
   assertGolden(result.output);
 });

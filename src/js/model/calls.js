@@ -2,7 +2,7 @@
 // runner executes like any other call: one block of WebAssembly memory holding the call descriptor, the inputs (a
 // layer's weights among them, scanned there for NaN and ±inf), the outputs and nothing else, freed when the call
 // returns. So a layer's weights are in WebAssembly memory for that layer's call only.
-import { CAUSAL, ROPE_STYLES } from '../generated/abi.js';
+import { CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
 import {
   ACTIVATIONS,
   MODEL_SLOTS,
@@ -12,6 +12,9 @@ import {
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
 import { product } from '../plan.js';
+
+// A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
+const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
 
 const bits = new Int32Array(1);
 const asFloat = new Float32Array(bits.buffer);
@@ -72,7 +75,7 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
     maskDims: [1, 1, 1, 1],
     scratchBytes,
     square: null,
-    slotIndex: MODEL_SLOTS, // the descriptor's model slots too (model-abi.js)
+    slotIndex: SLOTS,
     slotCount: MODEL_SLOT_COUNT,
   };
 }
