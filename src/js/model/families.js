@@ -10,6 +10,16 @@
 /** A tensor row: [slot, name, shape, when?]; `when(config)` false leaves the tensor out. */
 const row = (slot, name, shape, when) => ({ slot, name, shape, when });
 
+// BERT's and the LLaMA family's names of the sizes (GPT-2 has its own).
+const HIDDEN_SIZES = {
+  dModel: 'hidden_size',
+  numHeads: 'num_attention_heads',
+  numLayers: 'num_hidden_layers',
+  dFf: 'intermediate_size',
+  maxPositions: 'max_position_embeddings',
+  vocabSize: 'vocab_size',
+};
+
 const gpt2 = {
   modelTypes: ['gpt2'],
   architectures: ['GPT2LMHeadModel', 'GPT2Model', 'GPT2DoubleHeadsModel'],
@@ -48,14 +58,7 @@ const bert = {
   architectures: ['BertForMaskedLM', 'BertForPreTraining', 'BertModel'],
   prefixes: ['bert.', ''],
   choices: { norm: 'layerNorm', placement: 'postNorm', layout: 'outIn', causal: false, rope: false },
-  sizes: {
-    dModel: 'hidden_size',
-    numHeads: 'num_attention_heads',
-    numLayers: 'num_hidden_layers',
-    dFf: 'intermediate_size',
-    maxPositions: 'max_position_embeddings',
-    vocabSize: 'vocab_size',
-  },
+  sizes: HIDDEN_SIZES,
   optional: { typeVocabSize: 'type_vocab_size', eps: ['layer_norm_eps', 1e-12], activation: ['hidden_act', 'gelu'] },
   embeddings: [
     row('tokens', 'embeddings.word_embeddings.weight', ['V', 'd']),
@@ -102,14 +105,7 @@ const llama = {
   architectures: ['LlamaForCausalLM', 'MistralForCausalLM', 'Qwen2ForCausalLM', 'LlamaModel'],
   prefixes: ['model.', ''],
   choices: { norm: 'rmsNorm', placement: 'preNorm', layout: 'outIn', causal: true, rope: true },
-  sizes: {
-    dModel: 'hidden_size',
-    numHeads: 'num_attention_heads',
-    numLayers: 'num_hidden_layers',
-    dFf: 'intermediate_size',
-    maxPositions: 'max_position_embeddings',
-    vocabSize: 'vocab_size',
-  },
+  sizes: HIDDEN_SIZES,
   optional: {
     numKvHeads: 'num_key_value_heads',
     headDim: 'head_dim',
