@@ -185,5 +185,7 @@ const step: HeadCapture = run.captures[0];
 const top: number = (run.next?.[0].p ?? 0) + step.weights.data[0] + heads.length;
 const layerWeights = attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), { layer: 0, config: '{}' });
 attn.selfAttention(q, layerWeights, { causal: true });
-// @ts-expect-error run takes token ids, not a bare array
+const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
+const named: string | undefined = run.next?.[0].token;
+// @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);

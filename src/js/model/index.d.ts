@@ -114,12 +114,18 @@ export interface NextToken {
   readonly p: number;
   /** Its logit. */
   readonly logit: number;
+  /** The token as text, with the folder's tokenizer.json. */
+  readonly token?: string;
 }
 
 /** What model.run returns. */
 export interface RunResult {
   /** The token ids run. */
   readonly ids: number[];
+  /** With a tokenizer.json: each token as text (bytes decoded, Ġ and ▁ as spaces, no WordPiece ##). */
+  readonly tokens?: string[];
+  /** With text in: the tokenizer's own tokens (Ġ, ▁, ## and byte characters as the vocabulary writes them). */
+  readonly rawTokens?: string[];
   /** One per layer, [H, n, n], as transformers' output_attentions (no batch dimension). */
   readonly attentions?: Tensor[];
   /** num_layers + 1, [n, d], as transformers' output_hidden_states: the last after the final norm (GPT-2, LLaMA). */
@@ -165,6 +171,8 @@ export class Model {
   readonly config: Record<string, unknown>;
   /** The sizes and choices read from config.json. */
   readonly spec: ModelSpec;
+  /** Whether the folder had a tokenizer.json: run() then takes text. */
+  readonly hasTokenizer: boolean;
   /** Bytes of tensors read from the checkpoint so far. */
   readonly bytesRead: number;
   /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
@@ -172,8 +180,9 @@ export class Model {
   /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
   heapBytesInUse(): number;
   /**
-   * One forward pass over token ids (at most the model's positions: TOO_MANY_TOKENS). Weights are read from the
-   * checkpoint a layer at a time and held in WebAssembly memory for that layer only.
+   * One forward pass over text (with the folder's tokenizer.json, read by @huggingface/tokenizers) or token ids, at
+   * most the model's positions (TOO_MANY_TOKENS). Weights are read from the checkpoint a layer at a time and held in
+   * WebAssembly memory for that layer only.
    *
    * | result        | shape                                     |
    * |---------------|-------------------------------------------|
@@ -182,7 +191,7 @@ export class Model {
    * | logits        | [n, V]                                    |
    * | captures      | per { layer, head }: see HeadCapture       |
    */
-  run(input: { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
+  run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
   /** Forgets the checkpoint; later runs reject with TERMINATED. */
   dispose(): Promise<void>;
 }
@@ -190,7 +199,7 @@ export class Model {
 /**
  * Loads a model: reads config.json and the checkpoint's headers, finds every tensor of the forward and checks its
  * shape against config.json (UNSUPPORTED_MODEL, BAD_CONFIG, MISSING_FILE, MISSING_TENSOR, WEIGHT_SHAPE_MISMATCH,
- * BAD_FILE otherwise); no weight is read until a run.
+ * BAD_FILE otherwise), and reads tokenizer.json when there is one; no weight is read until a run.
  */
 export function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
 

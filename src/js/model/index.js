@@ -8,6 +8,7 @@ import { parseConfigText, readConfig } from './config.js';
 import { FAMILIES } from './families.js';
 import { Model } from './model.js';
 import { openFolder, readJson } from './sources.js';
+import { loadTokenizer } from './tokenizer.js';
 import { loadModelModule } from './wasm.js';
 
 export { attentionWeightsFrom } from './weights.js';
@@ -16,7 +17,7 @@ export { Model };
 /**
  * Loads a model from its folder: config.json, then the checkpoint's headers (model.safetensors or the shards of
  * model.safetensors.index.json); every tensor of the forward is found and its shape checked here, before any
- * weight is read. Weights are read later, one layer at a time, by each run.
+ * weight is read. Weights are read later, one layer at a time, by each run. With a tokenizer.json, run() takes text.
  *
  * | source                                          | where                      |
  * |-------------------------------------------------|----------------------------|
@@ -40,6 +41,7 @@ export async function loadModel(source, options) {
   const config = readConfig(json);
   const checkpoint = await openCheckpoint(folder);
   const tensors = resolveModel(checkpoint, config, FAMILIES[config.family]);
+  const tokenizer = await loadTokenizer(folder);
   const module = await loadModelModule({ simd });
-  return new Model({ module, checkpoint, config, json, tensors, onProgress });
+  return new Model({ module, checkpoint, config, json, tensors, onProgress, tokenizer });
 }

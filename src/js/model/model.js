@@ -17,9 +17,13 @@ export class Model {
   #checkpoint;
   #tensors; // { embeddings, embedNorm, layers: [...], final, head, headBias }: resolved rows (checkpoint.js)
   #onProgress;
+  #tokenizer;
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, json, tensors, onProgress }) {
+  constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null }) {
+    this.#tokenizer = tokenizer;
+    /** Whether the folder had a tokenizer.json: run() then takes text. */
+    this.hasTokenizer = tokenizer !== null;
     this.#attention = new Attention(module);
     this.#checkpoint = checkpoint;
     this.#tensors = tensors;
@@ -72,7 +76,7 @@ export class Model {
       throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
     }
     const config = this.spec;
-    const ids = readRunInput(input, config);
+    const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
     const n = ids.length;
     const tables =
@@ -119,10 +123,12 @@ export class Model {
     this.#progress('done');
     return {
       ids,
+      ...(tokens ? { tokens } : {}),
+      ...(rawTokens ? { rawTokens } : {}),
       ...(o.attentions ? { attentions } : {}),
       ...(o.hiddenStates ? { hiddenStates } : {}),
       logits,
-      next: logits && topK(logits, o.topK),
+      next: logits && topK(logits, o.topK, this.#tokenizer),
       captures: o.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, config)),
     };
   }

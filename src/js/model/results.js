@@ -19,17 +19,29 @@ function integers(value, name, check) {
   });
 }
 
-/** run's input: { ids } (token ids in [0, vocab)), at most as many as the model has positions. */
-export function readRunInput(input, config) {
+/**
+ * run's input: text (with the folder's tokenizer.json) or { ids } (token ids in [0, vocab)), at most as many as
+ * the model has positions. @returns {{ ids: number[], rawTokens?: string[], tokens?: string[] }}
+ */
+export function readRunInput(input, config, tokenizer) {
   if (typeof input === 'string') {
-    throw bad('this model has no tokenizer loaded: pass token ids, run({ ids: [...] })');
+    if (!tokenizer) throw bad('the model folder has no tokenizer.json: pass token ids, run({ ids: [...] })');
+    const encoded = tokenizer.encode(input);
+    return { ...encoded, ids: checkIds(encoded.ids, config, 'the tokenizer’s ids') };
   }
   const { ids } = readRecord(input, 'input', ['ids'], 'input');
-  const list = integers(ids, 'ids', (id, i) => {
-    if (id < 0 || id >= config.vocabSize)
-      throw bad(`ids[${i}] is ${id}, outside the vocabulary [0, ${config.vocabSize})`);
+  const list = checkIds(ids, config, 'ids');
+  return tokenizer ? { ids: list, tokens: list.map(tokenizer.readable) } : { ids: list };
+}
+
+/** Token ids: integers in the vocabulary, at least one, at most the model's positions. */
+function checkIds(ids, config, name) {
+  const list = integers(ids, name, (id, i) => {
+    if (id < 0 || id >= config.vocabSize) {
+      throw bad(`${name}[${i}] is ${id}, outside the vocabulary [0, ${config.vocabSize})`);
+    }
   });
-  if (list.length === 0) throw bad('ids is empty: give at least one token');
+  if (list.length === 0) throw bad(`${name} is empty: give at least one token`);
   if (list.length > config.maxPositions) {
     throw new AttentionError(
       'TOO_MANY_TOKENS',
@@ -132,8 +144,8 @@ export function sliceCapture(result, layer, head, config) {
   return steps;
 }
 
-/** The k most probable next tokens after the last position: [{ id, p, logit }], p from a float64 softmax. */
-export function topK(logits, k) {
+/** The k most probable next tokens after the last position: [{ id, p, logit, token? }], p from a float64 softmax. */
+export function topK(logits, k, tokenizer) {
   const [n, V] = logits.shape;
   const row = logits.data.subarray((n - 1) * V, n * V);
   let max = -Infinity;
@@ -149,5 +161,6 @@ export function topK(logits, k) {
       if (best.length > k) best.pop();
     }
   }
-  return best.map(({ id, logit }) => ({ id, p: Math.exp(logit - max) / sum, logit }));
+  const token = (id) => (tokenizer ? { token: tokenizer.readable(id) } : {});
+  return best.map(({ id, logit }) => ({ id, p: Math.exp(logit - max) / sum, logit, ...token(id) }));
 }
