@@ -7,6 +7,7 @@ import { diverging, signedColor, viridis, weightColor } from '../model/colors.js
 import { formatValue } from '../model/format.js';
 import { el } from './dom.js';
 import { keyMoves } from './gridInput.js';
+import { watchSize } from './renderScheduler.js';
 
 /** Matrices with more rows or columns than this are drawn as heatmaps; a zoomed block has at most this many. */
 export const ZOOM = 16;
@@ -170,13 +171,12 @@ export class CanvasMatrix {
     });
     this.canvas.addEventListener('keydown', (event) => this.#key(event));
     this.canvas.addEventListener('focus', () => this.#show(this.active));
-    new ResizeObserver(([entry]) => {
-      const width = entry.contentRect.width;
+    this.sizeWatch = watchSize(this.element, ({ width }) => {
       if (width === this.width) return;
       this.width = width;
       this.#layout();
       this.draw();
-    }).observe(this.element);
+    });
   }
 
   /**

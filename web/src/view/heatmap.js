@@ -4,7 +4,7 @@ import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { drawPainted, paintCells } from './canvasMatrix.js';
 import { el } from './dom.js';
-import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { drawn, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -68,10 +68,10 @@ export class Heatmap {
       options.onHover?.(null);
     });
     this.width = 0;
-    new ResizeObserver(([entry]) => {
-      this.width = entry.contentRect.width;
+    watchSize(this.canvas, ({ width }) => {
+      this.width = width;
       this.draw();
-    }).observe(this.canvas);
+    });
     // Painted at once when near the screen, else when it comes near or the browser is idle (renderScheduler.js).
     this.visible = false;
     this.painted = null;

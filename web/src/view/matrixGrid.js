@@ -9,7 +9,7 @@ import { colorFor } from './canvasMatrix.js';
 import { CopyMenu } from './copyMenu.js';
 import { el } from './dom.js';
 import { listenToPointerAndKeys } from './gridInput.js';
-import { drawn, sameView, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { drawn, sameView, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
 import { digitWidth, labelWidth } from './textMeasure.js';
 import { hideTooltip } from './tooltip.js';
 import { showLarge } from './largeMatrix.js';
@@ -86,15 +86,13 @@ export class MatrixGrid {
     this.copyMenu.setTitle(options.title);
 
     watchVisibility(this);
-    new ResizeObserver(([entry]) => {
+    this.sizeWatch = watchSize(this.scroller, ({ width, height }) => {
       // An empty grid's box says nothing of the box its numbers need: its first draw may come while its step is
       // skipped (content-visibility), with no new size reported, and would then draw a too narrow window.
-      if (!this.rows) return;
-      const { width, height } = entry.contentRect;
-      if (width === this.view.width && height === this.view.height) return;
+      if (!this.rows || (width === this.view.width && height === this.view.height)) return;
       this.view = { width, height };
-      if (this.rows) this.renderWindow();
-    }).observe(this.scroller);
+      this.renderWindow();
+    });
     this.scroller.addEventListener('scroll', () => this.#scrolled(), { passive: true });
     listenToPointerAndKeys(this);
   }

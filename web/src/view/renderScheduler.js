@@ -62,6 +62,29 @@ export function watchVisibility(grid) {
 }
 
 /**
+ * Calls onSize(box) with the node's content box when it changes while the node is on the page. A node taken off the
+ * page reports a last size of 0 after it left: its owner may have let go of what drawing needs, so that report is
+ * dropped (it threw from a closed block's grid once).
+ * @returns {ResizeObserver} to disconnect when the node leaves for good
+ */
+export function watchSize(node, onSize) {
+  const observer = new ResizeObserver(([entry]) => {
+    if (node.isConnected) onSize(entry.contentRect);
+  });
+  observer.observe(node);
+  return observer;
+}
+
+/** Stops watching a grid that left the page for good (its size too, `grid.sizeWatch`), and drops its queued draw. */
+export function forget(grid) {
+  grid.sizeWatch?.disconnect();
+  visibility?.unobserve(grid.element);
+  unmeasured = unmeasured?.filter((other) => other !== grid) ?? null;
+  waiting.delete(grid);
+  markPending();
+}
+
+/**
  * The page's first draw comes before the observer's first report: it measures, once and for every grid at the same
  * time (one layout), which grids are near the screen. A grid inside a step is as near as its step, whose box is known
  * even while `content-visibility` skips the step's content.
