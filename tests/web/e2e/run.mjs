@@ -15,3 +15,4 @@ import './layer.mjs';
 import './seed-ahead.mjs';
 import './near-screen.mjs';
 import './readable.mjs';
+import './print.mjs';

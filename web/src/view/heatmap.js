@@ -4,7 +4,7 @@ import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { drawPainted, paintCells } from './canvasMatrix.js';
 import { el } from './dom.js';
-import { drawn, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
+import { drawn, isPrinting, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -113,6 +113,8 @@ export class Heatmap {
   }
 
   draw() {
+    // Made for a print (a lesson drawn in `beforeprint`), it cannot wait for its first size report.
+    if (this.width === 0 && isPrinting()) this.width = this.canvas.clientWidth;
     if (!this.view || this.width === 0 || this.painted !== this.view) return;
     const ratio = window.devicePixelRatio || 1;
     const size = Math.round(this.width * ratio);
