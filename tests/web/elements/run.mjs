@@ -5,3 +5,4 @@ import './behaviour.mjs';
 import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
+import './readable.mjs';

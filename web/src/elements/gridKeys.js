@@ -1,5 +1,31 @@
 // Keyboard and pointer for the elements' grids: one tab stop per grid, arrows (Home/End, PageUp/PageDown) move an
-// active cell named by aria-activedescendant, and hovering a cell makes it active too.
+// active cell named by aria-activedescendant, and hovering a cell makes it active too; a box that scrolls a grid
+// sideways is a tab stop of its own while it scrolls.
+import { el } from '../view/dom.js';
+
+/**
+ * The box that scrolls `grid` sideways when the grid is wider than the element. While it does (and only then), the
+ * box is a labelled tab stop (role region, named after the grid), so that a keyboard can scroll it.
+ * @param {HTMLElement} grid  has an aria-label
+ */
+export function scrollBox(grid) {
+  const box = el('div', { class: 'scroll' }, grid);
+  const sync = () => {
+    if (box.scrollWidth > box.clientWidth) {
+      box.tabIndex = 0;
+      box.setAttribute('role', 'region');
+      box.setAttribute('aria-label', `${grid.getAttribute('aria-label')}, scrolls sideways`);
+    } else {
+      for (const name of ['tabindex', 'role', 'aria-label']) box.removeAttribute(name);
+    }
+  };
+  if (typeof ResizeObserver !== 'undefined') {
+    const observer = new ResizeObserver(sync);
+    observer.observe(box);
+    observer.observe(grid);
+  }
+  return box;
+}
 
 /**
  * @param {HTMLElement} grid  the focusable role="grid" element
