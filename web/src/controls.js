@@ -3,6 +3,7 @@ import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
 import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
 import { tokenCountNote } from './model/lesson.js';
+import { LESSON_STEPS } from './model/lessonSteps.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
@@ -20,17 +21,17 @@ import { downloadCanvas, heatmapPicture } from './view/heatmap.js';
 
 const sizeInputs = {};
 
-/** The step that teaches what each example is for: choosing the example brings it into view. */
+/**
+ * The section that teaches what each example is for: choosing the example brings it into view. The lessons' table
+ * names theirs; the starting example ("sentence") has none, the whole walk is its lesson.
+ */
 const LESSONS = {
   causal: 'step-mask',
   heads: 'step-heads',
-  projection: 'step-heads',
-  order: 'step-order',
-  kv: 'step-kv',
-  designed: 'step-designed',
-  gqa: 'step-gqa',
-  cross: 'step-cross',
   shared: 'step-scores',
+  ...Object.fromEntries(
+    LESSON_STEPS.filter((step) => step.example !== 'sentence').map((step) => [step.example, step.section]),
+  ),
 };
 
 /** Adds the example buttons, size fields and precision options, and listens to every control. */
