@@ -3,8 +3,19 @@
 // and a keyboard readout, the examples bring their lesson into view.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, scrollSteady, settle, withPage } from './helpers.mjs';
-import { env } from './session.mjs';
+import {
+  ARTIFACTS,
+  afterChange,
+  assertShown,
+  readInputs,
+  readNumbers,
+  scrollSteady,
+  settle,
+  showLesson,
+  withPage,
+} from './helpers.mjs';
+import { attention64 } from './reference64.mjs';
+import { PRECISION, env } from './session.mjs';
 
 const WORDS = Array.from({ length: 64 }, (_, i) => `w${i}`).join('+');
 
@@ -95,6 +106,109 @@ describe('examples take you to their lesson', () => {
       assert.equal(await page.textContent('#example-lesson'), 'Go to step 10 ↓');
       await page.click('#example-lesson');
       assert.equal((await landed(page, 'step-kv')).top, 0);
+    });
+  });
+});
+
+/**
+ * The small heatmaps in `selector`: whether each is a labelled tab stop, and whether it draws token labels (its
+ * top-left corner is the labels' empty margin, not a cell, and the strip left of the cells holds dark text).
+ */
+const smallHeatmaps = (page, selector) =>
+  page.$$eval(selector, (canvases) =>
+    canvases.map((canvas) => {
+      const copy = document.createElement('canvas');
+      copy.width = canvas.width;
+      copy.height = canvas.height;
+      const ctx = copy.getContext('2d', { willReadFrequently: true });
+      ctx.drawImage(canvas, 0, 0);
+      const strip = ctx.getImageData(0, 0, Math.floor(canvas.width * 0.15), canvas.height).data;
+      let ink = 0;
+      for (let k = 0; k < strip.length; k += 4) {
+        const [r, g, b, a] = strip.slice(k, k + 4);
+        if (a > 200 && r < 90 && Math.abs(r - g) < 12 && Math.abs(g - b) < 12) ink++;
+      }
+      return {
+        tabIndex: canvas.tabIndex,
+        label: canvas.getAttribute('aria-label') ?? '',
+        cornerEmpty: ctx.getImageData(2, 2, 1, 1).data[3] === 0,
+        ink,
+      };
+    }),
+  );
+
+/** The readout's lines for the focused heatmap after `keys`. */
+async function readWithKeys(page, canvas, readout, keys) {
+  await scrollSteady(page, canvas);
+  await page.focus(canvas);
+  for (const key of keys) await page.keyboard.press(key);
+  return page.$$eval(`${readout} span`, (spans) => spans.map((span) => span.textContent));
+}
+
+describe('every heatmap has token labels and a keyboard readout', () => {
+  test("step 8's heads and their average: labels, a tab stop each, a readout naming the head and the weight", async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="heads"]'));
+      const inputs = await readInputs(page);
+      const maps = await smallHeatmaps(page, '#mount-heads .heatmap-canvas');
+      assert.equal(maps.length, 5);
+      for (const [k, map] of maps.entries()) {
+        assert.equal(map.tabIndex, 0, `heatmap ${k + 1} is a tab stop`);
+        assert.match(map.label, /(Head \d|Average of the heads).*5 by 5.*Arrow keys/u);
+        assert.ok(map.cornerEmpty && map.ink > 20, `heatmap ${k + 1} draws token labels: ${JSON.stringify(map)}`);
+      }
+      const want = attention64({ ...inputs, numHeads: 4 });
+      const lines = await readWithKeys(
+        page,
+        '#mount-heads figure:nth-child(2) .heatmap-canvas',
+        '#step-heads .cm-readout',
+        ['ArrowDown', 'ArrowRight', 'ArrowRight'],
+      );
+      assert.equal(lines[0], 'head 2: query “flies” → key “like”');
+      assert.equal(lines[1], `weight ${want.weights[1][1][2].toFixed(PRECISION)}`);
+    });
+  });
+
+  test("step 12's query heads: labels, a tab stop each, and the grouped weights as numbers", async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="gqa"]'));
+      const inputs = await readInputs(page);
+      await afterChange(page, () => page.selectOption('#head', '2'));
+      await showLesson(page, 'step-gqa');
+      const columns = (m, width) => m.map((row) => row.slice(0, width));
+      const want = attention64({ ...inputs, wk: columns(inputs.wk, 8), wv: columns(inputs.wv, 8), numKvHeads: 2 });
+      const maps = await smallHeatmaps(page, '#mount-gqa-heads canvas');
+      assert.equal(maps.length, 4);
+      for (const [k, map] of maps.entries()) {
+        assert.equal(map.tabIndex, 0, `query head ${k + 1} is a tab stop`);
+        assert.ok(map.cornerEmpty && map.ink > 20, `query head ${k + 1} draws token labels: ${JSON.stringify(map)}`);
+      }
+      // The head shown in the steps (3, of kv group 2) as numbers: grouped-query attention's, not multi-head's.
+      assertShown(await readNumbers(page, 'gqaWeights'), want.weights[2], PRECISION, 'grouped weights of head 3');
+      const lines = await readWithKeys(page, '#mount-gqa-heads figure:nth-child(4) canvas', '#mount-gqa .cm-readout', [
+        'End',
+        'ArrowDown',
+      ]);
+      assert.equal(lines[0], 'head 4 · K, V 2: query “flies” → key “arrow”');
+      assert.equal(lines[1], `weight ${want.weights[3][1][4].toFixed(PRECISION)}`);
+      await page.locator('#step-gqa').screenshot({ path: `${ARTIFACTS}/gqa-readable-1280.png` });
+    });
+  });
+
+  test('the designed heads and cross-attention heatmaps read by keyboard too', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await afterChange(page, () => page.click('button[data-example="designed"]'));
+      let lines = await readWithKeys(
+        page,
+        '#mount-designed .designed-card:first-child canvas',
+        '#mount-designed .designed-card:first-child .cm-readout',
+        ['ArrowDown'],
+      );
+      assert.match(lines[0], /^query “cat” → key “the”/);
+      await afterChange(page, () => page.click('button[data-example="cross"]'));
+      await showLesson(page, 'step-cross');
+      lines = await readWithKeys(page, '#mount-cross canvas', '#mount-cross .cm-readout', ['ArrowRight']);
+      assert.match(lines[0], /^query “the” → key “chat”/);
     });
   });
 });
