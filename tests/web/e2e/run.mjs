@@ -16,3 +16,4 @@ import './seed-ahead.mjs';
 import './near-screen.mjs';
 import './readable.mjs';
 import './print.mjs';
+import './texts.mjs';

@@ -95,7 +95,7 @@ export const MORE_STEPS = [
     title: () => 'Grouped-query attention',
     make: headsLesson(
       'gqa',
-      (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · kv group ${step.group[h] + 1}` }),
+      (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · K, V ${step.group[h] + 1}` }),
       (state, step, lessonStep) => lessonStep('gqa').text(state, step),
     ),
   },

@@ -1,5 +1,5 @@
 // The page's explanations, written for the state and the result on screen: scaling, entropy, heads, outputs.
-import { meanRowEntropy, meanVariance } from './experiment.js';
+import { EXPERIMENT_LENGTH, EXPERIMENT_TRIALS, meanRowEntropy, meanVariance } from './experiment.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
 import { tokenize } from './tokens.js';
@@ -88,7 +88,7 @@ export function varianceText(state, result) {
   const raw = meanVariance(headSlice(result.rawScores, state.head).data).variance;
   const scaled = meanVariance(headSlice(result.scaledScores, state.head).data).variance;
   const intro = `In your example (d_k = ${state.dK}, ${state.n} tokens): the variance of QKᵀ is ${formatValue(raw, 2)}`;
-  const rough = 'With so few numbers these are rough, but they follow the curves.';
+  const rough = roughness(state, raw, scaled);
   if (!state.scaling && state.temperature === 1) {
     return `${intro}. Scaling is off, so the scores keep this variance: switch “Divide the scores by √d_k” on to bring it near 1. ${rough}`;
   }
@@ -96,6 +96,22 @@ export function varianceText(state, result) {
     ? 'after scaling'
     : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
   return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
+}
+
+/**
+ * How the example's variances compare with the curves' (d_k before scaling, d_k times the squared scale factor
+ * after): near them, or off them, since one example has only n² scores of one random draw. With typed X, W_q or W_k
+ * the curves, made of random queries and keys, need not apply at all.
+ */
+function roughness(state, raw, scaled) {
+  if (randomInputs(state).length < 3)
+    return 'X, W_q or W_k hold your own numbers here, not random ones, so the curves need not apply.';
+  const want = [state.dK, state.dK * scaleValue(state) ** 2];
+  const near = [raw, scaled].every((v, k) => v >= want[k] / 1.5 && v <= want[k] * 1.5);
+  const curves = `The curves give about ${shortNumber(want[0])} and ${shortNumber(want[1])} at d_k = ${state.dK}`;
+  return near
+    ? `${curves}: with only ${state.n * state.n} scores from one random draw these are rough, but near them.`
+    : `${curves}: these are off by more than half, because ${state.n * state.n} scores from one random draw are a small sample; the curves average ${EXPERIMENT_TRIALS} trials of ${EXPERIMENT_LENGTH} tokens.`;
 }
 
 /** How concat · W_o makes the layer's output, with the shapes of the state. */
@@ -114,23 +130,42 @@ export function projectionText(state) {
   );
 }
 
-/** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
-export function headColumnsNote(state) {
+/**
+ * Which columns of W_q, W_k and W_v the shown head uses; empty with one head. `where`: 'page', or 'element' (an
+ * <attention-explorer>, which has the head buttons at its top and no settings).
+ */
+export function headColumnsNote(state, where = 'page') {
   const { head, numHeads, dK, dV } = state;
   if (numHeads <= 1) return '';
-  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${head * dK}–${(head + 1) * dK - 1} of W_q and W_k, ${head * dV}–${(head + 1) * dV - 1} of W_v). Choose the head in the settings or below the steps.`;
+  const choose = where === 'element' ? 'with the head buttons at the top' : 'in the settings or below the steps';
+  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${head * dK}–${(head + 1) * dK - 1} of W_q and W_k, ${head * dV}–${(head + 1) * dV - 1} of W_v). Choose the head ${choose}.`;
 }
 
-/** The paragraph above the heads' heatmaps. */
-export function headsText(state) {
+/**
+ * The paragraph above the heads' heatmaps. `where`: 'page' (heatmaps to click, their average, W_o below) or
+ * 'element' (an <attention-explorer>: the heads' heatmaps only, the head buttons at its top).
+ */
+export function headsText(state, where = 'page') {
   const H = state.numHeads;
+  const page = where !== 'element';
   if (H === 1) {
-    return 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.';
+    return page
+      ? 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.'
+      : 'This figure has one head. With several heads (the heads attribute), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side, and their heatmaps appear here.';
   }
   const random = randomInputs(state).length
     ? ' Here the blocks are random, so the heads differ only by chance; in a trained model each head learns to look for something different.'
     : '';
-  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
+  const follow = page
+    ? 'click a head to follow it through the steps above'
+    : 'the head buttons at the top choose the one the other steps show';
+  const average = page
+    ? " The average beside them is only a summary for the eye: no model computes it, since each head's output goes on whole into the concatenation."
+    : '';
+  const projection = page
+    ? "W_o then turns it into the layer's output, below."
+    : "W_o turns it into the layer's output.";
+  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; ${follow}.${random}${average} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. ${projection}`;
 }
 
 /** The inputs of attention's pattern (X, W_q, W_k) that come from the seed rather than from typed numbers. */
@@ -151,9 +186,12 @@ export function randomNote(state, result) {
   let best = 0;
   for (let k = 1; k < data.length; k++) if (data[k] > data[best]) best = k;
   const [i, j] = [Math.floor(best / state.n), best % state.n];
-  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  const and = (list) => (list.length === 1 ? list[0] : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]}`);
+  // Where the numbers come from: the seed for these, your own numbers for the others.
+  const own = ['X', 'W_q', 'W_k'].filter((name) => !names.includes(name));
+  const source = own.length ? ` (${and(own)} ${own.length === 1 ? 'holds' : 'hold'} your own numbers)` : '';
   return (
-    `${list} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet: ` +
+    `${and(names)} ${names.length === 1 ? 'holds' : 'are'} random numbers from seed ${state.seed}${source}, not trained weights, so this pattern means nothing yet: ` +
     `that ${quote(labels[i])} gives ${formatValue(data[best], 2)} of its attention to ${i === j ? 'itself' : quote(labels[j])} is chance. ` +
     'Training is what makes W_q and W_k pick out useful patterns; type your own numbers to shape one.'
   );
