@@ -133,3 +133,21 @@ test("at 390 px the README's explorer needs no sideways scroll; where a box must
     await session.context.close();
   }
 });
+
+test('the explorer’s texts speak of what it shows: its head buttons, no clicks on heads, no settings, nothing "below"', async () => {
+  const session = await open('blank.html');
+  const { page } = session;
+  try {
+    await add(page, 'heads', 'attention-explorer', { steps: 'qkv heads', heads: '4', 'd-model': '16' });
+    const texts = await page.evaluate(() =>
+      [...document.getElementById('heads').shadowRoot.querySelectorAll('.step p')].map((p) => p.textContent).join(' '),
+    );
+    assert.match(texts, /Choose the head with the head buttons at the top/u);
+    assert.match(texts, /the head buttons at the top choose the one the other steps show/u);
+    for (const missing of [/click a head/u, /steps above/u, /below\./u, /settings/u, /average/u])
+      assert.doesNotMatch(texts, missing);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
