@@ -93,7 +93,7 @@ test('Node 20 imports it by name and computes the worked example', async () => {
       ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"],
       app,
     ).trim(),
-    'openSafetensors,readNpy,readNpz,readSafetensors',
+    'openNpz,openSafetensors,readNpy,readNpz,readSafetensors',
   );
   assert.equal(result.simd, true);
   assertGolden(result.output);

@@ -40,7 +40,10 @@ describe('texts that explain what is shown', () => {
       assert.doesNotMatch(text, /follow the curves/u);
       assert.match(text, /The curves give about 4 and 1 at d_k = 4: these are off by more than half/u);
       await afterChange(page, () => page.click('button[data-example="worked"]'));
-      assert.match(await page.textContent('#why-text'), /hold your own numbers here, not random ones/u);
+      assert.match(
+        await page.textContent('#why-text'),
+        /X, W_q and W_k are numbers typed, pasted or given, not drawn from the seed: not random, so the curves need not apply/u,
+      );
     });
   });
 
@@ -50,7 +53,7 @@ describe('texts that explain what is shown', () => {
     await withPage(env, { hash: `#v=2&s=a+b&n=2&dm=8&dk=4&dv=4&${x}&${wq}` }, async ({ page }) => {
       assert.match(
         await page.textContent('#random-note'),
-        /^W_k holds random numbers from seed 42 \(X and W_q hold your own numbers\), not trained weights/u,
+        /^W_k holds random numbers from seed 42 \(X and W_q are numbers typed, pasted or given, not drawn from the seed\), not trained weights/u,
       );
     });
   });

@@ -5,4 +5,5 @@ import './behaviour.mjs';
 import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
+import './truth.mjs';
 import './readable.mjs';

@@ -4,9 +4,9 @@
 import { attentionCall } from '../model/inputs.js';
 import { encodeState } from '../model/state.js';
 import { el } from '../view/dom.js';
-import { readTensorFile, sharedAttention } from './api.js';
+import { sharedAttention } from './api.js';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './config.js';
-import { InputProblem, applyData, loadSource, parseJson } from './data.js';
+import { InputProblem, applyData, parseJson } from './data.js';
 import { styleSheet } from './styles.js';
 
 const warned = new Set();
@@ -136,9 +136,9 @@ export class AttentionElement extends HTMLElement {
         if (!sources.has(url))
           sources.set(
             url,
-            loadSource(url, (u) => fetch(u), readTensorFile, src),
+            import('./source.js').then(({ loadSource }) => loadSource(url, (u) => fetch(u), src)),
           );
-        data = await sources.get(url);
+        data = await (await sources.get(url))(state);
       }
       return { state: data === undefined ? state : applyData(state, data), problems };
     } catch (error) {

@@ -2,6 +2,7 @@
 // side), through the public API's crossAttention.
 import { attentionCall, labelsFor } from './inputs.js';
 import { addMatrices, embeddingRow, sinusoidalPositions } from './positions.js';
+import { allSeeded, sourcesText } from './provenance.js';
 import { LIMITS } from './state.js';
 import { tokenize } from './tokens.js';
 
@@ -70,6 +71,9 @@ export function crossText(state, step) {
     `each row still sums to 1, and the output has one row per query: [${Lq}, ${state.dModel}].${cut} ` +
     "The encoder is skipped here: K and V are made from the second sentence's embeddings, where a translation model " +
     "makes them from its encoder's output. " +
-    'The weights here are random, so which word looks at which means nothing yet; a trained translation model learns to look at the source words it is translating.'
+    (allSeeded(state, ['x', 'wq', 'wk'])
+      ? 'The weights here are random, so which word looks at which means nothing yet'
+      : `Here ${sourcesText(state, ['x', 'wq', 'wk'])}, but the second sentence's rows are random from seed ${state.seed} (the page's table, not a model's), so which word looks at which means nothing`) +
+    '; a trained translation model learns to look at the source words it is translating.'
   );
 }
