@@ -1,13 +1,8 @@
 // Keyboard and pointer for the elements' grids: one tab stop per grid, arrows (Home/End, PageUp/PageDown) move an
-// active cell named by aria-activedescendant, and hovering a cell makes it active too; a box that scrolls a grid
-// sideways is a tab stop of its own while it scrolls.
+// active cell named by aria-activedescendant, and hovering a cell makes it active too.
 import { el } from '../view/dom.js';
 
-/**
- * The box that scrolls `grid` sideways when the grid is wider than the element. While it does (and only then), the
- * box is a labelled tab stop (role region, named after the grid), so that a keyboard can scroll it.
- * @param {HTMLElement} grid  has an aria-label
- */
+/** The box scrolling a wider `grid` (aria-labelled) sideways: while it scrolls, a named tab stop. */
 export function scrollBox(grid) {
   const box = el('div', { class: 'scroll' }, grid);
   const sync = () => {

@@ -92,7 +92,7 @@ export class HeatmapGrid {
   update(view) {
     this.view = view;
     const { data, rows, cols, rowLabels, colLabels, blocked } = view;
-    // Short labels read across (a rotated letter over a wide column is a smudge); the others run upwards.
+    // Short labels read across; long ones run upwards.
     const across = cols * Math.max(...colLabels.map((label) => label.length)) <= 30;
     this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}${across ? ' across' : ''}`;
     const header = el(

@@ -1,5 +1,5 @@
 // The page's explanations, written for the state and the result on screen: scaling, entropy, heads, outputs.
-import { EXPERIMENT_LENGTH, EXPERIMENT_TRIALS, meanRowEntropy, meanVariance } from './experiment.js';
+import { meanRowEntropy } from './experiment.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
 import { headBlock, headsOfKv, kvHeadsOf } from './matrices.js';
@@ -84,38 +84,6 @@ export function entropyText(state, result) {
   return Number.isFinite(entropy)
     ? `How spread out are the rows? Their mean entropy is ${formatValue(entropy, 2)} bits. A row spread evenly over all ${n} keys has log₂${n} = ${formatValue(Math.log2(n), 2)} bits; a row on a single key has 0.`
     : 'Every row is fully masked, so no row has weights.';
-}
-
-/** The variance of the chosen head's scores before and after scaling, for "Why divide by √d_k?". */
-export function varianceText(state, result) {
-  const raw = meanVariance(headSlice(result.rawScores, state.head).data).variance;
-  const scaled = meanVariance(headSlice(result.scaledScores, state.head).data).variance;
-  const intro = `In your example (d_k = ${state.dK}, ${state.n} tokens): the variance of QKᵀ is ${formatValue(raw, 2)}`;
-  const rough = roughness(state, raw, scaled);
-  if (!state.scaling && state.temperature === 1) {
-    return `${intro}. Scaling is off, so the scores keep this variance: switch “Divide the scores by √d_k” on to bring it near 1. ${rough}`;
-  }
-  const how = state.scaling
-    ? 'after scaling'
-    : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
-  return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
-}
-
-/**
- * How the example's variances compare with the curves' (d_k before scaling, d_k times the squared scale factor
- * after): near them, or off them, since one example has only n² scores of one random draw. With X, W_q or W_k not
- * from the seed (typed, designed, a file's) the curves, made of random queries and keys, need not apply at all.
- */
-function roughness(state, raw, scaled) {
-  const random = randomInputs(state);
-  const others = ['x', 'wq', 'wk'].filter((name) => !random.includes(name));
-  if (others.length) return `${sourcesText(state, others)}: not random, so the curves need not apply.`;
-  const want = [state.dK, state.dK * scaleValue(state) ** 2];
-  const near = [raw, scaled].every((v, k) => v >= want[k] / 1.5 && v <= want[k] * 1.5);
-  const curves = `The curves give about ${shortNumber(want[0])} and ${shortNumber(want[1])} at d_k = ${state.dK}`;
-  return near
-    ? `${curves}: with only ${state.n * state.n} scores from one random draw these are rough, but near them.`
-    : `${curves}: these are off by more than half, because ${state.n * state.n} scores from one random draw are a small sample; the curves average ${EXPERIMENT_TRIALS} trials of ${EXPERIMENT_LENGTH} tokens.`;
 }
 
 /** How concat · W_o makes the layer's output, with the shapes of the state. */
@@ -225,15 +193,4 @@ export function tokenCountNote(state) {
 export function causalCellMessage(state, i, j) {
   const labels = labelsFor(state);
   return `Query ${quote(labels[i])} cannot see key ${quote(labels[j])} because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.`;
-}
-
-/**
- * The line under the √d_k charts: the experiment's numbers at the experiment's d_k nearest to the state's.
- * @param {{ dK: number, varianceRaw: number, varianceScaled: number, entropyRaw: number, entropyScaled: number }[]} rows
- */
-export function scalingSummary(rows, seed, dK = 8) {
-  const distance = (r) => Math.abs(Math.log2(r.dK) - Math.log2(dK));
-  const at = rows.reduce((a, b) => (distance(b) < distance(a) ? b : a));
-  const near = at.dK === dK ? '' : ` (the experiment's d_k nearest to your ${dK})`;
-  return `At d_k = ${at.dK}${near}: variance ${formatValue(at.varianceRaw, 1)} unscaled against ${formatValue(at.varianceScaled, 2)} scaled; row entropy ${formatValue(at.entropyRaw, 2)} bits against ${formatValue(at.entropyScaled, 2)}. Seed ${seed}.`;
 }

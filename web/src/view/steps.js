@@ -13,8 +13,8 @@ import {
   projectionText,
   randomNote,
   scaleTexts,
-  varianceText,
 } from '../model/lesson.js';
+import { varianceText } from '../model/scalingText.js';
 import { INPUT_TITLES, currentMatrix, headBlock, headWidth, kvHeadsOf } from '../model/matrices.js';
 import { embeddingSourceText } from '../model/provenance.js';
 import { cellTooltip } from '../model/tooltips.js';
