@@ -38,7 +38,7 @@ const shots = {
     await openSettings(page);
     await afterChange(page, () => page.fill('#size-n', '3'));
     await page.locator('.controls').screenshot({ path: `${out}/lessons-fixes-controls-${width}.png` });
-    await afterChange(page, () => page.click('button[data-example="sentence"]'));
+    await chooseExample(page, 'sentence');
     await page.locator('#step-softmax').screenshot({ path: `${out}/lessons-fixes-softmax-${width}.png` });
     await page.hover('[data-matrix="output"] .c[data-i="1"][data-j="0"]');
     await page.locator('#step-output').screenshot({ path: `${out}/lessons-fixes-output-${width}.png` });
@@ -58,7 +58,7 @@ const shots = {
   gqa: lesson('gqa', 'step-gqa', 'gqa'),
   cross: lesson('cross', 'step-cross', 'cross'),
   why: async (page, width) => {
-    await afterChange(page, () => page.click('button[data-example="sentence"]'));
+    await chooseExample(page, 'sentence');
     await page.evaluate(() => document.getElementById('step-scores').scrollIntoView());
     await page.focus('[data-matrix="rawScores"] .matrix-scroll');
     await page.keyboard.press('ArrowRight');
