@@ -134,7 +134,7 @@ async function open(dist) {
   try {
     await tab.goto(server.url);
     const written = () => document.getElementById('out').textContent.startsWith('{');
-    await Promise.race([tab.waitForFunction(written, null, { timeout: 20_000 }), failed]);
+    await Promise.race([tab.waitForFunction(written), failed]);
     return { result: JSON.parse(await tab.textContent('#out')), errors, requests: server.requests };
   } finally {
     await tab.close();
