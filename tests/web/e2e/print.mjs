@@ -92,7 +92,7 @@ describe('printing', () => {
   });
 
   for (const colorScheme of ['light', 'dark']) {
-    test(`every example prints whole on Letter and A4 from a ${colorScheme} screen`, { timeout: 600000 }, async () => {
+    test(`every example prints whole on Letter and A4 from a ${colorScheme} screen`, async () => {
       await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
         await page.emulateMedia({ colorScheme });
         await installPaintedCells(page);

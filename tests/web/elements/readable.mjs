@@ -125,9 +125,7 @@ test("at 390 px the README's explorer needs no sideways scroll; where a box must
     for (let k = 0; k < 4 && (await focusedBox()) === null; k++) await page.keyboard.press('Tab');
     assert.equal(await focusedBox(), 0, 'Tab reaches the scroll box');
     await page.keyboard.press('ArrowRight');
-    await page.waitForFunction(() => document.getElementById('narrow').shadowRoot.activeElement.scrollLeft > 0, null, {
-      timeout: 5000,
-    });
+    await page.waitForFunction(() => document.getElementById('narrow').shadowRoot.activeElement.scrollLeft > 0);
     await assertClean(session);
   } finally {
     await session.context.close();
