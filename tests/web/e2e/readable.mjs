@@ -169,6 +169,28 @@ describe('every heatmap has token labels and a keyboard readout', () => {
     });
   });
 
+  test('on a dark screen a readout is light text on a dark panel', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await afterChange(page, () => page.click('button[data-example="heads"]'));
+      await readWithKeys(page, '#mount-heads figure:nth-child(1) .heatmap-canvas', '#step-heads .cm-readout', ['End']);
+      const contrast = await page.$eval('#step-heads .cm-readout', (node) => {
+        const luminance = (css) => {
+          const [r, g, b] = css
+            .match(/\d+(\.\d+)?/g)
+            .slice(0, 3)
+            .map((v) => Number(v) / 255)
+            .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+          return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+        };
+        const style = getComputedStyle(node);
+        const [a, b] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x);
+        return (a + 0.05) / (b + 0.05);
+      });
+      assert.ok(contrast >= 4.5, `the readout's contrast is ${contrast.toFixed(2)}`);
+    });
+  });
+
   test("step 12's query heads: labels, a tab stop each, and the grouped weights as numbers", async () => {
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));

@@ -6,19 +6,14 @@ import { el } from '../view/dom.js';
 export function scrollBox(grid) {
   const box = el('div', { class: 'scroll' }, grid);
   const sync = () => {
-    if (box.scrollWidth > box.clientWidth) {
-      box.tabIndex = 0;
-      box.setAttribute('role', 'region');
-      box.setAttribute('aria-label', `${grid.getAttribute('aria-label')}, scrolls sideways`);
-    } else {
-      for (const name of ['tabindex', 'role', 'aria-label']) box.removeAttribute(name);
-    }
+    const scrolls = box.scrollWidth > box.clientWidth;
+    box.tabIndex = scrolls ? 0 : -1;
+    box.role = scrolls ? 'region' : null;
+    box.ariaLabel = scrolls ? `${grid.ariaLabel}, scrolls sideways` : null;
   };
-  if (typeof ResizeObserver !== 'undefined') {
-    const observer = new ResizeObserver(sync);
-    observer.observe(box);
-    observer.observe(grid);
-  }
+  const observer = new ResizeObserver(sync);
+  observer.observe(box);
+  observer.observe(grid);
   return box;
 }
 

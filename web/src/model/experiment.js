@@ -3,9 +3,6 @@ import { createRng } from './rng.js';
 
 /** The d_k values of the experiment. */
 export const EXPERIMENT_DKS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-/** Tokens of each trial, and trials per d_k, of the √d_k experiment. */
-export const EXPERIMENT_LENGTH = 16;
-export const EXPERIMENT_TRIALS = 8;
 
 /** Mean and (population) variance of the finite values. */
 export function meanVariance(data) {
@@ -56,10 +53,7 @@ export function meanRowEntropy(data, cols) {
  * @returns {{ length: number, maxEntropy: number, rows: { dK: number, varianceRaw: number,
  *   varianceScaled: number, entropyRaw: number, entropyScaled: number }[] }}
  */
-export function runScalingExperiment(
-  attn,
-  { seed = 1, length = EXPERIMENT_LENGTH, trials = EXPERIMENT_TRIALS, dKs = EXPERIMENT_DKS } = {},
-) {
+export function runScalingExperiment(attn, { seed = 1, length = 16, trials = 8, dKs = EXPERIMENT_DKS } = {}) {
   const rows = dKs.map((dK) => {
     const rng = createRng(seed + dK * 7919);
     const draw = (width) => {

@@ -1,6 +1,6 @@
 // The words of "Why divide by √d_k?" (the page's own panel): the example's variances against the experiment's curves,
 // and the line under the charts. The elements do not show the panel, so these stay out of lesson.js, which they load.
-import { EXPERIMENT_LENGTH, EXPERIMENT_TRIALS, meanVariance } from './experiment.js';
+import { meanVariance } from './experiment.js';
 import { formatValue } from './format.js';
 import { headSlice, scaleValue } from './inputs.js';
 import { sourcesText } from './provenance.js';
@@ -36,7 +36,7 @@ function roughness(state, raw, scaled) {
   const curves = `The curves give about ${shortNumber(want[0])} and ${shortNumber(want[1])} at d_k = ${state.dK}`;
   return near
     ? `${curves}: with only ${state.n * state.n} scores from one random draw these are rough, but near them.`
-    : `${curves}: these are off by more than half, because ${state.n * state.n} scores from one random draw are a small sample; the curves average ${EXPERIMENT_TRIALS} trials of ${EXPERIMENT_LENGTH} tokens.`;
+    : `${curves}: these are off by more than half, because ${state.n * state.n} scores from one random draw are a small sample; the curves average several random trials.`;
 }
 
 /**
