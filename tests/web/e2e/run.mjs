@@ -15,3 +15,6 @@ import './layer.mjs';
 import './seed-ahead.mjs';
 import './near-screen.mjs';
 import './truth.mjs';
+import './readable.mjs';
+import './print.mjs';
+import './texts.mjs';

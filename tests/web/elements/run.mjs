@@ -6,3 +6,4 @@ import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
 import './truth.mjs';
+import './readable.mjs';

@@ -2,7 +2,7 @@
 // labels, a legend, and a readout of the cell under the pointer or the keyboard's active cell.
 import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { el } from '../view/dom.js';
-import { gridKeys } from './gridKeys.js';
+import { gridKeys, scrollBox } from './gridKeys.js';
 import { weightClass } from './styles.js';
 
 let maps = 0;
@@ -65,7 +65,7 @@ export class HeatmapGrid {
     this.element = el(
       'figure',
       { class: 'heatmap', attrs: { part: 'heatmap' } },
-      el('div', { class: 'scroll' }, this.grid),
+      scrollBox(this.grid),
       legend(),
       options.readout ? null : this.readout,
     );
@@ -92,7 +92,9 @@ export class HeatmapGrid {
   update(view) {
     this.view = view;
     const { data, rows, cols, rowLabels, colLabels, blocked } = view;
-    this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}`;
+    // Short labels read across; long ones run upwards.
+    const across = cols * Math.max(...colLabels.map((label) => label.length)) <= 30;
+    this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}${across ? ' across' : ''}`;
     const header = el(
       'div',
       { class: 'r', attrs: { role: 'row' } },

@@ -36,8 +36,9 @@ export const DESIGNS = [
     title: 'local window',
     how:
       'W_k copies each token’s position into its own dimension, and W_q writes position p into dimensions p − 1, p and p + 1. ' +
-      'So a query scores 25 against its neighbours and itself and 0 further away: a window of three tokens, as in the ' +
-      'sliding-window attention of Longformer and Mistral 7B.',
+      'So a query scores 25 against its neighbours and itself and 0 further away: a window of three tokens around the ' +
+      'query, both ways, as in Longformer’s local attention. Mistral 7B’s sliding window looks backwards only (the last ' +
+      '4,096 tokens): this window with the causal mask on.',
   },
 ];
 
