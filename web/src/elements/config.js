@@ -1,7 +1,6 @@
 // What an element's attributes mean: from attribute text to the page's state (web/src/model/state.js), with every
 // problem collected as a sentence naming what to fix. Pure: no DOM.
 import { sizesOf } from '../model/edits.js';
-import { EXAMPLES } from '../model/examples.js';
 import { parseNumber } from '../model/parse.js';
 import { MAX_SEED } from '../model/rng.js';
 import { checkSizes, decodeState, defaultState, withSizes } from '../model/state.js';
@@ -28,10 +27,16 @@ export const SETTINGS = [
   'precision',
   'src',
   'readonly',
+  'caption',
+  'highlight',
+  'export',
 ];
 
 /** Attributes that belong to one element only. */
-export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps'], 'attention-heatmap': [] };
+export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps', 'hide'], 'attention-heatmap': ['values'] };
+
+/** The words of the attributes that take words: `values` one of them, `hide` and `export` any of them. */
+export const WORDS = { values: ['weights', 'scores'], hide: ['entropy', 'caveat'], export: ['svg', 'png'] };
 
 // HTML's own attributes, which any element may carry without a warning.
 const GLOBAL = new Set([
@@ -115,18 +120,20 @@ const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 
 /**
  * The state that the attributes describe. Never throws: each attribute that cannot be used is named in `problems`.
  * @param {(name: string) => string | null} get  the element's getAttribute
+ * @param {{ id: string, state: () => object }[]} [examples]  model/examples.js's EXAMPLES, which the elements load
+ *   only for an `example` attribute
  * @returns {{ state: object, problems: string[] }}
  */
-export function stateFromAttributes(get) {
+export function stateFromAttributes(get, examples = []) {
   const problems = [];
   let state = defaultState();
   const example = get('example');
   if (example !== null) {
-    const found = EXAMPLES.find((e) => e.id === example.trim());
+    const found = examples.find((e) => e.id === example.trim());
     if (found) state = found.state();
     else
       problems.push(
-        `example="${shorten(example)}" is not one of the page's examples: ${EXAMPLES.map((e) => e.id).join(', ')}`,
+        `example="${shorten(example)}" is not one of the page's examples: ${examples.map((e) => e.id).join(', ')}`,
       );
   }
   const hash = get('state');
@@ -210,4 +217,47 @@ function readSettings(input, get, problems) {
     if (value !== undefined) state.precision = value;
   }
   return state;
+}
+
+/** The words of a word-list attribute (`hide`, `export`), each unknown one named in `problems`. */
+function readWords(text, name, problems) {
+  const words = new Set();
+  for (const word of text
+    .toLowerCase()
+    .split(/[\s,]+/u)
+    .filter(Boolean)) {
+    if (WORDS[name].includes(word)) words.add(word);
+    else
+      problems.push(
+        `${name}: "${shorten(word)}" is not one of ${WORDS[name].join(', ')} (did you mean "${nearest(word, WORDS[name])}"?)`,
+      );
+  }
+  return words;
+}
+
+/**
+ * What the attributes that shape the figure ask for (not the numbers): the caption, the heatmap's values, the
+ * paragraphs hidden and the export buttons. Never throws: problems are named in `problems`.
+ * @param {(name: string) => string | null} get  the element's getAttribute
+ * @returns {{ caption: string, values: 'weights' | 'scores', hide: Set<string>, exports: Set<string>, problems: string[] }}
+ */
+export function displayFromAttributes(get) {
+  const problems = [];
+  const values = (get('values') ?? 'weights').trim().toLowerCase();
+  if (!WORDS.values.includes(values))
+    problems.push(`values="${shorten(get('values'))}" should be weights or scores (the scores are what softmax gets)`);
+  const exportText = get('export');
+  return {
+    caption: (get('caption') ?? '').trim(),
+    values: values === 'scores' ? 'scores' : 'weights',
+    hide: readWords(get('hide') ?? '', 'hide', problems),
+    // `export` alone (or "true") offers both.
+    exports:
+      exportText === null || /^(?:false|off|no|0)$/iu.test(exportText.trim())
+        ? new Set()
+        : /^(?:|true|on|yes|1)$/iu.test(exportText.trim())
+          ? new Set(WORDS.export)
+          : readWords(exportText, 'export', problems),
+    problems,
+  };
 }

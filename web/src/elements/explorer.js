@@ -1,11 +1,12 @@
 // <attention-explorer>: the page's step-by-step walk for one example, in a box that fits a blog column. `steps`
-// chooses the steps; numbers are editable unless `readonly`.
+// chooses the steps; numbers are editable unless `readonly`; `highlight` marks the query × key figures, `hide` drops
+// paragraphs; its exported figure is the weights' heatmap of the head shown.
 import { toggledMask, typedCell } from '../model/edits.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement } from './base.js';
 import { nearest } from './config.js';
-import { HeatmapGrid, joinLines } from './heatmapGrid.js';
+import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
 import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
@@ -13,6 +14,8 @@ import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
 // Matrices whose cells the tooltips of the page describe (the others get none).
 const DESCRIBED = new Set(['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'vOut', 'rawScores', 'scaledScores', 'mask']);
 const MORE = new Set(['scores', 'weights', 'output', 'concat', 'layerOutput']);
+// Tables whose rows are the queries and columns the keys of the sentence: `highlight` marks them.
+const QUERY_KEY = new Set(['rawScores', 'scaledScores', 'mask', 'scores', 'weights', 'whyScores', 'whyWeights']);
 
 export class AttentionExplorer extends AttentionElement {
   static tag = 'attention-explorer';
@@ -37,8 +40,11 @@ export class AttentionExplorer extends AttentionElement {
       DESCRIBED.has(matrix) || MORE.has(matrix)
         ? joinLines(cellTooltip(self.currentState, self.result, matrix, i, j, value))
         : undefined;
+    const mark = (cells) => self.mark(cells);
     return {
       readonly: this.readonlyFlag,
+      /** Whether `hide` names this paragraph (entropy, caveat). */
+      hides: (name) => self.display.hide.has(name),
       get state() {
         return self.currentState;
       },
@@ -50,6 +56,7 @@ export class AttentionExplorer extends AttentionElement {
         const table = new MatrixTable({
           name: key,
           describe: describe(key),
+          mark: QUERY_KEY.has(key) ? mark : undefined,
           ...options,
           editable,
           onEdit: (i, j, text) => self.#edit(key, i, j, text),
@@ -59,7 +66,12 @@ export class AttentionExplorer extends AttentionElement {
         return table;
       },
       heatmap(key, options) {
-        const map = new HeatmapGrid({ describe: describe(options.matrix ?? 'heatmap'), ...options });
+        // Every heatmap but cross-attention's (whose keys are another sentence) is query × key of the sentence.
+        const map = new HeatmapGrid({
+          describe: describe(options.matrix ?? 'heatmap'),
+          mark: key.startsWith('cross') ? undefined : mark,
+          ...options,
+        });
         return map;
       },
       toggleMask: (i, j) => {
@@ -101,6 +113,12 @@ export class AttentionExplorer extends AttentionElement {
       return { step, heading, section, update: made.update };
     });
     this.content.replaceChildren(this.stepMessage, this.picker, ...this.sections.map((s) => s.section));
+  }
+
+  figureView() {
+    const { currentState: state, result } = this;
+    const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+    return { ...weightsView(state, result.weights, state.head), title: `Attention weights${head}`, values: 'weights' };
   }
 
   draw(state, result, attn) {

@@ -52,7 +52,7 @@ const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head + 1} of $
 /**
  * Each step: its names (the first is the page's), a title, and make(ctx), which builds its section once and
  * returns the function that updates it. ctx: table(key, options), heatmap(key, options), edit, toggleMask,
- * shuffle, describe(matrix), readonly.
+ * shuffle, describe(matrix), readonly, hides(paragraph).
  */
 export const STEPS = [
   {
@@ -220,6 +220,8 @@ export const STEPS = [
           map.update(weightsView(state, result.weights, state.head));
           entropy.textContent = entropyText(state, result);
           random.textContent = randomNote(state, result);
+          entropy.hidden = ctx.hides('entropy');
+          random.hidden = ctx.hides('caveat');
         },
       };
     },
