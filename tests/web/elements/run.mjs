@@ -5,3 +5,6 @@ import './behaviour.mjs';
 import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
+import './authoring.mjs';
+import './pictures.mjs';
+import './fallback.mjs';

@@ -202,8 +202,8 @@ export const STEPS = [
       const map = ctx.heatmap('heatmap', {
         label: 'Heatmap of the attention weights: rows are queries, columns are keys',
       });
-      const entropy = para();
-      const random = para();
+      const entropy = el('p', { dataset: { note: 'entropy' } });
+      const random = el('p', { dataset: { note: 'caveat' } });
       return {
         nodes: [
           para(

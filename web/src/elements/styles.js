@@ -53,7 +53,7 @@ const LAYOUT = `
 .message[hidden], .pending[hidden] { display: none; }
 .pending { color: var(--aw-muted); font-size: 0.88rem; min-height: 6rem; display: grid; place-items: center;
   background: var(--aw-panel); border-radius: 6px; }
-.pending.fallback { display: block; min-height: 0; background: none; color: inherit; font-size: inherit; }
+.pending.fallback:not([hidden]) { display: block; min-height: 0; background: none; color: inherit; font-size: inherit; }
 .pending.fallback > span, .caption[hidden], .export[hidden] { display: none; }
 .caption { font-size: 0.88rem; color: var(--aw-muted); margin: 0.5rem 0 0; overflow-wrap: anywhere; }
 .export { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.5rem; }
