@@ -147,3 +147,18 @@ attn.selfAttention(JSON.parse(JSON.stringify(fromNpy)) as { shape: number[]; dat
 });
 // @ts-expect-error dims must be numbers
 attn.selfAttention({ data: new Float32Array(4), dims: ['2', '2'] }, { wq: asJson, wk: asJson, wv: asJson });
+
+// attention-wasm/elements: the authoring attributes as properties, and the figure's export.
+import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';
+declare const heatmap: AttentionHeatmap;
+declare const explorer: AttentionExplorer;
+heatmap.caption = 'Figure 1';
+heatmap.highlight = 'it → animal';
+heatmap.values = 'scores';
+explorer.hide = 'entropy caveat';
+explorer.export = 'svg png';
+const svgText: string = await heatmap.toSVG();
+const png: Blob = await explorer.toPNG(2);
+// @ts-expect-error hide is the explorer's
+heatmap.hide = 'entropy';
+console.log(svgText.length, png.size);

@@ -2,8 +2,9 @@
 // browser shows an unknown element's content), while the figure waits to scroll into view, and with the message
 // when the WebAssembly cannot load; the figure replaces it once ready.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ARTIFACTS, FIXTURES, assertClean, env, open, ready } from './env.mjs';
+import { ARTIFACTS, CSP, FIXTURES, ROOT, assertClean, env, open, ready } from './env.mjs';
 
 /** Whether each node is laid out (has a box) and, for an image, loaded. */
 const shown = (page, ids) =>
@@ -130,5 +131,37 @@ test('fallback content stays, under the message, when the WebAssembly cannot loa
     await assertClean(session);
   } finally {
     await session.context.close();
+  }
+});
+
+test("the README's snippet: its <img> shows without the module and gives way to the live figure", async () => {
+  const readme = readFileSync(`${ROOT}README.md`, 'utf8');
+  const section = readme.slice(readme.indexOf('## Use it in a tutorial'));
+  const snippet = /```html\n([\s\S]*?)```/.exec(section)[1];
+  assert.match(snippet, /<attention-heatmap[^>]*>\s*<img [^>]*alt="[^"]+"/, 'the snippet shows a fallback image');
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>README snippet</title></head>
+    <body>${snippet.replace(/src="https:\/\/cdn[^"]+"/, 'src="/web/src/elements/index.js"')}</body></html>`;
+  const image = readFileSync(`${ROOT}docs/elements-heatmap.png`);
+  for (const moduleLoads of [false, true]) {
+    const context = await env.browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.route('**/snippet.html', (route) =>
+        route.fulfill({ contentType: 'text/html', body: html, headers: { 'Content-Security-Policy': CSP } }),
+      );
+      await page.route('**/time-flies.png', (route) => route.fulfill({ contentType: 'image/png', body: image }));
+      if (!moduleLoads) await page.route('**/elements/index.js', (route) => route.fulfill({ status: 404 }));
+      await page.goto(`${env.server.url}snippet.html`);
+      const img = page.locator('attention-heatmap img');
+      if (moduleLoads) {
+        await page.waitForFunction(() => document.querySelector('attention-heatmap').status === 'ready');
+        assert.equal(await img.evaluate((node) => node.getClientRects().length), 0);
+      } else {
+        await img.evaluate((node) => node.decode());
+        assert.ok((await img.boundingBox()).height > 100);
+      }
+    } finally {
+      await context.close();
+    }
   }
 });

@@ -327,30 +327,35 @@ export class AttentionElement extends HTMLElement {
   }
 }
 
-for (const attribute of [...SETTINGS, ...Object.values(OWN_ATTRIBUTES).flat()]) {
-  const property = propertyName(attribute);
-  if (property === 'state') {
-    Object.defineProperty(AttentionElement.prototype, property, {
-      ...Object.getOwnPropertyDescriptor(AttentionElement.prototype, 'state'),
+/** Defines the attributes `names` as properties of `target` (a prototype): reading gives the value in use. */
+export function defineProperties(target, names) {
+  for (const attribute of names) {
+    const property = propertyName(attribute);
+    if (property === 'state') {
+      Object.defineProperty(target, property, {
+        ...Object.getOwnPropertyDescriptor(AttentionElement.prototype, 'state'),
+        set(value) {
+          this.setAttribute('state', String(value));
+        },
+      });
+      continue;
+    }
+    Object.defineProperty(target, property, {
+      configurable: true,
+      get() {
+        const field = STATE_FIELDS[attribute];
+        if (field && this.currentState) return this.currentState[field];
+        if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
+        if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
+        return this.getAttribute(attribute);
+      },
       set(value) {
-        this.setAttribute('state', String(value));
+        if (value === null || value === undefined || (attribute === 'readonly' && value === false))
+          this.removeAttribute(attribute);
+        else this.setAttribute(attribute, String(value));
       },
     });
-    continue;
   }
-  Object.defineProperty(AttentionElement.prototype, property, {
-    configurable: true,
-    get() {
-      const field = STATE_FIELDS[attribute];
-      if (field && this.currentState) return this.currentState[field];
-      if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
-      if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
-      return this.getAttribute(attribute);
-    },
-    set(value) {
-      if (value === null || value === undefined || (attribute === 'readonly' && value === false))
-        this.removeAttribute(attribute);
-      else this.setAttribute(attribute, String(value));
-    },
-  });
 }
+
+defineProperties(AttentionElement.prototype, SETTINGS);

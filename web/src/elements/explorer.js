@@ -4,8 +4,8 @@
 import { toggledMask, typedCell } from '../model/edits.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
-import { AttentionElement } from './base.js';
-import { nearest } from './config.js';
+import { AttentionElement, defineProperties } from './base.js';
+import { OWN_ATTRIBUTES, nearest } from './config.js';
 import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
@@ -140,3 +140,5 @@ export class AttentionExplorer extends AttentionElement {
 }
 
 const STEPS_LIST = STEPS.map((step) => step.names[0]).join(', ');
+
+defineProperties(AttentionExplorer.prototype, OWN_ATTRIBUTES[AttentionExplorer.tag]);

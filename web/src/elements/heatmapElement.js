@@ -3,7 +3,8 @@
 // heads.
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
-import { AttentionElement } from './base.js';
+import { AttentionElement, defineProperties } from './base.js';
+import { OWN_ATTRIBUTES } from './config.js';
 import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */
@@ -77,3 +78,5 @@ export class AttentionHeatmap extends AttentionElement {
     );
   }
 }
+
+defineProperties(AttentionHeatmap.prototype, OWN_ATTRIBUTES[AttentionHeatmap.tag]);
