@@ -2,7 +2,7 @@
 // duration from the input to the next paint (what INP is built on), in Debian's Chromium, headless.
 //
 //   node bench/page-latency.mjs [--repeat 5] [--sizes default,old,gpt2] [--widths 1280,390] [--pause 500]
-//                               [--compare <another built dist folder>]
+//                               [--compare <another built dist folder>] [--dist <this build's folder>]
 //   node bench/page-latency.mjs --first 12 [--compare <dist>] [--sizes default] [--widths 1280]
 //   node bench/page-latency.mjs --fresh 3 [--compare <dist>] [--sizes old,gpt2] [--widths 1280,390]
 //
@@ -38,7 +38,7 @@ import {
 } from './page-driver.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DIST = `${ROOT}web/dist`;
+let DIST = `${ROOT}web/dist`;
 
 function parseArgs(argv) {
   const args = { repeat: 5, pause: 500, sizes: ['default', 'old', 'gpt2'], widths: [1280, 390] };
@@ -46,6 +46,7 @@ function parseArgs(argv) {
     if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
     else if (argv[i] === '--pause') args.pause = Number(argv[++i]);
     else if (argv[i] === '--compare') args.compare = argv[++i];
+    else if (argv[i] === '--dist') DIST = argv[++i];
     else if (argv[i] === '--first') args.first = Number(argv[++i]);
     else if (argv[i] === '--fresh') args.fresh = Number(argv[++i]);
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');

@@ -1,12 +1,11 @@
 // The controls' wiring: examples, sentence, sizes, seed, attention settings, edits, paste, link and PNG export.
 import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
-import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
+import { pastedMatrix, toggledMask, typedCell, typedSentence } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
 import { tokenCountNote } from './model/lesson.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
-import { tokenize } from './model/tokens.js';
 import { takeNextSeed } from './seedAhead.js';
 import { copyText } from './view/clipboard.js';
 import { byId, el, setError, show } from './view/dom.js';
@@ -58,16 +57,9 @@ export function buildControls(app) {
   }
 
   byId('sentence').addEventListener('input', (event) => {
-    const { state } = app;
-    const sentence = event.target.value;
-    const tokens = tokenize(sentence);
-    const error = byId('sentence-error');
-    if (tokens.length === 0) return setError(error, 'Type at least one word: each word is a token.');
-    if (tokens.length > LIMITS.n)
-      return setError(error, `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.`);
-    setError(error, null);
-    const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
-    app.setState({ ...next, sentence }, { from: event.target });
+    const typed = typedSentence(app.state, event.target.value);
+    setError(byId('sentence-error'), typed.error ?? null);
+    if (typed.state) app.setState(typed.state, { from: event.target });
   });
 
   byId('seed').addEventListener('input', (event) => {

@@ -14,3 +14,4 @@ import './fast.mjs';
 import './layer.mjs';
 import './seed-ahead.mjs';
 import './near-screen.mjs';
+import './warm.mjs';
