@@ -2,11 +2,16 @@
 import { defineConfig } from 'vitest/config';
 import { playwright } from '@vitest/browser-playwright';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from './tests/chromium.mjs';
+import { TEST_TIMEOUTS } from './tests/timeouts.mjs';
 
 export default defineConfig({
   test: {
+    // Sized for a busy 2-core machine (tests/timeouts.mjs); every project inherits them.
+    testTimeout: TEST_TIMEOUTS.vitest,
+    hookTimeout: TEST_TIMEOUTS.vitest,
     projects: [
       {
+        extends: true,
         test: {
           name: 'node',
           include: ['tests/js/**/*.test.js', 'tests/web/unit/**/*.test.js'],
@@ -16,6 +21,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'chromium',
           include: ['tests/js/**/*.test.js'],

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The README's table of the elements' attributes, made from the list the elements themselves read
+// The table of the elements' attributes in docs/elements.md, made from the list the elements themselves read
 // (web/src/elements/config.js: SETTINGS, then OWN_ATTRIBUTES, in that order) and the words of each attribute below,
 // kept here so that they add nothing to what a post downloads. An attribute of the list without words here, or
 // words for an attribute the list lacks, is an error.
 //   node scripts/gen-attributes.mjs            prints the table
-//   node scripts/gen-attributes.mjs --readme   writes it into README.md (tests/readme/attributes.test.mjs checks it)
+//   node scripts/gen-attributes.mjs --docs     writes it into docs/elements.md (tests/readme/attributes.test.mjs checks it)
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { OWN_ATTRIBUTES, SETTINGS, WORDS, propertyName } from '../web/src/elements/config.js';
@@ -33,7 +33,7 @@ export const ATTRIBUTE_DOCS = {
   'kv-heads': "the grouped-query lesson's kv heads (dividing `heads`)",
   source: "the cross-attention lesson's second sentence (keys and values)",
   precision: `decimals shown, 0 to ${L.precision}`,
-  src: 'a `.json` file of exact numbers, or a `.npz` / `.safetensors` file (arrays `x`, `wq`, `wk`, `wv`, `wo`, read through `attention-wasm/io`)',
+  src: "a `.json` file of exact numbers, or a `.npz` / `.safetensors` file (arrays `x`, `wq`, `wk`, `wv`, `wo`, `mask`, read through `attention-wasm/io`: their shapes are checked against the element's limits before any value is read, and no other array is read)",
   readonly: 'no editing',
   caption:
     'a caption under the figure (text only: markup shows as typed); it also names the figure for screen readers and goes into its export',
@@ -67,17 +67,18 @@ export function attributeTable() {
   ].join('\n');
 }
 
-const README_TABLE = /^\| attribute \| property \| value \|\n(?:\|.*\|\n)+/m;
+const TABLE = /^\| attribute \| property \| value \|\n(?:\|.*\|\n)+/m;
 
-/** The README's text with its attribute table replaced by attributeTable(). */
-export function withAttributeTable(readme) {
-  if (!README_TABLE.test(readme)) throw new Error('README.md: no table starting with | attribute | property | value |');
-  return readme.replace(README_TABLE, `${attributeTable()}\n`);
+/** The page's text (docs/elements.md) with its attribute table replaced by attributeTable(). */
+export function withAttributeTable(text) {
+  if (!TABLE.test(text)) throw new Error('docs/elements.md: no table starting with | attribute | property | value |');
+  return text.replace(TABLE, `${attributeTable()}\n`);
 }
 
+/** Where the table is. */
+export const DOCS = new URL('../docs/elements.md', import.meta.url);
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  if (process.argv.includes('--readme')) {
-    const readme = new URL('../README.md', import.meta.url);
-    await writeFile(readme, withAttributeTable(await readFile(readme, 'utf8')));
-  } else console.log(attributeTable());
+  if (process.argv.includes('--docs')) await writeFile(DOCS, withAttributeTable(await readFile(DOCS, 'utf8')));
+  else console.log(attributeTable());
 }

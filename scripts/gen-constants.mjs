@@ -44,7 +44,7 @@ export function jsAbi(lists) {
     causal: enumeration('CAUSAL'),
     maskKinds: enumeration('MASK_KINDS'),
     callKinds: enumeration('CALL_KINDS'),
-    errorCodes: Object.fromEntries(lists.ERROR_CODES),
+    errorCodes: lists.ERROR_CODES.map(([code]) => code),
     slots,
     slotCount: index,
   };
@@ -72,8 +72,9 @@ export function render(lists) {
     `export const MASK_KINDS = ${object(abi.maskKinds)};\n`,
     "\n/** Which entry point of the Embind layer a plan's kind runs. */\n",
     `export const CALL_KINDS = ${object(abi.callKinds)};\n`,
-    '\n/** Every code an AttentionError can carry, with what raises it. */\n',
-    `export const ERROR_CODES = ${object(abi.errorCodes)};\n`,
+    // The codes only: what raises each stays in abi.h and the guide's table, so no page downloads the descriptions.
+    "\n/** Every code an AttentionError can carry, in abi.h's order. */\n",
+    `export const ERROR_CODES = Object.freeze([\n${abi.errorCodes.map((code) => `  ${quote(code)},`).join('\n')}\n]);\n`,
     "\n/** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */\n",
     `export const DESCRIPTOR_SLOTS = ${object(abi.slots)};\n`,
     `export const DESCRIPTOR_SLOT_COUNT = ${abi.slotCount};\n`,
@@ -81,33 +82,31 @@ export function render(lists) {
   const dts = [
     HEADER,
     '\n/** Stable error codes of AttentionError. */\n',
-    `export type AttentionErrorCode =\n${Object.keys(abi.errorCodes)
-      .map((code) => `  | '${code}'`)
-      .join('\n')};\n`,
+    `export type AttentionErrorCode =\n${abi.errorCodes.map((code) => `  | '${code}'`).join('\n')};\n`,
     '\n',
     ...Object.keys(abi.constants).map((name) => `export const ${name}: number;\n`),
     ...['CAUSAL', 'MASK_KINDS', 'CALL_KINDS', 'DESCRIPTOR_SLOTS'].map(
       (name) => `export const ${name}: Readonly<Record<string, number>>;\n`,
     ),
-    'export const ERROR_CODES: Readonly<Record<AttentionErrorCode, string>>;\n',
+    'export const ERROR_CODES: readonly AttentionErrorCode[];\n',
     'export const DESCRIPTOR_SLOT_COUNT: number;\n',
   ].join('');
   return { js, dts };
 }
 
-/** The README's table of error codes: one row per code, in the list's order. `--readme` writes it there. */
+/** The guide's table of error codes (docs/guide.md): one row per code, in the list's order. `--docs` writes it there. */
 export function errorTable(lists) {
   const width = Math.max(...lists.ERROR_CODES.map(([code]) => code.length)) + 2;
   const rows = lists.ERROR_CODES.map(([code, description]) => `| ${`\`${code}\``.padEnd(width)} | ${description} |`);
   return [`| ${'code'.padEnd(width)} | raised for |`, `|${'-'.repeat(width + 2)}|------------|`, ...rows].join('\n');
 }
 
-const README_TABLE = /^\| code +\| raised for +\|\n(?:\|.*\|\n)+/m;
+const ERROR_TABLE = /^\| code +\| raised for +\|\n(?:\|.*\|\n)+/m;
 
-/** The README's text with its error-code table replaced by errorTable(lists). */
-export function withErrorTable(readme, lists) {
-  if (!README_TABLE.test(readme)) throw new Error('README.md: no table starting with | code | raised for |');
-  return readme.replace(README_TABLE, `${errorTable(lists)}\n`);
+/** A page's text with its error-code table replaced by errorTable(lists). */
+export function withErrorTable(text, lists) {
+  if (!ERROR_TABLE.test(text)) throw new Error('docs/guide.md: no table starting with | code | raised for |');
+  return text.replace(ERROR_TABLE, `${errorTable(lists)}\n`);
 }
 
 async function main() {
@@ -119,9 +118,9 @@ async function main() {
     [new URL('src/js/generated/abi.js', root), js],
     [new URL('src/js/generated/abi.d.ts', root), dts],
   ];
-  if (process.argv.includes('--readme')) {
-    const readme = new URL('README.md', root);
-    await writeFile(readme, withErrorTable(await readFile(readme, 'utf8'), lists));
+  if (process.argv.includes('--docs')) {
+    const guide = new URL('docs/guide.md', root);
+    await writeFile(guide, withErrorTable(await readFile(guide, 'utf8'), lists));
     return;
   }
   if (process.argv.includes('--check')) {

@@ -2,7 +2,8 @@
 // Writes src/js/inline.js, the attention-wasm/inline entry: the whole browser API (src/js/index.js and what it
 // imports, the Emscripten glue of both builds included) in one ES module, with both .wasm builds inlined as
 // base64, for tools that do not follow `new URL('./x.wasm', import.meta.url)` and pages whose CSP allows no fetch
-// of the CDN. It still picks SIMD or scalar at load. Run by scripts/build.sh after the WebAssembly build, so that
+// of the CDN. It imports SHARED (the error and Tensor classes) from the package instead of copying them, so that
+// attention-wasm/io, which imports them too, makes errors and tensors of the same classes. It still picks SIMD or scalar at load. Run by scripts/build.sh after the WebAssembly build, so that
 // the glue and the .wasm it inlines come from the same build (the loader checks that they agree, as ever).
 // It also writes src/js/wasm/attention-<build>.wasm.js, one small ES module per build holding that build's bytes
 // (read by src/js/wasm-bytes.js), so that a page that may import scripts but not fetch a .wasm loads only the build
@@ -17,6 +18,9 @@ const js = new URL('../src/js/', import.meta.url);
 const out = new URL('inline.js', js);
 const BUILDS = ['simd', 'scalar'];
 const FILES_MODULE = '\0attention-wasm:inline-wasm-files';
+// Modules the bundle imports instead of copying: the classes an app checks with instanceof (AttentionError, Tensor)
+// and what they import, so that attention-wasm/inline and attention-wasm/io share one of each.
+const SHARED = ['./errors.js', './tensor.js', './intrinsics.js'];
 const bytesModule = (build) => `wasm/attention-${build}.wasm.js`;
 
 /**
@@ -82,7 +86,8 @@ async function generate() {
     plugins: [
       {
         name: 'attention-wasm-inline',
-        resolveId: (source) => (source === './wasm-files.js' ? FILES_MODULE : null),
+        resolveId: (source) =>
+          source === './wasm-files.js' ? FILES_MODULE : SHARED.includes(source) ? { id: source, external: true } : null,
         load: (id) => (id === FILES_MODULE ? files : null),
         transform: (code, id) => glueWithoutUrl(code, id),
       },

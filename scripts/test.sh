@@ -39,11 +39,13 @@ stage() {
   fi
 }
 
-# node's test runner: the spec reporter on the terminal, JUnit for the counts.
+# node's test runner: the spec reporter on the terminal, JUnit for the counts; each test bounded by the timeout of
+# tests/timeouts.mjs, so a hang fails its test instead of the whole run.
+node_timeout=$(node -e "import('./tests/timeouts.mjs').then((m) => console.log(m.TEST_TIMEOUTS.node))")
 node_test() {
   local name=$1
   shift
-  node --test-reporter=spec --test-reporter-destination=stdout \
+  node --test-timeout="$node_timeout" --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=junit --test-reporter-destination="$results/$name/junit.xml" "$@"
 }
 

@@ -61,8 +61,8 @@ enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
 enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
 #undef X
 
-// Every code an AttentionError can carry, in C++ or in JS, with what raises it (the README's table and the .d.ts
-// union are checked against this list). Codes are stable across versions.
+// Every code an AttentionError can carry, in C++ or in JS, with what raises it (the error table of docs/guide.md
+// and the .d.ts union are checked against this list). Codes are stable across versions.
 // clang-format off
 #define ATTENTION_ERROR_CODES(X) \
   X(NOT_A_TENSOR, "a value that is neither a nested array nor `{ data, shape }`; a missing weight") \

@@ -23,6 +23,8 @@ const MAX_DIMENSION = 2 ** 31 - 1;
 
 /** Float32Array or Float64Array for those types' names, undefined for any other. */
 const floatType = (tag) => (tag === 'Float32Array' ? Float32Array : tag === 'Float64Array' ? Float64Array : undefined);
+// The typed arrays a mask reads as boolean, of 0 and 1 only: every integer type ('bool', int64 masks). The one rule.
+const BOOLEAN_MASK_TYPES = /^(Uint8Clamped|U?[Ii]nt(8|16|32)|BigU?[Ii]nt64)Array$/;
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
 const pathOf = (name, index, depth) =>
   name +
@@ -75,8 +77,8 @@ function checkCount(count, shape, name) {
 
 /**
  * Stores row[from], …, row[length - 1], each read once, into out[offset + from], … by `mode`'s rule: 'float' as
- * float32 (finite, or -Infinity in a mask), 'booleans' as 0/1 from true/false only, 'bytes' (a mask of Uint8Arrays)
- * as 0/1 from 0, 1, true or false. Throws `fail(i, value)` for the first value that breaks it.
+ * float32 (finite, or -Infinity in a mask), 'booleans' as 0/1 from true/false only, 'bytes' (a mask of integer
+ * typed arrays) as 0/1 from 0, 1 (0n, 1n), true or false. Throws `fail(i, value)` for the first value that breaks it.
  */
 function copyLeaves(row, from, length, out, offset, mode, allowNegativeInfinity, fail) {
   if (mode === 'float') {
@@ -96,7 +98,8 @@ function copyLeaves(row, from, length, out, offset, mode, allowNegativeInfinity,
   const bytes = mode === 'bytes';
   for (let i = from; i < length; i++) {
     const x = row[i];
-    const bit = x === true || (bytes && x === 1) ? 1 : x === false || (bytes && x === 0) ? 0 : -1;
+    const bit =
+      x === true || (bytes && (x === 1 || x === 1n)) ? 1 : x === false || (bytes && (x === 0 || x === 0n)) ? 0 : -1;
     if (bit < 0) throw fail(i, x);
     out[offset + i] = bit;
   }
@@ -114,7 +117,7 @@ function leafError(x, where, name, mode, allowNegativeInfinity) {
   const rule =
     mode === 'booleans'
       ? `${name} starts with a boolean: a boolean mask holds only true/false`
-      : 'a boolean mask from a Uint8Array holds only 0 and 1 (or true/false)';
+      : 'a boolean mask from an integer typed array (Uint8Array, Int32Array, BigInt64Array, …) holds only 0 and 1';
   return new AttentionError('NOT_A_NUMBER', `${where} is ${describe(x)} but ${rule}`);
 }
 
@@ -187,9 +190,9 @@ function readNested(value, spec, mode, allowNegativeInfinity) {
           `${where()} is ${describe(child)} but should be a row of length ${shape[axis + 1]}: ${expected}`,
         );
       }
-      if (leafMode === 'float' && kind === 'Uint8Array' && spec.mask) {
+      if (leafMode === 'float' && BOOLEAN_MASK_TYPES.test(kind) && spec.mask) {
         const rule = `${name} starts with numbers (an additive mask): a mask is one or the other`;
-        throw new AttentionError('NOT_A_NUMBER', `${where()} is a Uint8Array, which makes a boolean mask, but ${rule}`);
+        throw new AttentionError('NOT_A_NUMBER', `${where()} is ${describe(child)}, a boolean mask, but ${rule}`);
       }
       const childLength = rowLength(child, kind, where);
       if (childLength !== shape[axis + 1]) {
@@ -297,10 +300,10 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   const tag = typedArrayTag(data);
   const kind = tag ?? rowKind(data, spec.dataName);
   const Type = floatType(tag);
-  const accepted = kind === 'array' || Type !== undefined || (spec.mask && tag === 'Uint8Array');
+  const accepted = kind === 'array' || Type !== undefined || (spec.mask && BOOLEAN_MASK_TYPES.test(tag));
   if (!accepted) {
     const types = spec.mask
-      ? 'a Float32Array, a Float64Array, a number[], a Uint8Array or a boolean[]'
+      ? 'a Float32Array, a Float64Array, a number[], an integer typed array (a boolean mask) or a boolean[]'
       : 'a Float32Array, a Float64Array or a number[]';
     throw new AttentionError('NOT_A_TENSOR', `${name}.data must be ${types}, got ${describe(data)}`);
   }
@@ -315,16 +318,10 @@ function readTensorObject(value, spec, allowNegativeInfinity) {
   checkCount(count, shape, name);
   // An array's first element decides between a boolean and an additive mask: it is read once, here.
   const head = data[0];
-  const mode = tag === 'Uint8Array' ? 'bytes' : spec.mask && typeof head === 'boolean' ? 'booleans' : 'float';
+  const mode = BOOLEAN_MASK_TYPES.test(tag) ? 'bytes' : spec.mask && typeof head === 'boolean' ? 'booleans' : 'float';
   const out = new (mode === 'float' ? Float32Array : Uint8Array)(count);
-  const fail = (i, x) =>
-    leafError(
-      x,
-      mode === 'float' ? elementName(name, i, shape) : `${name}.data[${i}]`,
-      name,
-      mode,
-      allowNegativeInfinity,
-    );
+  const at = (i) => (mode === 'float' ? elementName(name, i, shape) : `${name}.data[${i}]`);
+  const fail = (i, x) => leafError(x, at(i), name, mode, allowNegativeInfinity);
   copyLeaves([head], 0, 1, out, 0, mode, allowNegativeInfinity, fail);
   copyLeaves(data, 1, count, out, 0, mode, allowNegativeInfinity, fail);
   return { data: out, shape, copied: true, mode };
@@ -363,15 +360,16 @@ export function readFloatTensor(value, spec) {
 }
 
 /**
- * Reads a mask. Boolean (true = may attend): nested booleans, `{ data: boolean[], shape }`, and any Uint8Array of
- * 0/1 — bare, as `{ data, shape }`, or as the rows of nested arrays. Additive: numbers in any other form.
+ * Reads a mask. Boolean (true = may attend): nested booleans, `{ data: boolean[], shape }`, and any integer typed
+ * array of 0/1 (BOOLEAN_MASK_TYPES: a 'bool' Uint8Array, an int64 BigInt64Array, …) — bare, as `{ data, shape }`, or
+ * as the rows of nested arrays. Additive: numbers in any other form (a Float32Array of 0/1 included).
  * @param {unknown} value
  * @param {ArgumentSpec} spec
  * @returns {import('./tensor.js').MaskInput}
  */
 export function readMask(value, spec) {
   const modeOf = (first, innermost) =>
-    typeof first === 'boolean' ? 'booleans' : innermost === 'Uint8Array' ? 'bytes' : 'float';
+    typeof first === 'boolean' ? 'booleans' : BOOLEAN_MASK_TYPES.test(innermost) ? 'bytes' : 'float';
   return guarded('NOT_A_TENSOR', spec.name, () => {
     const { data, shape, copied, mode } = readAny(value, spec, modeOf, true);
     if (mode !== 'float') return { kind: 'boolean', data, shape };

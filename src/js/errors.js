@@ -1,4 +1,4 @@
-import { getterOf, typedArrayLength, typedArrayTag } from './intrinsics.js';
+import { getterOf, sharedByteLength, typedArrayLength, typedArrayTag } from './intrinsics.js';
 
 // Every AttentionError made, so that one is recognised without running any code of a value (a Proxy's trap).
 const created = new WeakSet();
@@ -8,7 +8,7 @@ const created = new WeakSet();
  * and the shapes involved.
  *
  * Every code, with what raises it, is listed once in src/core/abi.h (ERROR_CODES in ./generated/abi.js, the
- * AttentionErrorCode type, and the README's table are generated from or checked against it).
+ * AttentionErrorCode type, and the guide's table (docs/guide.md) are generated from or checked against it).
  */
 export class AttentionError extends Error {
   /**
@@ -40,7 +40,7 @@ const BRANDS = [
   ['a Set', getterOf(Set.prototype, 'size')],
   ['a Date', Date.prototype.getTime],
   ['an ArrayBuffer', getterOf(ArrayBuffer.prototype, 'byteLength')],
-  ['a SharedArrayBuffer', globalThis.SharedArrayBuffer && getterOf(SharedArrayBuffer.prototype, 'byteLength')],
+  ['a SharedArrayBuffer', sharedByteLength],
   ['a DataView', getterOf(DataView.prototype, 'byteLength')],
 ].filter(([, check]) => check);
 

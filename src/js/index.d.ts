@@ -1,5 +1,9 @@
 // Hand-written declarations for attention-wasm (Emscripten 3.1.6 has no --emit-tsd).
 // Shape names: B batch, H / H_kv query and key-value heads, L_q / L_k sequence lengths, d_k / d_v widths.
+/**
+ * The main entry: `createAttention()` and the attention calls, their options, results and errors.
+ * @module attention-wasm
+ */
 
 import type { AttentionErrorCode } from './generated/abi.js';
 
@@ -9,7 +13,9 @@ export type { AttentionErrorCode };
 /** The only error the API throws: a stable `code` and a message naming the argument and the shapes. */
 export class AttentionError extends Error {
   constructor(code: AttentionErrorCode, message: string, options?: { cause?: unknown });
+  /** Always 'AttentionError'. */
   readonly name: 'AttentionError';
+  /** What went wrong, as a stable code (the table of error codes in the guide). */
   readonly code: AttentionErrorCode;
 }
 
@@ -20,7 +26,9 @@ export type NestedBooleans = boolean[] | NestedBooleans[];
 
 /** A row-major tensor given as flat data and a shape; `data.length` must equal the product of `shape`. */
 export interface TensorLike {
+  /** The values, row-major. */
   data: Float32Array | Float64Array | number[];
+  /** The dimensions, outermost first: positive safe integers. */
   shape: readonly number[];
 }
 
@@ -30,31 +38,69 @@ export interface TensorLike {
  * type is NOT_A_TENSOR at run time. A TensorFlow.js tensor is not one: pass `{ data: await t.data(), shape: t.shape }`.
  */
 export interface DimsTensorLike {
+  /** The values, row-major: Float32Array or Float64Array (a Uint8Array in a mask). */
   readonly data: ArrayLike<unknown>;
+  /** The dimensions, outermost first. */
   readonly dims: readonly number[];
 }
 
 /** A tensor argument: nested arrays, `{ data, shape }` (a returned Tensor works too) or `{ data, dims }`. */
 export type TensorInput = NestedNumbers | TensorLike | DimsTensorLike;
 
+/** Integer typed arrays: as a mask's data (bare, as `data`, or as rows), a boolean mask of 0 and 1. */
+export type IntegerArray =
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | BigInt64Array
+  | BigUint64Array;
+
 /**
  * A mask that broadcasts (from the right, as in PyTorch) to the shape of the attention weights.
- * Booleans (nested, or `{ data: Uint8Array, shape }` of 0/1): true = may attend. A Uint8Array is boolean everywhere: bare, as data, or as rows.
- * Numbers: an additive mask, added to the scaled scores; -Infinity blocks.
+ * Booleans (nested, or `{ data, shape }` of 0/1 in any integer typed array): true = may attend. An integer typed
+ * array (a 'bool' Uint8Array, an int64 BigInt64Array, …) is boolean everywhere: bare, as data, or as rows.
+ * Numbers: an additive mask, added to the scaled scores; -Infinity blocks (a Float32Array of 0/1 is additive).
  */
-export type MaskInput = NestedBooleans | { data: Uint8Array | boolean[]; shape: readonly number[] } | TensorInput;
+export type MaskInput =
+  | NestedBooleans
+  | {
+      /** 0/1 or booleans, row-major: 1 = may attend. */
+      data: IntegerArray | boolean[];
+      /** The mask's dimensions, broadcast from the right. */
+      shape: readonly number[];
+    }
+  | TensorInput;
 
-/** A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand. */
-export class Tensor {
-  constructor(data: Float32Array, shape: number[]);
-  readonly data: Float32Array;
+/** The data a Tensor may hold: Float32Array from every call; bool and integer arrays from attention-wasm/io. */
+export type TensorData = Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array;
+
+/**
+ * A result: a row-major Float32Array owned by JS (nothing to free), its shape, and nested arrays on demand.
+ * attention-wasm/io also gives Tensors of bool (Uint8Array) and integer (Int32Array, BigInt64Array, BigUint64Array)
+ * data, which the API takes as boolean masks.
+ */
+export class Tensor<Data extends TensorData = Float32Array> {
+  constructor(data: Data, shape: number[]);
+  /** The values, row-major, in an array JS owns. */
+  readonly data: Data;
+  /** The dimensions, outermost first. */
   readonly shape: number[];
-  /** The values as nested arrays (number[][] for a matrix), each rounded to `digits` decimals (0–20) if given. */
+  /** The values as nested arrays (number[][] for a matrix; bigints for BigInt64Array data), each rounded to `digits` decimals (0–20) if given. */
   toArray(digits?: number): any[];
-  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input. */
-  toJSON(): { shape: number[]; data: number[] };
+  /** What JSON.stringify writes: `{ shape, data: number[] }`, which reads back as an input (BigInt64Array data: decimal strings). */
+  toJSON(): {
+    /** The dimensions. */
+    shape: number[];
+    /** The values, row-major. */
+    data: Data extends BigInt64Array | BigUint64Array ? string[] : number[];
+  };
 }
 
+/** Options of every attention call: scale, masks, what to return, and arrays to write the results into. */
 export interface AttentionOptions {
   /** Multiplies q·kᵀ. Default 1/√d_k; any explicit value, 0 included, replaces it. */
   scale?: number;
@@ -68,17 +114,22 @@ export interface AttentionOptions {
   returnSteps?: boolean;
   /**
    * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
-   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array of exactly its
-   * result's length (SHAPE_MISMATCH otherwise), sharing no memory with an input or another result (BAD_OPTION);
-   * a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the call fails.
+   * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array over an
+   * ArrayBuffer (not a SharedArrayBuffer: BAD_OPTION) of exactly its result's length (SHAPE_MISMATCH otherwise,
+   * also when its buffer is detached before the results are written), sharing no memory with an input or another
+   * result (BAD_OPTION); a key that is not a result of the call is UNKNOWN_OPTION. Nothing is written when the
+   * call fails, on workers too.
    */
   out?: OutArrays | null;
 }
 
 /** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
 export interface PreparedShapes {
+  /** [L_q, d_k], [H, L_q, d_k] or [B, H, L_q, d_k] */
   q: number[];
+  /** [L_k, d_k], [H_kv, L_k, d_k] or [B, H_kv, L_k, d_k] */
   k: number[];
+  /** [L_k, d_v], [H_kv, L_k, d_v] or [B, H_kv, L_k, d_v] */
   v: number[];
 }
 
@@ -222,7 +273,8 @@ export class Attention {
   /**
    * Self-attention prepared for fixed weights, for an x that changes a little at a time (an edited token, a live
    * figure). The layer's code loads on first use; then the weights are read, checked and copied into WebAssembly
-   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles.
+   * memory, with selfAttention's errors (as a rejection): do not change them before the promise settles. The layer
+   * keeps copies only: later changes to the weights' arrays are not seen, and their buffers may be transferred.
    *
    * | weights                                                   | run(x, options)                          |
    * |-----------------------------------------------------------|------------------------------------------|
@@ -281,36 +333,44 @@ export class Attention {
  * no workers do not carry them; createAttention({ workers }) makes one.
  */
 export interface ParallelAttention {
+  /** True when the workers run the SIMD build. */
   readonly simd: boolean;
+  /** The SIMD instruction sets Eigen uses inside the workers' module ("None" in the scalar build). */
   readonly instructionSets: string;
   /** What the workers' attention kernels were compiled to, as on Attention. */
   readonly kernelBackend: 'wasm-simd128' | 'scalar';
   /** How many workers run. */
   readonly workers: number;
+  /** Attention.scaledDotProductAttention, its (batch, head) pairs split over the workers. */
   scaledDotProductAttention(
     q: TensorInput,
     k: TensorInput,
     v: TensorInput,
     options?: AttentionOptions,
   ): Promise<SdpaResult>;
+  /** Attention.selfAttention without numHeads, on the workers. */
   selfAttention(
     x: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
     options?: AttentionOptions,
   ): Promise<SelfAttentionResult>;
+  /** Attention.selfAttention with numHeads: its heads split over the workers, then the rows of wo. */
   selfAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
+  /** Attention.crossAttention without numHeads, on the workers. */
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
     options?: AttentionOptions,
   ): Promise<SelfAttentionResult>;
+  /** Attention.crossAttention with numHeads: its heads split over the workers, then the rows of wo. */
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: MultiHeadWeights,
     options?: AttentionOptions,
   ): Promise<MultiHeadResult>;
+  /** Attention.multiHeadAttention: its heads split over the workers, then the rows of wo. */
   multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;
   /** Ends the workers; calls under way reject. */
   terminate(): Promise<void>;
@@ -319,6 +379,7 @@ export interface ParallelAttention {
 /** Where a .wasm comes from: a URL or string (in Node, also a file path), its bytes, or a compiled module. */
 export type WasmSource = string | URL | ArrayBuffer | Uint8Array | WebAssembly.Module;
 
+/** Options of createAttention: which build, where its .wasm is, and how many workers. */
 export interface CreateAttentionOptions {
   /** true: the SIMD build (throws SIMD_UNSUPPORTED where missing); false: the scalar build. Default: SIMD where supported. */
   simd?: boolean;
@@ -328,7 +389,14 @@ export interface CreateAttentionOptions {
    * Each URL (or bytes) is compiled once per page, however many createAttention calls and workers use it.
    * A URL that cannot be fetched rejects with LOAD_FAILED naming it.
    */
-  wasmUrl?: WasmSource | { simd?: WasmSource; scalar?: WasmSource };
+  wasmUrl?:
+    | WasmSource
+    | {
+        /** The SIMD build's .wasm. */
+        simd?: WasmSource;
+        /** The scalar build's .wasm. */
+        scalar?: WasmSource;
+      };
   /** Spread each call over this many workers (1 to 64): createAttention then gives a ParallelAttention. */
   workers?: number;
 }

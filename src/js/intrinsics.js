@@ -24,5 +24,8 @@ export const typedArrayLength = (array) => lengthGetter.call(array);
 export const typedArrayView = (array, Type, length) =>
   new Type(bufferGetter.call(array), offsetGetter.call(array), length);
 
+/** SharedArrayBuffer's byteLength getter, a brand check (it throws for anything else); undefined without one. */
+export const sharedByteLength = globalThis.SharedArrayBuffer && getterOf(SharedArrayBuffer.prototype, 'byteLength');
+
 export const { hasOwn } = Object;
 export const { getPrototypeOf } = Reflect;

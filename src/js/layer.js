@@ -4,10 +4,22 @@
 // selfAttention does, with the same bits. For a page that redraws after every edit of one token, or a tutorial's
 // live figure: one changed row of a GPT-2-sized layer projects 4 rows instead of all of them.
 import { AttentionError } from './errors.js';
-import { typedArrayView } from './intrinsics.js';
 import { CALL_KINDS, DESCRIPTOR_SLOTS, PROJECTION_ROWS } from './generated/abi.js';
-import { planSelfAttention, product } from './plan.js';
-import { Workspace, callLayout, checkCallBytes, checkValues, descriptorTemplate, statusError } from './attention.js';
+import {
+  Workspace,
+  callLayout,
+  checkCallBytes,
+  checkValues,
+  descriptorTemplate,
+  planProjectedInputs,
+  product,
+  readProjectedOptions,
+  readWeights,
+  statusError,
+} from './plan.js';
+import { SPECS, readWeightTensors } from './validate.js';
+import { readFloatTensor } from './convert.js';
+import { checkOutHeld } from './out.js';
 
 const KEPT = ['q', 'k', 'v']; // results that stay in the layer's memory between calls
 
@@ -39,42 +51,52 @@ function residentLayout(entries) {
 }
 
 /**
- * A prepared layer's weights, read and checked as selfAttention reads them (with its errors) and copied into a
- * block of their own: { weights (the tensors, for the plans of later calls), block, regions }.
+ * A prepared layer's weights, read and checked as selfAttention reads them (the same code, with its errors) and
+ * copied into a block of their own: { weights, block, regions }. `weights` keeps only what was copied: the head
+ * counts and each tensor's name and shape (wQ, …, bO; null = absent), never the caller's objects or arrays.
  */
-function residentWeights(module, weights) {
-  const record = weights !== null && typeof weights === 'object' ? weights : {};
-  const wq = record.wq;
-  const dModel = Array.isArray(wq?.shape) ? wq.shape[0] : Array.isArray(wq) && wq.length ? wq.length : 1;
-  // A one-row x reads and checks the weights as every call would.
-  const probe = planSelfAttention({ data: new Float32Array(dModel), shape: [1, dModel] }, weights);
+function residentWeights(module, weightsGiven) {
+  const heads = readWeights(weightsGiven, false);
+  const tensors = readWeightTensors(heads.w);
+  const dModel = tensors.wQ.shape[0];
+  // A one-row x checks the weights against each other as every call would.
+  const x = { data: new Float32Array(dModel), shape: [1, dModel] };
+  const probe = planRun(x, { ...heads, tensors }, undefined, Object.values(tensors));
   checkCallBytes(probe);
-  // The plan's weight inputs (wQ, …, bO), each named as the caller named it (wq, …, bo).
-  const tensors = Object.entries(probe.inputs).filter(([key, tensor]) => tensor && key !== 'x' && key !== 'context');
-  const read = {};
-  if (record.numHeads !== undefined) read.numHeads = probe.dims.numHeads;
-  if (record.numKvHeads !== undefined) read.numKvHeads = probe.dims.numKvHeads;
-  const { regions, bytes } = residentLayout(tensors.map(([key, tensor]) => [key, tensor.data.length]));
+  const present = Object.entries(tensors).filter(([, tensor]) => tensor);
+  const { regions, bytes } = residentLayout(present.map(([key, tensor]) => [key, tensor.data.length]));
   const block = new Workspace(module, bytes);
   try {
-    for (const [key, tensor] of tensors) {
+    for (const [key, tensor] of present) {
       block.write(regions[key], tensor.data);
       checkValues(module, tensor, block.address(regions[key]));
-      read[tensor.name] = { data: tensor.data, shape: tensor.shape.slice() }; // later plans read its shape only
     }
   } catch (error) {
     block.free();
     throw error;
   }
-  return { weights: read, block, regions };
+  const copied = (tensor) => tensor && { name: tensor.name, shape: tensor.shape };
+  const kept = Object.fromEntries(Object.entries(tensors).map(([key, tensor]) => [key, copied(tensor)]));
+  const { numHeads, numKvHeads, headed } = heads;
+  return { weights: { tensors: kept, numHeads, numKvHeads, headed }, block, regions };
+}
+
+/**
+ * The plan of selfAttention(x, weights, options), read by selfAttention's own code, with weights as residentWeights
+ * read them once ({ tensors, numHeads, numKvHeads, headed }); `read`: tensors read from the caller besides x.
+ */
+function planRun(x, weights, options, read = []) {
+  const { o, outRecord } = readProjectedOptions(options);
+  const X = readFloatTensor(x, SPECS.x);
+  return planProjectedInputs({ x: X, context: null, ...weights.tensors }, weights, o, outRecord, [X, ...read]);
 }
 
 export class SelfAttentionLayer {
   #module;
-  #weights; // { wq, …, numHeads, numKvHeads }: the tensors as read once, for the plans of later calls
+  #weights; // residentWeights': the head counts and the weights' names and shapes, for the plans of later calls
   #blocks = { weights: null, rows: null }; // the Workspaces of the weights and of #rows
   #weightRegions;
-  #rows = null; // { block, regions, key, batch, groups, lenQ, dModel }: x, q, k, v and stale flags for one shape of x
+  #rows = null; // { block, regions, key, batch, groups, lenQ, dModel, given }: x, q, k, v, stale flags of a shape
   #valid = false; // whether #rows' q, k and v are the projections of its x
 
   /** Rows of x whose q, k and v the last call projected (whole groups of PROJECTION_ROWS rows). */
@@ -103,10 +125,10 @@ export class SelfAttentionLayer {
   run(x, options) {
     const weightBlock = this.#blocks.weights;
     if (!weightBlock) throw freedError();
-    const plan = planSelfAttention(x, this.#weights, options);
+    const plan = planRun(x, this.#weights, options);
+    const X = plan.inputs.x;
     checkCallBytes(plan); // the limit of the same call to selfAttention
     const rows = this.#rowsFor(plan);
-    const X = plan.inputs.x;
     this.#copyChangedRows(rows, X);
     const perCall = {
       ...plan,
@@ -134,6 +156,7 @@ export class SelfAttentionLayer {
       if (status) throw statusError(status);
       this.#valid = true;
       this.projectedRows = this.#projectedRows(rows);
+      checkOutHeld(plan.out); // before the first result is written: a failed call writes nothing
       const result = {};
       for (const [key, shape] of Object.entries(plan.outputs)) {
         const kept = KEPT.includes(key);
@@ -171,19 +194,21 @@ export class SelfAttentionLayer {
     ]);
     const block = new Workspace(this.#module, bytes);
     this.#blocks.rows = block;
-    this.#rows = { block, regions, key, batch, groups, lenQ, dModel };
+    const given = new Float32Array(batch * lenQ * dModel); // this call's x as float32 (#copyChangedRows)
+    this.#rows = { block, regions, key, batch, groups, lenQ, dModel, given: new Uint32Array(given.buffer) };
     return this.#rows;
   }
 
   /**
    * Copies into the layer's x the groups of rows that differ from it (bit for bit) and flags them stale; every group
-   * when the kept projections are not valid.
+   * when the kept projections are not valid. x's values are read once, rounded to float32 as selfAttention's copy
+   * into WebAssembly memory rounds them (a Float64Array's too), and compared as float32 bits.
    */
   #copyChangedRows(rows, X) {
-    const { block, regions, batch, groups, lenQ, dModel } = rows;
+    const { block, regions, batch, groups, lenQ, dModel, given } = rows;
+    new Float32Array(given.buffer).set(X.data);
     const heap = new Uint32Array(this.#module.HEAPU8.buffer);
     const base = block.address(regions.x) / 4;
-    const given = typedArrayView(X.data, Uint32Array, X.data.length);
     const flags = this.#module.HEAPU8;
     const flagBase = block.address(regions.staleBlocks);
     for (let g = 0; g < batch * groups; g++) {

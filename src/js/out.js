@@ -2,9 +2,10 @@
 // who calls again and again (a page that recomputes on every edit) allocates nothing per call. Read in two
 // steps, as every argument is: the record first (the caller's getters run there, before the inputs are read),
 // then, once every argument is read, the arrays themselves through the built-in getters only, each checked:
-// a Float32Array, of exactly its result's length, sharing no memory with another result or with an input.
+// a Float32Array over an ArrayBuffer, of exactly its result's length, sharing no memory with another result or with
+// an input; and their lengths again before the first result is written (checkOutHeld).
 import { AttentionError, describe, formatShape, unknownKeyError } from './errors.js';
-import { typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
+import { sharedByteLength, typedArrayLength, typedArrayTag, typedArrayView } from './intrinsics.js';
 import { readRecord } from './read.js';
 
 const product = (shape) => shape.reduce((a, b) => a * b, 1);
@@ -15,6 +16,15 @@ export const readOutRecord = (out) => (out === undefined || out === null ? {} : 
 /** [start, end) bytes of a typed array's memory, and its buffer. */
 function extent(view) {
   return { buffer: view.buffer, start: view.byteOffset, end: view.byteOffset + view.byteLength };
+}
+
+/** Whether a buffer is a SharedArrayBuffer. */
+function isShared(buffer) {
+  try {
+    return sharedByteLength.call(buffer) >= 0;
+  } catch {
+    return false;
+  }
 }
 
 const overlaps = (a, b) => a.buffer === b.buffer && a.start < b.end && b.start < a.end;
@@ -37,9 +47,22 @@ export function checkApart(out, inputs, extents = outExtents(out)) {
   }
 }
 
+/** SHAPE_MISMATCH when an out array was detached or shrunk since it was resolved: run before any result is written. */
+export function checkOutHeld(out) {
+  for (const [key, { view, length }] of Object.entries(out ?? {})) {
+    const now = typedArrayLength(view);
+    if (now !== length) {
+      throw new AttentionError(
+        'SHAPE_MISMATCH',
+        `options.out.${key} held ${length} floats but holds ${now} now: its buffer was detached or resized; nothing was written`,
+      );
+    }
+  }
+}
+
 /**
- * The caller's arrays for the plan's results: { [result]: { array, view } }, `view` a plain Float32Array over
- * the same memory (what the results are written through), or null when there is no `out`.
+ * The caller's arrays for the plan's results: { [result]: { array, view, length } }, `view` a plain Float32Array
+ * over the same memory (what the results are written through), or null when there is no `out`.
  * @param {Record<string, unknown>} record   readOutRecord's
  * @param {Record<string, number[]>} outputs the plan's result shapes
  * @param {object[]} inputs  the plan's input tensors (null for absent ones) and mask
@@ -71,6 +94,13 @@ export function resolveOut(record, outputs, inputs) {
       );
     }
     const view = typedArrayView(array, Float32Array, length);
+    if (isShared(view.buffer)) {
+      // Two SharedArrayBuffers may be one memory (one posted between threads), which nothing can tell apart.
+      throw new AttentionError(
+        'BAD_OPTION',
+        `options.out.${key} is over a SharedArrayBuffer: out arrays need ArrayBuffer memory (two SharedArrayBuffers may be one memory); copy results to shared memory after the call`,
+      );
+    }
     const here = { name: `options.out.${key}`, ...extent(view) };
     const clash = taken.find((other) => overlaps(here, other));
     if (clash) {
@@ -80,7 +110,7 @@ export function resolveOut(record, outputs, inputs) {
       );
     }
     taken.push(here);
-    resolved[key] = { array, view };
+    resolved[key] = { array, view, length };
   }
   return Object.keys(resolved).length ? resolved : null;
 }

@@ -51,7 +51,7 @@ export function partTargets(plan, spare, from, to, pairs) {
       const buffer = spare.get(key);
       spare.delete(key); // taken: a call made meanwhile allocates its own
       const view = buffer?.byteLength === length * 4 ? new Float32Array(buffer) : new Float32Array(length);
-      return [key, { array: view, view }];
+      return [key, { array: view, view, length }];
     }),
   );
 }

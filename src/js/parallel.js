@@ -6,16 +6,17 @@
 // sub-plan built from fresh Float32Array copies. The workers get only typed arrays and plain numbers, never
 // the caller's objects, so nothing the caller does afterwards, and nothing odd in what they passed (a Proxy,
 // a cyclic property), reaches them. No SharedArrayBuffer (and no cross-origin isolation) is needed.
-import { checkCallBytes } from './attention.js';
 import {
-  checkPlanValues,
+  checkCallBytes,
+  outputProjectionScratchBytes,
   planCrossAttention,
   planMultiHeadAttention,
-  planOutputProjection,
   planScaledDotProduct,
   planSelfAttention,
   product,
 } from './plan.js';
+import { checkOutHeld } from './out.js';
+import { checkPlanValues } from './scan.js';
 import { WorkerPool, registerPool } from './pool.js';
 import {
   copyRange,
@@ -33,6 +34,25 @@ import { CAUSAL, OUTPUT_PROJECTION_ROWS } from './generated/abi.js';
 
 const CAUSAL_NAMES = { [CAUSAL.none]: false, [CAUSAL.topLeft]: true, [CAUSAL.bottomRight]: 'bottom-right' };
 const METHODS = ['scaledDotProductAttention', 'selfAttention', 'crossAttention', 'multiHeadAttention', 'terminate'];
+
+/**
+ * Plans the output projection alone, output = concat·wo (+ bo), for the workers of ParallelAttention: its
+ * tensors ({ data, shape }) were validated by the calling thread's plan. @returns {Plan}
+ */
+function planOutputProjection(concat, wo, bo) {
+  const [rows, width] = concat.shape;
+  const dOut = wo.shape[1];
+  return {
+    kind: 'outputProjection',
+    dims: { rows, width, dOut },
+    inputs: { concat, wO: wo, bO: bo },
+    outputs: { output: [rows, dOut] },
+    options: { causal: CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
+    maskDims: [1, 1, 1, 1],
+    scratchBytes: outputProjectionScratchBytes(width, dOut),
+    square: null,
+  };
+}
 
 /** Splits `count` items into at most `parts` contiguous [start, end) ranges of near-equal size. */
 function ranges(count, parts) {
@@ -86,6 +106,32 @@ function maskBlocks(mask, maskDims, blocks) {
   const [, maskHeads, maskRows, maskCols] = maskDims;
   const indices = blocks.map(([b, h]) => (maskDims[0] === 1 ? 0 : b) * maskHeads + (maskHeads === 1 ? 0 : h));
   return gather(mask.data, indices, maskRows * maskCols, mask.kind === 'boolean' ? Uint8Array : Float32Array);
+}
+
+/**
+ * Puts one result of each worker's run of heads in place in `whole` (its whole array) and returns it; the parts are
+ * [B, h1 − h0, …] of [B, H, …] (q, heads, weights, steps), [B, kv1 − kv0, …] of [B, H_kv, …] (k, v), or
+ * [B·L_q, (h1 − h0)·d_v] of [B·L_q, H·d_v] (concat, and output without wo).
+ */
+function placeHeads(plan, parts, results, key, whole) {
+  const { batch, lenQ, numHeads, numKvHeads, dV } = plan.dims;
+  const shape = plan.outputs[key];
+  parts.forEach(({ h0, h1, kv0, kv1 }, i) => {
+    const part = results[i][key].data;
+    if (key === 'concat' || key === 'output') {
+      const width = (h1 - h0) * dV; // each row's columns from h0·d_v on
+      for (let row = 0; row < batch * lenQ; row++) {
+        whole.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
+      }
+    } else {
+      const [first, last, total] = key === 'k' || key === 'v' ? [kv0, kv1, numKvHeads] : [h0, h1, numHeads];
+      const perHead = product(shape.slice(shape.length - 2));
+      const block = (last - first) * perHead;
+      for (let b = 0; b < batch; b++)
+        whole.set(part.subarray(b * block, (b + 1) * block), (b * total + first) * perHead);
+    }
+  });
+  return whole;
 }
 
 /**
@@ -165,7 +211,10 @@ export class ParallelAttention {
     );
     const failure = firstFailure(plan, parts, settled);
     if (failure) throw failure;
-    if (!eager) parts.forEach(({ from }, i) => placePart(plan, wholes, from, settled[i].value, pairs, spares[i]));
+    if (!eager) {
+      checkOutHeld(plan.out); // detached while the workers computed: nothing is written
+      parts.forEach(({ from }, i) => placePart(plan, wholes, from, settled[i].value, pairs, spares[i]));
+    }
     return wholeTensors(plan, wholes);
   }
 
@@ -205,14 +254,15 @@ export class ParallelAttention {
       const given = plan.options.mask;
       const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
       const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims }, out: null };
-      return this.#pool.run(0, checked(whole)).then((result) =>
-        Object.fromEntries(
+      return this.#pool.run(0, checked(whole)).then((result) => {
+        checkOutHeld(plan.out); // detached while the worker computed: nothing is written
+        return Object.fromEntries(
           Object.entries(plan.outputs).map(([key, shape]) => {
             plan.out?.[key]?.view.set(result[key].data);
             return [key, resultTensor(plan, key, result[key].data, shape)];
           }),
-        ),
-      );
+        );
+      });
     }
     const { dModel, dContext, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
     const hasBatch = plan.outputs.output.length === 3;
@@ -262,46 +312,29 @@ export class ParallelAttention {
     return Promise.all(done).then((results) => this.#scatterHeads(plan, parts, results, projection));
   }
 
-  /** Puts each worker's run of heads back in place, then runs the output projection when there is one. */
+  /**
+   * Puts each worker's run of heads back in place, after the output projection when there is one: the caller's
+   * arrays (out) are written only once every part of the call succeeded, so that a failed call writes nothing.
+   */
   async #scatterHeads(plan, parts, results, projection) {
-    const { batch, lenQ, numHeads, numKvHeads, dV } = plan.dims;
-    const hasBatch = plan.outputs.output.length === 3;
-    const out = {};
-    const views = {};
-    for (const [key, shape] of Object.entries(plan.outputs)) {
-      if (key === 'output' && projection) continue;
-      const whole = resultArray(plan, key, product(shape));
-      views[key] = whole;
-      out[key] = resultTensor(plan, key, whole, shape);
-      parts.forEach(({ h0, h1, kv0, kv1 }, i) => {
-        const part = results[i][key].data;
-        if (key === 'concat' || key === 'output') {
-          // [B·L_q, H·d_v] ← [B·L_q, (h1 − h0)·d_v]: each row's columns from h0·d_v on
-          const width = (h1 - h0) * dV;
-          for (let row = 0; row < batch * lenQ; row++) {
-            whole.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
-          }
-        } else {
-          // [B, H, …] ← [B, h1 − h0, …] (q, heads, weights, steps), or [B, H_kv, …] ← [B, kv1 − kv0, …] (k, v)
-          const [first, last, total] = key === 'k' || key === 'v' ? [kv0, kv1, numKvHeads] : [h0, h1, numHeads];
-          const perHead = product(shape.slice(hasBatch ? 2 : 1));
-          const block = (last - first) * perHead;
-          for (let b = 0; b < batch; b++) {
-            whole.set(part.subarray(b * block, (b + 1) * block), (b * total + first) * perHead);
-          }
-        }
-      });
-    }
+    const { batch, lenQ, numHeads, dV } = plan.dims;
+    const made = {}; // results assembled before the projection, in new arrays
     if (projection) {
-      const concat = views.concat; // a plain Float32Array, even when the caller's concat is not
-      const output = await this.#projectOutput(concat, batch * lenQ, numHeads * dV, projection, plan);
-      out.output = resultTensor(plan, 'output', output, plan.outputs.output); // last, as in the plan
+      made.concat = placeHeads(plan, parts, results, 'concat', new Float32Array(product(plan.outputs.concat)));
+      made.output = await this.#projectOutput(made.concat, batch * lenQ, numHeads * dV, projection);
+    }
+    checkOutHeld(plan.out); // detached while the workers computed: nothing is written
+    const out = {};
+    for (const [key, shape] of Object.entries(plan.outputs)) {
+      if (made[key]) plan.out?.[key]?.view.set(made[key]);
+      else placeHeads(plan, parts, results, key, (made[key] = resultArray(plan, key, product(shape))));
+      out[key] = resultTensor(plan, key, made[key], shape);
     }
     return out;
   }
 
   /** output = concat·wo (+ bo) for [rows, width] concat, its rows shared out in blocks of the core's size. */
-  async #projectOutput(concat, rows, width, { wo, bo }, plan) {
+  async #projectOutput(concat, rows, width, { wo, bo }) {
     const dOut = wo.shape[1];
     const blocks = Math.ceil(rows / OUTPUT_PROJECTION_ROWS);
     const parts = ranges(blocks, this.#pool.size).map(([b0, b1], index) => {
@@ -313,7 +346,7 @@ export class ParallelAttention {
       );
       return this.#pool.run(index, sub).then(({ output }) => ({ r0, output }));
     });
-    const output = resultArray(plan, 'output', rows * dOut);
+    const output = new Float32Array(rows * dOut);
     // [rows, d_out] ← [r1 − r0, d_out] at row r0
     for (const { r0, output: part } of await Promise.all(parts)) output.set(part.data, r0 * dOut);
     return output;

@@ -333,7 +333,8 @@ export function registerPool(owner, pool) {
  * - 'exit': the worker ends mid-call (Node: process.exit(1); browsers, where a worker cannot end itself
  *   observably, an uncaught error from a timer, as a crash shows there);
  * - 'throw': an error thrown inside the call (the call rejects with it, the worker lives on);
- * - 'reject': an unhandled rejection inside the worker, and no answer (the worker counts as dead).
+ * - 'reject': an unhandled rejection inside the worker, and no answer (the worker counts as dead);
+ * - 'stall': no answer, the worker living on: the call waits until terminate().
  * Resolves once the fault is sent.
  */
 export function injectFault(parallel, index, fault) {

@@ -3,12 +3,12 @@
 import { AttentionError, describe } from './errors.js';
 
 /**
- * A row-major tensor owned by JS: `data` is a Float32Array of `shape`'s product length.
- * Returned by every API call; also accepted as an input.
+ * A row-major tensor owned by JS: `data` is a Float32Array (from io also bool or integer data) of `shape`'s product
+ * length. Returned by every API call; also accepted as an input.
  */
 export class Tensor {
   /**
-   * @param {Float32Array} data
+   * @param {Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array} data
    * @param {number[]} shape
    */
   constructor(data, shape) {
@@ -17,7 +17,7 @@ export class Tensor {
   }
 
   /**
-   * The values as nested arrays of numbers, e.g. number[][] for a matrix.
+   * The values as nested arrays of numbers (of bigints for BigInt64Array data), e.g. number[][] for a matrix.
    * @param {number} [digits] round each value to this many decimals (0 to 20), as tutorials print them
    */
   toArray(digits) {
@@ -25,7 +25,7 @@ export class Tensor {
     if (digits !== undefined && !(Number.isInteger(digits) && digits >= 0 && digits <= 20)) {
       throw new AttentionError('BAD_OPTION', `digits must be an integer from 0 to 20, got ${describe(digits)}`);
     }
-    const round = digits === undefined ? (x) => x : (x) => Number(x.toFixed(digits)) + 0;
+    const round = digits === undefined || typeof data[0] === 'bigint' ? (x) => x : (x) => Number(x.toFixed(digits)) + 0;
     const build = (axis, offset) => {
       const size = shape[axis];
       if (axis === shape.length - 1) return Array.from(data.subarray(offset, offset + size), round);
@@ -37,10 +37,11 @@ export class Tensor {
 
   /**
    * What JSON.stringify writes: `{ shape, data: number[] }` (a Float32Array alone would give {"0":…}). Parsed
-   * back, it is a valid input again.
+   * back, it is a valid input again. BigInt64Array data gives decimal strings.
    */
   toJSON() {
-    return { shape: [...this.shape], data: Array.from(this.data) };
+    const { data } = this;
+    return { shape: [...this.shape], data: Array.from(data, typeof data[0] === 'bigint' ? String : undefined) };
   }
 }
 
@@ -89,46 +90,6 @@ export function valueError(value, where, allowNegativeInfinity) {
       : `${value}`;
   const allowed = allowNegativeInfinity ? ' (a mask may hold -Infinity)' : '';
   return new AttentionError('NON_FINITE', `${where} is ${detail}: values must be finite numbers${allowed}`);
-}
-
-/** True when every value of a typed array is finite: x·0 is ±0 for finite x, NaN for ±Infinity and NaN. */
-function allFinite(data) {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  const whole = data.length - (data.length % 4);
-  let i = 0;
-  for (; i < whole; i += 4) {
-    s0 += data[i] * 0;
-    s1 += data[i + 1] * 0;
-    s2 += data[i + 2] * 0;
-    s3 += data[i + 3] * 0;
-  }
-  for (; i < data.length; i++) s0 += data[i] * 0;
-  return s0 + s1 + s2 + s3 === 0;
-}
-
-/** The index of the first value of `data` that does not round to a finite float32 (nor is an allowed -Infinity). */
-export function firstNonFinite(data, allowNegativeInfinity) {
-  // A Float64Array may hold finite values that round to ±Infinity in float32: it always takes the slow path.
-  if (data instanceof Float32Array && allFinite(data)) return -1;
-  for (let i = 0; i < data.length; i++) {
-    const x = Math.fround(data[i]);
-    if (x - x !== 0 && !(x === -Infinity && allowNegativeInfinity)) return i;
-  }
-  return -1;
-}
-
-/**
- * Scans, in JS, the values of an input that conversion left unchecked (typed-array data), by the same rule as the
- * scan in WebAssembly memory: each value rounded to float32 must be finite. A no-op for anything else (boolean
- * masks included).
- */
-export function checkValues(tensor) {
-  if (tensor.valuesChecked !== false) return;
-  const index = firstNonFinite(tensor.data, tensor.allowNegativeInfinity);
-  if (index >= 0) throw nonFiniteError(tensor, index);
 }
 
 /** The NON_FINITE error for element `index` of a FloatInput, which a scan found not to round to a finite float32. */

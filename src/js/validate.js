@@ -151,6 +151,11 @@ export function checkHeadCounts(w) {
 export function readProjectedInputs(x, context, w) {
   const X = readFloatTensor(x, SPECS.x);
   const C = context === undefined ? null : readFloatTensor(context, SPECS.context);
+  return { x: X, context: C, ...readWeightTensors(w) };
+}
+
+/** Reads the tensors of a weights record (readRecord's), wq to bo: { wQ, …, bO } (null = absent). */
+export function readWeightTensors(w) {
   const read = (name, required) => {
     if (w[name] === undefined) {
       if (required) throw new AttentionError('NOT_A_TENSOR', `weights.${name} is missing`);
@@ -160,8 +165,6 @@ export function readProjectedInputs(x, context, w) {
   };
   if (w.bo !== undefined && w.wo === undefined) throw new AttentionError('BAD_OPTION', 'weights.bo needs weights.wo');
   return {
-    x: X,
-    context: C,
     wQ: read('wq', true),
     wK: read('wk', true),
     wV: read('wv', true),

@@ -6,7 +6,7 @@
 // a worker that reached it would hold itself (webpack 5 warns "Circular dependency between chunks with runtime").
 import { Attention, runPlan } from './attention.js';
 import { loadModule, readWasmOption } from './loader.js';
-import { firstNonFinite } from './tensor.js';
+import { firstNonFinite } from './scan.js';
 
 /**
  * The ArrayBuffers under a plan's inputs, mask and result targets (`out`, { [key]: { view } }), each owned by that
@@ -42,7 +42,10 @@ function describeError(error) {
   }
 }
 
-/** The faults of injectFault (pool.js), for the tests only; `exit` is how this worker ends itself. */
+/**
+ * The faults of injectFault (pool.js), for the tests only; `exit` is how this worker ends itself. 'stall' does
+ * nothing here: the call is not answered.
+ */
 function fire(fault, exit) {
   if (fault === 'throw') throw new Error('fault injected: an error thrown inside the call');
   if (fault === 'reject') Promise.reject(new Error('fault injected: an unhandled rejection'));

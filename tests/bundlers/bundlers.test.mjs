@@ -134,7 +134,7 @@ async function open(dist) {
   try {
     await tab.goto(server.url);
     const written = () => document.getElementById('out').textContent.startsWith('{');
-    await Promise.race([tab.waitForFunction(written, null, { timeout: 20_000 }), failed]);
+    await Promise.race([tab.waitForFunction(written), failed]);
     return { result: JSON.parse(await tab.textContent('#out')), errors, requests: server.requests };
   } finally {
     await tab.close();
@@ -166,6 +166,7 @@ for (const bundler of BUNDLERS) {
     assert.equal(result.error, undefined, `the app failed: ${result.error}`);
     assert.equal(result.simd, true);
     assert.deepEqual(result.shape, [2, 2]);
+    assert.deepEqual(result.sharedClasses, [true, true, true], 'io and the entry have separate classes');
     near(result.output, result.golden, 'output');
     if (bundler.workers) assert.deepEqual(result.workerOutput, result.output, 'the workers gave other bits');
     assert.equal(

@@ -66,7 +66,7 @@ for (const page of PAGES) {
     tab.on('pageerror', (e) => console.push(`pageerror: ${e.message}`));
     try {
       await tab.goto(`${pages[page.csp].url}${page.name}.html`);
-      await tab.waitForFunction(() => window.result !== undefined, null, { timeout: 30000 });
+      await tab.waitForFunction(() => window.result !== undefined);
       const result = await tab.evaluate(() => window.result);
       if (process.env.CDN_DEBUG)
         process.stdout.write(

@@ -1,12 +1,12 @@
 // One source of truth for what crosses the core/JS boundary (src/core/abi.h): the generated JS is fresh, the
 // built module reports the same lists, the JS memory formula equals the core's, every error code raised anywhere
-// is listed once (and the .d.ts union and the README's table agree), and every value the .d.ts declares exists.
+// is listed once (and the .d.ts union and the guide's table agree), and every value the .d.ts declares exists.
 import { describe, expect, it } from 'vitest';
 import header from '../../src/core/abi.h?raw';
 import generatedJs from '../../src/js/generated/abi.js?raw';
 import generatedDts from '../../src/js/generated/abi.d.ts?raw';
 import indexDts from '../../src/js/index.d.ts?raw';
-import readme from '../../README.md?raw';
+import guide from '../../docs/guide.md?raw';
 import {
   camelName,
   constantName,
@@ -23,7 +23,7 @@ import { coreScratchBytes, outputProjectionScratchBytes } from '../../src/js/pla
 import { VARIANTS, seededRandom } from './reference.js';
 
 const lists = parseAbi(header);
-const codes = Object.keys(abi.ERROR_CODES);
+const codes = [...abi.ERROR_CODES];
 
 const coreSources = import.meta.glob(['../../src/core/*.{h,cc}', '../../src/bindings/*.cc'], {
   query: '?raw',
@@ -113,9 +113,9 @@ describe('error codes', () => {
     expect(indexDts).not.toMatch(/\| 'NOT_A_TENSOR'/); // no second copy
   });
 
-  it("the README's table is the list, code by code and word for word", () => {
-    expect(readme).toBe(withErrorTable(readme, lists));
-    const rows = [...readme.matchAll(/^\| `([A-Z_]+)` +\| (.*) \|$/gm)].map(([, code, text]) => [code, text]);
+  it("the guide's table is the list, code by code and word for word", () => {
+    expect(guide).toBe(withErrorTable(guide, lists));
+    const rows = [...guide.matchAll(/^\| `([A-Z_]+)` +\| (.*) \|$/gm)].map(([, code, text]) => [code, text]);
     expect(rows).toEqual(lists.ERROR_CODES);
   });
 

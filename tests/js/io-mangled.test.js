@@ -1,16 +1,17 @@
 // A corpus of mangled files: small valid .npy, .npz and .safetensors files cut at every length and with
-// bytes flipped. Every outcome is either well-formed float32 Tensors or an AttentionError with code BAD_FILE:
-// never another error type, and never a hang (bounded by the runner's timeout).
+// bytes flipped. Every outcome is either well-formed Tensors (float32, or bool and integer data) or an
+// AttentionError with code BAD_FILE: never another error type, and never a hang (bounded by the runner's timeout).
 import { describe, expect, it } from 'vitest';
 import { AttentionError, Tensor } from '../../src/js/index.js';
-import { openSafetensors, readNpy, readNpz, readSafetensors } from '../../src/js/io/index.js';
+import { openNpz, openSafetensors, readNpy, readNpz, readSafetensors } from '../../src/js/io/index.js';
 import { npyFile, npzFile, safetensorsFile, tensorBytes } from './fixtures/io/writers.js';
 
 const FLIPS = [0xff, 0x01, 0x20, 0x80];
 
 function checkTensor(tensor) {
   expect(tensor).toBeInstanceOf(Tensor);
-  expect(tensor.data).toBeInstanceOf(Float32Array);
+  const kinds = [Float32Array, Uint8Array, Int32Array, BigInt64Array, BigUint64Array];
+  expect(kinds.some((Type) => tensor.data instanceof Type)).toBe(true);
   expect(tensor.shape.length).toBeGreaterThan(0);
   expect(tensor.shape.every((d) => Number.isInteger(d) && d > 0)).toBe(true);
   expect(tensor.data.length).toBe(tensor.shape.reduce((a, b) => a * b, 1));
@@ -52,14 +53,19 @@ const values = [1, -2, 0.5, 3, 1e-3, -0];
 const headerEnd = (npy) => 10 + (npy[8] | (npy[9] << 8));
 
 describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
-  it('.npy version 1, 2 and 3, C and Fortran order', async () => {
+  it('.npy version 1, 2 and 3, C and Fortran order, float, bool and int64', { timeout: 60_000 }, async () => {
     const variants = [
       [{ descr: '<f4' }, 2],
       [{ descr: '>f8', fortran: true, version: 2 }, 4],
       [{ descr: '<f2', version: 3 }, 4],
+      [{ descr: '|b1' }, 2],
+      [{ descr: '>i8', fortran: true }, 2],
     ];
+    const integers = [1, 0, 1, 1, 0, 2];
     for (const [options, lengthBytes] of variants) {
-      const raw = options.descr.endsWith('f2') ? [0x3c00, 0xc000, 0x3800, 0x4200, 0x1419, 0x8000] : values;
+      const kind = options.descr.slice(1);
+      const raw =
+        kind === 'f2' ? [0x3c00, 0xc000, 0x3800, 0x4200, 0x1419, 0x8000] : kind[0] === 'f' ? values : integers;
       const file = npyFile({ ...options, shape: [2, 3], values: raw });
       const end = lengthBytes === 2 ? headerEnd(file) : 12 + (file[8] | (file[9] << 8));
       const counts = await mangle(readNpy, file, [0, end]);
@@ -67,20 +73,24 @@ describe('mangled files give a Tensor or BAD_FILE, nothing else', () => {
     }
   });
 
-  it('.npz stored and deflated, whole files', async () => {
-    const npy = npyFile({ shape: [2, 3], values });
-    for (const options of [
-      { method: 0 },
-      { method: 8 },
-      { method: 8, zip64: false, descriptor: true, zip64End: true },
-    ]) {
-      const file = await npzFile({ q: npy }, options);
-      const counts = await mangle(readNpz, file);
-      expect(counts.bad).toBeGreaterThan(0);
-    }
+  const npzCases = [
+    ['read whole', { method: 0 }],
+    ['read whole', { method: 8 }],
+    ['read whole', { method: 8, zip64: false, descriptor: true, zip64End: true }],
+    ['opened', { method: 0 }],
+    ['opened', { method: 8 }],
+  ];
+  it.each(npzCases)('.npz %s: %j', { timeout: 60_000 }, async (how, options) => {
+    const openAll = async (bytes) => {
+      const opened = await openNpz(bytes);
+      return Object.fromEntries(await Promise.all(opened.arrays.map(async (a) => [a.name, await opened.read(a.name)])));
+    };
+    const file = await npzFile({ q: npyFile({ shape: [2, 3], values }) }, options);
+    const counts = await mangle(how === 'opened' ? openAll : readNpz, file);
+    expect(counts.bad).toBeGreaterThan(0);
   });
 
-  it('.safetensors, read whole and opened from a Blob', async () => {
+  it('.safetensors, read whole and opened from a Blob', { timeout: 60_000 }, async () => {
     const file = safetensorsFile(
       [
         { name: 'a', dtype: 'F32', shape: [2, 3], bytes: tensorBytes('F32', values) },

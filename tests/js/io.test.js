@@ -105,7 +105,7 @@ describe('readNpy', () => {
   });
 
   it.each([
-    ["{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", '\'descr\' is "<i4", an integer array'],
+    ["{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", '\'descr\' is "<c8", a complex array'],
     ["{'descr': [('x', '<f4')], 'fortran_order': False, 'shape': (2,), }", 'structured'],
     ["{'descr': '<f16', 'fortran_order': False, 'shape': (2,), }", '128-bit float'],
     ["{'descr': '<f4', 'fortran_order': False, 'shape': (), }", 'scalar'],
@@ -196,13 +196,13 @@ describe('readNpz', () => {
   });
 
   it('reads only the arrays named, and names the ones it has for a missing one', async () => {
-    const ints = npyFile({
-      header: "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+    const complex = npyFile({
+      header: "{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }",
       shape: [1],
       values: [0],
     });
-    const file = await npzFile({ q, step: ints });
-    await expectBadFileAsync(readNpz(file), 'npz member "step.npy"', 'integer');
+    const file = await npzFile({ q, step: complex });
+    await expectBadFileAsync(readNpz(file), 'npz member "step.npy"', 'complex');
     expect(Object.keys(await readNpz(file, { names: ['q'] }))).toEqual(['q']);
     await expectBadFileAsync(readNpz(file, { names: ['v'] }), 'no array "v"', '"q", "step"');
   });

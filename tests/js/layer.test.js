@@ -3,7 +3,8 @@
 // over shapes whose last rows or small sizes Eigen's product treats apart; and its errors, memory and free().
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, createAttention } from '../../src/js/index.js';
-import { VARIANTS, randomTensor, seededRandom } from './reference.js';
+import { VARIANTS, expectClose, randomTensor, seededRandom } from './reference.js';
+import { goldenOutput, weights as golden } from './worked-example.js';
 
 /** Every result of `actual` holds exactly the bits (and shape) of `expected`'s. */
 function expectSameBits(actual, expected, what) {
@@ -99,6 +100,53 @@ describe.each(VARIANTS)('prepareSelfAttention ($name build)', ({ simd }) => {
     const layer = await attn.prepareSelfAttention(weights);
     weights.wq.data.fill(0.5);
     expectSameBits(layer.run(x), before, 'weights changed after prepare');
+    layer.free();
+  });
+
+  it("takes a Float64Array x as selfAttention does: the worked example's bits, first run and later ones", async () => {
+    const layer = await attn.prepareSelfAttention(golden);
+    const x = { data: Float64Array.of(1, 0, 0, 1), shape: [2, 2] };
+    const first = layer.run(x);
+    expectClose(first.output.data, goldenOutput, { atol: 1e-6, rtol: 0 });
+    expectSameBits(first, attn.selfAttention(x, golden), 'the first run');
+    x.data[1] = 0.1 + 1e-12; // a value float32 cannot hold: rounded as selfAttention rounds it
+    expectSameBits(layer.run(x), attn.selfAttention(x, golden), 'a changed row');
+    layer.free();
+  });
+
+  it('keeps only copies of the weights: their buffers may be transferred once the layer is made', async () => {
+    const random = seededRandom(8);
+    const weights = layerWeights(random, SHAPES[4]);
+    const x = randomTensor(random, [9, 16]);
+    const expected = attn.selfAttention(x, weights);
+    const layer = await attn.prepareSelfAttention(weights);
+    for (const key of ['wq', 'wk', 'wv', 'bq', 'bv']) {
+      const { buffer } = weights[key].data;
+      structuredClone(buffer, { transfer: [buffer] }); // detaches the caller's buffer
+    }
+    expectSameBits(layer.run(x), expected, 'weights transferred after prepare');
+    x.data[0] = 0.5;
+    expect(layer.run(x).output.shape).toEqual([9, 6]);
+    layer.free();
+  });
+
+  it('reads only own properties of the weights: a polluted Object.prototype changes nothing', async () => {
+    const random = seededRandom(9);
+    const { numHeads, numKvHeads, ...single } = layerWeights(random, SHAPES[4]); // one head: no numHeads
+    expect(numHeads * numKvHeads).toBe(4);
+    const x = randomTensor(random, [9, 16]);
+    const expected = attn.selfAttention(x, single);
+    let layer;
+    Object.prototype.numHeads = 2;
+    Object.prototype.wo = { data: new Float32Array(36), shape: [6, 6] };
+    try {
+      layer = await attn.prepareSelfAttention(single);
+      expectSameBits(layer.run(x), expected, 'prototype polluted while the layer is made and run');
+    } finally {
+      delete Object.prototype.numHeads;
+      delete Object.prototype.wo;
+    }
+    expect(layer.run(x).weights.shape).toEqual([9, 9]);
     layer.free();
   });
 

@@ -73,7 +73,7 @@ async function wasmBytes(build) {
 }
 
 // Each test loads modules several times: give them room on a busy machine.
-describe('loading: wasmUrl forms, one compile per page, attention-wasm/inline', { timeout: 30000 }, () => {
+describe('loading: wasmUrl forms, one compile per page, attention-wasm/inline', () => {
   const expected = async (simd) => (await createAttention({ simd })).selfAttention(I2, weights).output.data;
 
   it('accepts the bytes, an ArrayBuffer, a compiled WebAssembly.Module and { simd, scalar }; simd tells the build', async () => {

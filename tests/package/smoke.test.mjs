@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../chromium.mjs';
+import { WAIT_MS } from '../timeouts.mjs';
 import { serveStatic } from '../serve-static.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -93,7 +94,7 @@ test('Node 20 imports it by name and computes the worked example', async () => {
       ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"],
       app,
     ).trim(),
-    'openSafetensors,readNpy,readNpz,readSafetensors',
+    'openNpz,openSafetensors,readNpy,readNpz,readSafetensors',
   );
   assert.equal(result.simd, true);
   assertGolden(result.output);
@@ -108,7 +109,9 @@ const s = await attn.multiHeadAttention([[1, 0], [0, 1]], { wq: [[1, 0], [0, 1]]
 console.log(JSON.stringify(Array.from(s.output.data)));
 `,
   );
-  const output = JSON.parse(execFileSync('node', ['node-workers.mjs'], { cwd: app, encoding: 'utf8', timeout: 20000 }));
+  const output = JSON.parse(
+    execFileSync('node', ['node-workers.mjs'], { cwd: app, encoding: 'utf8', timeout: WAIT_MS }),
+  );
   assertGolden(output);
 });
 

@@ -123,8 +123,8 @@ export {
 };
 
 // attention-wasm/io: files read into Tensors that the API accepts.
-import { openSafetensors, readNpy, readNpz, readSafetensors } from 'attention-wasm/io';
-import type { SafetensorsFile } from 'attention-wasm/io';
+import { openNpz, openSafetensors, readNpy, readNpz, readSafetensors } from 'attention-wasm/io';
+import type { NpzFile, SafetensorsFile } from 'attention-wasm/io';
 const fromNpy: Tensor = readNpy(new Uint8Array(0));
 const fromNpz: Record<string, Tensor> = await readNpz(new Blob([]), { names: ['q'] });
 const fromSafetensors: Tensor | undefined = readSafetensors(new ArrayBuffer(0)).wq;
@@ -133,6 +133,20 @@ const listed: string = `${opened.tensors[0].name} ${opened.tensors[0].dtype} ${o
 attn.selfAttention(fromNpy, { wq: await opened.read('wq'), wk: fromNpz.k, wv: fromNpy });
 // @ts-expect-error readNpy is synchronous: a Blob must be read into bytes first
 readNpy(new Blob([]));
+// Bool and integer arrays: named by the type parameter, and taken as boolean masks.
+const npz: NpzFile = await openNpz(new Uint8Array(0));
+const shapes: number[][] = npz.arrays.map((entry) => entry.shape);
+const boolMask = readNpy<Uint8Array>(new Uint8Array(0));
+const int64Mask = await npz.read<BigInt64Array>('attention_mask');
+const ids: Int32Array = readNpy<Int32Array>(new Uint8Array(0)).data;
+attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: boolMask });
+attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: int64Mask });
+attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: { data: Int32Array.of(1, 0), shape: [2] } });
+const int64Json: string[] = int64Mask.toJSON().data;
+// @ts-expect-error integer data is a mask, not a float input
+attn.scaledDotProductAttention(ids, fromNpy, fromNpy);
+// @ts-expect-error a Tensor of integer data is not a float input either
+attn.selfAttention(readNpy<Int32Array>(new Uint8Array(0)), { wq: fromNpy, wk: fromNpy, wv: fromNpy });
 
 // Tensors of neighbouring libraries: onnxruntime-web's (and transformers.js's) { data, dims } as they are, and
 // a result as JSON.

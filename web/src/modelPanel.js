@@ -2,9 +2,11 @@
 // .json), read with attention-wasm/io, listed with their shapes and mapped (model/modelFile.js) to the page's X and
 // weights. A file that does not fit leaves the page as it was, with a message naming the tensor and both shapes.
 import { openSafetensors, readNpy, readNpz } from '../../src/js/io/index.js';
-import { checkMapping, extract, guessMapping, repeatKvHeads, squeeze } from './model/modelFile.js';
+import { checkMapping, extract, guessMapping, squeeze, widenKvHeads } from './model/modelFile.js';
 import { checkSizes, withSizes } from './model/state.js';
+import { tokenWord } from './model/tokens.js';
 import { el, setError } from './view/dom.js';
+import { TensorChooser } from './view/tensorChooser.js';
 
 /** Files larger than this are refused before they are read (a safetensors file is only opened, never copied). */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -44,9 +46,6 @@ async function readFiles(files) {
   return { tensors, tokens, config };
 }
 
-/** A token as a label: no spaces inside (each word of the sentence is a token), GPT-2's "Ġ" dropped. */
-const label = (token, i) => token.replace(/^Ġ/u, '').replace(/\s+/gu, '·') || `t${i}`;
-
 export class ModelPanel {
   /** @param {{ state: object, result: object | null, setState: Function }} app */
   constructor(app) {
@@ -59,8 +58,23 @@ export class ModelPanel {
       on: { change: () => this.#load([...this.input.files]) },
     });
     this.layer = el('select', { on: { change: () => this.#map() } });
-    // The heads: from the file's config or attentions when it has them; the user can always say otherwise.
-    this.heads = el('input', { type: 'number', min: 1, max: 16, step: 1, on: { input: () => this.#map() } });
+    // The heads: from the file's config or attentions when it has them, else a guess the panel says is one; the user
+    // can always say otherwise.
+    this.headsHint = el('p', { class: 'hint', id: 'mp-heads-hint' });
+    this.heads = el('input', {
+      type: 'number',
+      min: 1,
+      max: 16,
+      step: 1,
+      attrs: { 'aria-describedby': this.headsHint.id },
+      on: {
+        input: () => {
+          this.headsTyped = true;
+          this.#map();
+        },
+      },
+    });
+    this.chooser = new TensorChooser(() => this.#map());
     this.list = el('ul', { class: 'mp-list' });
     this.mapping = el('ul', { class: 'mp-mapping' });
     this.error = el('p', { class: 'inline-error', attrs: { role: 'alert' } });
@@ -79,8 +93,10 @@ export class ModelPanel {
       el('label', { class: 'field' }, el('span', { text: 'Files' }), this.input),
       el('label', { class: 'field' }, el('span', { text: 'Layer' }), this.layer),
       el('label', { class: 'field' }, el('span', { text: 'Heads' }), this.heads),
+      this.headsHint,
       this.list,
       this.mapping,
+      this.chooser.element,
       this.use,
       this.error,
       this.done,
@@ -104,9 +120,14 @@ export class ModelPanel {
     }
     const infos = [...this.loaded.tensors].map(([name, t]) => ({ name, shape: t.shape }));
     this.list.replaceChildren(...infos.map((t) => el('li', { text: `${t.name} [${t.shape.join(', ')}]` })));
+    // The layer the JSON names (the README script's "layer"), else the first: the select starts on it.
     const guess = guessMapping(infos, { config: this.loaded.config });
     this.layer.replaceChildren(...guess.layers.map((l) => el('option', { value: String(l), text: `layer ${l}` })));
+    this.layer.value = String(guess.layer);
+    this.layer.disabled = guess.layers.length === 0; // a layout without layers (nn.MultiheadAttention, plain names)
+    this.headsTyped = false;
     this.heads.value = String(guess.numHeads ?? 1);
+    this.chooser.setTensors(infos, guess.slots);
     this.#map();
   }
 
@@ -116,21 +137,40 @@ export class ModelPanel {
     return Number.isInteger(typed) && typed >= 1 ? typed : (guess.numHeads ?? 1);
   }
 
+  /** What the heads field says of its number: from the JSON, from the attentions, typed, or a guess. */
+  #headsText(g, numHeads) {
+    if (this.headsTyped) return `${numHeads} head${numHeads > 1 ? 's' : ''}, as typed.`;
+    if (g.headsFrom === 'config')
+      return `${numHeads} head${numHeads > 1 ? 's' : ''}, from the JSON's num_attention_heads.`;
+    if (g.headsFrom === 'attentions')
+      return `${numHeads} head${numHeads > 1 ? 's' : ''}, from the file's attention probabilities.`;
+    return `Neither a JSON (num_attention_heads) nor the file's attention probabilities say how many heads this layer has: ${numHeads} is a guess. Type the model's number of heads (num_heads of nn.MultiheadAttention) in Heads.`;
+  }
+
   #map() {
     if (!this.loaded) return;
     const { tensors, config } = this.loaded;
     const infos = [...tensors].map(([name, t]) => ({ name, shape: t.shape }));
-    this.guess = guessMapping(infos, { layer: Number(this.layer.value), config });
+    const guessed = guessMapping(infos, {
+      layer: this.layer.value === '' ? undefined : Number(this.layer.value),
+      config,
+    });
+    // A layout the page does not know is mapped by hand, in the chooser.
+    this.chooser.element.hidden = guessed.layout !== null;
+    this.guess = guessed.layout === null ? { ...guessed, slots: this.chooser.slots() } : guessed;
     const g = this.guess;
     const numHeads = this.#heads(g);
+    this.headsHint.textContent = this.#headsText(g, numHeads);
     const lines = [
       `layout: ${g.title}`,
-      `heads: ${numHeads}${g.numKvHeads ? `, key/value heads ${g.numKvHeads}` : ''}`,
+      `heads: ${numHeads}${this.headsTyped || g.headsFrom ? '' : ' (a guess)'}${g.numKvHeads ? `, key/value heads ${g.numKvHeads}` : ''}`,
     ];
     for (const [slot, source] of Object.entries(g.slots)) {
       const part = source.part ? ` (part ${source.part.index + 1} of 3)` : '';
       lines.push(`${slot} ← ${source.name}${part}${source.transpose ? ', transposed' : ''}`);
     }
+    for (const slot of ['wq', 'wk', 'wv', 'wo'])
+      if (!g.slots[slot]) lines.push(`${slot} ← the page's seed (no tensor)`);
     if (['bq', 'bk', 'bv', 'bo'].some((b) => g.slots[b]))
       lines.push('The biases are passed to attention-wasm (bq, bk, bv, bo); the grids of Q, K, V include them.');
     lines.push(...g.notes);
@@ -144,37 +184,39 @@ export class ModelPanel {
     const g = this.guess;
     const before = this.app.result;
     const { tensors, tokens } = this.loaded;
-    const read = async (slot) => extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]);
+    const read = async (slot) =>
+      g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]) : null;
     const numHeads = this.#heads(g);
-    const x = await read('x');
-    let wk = await read('wk');
-    let wv = await read('wv');
-    if (g.numKvHeads && g.numKvHeads !== numHeads) {
-      wk = repeatKvHeads(wk, g.numKvHeads, numHeads);
-      wv = repeatKvHeads(wv, g.numKvHeads, numHeads);
-    }
-    const wq = await read('wq');
+    // Grouped-query attention (fewer key/value heads): the page runs it as such, kvHeads = H_kv (step 12).
+    const kvHeads = g.numKvHeads && g.numKvHeads !== numHeads ? g.numKvHeads : null;
+    const kv = kvHeads ?? numHeads;
+    const [x, wq, wo] = [await read('x'), await read('wq'), await read('wo')];
+    let [wk, wv] = [await read('wk'), await read('wv')];
+    const state = this.app.state;
     const sizes = {
       n: x.length,
       dModel: x[0].length,
-      dK: wq[0].length / numHeads,
-      dV: wv[0].length / numHeads,
+      dK: wq ? wq[0].length / numHeads : wk ? wk[0].length / kv : state.dK,
+      dV: wv ? wv[0].length / kv : wo ? wo.length / numHeads : state.dV,
       numHeads,
     };
     const errors = Object.values(checkSizes(sizes));
     if (errors.length)
       return setError(this.error, `This layer does not fit the page, which is unchanged: ${errors.join('; ')}`);
-    const words = (tokens ?? []).slice(0, sizes.n).map(label);
+    if (kvHeads) {
+      if (wk) wk = widenKvHeads(wk, kvHeads, numHeads);
+      if (wv) wv = widenKvHeads(wv, kvHeads, numHeads);
+    }
+    const words = (tokens ?? []).slice(0, sizes.n).map((token, i) => tokenWord(token, `t${i}`));
     while (words.length < sizes.n) words.push(`t${words.length}`);
-    const base = withSizes({ ...this.app.state, sentence: words.join(' ') }, sizes);
-    const wo = g.slots.wo ? await read('wo') : null;
+    const base = withSizes(
+      { ...state, sentence: words.join(' '), x: null, wq: null, wk: null, wv: null, wo: null },
+      sizes,
+    );
     const biases = {};
     for (const key of ['bq', 'bk', 'bv', 'bo']) {
-      if (!g.slots[key]) continue;
-      let values = await read(key);
-      if ((key === 'bk' || key === 'bv') && g.numKvHeads && g.numKvHeads !== numHeads)
-        values = repeatKvHeads([values], g.numKvHeads, numHeads)[0];
-      biases[key] = { data: Float32Array.from(values), shape: [values.length] };
+      const values = await read(key);
+      if (values) biases[key] = { data: Float32Array.from(values), shape: [values.length] };
     }
     // GPT-2 and LLaMA are decoders: each token attends only to itself and the tokens before it.
     const causal = g.layout === 'gpt2' || g.layout === 'llama';
@@ -185,17 +227,21 @@ export class ModelPanel {
       wk,
       wv,
       wo,
+      kvHeads,
       mask: null,
       positions: false,
       temperature: 1,
       scaling: true,
       shareQK: false,
+      design: false,
       causal,
       biases,
       fromFile: true,
     });
-    this.done.textContent = `Loaded layer ${g.layer}: n = ${sizes.n}, d_model = ${sizes.dModel}, ${numHeads} heads${causal ? ', causal' : ''}.`;
-    if (g.slots.attentions) this.#whenComputed(before, () => this.#compare());
+    const heads = `${numHeads} head${numHeads > 1 ? 's' : ''}${this.headsTyped || g.headsFrom ? '' : ' (a guess: set Heads)'}`;
+    const grouped = kvHeads ? ` sharing ${kvHeads} key/value heads (grouped-query attention, step 12)` : '';
+    this.done.textContent = `Loaded layer ${g.layer}: n = ${sizes.n}, d_model = ${sizes.dModel}, ${heads}${grouped}${causal ? ', causal' : ''}.`;
+    if (g.slots.attentions) this.#whenComputed(before, () => this.#compare(g));
   }
 
   /** Calls `then` once the page has a result other than `before` (it computes in an animation frame). */
@@ -204,11 +250,11 @@ export class ModelPanel {
     if (frames > 0) requestAnimationFrame(() => this.#whenComputed(before, then, frames - 1));
   }
 
-  /** The model's own attention probabilities beside ours: the largest difference. */
-  async #compare() {
+  /** The model's own attention probabilities of the layer loaded (`g`, its mapping) beside ours: the largest difference. */
+  async #compare(g) {
     const result = this.app.result;
     if (!result) return;
-    const theirs = await this.loaded.tensors.get(this.guess.slots.attentions.name).read();
+    const theirs = await this.loaded.tensors.get(g.slots.attentions.name).read();
     const shape = squeeze(theirs.shape);
     if (shape.length !== 3 || result.weights.data.length !== theirs.data.length) return;
     let max = 0;

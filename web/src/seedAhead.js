@@ -7,7 +7,7 @@
 // makes out of date is made again (typing in the sentence: X and the results; the causal mask: the results). Small
 // layers make theirs at the click, in a few ms; so does a page whose worker cannot start.
 import { Tensor } from 'attention-wasm';
-import { INPUT_NAMES, generationKey, headWidth, prepareGenerated } from './model/matrices.js';
+import { INPUT_NAMES, generationKey, headBlock, headWidth, prepareGenerated } from './model/matrices.js';
 import { WEIGHT_KEYS, adoptFlat } from './model/calls.js';
 import { columnBlockOf } from './model/reuse.js';
 
@@ -22,7 +22,7 @@ const QUIET_MS = 300;
 /** Seeds made ahead: the next click's, and the one after it for a second click before the worker made another. */
 const SEEDS_AHEAD = 2;
 /** State fields that change what is shown, not what is computed: a change there keeps the results made ahead. */
-const SHOWN_ONLY = new Set(['head', 'precision', 'shuffle', 'source', 'kvHeads']);
+const SHOWN_ONLY = new Set(['head', 'precision', 'shuffle', 'source']); // kv heads group the layer's K and V
 
 const cells = (s) => s.n * s.dModel + s.dModel * s.numHeads * (2 * s.dK + s.dV) + s.numHeads * s.dV * s.dModel;
 
@@ -171,7 +171,7 @@ function warmBlocks(entry) {
   for (const name of ['wq', 'wk', 'wv']) {
     const made = entry.matrices.get(name);
     const width = headWidth(wanted, name);
-    if (made) columnBlockOf(made.rows, wanted.head * width, width);
+    if (made) columnBlockOf(made.rows, headBlock(wanted, name) * width, width);
   }
 }
 

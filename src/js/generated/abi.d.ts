@@ -38,5 +38,5 @@ export const CAUSAL: Readonly<Record<string, number>>;
 export const MASK_KINDS: Readonly<Record<string, number>>;
 export const CALL_KINDS: Readonly<Record<string, number>>;
 export const DESCRIPTOR_SLOTS: Readonly<Record<string, number>>;
-export const ERROR_CODES: Readonly<Record<AttentionErrorCode, string>>;
+export const ERROR_CODES: readonly AttentionErrorCode[];
 export const DESCRIPTOR_SLOT_COUNT: number;

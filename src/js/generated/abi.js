@@ -27,34 +27,34 @@ export const CALL_KINDS = Object.freeze({
   outputProjection: 2,
 });
 
-/** Every code an AttentionError can carry, with what raises it. */
-export const ERROR_CODES = Object.freeze({
-  NOT_A_TENSOR: 'a value that is neither a nested array nor `{ data, shape }`; a missing weight',
-  NOT_A_NUMBER: 'a string, `null`, an object… where a number (or a mask\'s boolean) belongs',
-  NON_FINITE: 'NaN, ±Infinity, or a value beyond float32 (−Infinity is allowed in additive masks)',
-  RAGGED_ARRAY: 'rows of different lengths or depths',
-  BAD_RANK: 'a tensor with the wrong number of dimensions',
-  BAD_DIMENSION: 'an empty, negative, fractional or huge dimension',
-  DATA_LENGTH_MISMATCH: '`data.length` differs from the product of `shape`',
-  SHAPE_MISMATCH: 'two arguments whose shapes do not fit, e.g. "k has 5 columns but q has 6: q and k must share d_k"',
-  HEADS_DO_NOT_DIVIDE: '`numHeads` not dividing a projection\'s width, or `numKvHeads` not dividing `numHeads`',
-  MASK_DOES_NOT_BROADCAST: 'a mask that does not broadcast to the weights\' shape',
-  UNKNOWN_OPTION: 'an unknown option or weight name; the message names the nearest valid one',
-  BAD_OPTION: 'an option of the wrong kind: a NaN scale, `causal: \'yes\'`, `numHeads: 0`, a `wasmUrl` that is not a string or URL…',
-  TOO_LARGE: 'a call needing more than `MAX_CALL_BYTES`: checked before anything is allocated; the message suggests `returnWeights: false`',
-  SCORE_OVERFLOW: 'q·kᵀ·scale beyond float32 (or, with `returnSteps`, the unscaled q·kᵀ); the message names the query row and the key',
-  PROJECTION_OVERFLOW: 'x·W_q, x·W_k, x·W_v or concat·W_o beyond float32 (finite inputs, too large a product)',
-  OUTPUT_OVERFLOW: 'weights·V beyond float32 (values near ±3.4e38)',
-  SIMD_UNSUPPORTED: 'from `createAttention`: `simd: true` where WebAssembly SIMD is missing',
-  LOAD_FAILED: 'from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL',
-  BAD_FILE: 'from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset',
-  TERMINATED: 'a call on a `ParallelAttention` after `terminate()`, or on a prepared layer after `free()`',
-  WORKER_FAILED: 'a worker died or failed during a call',
-  WORKERS_UNAVAILABLE: 'from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page\'s Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`',
-  NULL_ARGUMENT: 'a null buffer passed to the C++ core (a bug: the JS layer never passes one)',
-  OUT_OF_MEMORY: 'WebAssembly memory could not grow for a call',
-  INTERNAL: 'a failure inside the module (not expected; please report it)',
-});
+/** Every code an AttentionError can carry, in abi.h's order. */
+export const ERROR_CODES = Object.freeze([
+  'NOT_A_TENSOR',
+  'NOT_A_NUMBER',
+  'NON_FINITE',
+  'RAGGED_ARRAY',
+  'BAD_RANK',
+  'BAD_DIMENSION',
+  'DATA_LENGTH_MISMATCH',
+  'SHAPE_MISMATCH',
+  'HEADS_DO_NOT_DIVIDE',
+  'MASK_DOES_NOT_BROADCAST',
+  'UNKNOWN_OPTION',
+  'BAD_OPTION',
+  'TOO_LARGE',
+  'SCORE_OVERFLOW',
+  'PROJECTION_OVERFLOW',
+  'OUTPUT_OVERFLOW',
+  'SIMD_UNSUPPORTED',
+  'LOAD_FAILED',
+  'BAD_FILE',
+  'TERMINATED',
+  'WORKER_FAILED',
+  'WORKERS_UNAVAILABLE',
+  'NULL_ARGUMENT',
+  'OUT_OF_MEMORY',
+  'INTERNAL',
+]);
 
 /** Int32 slots of the call descriptor, by the JS names of the plan's dims, options and buffers. */
 export const DESCRIPTOR_SLOTS = Object.freeze({

@@ -1,29 +1,75 @@
 // Hand-written declarations for attention-wasm/io: reading .npy, .npz and .safetensors files into Tensors.
-// A malformed or unsupported file raises AttentionError with code 'BAD_FILE'.
-import type { Tensor } from '../index.js';
+// A malformed or unsupported file, a Blob that cannot be read, or bytes whose buffer is detached raise
+// AttentionError with code 'BAD_FILE'.
+/**
+ * Reads the tensor files people already have (.npy, .npz, .safetensors) into Tensors every call accepts.
+ * @module attention-wasm/io
+ */
+import type { Tensor, TensorData } from '../index.js';
 
 /** The bytes of a whole file held in memory. */
 export type FileBytes = ArrayBuffer | ArrayBufferView;
 
+/**
+ * What a file's array is read into, by its dtype: floats (float16/32/64, bfloat16) as Float32Array; bool as a
+ * Uint8Array of 0 and 1; integers as an Int32Array when every value fits in int32, else a BigInt64Array (a
+ * BigUint64Array when a uint64 is 2^63 or more). The readers' type parameter names it (Float32Array unless given):
+ * `readNpy<Uint8Array>(bytes)` for a file you know holds a bool mask.
+ */
+export type FileData = TensorData;
+
 /** Which arrays or tensors to read, by name; all of them when omitted. */
 export interface ReadOptions {
+  /** Read only these tensors (their names as the file gives them); a name the file lacks is BAD_FILE. */
   names?: readonly string[];
 }
 
-/** Reads a NumPy .npy file (float16/32/64, either byte order, C or Fortran order) into a row-major Tensor. */
-export function readNpy(bytes: FileBytes): Tensor;
+/**
+ * Reads a NumPy .npy file (float16/32/64, bool, int8 … uint64; either byte order; C or Fortran order) into a
+ * row-major Tensor; a bool or integer one is a boolean mask to the API.
+ */
+export function readNpy<Data extends FileData = Float32Array>(bytes: FileBytes): Tensor<Data>;
 
 /** Reads a NumPy .npz file (numpy.savez or savez_compressed): keys are the member names without ".npy". */
-export function readNpz(source: Blob | FileBytes, options?: ReadOptions): Promise<Record<string, Tensor>>;
+export function readNpz<Data extends FileData = Float32Array>(
+  source: Blob | FileBytes,
+  options?: ReadOptions,
+): Promise<Record<string, Tensor<Data>>>;
 
-/** Reads the F32, F16, BF16 and F64 tensors of a safetensors file held in memory; `__metadata__` is skipped. */
-export function readSafetensors(bytes: FileBytes, options?: ReadOptions): Record<string, Tensor>;
+/** An array listed by an .npz file's headers. */
+export interface NpzEntry {
+  /** The name as the file gives it (an .npz member without its ".npy"). */
+  readonly name: string;
+  /** As numpy writes it: '<f4', '|b1', '<i8', … (others, such as '<c8', are listed but not read). */
+  readonly dtype: string;
+  /** The dimensions, as the file states them. */
+  readonly shape: number[];
+}
+
+/** An .npz file opened by its arrays' headers alone. */
+export interface NpzFile {
+  /** Every array, in the archive's order. */
+  readonly arrays: NpzEntry[];
+  /** Reads one array whole, as readNpy would. */
+  read<Data extends FileData = Float32Array>(name: string): Promise<Tensor<Data>>;
+}
+
+/** Opens an .npz file, inflating only each member's header: shapes can be checked before any value is read. */
+export function openNpz(source: Blob | FileBytes): Promise<NpzFile>;
+
+/** Reads the F32, F16, BF16, F64, BOOL and integer (I8 … U64) tensors of a safetensors file held in memory; `__metadata__` is skipped. */
+export function readSafetensors<Data extends FileData = Float32Array>(
+  bytes: FileBytes,
+  options?: ReadOptions,
+): Record<string, Tensor<Data>>;
 
 /** A tensor listed in a safetensors header. */
 export interface SafetensorsEntry {
+  /** The name as the file gives it (an .npz member without its ".npy"). */
   readonly name: string;
-  /** As the file states it: 'F32', 'F16', 'BF16', 'F64' are readable; others are listed only. */
+  /** As the file states it: 'F32', 'F16', 'BF16', 'F64', 'BOOL' and the integers are readable; others are listed only. */
   readonly dtype: string;
+  /** The dimensions, as the file states them. */
   readonly shape: number[];
 }
 
@@ -34,7 +80,7 @@ export interface SafetensorsFile {
   /** The `__metadata__` strings; empty when the file has none. */
   readonly metadata: Record<string, string>;
   /** Reads one tensor (a Blob by Blob.slice: only its bytes). */
-  read(name: string): Promise<Tensor>;
+  read<Data extends FileData = Float32Array>(name: string): Promise<Tensor<Data>>;
 }
 
 /** Opens a safetensors file, reading only its header; a Blob or File is never copied whole. */

@@ -1,5 +1,6 @@
-// attention-wasm/io: reads the tensor files people have (.npy, .npz, .safetensors) into float32 Tensors that
-// every API call accepts. Needs no WebAssembly module; nothing here names a Node built-in.
+// attention-wasm/io: reads the tensor files people have (.npy, .npz, .safetensors) into Tensors that every API call
+// accepts (floats as float32; booleans and integers as masks). Needs no WebAssembly module; nothing here names a
+// Node built-in.
 export { readNpy } from './npy.js';
-export { readNpz } from './npz.js';
+export { openNpz, readNpz } from './npz.js';
 export { openSafetensors, readSafetensors } from './safetensors.js';

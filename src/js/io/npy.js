@@ -1,13 +1,21 @@
 // The NumPy .npy format (versions 1.0, 2.0 and 3.0): magic, version, header length, a header that is a Python
 // dict literal of 'descr', 'fortran_order' and 'shape', then the data. The header is read by a strict parser
 // of the literals numpy writes, never evaluated.
-import { badFile, checkShape, fortranToRowMajor, makeTensor, quote, toBytes, toFloat32, u16, u32 } from './bytes.js';
+import {
+  ELEMENT_SIZES,
+  badFile,
+  checkShape,
+  convertData,
+  fortranToRowMajor,
+  makeTensor,
+  quote,
+  toBytes,
+  u16,
+  u32,
+} from './bytes.js';
 
 const MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]; // \x93NUMPY
 const KINDS = {
-  b: 'a boolean',
-  i: 'an integer',
-  u: 'an unsigned integer',
   c: 'a complex',
   S: 'a bytes',
   a: 'a bytes',
@@ -17,7 +25,22 @@ const KINDS = {
   M: 'a datetime64',
   m: 'a timedelta64',
 };
-const FLOATS = { f2: 'float16', f4: 'float32', f8: 'float64' };
+// The dtypes read, by numpy's kind and size (e.g. 'f4' of '<f4'), with their names for messages.
+const READ = {
+  f2: 'float16',
+  f4: 'float32',
+  f8: 'float64',
+  b1: 'bool',
+  i1: 'int8',
+  u1: 'uint8',
+  i2: 'int16',
+  u2: 'uint16',
+  i4: 'int32',
+  u4: 'uint32',
+  i8: 'int64',
+  u8: 'uint64',
+};
+const READ_LIST = 'float16/32/64 (<f2, <f4, <f8), bool (|b1) and integers (|i1, |u1, <i2 … <u8), little- or big-endian';
 
 /** A cursor over the header text that parses the Python literal subset numpy writes. */
 class Literal {
@@ -87,6 +110,20 @@ class Literal {
     throw this.fail('expected True or False');
   }
 
+  /** A structured dtype's list or tuple literal, as its raw text: brackets matched, quoted strings skipped. */
+  structured() {
+    const from = this.at;
+    let depth = 0;
+    do {
+      const char = this.text[this.at];
+      if (char === "'" || char === '"') this.string();
+      else if (this.at++ >= this.text.length) throw this.fail('an unterminated structured dtype');
+      else if (char === '[' || char === '(') depth++;
+      else if (char === ']' || char === ')') depth--;
+    } while (depth > 0);
+    return this.text.slice(from, this.at);
+  }
+
   /** A tuple of integers: (), (3,), (2, 3) or (2, 3,). */
   tuple() {
     this.expect('(');
@@ -114,13 +151,8 @@ function parseHeader(text, where) {
     if (key in found) throw p.fail(`key '${key}' appears twice`);
     p.expect(':');
     p.space();
-    if (key === 'descr' && (p.text[p.at] === '[' || p.text[p.at] === '(')) {
-      throw badFile(
-        where,
-        "'descr' is a structured (record) dtype; attention-wasm reads float16, float32 and float64 arrays",
-      );
-    }
-    found[key] = key === 'descr' ? p.string() : key === 'shape' ? p.tuple() : p.boolean();
+    const structured = key === 'descr' && (p.text[p.at] === '[' || p.text[p.at] === '(');
+    found[key] = structured ? p.structured() : key === 'descr' ? p.string() : key === 'shape' ? p.tuple() : p.boolean();
     if (p.take('}')) break;
     p.expect(',');
   }
@@ -132,35 +164,45 @@ function parseHeader(text, where) {
   return found;
 }
 
-/** The float type of a descr such as '<f4', or a BAD_FILE error that names what the array holds instead. */
-function floatType(descr, where) {
+/**
+ * The kind of a descr such as '<f4' or '|b1', or a BAD_FILE error that names what the array holds instead. Byte
+ * order: '<' or '>' (numpy writes one of them for every multi-byte type), '|' only for one-byte types.
+ */
+function dtypeOf(descr, where) {
+  if (descr[0] === '[' || descr[0] === '(') {
+    throw badFile(where, `'descr' is a structured (record) dtype; attention-wasm reads ${READ_LIST}`);
+  }
   const match = /^([<>|=]?)([A-Za-z])(\d*)$/.exec(descr);
-  const float = match && FLOATS[match[2] + match[3]];
-  if (float && match[1] !== '|' && match[1] !== '=') return { kind: match[2] + match[3], bigEndian: match[1] === '>' };
-  const what = float
-    ? `a float with byte order '${match[1]}', which numpy does not write`
+  const kind = match && READ[match[2] + match[3]] ? match[2] + match[3] : undefined;
+  const order = match?.[1];
+  if (kind && (ELEMENT_SIZES[kind] === 1 ? order !== '=' : order === '<' || order === '>')) {
+    return { kind, bigEndian: order === '>' };
+  }
+  const what = kind
+    ? `${READ[kind]} with byte order '${order}', which numpy does not write`
     : match && match[2] === 'f'
       ? `a ${Number(match[3]) * 8}-bit float array`
       : match && KINDS[match[2]]
         ? `${KINDS[match[2]]} array`
         : 'not a dtype numpy writes';
-  throw badFile(
-    where,
-    `'descr' is ${quote(descr, 20)}, ${what}; attention-wasm reads float16, float32 and float64 (<f2, <f4, <f8 or big-endian >f2, >f4, >f8)`,
-  );
+  throw badFile(where, `'descr' is ${quote(descr, 20)}, ${what}; attention-wasm reads ${READ_LIST}`);
 }
 
+/** The most bytes an .npy header that parseNpy accepts takes, its preamble included. */
+export const NPY_HEADER_BYTES = 12 + 65536;
+
 /**
- * Reads the header of an .npy file.
- * @param {Uint8Array} bytes
+ * Reads the preamble and the header dict of an .npy file, checking neither dtype nor shape (npyLayout does).
+ * @param {Uint8Array} bytes  the file, or its first min(total, NPY_HEADER_BYTES) bytes
  * @param {string} name  what the file is called in messages ("npy", "npz member 'q.npy'")
- * @returns {{ kind: string, bigEndian: boolean, fortran: boolean, shape: number[], count: number, dataOffset: number }}
+ * @param {number} [total]  the file's length
+ * @returns {{ descr: string, fortran: boolean, shape: number[], dataOffset: number, where: string }}
  */
-export function parseNpy(bytes, name) {
-  if (bytes.length < 10)
+export function npyHeader(bytes, name, total = bytes.length) {
+  if (total < 10)
     throw badFile(
       `${name} at byte 0`,
-      `the file has ${bytes.length} bytes, fewer than the 10 of an .npy preamble (truncated?)`,
+      `the file has ${total} bytes, fewer than the 10 of an .npy preamble (truncated?)`,
     );
   if (MAGIC.some((b, i) => bytes[i] !== b)) {
     throw badFile(`${name} at byte 0`, 'bad magic: an .npy file starts with \\x93NUMPY');
@@ -172,18 +214,19 @@ export function parseNpy(bytes, name) {
   }
   const lengthBytes = major === 1 ? 2 : 4;
   const start = 8 + lengthBytes;
-  if (bytes.length < start) throw badFile(`${name} at byte 8`, 'the header length is cut off (truncated file)');
+  if (total < start) throw badFile(`${name} at byte 8`, 'the header length is cut off (truncated file)');
   const headerLength = major === 1 ? u16(bytes, 8) : u32(bytes, 8);
-  if (start + headerLength > bytes.length) {
+  if (start + headerLength > total) {
     throw badFile(
       `${name} at byte 8`,
-      `the header length ${headerLength} runs past the end of the file (${bytes.length} bytes; truncated?)`,
+      `the header length ${headerLength} runs past the end of the file (${total} bytes; truncated?)`,
     );
   }
   const where = `${name} header at byte ${start}`;
-  const raw = bytes.subarray(start, start + headerLength);
   // numpy itself refuses headers over 10000 bytes unless told otherwise.
-  if (raw.length > 65536) throw badFile(where, `the header is ${raw.length} bytes long; numpy writes far shorter ones`);
+  if (headerLength > 65536)
+    throw badFile(where, `the header is ${headerLength} bytes long; numpy writes far shorter ones`);
+  const raw = bytes.subarray(start, start + headerLength);
   let text;
   if (major === 3) {
     try {
@@ -196,38 +239,56 @@ export function parseNpy(bytes, name) {
     for (const b of raw) text += String.fromCharCode(b); // latin1
   }
   const header = parseHeader(text, where);
-  const { kind, bigEndian } = floatType(header.descr, where);
-  const shown = `(${header.shape.join(', ')}${header.shape.length === 1 ? ',' : ''})`;
-  const count = checkShape(header.shape, where, shown);
-  const dataOffset = start + headerLength;
-  const needed = count * (kind === 'f2' ? 2 : kind === 'f4' ? 4 : 8);
-  if (bytes.length - dataOffset !== needed) {
-    const problem = bytes.length - dataOffset < needed ? 'fewer (truncated?)' : 'more than the array holds';
-    throw badFile(
-      `${name} data at byte ${dataOffset}`,
-      `shape ${shown} of ${FLOATS[kind]} needs ${needed} bytes, but the file has ${bytes.length - dataOffset}: ${problem}`,
-    );
-  }
-  return { kind, bigEndian, fortran: header.fortran_order, shape: header.shape, count, dataOffset };
+  return {
+    descr: header.descr,
+    fortran: header.fortran_order,
+    shape: header.shape,
+    dataOffset: start + headerLength,
+    where,
+  };
 }
 
-/** Reads a whole .npy file already checked by parseNpy into a row-major Tensor. */
+/**
+ * Checks what an .npy header describes: a dtype attention-wasm reads, a shape checkShape accepts, and exactly
+ * the data that shape needs in a file of `total` bytes.
+ * @returns {{ kind: string, bigEndian: boolean, count: number }}
+ */
+function npyLayout({ descr, shape, dataOffset, where }, name, total) {
+  const { kind, bigEndian } = dtypeOf(descr, where);
+  const shown = `(${shape.join(', ')}${shape.length === 1 ? ',' : ''})`;
+  const count = checkShape(shape, where, shown);
+  const needed = count * ELEMENT_SIZES[kind];
+  if (total - dataOffset !== needed) {
+    const problem = total - dataOffset < needed ? 'fewer (truncated?)' : 'more than the array holds';
+    throw badFile(
+      `${name} data at byte ${dataOffset}`,
+      `shape ${shown} of ${READ[kind]} needs ${needed} bytes, but the file has ${total - dataOffset}: ${problem}`,
+    );
+  }
+  return { kind, bigEndian, count };
+}
+
+/** Reads a whole .npy file into a row-major Tensor of its dtype's kind, or raises BAD_FILE. */
 export function npyTensor(bytes, name) {
-  const { kind, bigEndian, fortran, shape, count, dataOffset } = parseNpy(bytes, name);
-  const data = toFloat32(bytes, dataOffset, count, kind, bigEndian);
-  return makeTensor(fortran ? fortranToRowMajor(data, shape) : data, shape);
+  const header = npyHeader(bytes, name);
+  const { kind, bigEndian, count } = npyLayout(header, name, bytes.length);
+  const data = convertData(bytes, header.dataOffset, count, kind, bigEndian);
+  return makeTensor(header.fortran ? fortranToRowMajor(data, header.shape) : data, header.shape);
 }
 
 /**
  * Reads a NumPy .npy file (numpy.save), format version 1.0, 2.0 or 3.0.
  *
- * | file                                    | result                                  |
- * |-----------------------------------------|-----------------------------------------|
- * | descr <f2, <f4, <f8 (or >f2, >f4, >f8)  | Tensor with Float32Array data           |
- * | shape (d0, d1, …), C or Fortran order   | shape [d0, d1, …], data row-major       |
+ * | file                                       | result                                              |
+ * |--------------------------------------------|-----------------------------------------------------|
+ * | descr <f2, <f4, <f8 (or >f2, >f4, >f8)     | Tensor with Float32Array data                       |
+ * | descr |b1 (bool)                           | Tensor with Uint8Array data of 0 and 1              |
+ * | descr |i1, |u1, <i2, <u2, <i4, <u4, <i8, <u8 (or >) | Int32Array data when every value fits in int32; else BigInt64Array (BigUint64Array for a uint64 of 2^63 or more) |
+ * | shape (d0, d1, …), C or Fortran order      | shape [d0, d1, …], data row-major                   |
  *
- * float16 converts exactly, float64 rounds to the nearest float32. Scalars (shape ()), empty arrays and
- * other dtypes raise BAD_FILE, as does any malformed file.
+ * float16 converts exactly, float64 rounds to the nearest float32, integers keep their exact values. A bool or
+ * integer Tensor is a boolean mask to the API (0 blocks, 1 may attend). Scalars (shape ()), empty arrays and other
+ * dtypes raise BAD_FILE, as does any malformed file.
  * @param {ArrayBuffer | ArrayBufferView} bytes  the whole file
  * @returns {import('../tensor.js').Tensor}
  */

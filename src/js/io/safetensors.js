@@ -2,11 +2,26 @@
 // ({ name: { dtype, shape, data_offsets: [begin, end] }, __metadata__?: { string: string } }), then the tensors'
 // bytes, contiguous and without gaps, offsets relative to the byte after the header. Always little-endian.
 import { AttentionError } from '../errors.js';
-import { badFile, checkShape, isBlob, makeTensor, quote, toBytes, toFloat32, u64 } from './bytes.js';
+import { badFile, checkShape, convertData, held, makeTensor, quote, rangeReader, toBytes, u64 } from './bytes.js';
 
 // The reference implementation refuses larger headers.
 const MAX_HEADER_BYTES = 100_000_000;
-const READABLE = { F32: 'f4', F16: 'f2', BF16: 'bf16', F64: 'f8' };
+// The dtypes read, as the kinds of bytes.js's convertData.
+const READABLE = {
+  F32: 'f4',
+  F16: 'f2',
+  BF16: 'bf16',
+  F64: 'f8',
+  BOOL: 'b1',
+  U8: 'u1',
+  I8: 'i1',
+  I16: 'i2',
+  U16: 'u2',
+  I32: 'i4',
+  U32: 'u4',
+  I64: 'i8',
+  U64: 'u8',
+};
 const ELEMENT_BYTES = {
   BOOL: 1,
   U8: 1,
@@ -134,18 +149,21 @@ export function parseHeader(raw, bufferLength) {
   return { tensors, metadata };
 }
 
-/** Converts one tensor's bytes (exactly end - begin of them) to a float32 Tensor. */
+/**
+ * Converts one tensor's bytes (exactly end - begin of them, checked right before they are read: a view of the
+ * caller's memory may have been detached during an await) to a Tensor of its dtype's kind.
+ */
 function toTensor(tensor, data) {
   const at = `safetensors tensor ${quote(tensor.name)}`;
   const kind = READABLE[tensor.dtype];
   if (!kind) {
     throw badFile(
       at,
-      `dtype ${quote(tensor.dtype, 12)} is not supported; attention-wasm reads F32, F16, BF16 and F64 (read the others with the names option or openSafetensors)`,
+      `dtype ${quote(tensor.dtype, 12)} is not supported; attention-wasm reads F32, F16, BF16, F64, BOOL and the integers I8 … U64 (read the others with the names option or openSafetensors)`,
     );
   }
   const count = checkShape(tensor.shape, at, formatDims(tensor.shape));
-  return makeTensor(toFloat32(data, 0, count, kind, false), tensor.shape);
+  return makeTensor(convertData(held(data, tensor.end - tensor.begin, at), 0, count, kind, false), tensor.shape);
 }
 
 /** The entries named in `names` (all when undefined), failing for a name the file does not hold. */
@@ -176,6 +194,8 @@ function select(tensors, names, fn) {
  * | file                                | result                                   |
  * |-------------------------------------|------------------------------------------|
  * | dtype F32, F16, BF16 or F64         | Tensor with Float32Array data            |
+ * | dtype BOOL                          | Tensor with Uint8Array data of 0 and 1   |
+ * | dtype I8, U8, I16, U16, I32, U32, I64, U64 | Int32Array data when every value fits in int32; else BigInt64Array (BigUint64Array for a U64 of 2^63 or more) |
  * | shape [d0, d1, …]                   | shape [d0, d1, …], row-major             |
  * | `__metadata__`                      | skipped (openSafetensors returns it)      |
  *
@@ -193,18 +213,6 @@ export function readSafetensors(bytes, options = {}) {
   return Object.fromEntries(wanted.map((t) => [t.name, toTensor(t, data.subarray(t.begin, t.end))]));
 }
 
-/** Reads byte ranges of a Blob (by Blob.slice, never the whole file) or of bytes in memory. */
-function rangeReader(source) {
-  if (isBlob(source)) {
-    return {
-      size: source.size,
-      read: async (begin, end) => new Uint8Array(await source.slice(begin, end).arrayBuffer()),
-    };
-  }
-  const bytes = toBytes(source, 'openSafetensors');
-  return { size: bytes.length, read: async (begin, end) => bytes.subarray(begin, end) };
-}
-
 /**
  * Opens a safetensors file by reading its header alone: lists its tensors, and reads one on request. A Blob or
  * File is read by slices, so a large model is never copied whole.
@@ -213,34 +221,22 @@ function rangeReader(source) {
  * |----------------------|-----------------------------------------------------------------------|
  * | tensors              | `{ name, dtype, shape }` of every tensor, in the order of their data     |
  * | metadata             | the `__metadata__` strings (an empty object when there are none)        |
- * | read(name)           | Promise of that tensor as a float32 Tensor (F32, F16, BF16, F64)        |
+ * | read(name)           | Promise of that tensor as readSafetensors reads it                      |
  * @param {Blob | ArrayBuffer | ArrayBufferView} source
  * @returns {Promise<{ tensors: { name: string, dtype: string, shape: number[] }[], metadata: Record<string, string>,
  *   read: (name: string) => Promise<import('../tensor.js').Tensor> }>}
  */
 export async function openSafetensors(source) {
-  const file = rangeReader(source);
-  const fetchRange = async (begin, end, where) => {
-    let data;
-    try {
-      data = await file.read(begin, end);
-    } catch (error) {
-      throw badFile(
-        where,
-        `bytes ${begin} to ${end} could not be read (${String(error?.message ?? error).slice(0, 80)})`,
-        error,
-      );
-    }
-    if (data.length !== end - begin)
-      throw badFile(where, `bytes ${begin} to ${end} are past the end of the file (it changed?)`);
-    return data;
-  };
-  const length = headerLength(await fetchRange(0, Math.min(8, file.size), 'safetensors at byte 0'), file.size);
-  const start = 8 + length;
-  const { tensors, metadata } = parseHeader(
-    await fetchRange(8, start, 'safetensors header at byte 8'),
-    file.size - start,
+  const file = rangeReader(source, 'openSafetensors');
+  // Each range is checked with held() after the await, right before it is read (toTensor checks its own).
+  const first = Math.min(8, file.size);
+  const length = headerLength(
+    held(await file.read(0, first, 'safetensors at byte 0'), first, 'safetensors at byte 0'),
+    file.size,
   );
+  const start = 8 + length;
+  const where = 'safetensors header at byte 8';
+  const { tensors, metadata } = parseHeader(held(await file.read(8, start, where), length, where), file.size - start);
   const read = async (name) => {
     if (typeof name !== 'string') throw new AttentionError('BAD_OPTION', 'read(name): name must be a string');
     const [tensor] = select(tensors, [name], 'read');
@@ -249,7 +245,7 @@ export async function openSafetensors(source) {
     checkShape(tensor.shape, `safetensors tensor ${quote(tensor.name)}`, formatDims(tensor.shape));
     return toTensor(
       tensor,
-      await fetchRange(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`),
+      await file.read(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`),
     );
   };
   return {

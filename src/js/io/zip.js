@@ -1,8 +1,8 @@
 // The ZIP container of .npz files: the end of central directory record (and its ZIP64 form), the central
 // directory as the truth about each member, local headers only to find where a member's data starts, and
 // members stored (method 0) or deflated (method 8, inflated by the platform's DecompressionStream).
-import { MAX_CALL_BYTES } from '../plan.js';
-import { badFile, quote, u16, u32, u64 } from './bytes.js';
+import { MAX_CALL_BYTES } from '../limits.js';
+import { badFile, held, quote, u16, u32, u64 } from './bytes.js';
 
 const EOCD = 0x06054b50;
 const ZIP64_LOCATOR = 0x07064b50;
@@ -23,7 +23,11 @@ function findEnd(bytes) {
   throw badFile(`zip at byte ${Math.max(0, bytes.length - 22)}`, notZip);
 }
 
-/** The central directory's count, size and offset, from the ZIP64 record when the classic one overflows. */
+/**
+ * The central directory's count, size and offset, from the ZIP64 record when a ZIP64 locator precedes the classic
+ * record and one of its fields holds the all-ones mark. Without a locator, a count of 0xFFFF is a real count: 65 535
+ * members, as Python's zipfile (numpy.savez) writes them.
+ */
 function directory(bytes) {
   const end = findEnd(bytes);
   const where = `zip end of central directory at byte ${end}`;
@@ -32,10 +36,11 @@ function directory(bytes) {
   let count = u16(bytes, end + 10);
   let size = u32(bytes, end + 12);
   let offset = u32(bytes, end + 16);
-  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff || u16(bytes, end + 8) === 0xffff) {
-    const locator = end - 20;
-    if (locator < 0 || u32(bytes, locator) !== ZIP64_LOCATOR)
-      throw badFile(where, 'its fields overflow but no ZIP64 locator precedes it');
+  const locator = end - 20;
+  const hasLocator = locator >= 0 && u32(bytes, locator) === ZIP64_LOCATOR;
+  const wide = size === 0xffffffff || offset === 0xffffffff;
+  if (wide && !hasLocator) throw badFile(where, 'its size or offset overflows but no ZIP64 locator precedes it');
+  if (hasLocator && (wide || count === 0xffff || u16(bytes, end + 8) === 0xffff)) {
     const record = u64(bytes, locator + 8);
     const where64 = `zip64 end of central directory at byte ${record}`;
     if (!(record + 56 <= locator) || u32(bytes, record) !== ZIP64_EOCD)
@@ -159,22 +164,50 @@ function crc32(data) {
   return (crc ^ -1) >>> 0;
 }
 
-/** Inflates raw deflate data into exactly `size` bytes, and fails as soon as the stream yields more. */
-async function inflate(compressed, size, where) {
+// Compressed bytes fed at a time when only a member's start is wanted: deflate expands 256 bytes to at most about
+// 264 KiB, and the stream's backpressure holds back the next piece until the output is read.
+const PREFIX_PIECE = 256;
+
+/**
+ * A stream of copies of `bytes`, `PREFIX_PIECE` at a time, each made only when the reader asks for it (and only
+ * while `bytes`, a view of the caller's memory, still holds what it held: held() errors the stream otherwise).
+ */
+const pieces = (bytes, where) => {
+  const total = bytes.length;
+  let at = 0;
+  const pull = (controller) =>
+    at < total ? controller.enqueue(held(bytes, total, where).slice(at, (at += PREFIX_PIECE))) : controller.close();
+  return new ReadableStream({ pull }, { highWaterMark: 0 });
+};
+
+/**
+ * Inflates raw deflate data into exactly `size` bytes, and fails as soon as the stream yields more; with `keep`
+ * below `size`, stops once the first `keep` bytes are out and returns those alone (nothing else is checked), having
+ * inflated little more than those.
+ */
+async function inflate(compressed, size, where, keep = size) {
   if (typeof DecompressionStream !== 'function') {
     throw badFile(
       where,
       "the member is deflated, and this engine has no DecompressionStream('deflate-raw') to inflate it",
     );
   }
-  const out = new Uint8Array(size);
+  const out = new Uint8Array(keep);
   let filled = 0;
   let reader;
   try {
-    reader = new Blob([compressed]).stream().pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+    const source = keep < size ? pieces(compressed, where) : new Blob([compressed]).stream();
+    reader = source.pipeThrough(new DecompressionStream('deflate-raw')).getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (keep < size) {
+        out.set(value.subarray(0, keep - filled), filled);
+        filled += Math.min(value.length, keep - filled);
+        if (filled < keep) continue;
+        reader.cancel().catch(() => {});
+        return out;
+      }
       if (value.length > size - filled) {
         reader.cancel().catch(() => {});
         throw badFile(where, `the deflated data inflates to more than the ${size} bytes the central directory states`);
@@ -192,12 +225,15 @@ async function inflate(compressed, size, where) {
 }
 
 /**
- * The uncompressed bytes of one member listed by listZip, checked against its size and CRC-32.
+ * The uncompressed bytes of one member listed by listZip, checked against its size and CRC-32; with `keep` (for a
+ * member's header), only its first min(keep, size) bytes, unchecked. `bytes` is checked to still hold `length`
+ * bytes right before use (the caller may have detached its buffer during an earlier await); stored data is a view
+ * of `bytes`, which the caller checks again with held() after its own await.
  * @returns {Promise<Uint8Array>}
  */
-export async function readMember(bytes, member) {
+export async function readMember(bytes, length, member, keep = Infinity) {
   const { where, size, compressedSize, dataOffset } = member;
-  if (size > MAX_MEMBER_BYTES) {
+  if (size > MAX_MEMBER_BYTES && keep >= size) {
     throw badFile(
       where,
       `the member is ${size} bytes uncompressed, more than the largest array attention-wasm reads (${MAX_MEMBER_BYTES} bytes: MAX_CALL_BYTES of float32 from float64)`,
@@ -209,7 +245,10 @@ export async function readMember(bytes, member) {
       `${compressedSize} deflated bytes cannot inflate to the ${size} bytes the central directory states`,
     );
   }
-  const stored = bytes.subarray(dataOffset, dataOffset + compressedSize);
+  const stored = held(bytes, length, where).subarray(dataOffset, dataOffset + compressedSize);
+  if (keep < size) {
+    return member.method === 0 ? stored.subarray(0, keep) : inflate(stored, size, where, keep);
+  }
   const data = member.method === 0 ? stored : await inflate(stored, size, where);
   const crc = crc32(data);
   if (crc !== member.crc) {

@@ -1,7 +1,8 @@
 // The app every bundler builds (tests/bundlers/bundlers.test.mjs): it reads the worked example's x from a .npy
 // file made in memory (attention-wasm/io), computes self-attention, and with workers the same over 2 Web
 // Workers, then writes what it got into #out as JSON ({ error } when something threw). It uses only the public
-// API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports.
+// API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports. It also
+// checks that io's tensors and errors are instances of the classes that entry exports (one class per package).
 import { goldenOutput, weights } from './worked-example.js';
 
 /** A .npy file (version 1.0, little-endian float32, C order) holding `values` of `shape`. */
@@ -16,16 +17,26 @@ function npy(shape, values) {
 }
 
 /**
- * @param {{ createAttention: Function, readNpy: Function, workers: boolean }} api
+ * @param {{ createAttention: Function, readNpy: Function, AttentionError: Function, Tensor: Function,
+ *   workers: boolean }} api
  */
-export async function run({ createAttention, readNpy, workers }) {
+export async function run({ createAttention, readNpy, AttentionError, Tensor, workers }) {
   const out = document.getElementById('out');
   try {
     const x = readNpy(npy([2, 2], [1, 0, 0, 1]));
     const attn = await createAttention();
+    const fromIo = (() => {
+      try {
+        return readNpy('not bytes');
+      } catch (error) {
+        return error;
+      }
+    })();
+    const fromApi = await createAttention({ simd: 'yes' }).catch((error) => error);
     const result = {
       simd: attn.simd,
       shape: x.shape,
+      sharedClasses: [x instanceof Tensor, fromIo instanceof AttentionError, fromApi instanceof fromIo.constructor],
       golden: goldenOutput,
       output: Array.from(attn.selfAttention(x, weights).output.data),
     };

@@ -223,9 +223,7 @@ describe('large matrices as heatmaps', () => {
       const before = await readout(page, 'weights');
       await page.focus('#temperature');
       await afterChange(page, () => page.keyboard.press('ArrowLeft'));
-      await page.waitForFunction(() => document.querySelectorAll('.matrix.stale').length === 0, null, {
-        timeout: 20000,
-      });
+      await page.waitForFunction(() => document.querySelectorAll('.matrix.stale').length === 0);
       // The status line is written once the full update is painted.
       await page.waitForFunction(() => {
         const text = document.getElementById('status-time').textContent;

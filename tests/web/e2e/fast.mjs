@@ -17,16 +17,12 @@ describe('a large layer, quickly', () => {
     let seed;
     let ahead;
     await withPage(env, { hash: GPT2 }, async ({ page }) => {
-      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready', null, {
-        timeout: 30000,
-      });
+      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready');
       // A word typed: X is made again ahead (W_q, W_k, W_v and W_o, which do not depend on it, are kept).
       await page.focus('#sentence');
       await page.keyboard.press('End');
       await afterChange(page, () => page.keyboard.press('z'));
-      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready', null, {
-        timeout: 30000,
-      });
+      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready');
       const before = await page.inputValue('#seed');
       await afterChange(page, () => page.click('#new-seed'));
       seed = await page.inputValue('#seed');

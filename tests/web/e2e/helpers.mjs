@@ -227,13 +227,19 @@ export function assertShown(shown, expected, precision, what) {
   });
 }
 
-/** The whole W_q, W_k and W_v, read head by head (the page shows one head's block at a time), and X and W_o. */
+/**
+ * The whole W_q, W_k and W_v, read head by head (the page shows one head's block at a time), and X and W_o. With
+ * grouped-query attention (W_k titled "kv head g"), W_k and W_v are the G blocks the layer uses, and numKvHeads G.
+ */
 export async function readInputs(page) {
   const heads = Number(await page.inputValue('#size-numHeads'));
   const blocks = { wq: [], wk: [], wv: [] };
   for (let h = 0; h < heads; h++) {
     if (heads > 1) await afterChange(page, () => page.selectOption('#head', String(h)));
-    for (const name of Object.keys(blocks)) blocks[name].push(await readNumbers(page, name));
+    const kv = /kv head (\d+)/u.exec((await readMatrix(page, 'wk')).title);
+    const g = kv ? Number(kv[1]) - 1 : h;
+    blocks.wq.push(await readNumbers(page, 'wq'));
+    for (const name of ['wk', 'wv']) blocks[name][g] ??= await readNumbers(page, name);
   }
   const side = (parts) => parts[0].map((_, i) => parts.flatMap((part) => part[i]));
   return {
@@ -243,5 +249,6 @@ export async function readInputs(page) {
     wv: side(blocks.wv),
     wo: await readNumbers(page, 'wo'),
     numHeads: heads,
+    numKvHeads: blocks.wk.length,
   };
 }

@@ -1,6 +1,9 @@
 // A float64 reference of multi-head attention, written out loop by loop, that the page tests check the page's
 // float32 numbers against.
 
+import { EXAMPLES } from '../../../web/src/model/examples.js';
+import { generatedMatrix, kvHeadsOf } from '../../../web/src/model/matrices.js';
+
 const zeros = (rows, cols) => Array.from({ length: rows }, () => new Array(cols).fill(0));
 
 export function matmul(a, b) {
@@ -13,7 +16,8 @@ export function matmul(a, b) {
   return out;
 }
 
-const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
+/** Columns [from, from + width) of a nested matrix: a head's block of a W. */
+export const columns = (m, from, width) => m.map((row) => row.slice(from, from + width));
 
 /**
  * Multi-head self-attention in float64.
@@ -66,4 +70,24 @@ export function attention64({
   }
   const concat = Array.from({ length: n }, (_, i) => heads.flatMap((head) => head[i]));
   return { weights, heads, keys, values, concat, output: wo ? matmul(concat, wo) : concat };
+}
+
+/**
+ * A page example (examples.js) from its seed's matrices, and its float64 reference: with kv heads (grouped-query
+ * attention), W_k and W_v give their first kv-heads blocks.
+ * @returns {{ m: Record<string, number[][]>, state: object, ref: ReturnType<typeof attention64> }}
+ */
+export function exampleReference(id) {
+  const state = EXAMPLES.find((e) => e.id === id).state();
+  const m = Object.fromEntries(['x', 'wq', 'wk', 'wv', 'wo'].map((name) => [name, generatedMatrix(state, name)]));
+  const G = kvHeadsOf(state);
+  const ref = attention64({
+    ...m,
+    wk: columns(m.wk, 0, G * state.dK),
+    wv: columns(m.wv, 0, G * state.dV),
+    numHeads: state.numHeads,
+    numKvHeads: G,
+    causal: state.causal,
+  });
+  return { m, state, ref };
 }

@@ -15,3 +15,4 @@ import './layer.mjs';
 import './seed-ahead.mjs';
 import './near-screen.mjs';
 import './warm.mjs';
+import './truth.mjs';

@@ -19,7 +19,7 @@ const WHOLE = ['concat', 'layerOutput'];
 const resultsAhead = (page) => page.evaluate(() => Number(document.documentElement.dataset.resultsAhead ?? 0));
 
 async function waitReady(page) {
-  await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready', null, { timeout: 60000 });
+  await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready');
 }
 
 /** Every step's copied numbers, for `heads` (then the head shown as before). */
@@ -133,7 +133,7 @@ describe('New seed without the seed-ahead worker', () => {
     const route = (page) => page.route(/seedAheadWorker[^/]*\.js$/u, (request) => request.abort());
     const allowConsole = [/Failed to load resource|net::ERR_FAILED|seedAheadWorker/u];
     await withPage(env, { hash: GPT2, route, allowConsole }, async ({ page }) => {
-      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'off', null, { timeout: 60000 });
+      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'off');
       await newSeed(page);
       assert.equal(await resultsAhead(page), 0, 'no result made ahead');
       const texts = await resultTexts(page, []);

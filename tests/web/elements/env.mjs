@@ -1,5 +1,6 @@
 // What the elements' tests share: the repository served as raw files (no bundler: the elements must need nothing
 // but relative imports) under a strict CSP, Chromium, and a page opened with its problems recorded.
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -111,6 +112,19 @@ export function shownMatrix(page, id, matrix) {
         (tr) => Array.from(tr.querySelectorAll('td'), (td) => Number(td.textContent.replace('−', '-'))),
       ),
     { elementId: id, name: matrix },
+  );
+}
+
+/** Fails unless every number shown is within `tolerance` of the float64 reference `expected`. */
+export function assertClose(shown, expected, tolerance, what) {
+  assert.equal(shown.length, expected.length, `${what}: rows`);
+  shown.forEach((row, i) =>
+    row.forEach((value, j) =>
+      assert.ok(
+        Math.abs(value - expected[i][j]) <= tolerance,
+        `${what}[${i}][${j}]: shown ${value}, float64 ${expected[i][j]}`,
+      ),
+    ),
   );
 }
 

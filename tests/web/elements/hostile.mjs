@@ -2,6 +2,8 @@
 // the element, text never becomes HTML, and a .wasm that cannot load shows a message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { npyFile, zipFile } from '../../js/fixtures/io/writers.js';
 import { add, assertClean, open, shadowTexts } from './env.mjs';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
@@ -141,6 +143,69 @@ test('a .wasm that cannot load shows a message in every element, not a blank box
     assert.match(await message(page, 'explorer'), /could not be loaded/);
     // The failed fetch itself is the browser's console error; nothing else may be.
     session.problems.console = session.problems.console.filter((t) => !/status of 404/.test(t));
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+/** A deflated .npz (numpy.savez_compressed) of float32 zeros: { name: shape }; 16.7 M zeros deflate to 65 kB. */
+function zerosNpz(arrays) {
+  const members = Object.entries(arrays).map(([name, shape]) => {
+    const header = npyFile({ shape, values: [] });
+    const data = new Uint8Array(header.length + 4 * shape.reduce((a, b) => a * b, 1));
+    data.set(header);
+    return { name: `${name}.npy`, data, method: 8, compressed: deflateRawSync(data), crc: crc32(data), zip64: true };
+  });
+  return Buffer.from(zipFile(members));
+}
+
+test("a .npz src is checked by its tensors' shapes before any value is inflated; unused tensors are never read", async () => {
+  const files = {
+    'wide.npz': zerosNpz({ x: [1, 16_777_216] }),
+    'deep.npz': zerosNpz({ x: [2, 2, 2] }),
+    'tall.npz': zerosNpz({ x: [2, 2], wq: [2, 2], mask: [3, 3] }),
+    'extra.npz': zerosNpz({ x: [2, 2], wq: [2, 2], extra: [1, 16_777_216] }),
+  };
+  const session = await open('blank.html', {
+    route: async (page) => {
+      await page.route(/\/(wide|deep|tall|extra)\.npz$/, (route) =>
+        route.fulfill({ body: files[new URL(route.request().url()).pathname.split('/').pop()] }),
+      );
+      // Counts every byte any DecompressionStream gives out (attention-wasm/io inflates .npz members with it).
+      await page.addInitScript(() => {
+        window.__inflated = 0;
+        const count = () =>
+          new TransformStream({
+            transform(chunk, controller) {
+              window.__inflated += chunk.length;
+              controller.enqueue(chunk);
+            },
+          });
+        window.DecompressionStream = class extends window.DecompressionStream {
+          #readable;
+          get readable() {
+            this.#readable ??= super.readable.pipeThrough(count());
+            return this.#readable;
+          }
+        };
+      });
+    },
+  });
+  const { page } = session;
+  const inflated = () => page.evaluate(() => window.__inflated);
+  try {
+    await add(page, 'wide', 'attention-explorer', { src: 'wide.npz' });
+    assert.match(await message(page, 'wide'), /d_model must be a whole number from 1 to 64/);
+    assert.ok((await inflated()) < 2 ** 20, `${await inflated()} bytes were inflated for a refused x`);
+    await add(page, 'deep', 'attention-explorer', { src: 'deep.npz' });
+    assert.match(await message(page, 'deep'), /x in src="deep.npz" has shape \[2, 2, 2\], but it should be a matrix/);
+    await add(page, 'tall', 'attention-explorer', { src: 'tall.npz' });
+    assert.match(await message(page, 'tall'), /mask should be 2 rows of 2 booleans/);
+    const before = await inflated();
+    await add(page, 'extra', 'attention-explorer', { src: 'extra.npz', steps: 'x' });
+    assert.equal(await message(page, 'extra'), '');
+    assert.ok((await inflated()) - before < 2 ** 20, 'the unused 64 MiB member was inflated');
     await assertClean(session);
   } finally {
     await session.context.close();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { attention64 } from '../e2e/reference64.mjs';
-import { add, assertClean, open, ready, shownMatrix } from './env.mjs';
+import { add, assertClean, assertClose, open, ready, shownMatrix } from './env.mjs';
 
 const X = [
   [1, 0.5, -1, 2],
@@ -32,18 +32,6 @@ const WO = [
   [0, 1, -0.5, 0.25],
   [0.5, 0.5, 1, 0],
 ];
-
-function assertClose(shown, expected, tolerance, what) {
-  assert.equal(shown.length, expected.length, `${what}: rows`);
-  shown.forEach((row, i) =>
-    row.forEach((value, j) =>
-      assert.ok(
-        Math.abs(value - expected[i][j]) <= tolerance,
-        `${what}[${i}][${j}]: shown ${value}, float64 ${expected[i][j]}`,
-      ),
-    ),
-  );
-}
 
 test('exact numbers from a child JSON script: the weights, outputs and W_o projection match float64', async () => {
   const session = await open();

@@ -5,6 +5,7 @@ import './behaviour.mjs';
 import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
+import './truth.mjs';
 import './authoring.mjs';
 import './pictures.mjs';
 import './fallback.mjs';

@@ -30,7 +30,7 @@ describe('gqaStep', () => {
 
   it('says what to change when kv heads does not divide heads, and names multi-query and multi-head', () => {
     expect(gqaStep(attn, { ...gqa(), kvHeads: 3 }).error).toBe(
-      'kv heads = 3 does not divide heads = 4: each group must have the same number of query heads. Use one of 1, 2, 4, or change heads in the settings.',
+      'kv heads = 3 does not divide heads = 4: each group must have the same number of query heads. Use one of 1, 2, 4, or change heads in the settings. Until then, every step computes ordinary multi-head attention (a K and V per head).',
     );
     expect(gqaStep(attn, { ...gqa(), kvHeads: 8 }).error).toMatch(/kv heads = 8 does not divide heads = 4/);
     expect(divisorsOf(12)).toEqual([1, 2, 3, 4, 6, 12]);

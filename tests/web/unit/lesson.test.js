@@ -11,13 +11,19 @@ import {
   explainOutputRow,
   headColumnsNote,
   headsText,
+  kvHeadNote,
+  kvSharedNote,
+  projectionText,
   randomNote,
   scaleTexts,
   scalingSummary,
   tokenCountNote,
   varianceText,
 } from '../../../web/src/model/lesson.js';
+import { generatedMatrix } from '../../../web/src/model/matrices.js';
+import { embeddingSourceText, sourcesText } from '../../../web/src/model/provenance.js';
 import { defaultState } from '../../../web/src/model/state.js';
+import { tokenWord } from '../../../web/src/model/tokens.js';
 import { cellName, cellTooltip } from '../../../web/src/model/tooltips.js';
 
 let attn;
@@ -261,6 +267,69 @@ describe('the step texts', () => {
       ],
     };
     expect(randomNote(typedX, run(typedX))).toMatch(/^W_q and W_k are random numbers/u);
+  });
+
+  it('call chance only what is chance: a single open key and the W_q = W_k diagonal are forced', () => {
+    const causal = EXAMPLES.find((e) => e.id === 'causal').state();
+    const text = randomNote(causal, run(causal));
+    expect(text).not.toMatch(/1\.00 of its attention to itself is chance/u);
+    expect(text).toMatch(
+      /is chance\. Not chance: under the causal mask the first token, “the”, can only attend to itself/u,
+    );
+    // The chance example is the largest weight of a row with a choice: never row 0 here.
+    expect(text).not.toMatch(/that “the” gives 1\.00/u);
+    const shared = EXAMPLES.find((e) => e.id === 'shared').state();
+    const sharedText = randomNote(shared, run(shared));
+    expect(sharedText).not.toMatch(/of its attention to itself is chance/u);
+    expect(sharedText).toMatch(/each token's score with itself is q·q = \|q\|²/u);
+    expect(sharedText).toMatch(/here \d of 5 rows look most at themselves/u);
+    const masked = {
+      ...defaultState(),
+      mask: defaultState()
+        .sentence.split(' ')
+        .map((_, i) => [1, 0, 1, 1, 1].map((v, j) => i !== 1 || j === 3)),
+    };
+    expect(randomNote(masked, run(masked))).toMatch(/the mask leaves “flies” a single key, “an”/u);
+  });
+
+  it('say where the numbers came from: the seed, edits, numbers given, the designed heads or a file', () => {
+    const state = defaultState();
+    expect(embeddingSourceText(state)).toBe(
+      'Here the table is random from the seed; a trained model learns it. X = E[token] says nothing about where a token stands.',
+    );
+    const x = generatedMatrix(state, 'x').map((row) => row.slice());
+    x[0][0] = 9;
+    expect(embeddingSourceText({ ...state, x })).toMatch(/random from the seed, with 1 number changed by hand/u);
+    expect(embeddingSourceText(worked())).toMatch(/^Here X holds numbers typed, pasted or given/u);
+    const file = { ...state, x, wq: x, wo: generatedMatrix(state, 'wo'), fromFile: true };
+    expect(embeddingSourceText(file)).toMatch(/^Here X is read from your model's file/u);
+    expect(projectionText(file)).toMatch(/Here W_o is read from your model's file;/u);
+    expect(projectionText(state)).toMatch(/Here W_o is random from seed 42;/u);
+    expect(sourcesText(file, ['x', 'wq', 'wk'])).toBe(
+      "X and W_q are read from your model's file; W_k is random from seed 42",
+    );
+    const designed = EXAMPLES.find((e) => e.id === 'designed').state();
+    expect(embeddingSourceText(designed)).toMatch(/built by hand for the designed heads/u);
+  });
+
+  it('show grouped-query attention in every step: the kv head of the head shown, and who shares it', () => {
+    const gqa = { ...EXAMPLES.find((e) => e.id === 'gqa').state(), head: 2 };
+    expect(attentionCall(gqa).weights).toMatchObject({ numHeads: 4, numKvHeads: 2 });
+    expect(attentionCall(gqa).weights.wk.shape).toEqual([16, 8]);
+    expect(kvHeadNote(gqa)).toBe(' (kv head 2)');
+    expect(kvSharedNote(gqa, 'keys')).toBe('shared by heads 3 and 4 · keys');
+    expect(kvSharedNote({ ...gqa, kvHeads: null }, 'keys')).toBe('keys');
+    expect(headColumnsNote(gqa)).toMatch(
+      /\(8–11 of W_q; 4–7 of W_k and 4–7 of W_v, the block of kv head 2, which heads 3 and 4 share/u,
+    );
+    const odd = { ...gqa, kvHeads: 3 };
+    expect(attentionCall(odd).weights.numKvHeads).toBeUndefined();
+    expect(headColumnsNote(odd)).toMatch(
+      /kv heads = 3 does not divide the 4 heads, so every step computes ordinary multi-head attention/u,
+    );
+    expect(tokenWord('▁the', 't0')).toBe('the');
+    expect(tokenWord('Ġcat', 't1')).toBe('cat');
+    expect(tokenWord('▁', 't2')).toBe('t2');
   });
 
   it('name the words a too-small n leaves out', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMapping, extract, guessMapping, repeatKvHeads, sourceShape } from '../../../web/src/model/modelFile.js';
+import { checkMapping, extract, guessMapping, sourceShape, widenKvHeads } from '../../../web/src/model/modelFile.js';
 
 const tensor = (rows, cols, base = 0) => ({
   data: Float32Array.from({ length: rows * cols }, (_, k) => base + k),
@@ -72,6 +72,55 @@ describe('guessMapping', () => {
     expect(m.numKvHeads).toBe(2);
   });
 
+  it("takes the JSON's layer, and only ever maps the attentions of the layer chosen", () => {
+    const tensors = info({
+      hidden_states: [1, 5, 6],
+      'h.0.attn.c_attn.weight': [6, 18],
+      'h.1.attn.c_attn.weight': [6, 18],
+      'attentions.1': [1, 2, 5, 5],
+    });
+    const json = { layer: 1, num_attention_heads: 2 };
+    expect(guessMapping(tensors, { config: json }).layer).toBe(1);
+    expect(guessMapping(tensors, { config: json }).slots.attentions).toEqual({ name: 'attentions.1' });
+    const other = guessMapping(tensors, { layer: 0, config: json });
+    expect(other.slots.attentions).toBeUndefined();
+    expect(other.notes.join(' ')).toMatch(/another layer's attention probabilities, so layer 0 is not compared/u);
+    expect(other.notes.join(' ')).toMatch(/exported for layer 1/u);
+    // A name without a layer belongs to the JSON's layer only.
+    const unnamed = info({
+      ...Object.fromEntries(tensors.slice(0, 3).map((t) => [t.name, t.shape])),
+      attn_probs: [2, 5, 5],
+    });
+    expect(guessMapping(unnamed, { config: json }).slots.attentions).toEqual({ name: 'attn_probs' });
+    expect(guessMapping(unnamed, { layer: 0, config: json }).slots.attentions).toBeUndefined();
+  });
+
+  it("recognises attention-wasm's own names (x, wq, wk, wv, wo), as <attention-explorer src> reads them", () => {
+    const m = guessMapping(info({ x: [5, 8], wq: [8, 8], wk: [8, 8], wv: [8, 8], wo: [8, 8] }));
+    expect(m.layout).toBe('plain');
+    expect(m.slots).toEqual({
+      x: { name: 'x' },
+      wq: { name: 'wq' },
+      wk: { name: 'wk' },
+      wv: { name: 'wv' },
+      wo: { name: 'wo' },
+    });
+    expect(m.notes).toEqual([]);
+  });
+
+  it('says where the heads came from: the JSON, the attentions, or nowhere (a guess)', () => {
+    const mha = info({ 'attn.in_proj_weight': [12, 4], x: [3, 4] });
+    expect(guessMapping(mha)).toMatchObject({ numHeads: null, headsFrom: null });
+    expect(guessMapping(mha, { config: { num_attention_heads: 2 } })).toMatchObject({
+      numHeads: 2,
+      headsFrom: 'config',
+    });
+    expect(guessMapping([...mha, { name: 'attentions', shape: [2, 3, 3] }])).toMatchObject({
+      numHeads: 2,
+      headsFrom: 'attentions',
+    });
+  });
+
   it('says when no layout is known', () => {
     const m = guessMapping(info({ a: [2, 2] }));
     expect(m.layout).toBeNull();
@@ -107,9 +156,9 @@ describe('extract', () => {
     ]);
   });
 
-  it('repeats grouped key/value heads for the query heads that read them', () => {
-    // two kv heads of width 1, four query heads: heads 0, 1 read kv 0 and heads 2, 3 read kv 1
-    expect(repeatKvHeads([[10, 20]], 2, 4)).toEqual([[10, 10, 20, 20]]);
+  it('widens grouped key/value heads to the page’s shape, the kv heads first', () => {
+    // two kv heads of width 1 first (what grouped-query attention reads), then the same again for the unread blocks
+    expect(widenKvHeads([[10, 20]], 2, 4)).toEqual([[10, 20, 10, 20]]);
   });
 });
 
@@ -126,6 +175,16 @@ describe('checkMapping', () => {
   };
   it('accepts a fitting mapping', () => {
     expect(checkMapping(slots, (n) => shapes[n], { numHeads: 2 })).toEqual([]);
+  });
+
+  it('needs X only: a weight left out comes from the seed, and one chosen alone is still checked', () => {
+    expect(checkMapping({ x: { name: 'x' } }, (n) => shapes[n], { numHeads: 2 })).toEqual([]);
+    expect(checkMapping({}, (n) => shapes[n], { numHeads: 2 })).toEqual([
+      'X (hidden states entering attention): no tensor chosen',
+    ]);
+    expect(checkMapping({ x: { name: 'x' }, wk: { name: 'o' } }, (n) => shapes[n], { numHeads: 2 })).toEqual([]);
+    expect(checkMapping({ x: { name: 'x' }, wv: { name: 'b' } }, (n) => shapes[n], { numHeads: 2 })[0]).toMatch(/W_v/u);
+    expect(checkMapping({ x: { name: 'x' }, wk: { name: 'p' } }, (n) => shapes[n], { numHeads: 2 })).not.toEqual([]);
   });
 
   it('names the tensor and both shapes when one does not fit', () => {

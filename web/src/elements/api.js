@@ -38,8 +38,5 @@ export function sharedAttention() {
   return shared;
 }
 
-/** Reads a .npz or .safetensors file through attention-wasm/io, loaded only when such a file is asked for. */
-export async function readTensorFile(kind, bytes) {
-  const io = await import('../../../src/js/io/index.js');
-  return kind === 'npz' ? io.readNpz(bytes) : io.readSafetensors(bytes);
-}
+/** attention-wasm/io, loaded only when a .npz or .safetensors file is asked for (by source.js). */
+export const loadIo = () => import('../../../src/js/io/index.js');

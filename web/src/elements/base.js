@@ -5,7 +5,7 @@
 import { attentionCall, labelsFor } from '../model/inputs.js';
 import { encodeState } from '../model/state.js';
 import { el } from '../view/dom.js';
-import { readTensorFile, sharedAttention } from './api.js';
+import { sharedAttention } from './api.js';
 import {
   OWN_ATTRIBUTES,
   SETTINGS,
@@ -159,7 +159,7 @@ export class AttentionElement extends HTMLElement {
     const src = this.getAttribute('src');
     if (data === undefined && !script && !src) return { state, problems };
     // The reader of exact numbers loads only for an element that has some.
-    const { InputProblem, applyData, loadSource, parseJson } = await import('./data.js');
+    const { InputProblem, applyData, parseJson } = await import('./data.js');
     try {
       if (data === undefined && script)
         data = parseJson(script.textContent, 'the <script type="application/json"> inside the element');
@@ -168,9 +168,9 @@ export class AttentionElement extends HTMLElement {
         if (!sources.has(url))
           sources.set(
             url,
-            loadSource(url, (u) => fetch(u), readTensorFile, src),
+            import('./source.js').then(({ loadSource }) => loadSource(url, (u) => fetch(u), src)),
           );
-        data = await sources.get(url);
+        data = await (await sources.get(url))(state);
       }
       return { state: data === undefined ? state : applyData(state, data), problems };
     } catch (error) {

@@ -1,4 +1,8 @@
 // Hand-written declarations for attention-wasm/elements: <attention-explorer> and <attention-heatmap>.
+/**
+ * Two custom elements that put live attention figures in any page: `<attention-explorer>` and `<attention-heatmap>`.
+ * @module attention-wasm/elements
+ */
 import type { Attention, Tensor } from '../../../src/js/index.js';
 
 /** The exact numbers an element may be given (a child <script type="application/json">, `src`, or `data`). */
@@ -17,6 +21,7 @@ export interface AttentionNumbers {
   tokens?: string[];
   /** [n, n], true (or 1) = may attend */
   mask?: (boolean | number)[][];
+  /** How many heads the weights hold (their widths divide by it). */
   heads?: number;
 }
 
@@ -34,28 +39,41 @@ export interface AttentionChangeDetail {
 
 /** What both elements share: the attributes as properties (reading gives the value in use). */
 export class AttentionElement extends HTMLElement {
+  /** The tokens, split at spaces (at most 64). */
   sentence: string;
+  /** The seed of the random embeddings and weights, 0 to 2³²−1 (default 42). */
   seed: number;
+  /** d_model, the width of X. */
   dModel: number;
+  /** d_k per head: the width of q and k. */
   dK: number;
+  /** d_v per head: the width of v. */
   dV: number;
+  /** How many heads (at most 8; heads·d_k ≤ 64). */
   heads: number;
   /** 1-based */
   head: number;
+  /** No looking ahead: query i sees keys j ≤ i. */
   causal: boolean;
+  /** 0.05 to 5; 1 is standard attention. */
   temperature: number;
   /** Divide the scores by √d_k. */
   scale: boolean;
+  /** Add the sinusoidal positional encodings of the original paper to X. */
   positions: boolean;
   /** The grouped-query lesson's kv heads. */
   kvHeads: number | null;
   /** The cross-attention lesson's second sentence. */
   source: string;
+  /** Decimals shown, 0 to 7. */
   precision: number;
+  /** One of the page's named examples (sentence, worked, causal, heads, …), or null. */
   example: string | null;
   /** Set: a permalink hash from the page. Read: the permalink of what is shown. */
   state: string | null;
+  /** A .json file of exact numbers, or a .npz / .safetensors file (arrays x, wq, wk, wv, wo, mask). */
   src: string | null;
+  /** No editing of the numbers. */
   readonly: boolean;
   /** A caption under the figure (text only); it names the figure for screen readers and goes into its export. */
   caption: string | null;
@@ -84,6 +102,7 @@ export class AttentionElement extends HTMLElement {
   toPNG(scale?: number): Promise<Blob>;
 }
 
+/** <attention-explorer>: the demo page's step-by-step walk for one example, sized for a blog column. */
 export class AttentionExplorer extends AttentionElement {
   /** Space-separated step names, e.g. "scores softmax output". */
   steps: string | null;
@@ -91,6 +110,7 @@ export class AttentionExplorer extends AttentionElement {
   hide: string | null;
 }
 
+/** <attention-heatmap>: the attention weights (or scores) as a heatmap with the tokens as labels, and a head picker. */
 export class AttentionHeatmap extends AttentionElement {
   /** What the heatmap shows: "weights" (the default) or "scores" (the scaled, masked scores softmax gets). */
   values: string | null;
@@ -100,7 +120,10 @@ export class AttentionHeatmap extends AttentionElement {
 export function sharedAttention(): Promise<Attention>;
 
 /** The steps <attention-explorer> knows: their names (the first is the page's) and titles. */
-export const STEPS: ReadonlyArray<{ readonly names: readonly string[] }>;
+export const STEPS: ReadonlyArray<{
+  /** The step's names, the page's first (e.g. "scores"), then aliases (e.g. the lesson's id). */
+  readonly names: readonly string[];
+}>;
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -26,13 +26,15 @@ export class MatrixTable {
       tabIndex: 0,
       attrs: { role: 'grid', 'aria-label': options.title, 'aria-readonly': String(!options.editable) },
     });
+    this.noteNode = el('div', { class: 'sub', text: options.note ?? '' });
+    this.noteNode.hidden = !options.note;
     this.errorNode = el('p', { class: 'error', attrs: { role: 'alert' } });
     this.errorNode.hidden = true;
     this.element = el(
       'figure',
       { class: 'matrix', dataset: { matrix: options.name }, attrs: { part: 'matrix' } },
       el('figcaption', {}, this.titleNode, this.shapeNode),
-      options.note ? el('div', { class: 'sub', text: options.note }) : null,
+      this.noteNode,
       el('div', { class: 'scroll' }, this.table),
       this.errorNode,
     );
@@ -61,9 +63,13 @@ export class MatrixTable {
     });
   }
 
-  setTitle(title) {
+  /** A new title, and the line under it when `note` is given (empty hides it). */
+  setTitle(title, note) {
     this.titleNode.textContent = title;
     this.table.setAttribute('aria-label', title);
+    if (note === undefined) return;
+    this.noteNode.textContent = note;
+    this.noteNode.hidden = !note;
   }
 
   /**

@@ -2,6 +2,7 @@
 // cross-attention and why a score is what it is. Their numbers come from the page's one table of lessons
 // (model/lessonSteps.js), through the public API; here they are only drawn.
 import { labelsFor } from '../model/inputs.js';
+import { notDesignedText } from '../model/provenance.js';
 import { weightLines, scoreTermLines } from '../model/whyScore.js';
 import { el } from '../view/dom.js';
 import { weightsView } from './heatmapGrid.js';
@@ -75,7 +76,7 @@ const designedWords = (state, step) => {
   );
   const intro = state.design
     ? 'X, W_q and W_k are built by hand, so each head shows a pattern trained models are known for.'
-    : 'This example’s weights are random, not designed: use example="designed" to see the patterns.';
+    : `${notDesignedText(state)} Use example="designed" to see the patterns.`;
   return [intro, ...lines, step.note].filter(Boolean).join(' ');
 };
 
@@ -95,7 +96,7 @@ export const MORE_STEPS = [
     title: () => 'Grouped-query attention',
     make: headsLesson(
       'gqa',
-      (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · kv group ${step.group[h] + 1}` }),
+      (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · K, V ${step.group[h] + 1}` }),
       (state, step, lessonStep) => lessonStep('gqa').text(state, step),
     ),
   },

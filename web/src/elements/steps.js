@@ -5,13 +5,17 @@ import {
   entropyText,
   explainOutputRow,
   headColumnsNote,
+  headNote,
   headsText,
+  kvHeadNote,
+  kvSharedNote,
   projectionText,
   randomNote,
   scaleTexts,
   tokenCountNote,
 } from '../model/lesson.js';
-import { currentMatrix, headWidth } from '../model/matrices.js';
+import { currentMatrix, headBlock, headWidth, kvHeadsOf } from '../model/matrices.js';
+import { embeddingSourceText } from '../model/provenance.js';
 import { sinusoidalPositions } from '../model/positions.js';
 import { el } from '../view/dom.js';
 import { weightsView } from './heatmapGrid.js';
@@ -37,17 +41,15 @@ const rowsView = (rows, state, rowLabels, colLabels) => ({
   raw: rows,
 });
 
-/** One head's [n, w] slice of a result tensor, as a table's view. */
-const headView = (tensor, state, colLabels) => ({
-  data: headSlice(tensor, state.head).data,
+/** One head's [n, w] slice of a result tensor (k and v: its kv head's), as a table's view. */
+const headView = (tensor, state, colLabels, index = state.head) => ({
+  data: headSlice(tensor, index).data,
   rows: state.n,
   cols: colLabels.length,
   rowLabels: labelsFor(state),
   colLabels,
   precision: state.precision,
 });
-
-const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head + 1} of ${state.numHeads})` : '');
 
 /**
  * Each step: its names (the first is the page's), a title, and make(ctx), which builds its section once and
@@ -61,12 +63,13 @@ export const STEPS = [
     make(ctx) {
       const x = ctx.table('x', { title: 'X', note: 'embeddings · rows: tokens', editable: true });
       const note = para();
-      const intro = para(
-        'Each token becomes a row of d_model numbers, its embedding, looked up in a table: the same token always gets the same row. Here the table is random from the seed.',
-      );
+      const intro = para();
+      const lookup =
+        'Each token becomes a row of d_model numbers, its embedding, looked up in a table: the same token always gets the same row.';
       return {
         nodes: [intro, note, x.element],
         update(state) {
+          intro.textContent = `${lookup} ${embeddingSourceText(state)}`;
           note.textContent = tokenCountNote(state);
           x.update(rowsView(currentMatrix(state, 'x'), state, labelsFor(state), dims(state.dModel)));
         },
@@ -121,10 +124,15 @@ export const STEPS = [
           for (const { letter, w, out } of rows) {
             const name = `w${letter}`;
             const width = headWidth(state, name);
-            const block = columnBlock(currentMatrix(state, name), state.head * width, width);
+            const block = columnBlock(currentMatrix(state, name), headBlock(state, name) * width, width);
+            // K and V of grouped-query attention: the kv head's, shared by its group of query heads
+            const note = letter === 'q' ? headNote(state) : kvHeadNote(state);
+            const sub = (text) => (letter === 'q' ? text : kvSharedNote(state, text));
             w.options.editable = !ctx.readonly && !(name === 'wk' && state.shareQK);
+            w.setTitle(`W_${letter}${note}`, sub('weights'));
             w.update(rowsView(block, state, dims(state.dModel), dims(width)));
-            out.update(headView(result[letter], state, dims(width)));
+            out.setTitle(`${letter.toUpperCase()}${note}`, sub({ q: 'queries', k: 'keys', v: 'values' }[letter]));
+            out.update(headView(result[letter], state, dims(width), headBlock(state, name)));
           }
         },
       };
@@ -246,7 +254,8 @@ export const STEPS = [
         nodes: [explain, el('div', { class: 'row' }, op('weights ·'), v.element, op('='), out.element)],
         update(state, result) {
           explain.textContent = explainOutputRow(state, result, null).text;
-          v.update(headView(result.v, state, dims(state.dV)));
+          v.setTitle(`V${kvHeadNote(state)}`, kvSharedNote(state, 'values'));
+          v.update(headView(result.v, state, dims(state.dV), headBlock(state, 'wv')));
           out.setTitle(state.numHeads > 1 ? 'head output' : 'output');
           out.update(headView(result.heads, state, dims(state.dV)));
         },
@@ -268,7 +277,10 @@ export const STEPS = [
           for (let h = 0; h < (state.numHeads > 1 ? state.numHeads : 0); h++) {
             const map = ctx.heatmap(`head${h}`, { label: `Head ${h + 1} attention weights`, readout, matrix: 'head' });
             map.update(weightsView(state, result.weights, h));
-            figures.push(el('div', { class: 'head-map' }, el('figcaption', { text: `head ${h + 1}` }), map.element));
+            const kv = kvHeadsOf(state) < state.numHeads ? ` · K, V ${headBlock(state, 'wk', h) + 1}` : '';
+            figures.push(
+              el('div', { class: 'head-map' }, el('figcaption', { text: `head ${h + 1}${kv}` }), map.element),
+            );
           }
           mount.replaceChildren(...figures);
         },

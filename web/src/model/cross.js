@@ -2,6 +2,7 @@
 // side), through the public API's crossAttention.
 import { attentionCall, labelsFor } from './inputs.js';
 import { addMatrices, embeddingRow, sinusoidalPositions } from './positions.js';
+import { allSeeded, sourcesText } from './provenance.js';
 import { LIMITS } from './state.js';
 import { tokenize } from './tokens.js';
 
@@ -68,6 +69,9 @@ export function crossText(state, step) {
     `The ${Lq} tokens of the first sentence ask (rows, Q = X·W_q); the ${Lk} tokens of the second answer (columns, ` +
     `K = X_src·W_k, V = X_src·W_v). So QKᵀ and the weights are ${Lq} × ${Lk}${Lq === Lk ? ' (square only because both sentences have the same length)' : ', not square'}, ` +
     `each row still sums to 1, and the output has one row per query: [${Lq}, ${state.dModel}].${cut} ` +
-    'The weights here are random, so which word looks at which means nothing yet; a trained translation model learns to look at the source words it is translating.'
+    (allSeeded(state, ['x', 'wq', 'wk'])
+      ? 'The weights here are random, so which word looks at which means nothing yet'
+      : `Here ${sourcesText(state, ['x', 'wq', 'wk'])}, but the second sentence's rows are random from seed ${state.seed} (the page's table, not a model's), so which word looks at which means nothing`) +
+    '; a trained translation model learns to look at the source words it is translating.'
   );
 }

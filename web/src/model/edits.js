@@ -1,7 +1,7 @@
 // What a typed sentence or cell, a pasted matrix or a click on the mask makes of the state, or why it is refused.
 import { maskCell } from './inputs.js';
 import { causalCellMessage } from './lesson.js';
-import { INPUT_TITLES, currentMatrix, headWidth, matrixShape } from './matrices.js';
+import { INPUT_TITLES, currentMatrix, headBlock, headWidth, matrixShape } from './matrices.js';
 import { parseMatrix, parseNumber } from './parse.js';
 import { LIMITS, checkSizes, withSizes } from './state.js';
 import { tokenize } from './tokens.js';
@@ -27,7 +27,7 @@ export function typedSentence(state, sentence) {
 
 /**
  * The state with `text` typed into cell (i, j) of the shown head's block of an input matrix (W_k edits W_q
- * while W_k = W_q is on).
+ * while W_k = W_q is on; W_k and W_v of grouped heads edit the block their group shares).
  * @returns {{ state: object } | { error: string }}
  */
 export function typedCell(state, name, i, j, text) {
@@ -42,7 +42,7 @@ export function typedCell(state, name, i, j, text) {
     return { error: `${cellName(state, name, i, j)}: ${shown} is too large; use numbers from -1000000 to 1000000.` };
   const target = name === 'wk' && state.shareQK ? 'wq' : name;
   const matrix = currentMatrix(state, target).map((row) => row.slice());
-  const col = name === 'x' || name === 'wo' ? j : state.head * headWidth(state, name) + j;
+  const col = headBlock(state, name) * headWidth(state, name) + j; // W_k, W_v: the kv head's block, when grouped
   matrix[i][col] = value;
   return { state: { ...state, [target]: matrix } };
 }

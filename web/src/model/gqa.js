@@ -1,6 +1,6 @@
 // Grouped-query attention: groups of query heads share one key head and one value head, through the public API.
-import { attentionCall, columnBlock } from './inputs.js';
-import { currentMatrix } from './matrices.js';
+import { attentionCall } from './inputs.js';
+import { headBlock } from './matrices.js';
 
 /** The numbers that divide `heads`, smallest first: the kv heads it allows. */
 export const divisorsOf = (heads) => Array.from({ length: heads }, (_, i) => i + 1).filter((d) => heads % d === 0);
@@ -14,11 +14,9 @@ export const KNOWN_MODELS = [
 /** Bytes of a model's KV cache for one token over all its layers (K and V, 2 bytes a number), with `kv` kv heads. */
 export const cacheBytesPerToken = (model, kv = model.kvHeads) => 2 * model.layers * kv * model.dHead * 2;
 
-const flat = (rows) => ({ data: Float64Array.from(rows.flat()), shape: [rows.length, rows[0].length] });
-
 /**
- * Runs the state's layer with `kvHeads` key and value heads: W_q keeps its H head blocks, W_k and W_v keep their
- * first H_kv blocks, and query head h uses kv head ⌊h / (H / H_kv)⌋.
+ * Runs the state's layer with its `kvHeads` key and value heads, as every step of the page does (attentionCall):
+ * W_q keeps its H head blocks, W_k and W_v their first H_kv blocks, and query head h uses kv head ⌊h / (H / H_kv)⌋.
  *
  * | result          | shape              |
  * |-----------------|--------------------|
@@ -34,22 +32,16 @@ export function gqaStep(attn, state) {
   const G = state.kvHeads ?? H;
   if (!Number.isInteger(G) || G < 1 || G > H || H % G !== 0) {
     return {
-      error: `kv heads = ${G} does not divide heads = ${H}: each group must have the same number of query heads. Use one of ${divisorsOf(H).join(', ')}, or change heads in the settings.`,
+      error: `kv heads = ${G} does not divide heads = ${H}: each group must have the same number of query heads. Use one of ${divisorsOf(H).join(', ')}, or change heads in the settings. Until then, every step computes ordinary multi-head attention (a K and V per head).`,
     };
   }
   const call = attentionCall(state);
-  const weights = {
-    ...call.weights,
-    wk: flat(columnBlock(currentMatrix(state, 'wk'), 0, G * dK)),
-    wv: flat(columnBlock(currentMatrix(state, 'wv'), 0, G * dV)),
-    numKvHeads: G,
-  };
-  const result = attn.selfAttention(call.x, weights, call.options);
+  const result = attn.selfAttention(call.x, call.weights, call.options);
   const perToken = G * (dK + dV);
   const perTokenFull = H * (dK + dV);
   return {
     kvHeads: G,
-    group: Array.from({ length: H }, (_, h) => Math.floor(h / (H / G))),
+    group: Array.from({ length: H }, (_, h) => headBlock(state, 'wk', h)),
     result,
     memory: { perToken, perTokenFull, total: n * perToken, totalFull: n * perTokenFull, saving: 1 - G / H },
   };

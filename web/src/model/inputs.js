@@ -1,8 +1,8 @@
 // From the page's state to the arguments of attention-wasm's selfAttention, and back to per-head views
 // of its results.
-import { currentMatrix } from './matrices.js';
+import { currentMatrix, kvHeadsOf } from './matrices.js';
 import { addMatrices, sinusoidalPositions } from './positions.js';
-import { tensorOf } from './reuse.js';
+import { columnBlockOf, tensorOf } from './reuse.js';
 import { tokenLabels, tokenize } from './tokens.js';
 
 /**
@@ -45,10 +45,17 @@ export function maskCell(state, i, j) {
   return state.mask && !state.mask[i][j] ? 'blocked' : 'open';
 }
 
+/** The first `width` columns of a matrix as `{ data, shape }`, made once per matrix (W_k, W_v of grouped heads). */
+function firstColumns(rows, width) {
+  if (width === rows[0].length) return tensorOf(rows);
+  return { data: columnBlockOf(rows, 0, width).data, shape: [rows.length, width] };
+}
+
 /**
  * The arguments of `attn.selfAttention(x, weights, options)` for the state. numHeads is always given, so
  * every per-head result has a head dimension: q [H, n, d_k], weights [H, n, n], heads [H, n, d_v]; then
- * concat [n, H·d_v] and, through W_o, output [n, d_model].
+ * concat [n, H·d_v] and, through W_o, output [n, d_model]. With grouped-query attention (kvHeadsOf < H), W_k and W_v
+ * give their first G blocks and numKvHeads is G: k [G, n, d_k], v [G, n, d_v].
  */
 export function attentionCall(state) {
   const flat = tensorOf; // made once per matrix: an unchanged matrix is not copied again
@@ -57,24 +64,23 @@ export function attentionCall(state) {
   if (scale !== undefined) options.scale = scale;
   const mask = maskOption(state);
   if (mask) options.mask = mask;
-  return {
-    x: flat(attentionInput(state)),
-    weights: {
-      wq: flat(currentMatrix(state, 'wq')),
-      wk: flat(currentMatrix(state, 'wk')),
-      wv: flat(currentMatrix(state, 'wv')),
-      wo: flat(currentMatrix(state, 'wo')),
-      numHeads: state.numHeads,
-      ...fittingBiases(state),
-    },
-    options,
+  const G = kvHeadsOf(state);
+  const weights = {
+    wq: flat(currentMatrix(state, 'wq')),
+    wk: firstColumns(currentMatrix(state, 'wk'), G * state.dK),
+    wv: firstColumns(currentMatrix(state, 'wv'), G * state.dV),
+    wo: flat(currentMatrix(state, 'wo')),
+    numHeads: state.numHeads,
+    ...fittingBiases(state, G),
   };
+  if (G !== state.numHeads) weights.numKvHeads = G;
+  return { x: flat(attentionInput(state)), weights, options };
 }
 
 /** The biases read from a model's file (state.biases: bq, bk, bv, bo as { data, shape }) that fit the sizes. */
-function fittingBiases({ biases, numHeads, dK, dV, dModel }) {
+function fittingBiases({ biases, numHeads, dK, dV, dModel }, kvHeads) {
   if (!biases) return {};
-  const sizes = { bq: numHeads * dK, bk: numHeads * dK, bv: numHeads * dV, bo: dModel };
+  const sizes = { bq: numHeads * dK, bk: kvHeads * dK, bv: kvHeads * dV, bo: dModel };
   return Object.fromEntries(Object.entries(biases).filter(([key, b]) => b && b.data.length === sizes[key]));
 }
 

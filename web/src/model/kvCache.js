@@ -1,7 +1,7 @@
 // The KV cache: one more token attends to the cached keys and values of the earlier ones, through the public API.
 import { attentionCall, labelsFor } from './inputs.js';
 
-/** [H, m, w] with one more row per head: the cache [H, m, w] and the new token's [H, 1, w]. */
+/** [H, m, w] with one more row per head: the cache [H, m, w] and the new token's [H, 1, w] (H: kv heads for K, V). */
 function appendRow(cache, fresh) {
   const [H, m, w] = cache.shape;
   const data = new Float32Array(H * (m + 1) * w);
@@ -20,7 +20,7 @@ function appendRow(cache, fresh) {
  *
  * | result     | shape          |
  * |------------|----------------|
- * | k, v       | [H, n, d_k / d_v]  the cache, the new token's row last |
+ * | k, v       | [H_kv, n, d_k / d_v]  the cache, the new token's row last (H_kv = H unless grouped) |
  * | q          | [H, 1, d_k]    |
  * | weights    | [H, 1, n]      |
  * | output     | [H·d_v]        the new token's heads side by side |

@@ -2,6 +2,9 @@
 import { meanRowEntropy, meanVariance } from './experiment.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
+import { headBlock, headsOfKv, kvHeadsOf } from './matrices.js';
+import { listWords, sourcesText } from './provenance.js';
+import { randomInputs } from './randomNote.js';
 import { tokenize } from './tokens.js';
 import { quote, shortNumber } from './tooltips.js';
 
@@ -110,15 +113,45 @@ export function projectionText(state) {
     `one column for each of the model's ${dModel} dimensions. So [${n}, ${H * dV}] · [${H * dV}, ${dModel}] gives the layer's output [${n}, ${dModel}], ` +
     'the width of X again, which the next layer and the residual connection (X + output) need. ' +
     `${H > 1 ? "Every output number takes from all the heads' columns: this is where the heads are mixed. " : ''}` +
-    "Like the other W's, W_o is random from the seed here; double-click a cell to change it."
+    `Here ${sourcesText(state, ['wo'])}; double-click a cell to change it.`
   );
+}
+
+/** " (head 3 of 4)" after the titles of one head's matrices; empty with one head. */
+export const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head + 1} of ${state.numHeads})` : '');
+
+/** The query heads that share the shown head's K and V, as words: "3 and 4". */
+const sharers = (state) => listWords(headsOfKv(state, headBlock(state, 'wk')).map((h) => String(h + 1)));
+
+/**
+ * After the titles of the shown head's W_k, W_v, K and V: with grouped-query attention, its kv head (" (kv head 2)",
+ * which kvSharedNote says is shared; short, so that X · W_k = K stays on one line), else headNote.
+ */
+export function kvHeadNote(state) {
+  return kvHeadsOf(state) === state.numHeads ? headNote(state) : ` (kv head ${headBlock(state, 'wk') + 1})`;
+}
+
+/** The line under those titles: `note`, after "shared by heads 3 and 4 · " with grouped-query attention. */
+export function kvSharedNote(state, note) {
+  return kvHeadsOf(state) === state.numHeads ? note : `shared by heads ${sharers(state)} · ${note}`;
 }
 
 /** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
 export function headColumnsNote(state) {
   const { head, numHeads, dK, dV } = state;
   if (numHeads <= 1) return '';
-  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${head * dK}–${(head + 1) * dK - 1} of W_q and W_k, ${head * dV}–${(head + 1) * dV - 1} of W_v). Choose the head in the settings or below the steps.`;
+  const range = (block, width) => `${block * width}–${(block + 1) * width - 1}`;
+  const g = headBlock(state, 'wk');
+  const G = kvHeadsOf(state);
+  const blocks =
+    G === numHeads
+      ? `${range(head, dK)} of W_q and W_k, ${range(head, dV)} of W_v`
+      : `${range(head, dK)} of W_q; ${range(g, dK)} of W_k and ${range(g, dV)} of W_v, the block of kv head ${g + 1}, which heads ${sharers(state)} share: kv heads = ${G}, grouped-query attention`;
+  const ignored =
+    state.kvHeads !== null && state.kvHeads !== numHeads && G === numHeads
+      ? ` kv heads = ${state.kvHeads} does not divide the ${numHeads} heads, so every step computes ordinary multi-head attention.`
+      : '';
+  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${blocks}).${ignored} Choose the head in the settings or below the steps.`;
 }
 
 /** The paragraph above the heads' heatmaps. */
@@ -127,37 +160,18 @@ export function headsText(state) {
   if (H === 1) {
     return 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.';
   }
-  const random = randomInputs(state).length
+  const random = randomInputs(state).some((name) => name !== 'x')
     ? ' Here the blocks are random, so the heads differ only by chance; in a trained model each head learns to look for something different.'
     : '';
-  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. Each head has its own blocks of W_q, W_k and W_v, so its own pattern; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
+  const G = kvHeadsOf(state);
+  const own =
+    G === H
+      ? 'Each head has its own blocks of W_q, W_k and W_v, so its own pattern'
+      : `Each head has its own block of W_q, so its own queries and its own pattern, but with kv heads = ${G} each group of ${H / G} heads shares one block of W_k and W_v, so one K and one V (grouped-query attention)`;
+  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. ${own}; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
 }
 
-/** The inputs of attention's pattern (X, W_q, W_k) that come from the seed rather than from typed numbers. */
-export function randomInputs(state) {
-  if (state.design) return [];
-  return ['x', 'wq', 'wk'].filter((name) => !(state[name] || (name === 'wk' && state.shareQK && state.wq)));
-}
-
-/**
- * Says, while the pattern rests on random numbers, that it means nothing yet, naming the largest weight shown.
- * @returns {string}  empty when X, W_q and W_k are all typed
- */
-export function randomNote(state, result) {
-  const names = randomInputs(state).map((name) => ({ x: 'X', wq: 'W_q', wk: 'W_k' })[name]);
-  if (!names.length || !result) return '';
-  const labels = labelsFor(state);
-  const { data } = headSlice(result.weights, state.head);
-  let best = 0;
-  for (let k = 1; k < data.length; k++) if (data[k] > data[best]) best = k;
-  const [i, j] = [Math.floor(best / state.n), best % state.n];
-  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-  return (
-    `${list} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet: ` +
-    `that ${quote(labels[i])} gives ${formatValue(data[best], 2)} of its attention to ${i === j ? 'itself' : quote(labels[j])} is chance. ` +
-    'Training is what makes W_q and W_k pick out useful patterns; type your own numbers to shape one.'
-  );
-}
+export { randomInputs, randomNote } from './randomNote.js';
 
 /**
  * Which tokens a too-small n leaves out, so that words are not dropped silently.

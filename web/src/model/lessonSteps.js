@@ -2,7 +2,7 @@
 // the page, its example, and, where it makes calls of its own, a pure function from an attention instance and a
 // state to the numbers its view draws (through the public API only), with a function that puts them in words.
 import { crossStep, crossText } from './cross.js';
-import { designedStep } from './designedHeads.js';
+import { designedStep } from './designedLesson.js';
 import { gqaStep, gqaText } from './gqa.js';
 import { attentionCall } from './inputs.js';
 import { kvCacheStep, kvCacheText } from './kvCache.js';

@@ -34,6 +34,31 @@ export function headWidth(state, name) {
   return name === 'wv' ? state.dV : state.dK;
 }
 
+/**
+ * The key and value heads the layer computes: state.kvHeads when it divides the heads (grouped-query attention,
+ * W_k and W_v then use their first kvHeads blocks), else one per head (ordinary multi-head attention).
+ */
+export function kvHeadsOf(state) {
+  const { numHeads: H, kvHeads: G } = state;
+  return Number.isInteger(G) && G >= 1 && G < H && H % G === 0 ? G : H;
+}
+
+/**
+ * The block of columns of W_q, W_k or W_v that query head `h` reads: its own of W_q; of W_k and W_v, its kv
+ * head's, ⌊h / (H / kvHeads)⌋, which the other heads of its group share. 0 for X and W_o (no blocks).
+ */
+export function headBlock(state, name, h = state.head) {
+  if (name === 'x' || name === 'wo') return 0;
+  if (name === 'wq') return h;
+  return Math.floor(h / (state.numHeads / kvHeadsOf(state)));
+}
+
+/** The query heads that share kv head `g`: h with headBlock(state, 'wk', h) = g (one head when not grouped). */
+export function headsOfKv(state, g) {
+  const group = state.numHeads / kvHeadsOf(state);
+  return Array.from({ length: group }, (_, k) => g * group + k);
+}
+
 /** Column c of a weight matrix as a stable key (head, column in head), so heads keep values when d_k changes. */
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
 

@@ -70,6 +70,16 @@ const LAYOUTS = [
     },
   },
   {
+    id: 'plain',
+    title: "attention-wasm's own names (x, wq, wk, wv, wo, as <attention-explorer src> reads them: [in, out])",
+    match: /^(.*?)wq$/u,
+    layerless: true,
+    sources: (p) =>
+      Object.fromEntries(
+        ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'].map((slot) => [slot, { name: `${p}${slot}` }]),
+      ),
+  },
+  {
     id: 'llama',
     title: 'LLaMA-style q_proj/k_proj/v_proj/o_proj (Linear [out, in]: transposed; fewer K/V heads allowed)',
     match: /^(.*?)layers\.(\d+)\.self_attn\.q_proj\.weight$/u,
@@ -113,13 +123,21 @@ export const squeeze = (shape) => {
   return out;
 };
 
+/** The layer a tensor's name ends with ("attentions.5" → 5), or null. */
+const layerOfName = (name) => {
+  const m = /\.(\d+)$/u.exec(name);
+  return m ? Number(m[1]) : null;
+};
+
 /**
  * Guesses the mapping of a file's tensors.
  * @param {{ name: string, shape: number[] }[]} tensors
- * @param {{ layer?: number, config?: object }} [options]  config: a model's config.json (num_attention_heads, n_head,
- *   num_key_value_heads)
+ * @param {{ layer?: number, config?: object }} [options]  layer: the one chosen, else the config's; config: a model's
+ *   config.json or the README script's JSON (num_attention_heads, n_head, num_key_value_heads, layer)
  * @returns {{ layout: string | null, title: string, layers: number[], layer: number, slots: Record<string, Source>,
- *   numHeads: number | null, numKvHeads: number | null, notes: string[] }}
+ *   numHeads: number | null, headsFrom: 'config' | 'attentions' | null, numKvHeads: number | null, notes: string[] }}
+ *   slots.attentions is only ever the chosen layer's (a name ending in it, or a name without a layer when the JSON's
+ *   layer is the one chosen or the file has one layer)
  */
 export function guessMapping(tensors, { layer, config } = {}) {
   const names = new Set(tensors.map((t) => t.name));
@@ -137,7 +155,9 @@ export function guessMapping(tensors, { layer, config } = {}) {
     if (found) break;
   }
   const layerList = [...layers].sort((a, b) => a - b);
-  const chosen = layerList.includes(layer) ? layer : (layerList[0] ?? 0);
+  const exported = Number.isInteger(config?.layer) ? config.layer : null; // the README script's JSON says it
+  const wanted = layer ?? exported;
+  const chosen = layerList.includes(wanted) ? wanted : (layerList[0] ?? exported ?? 0);
   const slots = {};
   if (found) {
     const sources = found.layout.sources(found.prefix, chosen);
@@ -149,13 +169,26 @@ export function guessMapping(tensors, { layer, config } = {}) {
   }
   const x = tensors.find((t) => X_NAMES.test(t.name) && squeeze(t.shape).length === 2);
   if (x) slots.x = { name: x.name };
-  const attentions = tensors.filter((t) => ATTENTION_NAMES.test(t.name) && !names.has(`${t.name}.weight`));
+  const square = (t) => squeeze(t.shape).length === 3 && squeeze(t.shape)[1] === squeeze(t.shape)[2];
+  const attentions = tensors.filter((t) => ATTENTION_NAMES.test(t.name) && !names.has(`${t.name}.weight`) && square(t));
+  // A model's attention probabilities are compared with the same layer only: those of another layer never are.
+  const unnamedIsChosen = exported === null ? layerList.length <= 1 : exported === chosen;
   const probs =
-    attentions.find((t) => t.name.endsWith(`.${chosen}`) && squeeze(t.shape).length === 3) ??
-    attentions.find((t) => squeeze(t.shape).length === 3 && squeeze(t.shape)[1] === squeeze(t.shape)[2]);
+    attentions.find((t) => layerOfName(t.name) === chosen) ??
+    attentions.find((t) => layerOfName(t.name) === null && unnamedIsChosen);
   if (probs) slots.attentions = { name: probs.name };
+  const others = attentions.filter((t) => t !== probs).map((t) => `“${t.name}”`);
+  if (others.length && !probs)
+    notes.push(
+      `${others.join(', ')}: another layer's attention probabilities, so layer ${chosen} is not compared with them.`,
+    );
+  if (exported !== null && layerList.length && exported !== chosen)
+    notes.push(
+      `The JSON says this file was exported for layer ${exported}: its X is what layer ${exported} receives, so layer ${chosen} runs on another layer's input.`,
+    );
   const fromConfig = config?.num_attention_heads ?? config?.n_head ?? null;
   const numHeads = fromConfig ?? (probs ? squeeze(probs.shape)[0] : null);
+  const headsFrom = fromConfig ? 'config' : probs ? 'attentions' : null;
   let numKvHeads = config?.num_key_value_heads ?? null;
   if (numKvHeads === null && numHeads && slots.wq && slots.wk) {
     const q = shapeOf(slots.wq.name)[0];
@@ -169,6 +202,7 @@ export function guessMapping(tensors, { layer, config } = {}) {
     layer: chosen,
     slots,
     numHeads,
+    headsFrom,
     numKvHeads,
     notes,
   };
@@ -211,17 +245,14 @@ export function extract(tensor, source) {
 }
 
 /**
- * Grouped-query K or V weights [d_model, H_kv·d] widened to [d_model, H·d]: query head h reads kv head
- * ⌊h / (H / H_kv)⌋, as attention-wasm's numKvHeads does, so the page's per-head view shows what each query head uses.
+ * Grouped-query K or V weights [d_model, H_kv·d] in the page's shape [d_model, H·d]: the first H_kv blocks are the
+ * kv heads, which the page's grouped-query attention reads (state.kvHeads = H_kv, as attention-wasm's numKvHeads);
+ * the blocks after them repeat those, unread while kv heads = H_kv.
  */
-export function repeatKvHeads(rows, numKvHeads, numHeads) {
+export function widenKvHeads(rows, numKvHeads, numHeads) {
   const width = rows[0].length / numKvHeads;
-  const group = numHeads / numKvHeads;
   return rows.map((row) =>
-    Array.from({ length: numHeads * width }, (_, c) => {
-      const h = Math.floor(c / width);
-      return row[Math.floor(h / group) * width + (c % width)];
-    }),
+    Array.from({ length: numHeads * width }, (_, c) => row[(Math.floor(c / width) % numKvHeads) * width + (c % width)]),
   );
 }
 
@@ -245,9 +276,7 @@ export function checkMapping(slots, shapeOf, { numHeads, numKvHeads }) {
     if (!dims) errors.push(`${SLOT_TITLES[slot]}: “${source.name}” [${shape.join(', ')}] does not split in 3 parts`);
     else shapes[slot] = dims;
   }
-  for (const slot of ['x', 'wq', 'wk', 'wv']) {
-    if (!slots[slot]) errors.push(`${SLOT_TITLES[slot]}: no tensor chosen`);
-  }
+  if (!slots.x) errors.push(`${SLOT_TITLES.x}: no tensor chosen`);
   const want = (slot, expected, why) => {
     const got = shapes[slot];
     if (!got || expected.some((e) => !Number.isInteger(e))) return;
@@ -259,21 +288,36 @@ export function checkMapping(slots, shapeOf, { numHeads, numKvHeads }) {
   };
   const x = shapes.x;
   if (x && x.length !== 2) errors.push(`${SLOT_TITLES.x}: “${slots.x.name}” is [${x.join(', ')}], not [n, d_model]`);
+  for (const slot of ['wq', 'wk', 'wv', 'wo']) {
+    if (shapes[slot] && shapes[slot].length !== 2) {
+      errors.push(`${SLOT_TITLES[slot]}: “${slots[slot].name}” is [${shapes[slot].join(', ')}], not a matrix`);
+      delete shapes[slot];
+    }
+  }
   const dModel = x?.[1] ?? shapes.wq?.[0];
-  const width = shapes.wq?.[1];
   const kv = numKvHeads ?? numHeads;
+  const splits = (slot, heads) => {
+    const cols = shapes[slot]?.[1];
+    if (cols === undefined || cols % heads === 0) return true;
+    errors.push(`${SLOT_TITLES[slot]}: ${cols} columns do not split into ${heads} heads (“${slots[slot].name}”)`);
+    return false;
+  };
+  // W_k's width gives d_k when W_q is not chosen (the page's seed then makes W_q).
+  const width = shapes.wq?.[1] ?? (shapes.wk && splits('wk', kv) ? (shapes.wk[1] / kv) * numHeads : undefined);
+  if (dModel && shapes.wq && splits('wq', numHeads)) want('wq', [dModel, width], 'X [n, d_model]');
   if (dModel && width) {
-    if (width % numHeads !== 0)
-      errors.push(`W_q: ${width} columns do not split into ${numHeads} heads (“${slots.wq.name}”)`);
-    want('wq', [dModel, width], 'X [n, d_model]');
     want('wk', [dModel, (width / numHeads) * kv], `W_q [${dModel}, ${width}] with ${kv} key/value heads`);
-    const vWidth = shapes.wv?.[1];
-    if (vWidth) want('wo', [(vWidth / kv) * numHeads, dModel], `${numHeads} heads of W_v's width and d_model`);
     want('bq', [width], 'W_q');
     want('bk', [(width / numHeads) * kv], 'W_k');
-    if (vWidth) want('bv', [vWidth], 'W_v');
-    want('bo', [dModel], 'W_o');
   }
+  const vWidth = shapes.wv && splits('wv', kv) ? shapes.wv[1] : undefined;
+  if (dModel && vWidth) {
+    want('wv', [dModel, vWidth], 'X [n, d_model]');
+    want('wo', [(vWidth / kv) * numHeads, dModel], `${numHeads} heads of W_v's width and d_model`);
+    want('bv', [vWidth], 'W_v');
+  } else if (dModel && shapes.wo && shapes.wo[0] % numHeads)
+    errors.push(`W_o: ${shapes.wo[0]} rows do not split into ${numHeads} heads (“${slots.wo.name}”)`);
+  if (dModel) want('bo', [dModel], 'W_o');
   if (shapes.attentions && x) want('attentions', [numHeads, x[0], x[0]], `${numHeads} heads of n × n`);
   return errors;
 }

@@ -21,3 +21,16 @@ export function shortLabel(label, max = 10) {
   const chars = Array.from(label);
   return chars.length <= max ? label : `${chars.slice(0, max - 1).join('')}…`;
 }
+
+/**
+ * A model tokenizer's token as one word of the page's sentence: the marker of a leading space dropped (GPT-2's
+ * byte-level "Ġ", SentencePiece's "▁" of LLaMA and T5), any space inside shown as "·", and `fallback` when nothing
+ * is left (a token that was only a space).
+ */
+export function tokenWord(token, fallback) {
+  return (
+    String(token)
+      .replace(/^[Ġ▁]+/u, '')
+      .replace(/\s+/gu, '·') || fallback
+  );
+}

@@ -2,6 +2,7 @@
 // sum, from the numbers attention-wasm returned (q, k and the scores of its result with returnSteps).
 import { formatValue } from './format.js';
 import { headSlice, scaleValue } from './inputs.js';
+import { headBlock } from './matrices.js';
 
 /** How many terms a readout lists before it sums up the rest. */
 export const SHOWN_TERMS = 6;
@@ -22,13 +23,14 @@ const signed = (value, precision) => `${value < 0 ? '−' : '+'}${formatValue(Ma
 
 /**
  * The lines that explain score (i, j) of the shown head: q_i·k_j = Σ_t q_it·k_jt, the largest terms first.
- * @param {object} result  selfAttention's result with returnSteps: q [H, n, d_k], k [H, n, d_k]
+ * @param {object} result  selfAttention's result with returnSteps: q [H, n, d_k], k [H_kv, n, d_k] (the shown head
+ *   reads its kv head's keys)
  * @returns {string[]}
  */
 export function scoreTermLines(state, result, i, j) {
   const { dK, n, head, precision } = state;
   const q = headSlice(result.q, head).data.subarray(i * dK, (i + 1) * dK);
-  const k = headSlice(result.k, head).data.subarray(j * dK, (j + 1) * dK);
+  const k = headSlice(result.k, headBlock(state, 'wk')).data.subarray(j * dK, (j + 1) * dK);
   const terms = dotTerms(q, k);
   const lines = [`q·k = Σ_t q_t·k_t over d_k = ${dK} term${dK > 1 ? 's' : ''}, largest first:`];
   for (const term of terms.slice(0, SHOWN_TERMS)) {

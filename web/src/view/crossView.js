@@ -3,6 +3,8 @@
 import { crossStep, crossText } from '../model/cross.js';
 import { formatShape } from '../model/format.js';
 import { headSlice } from '../model/inputs.js';
+import { headNote, kvHeadNote } from '../model/lesson.js';
+import { headBlock } from '../model/matrices.js';
 import { quote } from '../model/tooltips.js';
 import { byId, el, setError, show } from './dom.js';
 import { Heatmap } from './heatmap.js';
@@ -66,19 +68,18 @@ export class CrossView {
     byId('cross-text').textContent = crossText(state, step);
     show(byId('mount-cross'), !step.error);
     if (step.error) return;
-    const { n, dModel, dK, numHeads: H, head, precision } = state;
+    const { n, dModel, dK, head, precision } = state;
     const Lk = step.keys.length;
-    const headNote = H > 1 ? ` (head ${head + 1} of ${H})` : '';
     const g = this.grids;
-    g.k.setTitle(`K${headNote}`);
-    g.weights.setTitle(`weights${headNote}`);
+    g.k.setTitle(`K${kvHeadNote(state)}`);
+    g.weights.setTitle(`weights${headNote(state)}`);
     const view = (data, rows, cols, rowLabels, colLabels) => ({ data, rows, cols, rowLabels, colLabels, precision });
     g.source.update(view(Float64Array.from(step.context.flat()), Lk, dModel, step.keys, dims(dModel)));
-    g.k.update(view(headSlice(step.result.k, head).data, Lk, dK, step.keys, dims(dK)));
+    g.k.update(view(headSlice(step.result.k, headBlock(state, 'wk')).data, Lk, dK, step.keys, dims(dK)));
     const weights = headSlice(step.result.weights, head).data;
     g.weights.update(view(weights, n, Lk, step.queries, step.keys));
     g.output.update(view(step.result.output.data, n, dModel, step.queries, dims(dModel)));
     this.heatmap.update({ data: weights, rows: n, cols: Lk, rowLabels: step.queries, colLabels: step.keys });
-    byId('cross-caption').textContent = `Heatmap ${formatShape([n, Lk])}${headNote}`;
+    byId('cross-caption').textContent = `Heatmap ${formatShape([n, Lk])}${headNote(state)}`;
   }
 }

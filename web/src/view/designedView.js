@@ -1,6 +1,7 @@
 // Draws the designed-heads lesson: for each head, how its W_q and W_k make its pattern, its heatmap, and which
 // key each query attends to most.
-import { designedPatterns, designedSizeNote } from '../model/designedHeads.js';
+import { notDesignedText } from '../model/provenance.js';
+import { designedPatterns, designedSizeNote } from '../model/designedLesson.js';
 import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { cellTooltip, quote } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
@@ -53,6 +54,7 @@ export class DesignedView {
     const mount = byId('mount-designed');
     byId('load-designed').hidden = state.design;
     show(byId('designed-off'), !state.design);
+    if (!state.design) byId('designed-off').textContent = notDesignedText(state);
     const note = byId('designed-note');
     note.textContent = state.design ? designedSizeNote(state) : '';
     show(note, Boolean(note.textContent));

@@ -2,6 +2,8 @@
 // next to the last row of full causal attention.
 import { headSlice, labelsFor } from '../model/inputs.js';
 import { kvCacheText } from '../model/kvCache.js';
+import { headNote, kvHeadNote } from '../model/lesson.js';
+import { headBlock } from '../model/matrices.js';
 import { byId, el, show } from './dom.js';
 import { MatrixGrid } from './matrixGrid.js';
 
@@ -35,18 +37,20 @@ export class KvView {
     if (!step) return;
     const { n, dK, dV, numHeads: H, head, precision } = state;
     const labels = labelsFor(state);
-    const headNote = H > 1 ? ` (head ${head + 1} of ${H})` : '';
+    const qNote = headNote(state);
+    const kvNote = kvHeadNote(state); // grouped-query attention caches one K and V per group of heads
+    const kv = headBlock(state, 'wk');
     const cacheLabels = labels.map((label, i) => (i === n - 1 ? `${label} (new)` : label));
     const concatLabels = Array.from({ length: H * dV }, (_, c) =>
       H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
     );
     const g = this.grids;
-    g.kvK.setTitle(`cached K${headNote}`);
-    g.kvV.setTitle(`cached V${headNote}`);
-    g.kvQ.setTitle(`q of “${step.token}”${headNote}`);
-    g.kvWeights.setTitle(`its weights${headNote}`);
+    g.kvK.setTitle(`cached K${kvNote}`);
+    g.kvV.setTitle(`cached V${kvNote}`);
+    g.kvQ.setTitle(`q of “${step.token}”${qNote}`);
+    g.kvWeights.setTitle(`its weights${qNote}`);
     g.kvK.update({
-      data: headSlice(step.k, head).data,
+      data: headSlice(step.k, kv).data,
       rows: n,
       cols: dK,
       rowLabels: cacheLabels,
@@ -54,7 +58,7 @@ export class KvView {
       precision,
     });
     g.kvV.update({
-      data: headSlice(step.v, head).data,
+      data: headSlice(step.v, kv).data,
       rows: n,
       cols: dV,
       rowLabels: cacheLabels,

@@ -6,13 +6,17 @@ import {
   entropyText,
   explainOutputRow,
   headColumnsNote,
+  headNote,
   headsText,
+  kvHeadNote,
+  kvSharedNote,
   projectionText,
   randomNote,
   scaleTexts,
   varianceText,
 } from '../model/lesson.js';
-import { INPUT_TITLES, currentMatrix, headWidth } from '../model/matrices.js';
+import { INPUT_TITLES, currentMatrix, headBlock, headWidth, kvHeadsOf } from '../model/matrices.js';
+import { embeddingSourceText } from '../model/provenance.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
 import { Heatmap, weightsLegend } from './heatmap.js';
@@ -198,7 +202,10 @@ export class Steps {
     const { grids } = this;
     const labels = labelsFor(state);
     const { n, dModel, dK, dV, numHeads: H, head: h, precision } = state;
-    const headNote = H > 1 ? ` (head ${h + 1} of ${H})` : '';
+    const qNote = headNote(state);
+    const kvNote = kvHeadNote(state); // the kv head that h shares with its group, with grouped-query attention
+    const kv = headBlock(state, 'wk');
+    const withShared = (note) => kvSharedNote(state, note); // "shared by heads 3 and 4 · …", when grouped
     const flat = flatRows; // made once per matrix
 
     const x = currentMatrix(state, 'x');
@@ -213,12 +220,11 @@ export class Steps {
     });
     for (const name of ['wq', 'wk', 'wv']) {
       const width = headWidth(state, name);
-      const block = columnBlockOf(currentMatrix(state, name), h * width, width);
+      const block = columnBlockOf(currentMatrix(state, name), headBlock(state, name) * width, width);
       grids[name].options.editable = !(name === 'wk' && state.shareQK);
-      grids[name].setTitle(
-        `${INPUT_TITLES[name]}${headNote}`,
-        name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable',
-      );
+      const note = name === 'wk' && state.shareQK ? 'same as W_q (W_k = W_q is on)' : 'weights · editable';
+      if (name === 'wq') grids.wq.setTitle(`W_q${qNote}`, note);
+      else grids[name].setTitle(`${INPUT_TITLES[name]}${kvNote}`, withShared(note));
       grids[name].update({
         data: block.data,
         rows: dModel,
@@ -229,10 +235,10 @@ export class Steps {
         raw: block.rows,
       });
     }
-    const perHead = (grid, tensor, title, colLabels) => {
-      grid.setTitle(`${title}${headNote}`);
+    const perHead = (grid, tensor, title, colLabels, index = h, note = qNote, sub = undefined) => {
+      grid.setTitle(`${title}${note}`, sub);
       grid.update({
-        data: headSlice(tensor, h).data,
+        data: headSlice(tensor, index).data,
         rows: n,
         cols: colLabels.length,
         rowLabels: labels,
@@ -241,8 +247,8 @@ export class Steps {
       });
     };
     perHead(grids.q, result.q, 'Q', dims(dK));
-    perHead(grids.k, result.k, 'K', dims(dK));
-    perHead(grids.v, result.v, 'V', dims(dV));
+    perHead(grids.k, result.k, 'K', dims(dK), kv, kvNote, withShared('keys'));
+    perHead(grids.v, result.v, 'V', dims(dV), kv, kvNote, withShared('values'));
     perHead(grids.raw, result.rawScores, 'QKᵀ', labels);
     perHead(grids.scaled, result.scaledScores, 'scaled scores', labels);
     const additiveMask = Float32Array.from({ length: n * n }, (_, k) =>
@@ -251,7 +257,7 @@ export class Steps {
     grids.mask.update({ data: additiveMask, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision });
     perHead(grids.scores, result.scores, 'masked scores', labels);
     perHead(grids.weights, result.weights, 'attention weights', labels);
-    perHead(grids.vOut, result.v, 'V', dims(dV));
+    perHead(grids.vOut, result.v, 'V', dims(dV), kv, kvNote, withShared('values'));
     perHead(grids.output, result.heads, H > 1 ? 'head output' : 'output', dims(dV));
     const concatLabels = Array.from({ length: H * dV }, (_, c) =>
       H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
@@ -290,7 +296,7 @@ export class Steps {
     const weights = headSlice(result.weights, h);
     const blocked = (i, j) => maskCell(state, i, j) !== 'open';
     this.heatmap.update({ data: weights.data, rows: n, cols: n, blocked, rowLabels: labels, colLabels: labels });
-    byId('heatmap-caption').textContent = `${formatShape([n, n])}${headNote}`;
+    byId('heatmap-caption').textContent = `${formatShape([n, n])}${qNote}`;
     this.#drawHeads(state, result);
     this.#drawTexts(state, result);
     this.#explainOutput();
@@ -341,7 +347,11 @@ export class Steps {
       const { data } = headSlice(result.weights, h);
       views[h].map.update({ data, rows: state.n, cols: state.n, blocked });
       views[h].figure.classList.toggle('selected', h === state.head);
-      views[h].figure.querySelector('button').setAttribute('aria-pressed', String(h === state.head));
+      const button = views[h].figure.querySelector('button');
+      button.setAttribute('aria-pressed', String(h === state.head));
+      // With grouped-query attention, the caption names the K and V the head shares with its group.
+      const kv = kvHeadsOf(state) < H ? ` · K, V ${headBlock(state, 'wk', h) + 1}` : '';
+      button.textContent = `head ${h + 1}${kv}`;
     }
     views[H].map.update({ ...averageHeads(result.weights), rows: state.n, cols: state.n, blocked });
   }
@@ -353,6 +363,7 @@ export class Steps {
     byId('scale-text').textContent = scale.text;
     byId('entropy-text').textContent = entropyText(state, result);
     byId('random-note').textContent = randomNote(state, result);
+    byId('x-source').textContent = embeddingSourceText(state);
     byId('why-text').textContent = varianceText(state, result);
     const headsNote = byId('qkv-heads-note');
     headsNote.textContent = headColumnsNote(state);
