@@ -17,7 +17,10 @@ async function once(browser, url, width, size, kind, args) {
     await openSettings(page);
     await observe(page);
     await pause(page, args.pause);
-    return await INTERACTIONS[kind](page, 0);
+    // The page's warm-up (warmUp.js), where it has one: done before the click, and its longest rehearsal's task.
+    const warm = await page.evaluate(() => ({ ...document.documentElement.dataset }));
+    const value = await INTERACTIONS[kind](page, 0);
+    return value && { ...value, warmed: warm.warm === 'done', rehearsalMs: Number(warm.rehearsalMs ?? NaN) };
   } finally {
     await context.close();
   }
@@ -36,8 +39,10 @@ export async function freshInteractions(browser, servers, args, name) {
     `The first interaction of each kind, each on a fresh page (${args.fresh} pages per cell, --pause ${args.pause} ms);`,
     'ms: Event Timing input to next paint, median (max) · input to the result on screen, median.',
   );
-  console.log(`| width | size | build | ${FRESH_KINDS.join(' | ')} |`);
-  console.log(`|${' --- |'.repeat(FRESH_KINDS.length + 3)}`);
+  console.log(
+    `| width | size | build | ${FRESH_KINDS.join(' | ')} | warm-up done before the click; longest rehearsal |`,
+  );
+  console.log(`|${' --- |'.repeat(FRESH_KINDS.length + 4)}`);
   for (const width of args.widths) {
     for (const size of args.sizes) {
       const figures = servers.map(() => Object.fromEntries(FRESH_KINDS.map((kind) => [kind, []])));
@@ -58,7 +63,12 @@ export async function freshInteractions(browser, servers, args, name) {
           const result = Math.round(median(values.map((v) => v.result)));
           return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${result}`;
         });
-        console.log(`| ${width} | ${SIZES[size].label} | ${name(dist)} | ${cells.join(' | ')} |`);
+        const all = FRESH_KINDS.flatMap((kind) => figures[index][kind]);
+        const rehearsals = all.map((v) => v.rehearsalMs).filter(Number.isFinite);
+        const warm = rehearsals.length
+          ? `${all.filter((v) => v.warmed).length}/${all.length}; ${Math.round(median(rehearsals))} ms (max ${Math.round(Math.max(...rehearsals))})`
+          : 'no warm-up';
+        console.log(`| ${width} | ${SIZES[size].label} | ${name(dist)} | ${cells.join(' | ')} | ${warm} |`);
       });
     }
   }

@@ -33,8 +33,8 @@ const idle = (callback) =>
 /**
  * Rehearses each change of REHEARSALS once, one per idle period, from the page's settled state on. `rehearse(next)`
  * draws `next` and then the state shown (main.js), and returns false when the page is busy (then it waits for the
- * next idle period). Marks `data-warm` on the root element, "rehearsing" then "done", and `data-rehearsed`, how many
- * ran (the page tests read them).
+ * next idle period). Marks `data-warm` on the root element, "rehearsing" then "done", `data-rehearsed`, how many
+ * ran (the page tests read them), and `data-rehearsal-ms`, the longest one's task (the bench reports it).
  * @param {() => object} current  the state shown
  * @param {(next: object) => boolean} rehearse
  */
@@ -45,13 +45,19 @@ export function warmUp(current, rehearse) {
   let index = 0;
   let waited = 0;
   let done = 0;
+  let longest = 0;
   const step = () => {
     // A reader typing in a field or a cell is left alone (a redraw would close a cell's editor).
     const typing = document.activeElement?.matches('input:not([type="checkbox"], [type="radio"]), textarea, select');
     const quiet = document.body.classList.contains('settled') && !typing;
     const next = quiet ? REHEARSALS[index](current()) : undefined;
+    const started = performance.now();
     const ran = Boolean(next) && rehearse(next);
-    if (ran) root.dataset.rehearsed = String(++done);
+    if (ran) {
+      root.dataset.rehearsed = String(++done);
+      longest = Math.max(longest, performance.now() - started);
+      root.dataset.rehearsalMs = longest.toFixed(1);
+    }
     if ((quiet && (!next || ran)) || ++waited > PATIENCE) [index, waited] = [index + 1, 0];
     if (index < REHEARSALS.length) idle(step);
     else root.dataset.warm = 'done';
