@@ -7,7 +7,8 @@
 //   node scripts/gen-attributes.mjs --docs     writes it into docs/elements.md (tests/readme/attributes.test.mjs checks it)
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { OWN_ATTRIBUTES, SETTINGS, WORDS, propertyName } from '../web/src/elements/config.js';
+import { OWN_ATTRIBUTES, SETTINGS, propertyName } from '../web/src/elements/config.js';
+import { WORDS } from '../web/src/elements/display.js';
 import { ELEMENT_LIMITS } from '../web/src/elements/limits.js';
 import { EXAMPLES } from '../web/src/model/examples.js';
 

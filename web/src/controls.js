@@ -1,11 +1,12 @@
 // The controls' wiring: examples, sentence, sizes, seed, attention settings, edits, paste, link and PNG export.
 import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
-import { pastedMatrix, toggledMask, typedCell, typedSentence } from './model/edits.js';
+import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
 import { tokenCountNote } from './model/lesson.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
+import { tokenize } from './model/tokens.js';
 import { takeNextSeed } from './seedAhead.js';
 import { copyText } from './view/clipboard.js';
 import { byId, el, setError, show } from './view/dom.js';
@@ -115,6 +116,16 @@ export function buildControls(app) {
     if (location.hash === `#${encodeState(app.state)}`) return;
     app.loadHash();
   });
+}
+
+/** The state with `sentence` typed in (n follows its tokens), or the message of why not. */
+export function typedSentence(state, sentence) {
+  const tokens = tokenize(sentence);
+  if (tokens.length === 0) return { error: 'Type at least one word: each word is a token.' };
+  if (tokens.length > LIMITS.n)
+    return { error: `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.` };
+  const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
+  return { state: { ...next, sentence } };
 }
 
 /** A number typed into cell (i, j) of input matrix `name`: the new state, or the message of why not. */

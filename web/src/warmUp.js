@@ -4,7 +4,8 @@
 // a number edited, another head) is rehearsed once: its numbers are computed apart and drawn, then the numbers shown
 // are drawn again, in the same task, so that no frame ever shows the rehearsal. The page's state, link, result and
 // prepared layer are not touched; a page test compares every number and picture with a page that did not rehearse.
-import { typedCell, typedSentence } from './model/edits.js';
+import { typedSentence } from './controls.js';
+import { typedCell } from './model/edits.js';
 import { currentMatrix } from './model/matrices.js';
 
 /**

@@ -6,19 +6,15 @@ import { attentionCall, labelsFor } from '../model/inputs.js';
 import { encodeState } from '../model/state.js';
 import { el } from '../view/dom.js';
 import { sharedAttention } from './api.js';
-import {
-  OWN_ATTRIBUTES,
-  SETTINGS,
-  displayFromAttributes,
-  propertyName,
-  stateFromAttributes,
-  unknownAttributeWarning,
-} from './config.js';
+import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './config.js';
 import { styleSheet } from './styles.js';
 
 const warned = new Set();
 const sources = new Map();
 const BOOLEAN = new Set(['causal', 'scale', 'positions', 'readonly']);
+// A figure without the attributes display.js reads (loaded only for an element with one of them).
+const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
+const DISPLAY = ['caption', 'values', 'hide', 'export'];
 // Fallback content that shows nothing: the exact numbers' script, and white space.
 const shows = (node) =>
   node.nodeType === Node.ELEMENT_NODE ? !/^(?:script|template|style)$/iu.test(node.localName) : /\S/u.test(node.data);
@@ -86,7 +82,7 @@ export class AttentionElement extends HTMLElement {
       this.exportNode,
     );
     root.append(this.box);
-    this.display = displayFromAttributes(() => null);
+    this.display = PLAIN;
     this.marks = null;
     this.visible = false;
     this.status = 'pending';
@@ -213,16 +209,22 @@ export class AttentionElement extends HTMLElement {
       this.showMessage([...problems, `attention-wasm could not compute this input: ${error?.message ?? error}`]);
       return;
     }
-    // `highlight`'s reader loads only for an element that has one.
-    const highlight = this.getAttribute('highlight');
+    // `highlight`'s reader, and display.js, load only for an element that uses them.
+    const get = (name) => this.getAttribute(name);
     const marks =
-      highlight === null ? null : (await import('./highlight.js')).parseHighlight(highlight, labelsFor(state));
+      get('highlight') === null
+        ? null
+        : (await import('./highlight.js')).parseHighlight(get('highlight'), labelsFor(state));
+    const display = DISPLAY.some((name) => this.hasAttribute(name))
+      ? (await import('./display.js')).displayFromAttributes(get)
+      : PLAIN;
     if (run !== this.run) return;
     this.currentState = state;
     this.result = result;
     this.marks = marks;
     this.pendingNode.hidden = true;
-    this.#readDisplay([...problems, ...(marks?.problems ?? [])]);
+    this.display = display;
+    this.#showDisplay([...problems, ...(marks?.problems ?? []), ...display.problems]);
     this.draw(state, result, this.attention);
     this.status = 'ready';
     this.dispatchEvent(
@@ -240,10 +242,9 @@ export class AttentionElement extends HTMLElement {
     this.pendingNode.hidden = !this.pendingNode.classList.contains('fallback');
   }
 
-  /** Reads the attributes that shape the figure (caption, values, hide, export) and shows every problem. */
-  #readDisplay(problems) {
-    this.display = displayFromAttributes((name) => this.getAttribute(name));
-    this.showMessage([...problems, ...this.display.problems]);
+  /** Shows every problem, the caption and the export buttons. */
+  #showDisplay(problems) {
+    this.showMessage(problems);
     const { caption, exports } = this.display;
     this.captionNode.textContent = caption;
     this.captionNode.hidden = !caption;
@@ -276,9 +277,8 @@ export class AttentionElement extends HTMLElement {
   async #picture(kind, scale) {
     if (this.status !== 'ready')
       throw new Error(`<${this.localName}> has no figure yet (its status is ${this.status})`);
-    const figure = { ...this.figureView(), caption: this.display.caption, marked: this.marks?.marked };
-    const { picture } = await import('./figure.js');
-    return picture(figure, kind, scale);
+    const { figureOf, picture } = await import('./figure.js');
+    return picture(figureOf(this), kind, scale);
   }
 
   #save(kind) {
@@ -308,9 +308,6 @@ export class AttentionElement extends HTMLElement {
 
   /** Draws the state and its result into this.content (each element its own). */
   draw() {}
-
-  /** What the export draws (each element its own): a heatmap's view with its title and colour scale. */
-  figureView() {}
 
   // The settings as properties: reading gives the value in use, writing sets the attribute.
   get data() {

@@ -6,7 +6,7 @@ import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement, defineProperties } from './base.js';
 import { OWN_ATTRIBUTES, nearest } from './config.js';
-import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
+import { HeatmapGrid, joinLines } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
 import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
@@ -113,12 +113,6 @@ export class AttentionExplorer extends AttentionElement {
       return { step, heading, section, update: made.update };
     });
     this.content.replaceChildren(this.stepMessage, this.picker, ...this.sections.map((s) => s.section));
-  }
-
-  figureView() {
-    const { currentState: state, result } = this;
-    const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
-    return { ...weightsView(state, result.weights, state.head), title: `Attention weights${head}`, values: 'weights' };
   }
 
   draw(state, result, attn) {

@@ -5,7 +5,7 @@ import { signedColor, weightColor } from '../model/colors.js';
 import { wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { el, svg } from '../view/dom.js';
-import { largest, legendTexts } from './heatmapGrid.js';
+import { TITLES, largest, legendTexts, weightsView } from './heatmapGrid.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 const INK = '#1b1f24';
@@ -28,6 +28,25 @@ function fit(label, size, room) {
   let max = Array.from(label).length;
   while (max > 2 && measure(shortLabel(label, max), font(size)) > room) max--;
   return shortLabel(label, max);
+}
+
+/**
+ * The figure an element exports: its heatmap (for an explorer, the weights' of the head shown), its title, caption
+ * and highlight.
+ * @param {import('./base.js').AttentionElement} element  ready
+ */
+export function figureOf(element) {
+  const { currentState: state, result, display, marks } = element;
+  const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
+  const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+  const sentence = element.localName === 'attention-heatmap' ? ` of “${state.sentence}”` : '';
+  return {
+    ...weightsView(state, result[values], state.head),
+    values,
+    title: `${TITLES[values]}${sentence}${head}`,
+    caption: display.caption,
+    marked: marks?.marked ?? null,
+  };
 }
 
 /**

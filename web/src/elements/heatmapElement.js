@@ -5,7 +5,7 @@ import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
 import { AttentionElement, defineProperties } from './base.js';
 import { OWN_ATTRIBUTES } from './config.js';
-import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
+import { HeatmapGrid, TITLES, joinLines, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */
 export function headPicker(state, onPick) {
@@ -25,28 +25,17 @@ export function headPicker(state, onPick) {
   );
 }
 
-const TEXTS = {
-  weights: ['Attention weights', 'rows: queries (the tokens that look) · columns: keys · each row sums to 1'],
-  scores: [
-    'Attention scores',
-    'rows: queries · columns: keys · QKᵀ scaled (and masked): what softmax turns into each row’s weights',
-  ],
+const SUBTITLES = {
+  weights: 'rows: queries (the tokens that look) · columns: keys · each row sums to 1',
+  scores: 'rows: queries · columns: keys · QKᵀ scaled (and masked): what softmax turns into each row’s weights',
 };
 
 export class AttentionHeatmap extends AttentionElement {
   static tag = 'attention-heatmap';
 
-  figureView() {
-    const state = this.currentState;
-    const { values } = this.display;
-    const view = weightsView(state, this.result[values], state.head);
-    const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
-    return { ...view, values, title: `${TEXTS[values][0]} of “${state.sentence}”${head}` };
-  }
-
   draw(state, result) {
     const { values } = this.display;
-    const [title, sub] = TEXTS[values];
+    const [title, sub] = [TITLES[values], SUBTITLES[values]];
     const headNote = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
     const label = `${title} of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
     this.map ??= new HeatmapGrid({

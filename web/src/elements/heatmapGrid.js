@@ -32,6 +32,9 @@ export function weightsView(state, weights, head) {
   };
 }
 
+/** What a heatmap of each kind of values is called. */
+export const TITLES = { weights: 'Attention weights', scores: 'Attention scores' };
+
 /** The largest magnitude of the finite values of a view (what a signed colour scale spans). */
 export function largest({ data, rows, cols }) {
   let max = 0;

@@ -1,8 +1,7 @@
 // The `highlight` attribute: cells, rows or columns of the query × key figures that an author points at, written
 // "query → key" with a token's text, its position (#3, from 1) or * for all, several separated by ";". Pure: no DOM.
-import { nearest } from './config.js';
+import { nearest, shorten } from './config.js';
 
-const shorten = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 const ARROW = /^(\S+?)\s*(?:→|->)\s*(\S+)$/u;
 
 /** The position of one side of a pair in `labels`, or a message; null for * (every token). */

@@ -1,10 +1,9 @@
-// What a typed sentence or cell, a pasted matrix or a click on the mask makes of the state, or why it is refused.
+// What a typed cell, a pasted matrix or a click on the mask makes of the state, or why it is refused.
 import { maskCell } from './inputs.js';
 import { causalCellMessage } from './lesson.js';
 import { INPUT_TITLES, currentMatrix, headBlock, headWidth, matrixShape } from './matrices.js';
 import { parseMatrix, parseNumber } from './parse.js';
 import { LIMITS, checkSizes, withSizes } from './state.js';
-import { tokenize } from './tokens.js';
 import { cellName, quote } from './tooltips.js';
 
 /** The largest magnitude a person may type or paste. */
@@ -13,16 +12,6 @@ export const MAX_TYPED = LIMITS.typed;
 /** The sizes of a state, as checkSizes and withSizes take them. */
 export function sizesOf(state) {
   return { n: state.n, dModel: state.dModel, dK: state.dK, dV: state.dV, numHeads: state.numHeads };
-}
-
-/** The state with `sentence` typed in (n follows its tokens), or the message of why not. */
-export function typedSentence(state, sentence) {
-  const tokens = tokenize(sentence);
-  if (tokens.length === 0) return { error: 'Type at least one word: each word is a token.' };
-  if (tokens.length > LIMITS.n)
-    return { error: `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.` };
-  const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
-  return { state: { ...next, sentence } };
 }
 
 /**
