@@ -3,11 +3,10 @@
 // host page) and markup in its text (shown as text, never as markup).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ARTIFACTS, add, assertClean, open, shadowTexts } from './env.mjs';
+import { ARTIFACTS, add, assertClean, message, open, shadowTexts } from './env.mjs';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 const SENTENCE = "the animal didn't cross the street because it was too tired";
-const message = async (page, id) => (await shadowTexts(page, id, '[part="message"]:not([hidden])')).join(' ');
 
 /** The marked cells of the grid (or table) `selector` in element `id`: "i,j:edges", edges of t, b, l, r. */
 const marks = (page, id, selector) =>

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ARTIFACTS, CSP, FIXTURES, ROOT, assertClean, env, open, ready } from './env.mjs';
+import { ARTIFACTS, CSP, FIXTURES, ROOT, assertClean, env, open, ready, withoutWasm } from './env.mjs';
 
 /** Whether each node is laid out (has a box) and, for an image, loaded. */
 const shown = (page, ids) =>
@@ -110,8 +110,7 @@ test('fallback content shows until the figure is ready, and the figure replaces 
 
 test('fallback content stays, under the message, when the WebAssembly cannot load', async () => {
   const session = await open('fallback.html', {
-    route: (page) =>
-      page.route(/\.wasm$|\.wasm\.js$|\/inline\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
+    route: withoutWasm,
   });
   const { page } = session;
   try {

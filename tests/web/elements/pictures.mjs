@@ -4,10 +4,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { ARTIFACTS, add, assertClean, env, open, shadowTexts } from './env.mjs';
+import { ARTIFACTS, add, assertClean, env, message, open, shadowTexts } from './env.mjs';
 
 const HOSTILE = '</text><script>window.__pwned=1</script><foreignObject><img src=x onerror="window.__pwned=2">';
-const message = async (page, id) => (await shadowTexts(page, id, '[part="message"]:not([hidden])')).join(' ');
 
 /** The SVG text parsed in the page: what it holds, by element name, and its texts. */
 const readSvg = (page, text) =>
