@@ -44,11 +44,11 @@ describe('the warm-up after the first numbers', () => {
     ]) {
       await withPage(env, { hash: `${query}${HASH}` }, async ({ page }) => {
         if (name === 'rehearsed') {
-          await page.waitForFunction(() => document.documentElement.dataset.warm === 'done', null, { timeout: 30000 });
+          await page.waitForFunction(() => document.documentElement.dataset.warm === 'done');
           // causal, a word typed, a number edited, another head: all four ran.
           assert.equal(await page.evaluate(() => document.documentElement.dataset.rehearsed), '4');
         } else {
-          await page.waitForFunction(() => document.body.classList.contains('settled'), null, { timeout: 20000 });
+          await page.waitForFunction(() => document.body.classList.contains('settled'));
           assert.equal(await page.evaluate(() => document.documentElement.dataset.warm ?? null), null);
         }
         await settle(page);

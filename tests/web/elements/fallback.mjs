@@ -114,7 +114,7 @@ test('fallback content stays, under the message, when the WebAssembly cannot loa
   });
   const { page } = session;
   try {
-    await page.waitForFunction(() => document.getElementById('near').status === 'error', null, { timeout: 20000 });
+    await page.waitForFunction(() => document.getElementById('near').status === 'error');
     const near = await page.evaluate(() => {
       const root = document.getElementById('near').shadowRoot;
       return {
