@@ -40,7 +40,7 @@ export const ATTRIBUTE_DOCS = {
     'a caption under the figure (text only: markup shows as typed); it also names the figure for screen readers and goes into its export',
   highlight:
     "cells to point at, as `query → key` (or `->`): a token's text, its position `#3` (from 1) or `*` for all; `it → animal` marks one cell, `it → *` a row, `* → animal` a column; several separated by `;`. Marked in the heatmaps and the query × key tables, and in the export",
-  export: `buttons that download the figure: ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
+  export: `buttons that download the figure (the heatmap; an explorer's is the weights of the head shown): ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
   steps: 'the steps shown, in order',
   hide: `paragraphs left out: ${code(WORDS.hide)} (the random-weights notice), space-separated`,
   values: `what the heatmap shows: ${code(WORDS.values)} (the scaled, masked scores that softmax turns into weights; default \`weights\`)`,
