@@ -2,8 +2,12 @@
 // duration from the input to the next paint (what INP is built on), in Debian's Chromium, headless.
 //
 //   node bench/page-latency.mjs [--repeat 5] [--sizes default,old,gpt2] [--widths 1280,390] [--pause 500]
-//                               [--compare <another built dist folder>]
+//                               [--compare <another built dist folder>] [--dist <this build's folder>]
 //   node bench/page-latency.mjs --first 12 [--compare <dist>] [--sizes default] [--widths 1280]
+//   node bench/page-latency.mjs --fresh 3 [--compare <dist>] [--sizes old,gpt2] [--widths 1280,390]
+//
+// --fresh N measures the first interaction of each kind, each on a fresh page (first-interaction.mjs), N pages per
+// kind, build, size and width.
 //
 // --first N measures only the first numbers: N fresh loads of each build at the first size and width, the builds
 // interleaved round by round (their order alternating), and prints the median, the spread and how many loads were
@@ -16,14 +20,25 @@
 // it opens the folded settings with a click first.
 // Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
 // The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
-/* global document, window, requestAnimationFrame, requestIdleCallback -- page.evaluate() callbacks run in the page */
+/* global document, requestAnimationFrame -- page.evaluate() callbacks run in the page */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/chromium.mjs';
 import { serveStatic } from '../tests/serve-static.mjs';
+import { freshInteractions } from './first-interaction.mjs';
+import {
+  INTERACTIONS,
+  SIZES,
+  dragTemperature,
+  firstNumbers,
+  median,
+  observe,
+  openSettings,
+  pause,
+} from './page-driver.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const DIST = `${ROOT}web/dist`;
+let DIST = `${ROOT}web/dist`;
 
 function parseArgs(argv) {
   const args = { repeat: 5, pause: 500, sizes: ['default', 'old', 'gpt2'], widths: [1280, 390] };
@@ -31,173 +46,14 @@ function parseArgs(argv) {
     if (argv[i] === '--repeat') args.repeat = Number(argv[++i]);
     else if (argv[i] === '--pause') args.pause = Number(argv[++i]);
     else if (argv[i] === '--compare') args.compare = argv[++i];
+    else if (argv[i] === '--dist') DIST = argv[++i];
     else if (argv[i] === '--first') args.first = Number(argv[++i]);
+    else if (argv[i] === '--fresh') args.fresh = Number(argv[++i]);
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   return args;
-}
-
-const words = (count) => Array.from({ length: count }, (_, i) => `w${i}`).join('+');
-
-/** The sizes measured: the default example, the old caps (n = 64, 8 heads) and GPT-2's layer (n = 64). */
-const SIZES = {
-  default: { label: 'default (n = 5, d_model = 8)', hash: '' },
-  old: { label: 'n = 64, d_model = 64, 8 heads', hash: `#s=${words(64)}&n=64&dm=64&dk=8&dv=8&h=8` },
-  gpt2: { label: 'GPT-2: n = 64, d_model = 768, 12 heads', hash: `#s=${words(64)}&n=64&dm=768&dk=64&dv=64&h=12` },
-};
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-};
-
-/** Installs the Event Timing observer: every entry with an interactionId, kept in window.__events. */
-async function observe(page) {
-  await page.evaluate(() => {
-    window.__events = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) {
-        if (entry.interactionId) window.__events.push({ id: entry.interactionId, duration: entry.duration });
-      }
-    }).observe({ type: 'event', durationThreshold: 16, buffered: false });
-  });
-}
-
-const renders = (page) => page.evaluate(() => Number(document.body.dataset.renders ?? 0));
-
-/**
- * Runs `action` (one interaction), waits for the page to have drawn its result, and returns the longest
- * Event Timing duration of that interaction (16 when none was reported), and the page's own figure from the
- * input to its result on screen (the status line's, data-paint-ms).
- */
-async function measure(page, action) {
-  await page.evaluate(() => {
-    window.__events.length = 0;
-    delete document.body.dataset.paintMs;
-  });
-  const before = await renders(page);
-  await action();
-  await page.waitForFunction((n) => Number(document.body.dataset.renders) > n, before, { timeout: 30000 });
-  await page.waitForFunction(() => document.body.dataset.paintMs !== undefined, null, { timeout: 30000 });
-  // Event Timing entries arrive after the paint; two frames and a pause let them in.
-  await page.evaluate(
-    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 50)))),
-  );
-  const events = await page.evaluate(() => window.__events);
-  const result = await page.evaluate(() => Number(document.body.dataset.paintMs));
-  return { paint: events.length ? Math.max(...events.map((e) => e.duration)) : 16, result };
-}
-
-/** The interactions measured, each a function of the page and the repetition number. */
-const INTERACTIONS = {
-  'edit a number': async (page, r) => {
-    // A large X is a heatmap: a click on its first cell opens the numbers of its first block.
-    const heatmap = page.locator('[data-matrix="x"] .cm-canvas');
-    if ((await heatmap.count()) && !(await page.locator('[data-matrix="x"] .cm-zoom .c').count())) {
-      await heatmap.click({ position: { x: 1, y: 1 } });
-    }
-    const cell = page.locator('[data-matrix="x"] .c[data-i="0"][data-j="0"]');
-    await cell.dblclick();
-    const editor = page.locator('[data-matrix="x"] .cell-editor');
-    await editor.fill(String(0.5 + r / 10));
-    return measure(page, () => editor.press('Enter'));
-  },
-  'toggle causal': (page) => measure(page, () => page.click('#causal')),
-  'new seed': (page) => measure(page, () => page.click('#new-seed')),
-  // A second click as soon as the first one's result is on screen: on a large layer the next seed is still
-  // being made ahead (seedAhead.js), so this is the slow case.
-  'new seed, twice at once': async (page) => {
-    await measure(page, () => page.click('#new-seed'));
-    return measure(page, () => page.click('#new-seed'));
-  },
-  'type in the sentence': async (page) => {
-    await page.focus('#sentence');
-    await page.keyboard.press('End');
-    return measure(page, () => page.keyboard.press('z'));
-  },
-  'switch head': async (page) => {
-    if (!(await page.isVisible('#head'))) return null;
-    await page.focus('#head');
-    const last = await page.evaluate(() => document.getElementById('head').selectedIndex);
-    const count = await page.evaluate(() => document.getElementById('head').options.length);
-    return measure(page, () => page.keyboard.press(last + 1 < count ? 'ArrowDown' : 'ArrowUp'));
-  },
-};
-
-/**
- * Drags the temperature slider as a pointer would at 60 Hz, but without the tool's own latency: one input event
- * per animation frame, dispatched in the page, for 90 frames. Returns the frames per second that showed a new
- * drawing (what the eye sees), and the median script time of one update's render (data-script-ms), against a
- * frame's 16.7 ms.
- */
-async function dragTemperature(page) {
-  await page.locator('#temperature').scrollIntoViewIfNeeded();
-  return page
-    .evaluate(
-      () =>
-        new Promise((resolve) => {
-          const input = document.getElementById('temperature');
-          const renders = () => Number(document.body.dataset.renders);
-          const before = renders();
-          const updates = [];
-          let seen = before;
-          let frame = 0;
-          let start = 0;
-          const step = (now) => {
-            if (frame === 0) start = now;
-            const count = renders();
-            // data-script-ms; builds before it had data-update-ms only (which also counts the wait for the frame).
-            const body = document.body.dataset;
-            if (count > seen) updates.push(Number(body.scriptMs ?? body.updateMs));
-            seen = count;
-            if (frame === 90) {
-              resolve({ fps: (count - before) / ((now - start) / 1000), updates });
-              return;
-            }
-            // 0.5 → 2.0 and back in the slider's steps of 0.05: every frame a new temperature.
-            const k = frame % 60 < 30 ? frame % 60 : 60 - (frame % 60);
-            input.value = (0.5 + 0.05 * k).toFixed(2);
-            input.dispatchEvent(new Event('input', { bubbles: true }));
-            frame++;
-            requestAnimationFrame(step);
-          };
-          requestAnimationFrame(step);
-        }),
-    )
-    .then(({ fps, updates }) => ({ fps, updateMs: updates.length ? median(updates) : NaN }));
-}
-
-/** Waits as a reader would between two interactions: until the page is idle, the next seed made, and `ms` at least. */
-async function pause(page, ms) {
-  const started = Date.now();
-  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, {
-    timeout: 30000,
-  });
-  await page
-    .waitForFunction(() => document.documentElement.dataset.seedAhead !== 'making', null, { timeout: 10000 })
-    .catch(() => {});
-  await page.evaluate(() => new Promise((resolve) => requestIdleCallback(resolve, { timeout: 1000 })));
-  const left = ms - (Date.now() - started);
-  if (left > 0) await page.waitForTimeout(left);
-}
-
-/** On a narrow screen the settings fold into one button: opens them as a user would, with a click. */
-async function openSettings(page) {
-  const toggle = page.locator('#settings-toggle');
-  if ((await toggle.isVisible()) && (await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-}
-
-/** Opens the page and returns the time from navigation to the first numbers on screen (ms). */
-async function firstNumbers(context, url) {
-  const page = await context.newPage();
-  await page.goto(url);
-  await page.waitForFunction(() => Number(document.body.dataset.renders ?? 0) >= 1, null, { timeout: 30000 });
-  // Written once the frame that shows the first render is painted (latency.js).
-  await page.waitForFunction(() => document.body.dataset.firstPaintMs !== undefined, null, { timeout: 30000 });
-  const ms = await page.evaluate(() => Number(document.body.dataset.firstPaintMs ?? NaN));
-  return { page, ms };
 }
 
 async function main() {
@@ -221,6 +77,10 @@ async function main() {
   try {
     if (args.first) {
       await firstNumbersOnly(browser, servers, args);
+      return;
+    }
+    if (args.fresh) {
+      await freshInteractions(browser, servers, args, (dist) => (dist === DIST ? 'this build' : dist));
       return;
     }
     for (const width of args.widths) {

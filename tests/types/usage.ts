@@ -189,3 +189,18 @@ const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);
+
+// attention-wasm/elements: the authoring attributes as properties, and the figure's export.
+import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';
+declare const heatmap: AttentionHeatmap;
+declare const explorer: AttentionExplorer;
+heatmap.caption = 'Figure 1';
+heatmap.highlight = 'it → animal';
+heatmap.values = 'scores';
+explorer.hide = 'entropy caveat';
+explorer.export = 'svg png';
+const svgText: string = await heatmap.toSVG();
+const png: Blob = await explorer.toPNG(2);
+// @ts-expect-error hide is the explorer's
+heatmap.hide = 'entropy';
+console.log(svgText.length, png.size);

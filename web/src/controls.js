@@ -75,16 +75,9 @@ export function buildControls(app) {
   }
 
   byId('sentence').addEventListener('input', (event) => {
-    const { state } = app;
-    const sentence = event.target.value;
-    const tokens = tokenize(sentence);
-    const error = byId('sentence-error');
-    if (tokens.length === 0) return setError(error, 'Type at least one word: each word is a token.');
-    if (tokens.length > LIMITS.n)
-      return setError(error, `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.`);
-    setError(error, null);
-    const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
-    app.setState({ ...next, sentence }, { from: event.target });
+    const typed = typedSentence(app.state, event.target.value);
+    setError(byId('sentence-error'), typed.error ?? null);
+    if (typed.state) app.setState(typed.state, { from: event.target });
   });
 
   byId('seed').addEventListener('input', (event) => {
@@ -140,6 +133,16 @@ export function buildControls(app) {
     if (location.hash === `#${encodeState(app.state)}`) return;
     app.loadHash();
   });
+}
+
+/** The state with `sentence` typed in (n follows its tokens), or the message of why not. */
+export function typedSentence(state, sentence) {
+  const tokens = tokenize(sentence);
+  if (tokens.length === 0) return { error: 'Type at least one word: each word is a token.' };
+  if (tokens.length > LIMITS.n)
+    return { error: `This sentence has ${tokens.length} tokens; the page takes at most ${LIMITS.n}.` };
+  const next = tokens.length === state.n ? { ...state } : withSizes(state, { ...sizesOf(state), n: tokens.length });
+  return { state: { ...next, sentence } };
 }
 
 /** A number typed into cell (i, j) of input matrix `name`: the new state, or the message of why not. */

@@ -89,18 +89,28 @@ export function setupEmbed(app) {
   const steps = embedSteps(location.search);
   if (steps) applyEmbedMode(steps);
   const chosen = new Set(['scores', 'scale', 'softmax', 'output']);
+  // The mask step follows the example (ticked for a causal or edited mask) until the reader ticks it themselves.
+  let maskChosen = false;
+  const checks = {};
   const boxes = el(
     'fieldset',
     { class: 'embed-steps' },
     el('legend', { text: 'Steps to show' }),
     STEPS.map((step) => {
       const name = step.names[0];
-      const box = el('input', {
+      checks[name] = el('input', {
         type: 'checkbox',
         checked: chosen.has(name),
-        on: { change: (e) => (e.target.checked ? chosen.add(name) : chosen.delete(name), update()) },
+        on: {
+          change: (e) => {
+            if (e.target.checked) chosen.add(name);
+            else chosen.delete(name);
+            maskChosen ||= name === 'mask';
+            update();
+          },
+        },
       });
-      return el('label', { class: 'check' }, box, ` ${name}`);
+      return el('label', { class: 'check' }, checks[name], ` ${name}`);
     }),
   );
   const element = snippetField('element snippet', 'embed-element');
@@ -121,6 +131,12 @@ export function setupEmbed(app) {
   panel.hidden = true;
   const order = STEPS.map((step) => step.names[0]);
   function update() {
+    if (!maskChosen) {
+      const masked = app.state.causal || Boolean(app.state.mask);
+      if (masked) chosen.add('mask');
+      else chosen.delete('mask');
+      checks.mask.checked = masked;
+    }
     const names = order.filter((name) => chosen.has(name));
     const pageUrl = `${location.origin}${location.pathname}`;
     const snippets = embedSnippets(app.state, names.length ? names : ['softmax'], pageUrl);

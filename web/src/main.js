@@ -5,6 +5,7 @@ import {
   computeCall,
   float32Call,
   lastProjection,
+  onPreparedLayer,
   onlyScaleChanged,
   previewsTemperature,
   sameCall,
@@ -28,6 +29,7 @@ import { OrderView } from './view/orderView.js';
 import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
 import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
+import { warmUp } from './warmUp.js';
 
 let state;
 let attn = null;
@@ -166,10 +168,7 @@ function render() {
   lastResult = result;
   lastCall = call;
   lastState = state;
-  steps.draw(state, result);
-  setStale(steps, false);
-  orderView.drawPositions(state);
-  designedView.draw(state, result);
+  drawAll(state, result);
   const totalMs = performance.now() - started;
   // The opening render is slow once (cold code, the whole page laid out): it says nothing of the next one.
   slowRender = renderCount > 0 && performance.now() - t0 > SLOW_RENDER_MS;
@@ -184,6 +183,48 @@ function render() {
   reportRender(byId('status-time'), { changedAt: started, computeMs, projection });
   scheduleExperiment(app);
   prepareNextSeed(state);
+  if (renderCount === 1) warmUp(() => state, rehearse);
+}
+
+/** Draws a state and its result: the steps, the positions and the designed heads. */
+function drawAll(shown, result) {
+  steps.draw(shown, result);
+  setStale(steps, false);
+  orderView.drawPositions(shown);
+  designedView.draw(shown, result);
+}
+
+/**
+ * A rehearsal (warmUp.js): computes `next` on the prepared layer as a change would, draws it, then computes the state
+ * shown again (the layer's rows and result arrays then hold exactly what they held: the same bits) and draws it, in
+ * one task, so that no frame shows `next`. The state, the last result and call, the link, the status line and the
+ * render count stay as they were. False while the page is busy with a change of its own or its layer is not ready.
+ */
+function rehearse(next) {
+  // A change on its way, or a temperature preview on screen (whose full result is still to come), is left alone.
+  if (!attn || !lastResult || frameRequest || changedAt !== null || state !== lastState) return false;
+  const original = float32Call(lastCall);
+  if (!onPreparedLayer(attn, original)) return false;
+  const shown = { state, result: lastResult };
+  const call = attentionCall(next);
+  let result = lastResult;
+  try {
+    if (!sameCall(call, lastCall)) result = computeCall(attn, float32Call(call));
+  } catch {
+    return true; // nothing to rehearse: the page says why when the reader makes this change
+  }
+  // The grids' tooltips and masks read the app's state and result while they draw: they are `next`'s meanwhile.
+  try {
+    [state, lastResult] = [next, result];
+    syncControls(next, null);
+    drawAll(next, result);
+  } finally {
+    [state, lastResult] = [shown.state, shown.result];
+    if (result !== shown.result) computeCall(attn, original);
+    syncControls(state, null);
+    drawAll(state, lastResult);
+  }
+  return true;
 }
 
 function showLoadError(error) {

@@ -14,6 +14,7 @@ import './fast.mjs';
 import './layer.mjs';
 import './seed-ahead.mjs';
 import './near-screen.mjs';
+import './warm.mjs';
 import './truth.mjs';
 import './readable.mjs';
 import './print.mjs';

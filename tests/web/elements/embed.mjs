@@ -28,7 +28,7 @@ test(
     let snippets;
     try {
       await page.click('#embed-button');
-      await page.getByLabel('scale', { exact: true }).uncheck(); // scores, softmax, output
+      await page.getByLabel('scale', { exact: true }).uncheck(); // scores, mask (the example is causal), softmax, output
       snippets = {
         element: await page.inputValue('#embed-element'),
         iframe: await page.inputValue('#embed-iframe'),
@@ -46,9 +46,9 @@ test(
       snippets.element,
       /^<script type="module" src="https:\/\/cdn\.jsdelivr\.net\/npm\/attention-wasm@\d+\.\d+\.\d+\/web\/src\/elements\/index\.js"><\/script>\n/,
     );
-    assert.match(snippets.element, /<attention-explorer steps="scores softmax output" state="v=2&amp;s=the\+cat/);
+    assert.match(snippets.element, /<attention-explorer steps="scores mask softmax output" state="v=2&amp;s=the\+cat/);
     const src = /src="([^"]+)"/.exec(snippets.iframe)[1].replaceAll('&amp;', '&');
-    assert.match(src, /\?embed&steps=scores\+softmax\+output#v=2&/);
+    assert.match(src, /\?embed&steps=scores\+mask\+softmax\+output#v=2&/);
 
     // The element snippet on a post (its script tag swapped for the local file): the same state, decoded.
     const session = await open();
@@ -70,7 +70,7 @@ test(
         };
       });
       assert.equal(shown.state, hash);
-      assert.deepEqual(shown.steps, ['scores', 'softmax', 'output']);
+      assert.deepEqual(shown.steps, ['scores', 'mask', 'softmax', 'output']);
       assert.equal(shown.head, 2);
       await assertClean(session);
     } finally {
@@ -89,6 +89,7 @@ test(
               '.page-footer',
               '#step-scores',
               '#step-scale',
+              '#step-mask',
               '#step-softmax',
               '#step-output',
               '#step-kv',
@@ -101,6 +102,7 @@ test(
           '.page-footer': false,
           '#step-scores': true,
           '#step-scale': false,
+          '#step-mask': true,
           '#step-softmax': true,
           '#step-output': true,
           '#step-kv': false,
@@ -110,6 +112,37 @@ test(
       } finally {
         await embedded.context.close();
       }
+    }
+  },
+);
+
+test(
+  "the Embed snippet of the Causal example shows the mask step; other examples' do not, and the reader's choice stays",
+  { skip: !built && 'run scripts/build.sh first' },
+  async () => {
+    const { page, context, errors } = await openPage('');
+    const steps = async () => /steps="([^"]*)"/.exec(await page.inputValue('#embed-element'))[1];
+    try {
+      await page.click('#embed-button');
+      assert.equal(await steps(), 'scores scale softmax output');
+      await page.click('#examples [data-example="causal"]');
+      await page.hover('#embed-panel');
+      assert.equal(await steps(), 'scores scale mask softmax output');
+      assert.equal(await page.getByLabel('mask', { exact: true }).isChecked(), true);
+      await page.click('#examples [data-example="sentence"]');
+      await page.hover('#embed-panel');
+      assert.equal(await steps(), 'scores scale softmax output');
+      // Once the reader ticks or unticks mask, the example no longer changes it.
+      await page.click('#examples [data-example="causal"]');
+      await page.hover('#embed-panel');
+      await page.getByLabel('mask', { exact: true }).uncheck();
+      await page.click('#examples [data-example="heads"]');
+      await page.click('#examples [data-example="causal"]');
+      await page.hover('#embed-panel');
+      assert.equal(await steps(), 'scores scale softmax output');
+      assert.deepEqual(errors, []);
+    } finally {
+      await context.close();
     }
   },
 );

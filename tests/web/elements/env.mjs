@@ -134,3 +134,10 @@ export async function assertClean({ page, problems }) {
   const all = [...problems.errors.map((e) => `exception ${e}`), ...problems.console, ...csp.map((c) => `CSP ${c}`)];
   if (all.length) throw new Error(`the page misbehaved:\n${all.join('\n')}`);
 }
+
+/** The text of an element's message, when shown ('' when hidden). */
+export const message = async (page, id) => (await shadowTexts(page, id, '[part="message"]:not([hidden])')).join(' ');
+
+/** A route for open(): neither the .wasm files, nor their script modules, nor the inline entry can be had. */
+export const withoutWasm = (page) =>
+  page.route(/\.wasm$|\.wasm\.js$|\/inline\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' }));

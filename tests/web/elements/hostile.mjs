@@ -4,10 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { npyFile, zipFile } from '../../js/fixtures/io/writers.js';
-import { add, assertClean, open, shadowTexts } from './env.mjs';
+import { add, assertClean, message, open, withoutWasm } from './env.mjs';
 
 const HOSTILE = '<img src=x onerror="window.__pwned=1">';
-const message = async (page, id) => (await shadowTexts(page, id, '[part="message"]:not([hidden])')).join(' ');
 
 test('an unknown attribute warns once, naming the nearest valid one', async () => {
   const session = await open();
@@ -131,8 +130,7 @@ test('text from attributes and JSON never becomes HTML', async () => {
 test('a .wasm that cannot load shows a message in every element, not a blank box', async () => {
   const session = await open('post.html', {
     // Neither the .wasm files, nor their script modules, nor the inline entry (the elements' fallbacks) can be had.
-    route: (page) =>
-      page.route(/\.wasm$|\.wasm\.js$|\/inline\.js$/, (route) => route.fulfill({ status: 404, body: 'gone' })),
+    route: withoutWasm,
   });
   const { page } = session;
   try {

@@ -7,3 +7,6 @@ import './embed.mjs';
 import './size.mjs';
 import './truth.mjs';
 import './readable.mjs';
+import './authoring.mjs';
+import './pictures.mjs';
+import './fallback.mjs';

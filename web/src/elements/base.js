@@ -1,17 +1,23 @@
 // What both elements share: a shadow root with the adopted stylesheet, attributes and properties read into the
 // page's state, exact numbers from a child JSON script or a file, the shared attention-wasm instance, computing
-// only once in view, polite messages for bad input, and the attention-change event.
-import { attentionCall } from '../model/inputs.js';
+// only once in view, polite messages for bad input, the attention-change event, the author's fallback content (shown
+// until the figure is ready, and when it cannot be), the caption, the highlight, and the figure's export.
+import { attentionCall, labelsFor } from '../model/inputs.js';
 import { encodeState } from '../model/state.js';
 import { el } from '../view/dom.js';
 import { sharedAttention } from './api.js';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './config.js';
-import { InputProblem, applyData, parseJson } from './data.js';
 import { styleSheet } from './styles.js';
 
 const warned = new Set();
 const sources = new Map();
 const BOOLEAN = new Set(['causal', 'scale', 'positions', 'readonly']);
+// A figure without the attributes display.js reads (loaded only for an element with one of them).
+const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
+const DISPLAY = ['caption', 'values', 'hide', 'export'];
+// Fallback content that shows nothing: the exact numbers' script, and white space.
+const shows = (node) =>
+  node.nodeType === Node.ELEMENT_NODE ? !/^(?:script|template|style)$/iu.test(node.localName) : /\S/u.test(node.data);
 const STATE_FIELDS = {
   sentence: 'sentence',
   seed: 'seed',
@@ -56,10 +62,28 @@ export class AttentionElement extends HTMLElement {
     root.adoptedStyleSheets = [styleSheet()];
     this.messageNode = el('div', { class: 'message', attrs: { part: 'message', role: 'status' } });
     this.messageNode.hidden = true;
-    this.pendingNode = el('div', { class: 'pending', text: 'The figure is computed when it scrolls into view.' });
+    // The author's content inside the element (an image, say) shows in place of the figure until it is ready.
+    this.pendingText = el('span', { text: 'The figure is computed when it scrolls into view.' });
+    const fallback = el('slot', {
+      on: { slotchange: () => this.pendingNode.classList.toggle('fallback', fallback.assignedNodes().some(shows)) },
+    });
+    this.pendingNode = el('div', { class: 'pending' }, fallback, this.pendingText);
     this.content = el('div', { class: 'content' });
-    this.box = el('div', { class: 'box', attrs: { part: 'box' } }, this.messageNode, this.pendingNode, this.content);
+    this.captionNode = el('p', { id: 'caption', class: 'caption', attrs: { part: 'caption' } });
+    this.exportNode = el('div', { class: 'export', attrs: { part: 'export' } });
+    this.captionNode.hidden = this.exportNode.hidden = true;
+    this.box = el(
+      'div',
+      { class: 'box', attrs: { part: 'box' } },
+      this.messageNode,
+      this.pendingNode,
+      this.content,
+      this.captionNode,
+      this.exportNode,
+    );
     root.append(this.box);
+    this.display = PLAIN;
+    this.marks = null;
     this.visible = false;
     this.status = 'pending';
     this.result = null;
@@ -123,14 +147,18 @@ export class AttentionElement extends HTMLElement {
 
   /** The state to show, with the problems found reading it. */
   async readState() {
-    const { state, problems } = stateFromAttributes((name) => this.getAttribute(name));
+    // The examples' model loads only for an `example` attribute, so that a post without one stays small.
+    const examples = this.hasAttribute('example') ? (await import('../model/examples.js')).EXAMPLES : [];
+    const { state, problems } = stateFromAttributes((name) => this.getAttribute(name), examples);
     let data = this.dataObject;
+    const script = this.querySelector(':scope > script[type="application/json"]');
+    const src = this.getAttribute('src');
+    if (data === undefined && !script && !src) return { state, problems };
+    // The reader of exact numbers loads only for an element that has some.
+    const { InputProblem, applyData, parseJson } = await import('./data.js');
     try {
-      if (data === undefined) {
-        const script = this.querySelector(':scope > script[type="application/json"]');
-        if (script) data = parseJson(script.textContent, 'the <script type="application/json"> inside the element');
-      }
-      const src = this.getAttribute('src');
+      if (data === undefined && script)
+        data = parseJson(script.textContent, 'the <script type="application/json"> inside the element');
       if (data === undefined && src) {
         const url = new URL(src, document.baseURI).href;
         if (!sources.has(url))
@@ -154,12 +182,12 @@ export class AttentionElement extends HTMLElement {
     const { state, problems } = read;
     if (!this.attention) {
       this.status = 'loading';
-      this.pendingNode.textContent = 'Loading attention-wasm…';
+      this.pendingText.textContent = 'Loading attention-wasm…';
       try {
         this.attention = await sharedAttention();
       } catch (error) {
         this.status = 'error';
-        this.pendingNode.hidden = true;
+        this.#fallbackOnly();
         this.showMessage(
           [
             `The WebAssembly module could not be loaded, so nothing can be computed here: ${error?.message ?? error}`,
@@ -177,13 +205,26 @@ export class AttentionElement extends HTMLElement {
       result = this.attention.selfAttention(call.x, call.weights, call.options);
     } catch (error) {
       this.status = 'error';
+      this.#fallbackOnly();
       this.showMessage([...problems, `attention-wasm could not compute this input: ${error?.message ?? error}`]);
       return;
     }
+    // `highlight`'s reader, and display.js, load only for an element that uses them.
+    const get = (name) => this.getAttribute(name);
+    const marks =
+      get('highlight') === null
+        ? null
+        : (await import('./highlight.js')).parseHighlight(get('highlight'), labelsFor(state));
+    const display = DISPLAY.some((name) => this.hasAttribute(name))
+      ? (await import('./display.js')).displayFromAttributes(get)
+      : PLAIN;
+    if (run !== this.run) return;
     this.currentState = state;
     this.result = result;
+    this.marks = marks;
     this.pendingNode.hidden = true;
-    this.showMessage(problems);
+    this.display = display;
+    this.#showDisplay([...problems, ...(marks?.problems ?? []), ...display.problems]);
     this.draw(state, result, this.attention);
     this.status = 'ready';
     this.dispatchEvent(
@@ -193,6 +234,62 @@ export class AttentionElement extends HTMLElement {
         detail: { state: encodeState(state), settings: { ...state }, result, weights: result.weights.toArray() },
       }),
     );
+  }
+
+  /** With no figure to show: the author's fallback content stays, if any (it is all this reader gets). */
+  #fallbackOnly() {
+    this.pendingText.hidden = true;
+    this.pendingNode.hidden = !this.pendingNode.classList.contains('fallback');
+  }
+
+  /** Shows every problem, the caption and the export buttons. */
+  #showDisplay(problems) {
+    this.showMessage(problems);
+    const { caption, exports } = this.display;
+    this.captionNode.textContent = caption;
+    this.captionNode.hidden = !caption;
+    if (caption) {
+      this.box.setAttribute('role', 'figure');
+      this.box.setAttribute('aria-labelledby', 'caption');
+    } else {
+      this.box.removeAttribute('role');
+      this.box.removeAttribute('aria-labelledby');
+    }
+    this.exportNode.hidden = exports.size === 0;
+    this.exportNode.replaceChildren(
+      ...[...exports].map((kind) =>
+        el('button', { type: 'button', text: `Download ${kind.toUpperCase()}`, on: { click: () => this.#save(kind) } }),
+      ),
+    );
+  }
+
+  /** The figure's picture as SVG text: the heatmap with its labels, highlight, legend and caption. */
+  toSVG() {
+    return this.#picture('svg');
+  }
+
+  /** The figure's picture as a PNG Blob, `scale` pixels per CSS pixel (default 2). */
+  toPNG(scale = 2) {
+    return this.#picture('png', scale);
+  }
+
+  // The picture's code loads only when one is asked for.
+  async #picture(kind, scale) {
+    if (this.status !== 'ready')
+      throw new Error(`<${this.localName}> has no figure yet (its status is ${this.status})`);
+    const { figureOf, picture } = await import('./figure.js');
+    return picture(figureOf(this), kind, scale);
+  }
+
+  #save(kind) {
+    import('./figure.js')
+      .then(({ download }) => download(this.#picture(kind), `${this.localName}.${kind}`, this.shadowRoot))
+      .catch((error) => this.showMessage([`The ${kind.toUpperCase()} could not be made: ${error?.message ?? error}`]));
+  }
+
+  /** Marks the cells `highlight` names in a grid's cells ([rows][cols]), if it names any. */
+  mark(cells) {
+    this.marks?.mark(cells);
   }
 
   /** Shows the problems politely inside the element, or hides the message when there are none. */
@@ -227,30 +324,35 @@ export class AttentionElement extends HTMLElement {
   }
 }
 
-for (const attribute of [...SETTINGS, 'steps']) {
-  const property = propertyName(attribute);
-  if (property === 'state') {
-    Object.defineProperty(AttentionElement.prototype, property, {
-      ...Object.getOwnPropertyDescriptor(AttentionElement.prototype, 'state'),
+/** Defines the attributes `names` as properties of `target` (a prototype): reading gives the value in use. */
+export function defineProperties(target, names) {
+  for (const attribute of names) {
+    const property = propertyName(attribute);
+    if (property === 'state') {
+      Object.defineProperty(target, property, {
+        ...Object.getOwnPropertyDescriptor(AttentionElement.prototype, 'state'),
+        set(value) {
+          this.setAttribute('state', String(value));
+        },
+      });
+      continue;
+    }
+    Object.defineProperty(target, property, {
+      configurable: true,
+      get() {
+        const field = STATE_FIELDS[attribute];
+        if (field && this.currentState) return this.currentState[field];
+        if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
+        if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
+        return this.getAttribute(attribute);
+      },
       set(value) {
-        this.setAttribute('state', String(value));
+        if (value === null || value === undefined || (attribute === 'readonly' && value === false))
+          this.removeAttribute(attribute);
+        else this.setAttribute(attribute, String(value));
       },
     });
-    continue;
   }
-  Object.defineProperty(AttentionElement.prototype, property, {
-    configurable: true,
-    get() {
-      const field = STATE_FIELDS[attribute];
-      if (field && this.currentState) return this.currentState[field];
-      if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
-      if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
-      return this.getAttribute(attribute);
-    },
-    set(value) {
-      if (value === null || value === undefined || (attribute === 'readonly' && value === false))
-        this.removeAttribute(attribute);
-      else this.setAttribute(attribute, String(value));
-    },
-  });
 }
+
+defineProperties(AttentionElement.prototype, SETTINGS);

@@ -1,7 +1,6 @@
 // What an element's attributes mean: from attribute text to the page's state (web/src/model/state.js), with every
 // problem collected as a sentence naming what to fix. Pure: no DOM.
 import { sizesOf } from '../model/edits.js';
-import { EXAMPLES } from '../model/examples.js';
 import { parseNumber } from '../model/parse.js';
 import { MAX_SEED } from '../model/rng.js';
 import { checkSizes, decodeState, defaultState, withSizes } from '../model/state.js';
@@ -28,10 +27,13 @@ export const SETTINGS = [
   'precision',
   'src',
   'readonly',
+  'caption',
+  'highlight',
+  'export',
 ];
 
 /** Attributes that belong to one element only. */
-export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps'], 'attention-heatmap': [] };
+export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps', 'hide'], 'attention-heatmap': ['values'] };
 
 // HTML's own attributes, which any element may carry without a warning.
 const GLOBAL = new Set([
@@ -94,7 +96,8 @@ export function unknownAttributeWarning(tag, name) {
   return `<${tag}>: unknown attribute "${name}"; did you mean "${nearest(name, known)}"? It is ignored.`;
 }
 
-const shorten = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+/** A value cut to 40 characters, for messages. */
+export const shorten = (text) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
 
 function readBoolean(text, name, problems) {
   if (text === '' || /^(?:true|on|yes|1)$/iu.test(text)) return true;
@@ -115,18 +118,20 @@ const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 
 /**
  * The state that the attributes describe. Never throws: each attribute that cannot be used is named in `problems`.
  * @param {(name: string) => string | null} get  the element's getAttribute
+ * @param {{ id: string, state: () => object }[]} [examples]  model/examples.js's EXAMPLES, which the elements load
+ *   only for an `example` attribute
  * @returns {{ state: object, problems: string[] }}
  */
-export function stateFromAttributes(get) {
+export function stateFromAttributes(get, examples = []) {
   const problems = [];
   let state = defaultState();
   const example = get('example');
   if (example !== null) {
-    const found = EXAMPLES.find((e) => e.id === example.trim());
+    const found = examples.find((e) => e.id === example.trim());
     if (found) state = found.state();
     else
       problems.push(
-        `example="${shorten(example)}" is not one of the page's examples: ${EXAMPLES.map((e) => e.id).join(', ')}`,
+        `example="${shorten(example)}" is not one of the page's examples: ${examples.map((e) => e.id).join(', ')}`,
       );
   }
   const hash = get('state');

@@ -1,10 +1,11 @@
 // <attention-explorer>: the page's step-by-step walk for one example, in a box that fits a blog column. `steps`
-// chooses the steps; numbers are editable unless `readonly`.
+// chooses the steps; numbers are editable unless `readonly`; `highlight` marks the query × key figures, `hide` drops
+// paragraphs; its exported figure is the weights' heatmap of the head shown.
 import { toggledMask, typedCell } from '../model/edits.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
-import { AttentionElement } from './base.js';
-import { nearest } from './config.js';
+import { AttentionElement, defineProperties } from './base.js';
+import { OWN_ATTRIBUTES, nearest } from './config.js';
 import { HeatmapGrid, joinLines } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';
@@ -13,6 +14,8 @@ import { STEPS, STEP_NAMES, chooseSteps } from './steps.js';
 // Matrices whose cells the tooltips of the page describe (the others get none).
 const DESCRIBED = new Set(['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'vOut', 'rawScores', 'scaledScores', 'mask']);
 const MORE = new Set(['scores', 'weights', 'output', 'concat', 'layerOutput']);
+// Tables whose rows are the queries and columns the keys of the sentence: `highlight` marks them.
+const QUERY_KEY = new Set(['rawScores', 'scaledScores', 'mask', 'scores', 'weights', 'whyScores', 'whyWeights']);
 
 export class AttentionExplorer extends AttentionElement {
   static tag = 'attention-explorer';
@@ -37,8 +40,11 @@ export class AttentionExplorer extends AttentionElement {
       DESCRIBED.has(matrix) || MORE.has(matrix)
         ? joinLines(cellTooltip(self.currentState, self.result, matrix, i, j, value))
         : undefined;
+    const mark = (cells) => self.mark(cells);
     return {
       readonly: this.readonlyFlag,
+      /** Whether `hide` names this paragraph (entropy, caveat). */
+      hides: (name) => self.display.hide.has(name),
       get state() {
         return self.currentState;
       },
@@ -50,6 +56,7 @@ export class AttentionExplorer extends AttentionElement {
         const table = new MatrixTable({
           name: key,
           describe: describe(key),
+          mark: QUERY_KEY.has(key) ? mark : undefined,
           ...options,
           editable,
           onEdit: (i, j, text) => self.#edit(key, i, j, text),
@@ -59,7 +66,12 @@ export class AttentionExplorer extends AttentionElement {
         return table;
       },
       heatmap(key, options) {
-        const map = new HeatmapGrid({ describe: describe(options.matrix ?? 'heatmap'), ...options });
+        // Every heatmap but cross-attention's (whose keys are another sentence) is query × key of the sentence.
+        const map = new HeatmapGrid({
+          describe: describe(options.matrix ?? 'heatmap'),
+          mark: key.startsWith('cross') ? undefined : mark,
+          ...options,
+        });
         return map;
       },
       toggleMask: (i, j) => {
@@ -122,3 +134,5 @@ export class AttentionExplorer extends AttentionElement {
 }
 
 const STEPS_LIST = STEPS.map((step) => step.names[0]).join(', ');
+
+defineProperties(AttentionExplorer.prototype, OWN_ATTRIBUTES[AttentionExplorer.tag]);

@@ -1,9 +1,11 @@
-// <attention-heatmap>: the attention weights of one example as a heatmap with token labels, a readout of each
-// cell by pointer or keyboard, and a head picker when there are several heads.
+// <attention-heatmap>: the attention weights (or, with values="scores", the scores softmax gets) of one example as a
+// heatmap with token labels, a readout of each cell by pointer or keyboard, and a head picker when there are several
+// heads.
 import { cellTooltip } from '../model/tooltips.js';
 import { el } from '../view/dom.js';
-import { AttentionElement } from './base.js';
-import { HeatmapGrid, joinLines, weightsView } from './heatmapGrid.js';
+import { AttentionElement, defineProperties } from './base.js';
+import { OWN_ATTRIBUTES } from './config.js';
+import { HeatmapGrid, TITLES, joinLines, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */
 export function headPicker(state, onPick) {
@@ -23,27 +25,47 @@ export function headPicker(state, onPick) {
   );
 }
 
+const SUBTITLES = {
+  weights: 'rows: queries (the tokens that look) · columns: keys · each row sums to 1',
+  scores: 'rows: queries · columns: keys · QKᵀ scaled (and masked): what softmax turns into each row’s weights',
+};
+
 export class AttentionHeatmap extends AttentionElement {
   static tag = 'attention-heatmap';
 
   draw(state, result) {
+    const { values } = this.display;
+    const [title, sub] = [TITLES[values], SUBTITLES[values]];
     const headNote = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
-    const label = `Attention weights of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
+    const label = `${title} of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
     this.map ??= new HeatmapGrid({
       label,
-      describe: (i, j, value) => joinLines(cellTooltip(this.currentState, this.result, 'heatmap', i, j, value)),
+      describe: (i, j, value) =>
+        joinLines(
+          cellTooltip(
+            this.currentState,
+            this.result,
+            this.display.values === 'scores' ? 'scores' : 'heatmap',
+            i,
+            j,
+            value,
+          ),
+        ),
+      mark: (cells) => this.mark(cells),
     });
     this.map.setLabel(label);
-    this.map.update(weightsView(state, result.weights, state.head));
+    this.map.update({ ...weightsView(state, result[values], state.head), values });
     const picker = headPicker(state, (head) => {
       this.setEdited({ ...this.currentState, head });
       queueMicrotask(() => this.shadowRoot.querySelectorAll('[part="head-picker"] button')[head]?.focus());
     });
     this.content.replaceChildren(
-      el('p', { class: 'title', attrs: { part: 'title' }, text: `Attention weights${headNote}` }),
-      el('p', { class: 'sub', text: 'rows: queries (the tokens that look) · columns: keys · each row sums to 1' }),
+      el('p', { class: 'title', attrs: { part: 'title' }, text: `${title}${headNote}` }),
+      el('p', { class: 'sub', text: sub }),
       ...(picker ? [picker] : []),
       this.map.element,
     );
   }
 }
+
+defineProperties(AttentionHeatmap.prototype, OWN_ATTRIBUTES[AttentionHeatmap.tag]);

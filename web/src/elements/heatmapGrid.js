@@ -2,8 +2,9 @@
 // labels, a legend, and a readout of the cell under the pointer or the keyboard's active cell.
 import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { el } from '../view/dom.js';
+import { formatValue } from '../model/format.js';
 import { gridKeys, scrollBox } from './gridKeys.js';
-import { weightClass } from './styles.js';
+import { signedClass, weightClass } from './styles.js';
 
 let maps = 0;
 
@@ -31,23 +32,30 @@ export function weightsView(state, weights, head) {
   };
 }
 
-/** The colour scale under a heatmap. */
-export function legend() {
-  return el(
-    'div',
-    { class: 'legend', attrs: { part: 'legend', 'aria-hidden': 'true' } },
-    el('span', { text: '0' }),
-    el('span', { class: 'bar' }),
-    el('span', { text: '1' }),
-    el('span', { text: 'attention weight · striped: masked' }),
-  );
+/** What a heatmap of each kind of values is called. */
+export const TITLES = { weights: 'Attention weights', scores: 'Attention scores' };
+
+/** The largest magnitude of the finite values of a view (what a signed colour scale spans). */
+export function largest({ data, rows, cols }) {
+  let max = 0;
+  for (let k = 0; k < rows * cols; k++) if (Number.isFinite(data[k])) max = Math.max(max, Math.abs(data[k]));
+  return max;
+}
+
+/** The texts of a heatmap's colour scale: its ends and what it shows. */
+export function legendTexts(view, max = largest(view)) {
+  return view.values === 'scores'
+    ? [formatValue(-max, 2), formatValue(max, 2), 'score (before softmax) · striped: masked']
+    : ['0', '1', 'attention weight · striped: masked'];
 }
 
 export class HeatmapGrid {
   /**
    * @param {{ label: string, describe: (i: number, j: number, value: number) => string,
-   *   onActive?: (cell: { i: number, j: number } | null) => void, readout?: HTMLElement }} options
-   *   readout: where the active cell is described (a live region); made here when not given
+   *   onActive?: (cell: { i: number, j: number } | null) => void, readout?: HTMLElement,
+   *   mark?: (cells: HTMLElement[][]) => void }} options
+   *   readout: where the active cell is described (a live region); made here when not given; mark: marks the cells
+   *   `highlight` names after each update
    */
   constructor(options) {
     this.options = options;
@@ -55,6 +63,9 @@ export class HeatmapGrid {
     this.view = null;
     this.cells = [];
     this.grid = el('div', { class: 'hm', tabIndex: 0, attrs: { role: 'grid', 'aria-label': options.label } });
+    this.legendTexts = [el('span'), el('span'), el('span')];
+    this.bar = el('span', { class: 'bar' });
+    const [low, high, what] = this.legendTexts;
     this.readout =
       options.readout ??
       el('p', {
@@ -66,7 +77,7 @@ export class HeatmapGrid {
       'figure',
       { class: 'heatmap', attrs: { part: 'heatmap' } },
       scrollBox(this.grid),
-      legend(),
+      el('div', { class: 'legend', attrs: { part: 'legend', 'aria-hidden': 'true' } }, low, this.bar, high, what),
       options.readout ? null : this.readout,
     );
     this.keys = gridKeys(this.grid, {
@@ -87,11 +98,16 @@ export class HeatmapGrid {
 
   /**
    * @param {{ data: ArrayLike<number>, rows: number, cols: number, rowLabels: string[], colLabels: string[],
-   *   blocked?: (i: number, j: number) => boolean }} view
+   *   blocked?: (i: number, j: number) => boolean, values?: 'weights' | 'scores' }} view  values: the colour scale,
+   *   viridis from 0 to 1 for weights (the default), diverging around 0 for scores
    */
   update(view) {
     this.view = view;
     const { data, rows, cols, rowLabels, colLabels, blocked } = view;
+    const max = largest(view);
+    const signed = view.values === 'scores';
+    legendTexts(view, max).forEach((text, k) => (this.legendTexts[k].textContent = text));
+    this.bar.classList.toggle('signed', signed);
     // Short labels read across; long ones run upwards.
     const across = cols * Math.max(...colLabels.map((label) => label.length)) <= 30;
     this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}${across ? ' across' : ''}`;
@@ -109,7 +125,7 @@ export class HeatmapGrid {
       const row = [];
       for (let j = 0; j < cols; j++) {
         const value = data[i * cols + j];
-        const colour = blocked?.(i, j) ? { cls: 'masked' } : weightClass(value);
+        const colour = blocked?.(i, j) ? { cls: 'masked' } : signed ? signedClass(value, max) : weightClass(value);
         row.push(
           el('span', {
             id: `${this.id}-${i}-${j}`,
@@ -130,6 +146,7 @@ export class HeatmapGrid {
       );
     }
     this.grid.replaceChildren(...rowsOut);
+    this.options.mark?.(this.cells);
     this.keys.setActive(Math.min(this.keys.active.i, rows - 1), Math.min(this.keys.active.j, cols - 1), false);
   }
 

@@ -75,6 +75,15 @@ export class AttentionElement extends HTMLElement {
   src: string | null;
   /** No editing of the numbers. */
   readonly: boolean;
+  /** A caption under the figure (text only); it names the figure for screen readers and goes into its export. */
+  caption: string | null;
+  /**
+   * Cells to point at: "query → key" (or "->"), each side a token's text, its position "#3" (from 1) or "*" for all,
+   * several separated by ";". E.g. "it → animal" (a cell), "it → *" (a row), "* → animal" (a column).
+   */
+  highlight: string | null;
+  /** Download buttons for the figure: "svg", "png", or "" (the attribute alone) for both. */
+  export: string | null;
   /** Exact numbers, instead of a child JSON script. */
   data: AttentionNumbers | undefined;
   /** The last result, or null before the first computation. */
@@ -83,16 +92,29 @@ export class AttentionElement extends HTMLElement {
   readonly attention: Attention | null;
   /** 'pending' until in view, then 'loading', 'ready' or 'error'. */
   readonly status: 'pending' | 'loading' | 'ready' | 'error';
+  /**
+   * The figure as the text of an SVG file: the heatmap (the weights of the head shown, or the heatmap's scores) with
+   * its title, token labels, highlight, colour scale and caption, built from the numbers. Rejects before the figure
+   * is ready.
+   */
+  toSVG(): Promise<string>;
+  /** The same figure as a PNG, drawn at `scale` pixels per CSS pixel (0.5 to 4; default 2). Rejects before ready. */
+  toPNG(scale?: number): Promise<Blob>;
 }
 
 /** <attention-explorer>: the demo page's step-by-step walk for one example, sized for a blog column. */
 export class AttentionExplorer extends AttentionElement {
   /** Space-separated step names, e.g. "scores softmax output". */
   steps: string | null;
+  /** Paragraphs left out, space-separated: "entropy", "caveat" (the random-weights notice). */
+  hide: string | null;
 }
 
-/** <attention-heatmap>: the attention weights as a heatmap with the tokens as labels, and a head picker. */
-export class AttentionHeatmap extends AttentionElement {}
+/** <attention-heatmap>: the attention weights (or scores) as a heatmap with the tokens as labels, and a head picker. */
+export class AttentionHeatmap extends AttentionElement {
+  /** What the heatmap shows: "weights" (the default) or "scores" (the scaled, masked scores softmax gets). */
+  values: string | null;
+}
 
 /** The one Attention instance all elements on the page share. */
 export function sharedAttention(): Promise<Attention>;

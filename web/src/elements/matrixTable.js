@@ -12,7 +12,8 @@ export class MatrixTable {
    * @param {{ name: string, title: string, note?: string, color?: 'signed' | 'weights' | 'none',
    *   editable?: boolean, onEdit?: (i: number, j: number, text: string) => string | null,
    *   onActivate?: (i: number, j: number) => void, onActive?: (cell: { i: number, j: number } | null) => void,
-   *   describe?: (i: number, j: number, value: number) => string, masked?: (i: number, j: number) => boolean }} options
+   *   describe?: (i: number, j: number, value: number) => string, masked?: (i: number, j: number) => boolean,
+   *   mark?: (cells: HTMLElement[][]) => void }} options  mark: marks the cells `highlight` names after each update
    */
   constructor(options) {
     this.options = { color: 'signed', ...options };
@@ -98,6 +99,7 @@ export class MatrixTable {
       body.push(el('tr', {}, el('th', { text: rowLabels[i], title: rowLabels[i], attrs: { scope: 'row' } }), row));
     }
     this.table.replaceChildren(el('thead', {}, head), el('tbody', {}, body));
+    this.options.mark?.(this.cells);
     this.keys.setActive(Math.min(this.keys.active.i, rows - 1), Math.min(this.keys.active.j, cols - 1), false);
   }
 

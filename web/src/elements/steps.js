@@ -54,7 +54,7 @@ const headView = (tensor, state, colLabels, index = state.head) => ({
 /**
  * Each step: its names (the first is the page's), a title, and make(ctx), which builds its section once and
  * returns the function that updates it. ctx: table(key, options), heatmap(key, options), edit, toggleMask,
- * shuffle, describe(matrix), readonly.
+ * shuffle, describe(matrix), readonly, hides(paragraph).
  */
 export const STEPS = [
   {
@@ -210,8 +210,8 @@ export const STEPS = [
       const map = ctx.heatmap('heatmap', {
         label: 'Heatmap of the attention weights: rows are queries, columns are keys',
       });
-      const entropy = para();
-      const random = para();
+      const entropy = el('p', { dataset: { note: 'entropy' } });
+      const random = el('p', { dataset: { note: 'caveat' } });
       return {
         nodes: [
           para(
@@ -228,6 +228,8 @@ export const STEPS = [
           map.update(weightsView(state, result.weights, state.head));
           entropy.textContent = entropyText(state, result);
           random.textContent = randomNote(state, result);
+          entropy.hidden = ctx.hides('entropy');
+          random.hidden = ctx.hides('caveat');
         },
       };
     },

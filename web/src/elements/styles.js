@@ -17,6 +17,7 @@ const THEME = `
   --aw-panel: var(--attention-panel, #f6f8fa);
   --aw-accent: var(--attention-accent, #0969da);
   --aw-focus: var(--attention-focus, #ff2d95);
+  --aw-mark: var(--attention-highlight, #ff2d95);
   --aw-error-bg: var(--attention-error-bg, #fff4e5);
   --aw-error-fg: var(--attention-error-fg, #7a4100);
   --aw-font: var(--attention-font, system-ui, -apple-system, "Segoe UI", Roboto, sans-serif);
@@ -52,6 +53,14 @@ const LAYOUT = `
 .message[hidden], .pending[hidden] { display: none; }
 .pending { color: var(--aw-muted); font-size: 0.88rem; min-height: 6rem; display: grid; place-items: center;
   background: var(--aw-panel); border-radius: 6px; }
+.pending.fallback:not([hidden]) { display: block; min-height: 0; background: none; color: inherit; font-size: inherit; }
+.pending.fallback > span, .caption[hidden], .export[hidden] { display: none; }
+.caption { font-size: 0.88rem; color: var(--aw-muted); margin: 0.5rem 0 0; overflow-wrap: anywhere; }
+.export { display: flex; flex-wrap: wrap; gap: 0.4rem; margin-top: 0.5rem; }
+.mk { position: relative; }
+.mk::after { content: ""; position: absolute; inset: 0; pointer-events: none; border: 0 solid var(--aw-mark); }
+.mt::after { border-top-width: 2px; } .mb::after { border-bottom-width: 2px; }
+.ml::after { border-left-width: 2px; } .mr::after { border-right-width: 2px; }
 .step { border-top: 1px solid var(--aw-border); padding: 0.6rem 0 0.2rem; }
 .step:first-of-type { border-top: 0; padding-top: 0; }
 .step h3 { font-size: 0.95rem; margin: 0 0 0.3rem; }
@@ -108,6 +117,8 @@ button:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; 
   margin-top: 0.35rem; }
 .legend .bar { width: 8rem; height: 0.6rem; border-radius: 2px;
   background: linear-gradient(90deg, ${[0, 0.25, 0.5, 0.75, 1].map((t) => weightColor(t).css).join(', ')}); }
+.legend .bar.signed {
+  background: linear-gradient(90deg, ${[-1, -0.5, 0, 0.5, 1].map((t) => signedColor(t, 1).css).join(', ')}); }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
 .compare { font-family: var(--aw-mono); font-size: var(--aw-cell); }

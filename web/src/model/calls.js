@@ -57,6 +57,11 @@ let preparing = null; // { attn, weights } whose layer is on its way
 let latest = null; // the last call computed, which a new layer runs once to keep its projections
 let projection = null; // { rows, of }: the rows of x the last computeCall projected, of all; { ahead }; null = all
 
+/** Whether computeCall(attn, call) runs on a prepared layer (its weights' layer is ready). */
+export function onPreparedLayer(attn, call) {
+  return layer?.attn === attn && sameWeights(layer.weights, call.weights);
+}
+
 /**
  * How the last computeCall went: { rows, of } when it projected only `rows` of x's `of` rows again, { ahead: true }
  * when it took a result made ahead, null when it computed everything.

@@ -1,0 +1,269 @@
+// An element's figure as a picture: the heatmap with its title, token labels, highlight, colour scale and caption,
+// laid out once as a list of shapes, then written as SVG (built as DOM nodes: every text goes in as text, never as
+// markup) or drawn on a canvas for a PNG. Loaded only when a picture is asked for.
+import { signedColor, weightColor } from '../model/colors.js';
+import { wrapText } from '../model/format.js';
+import { shortLabel } from '../model/tokens.js';
+import { el, svg } from '../view/dom.js';
+import { TITLES, largest, legendTexts, weightsView } from './heatmapGrid.js';
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+const INK = '#1b1f24';
+const MUTED = '#57606a';
+const MARK = '#ff2d95';
+const PAD = 16;
+
+let measurer = null;
+/** The width of `text` in `font` (a canvas measures it: the same fonts as the PNG). */
+function measure(text, font) {
+  measurer ??= document.createElement('canvas').getContext('2d');
+  measurer.font = font;
+  return measurer.measureText(text).width;
+}
+
+const font = (size, weight = 400) => `${weight} ${size}px ${FONT}`;
+
+/** A label cut with an ellipsis to fit `room` px. */
+function fit(label, size, room) {
+  let max = Array.from(label).length;
+  while (max > 2 && measure(shortLabel(label, max), font(size)) > room) max--;
+  return shortLabel(label, max);
+}
+
+/**
+ * The figure an element exports: its heatmap (for an explorer, the weights' of the head shown), its title, caption
+ * and highlight.
+ * @param {import('./base.js').AttentionElement} element  ready
+ */
+export function figureOf(element) {
+  const { currentState: state, result, display, marks } = element;
+  const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
+  const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+  const sentence = element.localName === 'attention-heatmap' ? ` of “${state.sentence}”` : '';
+  return {
+    ...weightsView(state, result[values], state.head),
+    values,
+    title: `${TITLES[values]}${sentence}${head}`,
+    caption: display.caption,
+    marked: marks?.marked ?? null,
+  };
+}
+
+/**
+ * The shapes of a figure, in CSS pixels.
+ * @param {{ data: ArrayLike<number>, rows: number, cols: number, rowLabels: string[], colLabels: string[],
+ *   blocked?: (i: number, j: number) => boolean, values: 'weights' | 'scores', title: string, caption: string,
+ *   marked: ((i: number, j: number) => boolean) | null }} figure
+ * @returns {{ width: number, height: number, shapes: object[] }}
+ */
+export function layout(figure) {
+  const { data, rows, cols, rowLabels, colLabels, blocked, values, marked } = figure;
+  const cell = Math.max(10, Math.min(44, Math.floor(480 / Math.max(rows, cols))));
+  const labelSize = Math.max(9, Math.min(13, Math.round(cell * 0.55)));
+  const widest = Math.max(...[...rowLabels, ...colLabels].map((l) => measure(l, font(labelSize))));
+  const labels = Math.min(110, Math.ceil(widest)) + 8;
+  const [low, high, what] = legendTexts(figure, largest(figure));
+  // Wide enough for the grid and for the colour scale's line (a 160 px bar, then what it shows).
+  const width = Math.max(PAD * 2 + labels + cell * cols, PAD * 2 + labels + 170 + measure(what, font(11)), 360);
+  const shapes = [];
+  const text = (x, y, value, size, extra = {}) => shapes.push({ type: 'text', x, y, text: value, size, ...extra });
+  let y = PAD;
+  for (const line of wrapText(figure.title, width - 2 * PAD, (t) => measure(t, font(16, 600)))) {
+    text(PAD, y + 10, line, 16, { weight: 600 });
+    y += 22;
+  }
+  text(PAD, y + 8, 'rows: queries · columns: keys', 12, { fill: MUTED });
+  y += 22;
+  const left = PAD + labels;
+  const top = y + labels;
+  rowLabels.forEach((label, i) =>
+    text(left - 6, top + (i + 0.5) * cell, fit(label, labelSize, labels - 8), labelSize, { anchor: 'end' }),
+  );
+  colLabels.forEach((label, j) =>
+    text(left + (j + 0.5) * cell, top - 6, fit(label, labelSize, labels - 8), labelSize, { rotate: true }),
+  );
+  const max = largest(figure);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const v = data[i * cols + j];
+      const box = { x: left + j * cell, y: top + i * cell, w: cell, h: cell };
+      if (blocked?.(i, j)) shapes.push({ type: 'hatch', ...box });
+      else
+        shapes.push({ type: 'rect', ...box, fill: (values === 'scores' ? signedColor(v, max) : weightColor(v)).css });
+    }
+  }
+  // The highlight: the outline of each marked region (an edge where a marked cell meets an unmarked one).
+  const on = (i, j) => Boolean(marked) && i >= 0 && j >= 0 && i < rows && j < cols && marked(i, j);
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      if (!on(i, j)) continue;
+      const [x0, y0, x1, y1] = [left + j * cell, top + i * cell, left + (j + 1) * cell, top + (i + 1) * cell];
+      const edges = [
+        [!on(i - 1, j), x0, y0, x1, y0],
+        [!on(i + 1, j), x0, y1, x1, y1],
+        [!on(i, j - 1), x0, y0, x0, y1],
+        [!on(i, j + 1), x1, y0, x1, y1],
+      ];
+      for (const [drawn, ...line] of edges) if (drawn) shapes.push({ type: 'line', line });
+    }
+  }
+  y = top + rows * cell + 14;
+  const stops =
+    values === 'scores'
+      ? [-1, -0.5, 0, 0.5, 1].map((t) => signedColor(t, 1).css)
+      : [0, 0.25, 0.5, 0.75, 1].map((t) => weightColor(t).css);
+  shapes.push({ type: 'gradient', x: left, y, w: 160, h: 10, stops });
+  text(left, y + 22, low, 11, { fill: MUTED });
+  text(left + 160, y + 22, high, 11, { fill: MUTED, anchor: 'end' });
+  text(left + 170, y + 5, what, 11, { fill: MUTED });
+  y += 36;
+  if (figure.caption) {
+    y += 4;
+    for (const line of wrapText(figure.caption, width - 2 * PAD, (t) => measure(t, font(13)))) {
+      text(PAD, y + 8, line, 13);
+      y += 18;
+    }
+  }
+  return { width: Math.ceil(width), height: Math.ceil(y + PAD), shapes };
+}
+
+/** The figure as the text of an SVG file. */
+function figureSvg(figure) {
+  const { width, height, shapes } = layout(figure);
+  const id = 'aw-hatch';
+  const root = svg(
+    'svg',
+    { xmlns: 'http://www.w3.org/2000/svg', width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': FONT },
+    svg(
+      'defs',
+      {},
+      svg(
+        'pattern',
+        { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+        svg('rect', { width: 6, height: 6, fill: '#d9d9d9' }),
+        svg('rect', { width: 2, height: 6, fill: '#9a9a9a' }),
+      ),
+    ),
+    svg('rect', { width, height, fill: '#ffffff' }),
+  );
+  shapes.forEach((s, k) => {
+    if (s.type === 'rect') root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: s.fill }));
+    else if (s.type === 'hatch')
+      root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${id})` }));
+    else if (s.type === 'line') {
+      const [x1, y1, x2, y2] = s.line;
+      root.append(svg('line', { x1, y1, x2, y2, stroke: MARK, 'stroke-width': 3, 'stroke-linecap': 'square' }));
+    } else if (s.type === 'gradient') {
+      const gradient = `aw-scale-${k}`;
+      root.firstChild.append(
+        svg(
+          'linearGradient',
+          { id: gradient },
+          s.stops.map((color, n) => svg('stop', { offset: n / (s.stops.length - 1), 'stop-color': color })),
+        ),
+      );
+      root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${gradient})` }));
+    } else {
+      const attrs = {
+        x: s.x,
+        y: s.y,
+        'font-size': s.size,
+        'font-weight': s.weight,
+        fill: s.fill ?? INK,
+        'text-anchor': s.anchor,
+        'dominant-baseline': 'central',
+        transform: s.rotate ? `rotate(-90 ${s.x} ${s.y})` : undefined,
+      };
+      root.append(svg('text', attrs, s.text));
+    }
+  });
+  return new XMLSerializer().serializeToString(root);
+}
+
+/** The figure as a PNG Blob, `scale` device pixels per CSS pixel. */
+function figurePng(figure, scale = 2) {
+  const { width, height, shapes } = layout(figure);
+  const ratio = Math.max(0.5, Math.min(4, Number(scale) || 2));
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * ratio);
+  canvas.height = Math.round(height * ratio);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(ratio, ratio);
+  ctx.fillStyle = '#ffffff';
+  ctx.fillRect(0, 0, width, height);
+  for (const s of shapes) {
+    if (s.type === 'rect') {
+      ctx.fillStyle = s.fill;
+      ctx.fillRect(s.x, s.y, s.w, s.h);
+    } else if (s.type === 'hatch') hatch(ctx, s);
+    else if (s.type === 'line') {
+      const [x1, y1, x2, y2] = s.line;
+      ctx.strokeStyle = MARK;
+      ctx.lineWidth = 3;
+      ctx.lineCap = 'square';
+      ctx.beginPath();
+      ctx.moveTo(x1, y1);
+      ctx.lineTo(x2, y2);
+      ctx.stroke();
+    } else if (s.type === 'gradient') {
+      const gradient = ctx.createLinearGradient(s.x, 0, s.x + s.w, 0);
+      s.stops.forEach((color, n) => gradient.addColorStop(n / (s.stops.length - 1), color));
+      ctx.fillStyle = gradient;
+      ctx.fillRect(s.x, s.y, s.w, s.h);
+    } else {
+      ctx.save();
+      ctx.font = font(s.size, s.weight);
+      ctx.fillStyle = s.fill ?? INK;
+      ctx.textAlign = s.anchor === 'end' ? 'right' : 'left';
+      ctx.textBaseline = 'middle';
+      ctx.translate(s.x, s.y);
+      if (s.rotate) ctx.rotate(-Math.PI / 2);
+      ctx.fillText(s.text, 0, 0);
+      ctx.restore();
+    }
+  }
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the canvas gave no PNG'))), 'image/png'),
+  );
+}
+
+/**
+ * The figure as SVG text or a PNG Blob.
+ * @param {'svg' | 'png'} kind
+ * @param {number} [scale]  the PNG's pixels per CSS pixel, 0.5 to 4 (default 2)
+ * @returns {Promise<string | Blob>}
+ */
+export async function picture(figure, kind, scale) {
+  return kind === 'svg' ? figureSvg(figure) : figurePng(figure, scale);
+}
+
+/** Saves a picture (SVG text or a PNG Blob, awaited) as a file, through a download link placed in `root`. */
+export async function download(made, fileName, root) {
+  const file = await made;
+  const blob = typeof file === 'string' ? new Blob([file], { type: 'image/svg+xml' }) : file;
+  const url = URL.createObjectURL(blob);
+  const link = el('a', { href: url, download: fileName });
+  root.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Grey stripes over a masked cell, as in the SVG's pattern. */
+function hatch(ctx, { x, y, w, h }) {
+  ctx.save();
+  ctx.fillStyle = '#d9d9d9';
+  ctx.fillRect(x, y, w, h);
+  ctx.beginPath();
+  ctx.rect(x, y, w, h);
+  ctx.clip();
+  ctx.strokeStyle = '#9a9a9a';
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  for (let d = -h; d < w; d += 6) {
+    ctx.moveTo(x + d, y + h);
+    ctx.lineTo(x + d + h, y);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
