@@ -1,5 +1,7 @@
 // Designed heads: X, W_q and W_k built by hand (not random) so that each head shows a pattern trained models are
-// known for. The lesson's check of which key each query attends to most is in designedLesson.js.
+// known for; loading this module hands designedMatrix to matrices.js. The lesson's check of which key each query
+// attends to most is in designedLesson.js.
+import { provideDesigned } from './matrices.js';
 import { tokenize } from './tokens.js';
 
 /** The number each designed weight holds: a match scores STRENGTH² = 25 before scaling. */
@@ -100,3 +102,5 @@ export function designedMatrix(state, name) {
   }
   return w;
 }
+
+provideDesigned(designedMatrix);

@@ -1,5 +1,5 @@
 // The page's explanations, written for the state and the result on screen: scaling, entropy, heads, outputs.
-import { meanRowEntropy } from './experiment.js';
+import { meanRowEntropy } from './stats.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
 import { headBlock, headsOfKv, kvHeadsOf } from './matrices.js';

@@ -1,6 +1,6 @@
 // The words of "Why divide by √d_k?" (the page's own panel): the example's variances against the experiment's curves,
 // and the line under the charts. The elements do not show the panel, so these stay out of lesson.js, which they load.
-import { meanVariance } from './experiment.js';
+import { meanVariance } from './stats.js';
 import { formatValue } from './format.js';
 import { headSlice, scaleValue } from './inputs.js';
 import { sourcesText } from './provenance.js';
