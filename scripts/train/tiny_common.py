@@ -139,16 +139,6 @@ def gelu_new(x):
     return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
 
 
-def sinusoids(n, d):
-    """The Transformer's sinusoidal position codes [n, d], values in [-1, 1]: sin and cos of position / 10000^(2k/d)."""
-    position = torch.arange(n, dtype=torch.float32)[:, None]
-    frequency = torch.exp(torch.arange(0, d, 2, dtype=torch.float32) * (-math.log(10000.0) / d))
-    out = torch.zeros(n, d)
-    out[:, 0::2] = torch.sin(position * frequency)
-    out[:, 1::2] = torch.cos(position * frequency)
-    return out
-
-
 class Conv1D(nn.Module):
     """GPT-2's Conv1D: a linear layer whose weight is stored [in, out] (y = x W + b)."""
 
@@ -210,8 +200,7 @@ class TinyGPT2(nn.Module):
         self.transformer.wte = nn.Embedding(cfg.vocab_size, cfg.n_embd)
         self.transformer.wpe = nn.Embedding(cfg.n_positions, cfg.n_embd)
         nn.init.normal_(self.transformer.wte.weight, std=0.02)
-        with torch.no_grad():  # learned positions, started as sinusoids so that "one back" is easy to learn
-            self.transformer.wpe.weight.copy_(sinusoids(cfg.n_positions, cfg.n_embd) * 0.02)
+        nn.init.normal_(self.transformer.wpe.weight, std=0.02)
         self.transformer.h = nn.ModuleList([Block(cfg) for _ in range(cfg.n_layer)])
         self.transformer.ln_f = nn.LayerNorm(cfg.n_embd, eps=cfg.layer_norm_epsilon)
 
@@ -328,10 +317,25 @@ def sentence(rng):
     return words + [TOKEN_ID[PUNCTUATION[rng.choice(4, p=[0.8, 0.0, 0.1, 0.1])]]]
 
 
-def training_sequence(rng, n, text_fraction):
-    """n token ids: sentences of the grammar (text_fraction of the time) or uniformly random words, with repeats:
-    40% of the time one span of 8 tokens or more copied once later, else one to three spans of 3–24 tokens, so
-    that continuing a repeat pays off."""
+def chain(rng, n):
+    """n ids that follow a successor rule of their own: a few random words, each with a random successor among them,
+    followed 70% of the time (else a random one of the few). Predicting a token then needs the token after an
+    earlier occurrence of the current one: a repeat of two tokens, which only a look-back of one position explains."""
+    words = rng.choice(np.arange(FIRST_CONTENT_ID, len(VOCAB)), size=int(rng.integers(6, 17)), replace=False)
+    successor = rng.integers(0, len(words), size=len(words))
+    out = [int(rng.integers(len(words)))]
+    for _ in range(n - 1):
+        out.append(int(successor[out[-1]]) if rng.random() < 0.7 else int(rng.integers(len(words))))
+    return words[out]
+
+
+def training_sequence(rng, n, chain_fraction, text_fraction):
+    """n token ids, of three kinds: a chain (chain_fraction of the time); else sentences of the grammar
+    (text_fraction of the rest) or uniformly random words, in which one to three spans of 2–24 tokens are each copied
+    to a later place. Copies at any offset and of any length, and chains, reward only the induction mechanism (a
+    previous-token head, then a head that attends to the token after an earlier occurrence of the current one)."""
+    if rng.random() < chain_fraction:
+        return chain(rng, n)
     if rng.random() < text_fraction:
         seq = []
         while len(seq) < n:
@@ -339,33 +343,27 @@ def training_sequence(rng, n, text_fraction):
         seq = np.array(seq[:n])
     else:
         seq = rng.integers(FIRST_CONTENT_ID, len(VOCAB), size=n)
-    if rng.random() < 0.4:
-        a = int(rng.integers(0, 9))
-        span = int(rng.integers(8, (n - a) // 2 + 1))
-        spans = [(a, span, a + span + int(rng.integers(0, n - a - 2 * span + 1)))]
-    else:
-        spans = []
-        for _ in range(rng.integers(1, 4)):
-            span = int(rng.integers(3, 25))
-            a = int(rng.integers(0, n - 2 * span + 1))
-            spans.append((a, span, int(rng.integers(a + span, n - span + 1))))
-    for a, span, b in spans:
+    for _ in range(rng.integers(1, 4)):
+        span = int(rng.integers(2, 25))
+        a = int(rng.integers(0, n - 2 * span + 1))
+        b = int(rng.integers(a + span, n - span + 1))
         seq[b:b + span] = seq[a:a + span]
     return seq
 
 
-def training_batch(rng, batch, n, text_fraction):
-    return torch.from_numpy(np.stack([training_sequence(rng, n, text_fraction) for _ in range(batch)]).astype(np.int64))
+def training_batch(rng, batch, n, chain_fraction, text_fraction):
+    return torch.from_numpy(np.stack([training_sequence(rng, n, chain_fraction, text_fraction)
+                                      for _ in range(batch)]).astype(np.int64))
 
 
-def heldout_sequence(rng, n_max):
-    """A held-out sequence of distinct random words with one span repeated: prefix, span, gap, the span again,
-    suffix. Only the repeat recurs, so "the earlier occurrence of the current token" is always one position.
-    Returns (ids, first, second, length): the span is ids[first:first+length] == ids[second:second+length]."""
-    prefix, span, gap = int(rng.integers(1, 9)), int(rng.integers(8, 21)), int(rng.integers(0, 9))
-    suffix = int(rng.integers(0, 5))
-    n = min(prefix + 2 * span + gap + suffix, n_max)
+def heldout_sequence(rng, n):
+    """A held-out sequence of n distinct random words in which one span of 8–20 tokens is repeated after a gap of
+    0–20, the first copy starting anywhere from position 1. Only the repeat recurs, so "the earlier occurrence of
+    the current token" is always one position. Returns (ids, first, second, length): the span is
+    ids[first:first+length] == ids[second:second+length]."""
+    span, gap = int(rng.integers(8, 21)), int(rng.integers(0, 21))
+    first = int(rng.integers(1, n - 2 * span - gap + 1))
+    second = first + span + gap
     ids = rng.choice(np.arange(FIRST_CONTENT_ID, len(VOCAB)), size=n, replace=False)
-    first, second = prefix, prefix + span + gap
     ids[second:second + span] = ids[first:first + span]
     return [int(i) for i in ids], first, second, span

@@ -5,11 +5,14 @@
     nice -n 19 /usr/bin/python3 scripts/train/train_tiny.py --check    # retrains into a temporary folder and
                                                                        # compares each file's SHA-256 with the
                                                                        # committed one
+    /usr/bin/python3 scripts/train/evaluate_tiny.py --write-heldout    # then: the heads' scores, heldout.json
 
-A 2-layer GPT-2-layout model is trained on sequences that tiny_common.py generates from --seed (random words and a
-small grammar's sentences, with spans repeated later in the sequence), on one CPU thread with PyTorch's deterministic
-algorithms, so the same seed gives the same bits on the same machine. Then evaluate_tiny.py measures its heads.
-Needs Debian's python3-torch (PyTorch 1.13): run it as /usr/bin/python3.
+A 2-layer GPT-2-layout model is trained on sequences that tiny_common.py generates from --seed (chains of a few
+words with successors of their own, random words and a small grammar's sentences with spans copied later), on one
+CPU thread with PyTorch's deterministic algorithms, so the same seed gives the same bits on the same machine with
+the same libraries. Needs Debian's python3-torch (PyTorch 1.13), run as /usr/bin/python3, and an optimised BLAS
+(apt-get install -y python3-torch libopenblas0-serial): with Debian's reference BLAS, which python3-torch alone
+brings, training is about 7 times slower and its bits differ.
 """
 
 import argparse
@@ -23,10 +26,12 @@ import time
 import numpy as np
 import torch
 
+import evaluate_tiny
 import tiny_common as tc
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_OUT = os.path.join(REPO, "web", "public", "models", "induction")
+PROBE_SEED = 7  # a few held-out-style sequences to watch the induction heads form (not evaluate_tiny's seed)
 FILES = ["config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"]
 
 
@@ -34,11 +39,13 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=DEFAULT_OUT, help="folder to write the checkpoint into")
     p.add_argument("--seed", type=int, default=26, help="seed of the weights' initialisation and of the data")
-    p.add_argument("--steps", type=int, default=4000)
+    p.add_argument("--steps", type=int, default=8000)
     p.add_argument("--batch", type=int, default=32)
-    p.add_argument("--lr", type=float, default=3e-3)
-    p.add_argument("--text-fraction", type=float, default=0.25,
-                   help="share of training sequences made of the grammar's sentences rather than random words")
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--text-fraction", type=float, default=0.2,
+                   help="share of the other sequences made of the grammar's sentences rather than random words")
+    p.add_argument("--chain-fraction", type=float, default=0.4,
+                   help="share of training sequences that are chains (tiny_common.chain)")
     p.add_argument("--n-layer", type=int, default=2)
     p.add_argument("--n-head", type=int, default=4)
     p.add_argument("--n-embd", type=int, default=64)
@@ -56,38 +63,53 @@ def deterministic(seed):
 
 
 def learning_rate(step, steps, peak):
-    """Linear warm-up over the first 5% of the steps, then a cosine down to a tenth of the peak."""
-    warmup = max(1, steps // 20)
+    """Linear warm-up over the first 5% of the steps, the peak until 80%, then linearly down to a tenth of it."""
+    warmup, decay = max(1, steps // 20), int(steps * 0.8)
     if step < warmup:
         return peak * (step + 1) / warmup
-    progress = (step - warmup) / max(1, steps - warmup)
-    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+    if step < decay:
+        return peak
+    return peak * (1 - 0.9 * (step - decay) / max(1, steps - decay))
+
+
+def progress(model, probe):
+    """The copy accuracy on the probe sequences and the best previous-token and induction scores of any head."""
+    model.eval()
+    scores = evaluate_tiny.head_scores(model, probe)
+    accuracy = evaluate_tiny.copying(model, probe)["accuracy"]
+    model.train()
+    return (f"copy top-1 {accuracy:.2f}, best prev-token {scores['previousToken'].max():.2f}, "
+            f"best induction {scores['induction'].max():.2f}")
+
+
+def blas_in_use():
+    """The BLAS library this process has loaded (OpenBLAS or the reference one: their results differ in the last bits)."""
+    with open("/proc/self/maps") as f:
+        paths = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    return ", ".join(sorted(paths)) or "none found"
 
 
 def train(args):
     deterministic(args.seed)
+    print(f"BLAS: {blas_in_use()}")
     cfg = tc.Config(n_layer=args.n_layer, n_head=args.n_head, n_embd=args.n_embd, n_positions=args.n_positions)
     model = tc.TinyGPT2(cfg)
-    # No weight decay on biases, LayerNorms and embeddings (GPT-2's usual split).
-    decay = [p for n, p in model.named_parameters() if n.endswith("weight") and p.dim() == 2 and "wte" not in n
-             and "wpe" not in n]
-    rest = [p for n, p in model.named_parameters() if not any(p is q for q in decay)]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": rest, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.98))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), weight_decay=0.0)
     rng = np.random.Generator(np.random.PCG64(args.seed))
+    probe = evaluate_tiny.heldout(PROBE_SEED, 16, cfg.n_positions)
     started = time.time()
     for step in range(args.steps):
         for group in opt.param_groups:
             group["lr"] = learning_rate(step, args.steps, args.lr)
-        ids = tc.training_batch(rng, args.batch, cfg.n_positions, args.text_fraction)
+        ids = tc.training_batch(rng, args.batch, cfg.n_positions, args.chain_fraction, args.text_fraction)
         logits, _ = model(ids)
         loss = torch.nn.functional.cross_entropy(logits[:, :-1].reshape(-1, cfg.vocab_size), ids[:, 1:].reshape(-1))
         opt.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        if step % 250 == 0 or step == args.steps - 1:
-            print(f"step {step:5d}  loss {loss.item():.4f}  ({time.time() - started:.0f} s)", flush=True)
+        if step % 500 == 0 or step == args.steps - 1:
+            print(f"step {step:5d}  loss {loss.item():.4f}  {progress(model, probe)}  ({time.time() - started:.0f} s)",
+                  flush=True)
     print(f"trained {args.steps} steps in {time.time() - started:.0f} s")
     return cfg, model
 
