@@ -11,7 +11,6 @@ import struct
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 # --- The vocabulary: whole lower-case English words, so that every token on the page is readable. -----------------

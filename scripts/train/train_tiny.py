@@ -17,7 +17,6 @@ brings, training is about 7 times slower and its bits differ.
 
 import argparse
 import hashlib
-import math
 import os
 import sys
 import tempfile

@@ -5,11 +5,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openSafetensors } from '../../src/js/io/index.js';
 
-const folder = new URL('../../web/public/models/induction/', import.meta.url);
+// One file's URL (Vite rewrites new URL('<folder>/', import.meta.url) without its final slash, so name the file).
+const fileUrl = (name) => new URL(`../../web/public/models/induction/${name}`, import.meta.url);
 const inBrowser = typeof window !== 'undefined';
 
 async function bytesOf(name) {
-  const url = new URL(name, folder);
+  const url = fileUrl(name);
   if (inBrowser) return new Uint8Array(await (await fetch(url)).arrayBuffer());
   const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
   return new Uint8Array(await readFile(url));
