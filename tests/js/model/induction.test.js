@@ -1,5 +1,3 @@
-// PENDING until attention-wasm/model lands (issue 24): rename this file to induction.test.js to run it.
-//
 // The shipped induction model (web/public/models/induction, made by scripts/train/train_tiny.py), read through the
 // public model API like any Hub GPT-2 checkpoint: on the held-out sequences of heldout.json (which the training never
 // saw), every head's previous-token, induction, duplicate and first-token scores are the figures evaluate_tiny.py
@@ -11,7 +9,6 @@ import { loadModel } from '../../../src/js/model/index.js';
 
 // One file's URL (Vite rewrites new URL('<folder>/', import.meta.url) without its final slash, so name the file).
 const fileUrl = (name) => new URL(`../../../web/public/models/induction/${name}`, import.meta.url);
-const folder = new URL('.', fileUrl('config.json'));
 const inBrowser = typeof window !== 'undefined';
 
 // Float32 here and in PyTorch, summed in other orders: a mean of attention weights moves by ~1e-6; 2e-3 is ample
@@ -25,11 +22,15 @@ async function heldoutJson() {
   return JSON.parse(await readFile(url, 'utf8'));
 }
 
-/** A Node folder path, or the folder's URL in a browser. */
+/** The folder's files as a Map of names to bytes, as a page that picked them would hand them over. */
 async function source() {
-  if (inBrowser) return folder.href;
-  const { fileURLToPath } = await import(/* @vite-ignore */ 'node:url');
-  return fileURLToPath(folder);
+  const names = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+  const read = async (name) => {
+    if (inBrowser) return new Uint8Array(await (await fetch(fileUrl(name))).arrayBuffer());
+    const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
+    return new Uint8Array(await readFile(fileUrl(name)));
+  };
+  return new Map(await Promise.all(names.map(async (name) => [name, await read(name)])));
 }
 
 /** Weight of query i on key j of head h in one layer's [heads, n, n] attention Tensor. */
