@@ -18,9 +18,17 @@ const CHANGES = [
   (state) => typedSentence(state, `${state.sentence.trimEnd()}z`).state ?? null,
   (state) => typedCell(state, 'x', 0, 0, String(currentMatrix(state, 'x')[0][0] + 0.5)).state ?? null,
   (state) => (state.numHeads > 1 ? { ...state, head: (state.head + 1) % state.numHeads } : null),
-].map((change) => (state) => {
-  const next = change(state);
-  return next && next.n === state.n ? next : null;
+].map((change) => {
+  // The same state gets the same changed state in every round: its copies of X and their float32 and flat forms are
+  // made once (the caches key on the arrays), so that later rounds leave little garbage for the reader's first click.
+  const made = new WeakMap();
+  return (state) => {
+    if (!made.has(state)) {
+      const next = change(state);
+      made.set(state, next && next.n === state.n ? next : null);
+    }
+    return made.get(state);
+  };
 });
 
 /**
