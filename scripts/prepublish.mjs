@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // npm's prepublishOnly: refuses to publish a package whose WebAssembly is missing or stale. It checks, in the
 // repository (or the folder given as the first argument):
-//   - both builds' .js and .wasm exist, and each is newer than every source of the module (src/core, src/bindings,
-//     CMakeLists.txt, the notice files and the post-link script);
-//   - src/js/generated/abi.{js,d.ts} are what scripts/gen-constants.mjs makes of src/core/abi.h;
+//   - both builds' .js and .wasm exist, those of attention-wasm/model's module too, and each is newer than every
+//     source of the module (src/core, src/bindings, CMakeLists.txt, the notice files and the post-link script);
+//   - src/js/generated/{abi,model-abi}.{js,d.ts} are what scripts/gen-constants.mjs makes of src/core/abi.h;
 //   - each .wasm holds the current license notice (scripts/wasm-notice.mjs), and src/js/inline.js holds each
-//     .wasm as it is;
+//     .wasm of the main module as it is;
 //   - each build loads through the package itself and is the build it claims to be, compiled from the same
 //     abi.h (the loader's own check: its kernel backend, constants and call descriptor layout).
 // Prints what is wrong and exits 1; prints one line and exits 0 when all is well.
@@ -16,6 +16,7 @@ import { parseAbi, render } from './gen-constants.mjs';
 import { customSectionText, noticeText } from './wasm-notice.mjs';
 
 const VARIANTS = ['simd', 'scalar'];
+const MODULES = ['attention', 'model']; // the main module and attention-wasm/model's
 const INLINE = 'src/js/inline.js'; // attention-wasm/inline, with both .wasm inside (scripts/gen-inline.mjs)
 const SOURCES = [
   'src/core',
@@ -48,9 +49,9 @@ function nodeEntry(target) {
 export async function releaseProblems(root) {
   const problems = [];
   const built = [];
-  for (const variant of VARIANTS) {
+  for (const build of MODULES.flatMap((module) => VARIANTS.map((variant) => `${module}-${variant}`))) {
     for (const ext of ['js', 'wasm']) {
-      const path = `src/js/wasm/attention-${variant}.${ext}`;
+      const path = `src/js/wasm/${build}.${ext}`;
       const info = await stat(join(root, path)).catch(() => null);
       if (info) built.push({ path, mtime: info.mtimeMs });
       else problems.push(`${path} is missing: run npm run build`);
@@ -73,10 +74,12 @@ export async function releaseProblems(root) {
     if (newer.length) problems.push(`${INLINE} is older than ${newer.join(', ')}: run npm run build`);
   }
 
-  const { js, dts } = render(parseAbi(await readFile(join(root, 'src/core/abi.h'), 'utf8')));
+  const { js, dts, modelJs, modelDts } = render(parseAbi(await readFile(join(root, 'src/core/abi.h'), 'utf8')));
   for (const [path, text] of [
     ['src/js/generated/abi.js', js],
     ['src/js/generated/abi.d.ts', dts],
+    ['src/js/generated/model-abi.js', modelJs],
+    ['src/js/generated/model-abi.d.ts', modelDts],
   ]) {
     const onDisk = await readFile(join(root, path), 'utf8').catch(() => null);
     if (onDisk !== text) problems.push(`${path} does not match src/core/abi.h: run npm run build`);
@@ -86,13 +89,13 @@ export async function releaseProblems(root) {
   const notice = await noticeText(pathToFileURL(`${root}/`));
   const inline = await readFile(join(root, INLINE), 'latin1').catch(() => null);
   if (inline === null) problems.push(`${INLINE} is missing: run npm run build`);
-  for (const variant of VARIANTS) {
-    const path = `src/js/wasm/attention-${variant}.wasm`;
+  for (const build of MODULES.flatMap((module) => VARIANTS.map((variant) => `${module}-${variant}`))) {
+    const path = `src/js/wasm/${build}.wasm`;
     const bytes = await readFile(join(root, path));
     if (customSectionText(new Uint8Array(bytes)) !== notice) {
       problems.push(`${path} lacks the current license notice: run npm run build`);
     }
-    if (inline !== null && !inline.includes(bytes.toString('base64'))) {
+    if (build.startsWith('attention') && inline !== null && !inline.includes(bytes.toString('base64'))) {
       problems.push(`${INLINE} does not hold ${path} as built: run npm run build`);
     }
   }

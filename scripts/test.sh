@@ -13,6 +13,7 @@ results=build/test-results
 rm -rf "$results"
 mkdir -p "$results"
 failed_stages=()
+stage_times=()
 passed=0
 failed=0
 
@@ -24,18 +25,20 @@ stage() {
   mkdir -p "$results/$name"
   echo
   echo "=== $name: $*"
-  local status=0
+  local status=0 started=$SECONDS
   TEST_RESULTS="$results/$name" "$@" 2>&1 | tee "$results/$name.log" || status=1
+  local took=$((SECONDS - started))
+  stage_times+=("$name ${took}s")
   local stage_passed=0 stage_failed=0
   read -r stage_passed stage_failed < <(node scripts/count-tests.mjs "$results/$name" || echo "0 0")
   passed=$((passed + stage_passed))
   failed=$((failed + stage_failed))
   if ((status)); then
-    echo "=== $name: FAILED"
+    echo "=== $name: FAILED (${took} s)"
     failed_stages+=("$name")
     ((stage_failed > 0)) || failed=$((failed + 1))
   else
-    echo "=== $name: ok ($stage_passed passed)"
+    echo "=== $name: ok ($stage_passed passed, ${took} s)"
   fi
 }
 
@@ -62,6 +65,7 @@ stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 
 echo
+echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"
 if ((${#failed_stages[@]})); then echo "failed stages: ${failed_stages[*]}"; fi
 echo "tests: $passed passed, $failed failed"
 ((${#failed_stages[@]} == 0))

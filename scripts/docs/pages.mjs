@@ -8,6 +8,7 @@ export const PAGES = [
   { source: 'docs/guide.md', title: 'Guide' },
   { source: 'docs/install.md', title: 'Install and load' },
   { source: 'docs/io.md', title: 'Reading files' },
+  { source: 'docs/model.md', title: 'Real models' },
   { source: 'docs/pytorch.md', title: 'Beside PyTorch' },
   { source: 'docs/elements.md', title: 'Elements for tutorials' },
   { source: 'docs/page.md', title: 'The demo page' },
@@ -18,7 +19,12 @@ export const PAGES = [
 ];
 
 /** The entry points whose .d.ts files TypeDoc turns into the API reference (docs/api/ on the site). */
-export const API_ENTRIES = ['src/js/index.d.ts', 'src/js/io/index.d.ts', 'web/src/elements/index.d.ts'];
+export const API_ENTRIES = [
+  'src/js/index.d.ts',
+  'src/js/io/index.d.ts',
+  'src/js/model/index.d.ts',
+  'web/src/elements/index.d.ts',
+];
 
 /** Where the site puts a repository file: README.md → docs/index.html, CHANGELOG.md → docs/changelog.html, docs/x.md → docs/x.html, docs/x.png → docs/x.png. */
 export function sitePath(source) {

@@ -1,4 +1,5 @@
-// The Embind layer: the only file that includes emscripten/bind.h.
+// The Embind layer: the only file that includes emscripten/bind.h. Built into two modules: the core alone
+// (attention-wasm), and with ATTENTION_WITH_MODEL the core and the model forward (attention-wasm/model).
 //
 // The JS wrapper (src/js) validates every argument, copies inputs into buffers it allocates with _malloc, and
 // passes their addresses, with the call's dimensions and options, in a call descriptor (abi.h) whose address is
@@ -14,6 +15,9 @@
 
 #include "../core/abi.h"
 #include "../core/attention.h"
+#ifdef ATTENTION_WITH_MODEL
+#include "../core/model/forward.h"
+#endif
 
 namespace {
 
@@ -39,9 +43,10 @@ class Descriptor {
   T* address(int32_t slot) const {
     return at<T>(static_cast<uint32_t>(slots_[slot]));
   }
-  float scale() const {
+  // A slot holding the bits of a float32 (scale, eps).
+  float bits(int32_t slot) const {
     float value;
-    std::memcpy(&value, slots_ + slot::scale, sizeof value);
+    std::memcpy(&value, slots_ + slot, sizeof value);
     return value;
   }
 
@@ -49,21 +54,50 @@ class Descriptor {
   const int32_t* slots_;
 };
 
+attention::Rope to_rope(const Descriptor& d) {
+  return {static_cast<attention::RopeStyle>(d[slot::rope_style]), d[slot::rope_dim],
+          d.address<const float>(slot::rope_cos), d.address<const float>(slot::rope_sin)};
+}
+
 AttentionOptions to_options(const Descriptor& d) {
   AttentionOptions o;
   o.has_scale = d[slot::has_scale] != 0;
-  o.scale = d.scale();
+  o.scale = d.bits(slot::scale);
   o.causal = static_cast<attention::Causal>(d[slot::causal]);
   o.mask.kind = static_cast<attention::MaskKind>(d[slot::mask_kind]);
   o.mask.data = d.address<const void>(slot::mask);
   for (int i = 0; i < 4; ++i) o.mask.dims[i] = d[slot::mask_dims + i];
+  o.rope = to_rope(d);
   return o;
 }
 
 attention::AttentionResult to_result(const Descriptor& d, int32_t output) {
-  return {d.address(output), d.address(slot::weights), d.address(slot::scores), d.address(slot::scaled_scores),
-          d.address(slot::raw_scores)};
+  return {d.address(output),           d.address(slot::weights),
+          d.address(slot::scores),     d.address(slot::scaled_scores),
+          d.address(slot::raw_scores), d.address(slot::q_rotated),
+          d.address(slot::k_rotated)};
 }
+
+#ifdef ATTENTION_WITH_MODEL
+attention::model::ModelConfig to_model_config(const Descriptor& d) {
+  attention::model::ModelConfig c;
+  c.len = d[slot::len_q];
+  c.d_model = d[slot::d_model];
+  c.num_heads = d[slot::num_heads];
+  c.num_kv_heads = d[slot::num_kv_heads];
+  c.d_k = d[slot::d_k];
+  c.d_ff = d[slot::d_ff];
+  c.norm = static_cast<attention::NormKind>(d[slot::norm_kind]);
+  c.placement = static_cast<attention::NormPlacement>(d[slot::norm_placement]);
+  c.activation = static_cast<attention::Activation>(d[slot::activation]);
+  c.layout = static_cast<attention::WeightLayout>(d[slot::weight_layout]);
+  c.eps = d.bits(slot::eps);
+  c.causal = d[slot::causal] != 0;
+  c.sliding_window = d[slot::sliding_window];
+  c.rope = to_rope(d);
+  return c;
+}
+#endif
 
 // Runs `body` and returns "" on success, or "CODE\tmessage" when the core threw. Errors cross as a status
 // rather than a thrown JS error: throwing out of C++ would skip destructors and leak, and the module must
@@ -116,6 +150,73 @@ void output_projection(const Descriptor& d) {
                                d.address(slot::output));
 }
 
+#ifdef ATTENTION_WITH_MODEL
+// The model forward's steps (model/forward.h), one layer's weights per call.
+void model_embed(const Descriptor& d) {
+  attention::model::embed(to_model_config(d), d.address<const float>(slot::x),
+                          d.address<const float>(slot::position_embeddings),
+                          d.address<const float>(slot::type_embeddings), d.address<const float>(slot::norm1_weight),
+                          d.address<const float>(slot::norm1_bias), d.address(slot::output));
+}
+
+void model_layer(const Descriptor& d) {
+  attention::model::LayerWeights w;
+  w.norm1_weight = d.address<const float>(slot::norm1_weight);
+  w.norm1_bias = d.address<const float>(slot::norm1_bias);
+  w.w_qkv = d.address<const float>(slot::w_qkv);
+  w.b_qkv = d.address<const float>(slot::b_qkv);
+  w.w_q = d.address<const float>(slot::w_q);
+  w.w_k = d.address<const float>(slot::w_k);
+  w.w_v = d.address<const float>(slot::w_v);
+  w.w_o = d.address<const float>(slot::w_o);
+  w.b_q = d.address<const float>(slot::b_q);
+  w.b_k = d.address<const float>(slot::b_k);
+  w.b_v = d.address<const float>(slot::b_v);
+  w.b_o = d.address<const float>(slot::b_o);
+  w.norm2_weight = d.address<const float>(slot::norm2_weight);
+  w.norm2_bias = d.address<const float>(slot::norm2_bias);
+  w.w_up = d.address<const float>(slot::w_up);
+  w.b_up = d.address<const float>(slot::b_up);
+  w.w_gate = d.address<const float>(slot::w_gate);
+  w.b_gate = d.address<const float>(slot::b_gate);
+  w.w_down = d.address<const float>(slot::w_down);
+  w.b_down = d.address<const float>(slot::b_down);
+  w.head_mask = d.address<const float>(slot::head_mask);
+  attention::model::LayerResult r;
+  r.output = d.address(slot::output);
+  r.weights = d.address(slot::weights);
+  r.raw_scores = d.address(slot::raw_scores);
+  r.scaled_scores = d.address(slot::scaled_scores);
+  r.scores = d.address(slot::scores);
+  r.normed = d.address(slot::normed);
+  r.q = d.address(slot::q);
+  r.k = d.address(slot::k);
+  r.v = d.address(slot::v);
+  r.q_rotated = d.address(slot::q_rotated);
+  r.k_rotated = d.address(slot::k_rotated);
+  r.heads = d.address(slot::heads);
+  r.concat = d.address(slot::concat);
+  r.attention_output = d.address(slot::attention_output);
+  r.residual = d.address(slot::residual);
+  r.mlp_input = d.address(slot::mlp_input);
+  r.mlp_hidden = d.address(slot::mlp_hidden);
+  r.mlp_output = d.address(slot::mlp_output);
+  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r);
+}
+
+void model_norm(const Descriptor& d) {
+  attention::model::final_norm(to_model_config(d), d.address<const float>(slot::x),
+                               d.address<const float>(slot::w_dense), d.address<const float>(slot::b_dense),
+                               d.address<const float>(slot::norm1_weight), d.address<const float>(slot::norm1_bias),
+                               d.address(slot::output));
+}
+
+void model_logits(const Descriptor& d) {
+  attention::model::logits(to_model_config(d), d.address<const float>(slot::x), d.address<const float>(slot::w_head),
+                           d.address<const float>(slot::b_head), d[slot::d_out], d.address(slot::output));
+}
+#endif
+
 // Runs the call of `kind` (abi.h's CallKind) that the descriptor at `descriptor` describes; "" or "CODE\tmessage".
 std::string call(int32_t kind, uintptr_t descriptor) {
   return guarded([&] {
@@ -124,6 +225,18 @@ std::string call(int32_t kind, uintptr_t descriptor) {
       case CallKind::kSdpa: return scaled_dot_product_attention(d);
       case CallKind::kProjected: return multi_head_attention(d);
       case CallKind::kOutputProjection: return output_projection(d);
+#ifdef ATTENTION_WITH_MODEL
+      case CallKind::kModelEmbed: return model_embed(d);
+      case CallKind::kModelLayer: return model_layer(d);
+      case CallKind::kModelNorm: return model_norm(d);
+      case CallKind::kModelLogits: return model_logits(d);
+#else
+      case CallKind::kModelEmbed:
+      case CallKind::kModelLayer:
+      case CallKind::kModelNorm:
+      case CallKind::kModelLogits:
+        throw attention::AttentionError("INTERNAL", "this module has no model forward: attention-wasm/model has");
+#endif
     }
     throw attention::AttentionError("INTERNAL", "unknown call kind " + std::to_string(kind));
   });
@@ -141,38 +254,8 @@ double output_projection_scratch_bytes(int32_t width, int32_t d_out) {
 
 // Everything abi.h lists, as the compiled module sees it, under the C++ names: tests compare it with the files
 // that scripts/gen-constants.mjs generated from the header, and the loader with the glue's own copy.
-emscripten::val abi() {
-  using emscripten::val;
-  val constants = val::object(), causal = val::object(), mask_kinds = val::object(), call_kinds = val::object();
-  val slots = val::object(), error_codes = val::array();
-#define X(name, value) constants.set(#name, static_cast<double>(attention::name));
-  ATTENTION_CONSTANTS(X)
-#undef X
-#define X(name, value) causal.set(#name, static_cast<int32_t>(attention::Causal::name));
-  ATTENTION_CAUSAL(X)
-#undef X
-#define X(name, value) mask_kinds.set(#name, static_cast<int32_t>(attention::MaskKind::name));
-  ATTENTION_MASK_KINDS(X)
-#undef X
-#define X(name, value) call_kinds.set(#name, static_cast<int32_t>(CallKind::name));
-  ATTENTION_CALL_KINDS(X)
-#undef X
-#define X(name, count) slots.set(#name, static_cast<int32_t>(slot::name));
-  ATTENTION_DESCRIPTOR_SLOTS(X)
-#undef X
-#define X(code, description) error_codes.call<void>("push", std::string(#code));
-  ATTENTION_ERROR_CODES(X)
-#undef X
-  val result = val::object();
-  result.set("constants", constants);
-  result.set("causal", causal);
-  result.set("maskKinds", mask_kinds);
-  result.set("callKinds", call_kinds);
-  result.set("slots", slots);
-  result.set("slotCount", static_cast<int32_t>(slot::kCount));
-  result.set("errorCodes", error_codes);
-  return result;
-}
+// The hash of abi.h's lists (abi_hash): the loader refuses a module whose hash is not the generated ABI_HASH.
+double abi_hash() { return attention::abi_hash(); }
 
 std::string kernel_backend() { return attention::kernel_backend(); }
 
@@ -189,7 +272,7 @@ double heap_bytes_in_use() { return static_cast<double>(mallinfo().uordblks); }
 
 EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_call", &call);
-  emscripten::function("_abi", &abi);
+  emscripten::function("_abiHash", &abi_hash);
   emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
   emscripten::function("_outputProjectionScratchBytes", &output_projection_scratch_bytes);
   emscripten::function("_findNonFinite", &find_non_finite);

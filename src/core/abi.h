@@ -1,13 +1,14 @@
 // What crosses the boundary between the core and the JS layer, in one place: the enums, the block sizes the JS
 // layer's memory formula and workers rely on, every error code, and the layout of the call descriptor.
 //
-// Each list is an X-macro, so that C++ defines it here, the Embind layer reports it to JS at load, and
+// Each list is an X-macro, so that C++ defines it here, the Embind layer reports its hash to JS at load, and
 // scripts/gen-constants.mjs writes src/js/generated/abi.{js,d.ts} from this file at build time. Keep every entry
 // on one line of the form `X(name, value)` (the generator reads them that way; `clang-format off` keeps them so)
 // and edit nothing downstream by
 // hand: tests/js/abi.test.js checks that the generated files, the built module and this header agree.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace attention {
@@ -56,9 +57,46 @@ ATTENTION_CONSTANTS(X)
   X(kAdditive, 2)
 // clang-format on
 
+// Rotary position embeddings (RoPE) on q and k.
+//   kNone         no rotation
+//   kHalf         LLaMA/GPT-NeoX `rotate_half`: column i pairs with column i + dim/2
+//   kInterleaved  GPT-J: column 2i pairs with column 2i + 1
+// clang-format off
+#define ATTENTION_ROPE_STYLES(X) \
+  X(kNone, 0)                    \
+  X(kHalf, 1)                    \
+  X(kInterleaved, 2)
+// clang-format on
+
+// The choices by which the model families differ (src/core/model/forward.h), each a small named step.
+//   norm kinds        kLayerNorm (x − mean)/√(var + eps)·w + b; kRmsNorm x/√(mean(x²) + eps)·w
+//   norm placements   kPreNorm x + f(norm(x)) (GPT-2, LLaMA); kPostNorm norm(x + f(x)) (BERT)
+//   activations       kGeluTanh (GPT-2's gelu_new), kGeluErf (BERT's gelu), kSiluGated down(silu(gate(x))·up(x))
+//   weight layouts    kInOut [in, out] (GPT-2's Conv1D), kOutIn [out, in] (torch.nn.Linear)
+// clang-format off
+#define ATTENTION_NORM_KINDS(X) \
+  X(kLayerNorm, 0)              \
+  X(kRmsNorm, 1)
+#define ATTENTION_NORM_PLACEMENTS(X) \
+  X(kPreNorm, 0)                     \
+  X(kPostNorm, 1)
+#define ATTENTION_ACTIVATIONS(X) \
+  X(kGeluTanh, 0)                \
+  X(kGeluErf, 1)                 \
+  X(kSiluGated, 2)
+#define ATTENTION_WEIGHT_LAYOUTS(X) \
+  X(kInOut, 0)                      \
+  X(kOutIn, 1)
+// clang-format on
+
 #define X(name, value) name = value,
 enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
 enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
+enum class RopeStyle : int32_t { ATTENTION_ROPE_STYLES(X) };
+enum class NormKind : int32_t { ATTENTION_NORM_KINDS(X) };
+enum class NormPlacement : int32_t { ATTENTION_NORM_PLACEMENTS(X) };
+enum class Activation : int32_t { ATTENTION_ACTIVATIONS(X) };
+enum class WeightLayout : int32_t { ATTENTION_WEIGHT_LAYOUTS(X) };
 #undef X
 
 // Every code an AttentionError can carry, in C++ or in JS, with what raises it (the error table of docs/guide.md
@@ -89,6 +127,12 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
   X(WORKERS_UNAVAILABLE, "from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page's Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`") \
   X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
   X(OUT_OF_MEMORY, "WebAssembly memory could not grow for a call") \
+  X(UNSUPPORTED_MODEL, "from `attention-wasm/model`: a config.json whose `model_type` (or `architectures`) is no family this package runs, or a setting it does not implement (a `rope_scaling` type, a `hidden_act`); the message names the file, the field and what is supported") \
+  X(BAD_CONFIG, "from `attention-wasm/model`: a config.json that is not JSON, or a field that is missing, of the wrong kind or out of range (`n_head` not dividing `n_embd`…); the message names the file and the field") \
+  X(MISSING_FILE, "from `attention-wasm/model`: a file the checkpoint needs (config.json, model.safetensors, a shard that model.safetensors.index.json names) is not in the source; the message names it and lists what is there") \
+  X(MISSING_TENSOR, "from `attention-wasm/model`: a tensor the family needs is in no file of the checkpoint; the message names the tensor, the names tried and the file") \
+  X(WEIGHT_SHAPE_MISMATCH, "from `attention-wasm/model`: a tensor whose shape disagrees with config.json; the message names the file, the tensor and both shapes") \
+  X(TOO_MANY_TOKENS, "from `attention-wasm/model`: more tokens than the model has positions for (`n_positions`, `max_position_embeddings`)") \
   X(INTERNAL, "a failure inside the module (not expected; please report it)")
 // clang-format on
 
@@ -97,7 +141,11 @@ enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
 #define ATTENTION_CALL_KINDS(X) \
   X(kSdpa, 0)                   \
   X(kProjected, 1)              \
-  X(kOutputProjection, 2)
+  X(kOutputProjection, 2)       \
+  X(kModelEmbed, 3)             \
+  X(kModelLayer, 4)             \
+  X(kModelNorm, 5)              \
+  X(kModelLogits, 6)
 // clang-format on
 
 #define X(name, value) name = value,
@@ -107,7 +155,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // The call descriptor: one block of int32 slots that the JS layer writes into WebAssembly memory and passes by
 // address, in place of objects that Embind would walk. X(name, count): `count` consecutive slots, at the index of
 // the enumerator `name` of DescriptorSlot. Dimensions are those of AttentionDims and ProjectionDims (rows, width:
-// output_projection's); addresses are byte offsets into memory (0 = absent); `scale` holds the bits of a float32.
+// output_projection's), of the Rope and of the model calls (model/forward.h); addresses are byte offsets into
+// memory (0 = absent); `scale` and `eps` hold the bits of a float32.
 // clang-format off
 #define ATTENTION_DESCRIPTOR_SLOTS(X) \
   X(batch, 1)                         \
@@ -148,12 +197,56 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(raw_scores, 1)                    \
   X(heads, 1)                         \
   X(concat, 1)                        \
-  X(stale_blocks, 1)
+  X(stale_blocks, 1)                  \
+  X(rope_style, 1)                    \
+  X(rope_dim, 1)                      \
+  X(rope_cos, 1)                      \
+  X(rope_sin, 1)                      \
+  X(q_rotated, 1)                     \
+  X(k_rotated, 1)
+// clang-format on
+
+// The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
+// the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
+// clang-format off
+#define ATTENTION_MODEL_SLOTS(X)      \
+  X(d_ff, 1)                          \
+  X(norm_kind, 1)                     \
+  X(norm_placement, 1)                \
+  X(activation, 1)                    \
+  X(weight_layout, 1)                 \
+  X(eps, 1)                           \
+  X(sliding_window, 1)                \
+  X(position_embeddings, 1)           \
+  X(type_embeddings, 1)               \
+  X(norm1_weight, 1)                  \
+  X(norm1_bias, 1)                    \
+  X(norm2_weight, 1)                  \
+  X(norm2_bias, 1)                    \
+  X(w_qkv, 1)                         \
+  X(b_qkv, 1)                         \
+  X(w_up, 1)                          \
+  X(b_up, 1)                          \
+  X(w_gate, 1)                        \
+  X(b_gate, 1)                        \
+  X(w_down, 1)                        \
+  X(b_down, 1)                        \
+  X(w_dense, 1)                       \
+  X(b_dense, 1)                       \
+  X(w_head, 1)                        \
+  X(b_head, 1)                        \
+  X(head_mask, 1)                     \
+  X(normed, 1)                        \
+  X(attention_output, 1)              \
+  X(residual, 1)                      \
+  X(mlp_input, 1)                     \
+  X(mlp_hidden, 1)                    \
+  X(mlp_output, 1)
 // clang-format on
 
 namespace slot {
 #define X(name, count) name, name##_end = name + (count)-1,
-enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) kCount };
+enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) ATTENTION_MODEL_SLOTS(X) kCount };
 #undef X
 }  // namespace slot
 
@@ -174,6 +267,39 @@ constexpr int64_t sdpa_scratch_floats(int64_t len_q, int64_t len_k, int64_t d_k,
 // Floats of output_projection's packed copy of W_o: its columns rounded up to whole panels.
 constexpr int64_t output_projection_scratch_floats(int64_t width, int64_t d_out) {
   return width * ((d_out + kValuePanel - 1) / kValuePanel * kValuePanel);
+}
+
+// Every list above as one text, "CONSTANTS:kQueryBlock=64,…;CAUSAL:kNone=0,…;…;ERROR_CODES:NOT_A_TENSOR,…;"
+// (error codes by name alone), and its 32-bit FNV-1a hash. The module reports the hash at load, and the JS layer
+// compares it with ABI_HASH, which scripts/gen-constants.mjs computes from this file the same way: a .wasm built
+// from another version of these lists is refused (one number, where a report of every name cost ~2.5 kB gzipped).
+#define ATTENTION_ABI_ENTRY(name, value) #name "=" #value ","
+#define ATTENTION_ABI_CODE(name, description) #name ","
+// clang-format off
+inline constexpr char kAbiText[] =
+    "CONSTANTS:" ATTENTION_CONSTANTS(ATTENTION_ABI_ENTRY)
+    ";CAUSAL:" ATTENTION_CAUSAL(ATTENTION_ABI_ENTRY)
+    ";MASK_KINDS:" ATTENTION_MASK_KINDS(ATTENTION_ABI_ENTRY)
+    ";ROPE_STYLES:" ATTENTION_ROPE_STYLES(ATTENTION_ABI_ENTRY)
+    ";NORM_KINDS:" ATTENTION_NORM_KINDS(ATTENTION_ABI_ENTRY)
+    ";NORM_PLACEMENTS:" ATTENTION_NORM_PLACEMENTS(ATTENTION_ABI_ENTRY)
+    ";ACTIVATIONS:" ATTENTION_ACTIVATIONS(ATTENTION_ABI_ENTRY)
+    ";WEIGHT_LAYOUTS:" ATTENTION_WEIGHT_LAYOUTS(ATTENTION_ABI_ENTRY)
+    ";CALL_KINDS:" ATTENTION_CALL_KINDS(ATTENTION_ABI_ENTRY)
+    ";DESCRIPTOR_SLOTS:" ATTENTION_DESCRIPTOR_SLOTS(ATTENTION_ABI_ENTRY)
+    ";MODEL_SLOTS:" ATTENTION_MODEL_SLOTS(ATTENTION_ABI_ENTRY)
+    ";ERROR_CODES:" ATTENTION_ERROR_CODES(ATTENTION_ABI_CODE) ";";
+// clang-format on
+#undef ATTENTION_ABI_ENTRY
+#undef ATTENTION_ABI_CODE
+
+constexpr uint32_t abi_hash() {
+  uint32_t hash = 2166136261u;
+  for (size_t i = 0; i + 1 < sizeof kAbiText; ++i) {
+    hash ^= static_cast<unsigned char>(kAbiText[i]);
+    hash *= 16777619u;
+  }
+  return hash;
 }
 
 // The backend the core's kernels were compiled with (vec4.h): "wasm-simd128", "sse2" or "scalar".

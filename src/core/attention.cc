@@ -383,14 +383,17 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
                                   const AttentionOptions& options, const AttentionResult& result) {
   check_dims(d);
   check_options(options);
+  check_rope(options.rope, d.d_k, d.len_q, d.len_k);
   require(q && k && v && result.output, "NULL_ARGUMENT", "q, k, v and result.output must not be null");
-  SdpaRun(d, q, k, v, options, result).run();
+  const RotatedQk qk = rotate_qk(options.rope, q, k, result.q_rotated, result.k_rotated, d);  // q, k without a rope
+  SdpaRun(d, qk.q, qk.k, v, options, result).run();
 }
 
 void multi_head_attention(const ProjectionDims& d, const float* x, const float* context, const ProjectionWeights& w,
                           const AttentionOptions& options, const MultiHeadResult& result) {
   const AttentionDims ad{d.batch, d.num_heads, d.num_kv_heads, d.len_q, d.len_k, d.d_k, d.d_v};
   check_dims(ad);
+  check_rope(options.rope, ad.d_k, ad.len_q, ad.len_k);
   require(d.d_model > 0 && d.d_context > 0 && d.d_out >= 0, "BAD_DIMENSION",
           "d_model and d_context must be positive and d_out must not be negative");
   require(x && w.w_q && w.w_k && w.w_v && result.output && (d.d_out == 0 || w.w_o), "NULL_ARGUMENT",
@@ -447,7 +450,10 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
 
   AttentionResult per_head = result.attention;
   per_head.output = heads;
-  scaled_dot_product_attention(ad, q, k, v, options, per_head);
+  const RotatedQk qk = rotate_qk(options.rope, q, k, per_head.q_rotated, per_head.k_rotated, ad);
+  AttentionOptions rotated = options;
+  rotated.rope = Rope{};  // done
+  scaled_dot_product_attention(ad, qk.q, qk.k, v, rotated, per_head);
 
   for (int64_t b = 0; b < B; ++b) {
     MatrixMap concat_b(concat + b * L_q * width, L_q, width);  // [L_q, H·d_v]
@@ -478,21 +484,6 @@ void output_projection(const float* concat, int64_t rows, int64_t width, const f
     if (b_o) out.rowwise() += ConstRowVectorMap(b_o, d_out);
     require(out.allFinite(), "PROJECTION_OVERFLOW", "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
   }
-}
-
-int64_t find_non_finite(const float* data, int64_t count, bool allow_negative_infinity) noexcept {
-  constexpr int64_t kBlock = 1024;  // vector test a block at a time; look closer only at a failing block
-  for (int64_t begin = 0; begin < count; begin += kBlock) {
-    const int64_t end = std::min(count, begin + kBlock);
-    if (kernels::all_finite(data + begin, end - begin)) continue;
-    for (int64_t i = begin; i < end; ++i) {
-      const float x = data[i];
-      if (!std::isfinite(x) && !(allow_negative_infinity && x == -std::numeric_limits<float>::infinity())) {
-        return i;
-      }
-    }
-  }
-  return -1;
 }
 
 std::string simd_instruction_sets() { return Eigen::SimdInstructionSetsInUse(); }

@@ -34,6 +34,7 @@
 #include <string>
 
 #include "abi.h"
+#include "rope.h"
 
 namespace attention {
 
@@ -60,6 +61,9 @@ struct AttentionOptions {
   float scale = 0.0f;      // used when has_scale, 0 included
   Causal causal = Causal::kNone;
   Mask mask;
+  // Rotates q and k before q·kᵀ (rope.h). Its tables hold L_k rows, the keys' positions; query i takes row
+  // L_k − L_q + i (queries at the end of the keys, as with causal kBottomRight), so L_q must not exceed L_k.
+  Rope rope;
 };
 
 struct AttentionDims {
@@ -78,12 +82,16 @@ struct AttentionDims {
 //   scores         [B, H, L_q, L_k]   q·kᵀ·scale + mask, the softmax input (masked entries are -inf)
 //   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale
 //   raw_scores     [B, H, L_q, L_k]   q·kᵀ
+//   q_rotated      [B, H, L_q, d_k]   q after options.rope (with a rope only)
+//   k_rotated      [B, H_kv, L_k, d_k]  k after options.rope (with a rope only)
 struct AttentionResult {
   float* output = nullptr;
   float* weights = nullptr;
   float* scores = nullptr;
   float* scaled_scores = nullptr;
   float* raw_scores = nullptr;
+  float* q_rotated = nullptr;
+  float* k_rotated = nullptr;
 };
 
 // Scaled dot-product attention, batched, with grouped-query heads.
@@ -94,9 +102,10 @@ struct AttentionResult {
 //   v         [B, H_kv, L_k, d_v]
 //   result    see AttentionResult
 //
-// Order: scores = q·kᵀ·scale, then the causal and user masks, then a softmax per row with the row max
-// subtracted, then output = weights·v. A row whose keys are all masked gets weights 0 and output 0.
-// Throws AttentionError for bad dims or a mask that does not broadcast, and:
+// Order: q and k rotated when options.rope is set, scores = q·kᵀ·scale, then the causal and user masks, then a
+// softmax per row with the row max subtracted, then output = weights·v. A row whose keys are all masked gets
+// weights 0 and output 0.
+// Throws AttentionError for bad dims, a mask that does not broadcast or a bad rope (BAD_OPTION), and:
 //   SCORE_OVERFLOW   a score q·k·scale beyond float32 (a q·k that overflows only before a small scale, or scale
 //                    0, is not one: such rows are summed again in double), a score + additive mask beyond it,
 //                    or, when raw_scores is wanted, an unscaled q·k beyond it; the message names the
@@ -163,6 +172,8 @@ struct MultiHeadResult {
 //   result    see MultiHeadResult
 //
 // Heads are consecutive column blocks of the projections. Single-head attention is num_heads = 1, d_out = 0.
+// With options.rope, q and k are rotated after the projection (result.q and k hold them before, and
+// result.attention.q_rotated and k_rotated after, when given).
 // result.stale_blocks (self-attention only) lets a caller that kept result.q, k and v from an earlier call with the
 // same weights project again only the groups of kProjectionRows rows of x that changed, with the same bits as
 // projecting every row (a group is projected with its neighbours where Eigen would treat it apart).

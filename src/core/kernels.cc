@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention.h"  // find_non_finite's declaration
 #include "vec4.h"
 
 namespace attention::kernels {
@@ -252,5 +253,20 @@ void scale_row(float* row, int64_t n, float factor) noexcept {
 namespace attention {
 
 const char* kernel_backend() noexcept { return simd::kBackendName; }
+
+int64_t find_non_finite(const float* data, int64_t count, bool allow_negative_infinity) noexcept {
+  constexpr int64_t kBlock = 1024;  // vector test a block at a time; look closer only at a failing block
+  for (int64_t begin = 0; begin < count; begin += kBlock) {
+    const int64_t end = std::min(count, begin + kBlock);
+    if (kernels::all_finite(data + begin, end - begin)) continue;
+    for (int64_t i = begin; i < end; ++i) {
+      const float x = data[i];
+      if (!std::isfinite(x) && !(allow_negative_infinity && x == -std::numeric_limits<float>::infinity())) {
+        return i;
+      }
+    }
+  }
+  return -1;
+}
 
 }  // namespace attention

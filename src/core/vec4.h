@@ -44,6 +44,8 @@ inline Vec4 is_nan(Vec4 a) { return {wasm_f32x4_ne(a.v, a.v)}; }
 inline Vec4 bit_or(Vec4 a, Vec4 b) { return {wasm_v128_or(a.v, b.v)}; }
 inline Vec4 and_not(Vec4 a, Vec4 mask) { return {wasm_v128_andnot(a.v, mask.v)}; }
 inline bool any(Vec4 mask) { return wasm_v128_any_true(mask.v); }
+// [a1, a0, a3, a2]: each pair of lanes swapped (RoPE's interleaved pairs).
+inline Vec4 swap_pairs(Vec4 a) { return {wasm_i32x4_shuffle(a.v, a.v, 1, 0, 3, 2)}; }
 // 2^n from t = n + 1.5·2^23 (n integral, in [-126, 127]): n sits in t's low mantissa bits, and
 // (bits(t) + 127) << 23 moves n + 127 into the exponent field.
 inline Vec4 pow2_of_shifted(Vec4 t) { return {wasm_i32x4_shl(wasm_i32x4_add(t.v, wasm_i32x4_splat(127)), 23)}; }
@@ -74,6 +76,7 @@ inline Vec4 is_nan(Vec4 a) { return {_mm_cmpunord_ps(a.v, a.v)}; }
 inline Vec4 bit_or(Vec4 a, Vec4 b) { return {_mm_or_ps(a.v, b.v)}; }
 inline Vec4 and_not(Vec4 a, Vec4 mask) { return {_mm_andnot_ps(mask.v, a.v)}; }
 inline bool any(Vec4 mask) { return _mm_movemask_ps(mask.v) != 0; }
+inline Vec4 swap_pairs(Vec4 a) { return {_mm_shuffle_ps(a.v, a.v, _MM_SHUFFLE(2, 3, 0, 1))}; }
 inline Vec4 pow2_of_shifted(Vec4 t) {
   return {_mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_castps_si128(t.v), _mm_set1_epi32(127)), 23))};
 }
@@ -135,6 +138,7 @@ inline Vec4 and_not(Vec4 a, Vec4 mask) {
   return map(a, mask, [](float x, float m) { return from_bits(bits(x) & ~bits(m)); });
 }
 inline bool any(Vec4 mask) { return (bits(mask.v[0]) | bits(mask.v[1]) | bits(mask.v[2]) | bits(mask.v[3])) != 0; }
+inline Vec4 swap_pairs(Vec4 a) { return {{a.v[1], a.v[0], a.v[3], a.v[2]}}; }
 inline Vec4 pow2_of_shifted(Vec4 t) {
   for (float& x : t.v) x = from_bits((bits(x) + 127u) << 23);
   return t;

@@ -1,5 +1,5 @@
 // How the names of src/core/abi.h's lists read in JS: used by scripts/gen-constants.mjs to write
-// ./generated/abi.js, and by the loader to compare a loaded module's own report with that file.
+// ./generated/abi.js.
 
 /** kQueryBlock → QUERY_BLOCK */
 export const constantName = (name) =>
@@ -11,7 +11,3 @@ export const constantName = (name) =>
 export const enumeratorName = (name) => name.replace(/^k(.)/, (_, c) => c.toLowerCase());
 /** num_kv_heads → numKvHeads, d_k → dK: the core's snake_case in the JS layer's camelCase */
 export const camelName = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
-
-/** The record with its keys renamed. */
-export const renamed = (record, rename) =>
-  Object.fromEntries(Object.entries(record).map(([key, value]) => [rename(key), value]));

@@ -113,6 +113,11 @@ export interface AttentionOptions {
   /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
   returnSteps?: boolean;
   /**
+   * Rotary position embeddings: q and k rotated by their positions before q·kᵀ (after the projections), in SIMD;
+   * the results then hold qRotated and kRotated. Not for crossAttention (BAD_OPTION).
+   */
+  rope?: RopeOptions | null;
+  /**
    * Your own arrays for some or all results, written in place of new ones (the returned tensors' `data` are
    * these arrays): for repeated calls that should allocate nothing. Each must be a Float32Array over an
    * ArrayBuffer (not a SharedArrayBuffer: BAD_OPTION) of exactly its result's length (SHAPE_MISMATCH otherwise,
@@ -121,6 +126,37 @@ export interface AttentionOptions {
    * call fails, on workers too.
    */
   out?: OutArrays | null;
+}
+
+/**
+ * Rotary position embeddings (RoPE). Angles position · inv_freq_i with inv_freq_i = 1 / theta^(2i / dim), computed
+ * in float64 and rounded once to float32; a bad value is BAD_OPTION naming it.
+ */
+export interface RopeOptions {
+  /** The frequencies' base (LLaMA's rope_theta). Default 10000. */
+  theta?: number;
+  /** Columns rotated, the first of each head: even, at most d_k. Default d_k (less one when d_k is odd). */
+  dim?: number;
+  /** One position per key (L_k), integers from 0; queries take the last L_q of them. Default 0 … L_k − 1. */
+  positions?: ArrayLike<number>;
+  /** 'half': column i pairs with i + dim/2 (LLaMA, GPT-NeoX rotate_half); 'interleaved': 2i with 2i + 1 (GPT-J). Default 'half'. */
+  style?: 'half' | 'interleaved';
+  /** The dim / 2 inverse frequencies themselves (a rope_scaling's, e.g. llama3), in place of theta's. */
+  invFreq?: ArrayLike<number>;
+}
+
+/** With a rope: q and k after their rotation, shaped as q and k. */
+export interface RopeSteps {
+  /** q rotated by the rope: [..., L_q, d_k], as q. */
+  qRotated?: Tensor;
+  /** k rotated by the rope: [..., L_k, d_k], as k (one per key-value head). */
+  kRotated?: Tensor;
+}
+
+/** crossAttention's options: a rope is for self-attention only. */
+export interface CrossAttentionOptions extends Omit<AttentionOptions, 'rope'> {
+  /** None: crossAttention refuses a rope (BAD_OPTION). */
+  rope?: null;
 }
 
 /** The shapes of a prepared call: as scaledDotProductAttention's q, k and v. */
@@ -149,7 +185,7 @@ export interface AttentionSteps {
   scores?: Tensor;
 }
 
-export interface SdpaResult extends AttentionSteps {
+export interface SdpaResult extends AttentionSteps, RopeSteps {
   /** [..., L_q, d_v] */
   output: Tensor;
   /** [..., L_q, L_k]: each row sums to 1, or is all 0 when every key of that row is masked */
@@ -178,6 +214,8 @@ export interface ProjectionWeights {
   numHeads?: number;
   /** H_kv, dividing H (grouped-query attention): query head h uses kv head ⌊h / (H / H_kv)⌋. Default H. */
   numKvHeads?: number;
+  /** The rope these weights belong with (a LLaMA layer's, from attentionWeightsFrom); options.rope wins. */
+  rope?: RopeOptions;
 }
 
 export interface MultiHeadWeights extends ProjectionWeights {
@@ -185,7 +223,7 @@ export interface MultiHeadWeights extends ProjectionWeights {
 }
 
 /** Results of selfAttention and crossAttention without numHeads ("..." is [B] for a batched input). */
-export interface SelfAttentionResult extends AttentionSteps {
+export interface SelfAttentionResult extends AttentionSteps, RopeSteps {
   /** [..., L_q, d_k] */
   q: Tensor;
   /** [..., L_k, d_k] */
@@ -201,7 +239,7 @@ export interface SelfAttentionResult extends AttentionSteps {
 }
 
 /** Results with a head dimension: multiHeadAttention, or numHeads given. */
-export interface MultiHeadResult extends AttentionSteps {
+export interface MultiHeadResult extends AttentionSteps, RopeSteps {
   /** [..., H, L_q, d_k] */
   q: Tensor;
   /** [..., H_kv, L_k, d_k] */
@@ -305,13 +343,13 @@ export class Attention {
     x: TensorInput,
     context: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): SelfAttentionResult;
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: MultiHeadWeights,
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): MultiHeadResult;
 
   /**
@@ -361,14 +399,14 @@ export interface ParallelAttention {
     x: TensorInput,
     context: TensorInput,
     weights: ProjectionWeights & { numHeads?: undefined },
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): Promise<SelfAttentionResult>;
   /** Attention.crossAttention with numHeads: its heads split over the workers, then the rows of wo. */
   crossAttention(
     x: TensorInput,
     context: TensorInput,
     weights: MultiHeadWeights,
-    options?: AttentionOptions,
+    options?: CrossAttentionOptions,
   ): Promise<MultiHeadResult>;
   /** Attention.multiHeadAttention: its heads split over the workers, then the rows of wo. */
   multiHeadAttention(x: TensorInput, weights: MultiHeadWeights, options?: AttentionOptions): Promise<MultiHeadResult>;

@@ -77,8 +77,8 @@ function residentWeights(module, weightsGiven) {
   }
   const copied = (tensor) => tensor && { name: tensor.name, shape: tensor.shape };
   const kept = Object.fromEntries(Object.entries(tensors).map(([key, tensor]) => [key, copied(tensor)]));
-  const { numHeads, numKvHeads, headed } = heads;
-  return { weights: { tensors: kept, numHeads, numKvHeads, headed }, block, regions };
+  const { numHeads, numKvHeads, headed, rope } = heads;
+  return { weights: { tensors: kept, numHeads, numKvHeads, headed, rope }, block, regions };
 }
 
 /**
@@ -132,7 +132,7 @@ export class SelfAttentionLayer {
     this.#copyChangedRows(rows, X);
     const perCall = {
       ...plan,
-      inputs: {},
+      inputs: { ropeCos: plan.inputs.ropeCos, ropeSin: plan.inputs.ropeSin }, // the rest stays in the layer's blocks
       outputs: Object.fromEntries(Object.entries(plan.outputs).filter(([key]) => !KEPT.includes(key))),
     };
     const layout = callLayout(perCall);
@@ -140,6 +140,7 @@ export class SelfAttentionLayer {
     this.#valid = false; // until the call below succeeds: its q, k and v may be half written
     try {
       checkValues(this.#module, X, rows.block.address(rows.regions.x));
+      for (const [, tensor, region] of layout.inputs) workspace.write(region, tensor.data); // the rope's tables
       const mask = plan.options.mask;
       if (mask) {
         workspace.write(layout.maskRegion, mask.data);

@@ -1,13 +1,10 @@
 // Starts the Emscripten module in Node, a page, a Web Worker or a bundler, with no configuration, from the
 // WebAssembly.Module that loader-source.js compiled (once per page), and checks that it is the build asked for.
 import { AttentionError } from './errors.js';
-import * as abi from './generated/abi.js';
-import { camelName, constantName, enumeratorName, renamed } from './abi-names.js';
+import { ABI_HASH } from './generated/abi.js';
 import { compileWasm } from './loader-source.js';
 
 export { compileWasm, readWasmOption } from './loader-source.js';
-
-const { CALL_KINDS, CAUSAL, DESCRIPTOR_SLOTS, DESCRIPTOR_SLOT_COUNT, MASK_KINDS } = abi;
 
 // The smallest module using a SIMD128 instruction: WebAssembly.validate says whether SIMD is there.
 const SIMD_PROBE = new Uint8Array([
@@ -37,10 +34,12 @@ const BACKENDS = { simd: 'wasm-simd128', scalar: 'scalar' };
  * (abi.h): otherwise LOAD_FAILED, which says what the file is.
  * @param {'simd' | 'scalar'} variant
  * @param {ReturnType<typeof readWasmOption>} [wasm]  createAttention's wasmUrl, read by readWasmOption
+ * @param {() => Promise<{ default: Function }>} [factory]  the Emscripten glue's import, when not this variant's
+ *   own (attention-wasm/model passes its module's)
  */
-export async function loadModule(variant, wasm) {
+export async function loadModule(variant, wasm, factory = FACTORIES[variant]) {
   // The glue loads while the module compiles; a failure to load it is handled where it is awaited.
-  const glue = FACTORIES[variant]();
+  const glue = factory();
   glue.catch(() => {});
   const { module: compiled, from } = await compileWasm(variant, wasm);
   const messages = [];
@@ -84,17 +83,8 @@ function checkBuild(module, variant, from) {
       `the WebAssembly module from ${from} is the ${other ?? `unknown (${backend})`} build, not the ${variant} build that was asked for${fix}`,
     );
   }
-  // The block sizes and the descriptor layout the JS layer uses must be the module's own.
-  const report = module._abi();
-  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
-  const constants = renamed(report.constants, constantName);
-  const agrees =
-    same(renamed(report.slots, camelName), DESCRIPTOR_SLOTS) &&
-    report.slotCount === DESCRIPTOR_SLOT_COUNT &&
-    same(renamed(report.causal, enumeratorName), CAUSAL) &&
-    same(renamed(report.maskKinds, enumeratorName), MASK_KINDS) &&
-    same(renamed(report.callKinds, enumeratorName), CALL_KINDS) &&
-    Object.keys(constants).every((name) => abi[name] === constants[name]);
+  // The block sizes, enums, error codes and descriptor layout the JS layer uses must be the module's own.
+  const agrees = typeof module._abiHash === 'function' && module._abiHash() === ABI_HASH;
   if (!agrees) {
     throw new AttentionError(
       'LOAD_FAILED',

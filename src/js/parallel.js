@@ -90,6 +90,7 @@ function publicOptions(options, mask) {
     ...(mask ? { mask } : {}),
     returnWeights: options.returnWeights,
     returnSteps: options.returnSteps,
+    ...(options.rope ? { rope: options.rope } : {}),
   };
 }
 
@@ -124,7 +125,8 @@ function placeHeads(plan, parts, results, key, whole) {
         whole.set(part.subarray(row * width, (row + 1) * width), row * numHeads * dV + h0 * dV);
       }
     } else {
-      const [first, last, total] = key === 'k' || key === 'v' ? [kv0, kv1, numKvHeads] : [h0, h1, numHeads];
+      const perKv = key === 'k' || key === 'v' || key === 'kRotated';
+      const [first, last, total] = perKv ? [kv0, kv1, numKvHeads] : [h0, h1, numHeads];
       const perHead = product(shape.slice(shape.length - 2));
       const block = (last - first) * perHead;
       for (let b = 0; b < batch; b++)
@@ -165,6 +167,7 @@ export class ParallelAttention {
     this.#pool.checkOpen();
     const plan = planScaledDotProduct(q, k, v, options);
     checkCallBytes(plan);
+    if (plan.options.rope) return this.#whole(plan); // kRotated is per kv head, not per (batch, head) pair
     const { batch, numHeads, numKvHeads, lenQ, lenK, dK, dV } = plan.dims;
     const group = numHeads / numKvHeads;
     const { q: Q, k: K, v: V } = plan.inputs;
@@ -245,25 +248,9 @@ export class ParallelAttention {
    */
   #projected(plan) {
     checkCallBytes(plan);
-    checkPlanValues(plan);
     const { x: X, context: C, wQ, wK, wV, wO, bQ, bK, bV, bO } = plan.inputs;
-    if (!('heads' in plan.outputs)) {
-      const inputs = Object.fromEntries(
-        Object.entries(plan.inputs).map(([key, input]) => [key, input && { ...input, ...copy(input) }]),
-      );
-      const given = plan.options.mask;
-      const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
-      const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims }, out: null };
-      return this.#pool.run(0, checked(whole)).then((result) => {
-        checkOutHeld(plan.out); // detached while the worker computed: nothing is written
-        return Object.fromEntries(
-          Object.entries(plan.outputs).map(([key, shape]) => {
-            plan.out?.[key]?.view.set(result[key].data);
-            return [key, resultTensor(plan, key, result[key].data, shape)];
-          }),
-        );
-      });
-    }
+    if (!('heads' in plan.outputs)) return this.#whole(plan);
+    checkPlanValues(plan);
     const { dModel, dContext, numHeads, numKvHeads, dK, dV, dOut } = plan.dims;
     const hasBatch = plan.outputs.output.length === 3;
     const group = numHeads / numKvHeads;
@@ -310,6 +297,26 @@ export class ParallelAttention {
     const projection = dOut > 0 ? { wo: copy(wO), bo: copy(bO) } : null;
     const done = parts.map((part, index) => this.#pool.run(index, part.plan));
     return Promise.all(done).then((results) => this.#scatterHeads(plan, parts, results, projection));
+  }
+
+  /** Runs a whole plan on one worker (its values scanned here), from copies of its inputs. */
+  #whole(plan) {
+    checkPlanValues(plan);
+    const inputs = Object.fromEntries(
+      Object.entries(plan.inputs).map(([key, input]) => [key, input && { ...input, ...copy(input) }]),
+    );
+    const given = plan.options.mask;
+    const mask = given && { ...given, data: maskBlocks(given, [1, 1, 1, given.data.length], [[0, 0]]) };
+    const whole = { ...plan, inputs, options: { ...plan.options, mask }, dims: { ...plan.dims }, out: null };
+    return this.#pool.run(0, checked(whole)).then((result) => {
+      checkOutHeld(plan.out); // detached while the worker computed: nothing is written
+      return Object.fromEntries(
+        Object.entries(plan.outputs).map(([key, shape]) => {
+          plan.out?.[key]?.view.set(result[key].data);
+          return [key, resultTensor(plan, key, result[key].data, shape)];
+        }),
+      );
+    });
   }
 
   /**

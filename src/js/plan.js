@@ -23,6 +23,7 @@ import {
   VALUE_PANEL,
 } from './generated/abi.js';
 import { Tensor, nonFiniteError } from './tensor.js';
+import { readRope, ropePlan } from './rope.js';
 
 import { MAX_CALL_BYTES } from './limits.js';
 
@@ -45,9 +46,9 @@ export function outputProjectionScratchBytes(width, dOut) {
 
 const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
-const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'out'];
+const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'rope', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
-const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads'];
+const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads', 'rope'];
 
 const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
@@ -63,6 +64,8 @@ export const product = (shape) => shape.reduce((a, b) => a * b, 1);
  * @property {number[]} maskDims  the mask's size along the core's [B, H, L_q, L_k] (1 = broadcast)
  * @property {number} scratchBytes  memory the core allocates for itself
  * @property {number[]} square  the public shape of the weights
+ * @property {Record<string, number>} [slotIndex]  a model call's descriptor slots (model-abi.js); else DESCRIPTOR_SLOTS
+ * @property {number} [slotCount]  its slot count; else DESCRIPTOR_SLOT_COUNT
  * @property {Record<string, {array: Float32Array, view: Float32Array}> | null} [out]  the caller's arrays for
  *   results (options.out, out.js), or null/absent: new arrays
  */
@@ -89,11 +92,13 @@ export function planScaledDotProduct(q, k, v, options) {
   const outputs = { output: [...lead, lenQ, dV] };
   if (o.returnWeights) outputs.weights = square;
   if (o.returnSteps) for (const step of STEP_NAMES) outputs[step] = square;
+  const rope = ropePlan(o.rope, lenQ, lenK, dK);
+  if (o.rope) Object.assign(outputs, { qRotated: inputs.q.shape.slice(), kRotated: inputs.k.shape.slice() });
   return {
     out: resolveOut(outRecord, outputs, [inputs.q, inputs.k, inputs.v, o.mask]),
     kind: 'sdpa',
-    dims,
-    inputs,
+    dims: { ...dims, ...rope.dims },
+    inputs: { ...inputs, ...rope.inputs },
     outputs,
     options: o,
     maskDims: o.mask ? maskDims(o.mask, axes) : [1, 1, 1, 1],
@@ -145,14 +150,22 @@ export function readWeights(weights, multiHead) {
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
-  return { w, ...checkHeadCounts(w), headed: multiHead || w.numHeads !== undefined };
+  // rope: a checkpoint layer's own (attentionWeightsFrom's), used unless options.rope is given
+  return { w, ...checkHeadCounts(w), headed: multiHead || w.numHeads !== undefined, rope: readRope(w.rope) };
 }
 
 /**
  * The plan of a projected call once every argument is read: its inputs (x, context, wQ, …, bO), readWeights'
  * head counts, the options; `read` lists the tensors read from the caller for this call (checkHeld's).
  */
-export function planProjectedInputs(inputs, { numHeads, numKvHeads, headed }, o, outRecord, read) {
+export function planProjectedInputs(inputs, { numHeads, numKvHeads, headed, rope }, given, outRecord, read) {
+  const o = given.rope || !rope ? given : { ...given, rope };
+  if (o.rope && inputs.context) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      'rope applies to self-attention and scaledDotProductAttention, not crossAttention',
+    );
+  }
   // Every argument is read: from here on, no code of the caller's runs until the results are returned.
   checkHeld([...read, o.mask]);
   const dims = { ...checkProjectedShapes(inputs, numHeads, numKvHeads), numHeads, numKvHeads };
@@ -173,6 +186,8 @@ function projectedPlan(dims, inputs, o, headed) {
     k: [...perHead(numKvHeads), lenK, dK],
     v: [...perHead(numKvHeads), lenK, dV],
   };
+  const rope = ropePlan(o.rope, lenQ, lenK, dK);
+  if (o.rope) Object.assign(outputs, { qRotated: outputs.q, kRotated: outputs.k });
   if (o.returnSteps) for (const step of STEP_NAMES) outputs[step] = square;
   if (o.returnWeights) outputs.weights = square;
   if (headed) outputs.heads = [...P, numHeads, lenQ, dV];
@@ -191,8 +206,20 @@ function projectedPlan(dims, inputs, o, headed) {
     (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
   return {
     kind: 'projected',
-    dims: { batch, lenQ, lenK, dModel: dims.dModel, dContext: dims.dContext, numHeads, numKvHeads, dK, dV, dOut },
-    inputs,
+    dims: {
+      batch,
+      lenQ,
+      lenK,
+      dModel: dims.dModel,
+      dContext: dims.dContext,
+      numHeads,
+      numKvHeads,
+      dK,
+      dV,
+      dOut,
+      ...rope.dims,
+    },
+    inputs: { ...inputs, ...rope.inputs },
     outputs,
     options: o,
     maskDims: o.mask ? maskDims(o.mask, axes) : [1, 1, 1, 1],
@@ -219,7 +246,7 @@ export function callLayout(plan) {
     bytes = offset + count * elementBytes;
     return { offset, count, elementBytes };
   };
-  const descriptor = reserve(DESCRIPTOR_SLOT_COUNT);
+  const descriptor = reserve(plan.slotCount ?? DESCRIPTOR_SLOT_COUNT); // a model call's plan has more slots
   const inputs = Object.entries(plan.inputs)
     .filter(([, tensor]) => tensor)
     .map(([key, tensor]) => [key, tensor, reserve(product(tensor.shape))]);
@@ -254,11 +281,11 @@ export function checkCallBytes(plan, totalBytes = callLayout(plan).totalBytes) {
  * layout (a prepared call reuses its layout's), then written at every call by Workspace#writeDescriptor.
  */
 export function descriptorTemplate(plan, layout) {
-  const { dims, options, maskDims } = plan;
-  const slots = new Int32Array(DESCRIPTOR_SLOT_COUNT);
+  const { dims, options, maskDims, slotIndex = DESCRIPTOR_SLOTS } = plan;
+  const slots = new Int32Array(plan.slotCount ?? DESCRIPTOR_SLOT_COUNT);
   const relative = [];
   const put = (key, value, isAddress = false) => {
-    const slot = DESCRIPTOR_SLOTS[key];
+    const slot = slotIndex[key];
     if (slot === undefined) throw new AttentionError('INTERNAL', `the call descriptor has no slot '${key}'`);
     if (Array.isArray(value)) slots.set(value, slot);
     else slots[slot] = value;

@@ -4,6 +4,7 @@
 import { AttentionError, describe, formatShape } from './errors.js';
 import { readFloatTensor, readMask } from './convert.js';
 import { CAUSAL } from './generated/abi.js';
+import { readRope } from './rope.js';
 
 const CAUSAL_MODES = new Map([
   [false, CAUSAL.none],
@@ -77,6 +78,7 @@ export function parseOptions(o, stepsByDefault) {
     mask: mask === undefined || mask === null ? null : readMask(mask, SPECS.mask),
     returnWeights,
     returnSteps: returnWeights && (returnSteps ?? stepsByDefault),
+    rope: readRope(o.rope),
   };
 }
 

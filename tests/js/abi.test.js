@@ -5,39 +5,41 @@ import { describe, expect, it } from 'vitest';
 import header from '../../src/core/abi.h?raw';
 import generatedJs from '../../src/js/generated/abi.js?raw';
 import generatedDts from '../../src/js/generated/abi.d.ts?raw';
+import generatedModelJs from '../../src/js/generated/model-abi.js?raw';
+import generatedModelDts from '../../src/js/generated/model-abi.d.ts?raw';
 import indexDts from '../../src/js/index.d.ts?raw';
 import guide from '../../docs/guide.md?raw';
-import {
-  camelName,
-  constantName,
-  enumeratorName,
-  parseAbi,
-  render,
-  withErrorTable,
-} from '../../scripts/gen-constants.mjs';
+import { abiHash, abiText, parseAbi, render, withErrorTable } from '../../scripts/gen-constants.mjs';
 import * as abi from '../../src/js/generated/abi.js';
+import * as modelAbi from '../../src/js/generated/model-abi.js';
 import * as api from '../../src/js/index.js';
-import { renamed } from '../../src/js/abi-names.js';
 import { loadModule } from '../../src/js/loader.js';
+import { loadModelModule } from '../../src/js/model/wasm.js';
 import { coreScratchBytes, outputProjectionScratchBytes } from '../../src/js/plan.js';
 import { VARIANTS, seededRandom } from './reference.js';
 
 const lists = parseAbi(header);
 const codes = [...abi.ERROR_CODES];
 
-const coreSources = import.meta.glob(['../../src/core/*.{h,cc}', '../../src/bindings/*.cc'], {
+const coreSources = import.meta.glob(['../../src/core/**/*.{h,cc}', '../../src/bindings/*.cc'], {
   query: '?raw',
   import: 'default',
   eager: true,
 });
-const jsSources = import.meta.glob(['../../src/js/*.js'], { query: '?raw', import: 'default', eager: true });
+const jsSources = import.meta.glob(['../../src/js/**/*.js', '!../../src/js/inline.js', '!../../src/js/wasm/**'], {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 const withoutComments = (source) => source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
 
 describe('the generated files', () => {
   it('are what scripts/gen-constants.mjs makes of abi.h now (run it, or the wasm build, after editing abi.h)', () => {
-    const { js, dts } = render(lists);
+    const { js, dts, modelJs, modelDts } = render(lists);
     expect(generatedJs).toBe(js);
     expect(generatedDts).toBe(dts);
+    expect(generatedModelJs).toBe(modelJs);
+    expect(generatedModelDts).toBe(modelDts);
   });
 
   it('hold every list of abi.h, with the values the header gives', () => {
@@ -47,6 +49,11 @@ describe('the generated files', () => {
     expect(abi.MASK_KINDS).toEqual({ none: 0, boolean: 1, additive: 2 });
     expect(abi.DESCRIPTOR_SLOTS.maskDims + 4).toBe(abi.DESCRIPTOR_SLOTS.x);
     expect(Object.isFrozen(abi.ERROR_CODES)).toBe(true);
+    // the model calls' slots follow the attention calls', which keep their indices
+    expect(modelAbi.MODEL_SLOTS.dFf).toBe(abi.DESCRIPTOR_SLOT_COUNT);
+    expect(Math.min(...Object.values(modelAbi.MODEL_SLOTS))).toBe(abi.DESCRIPTOR_SLOT_COUNT);
+    expect(Math.max(...Object.values(modelAbi.MODEL_SLOTS))).toBe(modelAbi.MODEL_SLOT_COUNT - 1);
+    expect(modelAbi.ACTIVATIONS).toEqual({ geluTanh: 0, geluErf: 1, siluGated: 2 });
   });
 
   it('the parser refuses an entry it cannot read, instead of dropping it', () => {
@@ -55,20 +62,23 @@ describe('the generated files', () => {
 });
 
 describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
-  it('reports the lists that the generated JS holds', async () => {
-    const module = await loadModule(name);
-    const report = module._abi();
-    const constants = Object.fromEntries(
-      Object.keys(renamed(report.constants, constantName)).map((key) => [key, abi[key]]),
-    );
-    expect(renamed(report.constants, constantName)).toEqual(constants);
-    expect(Object.keys(constants)).toEqual(lists.CONSTANTS.map(([key]) => constantName(key)));
-    expect(renamed(report.causal, enumeratorName)).toEqual(abi.CAUSAL);
-    expect(renamed(report.maskKinds, enumeratorName)).toEqual(abi.MASK_KINDS);
-    expect(renamed(report.callKinds, enumeratorName)).toEqual(abi.CALL_KINDS);
-    expect(renamed(report.slots, camelName)).toEqual(abi.DESCRIPTOR_SLOTS);
-    expect(report.slotCount).toBe(abi.DESCRIPTOR_SLOT_COUNT);
-    expect(report.errorCodes).toEqual(codes);
+  it("reports the hash of the lists that the generated JS holds (abi.h's abi_hash), the model's module too", async () => {
+    expect(abi.ABI_HASH).toBe(abiHash(lists));
+    expect((await loadModule(name))._abiHash()).toBe(abi.ABI_HASH);
+    expect((await loadModelModule({ simd: name === 'simd' }))._abiHash()).toBe(abi.ABI_HASH);
+  });
+
+  it('the hash changes with any entry of any list: a renamed slot, a new value, a renamed code', () => {
+    const changed = [
+      header.replace('X(d_model, 1)', 'X(d_modell, 1)'),
+      header.replace('X(mlp_hidden, 1)', 'X(mlp_hiddden, 1)'),
+      header.replace('X(kKeyTile, 512)', 'X(kKeyTile, 256)'),
+      header.replace('X(kGeluErf, 1)', 'X(kGeluErf, 3)'),
+      header.replace('X(NOT_A_NUMBER,', 'X(NOT_A_NUMBR,'),
+    ];
+    const hashes = new Set([abi.ABI_HASH, ...changed.map((text) => abiHash(parseAbi(text)))]);
+    expect(hashes.size).toBe(changed.length + 1);
+    expect(abiText(lists)).toMatch(/^CONSTANTS:kQueryBlock=64,kKeyTile=512,.*;ERROR_CODES:NOT_A_TENSOR,.*,INTERNAL,;$/);
   });
 
   it('allocates the scratch that plan.js reckons with, over 2000 random problems', async () => {

@@ -60,12 +60,16 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
     'src/js/wasm/attention-simd.wasm',
     'src/js/wasm/attention-scalar.js',
     'src/js/wasm/attention-scalar.wasm',
+    'src/js/model/index.js',
+    'src/js/model/index.d.ts',
+    'src/js/wasm/model-simd.wasm',
+    'src/js/wasm/model-scalar.wasm',
   ]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/attention-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js)$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js)$/.test(
         f,
       ),
   );
@@ -76,11 +80,11 @@ test('each .wasm in the tarball carries LICENSE and the third-party notices, and
   const pkg = join(app, 'node_modules/attention-wasm');
   const notice = `${readFileSync(join(pkg, 'LICENSE'), 'utf8')}\n\n${readFileSync(join(pkg, 'THIRD_PARTY_NOTICES.txt'), 'utf8')}`;
   assert.match(notice, /MIT License[^]*Eigen 3\.4\.0[^]*MPL-2\.0[^]*musl/);
-  for (const variant of ['simd', 'scalar']) {
-    const bytes = readFileSync(join(pkg, `src/js/wasm/attention-${variant}.wasm`));
+  for (const build of ['attention-simd', 'attention-scalar', 'model-simd', 'model-scalar']) {
+    const bytes = readFileSync(join(pkg, `src/js/wasm/${build}.wasm`));
     assert.ok(WebAssembly.validate(bytes));
     const sections = WebAssembly.Module.customSections(new WebAssembly.Module(bytes), 'license');
-    assert.equal(sections.length, 1, `attention-${variant}.wasm has ${sections.length} license sections`);
+    assert.equal(sections.length, 1, `${build}.wasm has ${sections.length} license sections`);
     assert.equal(new TextDecoder().decode(sections[0]), notice);
   }
 });
@@ -88,14 +92,13 @@ test('each .wasm in the tarball carries LICENSE and the third-party notices, and
 test('Node 20 imports it by name and computes the worked example', async () => {
   writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
-  assert.equal(
-    run(
-      'node',
-      ['--input-type=module', '-e', "console.log(Object.keys(await import('attention-wasm/io')).join())"],
-      app,
-    ).trim(),
-    'openNpz,openSafetensors,readNpy,readNpz,readSafetensors',
-  );
+  for (const [entry, exports] of [
+    ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors'],
+    ['attention-wasm/model', 'Model,attentionWeightsFrom,loadModel'],
+  ]) {
+    const code = `console.log(Object.keys(await import('${entry}')).join())`;
+    assert.equal(run('node', ['--input-type=module', '-e', code], app).trim(), exports);
+  }
   assert.equal(result.simd, true);
   assertGolden(result.output);
 });

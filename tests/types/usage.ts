@@ -162,6 +162,34 @@ attn.selfAttention(JSON.parse(JSON.stringify(fromNpy)) as { shape: number[]; dat
 // @ts-expect-error dims must be numbers
 attn.selfAttention({ data: new Float32Array(4), dims: ['2', '2'] }, { wq: asJson, wk: asJson, wv: asJson });
 
+// RoPE: the option, and the rotated q and k as results.
+const rotated = attn.multiHeadAttention(
+  q,
+  { wq: q, wk: q, wv: q, numHeads: 1 },
+  { rope: { theta: 1e4, dim: 2, style: 'half' } },
+);
+const rotatedSteps: [Tensor | undefined, Tensor | undefined] = [rotated.qRotated, rotated.kRotated];
+attn.scaledDotProductAttention(q, q, q, { rope: { positions: new Int32Array([3, 4]), style: 'interleaved' } });
+// @ts-expect-error the styles are 'half' and 'interleaved'
+attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
+// @ts-expect-error crossAttention takes no rope
+attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
+
+// attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
+import { attentionWeightsFrom, loadModel } from 'attention-wasm/model';
+import type { HeadCapture, Model, RunResult } from 'attention-wasm/model';
+const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
+const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
+const heads: Tensor[] = run.attentions ?? [];
+const step: HeadCapture = run.captures[0];
+const top: number = (run.next?.[0].p ?? 0) + step.weights.data[0] + heads.length;
+const layerWeights = attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), { layer: 0, config: '{}' });
+attn.selfAttention(q, layerWeights, { causal: true });
+const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
+const named: string | undefined = run.next?.[0].token;
+// @ts-expect-error run takes text or token ids, not a bare array
+model.run([1, 2, 3]);
+
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';
 declare const heatmap: AttentionHeatmap;

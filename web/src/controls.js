@@ -3,6 +3,7 @@ import { EXAMPLES, activeExample, exampleAbout } from './model/examples.js';
 import { pastedMatrix, sizesOf, toggledMask, typedCell } from './model/edits.js';
 import { headSlice, labelsFor, maskCell } from './model/inputs.js';
 import { tokenCountNote } from './model/lesson.js';
+import { LESSON_STEPS } from './model/lessonSteps.js';
 import { INPUT_NAMES } from './model/matrices.js';
 import { MAX_SEED } from './model/rng.js';
 import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from './model/state.js';
@@ -20,9 +21,22 @@ import { downloadCanvas, heatmapPicture } from './view/heatmap.js';
 
 const sizeInputs = {};
 
+/**
+ * The section that teaches what each example is for: choosing the example brings it into view. The lessons' table
+ * names theirs; the starting example ("sentence") has none, the whole walk is its lesson.
+ */
+const LESSONS = {
+  causal: 'step-mask',
+  heads: 'step-heads',
+  shared: 'step-scores',
+  ...Object.fromEntries(
+    LESSON_STEPS.filter((step) => step.example !== 'sentence').map((step) => [step.example, step.section]),
+  ),
+};
+
 /** Adds the example buttons, size fields and precision options, and listens to every control. */
 export function buildControls(app) {
-  foldSettings();
+  const fold = foldSettings();
   const examples = byId('examples');
   for (const example of EXAMPLES) {
     examples.append(
@@ -36,11 +50,14 @@ export function buildControls(app) {
             clearFieldErrors();
             app.clearInvalid();
             app.setState(example.state());
+            if (LESSONS[example.id]) goToLesson(LESSONS[example.id], fold);
           },
         },
       }),
     );
   }
+
+  byId('example-lesson').addEventListener('click', () => goToLesson(LESSONS[activeExample(app.state)?.id], fold));
 
   const sizes = byId('sizes');
   for (const [key, label] of Object.entries(SIZE_NAMES)) {
@@ -180,6 +197,36 @@ function foldSettings() {
   });
   narrow.addEventListener('change', sync);
   sync();
+  /** Folds the settings away (on narrow screens, where they fold). */
+  return () => {
+    controls.classList.remove('open');
+    sync();
+  };
+}
+
+/**
+ * Brings a step to the top of the screen, its heading focused (a screen reader reads where it went), and folds the
+ * settings on a narrow screen, where they would stand between the reader and the step. Steps above it may still be
+ * laid out for the first time (content-visibility) and move it: it is put back until it stays put for 3 frames.
+ */
+function goToLesson(id, fold) {
+  if (!id) return;
+  fold();
+  const section = byId(id);
+  const heading = section.querySelector('h2');
+  heading.tabIndex = -1;
+  heading.focus({ preventScroll: true });
+  let last = NaN;
+  let still = 0;
+  let frames = 0;
+  const place = () => {
+    section.scrollIntoView({ block: 'start' });
+    const top = section.getBoundingClientRect().top; // not 0 for the last steps, at the page's end
+    still = Math.abs(top - last) < 1 ? still + 1 : 0;
+    last = top;
+    if (still < 3 && ++frames < 60) requestAnimationFrame(place);
+  };
+  requestAnimationFrame(place);
 }
 
 /** Clears the messages under the fields (a new example or link replaces what they were about). */
@@ -212,6 +259,10 @@ export function syncControls(state, from) {
     button.setAttribute('aria-pressed', String(button.dataset.example === active?.id));
   }
   byId('example-about').textContent = exampleAbout(state);
+  const lesson = LESSONS[active?.id];
+  const lessonButton = byId('example-lesson');
+  show(lessonButton, Boolean(lesson));
+  if (lesson) lessonButton.textContent = `Go to step ${byId(lesson).querySelector('.step-number').textContent} ↓`;
   const countNote = tokenCountNote(state);
   byId('sizes-note').textContent = countNote;
   show(byId('sizes-note'), Boolean(countNote));

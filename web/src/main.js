@@ -1,6 +1,7 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
 import { attentionCall } from './model/inputs.js';
+import './model/designedHeads.js'; // the designed heads' matrices, for matrices.js
 import {
   computeCall,
   float32Call,

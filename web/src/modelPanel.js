@@ -260,5 +260,9 @@ export class ModelPanel {
     let max = 0;
     for (let k = 0; k < theirs.data.length; k++) max = Math.max(max, Math.abs(theirs.data[k] - result.weights.data[k]));
     this.done.textContent += ` Largest difference from the file's own attention probabilities: ${max.toExponential(2)}.`;
+    // LLaMA-style models (LLaMA, Mistral, Qwen…) rotate Q and K by position before the scores; the page does not.
+    if (this.guess.layout === 'llama')
+      this.done.textContent +=
+        ' This layout comes from a rotary model: it rotates each query and key by its position (rotary position embeddings, RoPE) before the scores, which the page does not do, so a large difference is expected.';
   }
 }

@@ -1,6 +1,6 @@
 // The "Why divide by √d_k?" panel: runs the scaling experiment when the seed changes and draws its two charts.
 import { EXPERIMENT_DKS, runScalingExperiment } from './model/experiment.js';
-import { scalingSummary } from './model/lesson.js';
+import { scalingSummary } from './model/scalingText.js';
 import { lineChart } from './view/chart.js';
 import { byId, el } from './view/dom.js';
 

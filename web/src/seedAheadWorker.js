@@ -6,6 +6,7 @@
 import { createAttention } from 'attention-wasm';
 import { INPUT_NAMES, generatedMatrix, generationKey, prepareGenerated } from './model/matrices.js';
 import { attentionCall } from './model/inputs.js';
+import './model/designedHeads.js'; // the designed heads' matrices, for matrices.js
 import { float32Call } from './model/calls.js';
 import { flatRows, flatten } from './model/reuse.js';
 

@@ -26,6 +26,12 @@ export type AttentionErrorCode =
   | 'WORKERS_UNAVAILABLE'
   | 'NULL_ARGUMENT'
   | 'OUT_OF_MEMORY'
+  | 'UNSUPPORTED_MODEL'
+  | 'BAD_CONFIG'
+  | 'MISSING_FILE'
+  | 'MISSING_TENSOR'
+  | 'WEIGHT_SHAPE_MISMATCH'
+  | 'TOO_MANY_TOKENS'
   | 'INTERNAL';
 
 export const QUERY_BLOCK: number;
@@ -37,6 +43,8 @@ export const PROJECTION_ROWS: number;
 export const CAUSAL: Readonly<Record<string, number>>;
 export const MASK_KINDS: Readonly<Record<string, number>>;
 export const CALL_KINDS: Readonly<Record<string, number>>;
+export const ROPE_STYLES: Readonly<Record<string, number>>;
 export const DESCRIPTOR_SLOTS: Readonly<Record<string, number>>;
 export const ERROR_CODES: readonly AttentionErrorCode[];
 export const DESCRIPTOR_SLOT_COUNT: number;
+export const ABI_HASH: number;

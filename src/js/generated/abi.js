@@ -25,6 +25,17 @@ export const CALL_KINDS = Object.freeze({
   sdpa: 0,
   projected: 1,
   outputProjection: 2,
+  modelEmbed: 3,
+  modelLayer: 4,
+  modelNorm: 5,
+  modelLogits: 6,
+});
+
+/** Rotary position embeddings: which columns of a head pair up. */
+export const ROPE_STYLES = Object.freeze({
+  none: 0,
+  half: 1,
+  interleaved: 2,
 });
 
 /** Every code an AttentionError can carry, in abi.h's order. */
@@ -53,6 +64,12 @@ export const ERROR_CODES = Object.freeze([
   'WORKERS_UNAVAILABLE',
   'NULL_ARGUMENT',
   'OUT_OF_MEMORY',
+  'UNSUPPORTED_MODEL',
+  'BAD_CONFIG',
+  'MISSING_FILE',
+  'MISSING_TENSOR',
+  'WEIGHT_SHAPE_MISMATCH',
+  'TOO_MANY_TOKENS',
   'INTERNAL',
 ]);
 
@@ -97,5 +114,14 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
   heads: 39,
   concat: 40,
   staleBlocks: 41,
+  ropeStyle: 42,
+  ropeDim: 43,
+  ropeCos: 44,
+  ropeSin: 45,
+  qRotated: 46,
+  kRotated: 47,
 });
-export const DESCRIPTOR_SLOT_COUNT = 42;
+export const DESCRIPTOR_SLOT_COUNT = 48;
+
+/** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
+export const ABI_HASH = 2517353278;

@@ -79,8 +79,14 @@ export interface SafetensorsFile {
   readonly tensors: SafetensorsEntry[];
   /** The `__metadata__` strings; empty when the file has none. */
   readonly metadata: Record<string, string>;
-  /** Reads one tensor (a Blob by Blob.slice: only its bytes). */
-  read<Data extends FileData = Float32Array>(name: string): Promise<Tensor<Data>>;
+  /**
+   * Reads one tensor (a Blob by Blob.slice: only its bytes); with `rows: [begin, end]`, only those rows of its first
+   * dimension (an embedding's rows for some tokens). BAD_OPTION for rows outside the tensor.
+   */
+  read<Data extends FileData = Float32Array>(
+    name: string,
+    options?: { rows?: readonly [number, number] },
+  ): Promise<Tensor<Data>>;
 }
 
 /** Opens a safetensors file, reading only its header; a Blob or File is never copied whole. */

@@ -213,6 +213,22 @@ export function readSafetensors(bytes, options = {}) {
   return Object.fromEntries(wanted.map((t) => [t.name, toTensor(t, data.subarray(t.begin, t.end))]));
 }
 
+/** The entry of rows [begin, end) of a tensor (its first dimension), or the tensor itself without `rows`. */
+function rowsOf(tensor, rows) {
+  if (rows === undefined) return tensor;
+  const [count] = tensor.shape;
+  const [begin, end] = Array.isArray(rows) ? rows : [];
+  if (!Number.isSafeInteger(begin) || !Number.isSafeInteger(end) || begin < 0 || end <= begin || end > count) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `read(${quote(tensor.name)}, { rows }): rows must be [begin, end] with 0 ≤ begin < end ≤ ${count} (the tensor is ${formatDims(tensor.shape)})`,
+    );
+  }
+  const rowBytes = (tensor.end - tensor.begin) / count;
+  const shape = [end - begin, ...tensor.shape.slice(1)];
+  return { ...tensor, shape, begin: tensor.begin + begin * rowBytes, end: tensor.begin + end * rowBytes };
+}
+
 /**
  * Opens a safetensors file by reading its header alone: lists its tensors, and reads one on request. A Blob or
  * File is read by slices, so a large model is never copied whole.
@@ -222,9 +238,10 @@ export function readSafetensors(bytes, options = {}) {
  * | tensors              | `{ name, dtype, shape }` of every tensor, in the order of their data     |
  * | metadata             | the `__metadata__` strings (an empty object when there are none)        |
  * | read(name)           | Promise of that tensor as readSafetensors reads it                      |
+ * | read(name, { rows }) | rows [begin, end) of its first dimension only: only their bytes are read |
  * @param {Blob | ArrayBuffer | ArrayBufferView} source
  * @returns {Promise<{ tensors: { name: string, dtype: string, shape: number[] }[], metadata: Record<string, string>,
- *   read: (name: string) => Promise<import('../tensor.js').Tensor> }>}
+ *   read: (name: string, options?: { rows?: [number, number] }) => Promise<import('../tensor.js').Tensor> }>}
  */
 export async function openSafetensors(source) {
   const file = rangeReader(source, 'openSafetensors');
@@ -237,9 +254,10 @@ export async function openSafetensors(source) {
   const start = 8 + length;
   const where = 'safetensors header at byte 8';
   const { tensors, metadata } = parseHeader(held(await file.read(8, start, where), length, where), file.size - start);
-  const read = async (name) => {
+  const read = async (name, options) => {
     if (typeof name !== 'string') throw new AttentionError('BAD_OPTION', 'read(name): name must be a string');
-    const [tensor] = select(tensors, [name], 'read');
+    const [whole] = select(tensors, [name], 'read');
+    const tensor = rowsOf(whole, options?.rows);
     // Checked before reading: an unsupported dtype or a bad shape throws here, with no bytes read.
     if (!READABLE[tensor.dtype]) return toTensor(tensor, new Uint8Array(0));
     checkShape(tensor.shape, `safetensors tensor ${quote(tensor.name)}`, formatDims(tensor.shape));

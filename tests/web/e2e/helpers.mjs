@@ -92,6 +92,21 @@ export async function openPage(
 }
 
 /**
+ * Clicks an example's button. On a narrow screen, an example with a lesson folds the settings as it takes the reader
+ * to its step: they are opened again first, as a reader would, without moving the focus.
+ */
+export async function chooseExample(page, example) {
+  await openSettings(page);
+  await afterChange(page, () => page.click(`button[data-example="${example}"]`));
+}
+
+/** Opens the settings when a narrow screen folded them. */
+export async function openSettings(page) {
+  if ((await page.getAttribute('#settings-toggle', 'aria-expanded')) === 'false')
+    await page.evaluate(() => document.getElementById('settings-toggle').click());
+}
+
+/**
  * Opens the page (options as for openPage), runs `use` on the session, then checks the page stayed clean
  * (assertClean, with `allowConsole`). The context is closed whatever happens.
  */

@@ -1,7 +1,16 @@
 // Writes screenshots of the lessons and fixes for review, at 1280 and 390 px:
 //   node tests/web/e2e/lessons-screenshots.mjs [out-dir] [only]
 // and, with --readme, the README's two pictures of the lessons (docs/lesson-kv-cache.png, docs/lesson-designed-heads.png).
-import { ROOT, afterChange, settle, showLesson, startBrowser, withPage } from './helpers.mjs';
+import {
+  ROOT,
+  afterChange,
+  chooseExample,
+  openSettings,
+  settle,
+  showLesson,
+  startBrowser,
+  withPage,
+} from './helpers.mjs';
 
 const readme = process.argv.includes('--readme');
 const [out = 'tests/artifacts', only] = process.argv.slice(2).filter((arg) => arg !== '--readme');
@@ -18,7 +27,7 @@ async function reach(page, section) {
 
 /** Opens an example and shoots one lesson's section. */
 const lesson = (example, section, name) => async (page, width) => {
-  await afterChange(page, () => page.click(`button[data-example="${example}"]`));
+  await chooseExample(page, example);
   await reach(page, section);
   await page.mouse.move(0, 0);
   await page.locator(`#${section}`).screenshot({ path: `${out}/lessons-${name}-${width}.png` });
@@ -26,9 +35,10 @@ const lesson = (example, section, name) => async (page, width) => {
 
 const shots = {
   fixes: async (page, width) => {
+    await openSettings(page);
     await afterChange(page, () => page.fill('#size-n', '3'));
     await page.locator('.controls').screenshot({ path: `${out}/lessons-fixes-controls-${width}.png` });
-    await afterChange(page, () => page.click('button[data-example="sentence"]'));
+    await chooseExample(page, 'sentence');
     await page.locator('#step-softmax').screenshot({ path: `${out}/lessons-fixes-softmax-${width}.png` });
     await page.hover('[data-matrix="output"] .c[data-i="1"][data-j="0"]');
     await page.locator('#step-output').screenshot({ path: `${out}/lessons-fixes-output-${width}.png` });
@@ -38,7 +48,7 @@ const shots = {
   },
   projection: lesson('projection', 'step-heads', 'projection'),
   order: async (page, width) => {
-    await afterChange(page, () => page.click('button[data-example="order"]'));
+    await chooseExample(page, 'order');
     await page.locator('#step-x').screenshot({ path: `${out}/lessons-positions-${width}.png` });
     await showLesson(page, 'step-order');
     await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
@@ -48,7 +58,7 @@ const shots = {
   gqa: lesson('gqa', 'step-gqa', 'gqa'),
   cross: lesson('cross', 'step-cross', 'cross'),
   why: async (page, width) => {
-    await afterChange(page, () => page.click('button[data-example="sentence"]'));
+    await chooseExample(page, 'sentence');
     await page.evaluate(() => document.getElementById('step-scores').scrollIntoView());
     await page.focus('[data-matrix="rawScores"] .matrix-scroll');
     await page.keyboard.press('ArrowRight');

@@ -5,6 +5,7 @@ import {
   ARTIFACTS,
   afterChange,
   assertShown,
+  openSettings,
   readMatrix,
   readInputs,
   readNumbers,
@@ -70,6 +71,7 @@ describe('lesson: the output projection W_o', () => {
         await page.keyboard.press('Enter');
       });
       assert.equal((await readMatrix(page, 'wo')).cells[1][0], '-2.000');
+      await openSettings(page); // the lesson's example folded them on this narrow screen
       const want = attention64(await readInputs(page));
       assertShown(await readNumbers(page, 'layerOutput'), want.output, PRECISION, 'layer output after a keyboard edit');
       await page.evaluate(() => document.getElementById('step-heads').scrollIntoView());
@@ -213,6 +215,7 @@ describe('lesson: the KV cache', () => {
       assert.ok(scrollWidth <= clientWidth, `page scrolls sideways (${scrollWidth} > ${clientWidth})`);
       await showLesson(page, 'step-kv');
       await page.locator('#step-kv').screenshot({ path: `${ARTIFACTS}/lesson-kv-390.png` });
+      await openSettings(page); // the lesson's example folded them on this narrow screen
       await afterChange(page, () => page.fill('#sentence', 'alone'));
       await showLesson(page, 'step-kv');
       assert.match(await page.textContent('#kv-text'), /nothing to cache: type a sentence of at least two words/);

@@ -16,3 +16,6 @@ import './seed-ahead.mjs';
 import './near-screen.mjs';
 import './warm.mjs';
 import './truth.mjs';
+import './readable.mjs';
+import './print.mjs';
+import './texts.mjs';

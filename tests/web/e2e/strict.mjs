@@ -2,7 +2,7 @@
 // layout and speed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ARTIFACTS, afterChange, hoverSteady, readMatrix, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, afterChange, chooseExample, hoverSteady, readMatrix, settle, withPage } from './helpers.mjs';
 import { env } from './session.mjs';
 
 describe('a strict page', () => {
@@ -77,18 +77,18 @@ describe('layout and speed', () => {
     test(`${width}×${height}: no horizontal page scroll; full-page screenshot saved`, async () => {
       await withPage(env, { viewport: { width, height } }, async ({ page }) => {
         for (const example of ['sentence', 'causal', 'heads', 'worked']) {
-          await afterChange(page, () => page.click(`button[data-example="${example}"]`));
+          await chooseExample(page, example);
           const { scrollWidth, clientWidth } = await page.evaluate(() => ({
             scrollWidth: document.documentElement.scrollWidth,
             clientWidth: document.documentElement.clientWidth,
           }));
           assert.ok(scrollWidth <= clientWidth, `${example}: page scrolls sideways (${scrollWidth} > ${clientWidth})`);
         }
-        await afterChange(page, () => page.click('button[data-example="sentence"]'));
+        await chooseExample(page, 'sentence');
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.waitForTimeout(400);
         await page.screenshot({ path: `${ARTIFACTS}/page-${width}.png`, fullPage: true });
-        await afterChange(page, () => page.click('button[data-example="heads"]'));
+        await chooseExample(page, 'heads');
         await page.waitForTimeout(300);
         await page.screenshot({ path: `${ARTIFACTS}/page-${width}-heads.png`, fullPage: true });
       });

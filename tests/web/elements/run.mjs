@@ -6,6 +6,7 @@ import './hostile.mjs';
 import './embed.mjs';
 import './size.mjs';
 import './truth.mjs';
+import './readable.mjs';
 import './authoring.mjs';
 import './pictures.mjs';
 import './fallback.mjs';

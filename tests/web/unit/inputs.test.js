@@ -1,12 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
 import { EXAMPLES } from '../../../web/src/model/examples.js';
-import {
-  EXPERIMENT_DKS,
-  meanRowEntropy,
-  meanVariance,
-  runScalingExperiment,
-} from '../../../web/src/model/experiment.js';
+import { EXPERIMENT_DKS, runScalingExperiment } from '../../../web/src/model/experiment.js';
+import { meanRowEntropy, meanVariance } from '../../../web/src/model/stats.js';
 import {
   attentionCall,
   averageHeads,

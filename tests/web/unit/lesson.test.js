@@ -16,10 +16,9 @@ import {
   projectionText,
   randomNote,
   scaleTexts,
-  scalingSummary,
   tokenCountNote,
-  varianceText,
 } from '../../../web/src/model/lesson.js';
+import { scalingSummary, varianceText } from '../../../web/src/model/scalingText.js';
 import { generatedMatrix } from '../../../web/src/model/matrices.js';
 import { embeddingSourceText, sourcesText } from '../../../web/src/model/provenance.js';
 import { defaultState } from '../../../web/src/model/state.js';

@@ -199,6 +199,10 @@ export class AttentionElement extends HTMLElement {
       }
       if (run !== this.run) return;
     }
+    if (state.design) {
+      await import('../model/designedHeads.js'); // hands the designed X, W_q and W_k to matrices.js
+      if (run !== this.run) return;
+    }
     let result;
     try {
       const call = attentionCall(state);

@@ -1,5 +1,21 @@
 // Keyboard and pointer for the elements' grids: one tab stop per grid, arrows (Home/End, PageUp/PageDown) move an
 // active cell named by aria-activedescendant, and hovering a cell makes it active too.
+import { el } from '../view/dom.js';
+
+/** The box scrolling a wider `grid` (aria-labelled) sideways: while it scrolls, a named tab stop. */
+export function scrollBox(grid) {
+  const box = el('div', { class: 'scroll' }, grid);
+  const sync = () => {
+    const scrolls = box.scrollWidth > box.clientWidth;
+    box.tabIndex = scrolls ? 0 : -1;
+    box.role = scrolls ? 'region' : null;
+    box.ariaLabel = scrolls ? `${grid.ariaLabel}, scrolls sideways` : null;
+  };
+  const observer = new ResizeObserver(sync);
+  observer.observe(box);
+  observer.observe(grid);
+  return box;
+}
 
 /**
  * @param {HTMLElement} grid  the focusable role="grid" element

@@ -3,7 +3,7 @@
 import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { el } from '../view/dom.js';
 import { formatValue } from '../model/format.js';
-import { gridKeys } from './gridKeys.js';
+import { gridKeys, scrollBox } from './gridKeys.js';
 import { signedClass, weightClass } from './styles.js';
 
 let maps = 0;
@@ -76,7 +76,7 @@ export class HeatmapGrid {
     this.element = el(
       'figure',
       { class: 'heatmap', attrs: { part: 'heatmap' } },
-      el('div', { class: 'scroll' }, this.grid),
+      scrollBox(this.grid),
       el('div', { class: 'legend', attrs: { part: 'legend', 'aria-hidden': 'true' } }, low, this.bar, high, what),
       options.readout ? null : this.readout,
     );
@@ -108,7 +108,9 @@ export class HeatmapGrid {
     const signed = view.values === 'scores';
     legendTexts(view, max).forEach((text, k) => (this.legendTexts[k].textContent = text));
     this.bar.classList.toggle('signed', signed);
-    this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}`;
+    // Short labels read across; long ones run upwards.
+    const across = cols * Math.max(...colLabels.map((label) => label.length)) <= 30;
+    this.grid.className = `hm c${cols}${Math.max(rows, cols) > 16 ? ' tiny' : ''}${across ? ' across' : ''}`;
     const header = el(
       'div',
       { class: 'r', attrs: { role: 'row' } },

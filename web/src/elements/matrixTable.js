@@ -2,7 +2,7 @@
 // move, and (when editable) Enter or a double click to type a number. Text only ever goes in as text.
 import { formatValue } from '../model/format.js';
 import { el } from '../view/dom.js';
-import { gridKeys } from './gridKeys.js';
+import { gridKeys, scrollBox } from './gridKeys.js';
 import { signedClass, weightClass } from './styles.js';
 
 let tables = 0;
@@ -35,7 +35,7 @@ export class MatrixTable {
       { class: 'matrix', dataset: { matrix: options.name }, attrs: { part: 'matrix' } },
       el('figcaption', {}, this.titleNode, this.shapeNode),
       this.noteNode,
-      el('div', { class: 'scroll' }, this.table),
+      scrollBox(this.table),
       this.errorNode,
     );
     this.keys = gridKeys(this.table, {

@@ -120,7 +120,7 @@ export const STEPS = [
           rows.map((r) => r.node),
         ],
         update(state, result) {
-          note.textContent = headColumnsNote(state);
+          note.textContent = headColumnsNote(state, 'element');
           for (const { letter, w, out } of rows) {
             const name = `w${letter}`;
             const width = headWidth(state, name);
@@ -272,7 +272,7 @@ export const STEPS = [
       return {
         nodes: [text, mount, readout],
         update(state, result) {
-          text.textContent = headsText(state);
+          text.textContent = headsText(state, 'element');
           const figures = [];
           for (let h = 0; h < (state.numHeads > 1 ? state.numHeads : 0); h++) {
             const map = ctx.heatmap(`head${h}`, { label: `Head ${h + 1} attention weights`, readout, matrix: 'head' });

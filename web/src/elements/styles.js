@@ -71,6 +71,7 @@ const LAYOUT = `
 .row { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 0.4rem 0.6rem; }
 .op { align-self: center; color: var(--aw-muted); font-family: var(--aw-mono); }
 figure { margin: 0; min-width: 0; max-width: 100%; }
+.matrix + .heatmap { margin-top: 0.6rem; }
 figcaption { font-size: 0.8rem; font-weight: 600; margin-bottom: 0.15rem; }
 figcaption .shape { font-weight: 400; color: var(--aw-muted); margin-left: 0.3rem; }
 .scroll { overflow-x: auto; max-width: 100%; }
@@ -108,6 +109,7 @@ button:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; 
 .hm .rlab { text-align: right; padding-right: 0.3rem; align-self: center; }
 .hm .clab { writing-mode: vertical-rl; transform: rotate(180deg); align-self: end; justify-self: center;
   max-height: 5.5rem; padding-bottom: 0.2rem; }
+.hm.across .clab { writing-mode: horizontal-tb; transform: none; max-width: 100%; max-height: none; padding: 0; }
 .hm.tiny .lab { font-size: 0; }
 .cell { aspect-ratio: 1; min-width: 0; }
 .cell.masked { background: repeating-linear-gradient(135deg, #d9d9d9 0 3px, #9a9a9a 3px 4px); }
@@ -120,7 +122,8 @@ button:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; 
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
   white-space: nowrap; }
 .compare { font-family: var(--aw-mono); font-size: var(--aw-cell); }
-@media (max-width: 420px) { .box { padding: 0.5rem; } td { min-width: 2.2rem; padding: 0.1rem 0.2rem; } }`;
+@media (max-width: 420px) { :host { --aw-cell: var(--attention-cell-font-size, 0.72rem); } .box { padding: 0.5rem; }
+  td { min-width: 2.2rem; padding: 0.1rem 0.2rem; } }`;
 
 // One class per colour level and per heatmap width, so that no element needs a style attribute.
 function generated() {

@@ -69,6 +69,8 @@ export function crossText(state, step) {
     `The ${Lq} tokens of the first sentence ask (rows, Q = X·W_q); the ${Lk} tokens of the second answer (columns, ` +
     `K = X_src·W_k, V = X_src·W_v). So QKᵀ and the weights are ${Lq} × ${Lk}${Lq === Lk ? ' (square only because both sentences have the same length)' : ', not square'}, ` +
     `each row still sums to 1, and the output has one row per query: [${Lq}, ${state.dModel}].${cut} ` +
+    "The encoder is skipped here: K and V are made from the second sentence's embeddings, where a translation model " +
+    "makes them from its encoder's output. " +
     (allSeeded(state, ['x', 'wq', 'wk'])
       ? 'The weights here are random, so which word looks at which means nothing yet'
       : `Here ${sourcesText(state, ['x', 'wq', 'wk'])}, but the second sentence's rows are random from seed ${state.seed} (the page's table, not a model's), so which word looks at which means nothing`) +

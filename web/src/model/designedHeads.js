@@ -1,5 +1,7 @@
 // Designed heads: X, W_q and W_k built by hand (not random) so that each head shows a pattern trained models are
-// known for. The lesson's check of which key each query attends to most is in designedLesson.js.
+// known for; loading this module hands designedMatrix to matrices.js. The lesson's check of which key each query
+// attends to most is in designedLesson.js.
+import { provideDesigned } from './matrices.js';
 import { tokenize } from './tokens.js';
 
 /** The number each designed weight holds: a match scores STRENGTH² = 25 before scaling. */
@@ -36,8 +38,9 @@ export const DESIGNS = [
     title: 'local window',
     how:
       'W_k copies each token’s position into its own dimension, and W_q writes position p into dimensions p − 1, p and p + 1. ' +
-      'So a query scores 25 against its neighbours and itself and 0 further away: a window of three tokens, as in the ' +
-      'sliding-window attention of Longformer and Mistral 7B.',
+      'So a query scores 25 against its neighbours and itself and 0 further away: a window of three tokens around the ' +
+      'query, both ways, as in Longformer’s local attention. Mistral 7B’s sliding window looks backwards only (the last ' +
+      '4,096 tokens): this window with the causal mask on.',
   },
 ];
 
@@ -99,3 +102,5 @@ export function designedMatrix(state, name) {
   }
   return w;
 }
+
+provideDesigned(designedMatrix);

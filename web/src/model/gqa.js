@@ -60,7 +60,7 @@ export function gqaText(state, step) {
       ? `With kv heads = heads = ${H}, every query head has its own K and V: this is ordinary multi-head attention.`
       : G === 1
         ? `With one kv head, all ${H} query heads share one K and one V: multi-query attention (PaLM, Falcon 7B).`
-        : `With ${G} kv heads for ${H} query heads, each group of ${H / G} query heads (one colour below) shares one K and one V; each head keeps its own queries, so its own pattern.`;
+        : `With ${G} kv heads for ${H} query heads, each group of ${H / G} query heads (the same K, V number below) shares one K and one V; each head keeps its own queries, so its own pattern.`;
   const memory =
     `The KV cache of these ${n} tokens holds ${n} × ${G} × (${dK} + ${dV}) = ${total.toLocaleString('en')} numbers ` +
     `(${(4 * total).toLocaleString('en')} bytes in float32) instead of ${n} × ${H} × (${dK} + ${dV}) = ${totalFull.toLocaleString('en')} ` +

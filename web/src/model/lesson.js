@@ -1,5 +1,5 @@
 // The page's explanations, written for the state and the result on screen: scaling, entropy, heads, outputs.
-import { meanRowEntropy, meanVariance } from './experiment.js';
+import { meanRowEntropy } from './stats.js';
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, scaleValue } from './inputs.js';
 import { headBlock, headsOfKv, kvHeadsOf } from './matrices.js';
@@ -86,21 +86,6 @@ export function entropyText(state, result) {
     : 'Every row is fully masked, so no row has weights.';
 }
 
-/** The variance of the chosen head's scores before and after scaling, for "Why divide by √d_k?". */
-export function varianceText(state, result) {
-  const raw = meanVariance(headSlice(result.rawScores, state.head).data).variance;
-  const scaled = meanVariance(headSlice(result.scaledScores, state.head).data).variance;
-  const intro = `In your example (d_k = ${state.dK}, ${state.n} tokens): the variance of QKᵀ is ${formatValue(raw, 2)}`;
-  const rough = 'With so few numbers these are rough, but they follow the curves.';
-  if (!state.scaling && state.temperature === 1) {
-    return `${intro}. Scaling is off, so the scores keep this variance: switch “Divide the scores by √d_k” on to bring it near 1. ${rough}`;
-  }
-  const how = state.scaling
-    ? 'after scaling'
-    : `after dividing by T = ${state.temperature} only (scaling by √d_k is off)`;
-  return `${intro}, and ${formatValue(scaled, 2)} ${how}. ${rough}`;
-}
-
 /** How concat · W_o makes the layer's output, with the shapes of the state. */
 export function projectionText(state) {
   const { n, dV, dModel, numHeads: H } = state;
@@ -136,8 +121,11 @@ export function kvSharedNote(state, note) {
   return kvHeadsOf(state) === state.numHeads ? note : `shared by heads ${sharers(state)} · ${note}`;
 }
 
-/** Which columns of W_q, W_k and W_v the shown head uses; empty with one head. */
-export function headColumnsNote(state) {
+/**
+ * Which columns of W_q, W_k and W_v the shown head uses; empty with one head. `where`: 'page', or 'element' (an
+ * <attention-explorer>, which has the head buttons at its top and no settings).
+ */
+export function headColumnsNote(state, where = 'page') {
   const { head, numHeads, dK, dV } = state;
   if (numHeads <= 1) return '';
   const range = (block, width) => `${block * width}–${(block + 1) * width - 1}`;
@@ -151,14 +139,21 @@ export function headColumnsNote(state) {
     state.kvHeads !== null && state.kvHeads !== numHeads && G === numHeads
       ? ` kv heads = ${state.kvHeads} does not divide the ${numHeads} heads, so every step computes ordinary multi-head attention.`
       : '';
-  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${blocks}).${ignored} Choose the head in the settings or below the steps.`;
+  const choose = where === 'element' ? 'with the head buttons at the top' : 'in the settings or below the steps';
+  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${blocks}).${ignored} Choose the head ${choose}.`;
 }
 
-/** The paragraph above the heads' heatmaps. */
-export function headsText(state) {
+/**
+ * The paragraph above the heads' heatmaps. `where`: 'page' (heatmaps to click, their average, W_o below) or
+ * 'element' (an <attention-explorer>: the heads' heatmaps only, the head buttons at its top).
+ */
+export function headsText(state, where = 'page') {
   const H = state.numHeads;
+  const page = where !== 'element';
   if (H === 1) {
-    return 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.';
+    return page
+      ? 'This example has one head. With several heads (try the “4 heads” example or set heads above), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side. They appear here next to each other, with their average.'
+      : 'This figure has one head. With several heads (the heads attribute), each head has its own W_q, W_k and W_v blocks and so its own attention pattern; their outputs are put side by side, and their heatmaps appear here.';
   }
   const random = randomInputs(state).some((name) => name !== 'x')
     ? ' Here the blocks are random, so the heads differ only by chance; in a trained model each head learns to look for something different.'
@@ -168,7 +163,16 @@ export function headsText(state) {
     G === H
       ? 'Each head has its own blocks of W_q, W_k and W_v, so its own pattern'
       : `Each head has its own block of W_q, so its own queries and its own pattern, but with kv heads = ${G} each group of ${H / G} heads shares one block of W_k and W_v, so one K and one V (grouped-query attention)`;
-  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. ${own}; click a head to follow it through the steps above.${random} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. W_o then turns it into the layer's output, below.`;
+  const follow = page
+    ? 'click a head to follow it through the steps above'
+    : 'the head buttons at the top choose the one the other steps show';
+  const average = page
+    ? " The average beside them is only a summary for the eye: no model computes it, since each head's output goes on whole into the concatenation."
+    : '';
+  const projection = page
+    ? "W_o then turns it into the layer's output, below."
+    : "W_o turns it into the layer's output.";
+  return `${H} heads, each with d_k = ${state.dK} and d_v = ${state.dV}. ${own}; ${follow}.${random}${average} The heads' outputs are concatenated into one [${state.n}, ${H * state.dV}] matrix. ${projection}`;
 }
 
 export { randomInputs, randomNote } from './randomNote.js';
@@ -189,15 +193,4 @@ export function tokenCountNote(state) {
 export function causalCellMessage(state, i, j) {
   const labels = labelsFor(state);
   return `Query ${quote(labels[i])} cannot see key ${quote(labels[j])} because of the causal mask (it comes later). Switch “Causal mask” off to change this cell.`;
-}
-
-/**
- * The line under the √d_k charts: the experiment's numbers at the experiment's d_k nearest to the state's.
- * @param {{ dK: number, varianceRaw: number, varianceScaled: number, entropyRaw: number, entropyScaled: number }[]} rows
- */
-export function scalingSummary(rows, seed, dK = 8) {
-  const distance = (r) => Math.abs(Math.log2(r.dK) - Math.log2(dK));
-  const at = rows.reduce((a, b) => (distance(b) < distance(a) ? b : a));
-  const near = at.dK === dK ? '' : ` (the experiment's d_k nearest to your ${dK})`;
-  return `At d_k = ${at.dK}${near}: variance ${formatValue(at.varianceRaw, 1)} unscaled against ${formatValue(at.varianceScaled, 2)} scaled; row entropy ${formatValue(at.entropyRaw, 2)} bits against ${formatValue(at.entropyScaled, 2)}. Seed ${seed}.`;
 }

@@ -1,6 +1,5 @@
 // The input matrices X, W_q, W_k, W_v and W_o of a state: generated from the seed, or the numbers a person
 // typed or pasted (an "override" of the same shape).
-import { designedMatrix } from './designedHeads.js';
 import { embeddingRow } from './positions.js';
 import { randomMatrix } from './rng.js';
 import { tokenLabels, tokenize } from './tokens.js';
@@ -61,6 +60,22 @@ export function headsOfKv(state, g) {
 
 /** Column c of a weight matrix as a stable key (head, column in head), so heads keep values when d_k changes. */
 const columnKey = (width) => (c) => Math.floor(c / width) * 64 + (c % width);
+
+/**
+ * Where designed matrices come from: designedHeads.js hands in its designedMatrix when it loads. A page or element
+ * that shows designed heads imports it first, so that the others do not download it.
+ */
+let designedSource = null;
+
+/** Called by designedHeads.js as it loads. */
+export function provideDesigned(designedMatrix) {
+  designedSource = designedMatrix;
+}
+
+function designedOf(state, name) {
+  if (!designedSource) throw new Error('a designed matrix was asked for before web/src/model/designedHeads.js loaded');
+  return designedSource(state, name);
+}
 
 const generated = new Map();
 const prepared = new Map();
@@ -125,7 +140,7 @@ export function generatedMatrix(state, name) {
   const cached = generated.get(name);
   if (cached?.key === key) return cached.matrix;
   const matrix = designed
-    ? designedMatrix(state, name)
+    ? designedOf(state, name)
     : byToken
       ? labels.map((token) => tokenRow(state, token, cols))
       : randomMatrix({

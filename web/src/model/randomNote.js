@@ -3,7 +3,7 @@
 import { formatValue } from './format.js';
 import { headSlice, labelsFor, maskCell } from './inputs.js';
 import { headBlock } from './matrices.js';
-import { listWords, sourceOf } from './provenance.js';
+import { listWords, sourceOf, sourcesText } from './provenance.js';
 import { quote } from './tooltips.js';
 
 const TITLES = { x: 'X', wq: 'W_q', wk: 'W_k' };
@@ -39,7 +39,8 @@ function forcedRow(state, labels, i, j, more) {
  * @returns {string}  empty when none of X, W_q and W_k is random
  */
 export function randomNote(state, result) {
-  const names = randomInputs(state).map((name) => TITLES[name]);
+  const random = randomInputs(state);
+  const names = random.map((name) => TITLES[name]);
   if (!names.length || !result) return '';
   const { n } = state;
   const labels = labelsFor(state);
@@ -59,8 +60,11 @@ export function randomNote(state, result) {
   const chance = best
     ? `: that ${quote(labels[best.i])} gives ${formatValue(data[best.i * n + best.j], 2)} of its attention to ${best.i === best.j ? 'itself' : quote(labels[best.j])} is chance.`
     : '.';
+  // Where the numbers come from: the seed for these, and the others' own source beside them.
+  const others = ['x', 'wq', 'wk'].filter((name) => !random.includes(name));
+  const besides = others.length ? ` (${sourcesText(state, others)})` : '';
   const parts = [
-    `${listWords(names)} ${names.length === 1 ? 'is' : 'are'} random numbers from seed ${state.seed}, not trained weights, so this pattern means nothing yet${chance}`,
+    `${listWords(names)} ${names.length === 1 ? 'holds' : 'are'} random numbers from seed ${state.seed}${besides}, not trained weights, so this pattern means nothing yet${chance}`,
   ];
   if (forced.length) parts.push(forcedRow(state, labels, forced[0].i, forced[0].j, forced.length - 1));
   if (diagonal) {

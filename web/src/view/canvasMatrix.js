@@ -6,7 +6,8 @@
 import { diverging, signedColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
 import { el } from './dom.js';
-import { keyMoves } from './gridInput.js';
+import { CellReader } from './cellReader.js';
+import { watchSize } from './renderScheduler.js';
 
 /** Matrices with more rows or columns than this are drawn as heatmaps; a zoomed block has at most this many. */
 export const ZOOM = 16;
@@ -145,38 +146,33 @@ export class CanvasMatrix {
   constructor(options) {
     this.options = options;
     this.view = null;
-    this.active = { i: 0, j: 0 };
-    this.shown = null; // the cell in the readout
     this.highlightedRow = null;
     this.block = null;
     this.width = 0;
     this.image = document.createElement('canvas');
-    this.canvas = el('canvas', {
-      class: 'cm-canvas',
-      tabIndex: 0,
-      attrs: { role: 'application', 'aria-roledescription': 'heatmap' },
+    this.canvas = el('canvas', { class: 'cm-canvas' });
+    this.reader = new CellReader(this.canvas, {
+      size: () => this.view,
+      cellAt: (event) => this.#cellAt(event),
+      lines: (i, j) => this.readoutLines(i, j),
+      onCell: (cell) => this.options.onHover?.(cell),
+      onShow: () => this.draw(),
+      page: ZOOM,
     });
-    this.readout = el('p', { class: 'cm-readout', attrs: { 'aria-live': 'polite' } });
+    this.readout = this.reader.readout;
     this.hint = el('p', {
       class: 'cm-hint',
       text: 'Too many cells to show as numbers: hover or use the arrow keys to read a cell; click or press Enter to see the numbers of its block.',
     });
     this.element = el('div', { class: 'cm' }, this.hint, this.canvas, this.readout);
-    this.canvas.addEventListener('mousemove', (event) => this.#pointer(event, false));
-    this.canvas.addEventListener('click', (event) => this.#pointer(event, true));
-    this.canvas.addEventListener('mouseleave', () => {
-      this.options.onHover?.(null);
-      this.#show(this.active);
-    });
+    this.canvas.addEventListener('click', (event) => this.#click(event));
     this.canvas.addEventListener('keydown', (event) => this.#key(event));
-    this.canvas.addEventListener('focus', () => this.#show(this.active));
-    new ResizeObserver(([entry]) => {
-      const width = entry.contentRect.width;
+    this.sizeWatch = watchSize(this.element, ({ width }) => {
       if (width === this.width) return;
       this.width = width;
       this.#layout();
       this.draw();
-    }).observe(this.element);
+    });
   }
 
   /**
@@ -188,7 +184,6 @@ export class CanvasMatrix {
     const resized = !this.view || view.rows !== this.view.rows || view.cols !== this.view.cols;
     this.view = view;
     if (resized) {
-      this.active = { i: Math.min(this.active.i, view.rows - 1), j: Math.min(this.active.j, view.cols - 1) };
       this.image.width = view.cols;
       this.image.height = view.rows;
       this.#layout();
@@ -199,7 +194,7 @@ export class CanvasMatrix {
     );
     this.#paintImage();
     this.draw();
-    if (this.shown) this.#show(this.shown, { quiet: true });
+    this.reader.refresh();
   }
 
   /** Sizes the canvas to its box: square cells up to MAX_CELL, shorter rows when the matrix is tall. */
@@ -254,9 +249,9 @@ export class CanvasMatrix {
       ctx.strokeRect(...box);
       ctx.setLineDash([]);
     }
-    if (this.shown) {
+    if (this.reader.shown) {
       ctx.strokeStyle = '#ff2d95';
-      const { i, j } = this.shown;
+      const { i, j } = this.reader.shown;
       ctx.strokeRect(j * sx, i * sy, Math.max(sx, line * 2), Math.max(sy, line * 2));
     }
   }
@@ -274,26 +269,13 @@ export class CanvasMatrix {
     this.draw();
   }
 
-  /** The readout's lines for cell (i, j): where it is and its value, then the describe hook's lines. */
+  /** The readout's lines for cell (i, j): the matrix, the row and column as labelled on screen, its value, then the
+   * describe hook's lines. */
   readoutLines(i, j) {
     const { data, cols, rowLabels, colLabels, precision } = this.view;
     const value = data[i * cols + j];
-    const head = `${this.options.title()} [${i}, ${j}] · row ${rowLabels[i] ?? i} · column ${colLabels[j] ?? j}: ${formatValue(value, precision)}`;
+    const head = `${this.options.title()} · row ${rowLabels[i] ?? i} · column ${colLabels[j] ?? j}: ${formatValue(value, precision)}`;
     return [head, ...(this.options.describe?.(i, j, value) ?? [])];
-  }
-
-  #show(cell, { quiet = false } = {}) {
-    if (!this.view) return;
-    this.shown = cell;
-    const lines = this.readoutLines(cell.i, cell.j);
-    const nodes = lines.map((text, k) => el('span', { class: k ? 'cm-line' : 'cm-head', text }));
-    // A redraw with the same cell updates the text without a second announcement of the same place.
-    if (quiet) this.readout.setAttribute('aria-live', 'off');
-    this.readout.replaceChildren(...nodes);
-    this.readout.dataset.i = String(cell.i);
-    this.readout.dataset.j = String(cell.j);
-    if (quiet) this.readout.setAttribute('aria-live', 'polite');
-    this.draw();
   }
 
   #cellAt(event) {
@@ -304,36 +286,25 @@ export class CanvasMatrix {
     return i >= 0 && j >= 0 && i < rows && j < cols ? { i, j } : null;
   }
 
-  #pointer(event, clicked) {
-    if (!this.view) return;
-    const cell = this.#cellAt(event);
+  /** A click picks the block of the cell clicked. */
+  #click(event) {
+    const cell = this.view && this.#cellAt(event);
     if (!cell) return;
-    if (clicked) {
-      this.active = cell;
-      this.#zoom();
-    }
-    this.#show(cell);
-    this.options.onHover?.(cell);
+    this.reader.active = cell;
+    this.reader.show(cell);
+    this.#zoom();
   }
 
   #zoom() {
     const { rows, cols } = this.view;
-    this.setBlock(blockAround(this.active.i, this.active.j, rows, cols));
+    this.setBlock(blockAround(this.reader.active.i, this.reader.active.j, rows, cols));
     this.options.onZoom(this.block);
   }
 
+  /** Enter or Space shows the numbers of the active cell's block, Escape hides them (the arrows are the reader's). */
   #key(event) {
     if (!this.view || event.altKey || event.ctrlKey || event.metaKey) return;
-    const { i, j } = this.active;
-    const { rows, cols } = this.view;
-    const moves = keyMoves(i, j, cols, ZOOM);
-    if (moves[event.key]) {
-      event.preventDefault();
-      const [ni, nj] = moves[event.key];
-      this.active = { i: Math.min(rows - 1, Math.max(0, ni)), j: Math.min(cols - 1, Math.max(0, nj)) };
-      this.#show(this.active);
-      this.options.onHover?.(this.active);
-    } else if (event.key === 'Enter' || event.key === ' ') {
+    if (event.key === 'Enter' || event.key === ' ') {
       event.preventDefault();
       this.#zoom();
     } else if (event.key === 'Escape' && this.block) {

@@ -48,6 +48,7 @@ export class CrossView {
           { class: 'heatmap-box' },
           el('figcaption', { class: 'matrix-heading', id: 'cross-caption' }),
           this.heatmap.element,
+          this.heatmap.readout,
         ),
       ),
       el('div', { class: 'matrices' }, g.output.element),

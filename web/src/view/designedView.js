@@ -6,6 +6,7 @@ import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
 import { cellTooltip, quote } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
 import { Heatmap } from './heatmap.js';
+import { forget } from './renderScheduler.js';
 
 export class DesignedView {
   /**
@@ -43,7 +44,7 @@ export class DesignedView {
         'div',
         { class: 'designed-body' },
         el('div', { class: 'designed-map' }, map.element),
-        el('div', {}, how, verdict, argmax, follow),
+        el('div', {}, how, verdict, argmax, map.readout, follow),
       ),
     );
     return { element, map, title, how, verdict, argmax };
@@ -58,13 +59,9 @@ export class DesignedView {
     const note = byId('designed-note');
     note.textContent = state.design ? designedSizeNote(state) : '';
     show(note, Boolean(note.textContent));
-    if (!state.design) {
-      mount.replaceChildren();
-      this.cards.length = 0;
-      return;
-    }
-    const patterns = designedPatterns(state, result.weights);
+    const patterns = state.design ? designedPatterns(state, result.weights) : [];
     if (this.cards.length !== patterns.length) {
+      for (const card of this.cards) forget(card.map);
       this.cards = patterns.map((_, head) => this.#card(head));
       mount.replaceChildren(...this.cards.map((card) => card.element));
     }

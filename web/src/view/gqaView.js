@@ -7,6 +7,7 @@ import { cellTooltip } from '../model/tooltips.js';
 import { byId, el, setError, show } from './dom.js';
 import { Heatmap } from './heatmap.js';
 import { MatrixGrid } from './matrixGrid.js';
+import { forget } from './renderScheduler.js';
 
 const dims = (count) => Array.from({ length: count }, (_, i) => String(i));
 
@@ -16,6 +17,16 @@ export class GqaView {
     this.app = app;
     this.heads = [];
     this.kv = [];
+    // One readout under the query heads' heatmaps, and the shown head's grouped weights as numbers.
+    this.readout = el('p', { class: 'cm-readout', attrs: { 'aria-live': 'polite' } });
+    this.weights = new MatrixGrid({
+      name: 'gqaWeights',
+      title: 'weights',
+      color: 'weights',
+      masked: (i, j) => maskCell(app.state, i, j) !== 'open',
+      describe: (i, j, w) => cellTooltip(app.state, app.result, 'head', i, j, w),
+    });
+    byId('mount-gqa-heads').after(this.readout, el('div', { class: 'matrices' }, this.weights.element));
     byId('kv-heads').addEventListener('input', (event) => {
       const value = Number(event.target.value);
       if (event.target.value.trim() === '' || !Number.isInteger(value) || value < 1 || value > 64) {
@@ -29,11 +40,16 @@ export class GqaView {
   }
 
   #headFigure(h) {
-    const map = new Heatmap({
-      label: `Query head ${h + 1} attention weights`,
-      describe: (i, j, w) => cellTooltip(this.app.state, this.app.result, 'head', i, j, w),
-    });
     const caption = el('figcaption', { class: 'head-caption' });
+    const map = new Heatmap({
+      label: `Query head ${h + 1} attention weights (grouped)`,
+      labels: true,
+      readout: this.readout,
+      describe: (i, j, w) => {
+        const [pair, ...lines] = cellTooltip(this.app.state, this.app.result, 'head', i, j, w);
+        return [`${caption.textContent}: ${pair}`, ...lines];
+      },
+    });
     return { element: el('figure', { class: 'head-figure gqa-head' }, caption, map.element), map, caption };
   }
 
@@ -58,7 +74,11 @@ export class GqaView {
     if (step.error) return;
     const { numHeads: H, n, dK, dV, precision } = state;
     const labels = labelsFor(state);
-    if (this.heads.length !== H) this.heads = Array.from({ length: H }, (_, h) => this.#headFigure(h));
+    if (this.heads.length !== H) {
+      for (const figure of this.heads) forget(figure.map);
+      this.heads = Array.from({ length: H }, (_, h) => this.#headFigure(h));
+      this.readout.replaceChildren();
+    }
     if (this.kv.length !== step.kvHeads) this.kv = Array.from({ length: step.kvHeads }, (_, g) => this.#kvFigure(g));
     const headsMount = byId('mount-gqa-heads');
     if (headsMount.children.length !== H) headsMount.replaceChildren(...this.heads.map((f) => f.element));
@@ -70,7 +90,21 @@ export class GqaView {
       figure.element.style.setProperty('--group', GROUP_COLORS[g % GROUP_COLORS.length]);
       figure.element.dataset.group = String(g);
       figure.caption.textContent = `head ${h + 1} · K, V ${g + 1}`;
-      figure.map.update({ data: headSlice(step.result.weights, h).data, rows: n, cols: n, blocked });
+      const data = headSlice(step.result.weights, h).data;
+      figure.map.update({ data, rows: n, cols: n, blocked, rowLabels: labels, colLabels: labels });
+    });
+    const h = state.head;
+    this.weights.setTitle(
+      `weights of query head ${h + 1} (K, V ${step.group[h] + 1})`,
+      'grouped · the head shown in the steps · rows sum to 1',
+    );
+    this.weights.update({
+      data: headSlice(step.result.weights, h).data,
+      rows: n,
+      cols: n,
+      rowLabels: labels,
+      colLabels: labels,
+      precision,
     });
     this.kv.forEach((figure, g) => {
       figure.element.style.setProperty('--group', GROUP_COLORS[g % GROUP_COLORS.length]);

@@ -3,8 +3,9 @@ import { cssColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { drawPainted, paintCells } from './canvasMatrix.js';
+import { CellReader } from './cellReader.js';
 import { el } from './dom.js';
-import { drawn, scheduleDraw, watchVisibility } from './renderScheduler.js';
+import { drawn, isPrinting, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
@@ -54,24 +55,37 @@ function drawCells(ctx, { data, rows, cols, blocked }, x0, y0, width, height, { 
 export class Heatmap {
   /**
    * @param {{ label: string, labels?: boolean, onHover?: (cell: { i: number, j: number } | null) => void,
-   *   describe?: (i: number, j: number, value: number) => string[] }} options  labels: draw token labels
+   *   describe?: (i: number, j: number, value: number) => string[], readout?: HTMLElement }} options
+   *   labels: draw the view's token labels when they fit; describe: a cell's tooltip and readout lines; readout: a
+   *   live region shared with other heatmaps (else `readout` is made here, for the owner to place)
    */
   constructor(options) {
     this.options = options;
     this.view = null;
     this.highlight = null;
-    this.canvas = el('canvas', { class: 'heatmap-canvas', attrs: { role: 'img', 'aria-label': options.label } });
+    this.canvas = el('canvas', { class: 'heatmap-canvas', attrs: { 'aria-label': options.label } });
     this.element = this.canvas;
+    // Arrow keys and the pointer read the cells, as on a large matrix's heatmap (cellReader.js).
+    this.reader = new CellReader(
+      this.canvas,
+      {
+        size: () => this.view,
+        cellAt: (event) => this.#cellAt(event),
+        lines: (i, j) => options.describe?.(i, j, this.view.data[i * this.view.cols + j]) ?? [],
+        onCell: (cell) => options.onHover?.(cell),
+        onShow: () => this.draw(),
+      },
+      options.readout,
+    );
+    this.readout = this.reader.readout;
     this.canvas.addEventListener('mousemove', (event) => this.#hover(event));
-    this.canvas.addEventListener('mouseleave', () => {
-      hideTooltip();
-      options.onHover?.(null);
-    });
+    this.canvas.addEventListener('mouseleave', hideTooltip);
+    this.canvas.addEventListener('blur', () => this.draw());
     this.width = 0;
-    new ResizeObserver(([entry]) => {
-      this.width = entry.contentRect.width;
+    this.sizeWatch = watchSize(this.canvas, ({ width }) => {
+      this.width = width;
       this.draw();
-    }).observe(this.canvas);
+    });
     // Painted at once when near the screen, else when it comes near or the browser is idle (renderScheduler.js).
     this.visible = false;
     this.painted = null;
@@ -84,6 +98,11 @@ export class Heatmap {
    */
   update(view) {
     this.view = view;
+    this.canvas.setAttribute(
+      'aria-label',
+      `${this.options.label}, ${view.rows} by ${view.cols}. Arrow keys read the cells.`,
+    );
+    this.reader.refresh();
     scheduleDraw(this, view.rows * view.cols);
   }
 
@@ -103,16 +122,38 @@ export class Heatmap {
     this.draw();
   }
 
-  /** Where the cells go on the canvas (device pixels): room for token labels when they fit. */
+  /**
+   * Where the cells go on the canvas (device pixels): room for token labels when they fit, as wide as the widest
+   * label needs, from a fifth of the heatmap to a third of it.
+   */
   #layout(size, ratio) {
     const { rows, cols, rowLabels, colLabels } = this.view;
-    const labelled = Boolean(this.options.labels && rowLabels && colLabels) && size / ratio / Math.max(rows, cols) >= 9;
-    const margin = labelled ? Math.round(Math.min(64, (size / ratio) * 0.2) * ratio) : 0;
+    const css = size / ratio;
+    const n = Math.max(rows, cols);
+    if (!(this.options.labels && rowLabels && colLabels && css / n >= 9)) {
+      return { x0: 0, y0: 0, cell: Math.min(size / cols, size / rows), font: 0 };
+    }
+    const font = Math.max(9, Math.min(12, ((css * 0.8) / n) * 0.55));
+    const widest = this.#widest(font);
+    const margin = Math.round(Math.min(64, css / 3, Math.max(css / 5, widest + 8)) * ratio);
     const cell = Math.min((size - margin) / cols, (size - margin) / rows);
-    return { x0: margin, y0: margin, cell, labelled };
+    return { x0: margin, y0: margin, cell, font: font * ratio };
+  }
+
+  /** The widest token label in CSS pixels at this font size (measured once per view and size). */
+  #widest(font) {
+    const key = `${font}`;
+    if (this.measured?.view === this.view && this.measured.key === key) return this.measured.width;
+    const ctx = this.canvas.getContext('2d');
+    ctx.font = `${font}px ${FONT}`;
+    const width = Math.max(...[...this.view.rowLabels, ...this.view.colLabels].map((l) => ctx.measureText(l).width));
+    this.measured = { view: this.view, key, width };
+    return width;
   }
 
   draw() {
+    // Made for a print (a lesson drawn in `beforeprint`), it cannot wait for its first size report.
+    if (this.width === 0 && isPrinting()) this.width = this.canvas.clientWidth;
     if (!this.view || this.width === 0 || this.painted !== this.view) return;
     const ratio = window.devicePixelRatio || 1;
     const size = Math.round(this.width * ratio);
@@ -122,11 +163,10 @@ export class Heatmap {
     }
     const ctx = this.canvas.getContext('2d');
     ctx.clearRect(0, 0, size, size);
-    const { x0, y0, cell, labelled } = this.#layout(size, ratio);
+    const { x0, y0, cell, font } = this.#layout(size, ratio);
     const { rows, cols } = this.view;
     drawPainted(ctx, this.image, this.runs, x0, y0, cell * cols, cell * rows);
-    if (labelled) {
-      const font = Math.max(9, Math.min(12, (cell / ratio) * 0.55)) * ratio;
+    if (font) {
       ctx.font = `${font}px ${FONT}`;
       ctx.fillStyle = '#1b1f24';
       ctx.textBaseline = 'middle';
@@ -144,7 +184,8 @@ export class Heatmap {
         ctx.restore();
       });
     }
-    const h = this.highlight;
+    // The cell read by the keyboard while the heatmap has the focus, else what the steps point at.
+    const h = (document.activeElement === this.canvas && this.reader.shown) || this.highlight;
     if (h && h.i < rows && (h.j === undefined || h.j === null || h.j < cols)) {
       ctx.lineWidth = Math.max(2, ratio * 2);
       ctx.strokeStyle = '#ff2d95';
@@ -153,25 +194,32 @@ export class Heatmap {
     }
   }
 
-  #hover(event) {
-    if (!this.view || this.width === 0) return;
+  /** The cell under the pointer, or null. */
+  #cellAt(event) {
+    if (!this.view || this.width === 0) return null;
     const ratio = window.devicePixelRatio || 1;
     const { x0, y0, cell } = this.#layout(Math.round(this.width * ratio), ratio);
     const box = this.canvas.getBoundingClientRect();
     const scale = (this.width * ratio) / box.width;
     const j = Math.floor(((event.clientX - box.left) * scale - x0) / cell);
     const i = Math.floor(((event.clientY - box.top) * scale - y0) / cell);
-    if (i < 0 || j < 0 || i >= this.view.rows || j >= this.view.cols) {
+    return i < 0 || j < 0 || i >= this.view.rows || j >= this.view.cols ? null : { i, j };
+  }
+
+  /** The pointed cell's tooltip (the reader writes its readout); off the cells, none. */
+  #hover(event) {
+    const cell = this.#cellAt(event);
+    if (!cell) {
       hideTooltip();
       this.options.onHover?.(null);
       return;
     }
+    const { i, j } = cell;
     if (this.options.describe)
       showTooltip(this.options.describe(i, j, this.view.data[i * this.view.cols + j]), {
         x: event.clientX,
         y: event.clientY,
       });
-    this.options.onHover?.({ i, j });
   }
 }
 

@@ -4,6 +4,7 @@
 import { CanvasMatrix, ZOOM } from './canvasMatrix.js';
 import { resizePool } from './cellPool.js';
 import { el } from './dom.js';
+import { forget } from './renderScheduler.js';
 
 /** Whether a matrix of this size is drawn as a heatmap. */
 export const isLarge = (rows, cols) => rows > ZOOM || cols > ZOOM;
@@ -26,10 +27,14 @@ function largeParts(grid) {
   return grid.large;
 }
 
-/** Options of the zoom's grid: the matrix's own, with the block's offsets added back. */
-function zoomOptions(grid) {
+/**
+ * Options of the zoom's grid: the matrix's own, with the block's offsets added back. `origin` is the zoom's own
+ * offset, an object that lives as long as the zoom: a callback that comes after the block was closed (a resize, a
+ * late draw) still reads a block, never null.
+ */
+function zoomOptions(grid, origin) {
   const o = grid.options;
-  const at = (f) => (f ? (i, j, ...rest) => f(i + grid.large.block.r0, j + grid.large.block.c0, ...rest) : undefined);
+  const at = (f) => (f ? (i, j, ...rest) => f(i + origin.i, j + origin.j, ...rest) : undefined);
   return {
     name: `${o.name}-zoom`,
     title: '',
@@ -38,9 +43,7 @@ function zoomOptions(grid) {
     editable: o.editable,
     onEdit: at(o.onEdit),
     onActivate: at(o.onActivate),
-    onHover: o.onHover
-      ? (cell) => o.onHover(cell && { i: cell.i + grid.large.block.r0, j: cell.j + grid.large.block.c0 })
-      : undefined,
+    onHover: o.onHover ? (cell) => o.onHover(cell && { i: cell.i + origin.i, j: cell.j + origin.j }) : undefined,
     describe: at(o.describe),
     render: at(o.render),
     masked: at(o.masked),
@@ -52,11 +55,14 @@ function zoomTo(grid, block) {
   parts.block = block;
   if (!block) {
     parts.zoomMount.replaceChildren();
+    if (parts.zoom) forget(parts.zoom); // its observers and queued draw go with it
     parts.zoom = null;
     return;
   }
   if (!parts.zoom) {
-    parts.zoom = new grid.constructor(zoomOptions(grid));
+    const origin = { i: block.r0, j: block.c0 };
+    parts.zoom = new grid.constructor(zoomOptions(grid, origin));
+    parts.zoom.offset = origin;
     const close = el('button', {
       type: 'button',
       class: 'secondary cm-close',
@@ -87,7 +93,8 @@ function showZoom(grid) {
   for (let i = 0; i < b.rows; i++) {
     for (let j = 0; j < b.cols; j++) data[i * b.cols + j] = values[(b.r0 + i) * C + b.c0 + j];
   }
-  zoom.offset = { i: b.r0, j: b.c0 };
+  zoom.offset.i = b.r0; // the object zoomOptions' callbacks read
+  zoom.offset.j = b.c0;
   zoom.options.editable = grid.options.editable;
   zoom.setTitle(`${grid.options.title} · rows ${b.r0}–${b.r0 + b.rows - 1}, columns ${b.c0}–${b.c0 + b.cols - 1}`);
   zoom.update({

@@ -1,5 +1,5 @@
 // Runs a costly section's drawing only while the section is on screen (or near it), and catches up when it
-// scrolls into view: the word-order demo and the KV cache make several library calls each.
+// scrolls into view or the page is printed: the word-order demo and the KV cache make several library calls each.
 
 export class LazySection {
   /**
@@ -18,6 +18,10 @@ export class LazySection {
       },
       { rootMargin: '600px 0px' },
     ).observe(section);
+    // A print shows every section: what waits for the screen is drawn before the page is laid out for paper.
+    window.addEventListener('beforeprint', () => {
+      if (this.waiting) this.#run(this.waiting);
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 // A matrix drawn as an ARIA grid with token labels, coloured cells and one active cell (one tab stop).
-// Only the cells inside the scrolled window exist in the DOM (at most a few hundred), so a 64×64 matrix
-// updates as fast as a small one. Editing, copying, pointer and keys live in files of their own.
+// A grid has at most ZOOM (16) rows and columns, a few hundred cells, all of them in the DOM; larger matrices are
+// drawn as heatmaps (largeMatrix.js). Editing, copying, pointer and keys live in files of their own.
 import { formatValue } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { cancelEditor, commitEditor } from './cellEditor.js';
@@ -15,7 +15,6 @@ import { hideTooltip } from './tooltip.js';
 import { showLarge } from './largeMatrix.js';
 
 const CELL_H = 26;
-const OVERSCAN = 2;
 let gridCount = 0;
 
 export class MatrixGrid {
@@ -50,8 +49,6 @@ export class MatrixGrid {
     this.maxAbs = 0;
     this.cellW = 60;
     this.rowHeadW = 48;
-    this.view = { width: 0, height: 0 };
-    this.scroll = { top: 0, left: 0 };
     this.window = { r0: 0, c0: 0, rows: 0, cols: 0 };
     this.pool = { rows: [], heads: [], colHeads: [] };
     this.visible = false;
@@ -86,25 +83,14 @@ export class MatrixGrid {
     this.copyMenu.setTitle(options.title);
 
     watchVisibility(this);
-    new ResizeObserver(([entry]) => {
-      // An empty grid's box says nothing of the box its numbers need: its first draw may come while its step is
-      // skipped (content-visibility), with no new size reported, and would then draw a too narrow window.
-      if (!this.rows) return;
-      const { width, height } = entry.contentRect;
-      if (width === this.view.width && height === this.view.height) return;
-      this.view = { width, height };
-      if (this.rows) this.renderWindow();
-    }).observe(this.scroller);
     this.scroller.addEventListener('scroll', () => this.#scrolled(), { passive: true });
     listenToPointerAndKeys(this);
   }
 
-  /** A scroll commits an open edit, hides the tooltip and draws the cells now in view. */
+  /** A scroll commits an open edit and hides the tooltip. */
   #scrolled() {
-    this.scroll = { top: this.scroller.scrollTop, left: this.scroller.scrollLeft };
     if (this.editor) commitEditor(this, false);
     hideTooltip();
-    this.renderWindow();
   }
 
   /** Changes the title (e.g. when the head changes) and optionally the note. */
@@ -201,28 +187,22 @@ export class MatrixGrid {
     this.rowHeadW = Math.max(36, Math.min(110, labelWidth(this.rowLabels.map((l) => shortLabel(l))) + 14)) + extra;
     this.scroller.style.setProperty('--cell-w', `${this.cellW}px`);
     this.scroller.style.setProperty('--row-head-w', `${this.rowHeadW}px`);
+    this.scroller.style.setProperty('--natural-w', String(this.rowHeadW + this.cols * this.cellW + 2)); // print.css
     this.colArea.style.width = `${this.cols * this.cellW}px`;
     this.cellArea.style.width = `${this.cols * this.cellW}px`;
     this.cellArea.style.height = `${this.rows * CELL_H}px`;
     this.headArea.style.height = `${this.rows * CELL_H}px`;
   }
 
-  /** The rows and columns to draw: those in view plus a margin. */
+  /**
+   * The rows and columns to draw: all of them. A grid has at most ZOOM rows and columns (larger matrices are drawn as
+   * heatmaps), a few hundred cells: a printed page, a narrow screen or a scrolled box then never misses one.
+   */
   #windowFor() {
-    const viewW = this.view.width || 960;
-    const viewH = this.view.height || 560;
-    const { top, left } = this.scroll; // cached from scroll events: reading scrollTop here would force a layout
-    const r0 = Math.max(0, Math.floor(top / CELL_H) - OVERSCAN);
-    const c0 = Math.max(0, Math.floor(left / this.cellW) - OVERSCAN);
-    const rows = Math.min(this.rows - r0, Math.ceil(viewH / CELL_H) + 2 * OVERSCAN + 1);
-    const cols = Math.min(
-      this.cols - c0,
-      Math.ceil(Math.max(0, viewW - this.rowHeadW) / this.cellW) + 2 * OVERSCAN + 1,
-    );
-    return { r0, c0, rows, cols };
+    return { r0: 0, c0: 0, rows: this.rows, cols: this.cols };
   }
 
-  /** Draws the cells in view (plus a margin) from the current values. */
+  /** Draws the cells from the current values. */
   renderWindow() {
     if (!this.rows || this.scroller.hidden) return;
     const win = this.#windowFor();
@@ -326,7 +306,7 @@ export class MatrixGrid {
     return Math.max(1, Math.floor(this.scroller.clientHeight / CELL_H) - 2);
   }
 
-  /** Scrolls so that cell (i, j) is in view, and draws the window around it. */
+  /** Scrolls so that cell (i, j) is in view, and marks it active. */
   reveal(i, j) {
     const s = this.scroller;
     const top = i * CELL_H;
@@ -337,7 +317,6 @@ export class MatrixGrid {
     const viewW = s.clientWidth - this.rowHeadW;
     if (left < s.scrollLeft) s.scrollLeft = left;
     else if (left + this.cellW > s.scrollLeft + viewW) s.scrollLeft = left + this.cellW - viewW;
-    this.scroll = { top: s.scrollTop, left: s.scrollLeft };
     this.renderWindow();
   }
 

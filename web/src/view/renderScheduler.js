@@ -1,5 +1,6 @@
 // When large grids draw: at once when near the screen, otherwise when the browser is idle.
-// The IntersectionObserver starts with the first grid that asks for it, not when this file is imported.
+// The IntersectionObserver (and the print's catch-up) starts with the first grid that asks for it, not when this file
+// is imported.
 
 /** Matrices with more cells than this update only when near the screen, or when the browser is idle. */
 export const LAZY_CELLS = 1024;
@@ -31,6 +32,20 @@ function flushWhenIdle() {
   );
 }
 
+/** True from `beforeprint` to `afterprint`: every grid draws at once, near the screen or not. */
+let printing = false;
+export const isPrinting = () => printing;
+
+/**
+ * A print shows every grid: those still waiting for the screen or for idle time draw before the paper layout, and so
+ * do those that other `beforeprint` listeners (the lessons drawn only on screen) update after this one.
+ */
+function flushForPrint() {
+  printing = true;
+  for (const grid of waiting) grid.flush();
+  markPending();
+}
+
 /** How far from the screen (px, above and below) a grid counts as near it. */
 const NEAR = 300;
 
@@ -43,6 +58,10 @@ let unmeasured = [];
  * @param {{ element: HTMLElement, visible: boolean | null, flush: () => void }} grid
  */
 export function watchVisibility(grid) {
+  if (!visibility) {
+    window.addEventListener('beforeprint', flushForPrint, { capture: true }); // before the other listeners
+    window.addEventListener('afterprint', () => (printing = false));
+  }
   visibility ??= new IntersectionObserver(
     (entries) => {
       for (const entry of entries) {
@@ -59,6 +78,29 @@ export function watchVisibility(grid) {
   grid.visible = null;
   unmeasured?.push(grid);
   visibility.observe(grid.element);
+}
+
+/**
+ * Calls onSize(box) with the node's content box when it changes while the node is on the page. A node taken off the
+ * page reports a last size of 0 after it left: its owner may have let go of what drawing needs, so that report is
+ * dropped (it threw from a closed block's grid once).
+ * @returns {ResizeObserver} to disconnect when the node leaves for good
+ */
+export function watchSize(node, onSize) {
+  const observer = new ResizeObserver(([entry]) => {
+    if (node.isConnected) onSize(entry.contentRect);
+  });
+  observer.observe(node);
+  return observer;
+}
+
+/** Stops watching a grid that left the page for good (its size too, `grid.sizeWatch`), and drops its queued draw. */
+export function forget(grid) {
+  grid.sizeWatch?.disconnect();
+  visibility?.unobserve(grid.element);
+  unmeasured = unmeasured?.filter((other) => other !== grid) ?? null;
+  waiting.delete(grid);
+  markPending();
 }
 
 /**
@@ -86,7 +128,7 @@ function measureOnce() {
 export function scheduleDraw(grid, cells) {
   if (grid.visible === null) measureOnce();
   const away = grid.visible === false;
-  if (grid.visible === true || (cells <= LAZY_CELLS && !away)) {
+  if (printing || grid.visible === true || (cells <= LAZY_CELLS && !away)) {
     grid.flush();
   } else {
     waiting.add(grid);

@@ -13,14 +13,15 @@ import {
   projectionText,
   randomNote,
   scaleTexts,
-  varianceText,
 } from '../model/lesson.js';
+import { varianceText } from '../model/scalingText.js';
 import { INPUT_TITLES, currentMatrix, headBlock, headWidth, kvHeadsOf } from '../model/matrices.js';
 import { embeddingSourceText } from '../model/provenance.js';
 import { cellTooltip } from '../model/tooltips.js';
 import { byId, el, show } from './dom.js';
 import { Heatmap, weightsLegend } from './heatmap.js';
 import { MatrixGrid } from './matrixGrid.js';
+import { forget } from './renderScheduler.js';
 
 const dimLabels = new Map();
 /** The labels 0 … count-1 (with `prefix`), made once per count: grids compare the same list at once (sameView). */
@@ -135,24 +136,25 @@ export class Steps {
       describe: tip('layerOutput'),
     });
 
-    const op = (text) => el('span', { class: 'op', text, attrs: { 'aria-hidden': 'true' } });
+    // An operator and the matrix after it wrap together: a wrapped equation's line starts with its operator, which
+    // never stays behind at the end of the line above.
+    const op = (text, grid, cls = 'op') =>
+      el(
+        'span',
+        { class: 'op-term' },
+        el('span', { class: cls, text, attrs: { 'aria-hidden': 'true' } }),
+        grid.element,
+      );
     byId('mount-x').append(grids.x.element);
-    const xOp = () => el('span', { class: 'op x-op', text: 'X ·', attrs: { 'aria-hidden': 'true' } });
-    byId('mount-q').append(xOp(), grids.wq.element, op('='), grids.q.element);
-    byId('mount-k').append(xOp(), grids.wk.element, op('='), grids.k.element);
-    byId('mount-v').append(xOp(), grids.wv.element, op('='), grids.v.element);
+    byId('mount-q').append(op('X ·', grids.wq, 'op x-op'), op('=', grids.q));
+    byId('mount-k').append(op('X ·', grids.wk, 'op x-op'), op('=', grids.k));
+    byId('mount-v').append(op('X ·', grids.wv, 'op x-op'), op('=', grids.v));
     byId('mount-raw').append(grids.raw.element);
     byId('mount-scaled').append(grids.scaled.element);
-    byId('mount-mask').append(op('+'), grids.mask.element, op('='), grids.scores.element);
+    byId('mount-mask').append(op('+', grids.mask), op('=', grids.scores));
     byId('mount-weights').append(grids.weights.element);
-    byId('mount-output').append(op('weights ·'), grids.vOut.element, op('='), grids.output.element);
-    byId('mount-projection').append(
-      grids.concat.element,
-      op('·'),
-      grids.wo.element,
-      op('='),
-      grids.layerOutput.element,
-    );
+    byId('mount-output').append(op('weights ·', grids.vOut), op('=', grids.output));
+    byId('mount-projection').append(grids.concat.element, op('·', grids.wo), op('=', grids.layerOutput));
 
     this.heatmap = new Heatmap({
       label: 'Heatmap of the attention weights: rows are queries, columns are keys',
@@ -162,6 +164,10 @@ export class Steps {
     });
     byId('mount-heatmap').append(this.heatmap.element);
     byId('mount-legend').append(weightsLegend());
+    byId('mount-legend').after(this.heatmap.readout);
+    // One readout under the heads' heatmaps, for whichever is read.
+    this.headsReadout = el('p', { class: 'cm-readout', attrs: { 'aria-live': 'polite' } });
+    byId('mount-heads').after(this.headsReadout);
   }
 
   /** Forgets refused typed text in the input matrix `name`, or in every grid. */
@@ -304,9 +310,15 @@ export class Steps {
 
   #headFigure(index) {
     const isAverage = index === -1;
+    const name = isAverage ? 'average of the heads' : `head ${index + 1}`;
     const map = new Heatmap({
       label: isAverage ? 'Average of the heads' : `Head ${index + 1} attention weights`,
-      describe: (i, j, w) => cellTooltip(this.app.state, this.app.result, isAverage ? 'average' : 'head', i, j, w),
+      labels: true,
+      readout: this.headsReadout,
+      describe: (i, j, w) => {
+        const [pair, ...lines] = cellTooltip(this.app.state, this.app.result, isAverage ? 'average' : 'head', i, j, w);
+        return [`${name}: ${pair}`, ...lines];
+      },
     });
     const caption = isAverage
       ? el('figcaption', { class: 'head-caption', text: 'average' })
@@ -331,21 +343,27 @@ export class Steps {
     const views = this.headViews;
     byId('heads-text').textContent = headsText(state);
     byId('projection-text').textContent = projectionText(state);
+    show(this.headsReadout, H > 1);
+    if (views.length !== (H === 1 ? 0 : H + 1)) {
+      for (const view of views) forget(view.map);
+      views.length = 0;
+      this.headsReadout.replaceChildren();
+    }
     if (H === 1) {
       mount.replaceChildren();
-      views.length = 0;
       return;
     }
     if (views.length !== H + 1) {
-      views.length = 0;
       for (let h = 0; h < H; h++) views.push(this.#headFigure(h));
       views.push(this.#headFigure(-1));
       mount.replaceChildren(...views.map((v) => v.figure), el('div', { class: 'heads-legend' }, weightsLegend()));
     }
     const blocked = (i, j) => maskCell(state, i, j) !== 'open';
+    const labels = labelsFor(state);
+    const view = { rows: state.n, cols: state.n, blocked, rowLabels: labels, colLabels: labels };
     for (let h = 0; h < H; h++) {
       const { data } = headSlice(result.weights, h);
-      views[h].map.update({ data, rows: state.n, cols: state.n, blocked });
+      views[h].map.update({ data, ...view });
       views[h].figure.classList.toggle('selected', h === state.head);
       const button = views[h].figure.querySelector('button');
       button.setAttribute('aria-pressed', String(h === state.head));
@@ -353,7 +371,7 @@ export class Steps {
       const kv = kvHeadsOf(state) < H ? ` · K, V ${headBlock(state, 'wk', h) + 1}` : '';
       button.textContent = `head ${h + 1}${kv}`;
     }
-    views[H].map.update({ ...averageHeads(result.weights), rows: state.n, cols: state.n, blocked });
+    views[H].map.update({ ...averageHeads(result.weights), ...view });
   }
 
   #drawTexts(state, result) {

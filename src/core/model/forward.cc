@@ -1,0 +1,192 @@
+#include "forward.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "../attention.h"
+#include "../kernels.h"
+#include "linear.h"
+#include "mlp.h"
+#include "norms.h"
+
+namespace attention::model {
+namespace {
+
+[[noreturn]] void fail(const char* code, const std::string& message) { throw AttentionError(code, message); }
+
+void require(bool ok, const char* code, const char* message) {
+  if (!ok) fail(code, message);
+}
+
+float* buffer(float* given, std::vector<float>& own, int64_t size) {
+  if (given) return given;
+  own.resize(size);
+  return own.data();
+}
+
+// The sizes and choices every call reads; `heads` also the layer's.
+void check_config(const ModelConfig& c, bool heads) {
+  require(c.len > 0 && c.d_model > 0, "BAD_DIMENSION", "len and d_model must be positive");
+  require(c.norm == NormKind::kLayerNorm || c.norm == NormKind::kRmsNorm, "BAD_OPTION",
+          "norm must be kLayerNorm or kRmsNorm");
+  require(c.activation == Activation::kGeluTanh || c.activation == Activation::kGeluErf ||
+              c.activation == Activation::kSiluGated,
+          "BAD_OPTION", "activation must be kGeluTanh, kGeluErf or kSiluGated");
+  require(c.layout == WeightLayout::kInOut || c.layout == WeightLayout::kOutIn, "BAD_OPTION",
+          "layout must be kInOut or kOutIn");
+  require(c.eps >= 0 && c.eps < 1, "BAD_OPTION", "eps must be in [0, 1)");
+  if (!heads) return;
+  require(c.num_heads > 0 && c.num_kv_heads > 0 && c.d_k > 0 && c.d_ff > 0, "BAD_DIMENSION",
+          "num_heads, num_kv_heads, d_k and d_ff must be positive");
+  require(c.num_heads % c.num_kv_heads == 0, "HEADS_DO_NOT_DIVIDE", "num_kv_heads must divide num_heads");
+  require(c.placement == NormPlacement::kPreNorm || c.placement == NormPlacement::kPostNorm, "BAD_OPTION",
+          "placement must be kPreNorm or kPostNorm");
+  require(c.sliding_window >= 0, "BAD_OPTION", "sliding_window must not be negative");
+}
+
+void require_finite(const float* values, int64_t n, const char* what) {
+  if (!kernels::all_finite(values, n)) {
+    fail("PROJECTION_OVERFLOW", std::string(what) + " overflowed float32 (weights too large for float32?)");
+  }
+}
+
+// [n, heads·d_k] → [heads, n, d_k]
+void split_heads(const float* flat, int64_t n, int64_t heads, int64_t d_k, float* out) {
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t i = 0; i < n; ++i) std::copy_n(flat + i * heads * d_k + h * d_k, d_k, out + (h * n + i) * d_k);
+  }
+}
+
+// [heads, n, d_k] → [n, heads·d_k]
+void merge_heads(const float* split, int64_t n, int64_t heads, int64_t d_k, float* out) {
+  for (int64_t h = 0; h < heads; ++h) {
+    for (int64_t i = 0; i < n; ++i) std::copy_n(split + (h * n + i) * d_k, d_k, out + i * heads * d_k + h * d_k);
+  }
+}
+
+}  // namespace
+
+void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
+           const float* norm_weight, const float* norm_bias, float* out) {
+  check_config(c, false);
+  require(tokens && out, "NULL_ARGUMENT", "tokens and out must not be null");
+  const int64_t size = int64_t{c.len} * c.d_model;
+  for (int64_t i = 0; i < size; ++i) {
+    out[i] = tokens[i] + (types ? types[i] : 0.0f) + (positions ? positions[i] : 0.0f);
+  }
+  if (norm_weight) norm(c.norm, out, c.len, c.d_model, norm_weight, norm_bias, c.eps, out);
+  require_finite(out, size, "the embeddings' output");
+}
+
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result) {
+  check_config(c, true);
+  const bool fused = w.w_qkv != nullptr;
+  require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
+              (fused || (w.w_q && w.w_k && w.w_v)) && (c.activation != Activation::kSiluGated || w.w_gate),
+          "NULL_ARGUMENT", "x, result.output and every weight matrix and norm weight must not be null");
+  const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
+  const bool pre = c.placement == NormPlacement::kPreNorm;
+  std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own, residual_own;
+  std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
+
+  // attention's input
+  float* normed = pre ? buffer(result.normed, normed_own, n * d) : nullptr;  // [n, d]
+  if (pre) {
+    norm(c.norm, x, n, d, w.norm1_weight, w.norm1_bias, c.eps, normed);
+  } else if (result.normed) {
+    std::copy_n(x, n * d, result.normed);
+  }
+  const float* input = pre ? normed : x;
+
+  // q, k, v: the projections, split into heads
+  const int64_t widths[3] = {H * d_k, H_kv * d_k, H_kv * d_k};
+  const Matrix qkv = matrix(w.w_qkv, d, widths[0] + widths[1] + widths[2], c.layout);
+  const Matrix separate[3] = {matrix(w.w_q, d, widths[0], c.layout), matrix(w.w_k, d, widths[1], c.layout),
+                              matrix(w.w_v, d, widths[2], c.layout)};
+  const float* biases[3] = {w.b_q, w.b_k, w.b_v};
+  float* split[3] = {buffer(result.q, q_own, H * n * d_k), buffer(result.k, k_own, H_kv * n * d_k),
+                     buffer(result.v, v_own, H_kv * n * d_k)};
+  flat.resize(n * widths[0]);  // [n, H·d_k], the largest of the three
+  for (int64_t part = 0, first = 0; part < 3; first += widths[part], ++part) {
+    const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
+    const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
+    linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+    split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
+  }
+
+  // attention, with the existing kernels
+  AttentionOptions options;
+  options.causal = c.causal ? Causal::kTopLeft : Causal::kNone;
+  options.rope = c.rope;
+  std::vector<uint8_t> window;  // [n, n]  1 where i − j < sliding_window
+  if (c.sliding_window > 0 && c.sliding_window < n) {
+    window.resize(n * n);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) window[i * n + j] = i - j < c.sliding_window ? 1 : 0;
+    }
+    options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(n)}};
+  }
+  float* heads = buffer(result.heads, heads_own, H * n * d_k);  // [H, n, d_k]
+  const AttentionResult attention{
+      heads,           result.weights, result.scores, result.scaled_scores, result.raw_scores, result.q_rotated,
+      result.k_rotated};
+  scaled_dot_product_attention({1, c.num_heads, c.num_kv_heads, c.len, c.len, c.d_k, c.d_k}, split[0], split[1],
+                               split[2], options, attention);
+  if (w.head_mask) {
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t i = 0; i < n * d_k; ++i) heads[h * n * d_k + i] *= w.head_mask[h];
+    }
+  }
+  float* concat = buffer(result.concat, concat_own, n * H * d_k);  // [n, H·d_k]
+  merge_heads(heads, n, H, d_k, concat);
+  float* attention_output = buffer(result.attention_output, attn_own, n * d);  // [n, d]
+  linear(concat, n, matrix(w.w_o, H * d_k, d, c.layout), w.b_o, attention_output);
+
+  // residual sum, norm, MLP, residual sum
+  float* residual = buffer(result.residual, residual_own, n * d);  // [n, d]
+  for (int64_t i = 0; i < n * d; ++i) residual[i] = x[i] + attention_output[i];
+  float* mlp_input = buffer(result.mlp_input, mlp_in_own, n * d);  // [n, d]
+  if (pre) {
+    norm(c.norm, residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
+  } else {
+    norm(c.norm, residual, n, d, w.norm1_weight, w.norm1_bias, c.eps, mlp_input);
+  }
+  const MlpWeights mlp_weights{matrix(w.w_up, d, c.d_ff, c.layout),
+                               matrix(w.w_gate, d, c.d_ff, c.layout),
+                               matrix(w.w_down, c.d_ff, d, c.layout),
+                               w.b_up,
+                               w.b_gate,
+                               w.b_down};
+  float* hidden = buffer(result.mlp_hidden, hidden_own, n * c.d_ff);  // [n, d_ff]
+  float* mlp_output = buffer(result.mlp_output, mlp_out_own, n * d);  // [n, d]
+  mlp(c.activation, mlp_input, n, mlp_weights, hidden, mlp_output);
+  const float* before = pre ? residual : mlp_input;  // what the MLP's output is added to
+  for (int64_t i = 0; i < n * d; ++i) result.output[i] = before[i] + mlp_output[i];
+  if (!pre) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
+  require_finite(result.output, n * d, "the layer's output");
+}
+
+void final_norm(const ModelConfig& c, const float* x, const float* w_dense, const float* b_dense,
+                const float* norm_weight, const float* norm_bias, float* out) {
+  check_config(c, false);
+  require(x && norm_weight && out, "NULL_ARGUMENT", "x, norm_weight and out must not be null");
+  const int64_t n = c.len, d = c.d_model;
+  std::vector<float> dense;  // [n, d]
+  if (w_dense) {
+    dense.resize(n * d);
+    linear(x, n, matrix(w_dense, d, d, c.layout), b_dense, dense.data());
+    activate(c.activation, dense.data(), n * d);
+  }
+  norm(c.norm, w_dense ? dense.data() : x, n, d, norm_weight, norm_bias, c.eps, out);
+  require_finite(out, n * d, "the final norm's output");
+}
+
+void logits(const ModelConfig& c, const float* x, const float* w_head, const float* b_head, int64_t rows, float* out) {
+  require(c.len > 0 && c.d_model > 0 && rows > 0, "BAD_DIMENSION", "len, d_model and rows must be positive");
+  require(x && w_head && out, "NULL_ARGUMENT", "x, w_head and out must not be null");
+  linear(x, c.len, matrix(w_head, c.d_model, rows, WeightLayout::kOutIn), b_head, out);  // [n, rows]
+  require_finite(out, c.len * rows, "the logits");
+}
+
+}  // namespace attention::model

@@ -1,0 +1,94 @@
+// The forward pass of GPT-2, BERT and the LLaMA family, one call per step so that the caller can hold one layer's
+// weights in memory at a time: embed → layer × L → final norm → logits (the LM head, by blocks of the vocabulary).
+// The families differ only in the named choices of ModelConfig (abi.h lists them); there is one forward.
+//
+//   family   norm        placement  activation   positions         weights
+//   GPT-2    kLayerNorm  kPreNorm   kGeluTanh    learned (embed)   kInOut, fused q|k|v (w_qkv)
+//   BERT     kLayerNorm  kPostNorm  kGeluErf     learned + types   kOutIn
+//   LLaMA    kRmsNorm    kPreNorm   kSiluGated   RoPE kHalf        kOutIn, H_kv ≤ H; Qwen2 q/k/v biases
+//
+// Shape names: n tokens, d d_model, H / H_kv query and key-value heads, d_k head width, d_ff the MLP's width.
+#pragma once
+
+#include <cstdint>
+
+#include "../abi.h"
+#include "../rope.h"
+
+namespace attention::model {
+
+struct ModelConfig {
+  int32_t len = 0;  // n
+  int32_t d_model = 0;
+  int32_t num_heads = 1;
+  int32_t num_kv_heads = 1;
+  int32_t d_k = 0;  // per head (LLaMA's head_dim; else d_model / num_heads)
+  int32_t d_ff = 0;
+  NormKind norm = NormKind::kLayerNorm;
+  NormPlacement placement = NormPlacement::kPreNorm;
+  Activation activation = Activation::kGeluTanh;
+  WeightLayout layout = WeightLayout::kOutIn;
+  float eps = 1e-5f;
+  bool causal = false;
+  int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral)
+  Rope rope;                   // tables [n, rope.dim / 2] for positions 0 … n − 1
+};
+
+// One layer's weights, row-major in `layout`. Biases and the norms' biases may be null.
+//   norm1_*  [d]   before attention (kPreNorm), or after its residual sum (kPostNorm); norm2_* likewise for the MLP
+//   w_qkv    q|k|v fused: [d, (H + 2·H_kv)·d_k] in kInOut, [(H + 2·H_kv)·d_k, d] in kOutIn; or null, and then
+//   w_q      [d, H·d_k]   w_k, w_v [d, H_kv·d_k]   (transposed in kOutIn)
+//   w_o      [H·d_k, d]   w_up, w_gate [d, d_ff]   w_down [d_ff, d]   (transposed in kOutIn)
+//   head_mask [H]  multiplies each head's output (0 ablates a head); null = every head kept
+struct LayerWeights {
+  const float *norm1_weight = nullptr, *norm1_bias = nullptr;
+  const float *w_qkv = nullptr, *b_qkv = nullptr;
+  const float *w_q = nullptr, *w_k = nullptr, *w_v = nullptr, *w_o = nullptr;
+  const float *b_q = nullptr, *b_k = nullptr, *b_v = nullptr, *b_o = nullptr;
+  const float *norm2_weight = nullptr, *norm2_bias = nullptr;
+  const float *w_up = nullptr, *b_up = nullptr, *w_gate = nullptr, *b_gate = nullptr, *w_down = nullptr,
+              *b_down = nullptr;
+  const float* head_mask = nullptr;
+};
+
+// Where layer() writes: `output` is required, every other buffer optional (null = not wanted).
+//   output            [n, d]          the layer's output (the next hidden state)
+//   weights           [H, n, n]       attention weights; raw_scores, scaled_scores, scores likewise
+//   normed            [n, d]          attention's input: norm1(x) (kPreNorm) or x (kPostNorm)
+//   q                 [H, n, d_k]     q_rotated likewise (with a rope)
+//   k, v              [H_kv, n, d_k]  k_rotated likewise
+//   heads             [H, n, d_k]     each head's output, after head_mask
+//   concat            [n, H·d_k]
+//   attention_output  [n, d]          concat·W_o + b_o
+//   residual          [n, d]          x + attention_output
+//   mlp_input         [n, d]          norm2(residual) (kPreNorm) or norm1(residual) (kPostNorm)
+//   mlp_hidden        [n, d_ff]       the activation that W_down reads
+//   mlp_output        [n, d]
+struct LayerResult {
+  float* output = nullptr;
+  float *weights = nullptr, *raw_scores = nullptr, *scaled_scores = nullptr, *scores = nullptr;
+  float *normed = nullptr, *q = nullptr, *k = nullptr, *v = nullptr, *q_rotated = nullptr, *k_rotated = nullptr;
+  float *heads = nullptr, *concat = nullptr, *attention_output = nullptr, *residual = nullptr;
+  float *mlp_input = nullptr, *mlp_hidden = nullptr, *mlp_output = nullptr;
+};
+
+// The embeddings' output: tokens + positions (+ types), then the norm when norm_weight is given (BERT).
+//   tokens, positions, types, out  [n, d]   positions and types may be null
+//   norm_weight, norm_bias        [d]      may be null (no norm)
+void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
+           const float* norm_weight, const float* norm_bias, float* out);
+
+// One transformer layer on x [n, d]. Throws AttentionError (attention.h) for bad sizes, and PROJECTION_OVERFLOW
+// when a value leaves float32.
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result);
+
+// out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
+//   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]
+void final_norm(const ModelConfig& c, const float* x, const float* w_dense, const float* b_dense,
+                const float* norm_weight, const float* norm_bias, float* out);
+
+// The LM head on a block of `rows` vocabulary entries: out = x · W_headᵀ (+ b_head).
+//   x [n, d]   w_head [rows, d] (an embedding's or lm_head's rows)   b_head [rows] or null   out [n, rows]
+void logits(const ModelConfig& c, const float* x, const float* w_head, const float* b_head, int64_t rows, float* out);
+
+}  // namespace attention::model

@@ -1,0 +1,34 @@
+// The matrix products of the model forward (Eigen GEMMs), on matrices as the checkpoint stores them.
+#pragma once
+
+#include <cstdint>
+
+#include "../abi.h"
+
+namespace attention::model {
+
+// A weight matrix in a checkpoint's layout, possibly a block of a larger one (GPT-2's fused c_attn).
+//   kInOut  [in, out] row-major, row stride `ld`        (GPT-2's Conv1D)
+//   kOutIn  [out, in] row-major, row stride `ld`        (torch.nn.Linear)
+struct Matrix {
+  const float* data = nullptr;
+  int64_t in = 0, out = 0;
+  int64_t ld = 0;  // floats from one stored row to the next: out (kInOut) or in (kOutIn) unless a block
+  WeightLayout layout = WeightLayout::kOutIn;
+};
+
+// A whole matrix of the given layout (ld = its stored row length).
+Matrix matrix(const float* data, int64_t in, int64_t out, WeightLayout layout);
+
+// Output columns [first, first + count) of w: the block of a fused matrix.
+Matrix columns(const Matrix& w, int64_t first, int64_t count);
+
+// y = x · W (+ b), W taken in its layout.
+//
+//   argument  shape
+//   x         [rows, w.in]
+//   b         [w.out]        may be null
+//   y         [rows, w.out]
+void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float* y);
+
+}  // namespace attention::model

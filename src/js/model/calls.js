@@ -1,0 +1,114 @@
+// The model's calls into the core (model/forward.h through the Embind layer), as plans that the Attention's
+// runner executes like any other call: one block of WebAssembly memory holding the call descriptor, the inputs (a
+// layer's weights among them, scanned there for NaN and ±inf), the outputs and nothing else, freed when the call
+// returns. So a layer's weights are in WebAssembly memory for that layer's call only.
+import { CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
+import {
+  ACTIVATIONS,
+  MODEL_SLOTS,
+  MODEL_SLOT_COUNT,
+  NORM_KINDS,
+  NORM_PLACEMENTS,
+  WEIGHT_LAYOUTS,
+} from '../generated/model-abi.js';
+import { product } from '../plan.js';
+
+// A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
+const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
+
+const bits = new Int32Array(1);
+const asFloat = new Float32Array(bits.buffer);
+
+/** The int32 bits of a float32, for the descriptor's float slots (eps). */
+function floatBits(x) {
+  asFloat[0] = x;
+  return bits[0];
+}
+
+/** A tensor the JS layer made (activations, tables): nothing to scan. */
+export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
+
+/** A tensor read from the checkpoint: scanned for NaN and ±inf in WebAssembly memory, named by its file's name. */
+export const weight = (tensor, name) => ({
+  data: tensor.data,
+  shape: tensor.shape,
+  name,
+  allowNegativeInfinity: false,
+  valuesChecked: false,
+});
+
+/** The descriptor's dims that every model call shares, for n tokens. */
+export function modelDims(config, n, layer = 0) {
+  const { choices, rope } = config;
+  return {
+    lenQ: n,
+    lenK: n,
+    dModel: config.dModel,
+    numHeads: config.numHeads,
+    numKvHeads: config.numKvHeads,
+    dK: config.headDim,
+    dV: config.headDim,
+    dFf: config.dFf,
+    normKind: NORM_KINDS[choices.norm],
+    normPlacement: NORM_PLACEMENTS[choices.placement],
+    activation: ACTIVATIONS[config.activation],
+    weightLayout: WEIGHT_LAYOUTS[choices.layout],
+    eps: floatBits(config.eps),
+    slidingWindow: config.windows[layer] ?? 0,
+    ropeStyle: rope ? ROPE_STYLES.half : ROPE_STYLES.none,
+    ropeDim: rope ? rope.dim : 0,
+  };
+}
+
+/**
+ * A plan of a model call (attention.js runs it as any plan).
+ * @param {'modelEmbed' | 'modelLayer' | 'modelNorm' | 'modelLogits'} kind
+ * @param {number} scratchBytes  what the core allocates for itself (its activations), for the size check
+ */
+export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratchBytes = 0 } = {}) {
+  return {
+    kind,
+    dims,
+    inputs,
+    outputs,
+    options: { causal: causal ? CAUSAL.topLeft : CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
+    maskDims: [1, 1, 1, 1],
+    scratchBytes,
+    square: null,
+    slotIndex: SLOTS,
+    slotCount: MODEL_SLOT_COUNT,
+  };
+}
+
+/** The bytes a layer call's core allocates at most for its own activations (the size check's share of it). */
+export function layerScratchBytes(config, n) {
+  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+  const floats = n * ((H + 2 * Hkv) * dK * 3 + 6 * d + 2 * ff) + H * n * n + n * n + 2 * (n + 8) * dK;
+  return floats * 4;
+}
+
+/** The shapes of a layer call's outputs: its output, the weights, and with `capture` every intermediate. */
+export function layerOutputs(config, n, { weights, capture }) {
+  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+  const outputs = { output: [n, d] };
+  if (weights || capture) outputs.weights = [H, n, n];
+  if (!capture) return outputs;
+  Object.assign(outputs, { normed: [n, d], q: [H, n, dK], k: [Hkv, n, dK], v: [Hkv, n, dK] });
+  if (config.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [Hkv, n, dK] });
+  Object.assign(outputs, {
+    rawScores: [H, n, n],
+    scaledScores: [H, n, n],
+    scores: [H, n, n],
+    heads: [H, n, dK],
+    concat: [n, H * dK],
+    attentionOutput: [n, d],
+    residual: [n, d],
+    mlpInput: [n, d],
+    mlpHidden: [n, ff],
+    mlpOutput: [n, d],
+  });
+  return outputs;
+}
+
+/** Bytes of a plan's outputs. */
+export const outputBytes = (outputs) => Object.values(outputs).reduce((sum, shape) => sum + product(shape) * 4, 0);

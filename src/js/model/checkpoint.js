@@ -1,0 +1,170 @@
+// A checkpoint's tensors as the family's tables name them: model.safetensors, or model.safetensors.index.json and
+// its shards, opened by their headers alone (openSafetensors of attention-wasm/io). Every tensor the forward will
+// read is found and its shape checked against config.json at load, before any weight is read, so that a missing
+// tensor, a missing shard or a wrong shape fails then and nothing is half-loaded. Reads count their bytes.
+import { AttentionError, formatShape } from '../errors.js';
+import { openSafetensors } from '../io/safetensors.js';
+import { candidateNames, shapeSizes } from './families.js';
+import { missingFile, readJson } from './sources.js';
+
+const SINGLE = 'model.safetensors';
+const INDEX = 'model.safetensors.index.json';
+// The float dtypes a forward reads, by their bytes per value.
+const BYTES = { F32: 4, F16: 2, BF16: 2, F64: 8 };
+const READABLE = Object.keys(BYTES);
+
+/** model.safetensors.index.json's weight_map, checked: tensor name → shard file name. */
+function parseIndex(text, file) {
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new AttentionError('BAD_FILE', `${file} is not JSON`, { cause });
+  }
+  const map = json?.weight_map;
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) {
+    throw new AttentionError('BAD_FILE', `${file} has no weight_map object of tensor names to shard files`);
+  }
+  for (const [name, shard] of Object.entries(map)) {
+    if (typeof shard !== 'string' || !/^[^\\/]+\.safetensors$/.test(shard)) {
+      throw new AttentionError(
+        'BAD_FILE',
+        `${file}: weight_map[${JSON.stringify(name)}] is not a .safetensors file name`,
+      );
+    }
+  }
+  return new Map(Object.entries(map));
+}
+
+/**
+ * Opens the checkpoint of a folder (sources.js): every file's header, nothing else.
+ * @returns {Promise<{ description: string, entry: (names: string[]) => object | undefined,
+ *   read: (entry: object, rows?: [number, number]) => Promise<import('../tensor.js').Tensor>, bytesRead: number }>}
+ */
+export async function openCheckpoint(folder) {
+  let shardOf; // tensor name → file, when sharded
+  let files;
+  if (folder.names.includes(SINGLE)) {
+    files = [SINGLE];
+  } else if (folder.names.includes(INDEX)) {
+    shardOf = await readJson(folder, INDEX, parseIndex);
+    files = [...new Set(shardOf.values())];
+    for (const file of files) {
+      if (!folder.names.includes(file)) {
+        const tensor = [...shardOf].find(([, shard]) => shard === file)[0];
+        throw missingFile(folder, file, `, which ${INDEX} names for tensor ${JSON.stringify(tensor)}`);
+      }
+    }
+  } else {
+    const other = folder.names.find((name) => /\.(bin|pt|pth|gguf|h5|msgpack)$/.test(name));
+    throw missingFile(folder, `${SINGLE} (or ${INDEX})`, other ? ` (${other} is not read: safetensors only)` : '');
+  }
+  const opened = new Map();
+  for (const file of files) {
+    const header = await openSafetensors(await folder.file(file)).catch((error) => {
+      throw new AttentionError(error.code ?? 'BAD_FILE', `${file}: ${error.message}`, { cause: error });
+    });
+    opened.set(file, { header, byName: new Map(header.tensors.map((t) => [t.name, t])) });
+  }
+  const state = { bytesRead: 0 };
+  const entryOf = (name) => {
+    const file = shardOf ? shardOf.get(name) : SINGLE;
+    const tensor = file && opened.get(file)?.byName.get(name);
+    return tensor && { file, name, dtype: tensor.dtype, shape: tensor.shape };
+  };
+  return {
+    description: shardOf ? `${INDEX} and its ${files.length} shards` : SINGLE,
+    /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
+    entry: (names) => names.map(entryOf).find(Boolean),
+    names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),
+    async read(entry, rows) {
+      const tensor = await opened.get(entry.file).header.read(entry.name, rows && { rows });
+      state.bytesRead += tensor.data.length * BYTES[entry.dtype];
+      return tensor;
+    },
+    get bytesRead() {
+      return state.bytesRead;
+    },
+  };
+}
+
+/**
+ * Finds each row of a family table (families.js) in the checkpoint and checks its shape against the config.
+ * @param {{ slot: string, name: string, shape: string[], when?: Function }[]} rows
+ * @returns {{ slot: string, file: string, name: string, dtype: string, shape: number[] }[]}
+ */
+export function resolveRows(checkpoint, rows, config, prefix) {
+  const sizes = shapeSizes(config);
+  return rows
+    .filter((row) => !row.when || row.when(config))
+    .map((row) => {
+      const names = candidateNames(row.name, prefix);
+      const entry = checkpoint.entry(names);
+      if (!entry) {
+        throw new AttentionError(
+          'MISSING_TENSOR',
+          `${checkpoint.description} holds no tensor ${names.map((n) => JSON.stringify(n)).join(' nor ')}, which a ${config.family} model of this config.json needs`,
+        );
+      }
+      const expected = row.shape.map((letter) => sizes[letter]);
+      if (expected.length !== entry.shape.length || expected.some((size, i) => size !== entry.shape[i])) {
+        throw new AttentionError(
+          'WEIGHT_SHAPE_MISMATCH',
+          `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${row.shape.join(', ')}] = ${formatShape(expected)}`,
+        );
+      }
+      if (entry.dtype !== undefined && !READABLE.includes(entry.dtype)) {
+        throw new AttentionError(
+          'BAD_FILE',
+          `${entry.file}: tensor ${JSON.stringify(entry.name)} is ${entry.dtype}; attention-wasm/model reads ${READABLE.join(', ')}`,
+        );
+      }
+      return { slot: row.slot, ...entry };
+    });
+}
+
+/** The base model's prefix: the first of the family's whose name of `probe` the checkpoint holds. */
+export function findPrefix(checkpoint, prefixes, probe) {
+  const prefix = prefixes.find((p) => checkpoint.entry(candidateNames(probe, p)));
+  if (prefix === undefined) {
+    const tried = prefixes.map((p) => JSON.stringify(`${p}${probe}`)).join(' nor ');
+    const some = checkpoint
+      .names()
+      .slice(0, 6)
+      .map((n) => JSON.stringify(n))
+      .join(', ');
+    throw new AttentionError(
+      'MISSING_TENSOR',
+      `${checkpoint.description} holds no tensor ${tried}: not this family's checkpoint? It holds ${some}${some ? ', …' : 'nothing'}`,
+    );
+  }
+  return prefix;
+}
+
+/**
+ * Every tensor a forward of this model reads, found and checked at load: { embeddings: { tokens, positions?,
+ * types? }, embedNorm, layers (one list per layer), final, head, headBias }. BERT's masked-LM head is optional
+ * (BertModel has none): without cls.predictions.bias, final is empty and head null (no logits).
+ */
+export function resolveModel(checkpoint, config, spec) {
+  const prefix = findPrefix(checkpoint, spec.prefixes, spec.embeddings[0].name);
+  const resolve = (rows) => resolveRows(checkpoint, rows, config, prefix);
+  const embeddings = Object.fromEntries(resolve(spec.embeddings).map((entry) => [entry.slot, entry]));
+  const layers = Array.from({ length: config.numLayers }, (_, l) => resolve(spec.layer(l)));
+  const hasHead = !spec.head.bias || checkpoint.entry(candidateNames(spec.head.bias, prefix));
+  const headName = typeof spec.head.weight === 'function' ? spec.head.weight(config) : spec.head.weight;
+  const [head, headBias] = hasHead
+    ? resolve([
+        { slot: 'wHead', name: headName, shape: ['V', 'd'] },
+        ...(spec.head.bias ? [{ slot: 'bHead', name: spec.head.bias, shape: ['V'] }] : []),
+      ])
+    : [null, null];
+  return {
+    embeddings,
+    embedNorm: resolve(spec.embedNorm),
+    layers,
+    final: hasHead || spec.head.bias === null ? resolve(spec.final) : [],
+    head,
+    headBias: headBias ?? null,
+  };
+}

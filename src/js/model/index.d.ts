@@ -1,0 +1,242 @@
+// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
+// Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
+/**
+ * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * @module attention-wasm/model
+ */
+import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
+
+/**
+ * A checkpoint folder: Files (a dropped folder, `<input webkitdirectory>`, picked files), a Map or object of file
+ * names to Blobs, bytes or text, or in Node a folder path. It must hold config.json and model.safetensors (or
+ * model.safetensors.index.json and its shards).
+ */
+export type ModelSource =
+  | FileList
+  | readonly File[]
+  | readonly Blob[]
+  | Map<string, Blob | ArrayBuffer | ArrayBufferView | string>
+  | Record<string, Blob | ArrayBuffer | ArrayBufferView | string>
+  | string;
+
+/** One step of a run, for a progress bar. */
+export interface ProgressEvent {
+  /** 'embeddings', 'layer', 'final', 'head' (one per block of the vocabulary), 'done'. */
+  readonly phase: 'embeddings' | 'layer' | 'final' | 'head' | 'done';
+  /** The layer about to run (phase 'layer'). */
+  readonly layer?: number;
+  /** Bytes of tensors read from the checkpoint so far. */
+  readonly loaded: number;
+}
+
+/** loadModel's options. */
+export interface LoadModelOptions {
+  /** Called as a run reads and computes: one event per step. */
+  onProgress?: (event: ProgressEvent) => void;
+  /** The SIMD build (true) or the scalar one (false); default: SIMD where supported. */
+  simd?: boolean;
+}
+
+/** A head of a layer, for `capture`. */
+export interface LayerHead {
+  /** The layer, from 0. */
+  layer: number;
+  /** The query head, from 0. */
+  head: number;
+}
+
+/** model.run's options. */
+export interface RunOptions {
+  /** Return `attentions`. Default true. */
+  attentions?: boolean;
+  /** Return `hiddenStates`. Default true. */
+  hiddenStates?: boolean;
+  /** Compute the LM head: `logits` and `next`. Default true. */
+  logits?: boolean;
+  /** Heads whose every step to return, in `captures`. */
+  capture?: readonly LayerHead[];
+  /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
+  ablate?: readonly (readonly [number, number])[];
+  /** How many tokens `next` lists. Default 5. */
+  topK?: number;
+  /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */
+  tokenTypeIds?: ArrayLike<number>;
+}
+
+/** One head's steps and its layer's, named as selfAttention names them where they mean the same. */
+export interface HeadCapture extends LayerHead {
+  /** [n, d]: the layer's input (hiddenStates[layer]). */
+  readonly input: Tensor;
+  /** [n, d]: attention's input, after the norm (GPT-2, LLaMA) or the input itself (BERT). */
+  readonly x: Tensor;
+  /** [n, d_k]: this head's q. */
+  readonly q: Tensor;
+  /** [n, d_k]: its key-value head's k (shared by a group of heads in grouped-query attention). */
+  readonly k: Tensor;
+  /** [n, d_k]: its key-value head's v. */
+  readonly v: Tensor;
+  /** [n, d_k]: q after RoPE (LLaMA family). */
+  readonly qRotated?: Tensor;
+  /** [n, d_k]: k after RoPE (LLaMA family). */
+  readonly kRotated?: Tensor;
+  /** [n, n]: q·kᵀ. */
+  readonly rawScores: Tensor;
+  /** [n, n]: q·kᵀ / √d_k. */
+  readonly scaledScores: Tensor;
+  /** [n, n]: the softmax's input, −Infinity where masked (causal, sliding window). */
+  readonly scores: Tensor;
+  /** [n, n]: the attention weights. */
+  readonly weights: Tensor;
+  /** [n, d_k]: the head's output (all 0 when ablated). */
+  readonly headOutput: Tensor;
+  /** [n, H·d_k]: every head's output side by side. */
+  readonly concat: Tensor;
+  /** [n, d]: concat·W_o + b_o. */
+  readonly output: Tensor;
+  /** [n, d]: input + output. */
+  readonly residual: Tensor;
+  /** [n, d]: what the MLP reads (after its norm). */
+  readonly mlpInput: Tensor;
+  /** [n, d_ff]: the MLP's activation (LLaMA: silu(gate)·up). */
+  readonly mlpHidden: Tensor;
+  /** [n, d]: the MLP's output. */
+  readonly mlpOutput: Tensor;
+  /** [n, d]: the layer's output (before GPT-2's and LLaMA's final norm). */
+  readonly hidden: Tensor;
+}
+
+/** A token after the last position, with its probability. */
+export interface NextToken {
+  /** The token id. */
+  readonly id: number;
+  /** Its probability (the softmax of the last row of the logits, in float64). */
+  readonly p: number;
+  /** Its logit. */
+  readonly logit: number;
+  /** The token as text, with the folder's tokenizer.json. */
+  readonly token?: string;
+}
+
+/** What model.run returns. */
+export interface RunResult {
+  /** The token ids run. */
+  readonly ids: number[];
+  /** With a tokenizer.json: each token as text (bytes decoded, Ġ and ▁ as spaces, no WordPiece ##). */
+  readonly tokens?: string[];
+  /** With text in: the tokenizer's own tokens (Ġ, ▁, ## and byte characters as the vocabulary writes them). */
+  readonly rawTokens?: string[];
+  /** One per layer, [H, n, n], as transformers' output_attentions (no batch dimension). */
+  readonly attentions?: Tensor[];
+  /** num_layers + 1, [n, d], as transformers' output_hidden_states: the last after the final norm (GPT-2, LLaMA). */
+  readonly hiddenStates?: Tensor[];
+  /** [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head; null without one (BertModel) or logits: false. */
+  readonly logits: Tensor | null;
+  /** The topK most probable tokens after the last position; null without logits. */
+  readonly next: NextToken[] | null;
+  /** One per `capture` entry, in its order. */
+  readonly captures: HeadCapture[];
+}
+
+/** The sizes and choices read from config.json. */
+export interface ModelSpec {
+  /** The family. */
+  readonly family: 'gpt2' | 'bert' | 'llama';
+  /** config.json's model_type (e.g. 'mistral'). */
+  readonly modelType: string;
+  /** d: the hidden size. */
+  readonly dModel: number;
+  /** H: query heads. */
+  readonly numHeads: number;
+  /** H_kv: key-value heads. */
+  readonly numKvHeads: number;
+  /** d_k: each head's width. */
+  readonly headDim: number;
+  /** d_ff: the MLP's width. */
+  readonly dFf: number;
+  /** The layers. */
+  readonly numLayers: number;
+  /** The most tokens a run takes. */
+  readonly maxPositions: number;
+  /** V: the vocabulary's size. */
+  readonly vocabSize: number;
+}
+
+/** A loaded model (loadModel). */
+export class Model {
+  private constructor();
+  /** The family the config names. */
+  readonly family: 'gpt2' | 'bert' | 'llama';
+  /** config.json as parsed. */
+  readonly config: Record<string, unknown>;
+  /** The sizes and choices read from config.json. */
+  readonly spec: ModelSpec;
+  /** Whether the folder had a tokenizer.json: run() then takes text. */
+  readonly hasTokenizer: boolean;
+  /** Bytes of tensors read from the checkpoint so far. */
+  readonly bytesRead: number;
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  readonly memoryBytes: number;
+  /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
+  heapBytesInUse(): number;
+  /**
+   * One forward pass over text (with the folder's tokenizer.json, read by @huggingface/tokenizers) or token ids, at
+   * most the model's positions (TOO_MANY_TOKENS). Weights are read from the checkpoint a layer at a time and held in
+   * WebAssembly memory for that layer only.
+   *
+   * | result        | shape                                     |
+   * |---------------|-------------------------------------------|
+   * | attentions    | num_layers × [H, n, n]                    |
+   * | hiddenStates  | (num_layers + 1) × [n, d]                 |
+   * | logits        | [n, V]                                    |
+   * | captures      | per { layer, head }: see HeadCapture       |
+   */
+  run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
+  /** Forgets the checkpoint; later runs reject with TERMINATED. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * Loads a model: reads config.json and the checkpoint's headers, finds every tensor of the forward and checks its
+ * shape against config.json (UNSUPPORTED_MODEL, BAD_CONFIG, MISSING_FILE, MISSING_TENSOR, WEIGHT_SHAPE_MISMATCH,
+ * BAD_FILE otherwise), and reads tokenizer.json when there is one; no weight is read until a run.
+ */
+export function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
+
+/** A tensor of a checkpoint, e.g. from readSafetensors. */
+export interface CheckpointTensor {
+  /** Its values, row-major. */
+  data: Float32Array | Float64Array | number[];
+  /** Its dimensions. */
+  shape: readonly number[];
+}
+
+/** A LLaMA layer's rope, as selfAttention's weights.rope takes it. */
+export interface LayerRope extends RopeOptions {
+  /** config.json's rope_theta. */
+  theta: number;
+  /** The rotated columns of each head (head_dim, or less with partial_rotary_factor). */
+  dim: number;
+  /** The inverse frequencies, rope_scaling applied. */
+  invFreq: number[];
+}
+
+/** attentionWeightsFrom's result: selfAttention's weights for one layer of a checkpoint. */
+export interface LayerWeights extends MultiHeadWeights {
+  /** [H·d_k, d]: the output projection. */
+  wo: TensorInput;
+  /** H_kv. */
+  numKvHeads: number;
+  /** The layer's rope (LLaMA family only). */
+  rope?: LayerRope;
+}
+
+/**
+ * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
+ * transposed, prefixes handled, LLaMA's rope), so that selfAttention(x, weights, { causal }) computes that layer's
+ * attention from its normed input x.
+ */
+export function attentionWeightsFrom(
+  tensors: Record<string, CheckpointTensor> | Map<string, CheckpointTensor>,
+  options: { layer: number; config: Record<string, unknown> | string },
+): LayerWeights;

@@ -1,0 +1,30 @@
+// Node's reader of a checkpoint folder by path, installed by the Node entry (index.node.js): the folder's files as
+// Blobs backed by the file (fs.openAsBlob), so that a tensor is read by slices and the checkpoint never whole.
+import { openAsBlob } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { AttentionError } from '../errors.js';
+import { installFolderReader } from './sources.js';
+
+/** The folder at `path`: its regular files (not its subfolders). */
+async function folderFromPath(path) {
+  const root = resolve(path);
+  let entries;
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (cause) {
+    throw new AttentionError('MISSING_FILE', `the model folder ${root} cannot be read: ${cause?.message ?? cause}`, {
+      cause,
+    });
+  }
+  const names = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+  const sizes = new Map(await Promise.all(names.map(async (name) => [name, (await stat(join(root, name))).size])));
+  return {
+    description: `the folder ${root}`,
+    names,
+    size: (name) => sizes.get(name),
+    file: (name) => openAsBlob(join(root, name)),
+  };
+}
+
+installFolderReader(folderFromPath);

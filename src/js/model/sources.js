@@ -1,0 +1,115 @@
+// Where a checkpoint's files come from, as one folder: a list of Files (a dropped folder, <input webkitdirectory>,
+// picked files), a record or Map of names to Blobs or bytes, and in Node a folder path (sources-node.js installs
+// that reader; this file names no Node built-in). A folder lists its file names and gives each file as a Blob (or
+// bytes) that is read by slices, never whole, and small text files (config.json) whole after a size check.
+import { AttentionError, describe } from '../errors.js';
+import { isBlob } from '../io/bytes.js';
+
+// The largest JSON file read whole: config.json and model.safetensors.index.json are a few kB to a few MB.
+export const MAX_JSON_BYTES = 64 * 2 ** 20;
+
+let folderFromPath; // (path: string) => Promise<Folder>, in Node only
+
+/** Installs the Node reader of folder paths (sources-node.js). */
+export function installFolderReader(reader) {
+  folderFromPath = reader;
+}
+
+const baseName = (path) => path.split(/[\\/]/).pop();
+
+/**
+ * @typedef {object} Folder
+ * @property {string} description        for messages: "the 3 files given", "the folder /models/gpt2"
+ * @property {string[]} names           the file names (without folders)
+ * @property {(name: string) => number} size
+ * @property {(name: string) => Promise<Blob | Uint8Array>} file   what openSafetensors reads by slices
+ */
+
+/** A folder of in-memory entries: name → Blob or bytes. */
+function folderOf(entries, description) {
+  const files = new Map();
+  for (const [path, value] of entries) {
+    const name = baseName(path);
+    let file;
+    if (isBlob(value)) file = value;
+    else if (value instanceof ArrayBuffer) file = new Uint8Array(value);
+    else if (ArrayBuffer.isView(value)) file = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    else if (typeof value === 'string') file = new TextEncoder().encode(value);
+    else {
+      throw new AttentionError(
+        'BAD_OPTION',
+        `the source's entry ${JSON.stringify(path)} is ${describe(value)}: give a Blob, a File, bytes or a string`,
+      );
+    }
+    if (files.has(name)) {
+      throw new AttentionError(
+        'BAD_OPTION',
+        `the source holds two files named ${JSON.stringify(name)}: give one folder's files`,
+      );
+    }
+    files.set(name, file);
+  }
+  return {
+    description,
+    names: [...files.keys()],
+    size: (name) => (isBlob(files.get(name)) ? files.get(name).size : files.get(name).length),
+    file: async (name) => files.get(name),
+  };
+}
+
+const isFileList = (value) => typeof FileList === 'function' && value instanceof FileList;
+
+/**
+ * The folder of a source: File[] or a FileList (named by webkitRelativePath or name), a Map or plain object of
+ * name → Blob, File, ArrayBuffer, typed array or string, or in Node a folder path.
+ * @returns {Promise<Folder>}
+ */
+export async function openFolder(source) {
+  if (isFileList(source) || (Array.isArray(source) && source.length > 0 && source.every(isBlob))) {
+    const files = [...source];
+    return folderOf(
+      files.map((file) => [file.webkitRelativePath || file.name || '', file]),
+      `the ${files.length} files given`,
+    );
+  }
+  if (source instanceof Map) return folderOf([...source], `the ${source.size} files given`);
+  if (typeof source === 'string' && folderFromPath && !/^https?:/i.test(source)) return folderFromPath(source);
+  if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
+    const entries = Object.entries(source);
+    return folderOf(entries, `the ${entries.length} files given`);
+  }
+  throw new AttentionError(
+    'BAD_OPTION',
+    `a model source must be a list of Files, a Map or object of file names to Blobs or bytes${folderFromPath ? ', or a folder path' : ''}; got ${describe(source)}`,
+  );
+}
+
+/** MISSING_FILE for `name`, listing what the folder has. */
+export function missingFile(folder, name, why = '') {
+  const some = folder.names.slice(0, 12).join(', ');
+  return new AttentionError(
+    'MISSING_FILE',
+    `${name} is not in ${folder.description}${why}; there are: ${some || 'no files'}${folder.names.length > 12 ? ', …' : ''}`,
+  );
+}
+
+/** A JSON file of the folder, read whole once its size is checked. */
+export async function readJson(folder, name, parse) {
+  if (!folder.names.includes(name)) throw missingFile(folder, name);
+  const size = folder.size(name);
+  if (size > MAX_JSON_BYTES) {
+    throw new AttentionError(
+      'BAD_FILE',
+      `${name} has ${size} bytes, more than the ${MAX_JSON_BYTES} a JSON file of a checkpoint may have`,
+    );
+  }
+  const file = await folder.file(name);
+  const bytes = isBlob(file) ? new Uint8Array(await file.arrayBuffer()) : file;
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new AttentionError('BAD_FILE', `${name} is not UTF-8 text`, { cause });
+  }
+  return parse(text, name);
+}

@@ -1,0 +1,51 @@
+// A model folder's tokenizer.json (and tokenizer_config.json), read with @huggingface/tokenizers, the Hub's
+// tokenizers in plain JavaScript: a dependency of attention-wasm/model alone, imported only when a folder has a
+// tokenizer.json. Tokens come back in two forms: the tokenizer's own (Ġ, ▁, ## and byte characters) and readable.
+import { AttentionError } from '../errors.js';
+import { readJson } from './sources.js';
+
+/** A JSON file's object, or BAD_FILE naming it. */
+function parseJson(text, file) {
+  try {
+    const json = JSON.parse(text);
+    if (json !== null && typeof json === 'object' && !Array.isArray(json)) return json;
+  } catch (cause) {
+    throw new AttentionError('BAD_FILE', `${file} is not JSON: ${String(cause?.message ?? cause).slice(0, 80)}`, {
+      cause,
+    });
+  }
+  throw new AttentionError('BAD_FILE', `${file} is not a JSON object`);
+}
+
+/**
+ * The folder's tokenizer, or null when it has no tokenizer.json.
+ * @returns {Promise<{ encode: (text: string) => { ids: number[], rawTokens: string[], tokens: string[] },
+ *   readable: (id: number) => string } | null>}
+ */
+export async function loadTokenizer(folder) {
+  if (!folder.names.includes('tokenizer.json')) return null;
+  const json = await readJson(folder, 'tokenizer.json', parseJson);
+  const config = folder.names.includes('tokenizer_config.json')
+    ? await readJson(folder, 'tokenizer_config.json', parseJson)
+    : {};
+  const { Tokenizer } = await import('@huggingface/tokenizers');
+  let tokenizer;
+  try {
+    tokenizer = new Tokenizer(json, config);
+  } catch (cause) {
+    throw new AttentionError(
+      'UNSUPPORTED_MODEL',
+      `tokenizer.json (model ${JSON.stringify(String(json.model?.type ?? 'missing'))}) cannot be read: ${String(cause?.message ?? cause).slice(0, 120)}`,
+      { cause },
+    );
+  }
+  // One token as text: its bytes decoded (Ġ and ▁ as spaces), without WordPiece's ## of a word's continuation.
+  const readable = (id) => tokenizer.decode([id], { skip_special_tokens: false }).replace(/^##/, '');
+  return {
+    encode(text) {
+      const { ids, tokens } = tokenizer.encode(text);
+      return { ids, rawTokens: tokens, tokens: ids.map(readable) };
+    },
+    readable,
+  };
+}

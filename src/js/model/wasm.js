@@ -1,0 +1,25 @@
+// attention-wasm/model's own WebAssembly module: the core and the model forward (src/core/model), built apart from
+// the main module so that pages that never run a model never download it. The same loader starts it (loader.js),
+// from the .wasm next to these files, written as `new URL('…', import.meta.url)` so that bundlers emit it.
+import { loadModule } from '../loader.js';
+import { simdSupported } from '../loader.js';
+
+/** The Emscripten glue of each build of the model's module. */
+export const MODEL_FACTORIES = {
+  simd: () => import('../wasm/model-simd.js'),
+  scalar: () => import('../wasm/model-scalar.js'),
+};
+
+const MODEL_FILES = {
+  simd: () => new URL('../wasm/model-simd.wasm', import.meta.url),
+  scalar: () => new URL('../wasm/model-scalar.wasm', import.meta.url),
+};
+
+/**
+ * Starts the model's module: the SIMD build where the engine has SIMD (or `simd` says so), else the scalar one.
+ * @param {{ simd?: boolean }} [options]
+ */
+export function loadModelModule({ simd = simdSupported() } = {}) {
+  const variant = simd ? 'simd' : 'scalar';
+  return loadModule(variant, { [variant]: { location: MODEL_FILES[variant]().href } }, MODEL_FACTORIES[variant]);
+}

@@ -1,0 +1,119 @@
+// attention-wasm/model against the float64 reference (reference.js, from the Hugging Face modeling code) on tiny
+// random checkpoints in the Hub's layouts (fixtures.js), in Node and Chromium: every layer's attention, every
+// hidden state and the logits, for GPT-2, BERT and the LLaMA family, F32 and BF16, with and without prefixes,
+// sharded, GQA, Qwen2's biases and tied head, Mistral's sliding window, head_dim ≠ d/H, rope_scaling.
+
+// Tolerances: see reference.js (WEIGHTS, VALUES).
+import { describe, expect, it } from 'vitest';
+import { loadModel } from '../../../src/js/model/index.js';
+import { expectClose } from '../reference.js';
+import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { VALUES, WEIGHTS, referenceForward } from './reference.js';
+
+const llama3 = {
+  rope_type: 'llama3',
+  factor: 8,
+  low_freq_factor: 1,
+  high_freq_factor: 4,
+  original_max_position_embeddings: 64,
+};
+
+// [name, fixture, how the files are given]
+const CASES = [
+  ['GPT-2, F32', () => gpt2Fixture(), 'bytes'],
+  [
+    'GPT-2, BF16, transformer. prefix (GPT2LMHeadModel)',
+    () => gpt2Fixture({ dtype: 'BF16', prefix: 'transformer.' }),
+    'files',
+  ],
+  ['GPT-2, 3 shards', () => gpt2Fixture({ seed: 4, shards: 3, layers: 3 }), 'files'],
+  ['BERT for masked LM, F32', () => bertFixture(), 'files'],
+  ['BERT, BF16, LayerNorm gamma/beta', () => bertFixture({ dtype: 'BF16', oldNames: true, seed: 5 }), 'bytes'],
+  ['BERT without its MLM head (BertModel): no logits', () => bertFixture({ head: false }), 'bytes'],
+  ['LLaMA, GQA 4/2, F32', () => llamaFixture(), 'bytes'],
+  [
+    'LLaMA, BF16, head_dim 6 ≠ d/H, llama3 rope_scaling',
+    () => llamaFixture({ dtype: 'BF16', headDim: 6, ropeScaling: llama3, theta: 500000 }),
+    'files',
+  ],
+  [
+    'LLaMA, GQA 4/1, linear rope_scaling, 2 shards',
+    () => llamaFixture({ kvHeads: 1, ropeScaling: { type: 'linear', factor: 2 }, shards: 2 }),
+    'files',
+  ],
+  ['Qwen2: q/k/v biases, tied head', () => llamaFixture({ type: 'qwen2', seed: 6 }), 'bytes'],
+  ['Mistral: sliding window 3 over 7 tokens', () => llamaFixture({ type: 'mistral', slidingWindow: 3 }), 'files'],
+];
+
+describe('model.run against the float64 reference', () => {
+  it.each(CASES)('%s', async (name, make, how) => {
+    const fixture = make();
+    const model = await loadModel(source(fixture, how));
+    const ids = [3, 1, 4, 1, 5, 9, 2];
+    const r = await model.run({ ids });
+    const ref = referenceForward(fixture, ids);
+    const spec = model.spec;
+    expect(model.family).toBe({ gpt2: 'gpt2', bert: 'bert' }[fixture.config.model_type] ?? 'llama');
+    expect(r.ids).toEqual(ids);
+    expect(r.attentions).toHaveLength(spec.numLayers);
+    expect(r.hiddenStates).toHaveLength(spec.numLayers + 1);
+    r.attentions.forEach((a, l) => {
+      expect(a.shape).toEqual([spec.numHeads, ids.length, ids.length]);
+      expectClose(a.data, ref.attentions[l], { ...WEIGHTS, what: `attentions[${l}]` });
+    });
+    r.hiddenStates.forEach((h, l) => {
+      expect(h.shape).toEqual([ids.length, spec.dModel]);
+      expectClose(h.data, ref.hiddenStates[l], { ...VALUES, what: `hiddenStates[${l}]` });
+    });
+    if (ref.logits === null) {
+      expect(r.logits).toBeNull();
+      expect(r.next).toBeNull();
+      return;
+    }
+    expect(r.logits.shape).toEqual([ids.length, spec.vocabSize]);
+    expectClose(r.logits.data, ref.logits, { ...VALUES, what: 'logits' });
+    // next: the 5 largest of the last row's softmax, in order
+    const last = Array.from(ref.logits.slice((ids.length - 1) * spec.vocabSize));
+    const max = Math.max(...last);
+    const sum = last.reduce((s, x) => s + Math.exp(x - max), 0);
+    const expected = last
+      .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
+      .sort((a, b) => b.p - a.p)
+      .slice(0, 5);
+    expect(r.next.map((t) => t.id)).toEqual(expected.map((t) => t.id));
+    expectClose(
+      Float64Array.from(r.next, (t) => t.p),
+      Float64Array.from(expected, (t) => t.p),
+      { ...VALUES, what: 'next p' },
+    );
+  });
+
+  it("BERT's token types: tokenTypeIds picks each token's row of token_type_embeddings", async () => {
+    const fixture = bertFixture({ seed: 8 });
+    const model = await loadModel(fixture.files);
+    const ids = [2, 7, 4, 11, 3];
+    const tokenTypeIds = [0, 0, 1, 1, 1];
+    const r = await model.run({ ids }, { tokenTypeIds });
+    const ref = referenceForward(fixture, ids, { tokenTypeIds });
+    expectClose(r.logits.data, ref.logits, { ...VALUES, what: 'logits' });
+    const plain = await model.run({ ids });
+    expect(plain.logits.data).not.toEqual(r.logits.data);
+  });
+
+  it('a single token, and the longest sequence the model has positions for', async () => {
+    const fixture = gpt2Fixture({ positions: 9 });
+    const model = await loadModel(fixture.files);
+    for (const ids of [[4], [1, 2, 3, 4, 5, 6, 7, 8, 9]]) {
+      const r = await model.run({ ids });
+      const ref = referenceForward(fixture, ids);
+      expectClose(r.logits.data, ref.logits, { ...VALUES, what: `logits of ${ids.length}` });
+    }
+  });
+
+  it('attentions, hiddenStates and logits can be left out', async () => {
+    const model = await loadModel(llamaFixture().files);
+    const r = await model.run({ ids: [1, 2] }, { attentions: false, hiddenStates: false, logits: false });
+    expect('attentions' in r || 'hiddenStates' in r).toBe(false);
+    expect(r.logits).toBeNull();
+  });
+});

@@ -1,0 +1,307 @@
+// A float64 forward of each family, written from the Hugging Face modeling code (modeling_gpt2.py, modeling_bert.py,
+// modeling_llama.py with Mistral's sliding window and Qwen2's biases) and not from the code under test: its own
+// tensor names, matrix products, norms and attention, over the values a fixture stored (fixtures.js). Returns what
+// transformers returns with output_attentions and output_hidden_states, without the batch dimension.
+import { referenceInvFreq, referenceRotate } from './rope-reference.js';
+
+// Tolerances of the model's results against this reference. The forward is float32 and the reference float64 on
+// the same stored values (BF16 values are exact in both), so what differs is float32 rounding: sums of ≤ 4·d = 96
+// products, a few norms and softmaxes per layer, two or three layers. Measured: at most 3e-7 on attention weights
+// (in [0, 1]) and 1.1e-6 on hidden states and logits (values up to ~5). Held to atol 2e-6 (weights) and
+// 5e-6 + 5e-6·|x| (the rest): 5x the measured error, and far below what a real fault gives (a transposed weight, a
+// wrong norm, a missing bias, a wrong eps: 1e-4 and up).
+export const WEIGHTS = { atol: 2e-6, rtol: 0 };
+export const VALUES = { atol: 5e-6, rtol: 5e-6 };
+
+/** x [n, in] · Wᵀ for W [out, in] (torch.nn.Linear), + b. */
+function linear(x, n, W, b) {
+  const [out, inner] = W.shape;
+  const y = new Float64Array(n * out);
+  for (let i = 0; i < n; i++) {
+    for (let o = 0; o < out; o++) {
+      let sum = b ? b.data[o] : 0;
+      for (let e = 0; e < inner; e++) sum += x[i * inner + e] * W.data[o * inner + e];
+      y[i * out + o] = sum;
+    }
+  }
+  return y;
+}
+
+/** x [n, in] · W for W [in, out] (GPT-2's Conv1D), + b. */
+function conv1d(x, n, W, b) {
+  const [inner, out] = W.shape;
+  const y = new Float64Array(n * out);
+  for (let i = 0; i < n; i++) {
+    for (let o = 0; o < out; o++) {
+      let sum = b.data[o];
+      for (let e = 0; e < inner; e++) sum += x[i * inner + e] * W.data[e * out + o];
+      y[i * out + o] = sum;
+    }
+  }
+  return y;
+}
+
+function layerNorm(x, n, w, b, eps) {
+  const d = w.data.length;
+  const y = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    const row = x.subarray(i * d, (i + 1) * d);
+    const mean = row.reduce((s, v) => s + v, 0) / d;
+    const variance = row.reduce((s, v) => s + (v - mean) ** 2, 0) / d;
+    for (let c = 0; c < d; c++) y[i * d + c] = ((row[c] - mean) / Math.sqrt(variance + eps)) * w.data[c] + b.data[c];
+  }
+  return y;
+}
+
+function rmsNorm(x, n, w, eps) {
+  const d = w.data.length;
+  const y = new Float64Array(n * d);
+  for (let i = 0; i < n; i++) {
+    const row = x.subarray(i * d, (i + 1) * d);
+    const scale = 1 / Math.sqrt(row.reduce((s, v) => s + v * v, 0) / d + eps);
+    for (let c = 0; c < d; c++) y[i * d + c] = row[c] * scale * w.data[c];
+  }
+  return y;
+}
+
+const erf = (x) => {
+  // Abramowitz–Stegun 7.1.26 is too coarse for a reference: sum the Taylor series (|x| small) or the continued
+  // fraction of erfc (|x| large), both to float64 precision.
+  const a = Math.abs(x);
+  if (a < 3) {
+    let term = a;
+    let sum = a;
+    for (let k = 1; k < 200; k++) {
+      term *= (-a * a) / k;
+      sum += term / (2 * k + 1);
+      if (Math.abs(term) < 1e-20) break;
+    }
+    return Math.sign(x) * ((2 / Math.sqrt(Math.PI)) * sum);
+  }
+  let f = 0;
+  for (let k = 60; k >= 1; k--) f = k / 2 / (a + f);
+  const erfc = Math.exp(-a * a) / Math.sqrt(Math.PI) / (a + f);
+  return Math.sign(x) * (1 - erfc);
+};
+
+const ACT = {
+  gelu_new: (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))),
+  gelu: (x) => 0.5 * x * (1 + erf(x / Math.SQRT2)),
+  silu: (x) => x / (1 + Math.exp(-x)),
+};
+
+/** Rows of an embedding for ids. */
+const rows = (E, ids) => {
+  const d = E.shape[1];
+  const out = new Float64Array(ids.length * d);
+  ids.forEach((id, i) => out.set(E.data.subarray(id * d, (id + 1) * d), i * d));
+  return out;
+};
+
+/**
+ * Attention of [n, H·dk] q and [n, Hkv·dk] k, v (repeat_kv for GQA), scaled by dk^-0.5, masked by `allowed(i, j)`.
+ * @returns {{ weights: Float64Array [H, n, n], context: Float64Array [n, H·dk] }}
+ */
+function attend(q, k, v, n, H, Hkv, dk, allowed, ablated = new Set()) {
+  const weights = new Float64Array(H * n * n);
+  const context = new Float64Array(n * H * dk);
+  for (let h = 0; h < H; h++) {
+    const g = Math.floor(h / (H / Hkv));
+    for (let i = 0; i < n; i++) {
+      const s = [];
+      for (let j = 0; j < n; j++) {
+        let dot = 0;
+        for (let c = 0; c < dk; c++) dot += q[i * H * dk + h * dk + c] * k[j * Hkv * dk + g * dk + c];
+        s.push(allowed(i, j) ? dot / Math.sqrt(dk) : -Infinity);
+      }
+      const max = Math.max(...s);
+      const e = s.map((x) => Math.exp(x - max));
+      const sum = e.reduce((a, b) => a + b, 0);
+      for (let j = 0; j < n; j++) {
+        const w = e[j] / sum;
+        weights[(h * n + i) * n + j] = w;
+        if (ablated.has(h)) continue; // head_mask 0: the head's output is 0
+        for (let c = 0; c < dk; c++) context[i * H * dk + h * dk + c] += w * v[j * Hkv * dk + g * dk + c];
+      }
+    }
+  }
+  return { weights, context };
+}
+
+const add = (a, b) => a.map((x, i) => x + b[i]);
+const T = (W) => ({ data: W.data, shape: W.shape });
+
+/** The heads of layer l that `ablate` ([[layer, head], …]) zeroes. */
+const ablatedIn = (ablate, l) => new Set(ablate.filter(([layer]) => layer === l).map(([, head]) => head));
+
+function gpt2(fixture, ids, { ablate = [] } = {}) {
+  const { config: c, values, prefix } = fixture;
+  const t = (name) => values[`${prefix}${name}`];
+  const n = ids.length;
+  const [d, H] = [c.n_embd, c.n_head];
+  const eps = c.layer_norm_epsilon;
+  let h = add(rows(t('wte.weight'), ids), t('wpe.weight').data.subarray(0, n * d));
+  const [hiddenStates, attentions, steps] = [[], [], []];
+  for (let l = 0; l < c.n_layer; l++) {
+    hiddenStates.push(h);
+    const L = (name) => t(`h.${l}.${name}`);
+    const x = layerNorm(h, n, L('ln_1.weight'), L('ln_1.bias'), eps);
+    const qkv = conv1d(x, n, L('attn.c_attn.weight'), L('attn.c_attn.bias')); // [n, 3d]: q | k | v
+    const part = (p) =>
+      Float64Array.from({ length: n * d }, (_, i) => qkv[Math.floor(i / d) * 3 * d + p * d + (i % d)]);
+    const [q, k, v] = [part(0), part(1), part(2)];
+    const { weights, context } = attend(q, k, v, n, H, H, d / H, (i, j) => j <= i, ablatedIn(ablate, l));
+    attentions.push(weights);
+    const output = conv1d(context, n, L('attn.c_proj.weight'), L('attn.c_proj.bias'));
+    const residual = add(h, output);
+    const mlpInput = layerNorm(residual, n, L('ln_2.weight'), L('ln_2.bias'), eps);
+    const mlpHidden = conv1d(mlpInput, n, L('mlp.c_fc.weight'), L('mlp.c_fc.bias')).map(ACT[c.activation_function]);
+    const mlpOutput = conv1d(mlpHidden, n, L('mlp.c_proj.weight'), L('mlp.c_proj.bias'));
+    h = add(residual, mlpOutput);
+    steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
+  }
+  h = layerNorm(h, n, t('ln_f.weight'), t('ln_f.bias'), eps);
+  hiddenStates.push(h);
+  return { attentions, hiddenStates, steps, logits: linear(h, n, T(t('wte.weight'))) };
+}
+
+function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [] } = {}) {
+  const { config: c, values, prefix } = fixture;
+  const t = (name) => values[`${prefix}${name}`] ?? values[name];
+  const ln = (at) => [
+    t(`${at}LayerNorm.weight`) ?? t(`${at}LayerNorm.gamma`),
+    t(`${at}LayerNorm.bias`) ?? t(`${at}LayerNorm.beta`),
+  ];
+  const n = ids.length;
+  const [d, H] = [c.hidden_size, c.num_attention_heads];
+  const eps = c.layer_norm_eps;
+  const word = rows(t('embeddings.word_embeddings.weight'), ids);
+  const type = rows(t('embeddings.token_type_embeddings.weight'), types);
+  const position = t('embeddings.position_embeddings.weight').data.subarray(0, n * d);
+  let h = layerNorm(add(add(word, type), position), n, ...ln('embeddings.'), eps);
+  const [hiddenStates, attentions, steps] = [[h], [], []];
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    const at = `encoder.layer.${l}.`;
+    const L = (name) => t(`${at}${name}`);
+    const proj = (part) => linear(h, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`));
+    const [q, k, v] = [proj('query'), proj('key'), proj('value')];
+    const { weights, context } = attend(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l));
+    attentions.push(weights);
+    const output = linear(context, n, L('attention.output.dense.weight'), L('attention.output.dense.bias'));
+    const residual = add(output, h);
+    const mlpInput = layerNorm(residual, n, ...ln(`${at}attention.output.`), eps);
+    const mlpHidden = linear(mlpInput, n, L('intermediate.dense.weight'), L('intermediate.dense.bias')).map(
+      ACT[c.hidden_act],
+    );
+    const mlpOutput = linear(mlpHidden, n, L('output.dense.weight'), L('output.dense.bias'));
+    const x = h;
+    h = layerNorm(add(mlpOutput, mlpInput), n, ...ln(`${at}output.`), eps);
+    hiddenStates.push(h);
+    steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
+  }
+  if (!values['cls.predictions.bias']) return { attentions, hiddenStates, steps, logits: null };
+  const transform = linear(
+    h,
+    n,
+    values['cls.predictions.transform.dense.weight'],
+    values['cls.predictions.transform.dense.bias'],
+  );
+  const normed = layerNorm(transform.map(ACT[c.hidden_act]), n, ...ln('cls.predictions.transform.'), eps);
+  const logits = linear(normed, n, T(t('embeddings.word_embeddings.weight')), values['cls.predictions.bias']);
+  return { attentions, hiddenStates, steps, logits };
+}
+
+/** LLaMA's inverse frequencies with rope_scaling (linear, llama3), from modeling_rope_utils. */
+function llamaInvFreq(c, dim) {
+  const base = referenceInvFreq(c.rope_theta, dim);
+  const s = c.rope_scaling;
+  const type = s?.rope_type ?? s?.type ?? 'default';
+  if (type === 'linear') return base.map((f) => f / s.factor);
+  if (type !== 'llama3') return base;
+  const [low, high, old] = [
+    s.original_max_position_embeddings / s.low_freq_factor,
+    s.original_max_position_embeddings / s.high_freq_factor,
+    s.original_max_position_embeddings,
+  ];
+  return base.map((f) => {
+    const wavelen = (2 * Math.PI) / f;
+    const scaled = wavelen > low ? f / s.factor : f;
+    const smooth = (old / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+    const medium = !(wavelen < high) && !(wavelen > low);
+    return medium ? ((1 - smooth) * scaled) / s.factor + smooth * scaled : scaled;
+  });
+}
+
+function llama(fixture, ids, { ablate = [] } = {}) {
+  const { config: c, values } = fixture;
+  const t = (name) => values[name];
+  const n = ids.length;
+  const [d, H, Hkv] = [c.hidden_size, c.num_attention_heads, c.num_key_value_heads];
+  const dk = c.head_dim ?? d / H;
+  const eps = c.rms_norm_eps;
+  const rope = { invFreq: llamaInvFreq(c, dk), dim: dk, style: 'half' };
+  const window = c.model_type === 'mistral' ? c.sliding_window : c.use_sliding_window ? c.sliding_window : null;
+  const allowed = (i, j) => j <= i && (window === null || window === undefined || i - j < window);
+  const rotate = (x, heads) => {
+    const out = new Float64Array(x.length);
+    for (let i = 0; i < n; i++) {
+      for (let h = 0; h < heads; h++) {
+        const at = i * heads * dk + h * dk;
+        out.set(referenceRotate(Array.from(x.subarray(at, at + dk)), i, rope), at);
+      }
+    }
+    return out;
+  };
+  let h = rows(t('model.embed_tokens.weight'), ids);
+  const [hiddenStates, attentions, steps] = [[], [], []];
+  for (let l = 0; l < c.num_hidden_layers; l++) {
+    hiddenStates.push(h);
+    const L = (name) => t(`model.layers.${l}.${name}`);
+    const x = rmsNorm(h, n, L('input_layernorm.weight'), eps);
+    const proj = (p) => linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`));
+    const [q, k, v] = [proj('q'), proj('k'), proj('v')];
+    const [qRotated, kRotated] = [rotate(q, H), rotate(k, Hkv)];
+    const { weights, context } = attend(qRotated, kRotated, v, n, H, Hkv, dk, allowed, ablatedIn(ablate, l));
+    attentions.push(weights);
+    const output = linear(context, n, L('self_attn.o_proj.weight'));
+    const residual = add(h, output);
+    const mlpInput = rmsNorm(residual, n, L('post_attention_layernorm.weight'), eps);
+    const gate = linear(mlpInput, n, L('mlp.gate_proj.weight')).map(ACT.silu);
+    const up = linear(mlpInput, n, L('mlp.up_proj.weight'));
+    const mlpHidden = gate.map((g, i) => g * up[i]);
+    const mlpOutput = linear(mlpHidden, n, L('mlp.down_proj.weight'));
+    h = add(residual, mlpOutput);
+    steps.push({
+      x,
+      q,
+      k,
+      v,
+      qRotated,
+      kRotated,
+      concat: context,
+      output,
+      residual,
+      mlpInput,
+      mlpHidden,
+      mlpOutput,
+      hidden: h,
+    });
+  }
+  h = rmsNorm(h, n, t('model.norm.weight'), eps);
+  hiddenStates.push(h);
+  const head = c.tie_word_embeddings ? t('model.embed_tokens.weight') : t('lm_head.weight');
+  return { attentions, hiddenStates, steps, logits: linear(h, n, T(head)) };
+}
+
+/**
+ * The reference forward of a fixture (fixtures.js) on token ids: { attentions [H, n, n] per layer, hiddenStates
+ * [n, d] (num_layers + 1), logits [n, V] or null, steps per layer: { x, q, k, v, qRotated?, kRotated? ([n, heads·d_k],
+ * heads side by side), concat, output, residual, mlpInput, mlpHidden, mlpOutput, hidden } }.
+ * @param {{ tokenTypeIds?: number[], ablate?: [number, number][] }} [options]
+ */
+export function referenceForward(fixture, ids, options = {}) {
+  const type = fixture.config.model_type;
+  if (type === 'gpt2') return gpt2(fixture, ids, options);
+  if (type === 'bert') return bert(fixture, ids, options);
+  return llama(fixture, ids, options);
+}

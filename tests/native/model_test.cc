@@ -1,0 +1,165 @@
+// The model forward's pieces (src/core/model) against plain loops in double, and one layer's structure: the same
+// weights given fused (GPT-2's c_attn), apart, or transposed ([out, in]) give the same layer; sizes at the SIMD
+// edges; run under ASan and UBSan by scripts/test-native.sh. The families' full forwards are checked against a
+// float64 reference of the Hugging Face code through the public API (tests/js/model).
+#include <cmath>
+
+#include "model/forward.h"
+#include "model/linear.h"
+#include "model/mlp.h"
+#include "model/norms.h"
+#include "test_support.h"
+
+namespace attention::test {
+namespace {
+
+using model::Matrix;
+
+std::vector<float> transposed(const std::vector<float>& m, int64_t rows, int64_t cols) {
+  std::vector<float> t(m.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) t[c * rows + r] = m[r * cols + c];
+  }
+  return t;
+}
+
+TEST(ModelPieces, NormsMatchTheirFormulasInDouble) {
+  std::mt19937 rng(3);
+  for (const int32_t d : kEdgeSizes) {
+    const int64_t rows = 3;
+    const std::vector<float> x = random_values(rng, rows * d, -3, 3), w = random_values(rng, d),
+                             b = random_values(rng, d);
+    for (const NormKind kind : {NormKind::kLayerNorm, NormKind::kRmsNorm}) {
+      std::vector<float> out(rows * d), expected(rows * d);
+      model::norm(kind, x.data(), rows, d, w.data(), kind == NormKind::kLayerNorm ? b.data() : nullptr, 1e-5f,
+                  out.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        double mean = 0, square = 0;
+        for (int32_t c = 0; c < d; ++c) mean += kind == NormKind::kLayerNorm ? x[r * d + c] / double(d) : 0;
+        for (int32_t c = 0; c < d; ++c) square += (x[r * d + c] - mean) * (x[r * d + c] - mean) / d;
+        for (int32_t c = 0; c < d; ++c) {
+          const double bias = kind == NormKind::kLayerNorm ? b[c] : 0;
+          expected[r * d + c] = static_cast<float>((x[r * d + c] - mean) / std::sqrt(square + 1e-5) * w[c] + bias);
+        }
+      }
+      EXPECT_TRUE(all_close(out, expected, 1e-6, 1e-6)) << "d " << d;
+    }
+  }
+}
+
+TEST(ModelPieces, ActivationsMatchTheirFormulas) {
+  std::vector<float> x;
+  for (float v = -8; v <= 8; v += 0.25f) x.push_back(v);
+  const auto expected = [&](double (*f)(double)) {
+    std::vector<float> out;
+    for (float v : x) out.push_back(static_cast<float>(f(v)));
+    return out;
+  };
+  std::vector<float> tanh_gelu = x, erf_gelu = x, silu = x;
+  model::activate(Activation::kGeluTanh, tanh_gelu.data(), tanh_gelu.size());
+  model::activate(Activation::kGeluErf, erf_gelu.data(), erf_gelu.size());
+  model::activate(Activation::kSiluGated, silu.data(), silu.size());
+  EXPECT_TRUE(all_close(tanh_gelu, expected([](double v) {
+                          return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+                        }),
+                        1e-6, 1e-6));
+  EXPECT_TRUE(
+      all_close(erf_gelu, expected([](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }), 1e-6, 1e-6));
+  EXPECT_TRUE(all_close(silu, expected([](double v) { return v / (1 + std::exp(-v)); }), 1e-6, 1e-6));
+}
+
+TEST(ModelPieces, LinearTakesBothLayoutsAndBlocksOfAFusedMatrix) {
+  std::mt19937 rng(4);
+  const int64_t rows = 5, in = 9, out = 7;
+  const std::vector<float> x = random_values(rng, rows * in), w = random_values(rng, in * 3 * out);  // [in, 3·out]
+  const std::vector<float> b = random_values(rng, 3 * out);
+  const Matrix fused = model::matrix(w.data(), in, 3 * out, WeightLayout::kInOut);
+  std::vector<float> block(rows * out), expected(rows * out), apart(in * out), y(rows * out);
+  model::linear(x.data(), rows, model::columns(fused, out, out), b.data() + out, block.data());  // the middle third
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t o = 0; o < out; ++o) {
+      double sum = b[out + o];
+      for (int64_t i = 0; i < in; ++i) sum += double(x[r * in + i]) * w[i * 3 * out + out + o];
+      expected[r * out + o] = static_cast<float>(sum);
+    }
+  }
+  EXPECT_TRUE(all_close(block, expected, 1e-6, 1e-6));
+  for (int64_t i = 0; i < in; ++i) std::copy_n(w.data() + i * 3 * out + out, out, apart.data() + i * out);
+  const std::vector<float> out_in = transposed(apart, in, out);  // [out, in]
+  model::linear(x.data(), rows, model::matrix(out_in.data(), in, out, WeightLayout::kOutIn), b.data() + out, y.data());
+  EXPECT_TRUE(all_close(y, expected, 1e-6, 1e-6));
+}
+
+// One layer from the same weights: fused [in, out] (GPT-2's c_attn), apart, and apart transposed ([out, in]).
+TEST(ModelLayer, FusedApartAndTransposedWeightsGiveTheSameLayerWithEveryStep) {
+  std::mt19937 rng(5);
+  model::ModelConfig c;
+  c.len = 7, c.d_model = 12, c.num_heads = 3, c.num_kv_heads = 3, c.d_k = 4, c.d_ff = 17;
+  c.causal = true;
+  const int64_t n = c.len, d = c.d_model, q = c.num_heads * c.d_k, ff = c.d_ff;
+  const std::vector<float> x = random_values(rng, n * d), qkv = random_values(rng, d * 3 * q);
+  const std::vector<float> b_qkv = random_values(rng, 3 * q), w_o = random_values(rng, q * d),
+                           n1 = random_values(rng, d);
+  const std::vector<float> n2 = random_values(rng, d), w_up = random_values(rng, d * ff),
+                           w_down = random_values(rng, ff * d);
+  std::vector<float> parts[3];
+  for (int p = 0; p < 3; ++p) {
+    for (int64_t i = 0; i < d; ++i)
+      parts[p].insert(parts[p].end(), qkv.begin() + i * 3 * q + p * q, qkv.begin() + i * 3 * q + (p + 1) * q);
+  }
+  const auto run = [&](const model::LayerWeights& w, const model::ModelConfig& config) {
+    std::vector<float> out(n * d), weights(c.num_heads * n * n), hidden(n * ff);
+    model::LayerResult r;
+    r.output = out.data();
+    r.weights = weights.data();
+    r.mlp_hidden = hidden.data();
+    model::layer(config, w, x.data(), r);
+    out.insert(out.end(), weights.begin(), weights.end());
+    out.insert(out.end(), hidden.begin(), hidden.end());
+    return out;
+  };
+  model::LayerWeights fused;
+  fused.norm1_weight = n1.data(), fused.norm2_weight = n2.data();
+  fused.w_qkv = qkv.data(), fused.b_qkv = b_qkv.data(), fused.w_o = w_o.data();
+  fused.w_up = w_up.data(), fused.w_down = w_down.data();
+  c.layout = WeightLayout::kInOut;
+  const std::vector<float> expected = run(fused, c);
+  model::LayerWeights apart = fused;
+  apart.w_qkv = apart.b_qkv = nullptr;
+  apart.w_q = parts[0].data(), apart.w_k = parts[1].data(), apart.w_v = parts[2].data();
+  apart.b_q = b_qkv.data(), apart.b_k = b_qkv.data() + q, apart.b_v = b_qkv.data() + 2 * q;
+  EXPECT_EQ(run(apart, c), expected);  // the same products, the same bits
+  std::vector<float> t[3] = {transposed(parts[0], d, q), transposed(parts[1], d, q), transposed(parts[2], d, q)};
+  const std::vector<float> t_o = transposed(w_o, q, d), t_up = transposed(w_up, d, ff),
+                           t_down = transposed(w_down, ff, d);
+  model::LayerWeights linear = apart;
+  linear.w_q = t[0].data(), linear.w_k = t[1].data(), linear.w_v = t[2].data();
+  linear.w_o = t_o.data(), linear.w_up = t_up.data(), linear.w_down = t_down.data();
+  c.layout = WeightLayout::kOutIn;
+  EXPECT_TRUE(all_close(run(linear, c), expected, 1e-5, 1e-5));
+}
+
+TEST(ModelLayer, RefusesBadSizesAndMissingWeights) {
+  model::ModelConfig c;
+  c.len = 2, c.d_model = 4, c.num_heads = 3, c.num_kv_heads = 2, c.d_k = 2, c.d_ff = 4;
+  const std::vector<float> x(8, 0.5f);
+  std::vector<float> out(8);
+  model::LayerResult r;
+  r.output = out.data();
+  const auto code_of = [&](const model::ModelConfig& config) -> std::string {
+    try {
+      model::layer(config, model::LayerWeights{}, x.data(), r);
+    } catch (const AttentionError& e) {
+      return e.code();
+    }
+    return "none";
+  };
+  EXPECT_EQ(code_of(c), "HEADS_DO_NOT_DIVIDE");
+  c.num_kv_heads = 3;
+  EXPECT_EQ(code_of(c), "NULL_ARGUMENT");
+  c.d_ff = 0;
+  EXPECT_EQ(code_of(c), "BAD_DIMENSION");
+}
+
+}  // namespace
+}  // namespace attention::test
