@@ -45,8 +45,8 @@ describe('the warm-up after the first numbers', () => {
       await withPage(env, { hash: `${query}${HASH}` }, async ({ page }) => {
         if (name === 'rehearsed') {
           await page.waitForFunction(() => document.documentElement.dataset.warm === 'done');
-          // causal, a word typed, a number edited, another head: all four ran.
-          assert.equal(await page.evaluate(() => document.documentElement.dataset.rehearsed), '4');
+          // causal, a word typed, a number edited, another head: all four ran, in each of the three rounds.
+          assert.equal(await page.evaluate(() => document.documentElement.dataset.rehearsed), '12');
         } else {
           await page.waitForFunction(() => document.body.classList.contains('settled'));
           assert.equal(await page.evaluate(() => document.documentElement.dataset.warm ?? null), null);
