@@ -21,8 +21,8 @@ before(() => {
   for (const file of ['runtime.mjs', 'runtime.cjs'])
     copyFileSync(join(repo, 'tests/bundlers/app', file), join(app, file));
   copyFileSync(join(repo, 'tests/js/worked-example.js'), join(app, 'worked-example.js'));
-  for (const file of ['model.js', 'tokenizers.js'])
-    copyFileSync(join(repo, 'tests/bundlers/app', file), join(app, file));
+  copyFileSync(join(repo, 'tests/bundlers/app/model.js'), join(app, 'model.js'));
+  copyFileSync(join(repo, 'tests/js/model/tokenizers.js'), join(app, 'tokenizers.js'));
 });
 
 const bin = (name) => join(repo, 'node_modules/.bin', name);

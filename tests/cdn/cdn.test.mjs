@@ -53,8 +53,8 @@ before(async () => {
     if (sameOrigin) cpSync(join(work, 'package'), root, { recursive: true });
     else mkdirSync(root);
     // The pages' own modules (the model page's tiny checkpoint), served by the page's origin.
-    for (const file of ['model.js', 'tokenizers.js'])
-      copyFileSync(join(repo, 'tests/bundlers/app', file), join(root, file));
+    copyFileSync(join(repo, 'tests/bundlers/app/model.js'), join(root, 'model.js'));
+    copyFileSync(join(repo, 'tests/js/model/tokenizers.js'), join(root, 'tokenizers.js'));
     for (const page of PAGES.filter((p) => p.csp === csp)) {
       writeFileSync(join(root, `${page.name}.js`), page.script(sameOrigin ? './' : cdn.url));
       writeFileSync(
