@@ -140,6 +140,7 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
     names.push(INDEX);
   }
   for (const name of OPTIONAL) {
+    if (name !== OPTIONAL[0] && !names.includes(OPTIONAL[0])) break; // no tokenizer.json: no tokenizer_config.json
     try {
       jsons.set(name, (await whole(name, maxJson)).bytes);
       names.push(name);
