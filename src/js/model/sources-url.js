@@ -131,19 +131,21 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
     throw absent(error) ? new AttentionError('MISSING_FILE', `config.json is not at ${base}: ${error.message}`) : error;
   });
   jsons.set('config.json', config.bytes);
-  try {
-    await headOf(SINGLE);
+  // The weights' first bytes and tokenizer.json are asked for together; a 404 of either says it is not there.
+  const [single, tokenizer] = await Promise.allSettled([headOf(SINGLE), whole(OPTIONAL[0], maxJson)]);
+  for (const { status, reason } of [single, tokenizer]) if (status === 'rejected' && !absent(reason)) throw reason;
+  if (single.status === 'fulfilled') {
     names.push(SINGLE);
-  } catch (error) {
-    if (!absent(error)) throw error;
+  } else {
     heads.delete(SINGLE);
     names.push(INDEX);
   }
-  for (const name of OPTIONAL) {
-    if (name !== OPTIONAL[0] && !names.includes(OPTIONAL[0])) break; // no tokenizer.json: no tokenizer_config.json
+  if (tokenizer.status === 'fulfilled') {
+    jsons.set(OPTIONAL[0], tokenizer.value.bytes);
+    names.push(OPTIONAL[0]);
     try {
-      jsons.set(name, (await whole(name, maxJson)).bytes);
-      names.push(name);
+      jsons.set(OPTIONAL[1], (await whole(OPTIONAL[1], maxJson)).bytes);
+      names.push(OPTIONAL[1]);
     } catch (error) {
       if (!absent(error)) throw error;
     }
