@@ -90,7 +90,7 @@ export class RopeDials {
     this.scroller.addEventListener('focus', () => this.#show());
     const legend = el(
       'p',
-      { class: 'rope-legend hint' },
+      { class: 'rope-legend rope-note' },
       el('span', { class: 'rope-key rope-key-q', text: 'q ▲' }),
       ' and ',
       el('span', { class: 'rope-key rope-key-k', text: 'k ●' }),

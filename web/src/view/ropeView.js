@@ -59,7 +59,7 @@ export class RopeView {
         this.shift,
       ),
     );
-    this.pairing = el('p', { class: 'hint', id: 'rope-pairing' });
+    this.pairing = el('p', { class: 'rope-note', id: 'rope-pairing' });
     this.dimsRow = el('div', { class: 'rope-dims', attrs: { 'aria-hidden': 'true' } });
     this.dials = new RopeDials();
     this.text = el('p', { class: 'explain', id: 'rope-text', attrs: { 'aria-live': 'polite' } });
