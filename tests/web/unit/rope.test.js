@@ -14,9 +14,20 @@ beforeAll(async () => {
 
 const example = () => EXAMPLES.find((e) => e.id === 'rope').state();
 
-/** x · W's columns [from, from + width), in float64. */
-const project = (x, w, from, width) =>
-  x.map((row) => Array.from({ length: width }, (_, c) => row.reduce((sum, v, r) => sum + v * w[r][from + c], 0)));
+/** A bias vector of `length` numbers as a model file gives it: 0.1·(i + 1)·sign. */
+const bias = (length, sign) => ({
+  data: Float64Array.from({ length }, (_, i) => 0.1 * (i + 1) * sign),
+  shape: [length],
+});
+
+/** x · W's columns [from, from + width) (+ the bias's same entries), in float64. */
+const project = (x, w, from, width, b) =>
+  x.map((row) =>
+    Array.from(
+      { length: width },
+      (_, c) => row.reduce((sum, v, r) => sum + v * w[r][from + c], 0) + (b ? b.data[from + c] : 0),
+    ),
+  );
 
 /**
  * RoPE by its definition, in float64: the row of the token at position m, pair i of (x_a, x_b) turned by the angle
@@ -55,6 +66,10 @@ describe('the RoPE lesson', () => {
     ['interleaved, theta 10, shifted by 40', { ropeStyle: 'interleaved', ropeTheta: 10, ropeShift: 40 }],
     ['an odd d_k (its last column is not turned)', { dK: 7, ropeTheta: 100 }],
     ['4 heads sharing 2 kv heads, head 4', { dModel: 16, numHeads: 4, kvHeads: 2, head: 3, ropeTheta: 500000 }],
+    [
+      "a model file's biases, head 2 of 2",
+      { numHeads: 2, dK: 4, head: 1, biases: { bq: bias(8, 1), bk: bias(8, -2) } },
+    ],
   ];
   for (const [name, change] of cases) {
     it(`${name}: q and k turned as the reference turns them, and the scores their dot products`, () => {
@@ -62,8 +77,8 @@ describe('the RoPE lesson', () => {
       const { n, dK, ropeTheta: theta, ropeStyle: style, ropeShift: shift } = state;
       const step = ropeStep(attn, state);
       const x = currentMatrix(state, 'x');
-      const q = project(x, currentMatrix(state, 'wq'), state.head * dK, dK);
-      const k = project(x, currentMatrix(state, 'wk'), step.kvHead * dK, dK);
+      const q = project(x, currentMatrix(state, 'wq'), state.head * dK, dK, state.biases?.bq);
+      const k = project(x, currentMatrix(state, 'wk'), step.kvHead * dK, dK, state.biases?.bk);
       expectClose(step.q, q, 1e-6, 'q before the rotation');
       expectClose(step.k, k, 1e-6, 'k before the rotation');
       const at = (from) => Array.from({ length: n }, (_, t) => from + t);

@@ -4,6 +4,7 @@
 import { attentionCall, headSlice, labelsFor } from './inputs.js';
 import { currentMatrix, headBlock } from './matrices.js';
 import { addMatrices, sinusoidalPositions } from './positions.js';
+import { columnBlockOf } from './reuse.js';
 import { quote, shortNumber } from './tooltips.js';
 
 /** The columns RoPE turns: all of d_k, or d_k − 1 when it is odd (the API's default `dim`). */
@@ -36,9 +37,29 @@ function difference(a, b) {
 }
 
 /**
- * Runs the state's layer (its X without P, its W_q and W_k, no mask) with the `rope` option at positions 0…n−1 and
- * s…s+n−1, and without rope with the sinusoidal P of those positions added to X. Scores are QKᵀ before scaling and
- * softmax, of the head shown.
+ * The weights of one head: the blocks of W_q (head h), W_k and W_v (its kv head g) and their biases, as one head, so
+ * that the lesson's four runs compute only the head they show.
+ */
+function oneHead(state, weights, h, g) {
+  const { dK, dV, dModel } = state;
+  const block = (name, b, width) => ({
+    data: columnBlockOf(currentMatrix(state, name), b * width, width).data,
+    shape: [dModel, width],
+  });
+  const one = { wq: block('wq', h, dK), wk: block('wk', g, dK), wv: block('wv', g, dV), numHeads: 1 };
+  const bias = (key, b, width) => {
+    if (weights[key]) one[key] = { data: weights[key].data.slice(b * width, (b + 1) * width), shape: [width] };
+  };
+  bias('bq', h, dK);
+  bias('bk', g, dK);
+  bias('bv', g, dV);
+  return one;
+}
+
+/**
+ * Runs the head shown of the state's layer (its X without P, its W_q and W_k, no mask) with the `rope` option at
+ * positions 0…n−1 and s…s+n−1, and without rope with the sinusoidal P of those positions added to X. Scores are QKᵀ
+ * before scaling and softmax.
  *
  * | result                  | shape   |
  * |-------------------------|---------|
@@ -54,18 +75,19 @@ export function ropeStep(attn, state) {
   const { n, dK, dModel, ropeTheta: theta, ropeStyle: style, ropeShift: shift } = state;
   if (dK < 2) return { error: `d_k = ${dK} has no pair of dimensions to turn: RoPE needs d_k ≥ 2. Raise d_k.` };
   const dim = ropeDim(dK);
+  const head = state.head;
+  const kvHead = headBlock(state, 'wk');
   const base = attentionCall({ ...state, positions: false, causal: false, mask: null });
+  const weights = oneHead(state, base.weights, head, kvHead);
   const options = { ...base.options, returnSteps: true };
-  const run = (x, rope) => attn.selfAttention(x, base.weights, rope ? { ...options, rope } : options);
+  const run = (x, rope) => attn.selfAttention(x, weights, rope ? { ...options, rope } : options);
   const withRope = (from) => run(base.x, { theta, style, positions: positionsFrom(from, n) });
   const embeddings = currentMatrix(state, 'x');
   const withP = (from) => {
     const p = sinusoidalPositions(from + n, dModel).slice(from);
     return run({ data: Float64Array.from(addMatrices(embeddings, p).flat()), shape: [n, dModel] });
   };
-  const head = state.head;
-  const kvHead = headBlock(state, 'wk');
-  const scoresOf = (result) => headSlice(result.rawScores, head).data;
+  const scoresOf = (result) => headSlice(result.rawScores, 0).data;
   const compare = (at0, atShift) => {
     const scores = [scoresOf(at0), scoresOf(atShift)];
     return { scores, ...difference(scores[0], scores[1]) };
@@ -85,10 +107,10 @@ export function ropeStep(attn, state) {
     positions: positionsFrom(shift, n),
     pairs: ropePairs(style, dim),
     frequencies: ropeFrequencies(theta, dim),
-    q: headSlice(ropeS.q, head).data,
-    qRotated: headSlice(ropeS.qRotated, head).data,
-    k: headSlice(ropeS.k, kvHead).data,
-    kRotated: headSlice(ropeS.kRotated, kvHead).data,
+    q: headSlice(ropeS.q, 0).data,
+    qRotated: headSlice(ropeS.qRotated, 0).data,
+    k: headSlice(ropeS.k, 0).data,
+    kRotated: headSlice(ropeS.kRotated, 0).data,
     rope: compare(rope0, ropeS),
     sinusoidal: compare(p0, pS),
   };
