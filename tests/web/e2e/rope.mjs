@@ -13,6 +13,8 @@ import {
   showLesson,
   withPage,
 } from './helpers.mjs';
+import { EXAMPLES } from '../../../web/src/model/examples.js';
+import { encodeState } from '../../../web/src/model/state.js';
 import { columns, matmul } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 
@@ -121,6 +123,17 @@ describe('lesson: rotary positions (RoPE)', () => {
       assert.equal(await page.inputValue('#rope-shift'), '10');
       assert.ok(await page.isChecked('input[name="rope-style"][value="interleaved"]'));
       await checkScores(page, { shift: 10, theta: 10, style: 'interleaved', dK: 8 });
+    });
+  });
+
+  test('a link with a shift beyond the slider (s = 200): the slider reaches it, the dials and scores follow', async () => {
+    const state = { ...EXAMPLES.find((e) => e.id === 'rope').state(), ropeShift: 200 };
+    await withPage(env, { hash: `#${encodeState(state)}` }, async ({ page }) => {
+      await showLesson(page, 'step-rope');
+      assert.equal(await page.inputValue('#rope-shift'), '200');
+      assert.match(await page.textContent('#step-rope output'), /^200$/u);
+      assert.match(await page.getAttribute('#step-rope td[data-t="0"][data-i="0"]', 'aria-label'), /position 200,/u);
+      await checkScores(page, { shift: 200, theta: 10000, style: 'half', dK: 8 });
     });
   });
 

@@ -145,7 +145,7 @@ export class RopeDials {
           {
             attrs: { role: 'img', 'aria-label': text, title: text },
             dataset: { t: String(t), i: String(i) },
-            on: { click: () => this.#move(t, i) },
+            on: { click: () => this.#move(t, i), pointerenter: () => this.#move(t, i) },
           },
           dial(step, t, i, state.dK, scale),
         );

@@ -91,6 +91,8 @@ export class RopeView {
   #sync(state) {
     if (this.theta.value !== String(state.ropeTheta)) this.theta.value = String(state.ropeTheta);
     for (const input of this.styles) input.checked = input.value === state.ropeStyle;
+    // A link may hold a shift beyond the slider's end: the slider then reaches it.
+    this.shift.max = String(Math.max(ROPE_SLIDER_SHIFT, state.ropeShift));
     if (this.shift.value !== String(state.ropeShift)) this.shift.value = String(state.ropeShift);
     this.shiftValue.textContent = String(state.ropeShift);
   }
