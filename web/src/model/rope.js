@@ -3,7 +3,7 @@
 // scores of RoPE as they are, while with the sinusoidal P of step 9 added to X they change.
 import { attentionCall, headSlice, labelsFor } from './inputs.js';
 import { currentMatrix, headBlock } from './matrices.js';
-import { addMatrices, sinusoidalPositions } from './positions.js';
+import { sinusoidalPositions } from './positions.js';
 import { columnBlockOf } from './reuse.js';
 import { quote, shortNumber } from './tooltips.js';
 
@@ -84,8 +84,10 @@ export function ropeStep(attn, state) {
   const withRope = (from) => run(base.x, { theta, style, positions: positionsFrom(from, n) });
   const embeddings = currentMatrix(state, 'x');
   const withP = (from) => {
-    const p = sinusoidalPositions(from + n, dModel).slice(from);
-    return run({ data: Float64Array.from(addMatrices(embeddings, p).flat()), shape: [n, dModel] });
+    const p = sinusoidalPositions(n, dModel, from);
+    const data = new Float64Array(n * dModel);
+    for (let i = 0; i < n; i++) for (let j = 0; j < dModel; j++) data[i * dModel + j] = embeddings[i][j] + p[i][j];
+    return run({ data, shape: [n, dModel] });
   };
   const scoresOf = (result) => headSlice(result.rawScores, 0).data;
   const compare = (at0, atShift) => {
