@@ -67,8 +67,8 @@ void cached_attention(const ModelConfig& c, const KvCache& cache, const float* q
     options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(L)}};
   }
   const int64_t group = H / H_kv;
-  const AttentionDims dims{1, static_cast<int32_t>(group), 1, static_cast<int32_t>(n), static_cast<int32_t>(L),
-                           c.d_k, c.d_k};
+  const AttentionDims dims{
+      1, static_cast<int32_t>(group), 1, static_cast<int32_t>(n), static_cast<int32_t>(L), c.d_k, c.d_k};
   for (int64_t h = 0; h < H_kv; ++h) {
     const int64_t rows = group * n * L;  // floats of one group's [group, n, L] weights
     const AttentionResult r{heads + h * group * n * d_k,

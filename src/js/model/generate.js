@@ -23,8 +23,7 @@ const GENERATE_OPTIONS = [
 /** The default budget of weights kept in WebAssembly memory during a generation (decode.js). */
 export const RESIDENT_BYTES = 2 ** 30;
 
-const bad = (name, value, rule) =>
-  new AttentionError('BAD_OPTION', `${name} must be ${rule}, got ${describe(value)}`);
+const bad = (name, value, rule) => new AttentionError('BAD_OPTION', `${name} must be ${rule}, got ${describe(value)}`);
 
 /** An integer option in [min, max], or its default. */
 function integer(o, name, fallback, min, max = Number.MAX_SAFE_INTEGER) {

@@ -93,12 +93,15 @@ const FAMILIES = [
 const PROMPT = [3, 1, 4, 1, 5];
 
 describe('model.generate against model.run of the whole sequence at each step', () => {
-  it.each(FAMILIES)('%s: greedy, weights resident and read at every step', async (name, make) => {
+  it.each(FAMILIES)('%s: greedy, weights resident, read at every step, or a mix', async (name, make) => {
     const model = await loadModel(make().files);
     const baseline = model.heapBytesInUse();
     const resident = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6 });
-    const read = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6, residentBytes: 0 });
-    expect(read.map((s) => s.id)).toEqual(resident.map((s) => s.id));
+    // 0: every layer read at every step; 4256 bytes: GPT-2's layer 0 and head resident, layer 1 read (a mix)
+    for (const residentBytes of [0, 4256]) {
+      const read = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6, residentBytes });
+      expect(read.map((s) => s.id)).toEqual(resident.map((s) => s.id));
+    }
     expect(model.heapBytesInUse()).toBe(baseline);
   });
 
