@@ -12,6 +12,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadModel } from '../src/js/model/index.node.js';
+import { gpt2Config } from '../tests/js/model/fixtures.js';
 import { seededRandom } from '../tests/js/seeded-random.js';
 
 const arg = (name, fallback) => {
@@ -52,18 +53,7 @@ function tensors() {
 
 /** The folder: config.json and model.safetensors, written tensor by tensor (never the whole file in memory). */
 function writeCheckpoint(dir) {
-  const config = {
-    activation_function: 'gelu_new',
-    architectures: ['GPT2LMHeadModel'],
-    layer_norm_epsilon: 1e-5,
-    model_type: 'gpt2',
-    n_ctx: positions,
-    n_embd: d,
-    n_head: heads,
-    n_layer: layers,
-    n_positions: positions,
-    vocab_size: vocab,
-  };
+  const config = gpt2Config({ d, heads, layers, vocab, positions });
   const configFd = openSync(join(dir, 'config.json'), 'w');
   writeSync(configFd, JSON.stringify(config, null, 2));
   closeSync(configFd);

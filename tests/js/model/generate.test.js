@@ -9,6 +9,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { byteLevelTokenizer } from './tokenizers.js';
 import { VALUES, WEIGHTS } from './reference.js';
 
 /** softmax(row) in float64. */
@@ -129,6 +130,45 @@ describe('model.generate against model.run of the whole sequence at each step', 
     expect(await tokens(42)).toEqual(first);
     expect(first).toEqual([18, 12, 27, 20, 5, 17, 6, 17, 27, 13, 9, 27]);
     expect(await tokens(43)).not.toEqual(first);
+  });
+});
+
+describe('model.generate: text in', () => {
+  it("with the folder's tokenizer.json: the prompt's ids, each token as text, the same steps as the ids", async () => {
+    const merges = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t'];
+    const fixture = gpt2Fixture({ vocab: 262 });
+    const model = await loadModel({ ...fixture.files, 'tokenizer.json': byteLevelTokenizer(merges) });
+    const steps = [];
+    for await (const step of model.generate('cat the cat', { maxNewTokens: 3 })) steps.push(step);
+    const byIds = [];
+    for await (const step of model.generate({ ids: [260, 258, 32, 260] }, { maxNewTokens: 3 })) byIds.push(step);
+    expect(steps.map((s) => s.id)).toEqual(byIds.map((s) => s.id));
+    const last = steps[2];
+    expect(last.ids.slice(0, 4)).toEqual([260, 258, 32, 260]);
+    expect(last.tokens.slice(0, 4)).toEqual(['cat', ' the', ' ', 'cat']);
+    expect(last.tokens.slice(4)).toEqual(steps.map((s) => s.token));
+    expect(typeof last.token).toBe('string');
+    expect(last.next[0].token).toBeTypeOf('string');
+  });
+});
+
+describe('model.generate: what a step reads', () => {
+  it('resident weights: a step reads its token’s rows and the final norm; residentBytes 0: every layer again', async () => {
+    const d = 8;
+    const model = await loadModel(gpt2Fixture({ d }).files);
+    const readPerStep = async (options) => {
+      const read = [];
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 4, ...options })) {
+        read.push(model.bytesRead);
+        if (step.finish) break;
+      }
+      return read.slice(1).map((bytes, i) => bytes - read[i]);
+    };
+    // wte and wpe rows, ln_f's weight and bias: 4 rows of d float32
+    expect(await readPerStep({})).toEqual([4 * d * 4, 4 * d * 4, 4 * d * 4]);
+    const layer = (2 * d + 3 * d * d + 3 * d + d * d + d + 2 * d + 4 * d * d + 4 * d + 4 * d * d + d) * 4;
+    const head = 23 * d * 4;
+    expect(await readPerStep({ residentBytes: 0 })).toEqual(Array(3).fill(4 * d * 4 + 2 * layer + head));
   });
 });
 
