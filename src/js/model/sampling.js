@@ -45,34 +45,79 @@ export function sample(row, { temperature, topK, topP }, random) {
   if (temperature === 0) return argmax(row);
   const V = row.length;
   let max = -Infinity;
-  for (const x of row) max = Math.max(max, x);
+  for (let id = 0; id < V; id++) if (row[id] > max) max = row[id];
   // (logit − max) / T ≤ 0: no overflow at any temperature
-  const weights = Float64Array.from(row, (x) => Math.exp((x - max) / temperature));
-  let kept = null; // ids kept, or null for all
-  if ((topK !== null && topK < V) || topP < 1) {
-    const order = Uint32Array.from({ length: V }, (_, id) => id).sort((a, b) => row[b] - row[a] || a - b);
-    kept = order.subarray(0, topK === null ? V : Math.min(topK, V));
+  const weight = (logit) => Math.exp((logit - max) / temperature);
+  let kept = null; // the ids kept in increasing order, or null for all
+  let count = topK === null ? V : Math.min(topK, V);
+  if (count < V || topP < 1) {
+    // the `count` largest logits, ascending (rank r: top[count − 1 − r]); numeric sorts, no comparator
+    let top;
+    if (count < V) {
+      const kth = kthLargest(row, count);
+      top = new Float32Array(count).fill(kth);
+      let k = 0;
+      for (let id = 0; id < V; id++) if (row[id] > kth) top[k++] = row[id];
+      top.sort();
+    } else {
+      top = Float32Array.from(row).sort();
+    }
+    const largest = count;
     if (topP < 1) {
       let total = 0;
-      for (const id of kept) total += weights[id];
+      for (const logit of top) total += weight(logit);
       let sum = 0;
-      let count = 0;
-      while (count < kept.length && (count === 0 || sum < topP * total)) sum += weights[kept[count++]];
-      kept = kept.subarray(0, count);
+      let nucleus = 0;
+      while (nucleus < count && (nucleus === 0 || sum < topP * total)) sum += weight(top[largest - 1 - nucleus++]);
+      count = nucleus;
     }
-    kept = Uint32Array.from(kept).sort();
+    if (count < V) {
+      // every id above the count-th logit, and of the ids equal to it the lowest (ties rank by id)
+      const threshold = top[largest - count];
+      let ties = count;
+      for (let id = 0; id < V; id++) if (row[id] > threshold) ties--;
+      kept = new Uint32Array(count);
+      let k = 0;
+      for (let id = 0; id < V; id++) {
+        if (row[id] > threshold || (row[id] === threshold && ties-- > 0)) kept[k++] = id;
+      }
+    }
   }
+  const n = kept ? kept.length : V;
+  const weights = new Float64Array(n);
   let total = 0;
-  if (kept) for (const id of kept) total += weights[id];
-  else for (const w of weights) total += w;
+  for (let i = 0; i < n; i++) total += weights[i] = weight(row[kept ? kept[i] : i]);
   const target = random() * total;
   let sum = 0;
-  const ids = kept ?? weights.keys();
-  let last = 0;
-  for (const id of ids) {
-    sum += weights[id];
-    last = id;
-    if (sum > target) return id;
+  for (let i = 0; i < n; i++) {
+    sum += weights[i];
+    if (sum > target) return kept ? kept[i] : i;
   }
-  return last; // rounding left u × total at the very end
+  return kept ? kept[n - 1] : n - 1; // rounding left u × total at the very end
+}
+
+/** The k-th largest of `values` (k from 1): quickselect on a copy, O(n) on average. */
+function kthLargest(values, k) {
+  const a = Float32Array.from(values);
+  const target = a.length - k; // its index in ascending order
+  let lo = 0;
+  let hi = a.length - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] < pivot) i++;
+      while (a[j] > pivot) j--;
+      if (i <= j) {
+        [a[i], a[j]] = [a[j], a[i]];
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else return a[target];
+  }
+  return a[target];
 }

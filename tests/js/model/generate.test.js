@@ -10,6 +10,7 @@ import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
 import { byteLevelTokenizer } from './tokenizers.js';
+import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
 
 /** softmax(row) in float64. */
@@ -130,6 +131,21 @@ describe('model.generate against model.run of the whole sequence at each step', 
     expect(await tokens(42)).toEqual(first);
     expect(first).toEqual([18, 12, 27, 20, 5, 17, 6, 17, 27, 13, 9, 27]);
     expect(await tokens(43)).not.toEqual(first);
+  });
+});
+
+describe('the sampler on tied logits (which random checkpoints do not give)', () => {
+  it('topK and topP rank ties by id, the lower first; temperature 0 takes the lowest id of the largest', () => {
+    const row = Float32Array.from([0, 2, 1, 2, 2, 2, -1]);
+    const chosen = (options) => {
+      const random = mulberry32(5);
+      return new Set(Array.from({ length: 200 }, () => sample(row, { topK: null, topP: 1, ...options }, random)));
+    };
+    expect(chosen({ temperature: 0 })).toEqual(new Set([1]));
+    expect(chosen({ temperature: 1, topK: 2 })).toEqual(new Set([1, 3]));
+    expect(chosen({ temperature: 1, topK: 5 })).toEqual(new Set([1, 2, 3, 4, 5]));
+    expect(chosen({ temperature: 1, topP: 0.4 })).toEqual(new Set([1, 3])); // 4 tied at e² / (4e² + e + 2) ≈ 0.23
+    expect(chosen({ temperature: 1, topK: 3, topP: 0.5 })).toEqual(new Set([1, 3]));
   });
 });
 
