@@ -189,7 +189,7 @@ describe('model.generate: what a step reads', () => {
 });
 
 describe('model.generate: how it ends', () => {
-  it('stops at maxNewTokens, at a stop token, and when the sequence fills the positions', async () => {
+  it('stops at maxNewTokens, at a stop token, and when the sequence fills the positions; attentions: false, next', async () => {
     const model = await loadModel(gpt2Fixture({ positions: 9 }).files);
     const all = async (options, prompt = PROMPT) => {
       const steps = [];
@@ -206,6 +206,10 @@ describe('model.generate: how it ends', () => {
     expect(full).toHaveLength(4);
     expect(full[3].finish).toBe('positions');
     expect(full[3].ids).toHaveLength(9);
+    const [lean] = await all({ maxNewTokens: 1, attentions: false, next: 2 });
+    expect('attentions' in lean).toBe(false);
+    expect(lean.next).toHaveLength(2);
+    expect(lean.id).toBe(three[0].id);
     const error = await all({}, [1, 2, 3, 4, 5, 6, 7, 8, 9]).catch((e) => e);
     expect(error.code).toBe('TOO_MANY_TOKENS');
   });
