@@ -1,5 +1,5 @@
 // A decode step with the KV cache against the full forward, side by side in one process (issue 24 §5):
-//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--keep]
+//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--keep]
 // Writes a GPT-2-small-shaped checkpoint with random weights (12 layers, d_model 768, 12 heads, vocab 50 257,
 // 1024 positions; model.safetensors in F32, as GPT-2's, ~500 MB) to a temp folder, loads it from there with
 // attention-wasm/model, and times, interleaved round by round so that a busy machine slows all alike:
@@ -21,7 +21,7 @@ const arg = (name, fallback) => {
 };
 const rounds = arg('rounds', 5);
 const layers = arg('layers', 12);
-const [d, heads, vocab, positions] = [768, 12, 50257, 1024];
+const [d, heads, vocab, positions] = [arg('d', 768), arg('heads', 12), arg('vocab', 50257), 1024];
 const CONTEXT = 32;
 
 /** GPT-2's tensors in GPT2LMHeadModel's order and names, each with how its values are made. */
@@ -121,7 +121,7 @@ try {
   const full = median(samples['full forward']);
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
   const lines = [
-    `| GPT-2-small shape, ${layers} layers, ${CONTEXT} tokens | median ms | min ms | × full forward |`,
+    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward |`,
     '|---|--:|--:|--:|',
   ];
   for (const [name, t] of Object.entries(samples))
