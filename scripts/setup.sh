@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 apt_packages=(
   emscripten libeigen3-dev   # the WebAssembly toolchain and Eigen 3.4
-  cmake g++ googletest       # the native build and its GoogleTest suite
+  cmake g++ libgtest-dev     # the native build and its GoogleTest suite (the built library and its sources)
   clang libclang-rt-14-dev   # the libFuzzer target and LeakSanitizer runtime
   chromium                   # real-browser tests (Vitest browser project, Playwright page tests)
   clang-format               # npm run lint / npm run format (the C++ style in .clang-format)

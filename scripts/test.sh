@@ -27,7 +27,40 @@ stage() {
   echo "=== $name: $*"
   local status=0 started=$SECONDS
   TEST_RESULTS="$results/$name" "$@" 2>&1 | tee "$results/$name.log" || status=1
-  local took=$((SECONDS - started))
+  account "$name" "$status" $((SECONDS - started))
+}
+
+# stage_beside NAME COMMAND...: starts a stage in the background, its output kept in $results/NAME.log only;
+# stage_join NAME waits for it, then prints that log and counts it. The native stage compiles with both cores
+# while the browser stages mostly keep one busy, so running them side by side shortens the whole run.
+declare -A beside_pids
+stage_beside() {
+  local name=$1
+  shift
+  mkdir -p "$results/$name"
+  echo
+  echo "=== $name: $* (beside the next stages; its output follows when it ends)"
+  (
+    started=$SECONDS
+    status=0
+    TEST_RESULTS="$results/$name" "$@" >"$results/$name.log" 2>&1 </dev/null || status=1
+    echo "$status $((SECONDS - started))" >"$results/$name.status"
+  ) &
+  beside_pids[$name]=$!
+}
+stage_join() {
+  local name=$1 status=1 took=0
+  wait "${beside_pids[$name]}"
+  echo
+  echo "=== $name (ran beside the stages above):"
+  cat "$results/$name.log"
+  [ -f "$results/$name.status" ] && read -r status took <"$results/$name.status"
+  account "$name" "$status" "$took"
+}
+
+# account NAME STATUS SECONDS: adds a stage's counts from its machine-readable results to the totals.
+account() {
+  local name=$1 status=$2 took=$3
   stage_times+=("$name ${took}s")
   local stage_passed=0 stage_failed=0
   read -r stage_passed stage_failed < <(node scripts/count-tests.mjs "$results/$name" || echo "0 0")
@@ -53,14 +86,15 @@ node_test() {
 }
 
 stage lint bash scripts/lint.sh # the house rules: Prettier, ESLint, clang-format, size limits
-stage native bash scripts/test-native.sh
 stage types npx tsc -p tests/types/tsconfig.json
 stage vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$results/vitest/vitest.json"
+stage_beside native bash scripts/test-native.sh # compiles with both cores; the stages below mostly use one
 stage package node_test package --test tests/package/ tests/readme/
 stage bundlers node_test bundlers --test tests/bundlers/ # the packed package in webpack, Rollup, esbuild, Vite; Node, Bun, Deno
 stage cdn node_test cdn --test tests/cdn/ # browser path import graph; the packed package from a second origin, CSPs
 stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit tests run with vitest)
 stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
+stage_join native
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 

@@ -201,7 +201,10 @@ void model_layer(const Descriptor& d) {
   r.mlp_input = d.address(slot::mlp_input);
   r.mlp_hidden = d.address(slot::mlp_hidden);
   r.mlp_output = d.address(slot::mlp_output);
-  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r);
+  // With cache_k set, a decode step: the new tokens attend over the cache of the earlier ones (model/decode.h).
+  attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
+                                  d[slot::cache_capacity]};
+  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r, cache.k ? &cache : nullptr);
 }
 
 void model_norm(const Descriptor& d) {

@@ -210,6 +210,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 
 // The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
 // the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
+// cache_*: a kModelLayer call with cache_k set is a decode step over a KV cache (forward.h's KvCache).
 // clang-format off
 #define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \
@@ -243,7 +244,11 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(residual, 1)                      \
   X(mlp_input, 1)                     \
   X(mlp_hidden, 1)                    \
-  X(mlp_output, 1)
+  X(mlp_output, 1)                    \
+  X(cache_k, 1)                       \
+  X(cache_v, 1)                       \
+  X(cache_past, 1)                    \
+  X(cache_capacity, 1)
 // clang-format on
 
 namespace slot {

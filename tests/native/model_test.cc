@@ -4,6 +4,7 @@
 // float64 reference of the Hugging Face code through the public API (tests/js/model).
 #include <cmath>
 
+#include "model/decode.h"
 #include "model/forward.h"
 #include "model/linear.h"
 #include "model/mlp.h"
@@ -159,6 +160,60 @@ TEST(ModelLayer, RefusesBadSizesAndMissingWeights) {
   EXPECT_EQ(code_of(c), "NULL_ARGUMENT");
   c.d_ff = 0;
   EXPECT_EQ(code_of(c), "BAD_DIMENSION");
+}
+
+// A KV cache (model/decode.h): a prefill of 4 tokens, then 3 steps of one, give each new row what layer() over the
+// whole sequence gives it (output and attention row), with GQA, RoPE at each position and a sliding window; and a
+// full cache is refused.
+TEST(ModelLayer, ACacheGivesEachNewRowWhatTheWholeSequenceGivesIt) {
+  std::mt19937 rng(6);
+  model::ModelConfig c;
+  c.d_model = 8, c.num_heads = 4, c.num_kv_heads = 2, c.d_k = 2, c.d_ff = 10;
+  c.norm = NormKind::kRmsNorm, c.activation = Activation::kSiluGated, c.causal = true, c.sliding_window = 3;
+  const int64_t n = 7, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k, ff = c.d_ff;
+  const std::vector<float> x = random_values(rng, n * d), w_q = random_values(rng, H * d_k * d),
+                           w_k = random_values(rng, H_kv * d_k * d), w_v = random_values(rng, H_kv * d_k * d),
+                           w_o = random_values(rng, d * H * d_k), n1 = random_values(rng, d),
+                           n2 = random_values(rng, d), w_up = random_values(rng, ff * d),
+                           w_gate = random_values(rng, ff * d), w_down = random_values(rng, d * ff);
+  std::vector<float> cos(n), sin(n);  // dim 2: one angle per position
+  for (int64_t p = 0; p < n; ++p) cos[p] = std::cos(0.7 * p), sin[p] = std::sin(0.7 * p);
+  model::LayerWeights w;
+  w.norm1_weight = n1.data(), w.norm2_weight = n2.data(), w.w_q = w_q.data(), w.w_k = w_k.data();
+  w.w_v = w_v.data(), w.w_o = w_o.data(), w.w_up = w_up.data(), w.w_gate = w_gate.data(), w.w_down = w_down.data();
+  const auto rope_at = [&](int64_t first) { return Rope{RopeStyle::kHalf, 2, cos.data() + first, sin.data() + first}; };
+
+  std::vector<float> whole(n * d), whole_weights(H * n * n);
+  c.len = n, c.rope = rope_at(0);
+  model::layer(c, w, x.data(), {whole.data(), whole_weights.data()});
+
+  std::vector<float> cache_k(H_kv * n * d_k), cache_v(H_kv * n * d_k);
+  model::KvCache cache{cache_k.data(), cache_v.data(), 0, static_cast<int32_t>(n)};
+  for (const int64_t count : {4, 1, 1, 1}) {
+    const int64_t past = cache.past, L = past + count;
+    std::vector<float> out(count * d), weights(H * count * L);
+    c.len = static_cast<int32_t>(count), c.rope = rope_at(past);
+    model::layer(c, w, x.data() + past * d, {out.data(), weights.data()}, &cache);
+    const std::vector<float> rows(whole.begin() + past * d, whole.begin() + L * d);
+    EXPECT_TRUE(all_close(out, rows, 1e-5, 1e-5)) << "past " << past;
+    std::vector<float> last(H * L), expected(H * L);  // each head's attention row of the last new token
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t j = 0; j < L; ++j) {
+        last[h * L + j] = weights[(h * count + count - 1) * L + j];
+        expected[h * L + j] = whole_weights[(h * n + L - 1) * n + j];
+      }
+    }
+    EXPECT_TRUE(all_close(last, expected, 1e-6, 1e-6)) << "past " << past;
+    cache.past = static_cast<int32_t>(L);
+  }
+  std::vector<float> out(d);
+  c.len = 1, c.rope = rope_at(0);
+  try {
+    model::layer(c, w, x.data(), {out.data()}, &cache);
+    ADD_FAILURE() << "a full cache was taken";
+  } catch (const AttentionError& e) {
+    EXPECT_EQ(e.code(), "BAD_DIMENSION");
+  }
 }
 
 }  // namespace

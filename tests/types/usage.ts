@@ -189,6 +189,13 @@ const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);
+for await (const s of model.generate({ ids: [1, 2] }, { maxNewTokens: 2, temperature: 0.7, topK: 5, seed: 1 })) {
+  const row: Tensor | undefined = s.attentions?.[0];
+  const chosen: number = s.id + s.p + (row?.shape[2] ?? 0) + s.ids.length;
+  if (s.finish === 'stop' || chosen < 0) break;
+}
+// @ts-expect-error generate's stop takes token ids
+model.generate('The cat', { stop: 'mat' });
 // Web sources, cancelling, progress with totals and the browser's cache.
 import { HUB_URL } from 'attention-wasm/model';
 import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';

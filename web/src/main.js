@@ -21,6 +21,8 @@ import { byId, el, setError } from './view/dom.js';
 import { gqaStep } from './model/gqa.js';
 import { kvCacheStep } from './model/kvCache.js';
 import { wordOrderDemo } from './model/wordOrder.js';
+import { ropeStep } from './model/rope.js';
+import { RopeView } from './view/ropeView.js';
 import { DesignedView } from './view/designedView.js';
 import { GqaView } from './view/gqaView.js';
 import { CrossView } from './view/crossView.js';
@@ -257,10 +259,12 @@ function buildPage() {
     onSelectHead: (head) => setState({ ...state, head }),
   });
   const kvView = new KvView();
+  const ropeView = new RopeView(app);
   const gqaView = new GqaView(app);
   const crossView = new CrossView(app);
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
+    new LazySection(byId('step-rope'), (s) => ropeView.draw(s, ropeStep(attn, s))),
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
     new LazySection(byId('step-gqa'), (s) => gqaView.draw(s, gqaStep(attn, s))),
     new LazySection(byId('step-cross'), (s) => crossView.draw(attn, s)),

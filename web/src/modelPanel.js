@@ -187,7 +187,7 @@ export class ModelPanel {
     const read = async (slot) =>
       g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]) : null;
     const numHeads = this.#heads(g);
-    // Grouped-query attention (fewer key/value heads): the page runs it as such, kvHeads = H_kv (step 12).
+    // Grouped-query attention (fewer key/value heads): the page runs it as such, kvHeads = H_kv (step 13).
     const kvHeads = g.numKvHeads && g.numKvHeads !== numHeads ? g.numKvHeads : null;
     const kv = kvHeads ?? numHeads;
     const [x, wq, wo] = [await read('x'), await read('wq'), await read('wo')];
@@ -239,7 +239,7 @@ export class ModelPanel {
       fromFile: true,
     });
     const heads = `${numHeads} head${numHeads > 1 ? 's' : ''}${this.headsTyped || g.headsFrom ? '' : ' (a guess: set Heads)'}`;
-    const grouped = kvHeads ? ` sharing ${kvHeads} key/value heads (grouped-query attention, step 12)` : '';
+    const grouped = kvHeads ? ` sharing ${kvHeads} key/value heads (grouped-query attention, step 13)` : '';
     this.done.textContent = `Loaded layer ${g.layer}: n = ${sizes.n}, d_model = ${sizes.dModel}, ${heads}${grouped}${causal ? ', causal' : ''}.`;
     if (g.slots.attentions) this.#whenComputed(before, () => this.#compare(g));
   }

@@ -6,6 +6,7 @@
 
 #include "../attention.h"
 #include "../kernels.h"
+#include "decode.h"
 #include "linear.h"
 #include "mlp.h"
 #include "norms.h"
@@ -79,7 +80,8 @@ void embed(const ModelConfig& c, const float* tokens, const float* positions, co
   require_finite(out, size, "the embeddings' output");
 }
 
-void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result) {
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
+           const KvCache* cache) {
   check_config(c, true);
   const bool fused = w.w_qkv != nullptr;
   require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
@@ -115,24 +117,28 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
     split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
   }
 
-  // attention, with the existing kernels
-  AttentionOptions options;
-  options.causal = c.causal ? Causal::kTopLeft : Causal::kNone;
-  options.rope = c.rope;
-  std::vector<uint8_t> window;  // [n, n]  1 where i − j < sliding_window
-  if (c.sliding_window > 0 && c.sliding_window < n) {
-    window.resize(n * n);
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) window[i * n + j] = i - j < c.sliding_window ? 1 : 0;
-    }
-    options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(n)}};
-  }
+  // attention, with the existing kernels: over this call's n tokens, or over a KV cache (decode.h)
   float* heads = buffer(result.heads, heads_own, H * n * d_k);  // [H, n, d_k]
-  const AttentionResult attention{
-      heads,           result.weights, result.scores, result.scaled_scores, result.raw_scores, result.q_rotated,
-      result.k_rotated};
-  scaled_dot_product_attention({1, c.num_heads, c.num_kv_heads, c.len, c.len, c.d_k, c.d_k}, split[0], split[1],
-                               split[2], options, attention);
+  if (cache) {
+    cached_attention(c, *cache, split[0], split[1], split[2], heads, result);
+  } else {
+    AttentionOptions options;
+    options.causal = c.causal ? Causal::kTopLeft : Causal::kNone;
+    options.rope = c.rope;
+    std::vector<uint8_t> window;  // [n, n]  1 where i − j < sliding_window
+    if (c.sliding_window > 0 && c.sliding_window < n) {
+      window.resize(n * n);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) window[i * n + j] = i - j < c.sliding_window ? 1 : 0;
+      }
+      options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(n)}};
+    }
+    const AttentionResult attention{
+        heads,           result.weights, result.scores, result.scaled_scores, result.raw_scores, result.q_rotated,
+        result.k_rotated};
+    scaled_dot_product_attention({1, c.num_heads, c.num_kv_heads, c.len, c.len, c.d_k, c.d_k}, split[0], split[1],
+                                 split[2], options, attention);
+  }
   if (w.head_mask) {
     for (int64_t h = 0; h < H; ++h) {
       for (int64_t i = 0; i < n * d_k; ++i) heads[h * n * d_k + i] *= w.head_mask[h];

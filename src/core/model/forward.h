@@ -78,9 +78,24 @@ struct LayerResult {
 void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
            const float* norm_weight, const float* norm_bias, float* out);
 
+// A KV cache for one layer (decode.h): the keys (after RoPE) and values of the tokens at positions 0 … past − 1,
+// kept by the caller between calls.
+//   k, v  [H_kv, capacity, d_k]   rows past … past + n − 1 are written by the layer call that is given it
+struct KvCache {
+  float* k = nullptr;
+  float* v = nullptr;
+  int32_t past = 0;
+  int32_t capacity = 0;
+};
+
 // One transformer layer on x [n, d]. Throws AttentionError (attention.h) for bad sizes, and PROJECTION_OVERFLOW
 // when a value leaves float32.
-void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result);
+// With a cache, x holds the n new tokens at positions past … past + n − 1 (c.rope's tables hold those n rows): their
+// k and v are appended to the cache and their queries attend over all past + n cached keys (decode.h), so a decode
+// step computes one row. Then weights (and the score buffers) are [H, n, past + n]; q_rotated [H, n, d_k] holds the
+// rotated queries and k_rotated is not written (the cache holds the rotated keys).
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
+           const KvCache* cache = nullptr);
 
 // out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
 //   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]

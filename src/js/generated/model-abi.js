@@ -59,5 +59,9 @@ export const MODEL_SLOTS = Object.freeze({
   mlpInput: 77,
   mlpHidden: 78,
   mlpOutput: 79,
+  cacheK: 80,
+  cacheV: 81,
+  cachePast: 82,
+  cacheCapacity: 83,
 });
-export const MODEL_SLOT_COUNT = 80;
+export const MODEL_SLOT_COUNT = 84;

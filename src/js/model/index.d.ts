@@ -200,6 +200,54 @@ export interface RunResult {
   readonly captures: HeadCapture[];
 }
 
+/** model.generate's options. */
+export interface GenerateOptions {
+  /** The most tokens to generate. Default 16. */
+  maxNewTokens?: number;
+  /** 0 (the default): greedy, the most probable token; above 0: sampling at this temperature. */
+  temperature?: number;
+  /** Sampling keeps the topK most probable tokens. Default: all. */
+  topK?: number;
+  /** Then the fewest most probable whose probabilities reach topP, in (0, 1]. Default 1. */
+  topP?: number;
+  /** The sampler's seed (mulberry32), an integer in [0, 2³²). Default 0. */
+  seed?: number;
+  /** Token ids that end the generation after the step that chooses one. */
+  stop?: readonly number[];
+  /** Aborting rejects the next step with the signal's reason; the cache is freed. */
+  signal?: AbortSignal;
+  /** Return each step's attention rows. Default true. */
+  attentions?: boolean;
+  /** How many tokens each step's `next` lists. Default 5. */
+  next?: number;
+  /** Bytes of weights kept in WebAssembly memory during the generation (the rest read at every step). Default 1 GiB. */
+  residentBytes?: number;
+}
+
+/** One step of model.generate: the token chosen after the sequence so far. */
+export interface GenerateStep {
+  /** 0, 1, …: the step's index. */
+  readonly step: number;
+  /** The token chosen. */
+  readonly id: number;
+  /** With a tokenizer.json: the token as text. */
+  readonly token?: string;
+  /** Its probability under the model (the softmax of the logits, whatever the temperature). */
+  readonly p: number;
+  /** Its logit. */
+  readonly logit: number;
+  /** The most probable tokens at the same position, as run's next. */
+  readonly next: NextToken[];
+  /** One per layer, [H, 1, n]: the attention row of the query that chose the token (n tokens before it). */
+  readonly attentions?: Tensor[];
+  /** The prompt and the tokens so far, this one included. */
+  readonly ids: number[];
+  /** With a tokenizer.json: ids as text. */
+  readonly tokens?: string[];
+  /** null while steps follow; why this step is the last. */
+  readonly finish: null | 'maxNewTokens' | 'stop' | 'positions';
+}
+
 /** The sizes and choices read from config.json. */
 export interface ModelSpec {
   /** The family. */
@@ -254,7 +302,20 @@ export class Model {
    * | captures      | per { layer, head }: see HeadCapture       |
    */
   run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
-  /** Forgets the checkpoint; later runs reject with TERMINATED. */
+  /**
+   * Generation with a KV cache in WebAssembly memory (GPT-2 and the LLaMA family; BERT: UNSUPPORTED_MODEL): the
+   * prompt runs once, then each step runs only the new token through every layer. Options are checked here
+   * (BAD_OPTION naming the option); the cache and resident weights are freed however the iteration ends.
+   *
+   * | step        | shape                                          |
+   * |-------------|------------------------------------------------|
+   * | id, p       | the token chosen and its probability            |
+   * | next        | top tokens at the same position                 |
+   * | attentions  | num_layers × [H, 1, n]                          |
+   * | ids         | the prompt and the tokens so far                |
+   */
+  generate(input: string | { ids: ArrayLike<number> }, options?: GenerateOptions): AsyncGenerator<GenerateStep, void>;
+  /** Forgets the checkpoint (and frees any generation's cache); later runs reject with TERMINATED. */
   dispose(): Promise<void>;
 }
 

@@ -10,6 +10,7 @@ import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } f
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
+import { generate } from './generate.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
 const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
@@ -20,6 +21,8 @@ export class Model {
   #tensors; // { embeddings, embedNorm, layers: [...], final, head, headBias }: resolved rows (checkpoint.js)
   #onProgress;
   #tokenizer;
+  #module;
+  #sessions = new Set(); // generations under way (decode.js), freed by dispose()
 
   /** @internal use loadModel */
   constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null }) {
@@ -27,6 +30,7 @@ export class Model {
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
     this.#attention = new Attention(module);
+    this.#module = module;
     this.#checkpoint = checkpoint;
     this.#tensors = tensors;
     this.#onProgress = onProgress;
@@ -39,6 +43,7 @@ export class Model {
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
+    this.generate = this.generate.bind(this);
   }
 
   /** Bytes of tensors read from the checkpoint so far (headers not counted). */
@@ -58,7 +63,52 @@ export class Model {
 
   /** Forgets the checkpoint and the module; later runs throw TERMINATED. */
   async dispose() {
+    for (const session of this.#sessions) session.free();
+    this.#sessions.clear();
     this.#attention = this.#checkpoint = this.#tensors = null;
+  }
+
+  /**
+   * Generation with a KV cache in WebAssembly memory (generate.js): an async iterator of one step per new token.
+   *
+   * | step        | shape                                                                   |
+   * |-------------|-------------------------------------------------------------------------|
+   * | id, p       | the token chosen and its probability (softmax of the logits)            |
+   * | next        | top-k of the same position: [{ id, p, logit, token? }]                  |
+   * | attentions  | num_layers Tensors [H, 1, n]: the attention row of the query that chose |
+   * | ids         | number[]: the prompt and the tokens so far, this one included           |
+   */
+  generate(input, options) {
+    const engine = {
+      module: this.#module,
+      checkpoint: this.#checkpoint,
+      tensors: this.#tensors,
+      spec: this.spec,
+      tokenizer: this.#tokenizer,
+      run: (plan) => this.#call(plan),
+      embed: (ids, first) => this.#embed(ids, undefined, first),
+      final: (h) => this.#final(h),
+      logits: (h) => this.#logits(h),
+      checkOpen: () => this.#checkOpen(),
+      hold: (session) => {
+        this.#sessions.add(session);
+        return () => this.#sessions.delete(session);
+      },
+    };
+    this.#checkOpen();
+    return generate(engine, input, options);
+  }
+
+  #checkOpen() {
+    if (!this.#attention) {
+      throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
+    }
+  }
+
+  /** Runs a plan on the model's module (TERMINATED when the model was disposed meanwhile). */
+  #call(plan) {
+    this.#checkOpen();
+    return runPlan(this.#attention, plan);
   }
 
   /**
@@ -74,9 +124,7 @@ export class Model {
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
    */
   async run(input, options) {
-    if (!this.#attention) {
-      throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
-    }
+    this.#checkOpen();
     const config = this.spec;
     const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
@@ -90,7 +138,7 @@ export class Model {
         config.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
-    let hidden = await this.#embed(ids, o.tokenTypeIds, ctx);
+    let hidden = await this.#embed(ids, o.tokenTypeIds, 0, ctx);
     const hiddenStates = [hidden];
     const attentions = [];
     const captured = new Map();
@@ -115,7 +163,7 @@ export class Model {
         causal: config.choices.causal,
         scratchBytes: layerScratchBytes(config, n),
       });
-      const result = runPlan(this.#attention, plan);
+      const result = this.#call(plan);
       hidden = result.output;
       hiddenStates.push(hidden);
       if (o.attentions) attentions.push(result.weights);
@@ -148,8 +196,8 @@ export class Model {
     return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
   }
 
-  /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions and types. */
-  async #embed(ids, tokenTypeIds, ctx) {
+  /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions (from `first`) and types. */
+  async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
     const config = this.spec;
     const { dModel: d } = config;
@@ -162,7 +210,7 @@ export class Model {
     const rows = new Float32Array(n * d); // [n, d]
     ids.forEach((id, i) => rows.set(byId.get(id), i * d));
     const inputs = { x: made(rows, [n, d], tokens.name) };
-    if (positions) inputs.positionEmbeddings = await this.#read(positions, [0, n], ctx);
+    if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
     if (types) {
       const typeRows = new Float32Array(n * d);
       const read = new Map();
@@ -175,7 +223,7 @@ export class Model {
     }
     for (const entry of this.#tensors.embedNorm) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
     const plan = modelPlan('modelEmbed', modelDims(config, n), inputs, { output: [n, d] });
-    return runPlan(this.#attention, plan).output;
+    return this.#call(plan).output;
   }
 
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */
@@ -185,7 +233,7 @@ export class Model {
     const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
     for (const entry of this.#tensors.final) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
     const plan = modelPlan('modelNorm', modelDims(config, hidden.shape[0]), inputs, { output: hidden.shape });
-    return runPlan(this.#attention, plan).output;
+    return this.#call(plan).output;
   }
 
   /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
@@ -207,7 +255,7 @@ export class Model {
       if (bias)
         inputs.bHead = weight({ data: bias.data.subarray(v0, v0 + rows), shape: [rows] }, this.#tensors.headBias.name);
       const dims = { ...modelDims(config, n), dOut: rows };
-      const { output } = runPlan(this.#attention, modelPlan('modelLogits', dims, inputs, { output: [n, rows] }));
+      const { output } = this.#call(modelPlan('modelLogits', dims, inputs, { output: [n, rows] }));
       for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
     }
     return new Tensor(logits, [n, V]);

@@ -75,19 +75,9 @@ function builder(dtype, seed, scale) {
   };
 }
 
-/** GPT-2 as GPT2LMHeadModel saves it (prefix 'transformer.' optional), with each layer's attn.bias buffer. */
-export function gpt2Fixture({
-  dtype = 'F32',
-  seed = 1,
-  prefix = '',
-  d = 8,
-  heads = 2,
-  layers = 2,
-  vocab = 23,
-  positions = 16,
-  shards = 1,
-} = {}) {
-  const config = {
+/** GPT-2's config.json as GPT2LMHeadModel's have it, of these sizes (bench/decode-step.mjs uses it too). */
+export function gpt2Config({ d, heads, layers, vocab, positions }) {
+  return {
     activation_function: 'gelu_new',
     architectures: ['GPT2LMHeadModel'],
     layer_norm_epsilon: 1e-5,
@@ -101,6 +91,21 @@ export function gpt2Fixture({
     scale_attn_weights: true,
     vocab_size: vocab,
   };
+}
+
+/** GPT-2 as GPT2LMHeadModel saves it (prefix 'transformer.' optional), with each layer's attn.bias buffer. */
+export function gpt2Fixture({
+  dtype = 'F32',
+  seed = 1,
+  prefix = '',
+  d = 8,
+  heads = 2,
+  layers = 2,
+  vocab = 23,
+  positions = 16,
+  shards = 1,
+} = {}) {
+  const config = gpt2Config({ d, heads, layers, vocab, positions });
   const b = builder(dtype, seed, 0.5);
   const p = (name) => `${prefix}${name}`;
   b.add(p('wte.weight'), [vocab, d]);

@@ -16,7 +16,7 @@ const readme = process.argv.includes('--readme');
 const [out = 'tests/artifacts', only] = process.argv.slice(2).filter((arg) => arg !== '--readme');
 
 // The sections drawn only on screen (LazySection in main.js); the others are drawn with every render.
-const LAZY = new Set(['step-order', 'step-kv', 'step-gqa', 'step-cross']);
+const LAZY = new Set(['step-order', 'step-rope', 'step-kv', 'step-gqa', 'step-cross']);
 
 /** Scrolls to a section and waits until it shows the latest render. */
 async function reach(page, section) {
@@ -53,6 +53,7 @@ const shots = {
     await showLesson(page, 'step-order');
     await page.locator('#step-order').screenshot({ path: `${out}/lessons-order-${width}.png` });
   },
+  rope: lesson('rope', 'step-rope', 'rope'),
   kv: lesson('kv', 'step-kv', 'kv'),
   designed: lesson('designed', 'step-designed', 'designed'),
   gqa: lesson('gqa', 'step-gqa', 'gqa'),

@@ -77,7 +77,7 @@ const installPaintedCells = (page) =>
 
 describe('printing', () => {
   test('a lesson never scrolled to is drawn for the print, its heatmaps painted before the paper layout', async () => {
-    // The grouped-query example by link: the page opens at the top, step 12 far below and not drawn yet.
+    // The grouped-query example by link: the page opens at the top, step 13 far below and not drawn yet.
     await withPage(env, { hash: '#v=2&dm=16&h=4&kvh=2' }, async ({ page }) => {
       assert.equal(await page.$$eval('#mount-gqa-heads canvas', (c) => c.length), 0, 'not drawn before');
       await installPaintedCells(page);
@@ -112,7 +112,7 @@ describe('printing', () => {
               format: paper.format,
             });
             const drawn = await page.evaluate(() =>
-              [...document.querySelectorAll('#step-order, #step-kv, #step-gqa, #step-cross')]
+              [...document.querySelectorAll('#step-order, #step-rope, #step-kv, #step-gqa, #step-cross')]
                 .filter((section) => section.dataset.drawn !== document.body.dataset.renders)
                 .map((section) => section.id),
             );

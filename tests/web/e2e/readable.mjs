@@ -74,7 +74,7 @@ async function landed(page, id) {
 }
 
 describe('examples take you to their lesson', () => {
-  test('on a phone, "KV cache" folds the settings and brings step 10 to the top, its heading focused', async () => {
+  test('on a phone, "KV cache" folds the settings and brings step 11 to the top, its heading focused', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 } }, async ({ page }) => {
       assert.equal(await page.getAttribute('#settings-toggle', 'aria-expanded'), 'true');
       await afterChange(page, () => page.click('button[data-example="kv"]'));
@@ -103,7 +103,7 @@ describe('examples take you to their lesson', () => {
       await afterChange(page, () => page.click('button[data-example="kv"]'));
       await landed(page, 'step-kv');
       await page.evaluate(() => window.scrollTo(0, 0));
-      assert.equal(await page.textContent('#example-lesson'), 'Go to step 10 ↓');
+      assert.equal(await page.textContent('#example-lesson'), 'Go to step 11 ↓');
       await page.click('#example-lesson');
       assert.equal((await landed(page, 'step-kv')).top, 0);
     });
@@ -191,7 +191,7 @@ describe('every heatmap has token labels and a keyboard readout', () => {
     });
   });
 
-  test("step 12's query heads: labels, a tab stop each, and the grouped weights as numbers", async () => {
+  test("step 13's query heads: labels, a tab stop each, and the grouped weights as numbers", async () => {
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       const inputs = await readInputs(page);

@@ -8,6 +8,7 @@ import './fixes.mjs';
 import './lessons.mjs';
 import './lessons-heads.mjs';
 import './lessons-why.mjs';
+import './rope.mjs';
 import './bigmodel.mjs';
 import './bigmodel-file.mjs';
 import './fast.mjs';

@@ -34,9 +34,9 @@ describe('grouped-query attention in every step', () => {
       assert.match(await page.textContent('#heads-text'), /each group of 2 heads shares one block of W_k and W_v/u);
       assert.doesNotMatch(await page.textContent('#heads-text'), /Each head has its own blocks of W_q, W_k and W_v/u);
       assert.equal(await page.textContent('#mount-heads .head-figure:nth-child(3) button'), 'head 3 · K, V 2');
-      // Step 12 shows the same K for kv head 2: one answer.
+      // Step 13 shows the same K for kv head 2: one answer.
       await showLesson(page, 'step-gqa');
-      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 12's K of kv head 2");
+      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 2");
     });
   });
 });
@@ -60,8 +60,8 @@ describe('a loaded grouped-query model', () => {
       assert.equal(await page.inputValue('#kv-heads'), '2');
       assert.match(await page.textContent('#gqa-text'), /^With 2 kv heads for 4 query heads/u);
       assert.equal((await readMatrix(page, 'gqaK0')).title, 'K of kv head 1');
-      assertShown(await readNumbers(page, 'gqaK0'), ref.keys[0], PRECISION, "step 12's K of kv head 1");
-      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 12's K of kv head 2");
+      assertShown(await readNumbers(page, 'gqaK0'), ref.keys[0], PRECISION, "step 13's K of kv head 1");
+      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 2");
       assert.match(await page.textContent('.model-panel [role="status"]'), /sharing 2 key\/value heads/u);
       assert.equal(await page.inputValue('#sentence'), '<s> The cat sat on the');
     });

@@ -73,10 +73,19 @@ export const EXAMPLES = [
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, positions: true }),
   },
   {
+    id: 'rope',
+    title: 'RoPE',
+    about:
+      'Rotary position embeddings, as in LLaMA: “the cat sat on the mat” with d_k = 8, so q and k have 4 pairs of ' +
+      'dimensions. Step 10 turns each pair by position × frequency and shifts the whole sentence by 3 positions: ' +
+      'the scores stay the same, while with P added to X they change.',
+    state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, dK: 8 }),
+  },
+  {
     id: 'kv',
     title: 'KV cache',
     about:
-      'Two heads, causal, “the cat sat on the mat”: step 10 generates “mat” from the cached keys and values ' +
+      'Two heads, causal, “the cat sat on the mat”: step 11 generates “mat” from the cached keys and values ' +
       'of the five earlier tokens, and checks it against recomputing everything.',
     state: () => ({ ...defaultState(), sentence: 'the cat sat on the mat', n: 6, seed: 7, causal: true, numHeads: 2 }),
   },
@@ -85,7 +94,7 @@ export const EXAMPLES = [
     title: 'Designed heads',
     about:
       'Four heads whose X, W_q and W_k are built by hand, not drawn at random: the previous token, the first token ' +
-      '(an attention sink), the same word elsewhere and a local window. Step 11 shows how each W_q and W_k makes its ' +
+      '(an attention sink), the same word elsewhere and a local window. Step 12 shows how each W_q and W_k makes its ' +
       'pattern; edit a weight in step 2 to break it.',
     state: () => ({
       ...defaultState(),
@@ -103,7 +112,7 @@ export const EXAMPLES = [
     title: 'Grouped-query',
     about:
       'Four query heads sharing two key and value heads (kv heads = 2), as LLaMA 2 70B and Mistral 7B do at a larger ' +
-      'size: step 12 colours each head by the K and V it uses and counts the KV-cache memory saved.',
+      'size: step 13 colours each head by the K and V it uses and counts the KV-cache memory saved.',
     state: () => ({ ...defaultState(), dModel: 16, numHeads: 4, kvHeads: 2 }),
   },
   {
@@ -111,7 +120,7 @@ export const EXAMPLES = [
     title: 'Cross-attention',
     about:
       'Translation, as in the original transformer: “the cat sat on the mat” (decoder side) asks, “le chat est assis ' +
-      'sur le tapis” (encoder side) answers. Step 13 shows the 6 × 7 weights: one row per query, one column per key.',
+      'sur le tapis” (encoder side) answers. Step 14 shows the 6 × 7 weights: one row per query, one column per key.',
     state: () => ({
       ...defaultState(),
       sentence: 'the cat sat on the mat',

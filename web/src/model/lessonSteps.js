@@ -7,6 +7,7 @@ import { gqaStep, gqaText } from './gqa.js';
 import { attentionCall } from './inputs.js';
 import { kvCacheStep, kvCacheText } from './kvCache.js';
 import { projectionText } from './lesson.js';
+import { ropeStep, ropeText } from './rope.js';
 import { wordOrderDemo, wordOrderText } from './wordOrder.js';
 
 /** The layer of the state, with every step: what the steps 1–8 and the score readouts draw. */
@@ -41,6 +42,14 @@ export const LESSON_STEPS = Object.freeze([
     example: 'order',
     compute: wordOrderDemo,
     text: wordOrderText,
+  },
+  {
+    id: 'rope',
+    title: 'Rotary positions (RoPE): turn q and k instead of adding P',
+    section: 'step-rope',
+    example: 'rope',
+    compute: ropeStep,
+    text: ropeText,
   },
   {
     id: 'kv-cache',

@@ -45,4 +45,8 @@ export interface State {
   source: string;
   /** designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed */
   design: boolean;
+  /** the RoPE lesson's theta (rope_theta), pairing style and shift of the whole sentence (model/ropeLink.js) */
+  ropeTheta: number;
+  ropeStyle: 'half' | 'interleaved';
+  ropeShift: number;
 }

@@ -1,6 +1,7 @@
 // The page's whole state, its limits, and its encoding in the URL hash (a permalink).
 import { INPUT_NAMES, generatedMatrix, matrixShape, resizeMask, resizeOverride } from './matrices.js';
 import { parseNumber } from './parse.js';
+import { ROPE_DEFAULTS, ROPE_FIELDS, readRopeLink, ropeLinkPairs } from './ropeLink.js';
 import { MAX_SEED } from './rng.js';
 import { tokenize } from './tokens.js';
 
@@ -61,6 +62,7 @@ export function defaultState() {
     design: false,
     kvHeads: null,
     source: DEFAULT_SOURCE,
+    ...ROPE_DEFAULTS,
   };
 }
 
@@ -130,6 +132,7 @@ const FIELDS = [
   'design',
   'kvh',
   'src',
+  ...ROPE_FIELDS,
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -175,6 +178,7 @@ export function encodeState(state) {
   if (state.design) pairs.push(['design', 1]);
   if (state.kvHeads !== null) pairs.push(['kvh', state.kvHeads]);
   if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
+  pairs.push(...ropeLinkPairs(state));
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
@@ -331,6 +335,7 @@ export function decodeState(hash) {
     if (kvHeads === null) bad('kvh', `is not a number of kv heads from 1 to ${LIMITS.numHeads}`);
     else state.kvHeads = kvHeads;
   }
+  readRopeLink(get, bad, state);
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);
     if (head === null) bad('head', `is not a head from 1 to ${state.numHeads}`);

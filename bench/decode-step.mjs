@@ -1,0 +1,141 @@
+// A decode step with the KV cache against the full forward, side by side in one process (issue 24 §5):
+//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--keep]
+// Writes a GPT-2-small-shaped checkpoint with random weights (12 layers, d_model 768, 12 heads, vocab 50 257,
+// 1024 positions; model.safetensors in F32, as GPT-2's, ~500 MB) to a temp folder, loads it from there with
+// attention-wasm/model, and times, interleaved round by round so that a busy machine slows all alike:
+//   full forward    model.run(32 ids) with every attention, the hidden states and the logits (run()'s defaults)
+//   prefill         generate()'s first step on 31 ids: reads every weight once and keeps it resident
+//   decode step     its second step: the 32nd token through every layer over the cache (32 tokens of context)
+//   step, no cache of weights  the same step with residentBytes: 0 (every layer read again, as run() reads it)
+// Prints a Markdown table of ms: median and min of the rounds, and each median over the full forward's.
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { loadModel } from '../src/js/model/index.node.js';
+import { gpt2Config } from '../tests/js/model/fixtures.js';
+import { seededRandom } from '../tests/js/seeded-random.js';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rounds = arg('rounds', 5);
+const layers = arg('layers', 12);
+const [d, heads, vocab, positions] = [arg('d', 768), arg('heads', 12), arg('vocab', 50257), 1024];
+const CONTEXT = 32;
+
+/** GPT-2's tensors in GPT2LMHeadModel's order and names, each with how its values are made. */
+function tensors() {
+  const list = [
+    ['wte.weight', [vocab, d], 'weight'],
+    ['wpe.weight', [positions, d], 'weight'],
+  ];
+  for (let l = 0; l < layers; l++) {
+    const at = `h.${l}.`;
+    list.push(
+      [`${at}ln_1.weight`, [d], 'ones'],
+      [`${at}ln_1.bias`, [d], 'zeros'],
+      [`${at}attn.c_attn.weight`, [d, 3 * d], 'weight'],
+      [`${at}attn.c_attn.bias`, [3 * d], 'zeros'],
+      [`${at}attn.c_proj.weight`, [d, d], 'weight'],
+      [`${at}attn.c_proj.bias`, [d], 'zeros'],
+      [`${at}ln_2.weight`, [d], 'ones'],
+      [`${at}ln_2.bias`, [d], 'zeros'],
+      [`${at}mlp.c_fc.weight`, [d, 4 * d], 'weight'],
+      [`${at}mlp.c_fc.bias`, [4 * d], 'zeros'],
+      [`${at}mlp.c_proj.weight`, [4 * d, d], 'weight'],
+      [`${at}mlp.c_proj.bias`, [d], 'zeros'],
+    );
+  }
+  list.push(['ln_f.weight', [d], 'ones'], ['ln_f.bias', [d], 'zeros']);
+  return list;
+}
+
+/** The folder: config.json and model.safetensors, written tensor by tensor (never the whole file in memory). */
+function writeCheckpoint(dir) {
+  const config = gpt2Config({ d, heads, layers, vocab, positions });
+  const configFd = openSync(join(dir, 'config.json'), 'w');
+  writeSync(configFd, JSON.stringify(config, null, 2));
+  closeSync(configFd);
+  const list = tensors();
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of list) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  let json = JSON.stringify({ __metadata__: { format: 'pt' }, ...header });
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  const length = new Uint8Array(8);
+  new DataView(length.buffer).setBigUint64(0, BigInt(json.length), true);
+  writeSync(fd, length);
+  writeSync(fd, json);
+  const random = seededRandom(1);
+  for (const [, shape, kind] of list) {
+    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+    if (kind === 'ones') values.fill(1);
+    if (kind === 'weight') for (let i = 0; i < values.length; i++) values[i] = random() * 0.05; // GPT-2's ~N(0, 0.02)
+    writeSync(fd, new Uint8Array(values.buffer));
+  }
+  closeSync(fd);
+  return offset;
+}
+
+const dir = mkdtempSync(join(os.tmpdir(), 'decode-step-'));
+try {
+  const bytes = writeCheckpoint(dir);
+  const model = await loadModel(dir);
+  const random = seededRandom(7);
+  const ids = Array.from({ length: CONTEXT }, () => Math.floor(((random() + 1) / 2) * vocab));
+  const baseline = model.heapBytesInUse();
+
+  const time = async (call) => {
+    const t0 = performance.now();
+    await call();
+    return performance.now() - t0;
+  };
+  /** Prefill and decode step times of one generation of 31 + 1 tokens, and the heap during it. */
+  const generation = async (residentBytes) => {
+    const steps = model.generate({ ids: ids.slice(0, CONTEXT - 1) }, { maxNewTokens: 2, residentBytes });
+    const prefill = await time(() => steps.next());
+    const step = await time(() => steps.next());
+    const heap = model.heapBytesInUse() - baseline;
+    await steps.return();
+    return { prefill, step, heap };
+  };
+  const samples = { 'full forward': [], prefill: [], 'decode step': [], 'step, no cache of weights': [] };
+  let heap = 0;
+  await model.run({ ids }); // warm-up: every path compiled and optimized
+  await generation(undefined);
+  for (let round = 0; round < rounds; round++) {
+    samples['full forward'].push(await time(() => model.run({ ids })));
+    const resident = await generation(undefined);
+    samples.prefill.push(resident.prefill);
+    samples['decode step'].push(resident.step);
+    heap = resident.heap;
+    samples['step, no cache of weights'].push((await generation(0)).step);
+  }
+  const median = (t) => t.slice().sort((a, b) => a - b)[t.length >> 1];
+  const full = median(samples['full forward']);
+  const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
+  const lines = [
+    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward |`,
+    '|---|--:|--:|--:|',
+  ];
+  for (const [name, t] of Object.entries(samples))
+    lines.push(`| ${name} | ${f(median(t))} | ${f(Math.min(...t))} | ${(median(t) / full).toFixed(3)} |`);
+  console.log(lines.join('\n'));
+  const mib = (b) => (b / 2 ** 20).toFixed(0);
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(', ');
+  console.log(
+    `\n${os.cpus()[0]?.model}, Node ${process.version}; ${rounds} rounds; checkpoint ${mib(bytes)} MiB; heap during a generation ${mib(heap)} MiB (resident weights and the cache), after it ${mib(model.heapBytesInUse() - baseline)} MiB; WebAssembly memory ${mib(model.memoryBytes)} MiB; load ${load}.`,
+  );
+  await model.dispose();
+} finally {
+  if (!process.argv.includes('--keep')) rmSync(dir, { recursive: true, force: true });
+}
