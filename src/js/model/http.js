@@ -9,7 +9,7 @@ import { abortError, checkAborted } from './signal.js';
 export const MAX_WHOLE_BYTES = 4 * 2 ** 20;
 
 /** The fetch of `url`: a network or CORS failure and an abort become AttentionErrors that name the URL. */
-async function get(url, { signal, headers, method = 'GET', fetcher = globalThis.fetch }) {
+async function get(url, { signal, headers, method, fetcher = globalThis.fetch }) {
   checkAborted(signal, `reading ${url}`);
   const controller = new AbortController();
   const stop = () => controller.abort(signal.reason);
@@ -163,7 +163,7 @@ export async function fetchRange(url, begin, end, options) {
 
 /** A file's size from the Content-Length of a HEAD request, or null when the server does not say. */
 export async function fileSize(url, options) {
-  const got = await get(url, { ...options, method: 'HEAD' });
+  const got = await get(url, { ...options, method: 'head' }); // fetch normalizes the case
   try {
     if (!got.response.ok) throw statusError(url, got.response);
     return declaredLength(got.response) ?? null;
