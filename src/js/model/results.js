@@ -4,7 +4,7 @@ import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 
-const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'topK', 'tokenTypeIds'];
+const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'topK', 'tokenTypeIds', 'layers'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
@@ -87,7 +87,16 @@ export function readRunOptions(options, config) {
             throw bad(`tokenTypeIds[${i}] is ${type}, outside [0, ${config.typeVocabSize}) (type_vocab_size)`);
           }
         });
+  // layers: run the first `layers` only (a view of layer 3 needs 3 layers' weights); fewer than all gives no logits.
+  const layers = o.layers ?? config.numLayers;
+  if (!Number.isInteger(layers) || layers < 1 || layers > config.numLayers) {
+    throw bad(`layers must be a whole number from 1 to ${config.numLayers}, got ${describe(o.layers)}`);
+  }
+  for (const { layer } of [...capture, ...ablate.map(([l]) => ({ layer: l }))]) {
+    if (layer >= layers) throw bad(`layer ${layer} is captured or ablated, but only ${layers} layer(s) run`);
+  }
   return {
+    layers,
     attentions: o.attentions ?? true,
     hiddenStates: o.hiddenStates ?? true,
     logits: o.logits ?? true,

@@ -4,6 +4,15 @@
 import { AttentionError } from '../errors.js';
 import { readJson } from './sources.js';
 
+// Where @huggingface/tokenizers comes from: its package name, which bundlers and import maps resolve. A page that
+// loads these files raw with neither (the elements from a CDN) installs another way to load it (installTokenizers).
+let tokenizersModule = () => import('@huggingface/tokenizers');
+
+/** @internal Installs how @huggingface/tokenizers is loaded: `load` resolves to the module. */
+export function installTokenizers(load) {
+  tokenizersModule = load;
+}
+
 /** A JSON file's object, or BAD_FILE naming it. */
 function parseJson(text, file) {
   try {
@@ -28,7 +37,7 @@ export async function loadTokenizer(folder) {
   const config = folder.names.includes('tokenizer_config.json')
     ? await readJson(folder, 'tokenizer_config.json', parseJson)
     : {};
-  const { Tokenizer } = await import('@huggingface/tokenizers');
+  const { Tokenizer } = await tokenizersModule();
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config);
