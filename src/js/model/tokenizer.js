@@ -5,12 +5,17 @@ import { AttentionError } from '../errors.js';
 import { readJson } from './sources.js';
 
 // Where @huggingface/tokenizers comes from: its package name, which bundlers and import maps resolve. A page that
-// loads these files raw with neither (the elements from a CDN) installs another way to load it (installTokenizers).
-let tokenizersModule = () => import('@huggingface/tokenizers');
+// loads these files raw with neither (the elements from a CDN) installs a fallback (installTokenizersFallback).
+let fallback = null;
+const tokenizersModule = () =>
+  import('@huggingface/tokenizers').catch((error) => {
+    if (!fallback) throw error;
+    return fallback(error);
+  });
 
-/** @internal Installs how @huggingface/tokenizers is loaded: `load` resolves to the module. */
-export function installTokenizers(load) {
-  tokenizersModule = load;
+/** @internal Installs what loads @huggingface/tokenizers when its package name cannot be resolved. */
+export function installTokenizersFallback(load) {
+  fallback = load;
 }
 
 /** A JSON file's object, or BAD_FILE naming it. */

@@ -1,0 +1,206 @@
+// The elements on a real model (`model`): the shipped induction model and tiny random checkpoints in the Hub's file
+// layout (tests/js/model/fixtures.js), each figure's numbers checked against loadModel/run of attention-wasm/model
+// in the same page; the model view, `ids`, `ablate`, `next`; a bad model is the element's polite message; and a post
+// without `model` loads none of the model's code. Screenshots go to tests/artifacts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ARTIFACTS, add, assertClean, env, message, open, shadowTexts } from './env.mjs';
+
+const INDUCTION = '/web/public/models/induction/';
+const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
+
+/**
+ * In the page: the element's model module, `builtin` provided as the shipped folder's files (a Map, as a page that
+ * fetched them would give it), and `window.reference(source, input, options)`, which runs loadModel/run.
+ */
+async function setUp(page, extra = {}) {
+  await page.evaluate(
+    async ({ folder, extra: provided }) => {
+      const shared = await import('/web/src/elements/sharedModel.js');
+      const { loadModel } = await import('/src/js/model/index.js');
+      const fetched = async (names) =>
+        new Map(
+          await Promise.all(
+            names.map(async (name) => [name, new Uint8Array(await (await fetch(`${folder}${name}`)).arrayBuffer())]),
+          ),
+        );
+      const induction = await fetched(['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']);
+      shared.provideModel('builtin', induction);
+      const sources = { builtin: induction };
+      const fixtures = await import('/tests/js/model/fixtures.js');
+      for (const [name, { kind, options, edit }] of Object.entries(provided)) {
+        const files = { ...fixtures[kind](options).files };
+        if (edit === 'family') files['config.json'] = JSON.stringify({ ...JSON.parse(files['config.json']), model_type: 't5', architectures: ['T5Model'] });
+        sources[name] = files;
+        shared.provideModel(new URL(name, location.href).href, files);
+      }
+      window.reference = async (name, input, options) => {
+        const model = await loadModel(sources[name]);
+        const out = await model.run(input, options);
+        return {
+          attentions: out.attentions.map((t) => Array.from(t.data)),
+          tokens: out.tokens,
+          ids: out.ids,
+          next: out.next?.map(({ id, p, token }) => ({ id, p, token })),
+        };
+      };
+    },
+    { folder: INDUCTION, extra },
+  );
+}
+
+/** What an element holds: its result's weights and tokens, the next tokens shown and its status. */
+const shown = (page, id) =>
+  page.evaluate((elementId) => {
+    const e = document.getElementById(elementId);
+    return {
+      status: e.status,
+      weights: e.result && Array.from(e.result.weights.data),
+      shape: e.result?.weights.shape,
+      tokens: e.result?.tokens,
+      next: Array.from(e.shadowRoot.querySelectorAll('[part="next"] li'), (li) => li.textContent),
+      cells: Array.from(e.shadowRoot.querySelectorAll('.cell'), (c) => c.getAttribute('aria-label')),
+      grids: e.shadowRoot.querySelectorAll('[part="model-view"] [role="grid"]').length,
+    };
+  }, id);
+
+const screenshot = (page, id, name) => page.locator(`#${id}`).screenshot({ path: `${ARTIFACTS}/${name}.png` });
+
+test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of loadModel/run', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await setUp(page);
+    await add(page, 'b', 'attention-heatmap', { model: 'builtin', layer: '2', head: '1', sentence: SENTENCE, next: '' });
+    const ref = await page.evaluate((s) => window.reference('builtin', s, { topK: 5 }), SENTENCE);
+    const got = await shown(page, 'b');
+    assert.equal(got.status, 'ready', await message(page, 'b'));
+    assert.deepEqual(got.tokens, ref.tokens);
+    const n = ref.tokens.length;
+    assert.deepEqual(got.shape, [4, n, n]);
+    assert.deepEqual(got.weights, ref.attentions[1], "the result's weights are layer 2's [heads, n, n]");
+    // The cells shown are head 1's, rounded to 3 decimals.
+    const head1 = ref.attentions[1].slice(0, n * n);
+    got.cells.forEach((text, k) => {
+      const [i, j] = [Math.floor(k / n), k % n];
+      if (j > i) return assert.match(text, /masked/);
+      const value = Number(/weight (\S+)$/.exec(text)[1]);
+      assert.ok(Math.abs(value - head1[k]) <= 5e-4 + 1e-7, `cell ${i},${j}: ${text}, run gives ${head1[k]}`);
+    });
+    assert.equal(got.next.length, 5);
+    assert.equal(ref.next[0].token.trim(), 'ball', 'the induction model continues the repeat');
+    got.next.forEach((text, k) => assert.ok(text.startsWith(ref.next[k].token.trim()), `${text} vs ${ref.next[k].token}`));
+    assert.match(got.next[0], new RegExp(`${(ref.next[0].p * 100).toFixed(1)}%$`));
+    await screenshot(page, 'b', 'elements-model-heatmap');
+    // Picking head 3 shows it without a new attribute.
+    await page.evaluate(() =>
+      document.getElementById('b').shadowRoot.querySelectorAll('[part="head-picker"] button')[2].click(),
+    );
+    await page.waitForFunction(() =>
+      document.getElementById('b').shadowRoot.querySelector('[part="title"]')?.textContent.endsWith('head 3'),
+    );
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('builtin: model-view shows every layer × head, each the weights of loadModel/run; ablate changes next', async () => {
+  const session = await open('blank.html', { width: 390 });
+  const { page } = session;
+  try {
+    await setUp(page);
+    await add(page, 'mv', 'attention-heatmap', { model: 'builtin', 'model-view': '', sentence: SENTENCE });
+    const ref = await page.evaluate((s) => window.reference('builtin', s), SENTENCE);
+    const got = await shown(page, 'mv');
+    assert.equal(got.grids, 8, '2 layers × 4 heads');
+    const n = ref.tokens.length;
+    const labels = got.cells;
+    assert.equal(labels.length, 8 * n * n);
+    // layer 1 head 3 (index 2 of layer 0) is the previous-token head: cell (5, 4) as run gives it.
+    const k = 2 * n * n + 5 * n + 4;
+    assert.match(labels[k], /^layer 1 head 3: /);
+    assert.equal(Number(/weight (\S+)$/.exec(labels[k])[1]), Number(ref.attentions[0][k].toFixed(3)));
+    await screenshot(page, 'mv', 'elements-model-view-390');
+
+    // ablate="2.1 2.2 2.3 2.4": the induction heads off, the repeat is no longer continued.
+    await add(page, 'ab', 'attention-heatmap', { model: 'builtin', layer: '2', sentence: SENTENCE, next: '', ablate: '2.1 2.2 2.3 2.4' });
+    const off = [[1, 0], [1, 1], [1, 2], [1, 3]];
+    const refOff = await page.evaluate(([s, a]) => window.reference('builtin', s, { ablate: a }), [SENTENCE, off]);
+    const ablated = await shown(page, 'ab');
+    assert.notEqual(refOff.next[0].token.trim(), 'ball');
+    ablated.next.forEach((text, k) => assert.ok(text.startsWith(refOff.next[k].token.trim()), `${text}`));
+    assert.deepEqual(await shadowTexts(page, 'ab', '.sub:nth-of-type(3)'), [
+      'Switched off: layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4',
+    ]);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('a tiny GPT-2 without a tokenizer, by ids: layer 2 weights and next as run gives them; the event carries them', async () => {
+  const session = await open('blank.html', { colorScheme: 'dark' });
+  const { page } = session;
+  try {
+    await setUp(page, { './tiny/': { kind: 'gpt2Fixture', options: { layers: 2, heads: 2 } } });
+    await page.evaluate(() => {
+      window.events = [];
+      document.addEventListener('attention-change', (e) => window.events.push(e.detail.weights));
+    });
+    await add(page, 't', 'attention-heatmap', { model: './tiny/', layer: '2', head: '2', ids: '3 1 4 1 5', next: '' });
+    const ref = await page.evaluate(() => window.reference('./tiny/', { ids: [3, 1, 4, 1, 5] }));
+    const got = await shown(page, 't');
+    assert.equal(got.status, 'ready', await message(page, 't'));
+    assert.deepEqual(got.weights, ref.attentions[1]);
+    assert.deepEqual(got.tokens, ['3', '1', '4', '1', '5']);
+    const event = await page.evaluate(() => window.events.at(-1));
+    assert.deepEqual(event.flat(2), ref.attentions[1].map((v) => Math.fround(v)));
+    got.next.forEach((text, k) => assert.ok(text.startsWith(`#${ref.next[k].id}`), text));
+    await screenshot(page, 't', 'elements-model-ids-dark');
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('a bad model is a polite message: not found, an unsupported family, a bad value, a layer it lacks', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await setUp(page, { './t5/': { kind: 'gpt2Fixture', options: {}, edit: 'family' } });
+    await add(page, 'missing', 'attention-heatmap', { model: './no-such-model/', sentence: 'a b' });
+    await add(page, 't5', 'attention-heatmap', { model: './t5/', ids: '1 2' });
+    await add(page, 'bad', 'attention-heatmap', { model: 'not a model!' });
+    await add(page, 'deep', 'attention-heatmap', { model: 'builtin', layer: '9', sentence: 'the cat' });
+    for (const id of ['missing', 't5', 'bad']) {
+      assert.equal((await shown(page, id)).status, 'error', id);
+    }
+    assert.match(await message(page, 'missing'), /could not be loaded[^]*no-such-model/);
+    assert.match(await message(page, 't5'), /could not be loaded[^]*t5[^]*gpt2/i);
+    assert.match(await message(page, 'bad'), /model="not a model!" should be builtin/);
+    assert.equal((await shown(page, 'deep')).status, 'ready');
+    assert.match(await message(page, 'deep'), /layer="9" is not in this model, which has 2 layers/);
+    await screenshot(page, 't5', 'elements-model-unsupported');
+    // Nothing thrown into the page (the 404 of the missing folder is the only console error).
+    const csp = await page.evaluate(() => window.__csp);
+    assert.deepEqual([...session.problems.errors, ...csp], []);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('a post without `model` loads none of the model code, its module or @huggingface/tokenizers', async () => {
+  const first = env.server.requests.length;
+  const session = await open('post.html');
+  try {
+    await session.page.waitForFunction(() => document.getElementById('heatmap')?.status === 'ready');
+  } finally {
+    await session.context.close();
+  }
+  const requests = env.server.requests.slice(first);
+  assert.deepEqual(
+    requests.filter((p) => /\/src\/js\/model\/|model-(simd|scalar)|huggingface|modelFigure|sharedModel/.test(p)),
+    [],
+  );
+});
