@@ -3,15 +3,21 @@
 // in the same page; the model view, `ids`, `ablate`, `next`; a bad model is the element's polite message; and a post
 // without `model` loads none of the model's code. Screenshots go to tests/artifacts.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { ARTIFACTS, add, assertClean, env, message, open, shadowTexts } from './env.mjs';
+import { serveStatic } from '../../serve-static.mjs';
+import { ARTIFACTS, ROOT, add, assertClean, env, message, open, ready, shadowTexts } from './env.mjs';
 
 const INDUCTION = '/web/public/models/induction/';
 const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
 
 /**
- * In the page: the element's model module, `builtin` provided as the shipped folder's files (a Map, as a page that
- * fetched them would give it), and `window.reference(source, input, options)`, which runs loadModel/run.
+ * In the page: `window.reference(name, input, options)`, which runs loadModel/run on the shipped folder's files (a
+ * Map, as a page that fetched them gives it: not the elements' way of reading it, a folder URL), or on a fixture of
+ * `extra`, which the elements get as model="<name>" (provideModel, since a fixture is made in the page).
  */
 async function setUp(page, extra = {}) {
   await page.evaluate(
@@ -25,12 +31,16 @@ async function setUp(page, extra = {}) {
           ),
         );
       const induction = await fetched(['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json']);
-      shared.provideModel('builtin', induction);
       const sources = { builtin: induction };
       const fixtures = await import('/tests/js/model/fixtures.js');
       for (const [name, { kind, options, edit }] of Object.entries(provided)) {
         const files = { ...fixtures[kind](options).files };
-        if (edit === 'family') files['config.json'] = JSON.stringify({ ...JSON.parse(files['config.json']), model_type: 't5', architectures: ['T5Model'] });
+        if (edit === 'family')
+          files['config.json'] = JSON.stringify({
+            ...JSON.parse(files['config.json']),
+            model_type: 't5',
+            architectures: ['T5Model'],
+          });
         sources[name] = files;
         shared.provideModel(new URL(name, location.href).href, files);
       }
@@ -71,7 +81,13 @@ test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of lo
   const { page } = session;
   try {
     await setUp(page);
-    await add(page, 'b', 'attention-heatmap', { model: 'builtin', layer: '2', head: '1', sentence: SENTENCE, next: '' });
+    await add(page, 'b', 'attention-heatmap', {
+      model: 'builtin',
+      layer: '2',
+      head: '1',
+      sentence: SENTENCE,
+      next: '',
+    });
     const ref = await page.evaluate((s) => window.reference('builtin', s, { topK: 5 }), SENTENCE);
     const got = await shown(page, 'b');
     assert.equal(got.status, 'ready', await message(page, 'b'));
@@ -89,7 +105,9 @@ test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of lo
     });
     assert.equal(got.next.length, 5);
     assert.equal(ref.next[0].token.trim(), 'ball', 'the induction model continues the repeat');
-    got.next.forEach((text, k) => assert.ok(text.startsWith(ref.next[k].token.trim()), `${text} vs ${ref.next[k].token}`));
+    got.next.forEach((text, k) =>
+      assert.ok(text.startsWith(ref.next[k].token.trim()), `${text} vs ${ref.next[k].token}`),
+    );
     assert.match(got.next[0], new RegExp(`${(ref.next[0].p * 100).toFixed(1)}%$`));
     await screenshot(page, 'b', 'elements-model-heatmap');
     // Picking head 3 shows it without a new attribute.
@@ -124,8 +142,19 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     await screenshot(page, 'mv', 'elements-model-view-390');
 
     // ablate="2.1 2.2 2.3 2.4": the induction heads off, the repeat is no longer continued.
-    await add(page, 'ab', 'attention-heatmap', { model: 'builtin', layer: '2', sentence: SENTENCE, next: '', ablate: '2.1 2.2 2.3 2.4' });
-    const off = [[1, 0], [1, 1], [1, 2], [1, 3]];
+    await add(page, 'ab', 'attention-heatmap', {
+      model: 'builtin',
+      layer: '2',
+      sentence: SENTENCE,
+      next: '',
+      ablate: '2.1 2.2 2.3 2.4',
+    });
+    const off = [
+      [1, 0],
+      [1, 1],
+      [1, 2],
+      [1, 3],
+    ];
     const refOff = await page.evaluate(([s, a]) => window.reference('builtin', s, { ablate: a }), [SENTENCE, off]);
     const ablated = await shown(page, 'ab');
     assert.notEqual(refOff.next[0].token.trim(), 'ball');
@@ -155,7 +184,10 @@ test('a tiny GPT-2 without a tokenizer, by ids: layer 2 weights and next as run 
     assert.deepEqual(got.weights, ref.attentions[1]);
     assert.deepEqual(got.tokens, ['3', '1', '4', '1', '5']);
     const event = await page.evaluate(() => window.events.at(-1));
-    assert.deepEqual(event.flat(2), ref.attentions[1].map((v) => Math.fround(v)));
+    assert.deepEqual(
+      event.flat(2),
+      ref.attentions[1].map((v) => Math.fround(v)),
+    );
     got.next.forEach((text, k) => assert.ok(text.startsWith(`#${ref.next[k].id}`), text));
     await screenshot(page, 't', 'elements-model-ids-dark');
     await assertClean(session);
@@ -203,4 +235,55 @@ test('a post without `model` loads none of the model code, its module or @huggin
     requests.filter((p) => /\/src\/js\/model\/|model-(simd|scalar)|huggingface|modelFigure|sharedModel/.test(p)),
     [],
   );
+});
+
+test('from a CDN laid out as /npm/name@version/ (the package as packed), model="builtin" loads its files and tokenizer there', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'elements-model-cdn-'));
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }),
+  );
+  const folder = join(work, 'npm', `attention-wasm@${pkg.version}`);
+  mkdirSync(folder, { recursive: true });
+  execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', folder, '--strip-components=1']);
+  const tokenizers = `@huggingface/tokenizers@${pkg.dependencies['@huggingface/tokenizers']}`;
+  cpSync(join(ROOT, 'node_modules/@huggingface/tokenizers'), join(work, 'npm', tokenizers), { recursive: true });
+  const cdn = await serveStatic(work, { host: '127.0.0.2', headers: { 'Access-Control-Allow-Origin': '*' } });
+  const origin = cdn.url.slice(0, -1);
+  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}; connect-src 'self' ${origin}`;
+  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const base = `${origin}/npm/attention-wasm@${pkg.version}`;
+    await page.goto(`${site.url}tests/web/elements/fixtures/model-cdn.html?cdn=${encodeURIComponent(base)}`);
+    await ready(page, 'm');
+    const got = await page.evaluate(async (folder) => {
+      const e = document.getElementById('m');
+      const model = await window.lib.loadModel(folder);
+      const out = await model.run('the cat saw a red ball near the old tree . the cat saw a red');
+      return {
+        status: e.status,
+        message: e.shadowRoot.querySelector('[part="message"]').textContent,
+        same: Array.from(e.result.weights.data).every((v, k) => Object.is(v, out.attentions[1].data[k])),
+        next: e.result.next.map((x) => x.token),
+        violations: window.violations,
+      };
+    }, `${base}/web/public/models/induction/`);
+    assert.equal(got.status, 'ready', got.message);
+    assert.equal(got.same, true);
+    assert.equal(got.next[0].trim(), 'ball');
+    assert.deepEqual([...got.violations, ...errors], []);
+    assert.ok(cdn.requests.includes(`/npm/${tokenizers}/dist/tokenizers.min.mjs`), 'the tokenizer came from the CDN');
+    assert.ok(
+      cdn.requests.includes(`/npm/attention-wasm@${pkg.version}/web/public/models/induction/model.safetensors`),
+    );
+  } finally {
+    await context.close();
+    await site.close();
+    await cdn.close();
+    rmSync(work, { recursive: true, force: true });
+  }
 });

@@ -10,3 +10,4 @@ import './readable.mjs';
 import './authoring.mjs';
 import './pictures.mjs';
 import './fallback.mjs';
+import './model.mjs';

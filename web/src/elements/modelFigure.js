@@ -121,7 +121,8 @@ export async function modelFigure(element, current) {
     try {
       model = await shared.model;
     } catch (error) {
-      if (current()) failed(element, [loadProblem(error, read)], 'The model could not be loaded, so this figure cannot be shown:');
+      if (current())
+        failed(element, [loadProblem(error, read)], 'The model could not be loaded, so this figure cannot be shown:');
       return;
     }
     if (!current()) return;
@@ -130,14 +131,19 @@ export async function modelFigure(element, current) {
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
     const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
     if (!settings.ids && !model.hasTokenizer) {
-      return failed(element, [...problems, `${read.name} has no tokenizer.json: give the tokens as ids="…"`], 'Nothing to show:');
+      return failed(
+        element,
+        [...problems, `${read.name} has no tokenizer.json: give the tokens as ids="…"`],
+        'Nothing to show:',
+      );
     }
     const input = settings.ids ? { ids: settings.ids } : (settings.sentence ?? DEFAULT_SENTENCE);
     let out;
     try {
       out = await forward(element, shared, settings, input, spec);
     } catch (error) {
-      if (current()) failed(element, [...problems, error?.message ?? String(error)], 'The model could not compute this input:');
+      if (current())
+        failed(element, [...problems, error?.message ?? String(error)], 'The model could not compute this input:');
       return;
     }
     if (!current()) return;
@@ -248,7 +254,8 @@ function drawHead(element, { result, labels, causal, spec, settings, pick }) {
 
 /** The next-token prediction: the top 5 with their probabilities. */
 function nextList(next, settings) {
-  if (!next) return el('p', { class: 'sub', text: `${settings.name} has no language-model head: no next token to show` });
+  if (!next)
+    return el('p', { class: 'sub', text: `${settings.name} has no language-model head: no next token to show` });
   const bar = (p) => {
     const node = el('span', { class: 'pbar', attrs: { 'aria-hidden': 'true' } });
     node.style.width = `${(p * 100).toFixed(1)}%`; // CSSOM, which a strict style-src allows

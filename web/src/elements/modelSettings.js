@@ -66,7 +66,8 @@ function readAblate(text, problems) {
   const pairs = [];
   for (const word of text.split(/[\s,]+/u).filter(Boolean)) {
     const match = /^(\d{1,4})\.(\d{1,4})$/u.exec(word);
-    if (match && Number(match[1]) >= 1 && Number(match[2]) >= 1) pairs.push([Number(match[1]) - 1, Number(match[2]) - 1]);
+    if (match && Number(match[1]) >= 1 && Number(match[2]) >= 1)
+      pairs.push([Number(match[1]) - 1, Number(match[2]) - 1]);
     else problems.push(`ablate: "${shorten(word)}" should be layer.head, both from 1 (e.g. 2.1)`);
   }
   return pairs;
@@ -121,7 +122,10 @@ export function checkAgainst(settings, spec, problems) {
   };
   const ablate = settings.ablate.filter(([layer, head]) => {
     const ok = layer < numLayers && head < numHeads;
-    if (!ok) problems.push(`ablate: ${layer + 1}.${head + 1} is not a head of this model (${numLayers} layers of ${numHeads} heads)`);
+    if (!ok)
+      problems.push(
+        `ablate: ${layer + 1}.${head + 1} is not a head of this model (${numLayers} layers of ${numHeads} heads)`,
+      );
     return ok;
   });
   return {

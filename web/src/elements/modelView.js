@@ -12,7 +12,6 @@ const RULES = `
 .mv .hm { max-width: none; min-width: 3.2rem; gap: 0; }
 .mv .hm .lab, .mv .hm [role="columnheader"] { display: none; }
 .mv .legend { display: none; }
-.mv-legend { margin-top: 0.35rem; }
 .next { margin: 0.7rem 0 0; }
 .next figcaption { font-size: 0.85rem; font-weight: 600; margin-bottom: 0.25rem; }
 .next ol { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.15rem; max-width: 26rem;
@@ -99,6 +98,14 @@ export function drawModelView({ result, labels, causal, spec, settings }) {
       text: `${settings.name} (${spec.family}) · each small map: rows are queries, columns are keys · “${labels.join(' ')}”`,
     }),
     grid,
+    el(
+      'div',
+      { class: 'legend', attrs: { part: 'legend', 'aria-hidden': 'true' } },
+      el('span', { text: '0' }),
+      el('span', { class: 'bar' }),
+      el('span', { text: '1' }),
+      el('span', { text: 'attention weight · striped: masked' }),
+    ),
     readout,
   ];
 }
