@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { serveStatic } from '../../serve-static.mjs';
-import { ARTIFACTS, ROOT, add, assertClean, env, message, open, ready, shadowTexts } from './env.mjs';
+import { ARTIFACTS, ROOT, add, assertClean, env, message, open, ready, shadowTexts, shownMatrix } from './env.mjs';
 
 const INDUCTION = '/web/public/models/induction/';
 const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
@@ -52,6 +52,13 @@ async function setUp(page, extra = {}) {
           tokens: out.tokens,
           ids: out.ids,
           next: out.next?.map(({ id, p, token }) => ({ id, p, token })),
+          captures: out.captures.map((c) =>
+            Object.fromEntries(
+              ['x', 'q', 'k', 'v', 'qRotated', 'rawScores', 'scaledScores', 'weights', 'headOutput', 'concat', 'output']
+                .filter((k) => c[k])
+                .map((k) => [k, c[k].toArray()]),
+            ),
+          ),
         };
       };
     },
@@ -162,6 +169,80 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     assert.deepEqual(await shadowTexts(page, 'ab', '.sub:nth-of-type(3)'), [
       'Switched off: layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4',
     ]);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('builtin: the explorer walks layer 2 head 1 with the numbers of its capture', async () => {
+  const session = await open();
+  const { page } = session;
+  const sentence = 'the cat saw a cat';
+  try {
+    await setUp(page);
+    await add(page, 'x', 'attention-explorer', {
+      model: 'builtin',
+      layer: '2',
+      head: '1',
+      sentence,
+      steps: 'x qkv scores scale mask softmax output wo positions',
+    });
+    const [ref] = (
+      await page.evaluate((s) => window.reference('builtin', s, { capture: [{ layer: 1, head: 0 }] }), sentence)
+    ).captures;
+    assert.equal(await page.evaluate(() => document.getElementById('x').status), 'ready', await message(page, 'x'));
+    const tables = { x: 'x', q: 'q', k: 'k', v: 'v', rawScores: 'rawScores', scaledScores: 'scaledScores' };
+    Object.assign(tables, { weights: 'weights', output: 'headOutput', concat: 'concat', layerOutput: 'output' });
+    for (const [shownName, key] of Object.entries(tables)) {
+      const shownRows = await shownMatrix(page, 'x', shownName);
+      assert.equal(shownRows.length, ref[key].length, shownName);
+      shownRows.forEach((row, i) =>
+        row.forEach((value, j) => {
+          if (Number.isNaN(value) && ['rawScores', 'scaledScores', 'weights'].includes(shownName) && j > i) return;
+          assert.ok(
+            Math.abs(value - ref[key][i][j]) <= 0.5e-3 + 1e-6,
+            `${shownName}[${i}][${j}]: ${value} vs ${ref[key][i][j]}`,
+          );
+        }),
+      );
+    }
+    assert.match(await message(page, 'x'), /positions cannot be shown on a real model/);
+    await page.locator('#x').screenshot({ path: `${ARTIFACTS}/elements-model-explorer.png` });
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
+test('a tiny LLaMA by ids: the explorer shows q and k after RoPE and the scores of its capture', async () => {
+  const session = await open('blank.html', { width: 390 });
+  const { page } = session;
+  try {
+    await setUp(page, { './llama/': { kind: 'llamaFixture', options: {} } });
+    await add(page, 'l', 'attention-explorer', {
+      model: './llama/',
+      ids: '1 2 3 4',
+      steps: 'qkv scores',
+      precision: '4',
+    });
+    const [ref] = (
+      await page.evaluate(() =>
+        window.reference('./llama/', { ids: [1, 2, 3, 4] }, { capture: [{ layer: 0, head: 0 }] }),
+      )
+    ).captures;
+    assert.equal(await page.evaluate(() => document.getElementById('l').status), 'ready', await message(page, 'l'));
+    for (const [name, key] of [
+      ['qRotated', 'qRotated'],
+      ['rawScores', 'rawScores'],
+    ]) {
+      const rows = await shownMatrix(page, 'l', name);
+      assert.equal(rows.length, 4, name);
+      rows.forEach((row, i) =>
+        row.forEach((value, j) => assert.ok(Math.abs(value - ref[key][i][j]) <= 0.5e-4 + 1e-6, `${name}[${i}][${j}]`)),
+      );
+    }
+    await page.locator('#l').screenshot({ path: `${ARTIFACTS}/elements-model-llama-390.png` });
     await assertClean(session);
   } finally {
     await session.context.close();

@@ -6,6 +6,7 @@ import { Tensor } from '../../../src/js/tensor.js';
 import { formatValue } from '../model/format.js';
 import { el } from '../view/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
+import { drawModelSteps } from './modelSteps.js';
 import { drawModelView, modelSheet, picker } from './modelView.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './limits.js';
@@ -71,6 +72,8 @@ function resultOf(out, layer) {
   const { captures } = out;
   const steps = {};
   for (const key of ['q', 'k', 'v', 'rawScores', 'scaledScores', 'scores']) steps[key] = stack(captures, key);
+  // LLaMA-family models rotate q and k (RoPE) before the scores.
+  if (captures[0].qRotated) for (const key of ['qRotated', 'kRotated']) steps[key] = stack(captures, key);
   return {
     x: captures[0].x,
     ...steps,
@@ -180,9 +183,16 @@ function show(element, { settings, spec, out, display, problems }) {
   element.pendingNode.hidden = true;
   element.showDisplay([...problems, ...display.problems]);
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
-  const parts = settings.modelView
-    ? drawModelView({ result, labels, causal, spec, settings, name: settings.name })
-    : drawHead(element, { result, labels, causal, spec, settings, pick });
+  const shown = { result, labels, causal, spec, settings };
+  const parts =
+    element.localName === 'attention-explorer'
+      ? [
+          ...heading(element, shown, pick, `Layer ${settings.layer + 1} head ${settings.head + 1}, step by step`),
+          ...drawModelSteps(element, shown),
+        ]
+      : settings.modelView
+        ? drawModelView(shown)
+        : drawHead(element, shown, pick);
   element.content.replaceChildren(...parts, ...(settings.next ? [nextList(result.next, settings)] : []));
   element.status = 'ready';
   element.dispatchEvent(
@@ -210,8 +220,32 @@ function show(element, { settings, spec, out, display, problems }) {
 export const describeCell = (labels, causal, what) => (i, j, value) =>
   `query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked (a token does not look ahead)' : `${what} ${formatValue(value, 3)}`}`;
 
-/** The one head's heatmap, with the layer and head pickers. */
-function drawHead(element, { result, labels, causal, spec, settings, pick }) {
+/** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
+function heading(element, { spec, settings }, pick, title) {
+  const focus = (part, k) =>
+    queueMicrotask(() => element.shadowRoot.querySelectorAll(`[part="${part}"] button`)[k]?.focus());
+  const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
+  return [
+    el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
+    el('p', {
+      class: 'sub',
+      text: `${settings.name} (${spec.family}, ${spec.numLayers} layers of ${spec.numHeads} heads) · rows: queries · columns: keys`,
+    }),
+    ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
+    picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
+      pick({ layer: l });
+      focus('layer-picker', l);
+    }),
+    picker('Head', 'head-picker', spec.numHeads, settings.head, (h) => {
+      pick({ head: h });
+      focus('head-picker', h);
+    }),
+  ].filter(Boolean);
+}
+
+/** The one head's heatmap, under its heading. */
+function drawHead(element, shown, pick) {
+  const { result, labels, causal, settings } = shown;
   const { layer, head } = settings;
   const values = element.display.values;
   const n = labels.length;
@@ -230,26 +264,7 @@ function drawHead(element, { result, labels, causal, spec, settings, pick }) {
     blocked: (i, j) => causal && j > i,
     values,
   });
-  const focus = (part, k) =>
-    queueMicrotask(() => element.shadowRoot.querySelectorAll(`[part="${part}"] button`)[k]?.focus());
-  const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
-  return [
-    el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
-    el('p', {
-      class: 'sub',
-      text: `${settings.name} (${spec.family}, ${spec.numLayers} layers of ${spec.numHeads} heads) · rows: queries · columns: keys`,
-    }),
-    ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
-    picker('Layer', 'layer-picker', spec.numLayers, layer, (l) => {
-      pick({ layer: l });
-      focus('layer-picker', l);
-    }),
-    picker('Head', 'head-picker', spec.numHeads, head, (h) => {
-      pick({ head: h });
-      focus('head-picker', h);
-    }),
-    element.modelMap.element,
-  ].filter(Boolean);
+  return [...heading(element, shown, pick, title), element.modelMap.element];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */
