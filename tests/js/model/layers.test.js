@@ -18,7 +18,8 @@ describe('run({ layers })', () => {
     const partBytes = model.bytesRead - first;
     expect(part.attentions).toHaveLength(2);
     expect(part.hiddenStates).toHaveLength(3);
-    for (let l = 0; l < 2; l++) expect(Array.from(part.attentions[l].data)).toEqual(Array.from(whole.attentions[l].data));
+    for (let l = 0; l < 2; l++)
+      expect(Array.from(part.attentions[l].data)).toEqual(Array.from(whole.attentions[l].data));
     expect(Array.from(part.captures[0].weights.data)).toEqual(
       Array.from(whole.attentions[1].data.subarray(0, ids.length * ids.length)),
     );

@@ -11,3 +11,4 @@ import './authoring.mjs';
 import './pictures.mjs';
 import './fallback.mjs';
 import './model.mjs';
+import './model-loading.mjs';

@@ -38,7 +38,10 @@ export const SETTINGS = [
 ];
 
 /** Attributes that belong to one element only. */
-export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps', 'hide'], 'attention-heatmap': ['values', 'model-view'] };
+export const OWN_ATTRIBUTES = {
+  'attention-explorer': ['steps', 'hide'],
+  'attention-heatmap': ['values', 'model-view'],
+};
 
 // HTML's own attributes, which any element may carry without a warning.
 const GLOBAL = new Set([

@@ -14,7 +14,7 @@ import { sharedModel } from './sharedModel.js';
 
 const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
 const DISPLAY = ['caption', 'values', 'export'];
-const kB = (bytes) => `${Math.round(bytes / 1000)} kB`;
+const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
 
 /** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
 const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
@@ -32,10 +32,11 @@ function showLoading(element, name) {
 function showProgress(element, name, event) {
   if (element.status !== 'loading') return;
   const bar = element.progressNode;
-  if (event.phase === 'download' && event.total) {
-    bar.max = event.total;
-    bar.value = event.loaded;
-    element.pendingText.textContent = `Loading ${name}: ${kB(event.loaded)} of ${kB(event.total)}`;
+  if (event.phase === 'download') {
+    // Per file: config.json, the checkpoint's header, tokenizer.json (the weights are read by each run, by layer).
+    if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
+    const of = event.total ? ` of ${kB(event.total)}` : '';
+    element.pendingText.textContent = `Loading ${name}: ${event.file}, ${kB(event.loaded)}${of}`;
   } else if (event.phase === 'layer' && element.numLayers) {
     bar.max = element.numLayers;
     bar.value = event.layer + 1;

@@ -1,0 +1,133 @@
+// The elements on a real model, how they load it: elements naming one model share one load, with a progress bar; a
+// post without `model` loads none of the model's code; and from a CDN laid out as /npm/name@version/ (the packed
+// package on a second origin, under a CSP), `builtin` and @huggingface/tokenizers come from there.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { serveStatic } from '../../serve-static.mjs';
+import { ARTIFACTS, ROOT, assertClean, env, open, ready } from './env.mjs';
+
+const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
+
+test('elements naming one model share one load, with a progress bar while it loads', async () => {
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  const route = (page) =>
+    page.route(/induction\/model\.safetensors$/, async (r) => {
+      await held;
+      await r.continue();
+    });
+  const first = env.server.requests.length;
+  const session = await open('blank.html', { route });
+  const { page } = session;
+  try {
+    await page.evaluate((sentence) => {
+      for (const [id, layer] of [
+        ['one', '1'],
+        ['two', '2'],
+      ]) {
+        const e = document.createElement('attention-heatmap');
+        Object.assign(e, { id });
+        e.setAttribute('model', 'builtin');
+        e.setAttribute('layer', layer);
+        e.setAttribute('sentence', sentence);
+        document.getElementById('main').prepend(e);
+      }
+    }, SENTENCE);
+    await page.waitForFunction(() => document.getElementById('one').status === 'loading');
+    const loading = await page.evaluate(() => {
+      const e = document.getElementById('one');
+      const bar = e.shadowRoot.querySelector('[part="progress"]');
+      return {
+        visible: Boolean(bar?.getClientRects().length),
+        text: e.shadowRoot.querySelector('.pending').textContent,
+      };
+    });
+    assert.equal(loading.visible, true);
+    // Before any file, or per file as each arrives (the checkpoint's header is held back here).
+    assert.match(loading.text, /^Loading the built-in induction model(…|: [\w.]+\.json, [\d.]+ kB( of [\d.]+ kB)?)$/);
+    await page.locator('#one').screenshot({ path: `${ARTIFACTS}/elements-model-loading.png` });
+    release();
+    await ready(page, 'one');
+    await ready(page, 'two');
+    assert.deepEqual(await page.evaluate(() => ['one', 'two'].map((id) => document.getElementById(id).status)), [
+      'ready',
+      'ready',
+    ]);
+    const configs = env.server.requests.slice(first).filter((p) => p.endsWith('/induction/config.json'));
+    assert.equal(configs.length, 1, 'one load for both elements');
+    await assertClean(session);
+  } finally {
+    release();
+    await session.context.close();
+  }
+});
+
+test('a post without `model` loads none of the model code, its module or @huggingface/tokenizers', async () => {
+  const first = env.server.requests.length;
+  const session = await open('post.html');
+  try {
+    await session.page.waitForFunction(() => document.getElementById('heatmap')?.status === 'ready');
+  } finally {
+    await session.context.close();
+  }
+  const requests = env.server.requests.slice(first);
+  assert.deepEqual(
+    requests.filter((p) => /\/src\/js\/model\/|model-(simd|scalar)|huggingface|modelFigure|sharedModel/.test(p)),
+    [],
+  );
+});
+
+test('from a CDN laid out as /npm/name@version/ (the package as packed), model="builtin" loads its files and tokenizer there', async () => {
+  const work = mkdtempSync(join(tmpdir(), 'elements-model-cdn-'));
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' }),
+  );
+  const folder = join(work, 'npm', `attention-wasm@${pkg.version}`);
+  mkdirSync(folder, { recursive: true });
+  execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', folder, '--strip-components=1']);
+  const tokenizers = `@huggingface/tokenizers@${pkg.dependencies['@huggingface/tokenizers']}`;
+  cpSync(join(ROOT, 'node_modules/@huggingface/tokenizers'), join(work, 'npm', tokenizers), { recursive: true });
+  const cdn = await serveStatic(work, { host: '127.0.0.2', headers: { 'Access-Control-Allow-Origin': '*' } });
+  const origin = cdn.url.slice(0, -1);
+  const csp = `default-src 'self'; script-src 'self' ${origin} 'wasm-unsafe-eval'; style-src 'self' ${origin}; connect-src 'self' ${origin}`;
+  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const context = await env.browser.newContext();
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    const base = `${origin}/npm/attention-wasm@${pkg.version}`;
+    await page.goto(`${site.url}tests/web/elements/fixtures/model-cdn.html?cdn=${encodeURIComponent(base)}`);
+    await ready(page, 'm');
+    const got = await page.evaluate(async (folder) => {
+      const e = document.getElementById('m');
+      const model = await window.lib.loadModel(folder);
+      const out = await model.run('the cat saw a red ball near the old tree . the cat saw a red');
+      return {
+        status: e.status,
+        message: e.shadowRoot.querySelector('[part="message"]').textContent,
+        same: Array.from(e.result.weights.data).every((v, k) => Object.is(v, out.attentions[1].data[k])),
+        next: e.result.next.map((x) => x.token),
+        violations: window.violations,
+      };
+    }, `${base}/web/public/models/induction/`);
+    assert.equal(got.status, 'ready', got.message);
+    assert.equal(got.same, true);
+    assert.equal(got.next[0].trim(), 'ball');
+    assert.deepEqual([...got.violations, ...errors], []);
+    assert.ok(cdn.requests.includes(`/npm/${tokenizers}/dist/tokenizers.min.mjs`), 'the tokenizer came from the CDN');
+    assert.ok(
+      cdn.requests.includes(`/npm/attention-wasm@${pkg.version}/web/public/models/induction/model.safetensors`),
+    );
+  } finally {
+    await context.close();
+    await site.close();
+    await cdn.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
