@@ -19,8 +19,15 @@ const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
 /** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
 const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
 
+/** Adds the stylesheet of the model's parts to the element's (once). */
+function adoptSheet({ shadowRoot: root }) {
+  if (!root.adoptedStyleSheets.includes(modelSheet()))
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, modelSheet()];
+}
+
 /** What the element shows while the model loads and runs: a text and a progress bar. */
 function showLoading(element, name) {
+  adoptSheet(element);
   element.pendingText.textContent = `Loading ${name}…`;
   element.progressNode ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
   element.progressNode.removeAttribute('value');
@@ -179,8 +186,7 @@ function show(element, { settings, spec, out, display, problems }) {
   element.display = display;
   element.marks = null;
   element.modelShown = { settings, spec, labels, causal };
-  if (!element.shadowRoot.adoptedStyleSheets.includes(modelSheet()))
-    element.shadowRoot.adoptedStyleSheets = [...element.shadowRoot.adoptedStyleSheets, modelSheet()];
+  adoptSheet(element);
   element.pendingNode.hidden = true;
   element.showDisplay([...problems, ...display.problems]);
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
