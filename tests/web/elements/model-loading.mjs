@@ -131,3 +131,59 @@ test('from a CDN laid out as /npm/name@version/ (the package as packed), model="
     rmSync(work, { recursive: true, force: true });
   }
 });
+
+test('a Hub model id reads <Hub>/<id>/resolve/main/<file> (the Hub answered here by the shipped files)', async () => {
+  const csp =
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self' https://huggingface.co";
+  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const context = await env.browser.newContext();
+  const asked = [];
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.route('https://huggingface.co/**', (route) => {
+      const url = new URL(route.request().url());
+      asked.push(url.pathname);
+      const match = /^\/someone\/induction\/resolve\/main\/([\w.]+)$/.exec(url.pathname);
+      const headers = {
+        'Access-Control-Allow-Origin': '*',
+        'Access-Control-Expose-Headers': 'Content-Range, Content-Length',
+      };
+      if (!match) return route.fulfill({ status: 404, headers, body: 'not found' });
+      try {
+        return route.fulfill({
+          status: 200,
+          headers,
+          body: readFileSync(join(ROOT, 'web/public/models/induction', match[1])),
+        });
+      } catch {
+        return route.fulfill({ status: 404, headers, body: 'not found' });
+      }
+    });
+    await page.goto(`${site.url}tests/web/elements/fixtures/blank.html`);
+    await page.evaluate((sentence) => {
+      const e = document.createElement('attention-heatmap');
+      e.id = 'hub';
+      for (const [k, v] of Object.entries({ model: 'someone/induction', layer: '2', next: '', sentence }))
+        e.setAttribute(k, v);
+      document.getElementById('main').prepend(e);
+    }, SENTENCE);
+    await ready(page, 'hub');
+    const got = await page.evaluate(() => {
+      const e = document.getElementById('hub');
+      return {
+        status: e.status,
+        message: e.shadowRoot.querySelector('[part="message"]').textContent,
+        next: e.result?.next[0].token,
+      };
+    });
+    assert.equal(got.status, 'ready', got.message);
+    assert.equal(got.next.trim(), 'ball');
+    assert.ok(asked.includes('/someone/induction/resolve/main/config.json'), asked.join(' '));
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+  }
+});
