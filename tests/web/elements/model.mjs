@@ -112,6 +112,9 @@ test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of lo
     );
     assert.match(got.next[0], new RegExp(`${(ref.next[0].p * 100).toFixed(1)}%$`));
     await screenshot(page, 'b', 'elements-model-heatmap');
+    const svg = await page.evaluate(() => document.getElementById('b').toSVG());
+    assert.match(svg, />Attention weights of the built-in induction model, layer 2<\/text>.*>head 1<\/text>/);
+    assert.equal((svg.match(/<rect /g) ?? []).length >= n * n, true);
     // Picking head 3 shows it without a new attribute.
     await page.evaluate(() =>
       document.getElementById('b').shadowRoot.querySelectorAll('[part="head-picker"] button')[2].click(),
@@ -289,6 +292,8 @@ test('a bad model is a polite message: not found, an unsupported family, a bad v
     assert.match(await message(page, 'bad'), /model="not a model!" should be builtin/);
     assert.equal((await shown(page, 'deep')).status, 'ready');
     assert.match(await message(page, 'deep'), /layer="9" is not in this model, which has 2 layers/);
+    // It shows layer 1, so it ran layer 1 alone (the layers it needs).
+    assert.equal(await page.evaluate(() => document.getElementById('deep').result.attentions.length), 1);
     await screenshot(page, 't5', 'elements-model-unsupported');
     // Nothing thrown into the page (the 404 of the missing folder is the only console error).
     const csp = await page.evaluate(() => window.__csp);

@@ -186,6 +186,7 @@ function show(element, { settings, spec, out, display, problems }) {
   element.display = display;
   element.marks = null;
   element.modelShown = { settings, spec, labels, causal };
+  element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
   adoptSheet(element);
   element.pendingNode.hidden = true;
   element.showDisplay([...problems, ...display.problems]);

@@ -12,6 +12,7 @@ const RULES = `
 .mv .hm { max-width: none; min-width: 3.2rem; gap: 0; }
 .mv .hm .lab, .mv .hm [role="columnheader"] { display: none; }
 .mv .legend { display: none; }
+.mv .off { opacity: 0.35; }
 .next { margin: 0.7rem 0 0; }
 .next figcaption { font-size: 0.85rem; font-weight: 600; margin-bottom: 0.25rem; }
 .next ol { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.15rem; max-width: 26rem;
@@ -88,6 +89,7 @@ export function drawModelView({ result, labels, causal, spec, settings }) {
         blocked: (i, j) => causal && j > i,
       });
       map.grid.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
+      map.element.classList.toggle('off', off.has(`${l}.${h}`));
       grid.append(map.element);
     }
   });
