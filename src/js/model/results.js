@@ -3,8 +3,19 @@
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
+import { readSignal } from './signal.js';
 
-const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'topK', 'tokenTypeIds', 'layers'];
+const RUN_OPTIONS = [
+  'attentions',
+  'hiddenStates',
+  'logits',
+  'capture',
+  'ablate',
+  'topK',
+  'tokenTypeIds',
+  'signal',
+  'layers',
+];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
@@ -97,6 +108,7 @@ export function readRunOptions(options, config) {
   }
   return {
     layers,
+    signal: readSignal(o.signal, 'run options'),
     attentions: o.attentions ?? true,
     hiddenStates: o.hiddenStates ?? true,
     logits: o.logits ?? true,

@@ -13,9 +13,13 @@ async function folderFromPath(path) {
   try {
     entries = await readdir(root, { withFileTypes: true });
   } catch (cause) {
-    throw new AttentionError('MISSING_FILE', `the model folder ${root} cannot be read: ${cause?.message ?? cause}`, {
-      cause,
-    });
+    // A string is a folder path in Node, never a Hub id: 'owner/name' would be ambiguous with a relative path.
+    const hub = /^[\w.-]+\/[\w.-]+$/.test(path) ? ` (for the Hub's model, give { hub: ${JSON.stringify(path)} })` : '';
+    throw new AttentionError(
+      'MISSING_FILE',
+      `the model folder ${root} cannot be read: ${cause?.message ?? cause}${hub}`,
+      { cause },
+    );
   }
   const names = entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
   const sizes = new Map(await Promise.all(names.map(async (name) => [name, (await stat(join(root, name))).size])));
