@@ -28,6 +28,15 @@ describe('run({ layers })', () => {
     expect(partBytes).toBeLessThan(wholeBytes);
   });
 
+  it('gives its progress events the total of the layers it reads', async () => {
+    const events = [];
+    const model = await loadModel(gpt2Fixture({ layers: 3 }).files, { onProgress: (e) => events.push(e) });
+    await model.run({ ids: [1, 2, 3] }, { layers: 2 });
+    const done = events.filter((e) => e.phase === 'done').at(-1);
+    expect(done.total).toBe(done.loaded);
+    expect(events.filter((e) => e.phase === 'layer').map((e) => e.layer)).toEqual([0, 1]);
+  });
+
   it('rejects a count outside 1 to num_layers, and a capture beyond the layers run', async () => {
     const model = await loadModel(gpt2Fixture({ layers: 2 }).files);
     for (const layers of [0, 3, 1.5, '1'])

@@ -44,10 +44,14 @@ function showProgress(element, name, event) {
     if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
     const of = event.total ? ` of ${kB(event.total)}` : '';
     element.pendingText.textContent = `Loading ${name}: ${event.file}, ${kB(event.loaded)}${of}`;
-  } else if (event.phase === 'layer' && element.numLayers) {
-    bar.max = element.numLayers;
-    bar.value = event.layer + 1;
-    element.pendingText.textContent = `Running ${name}: layer ${event.layer + 1} of ${element.numLayers}`;
+  } else if (event.total) {
+    // A run (runs one after another): the bytes of the weights it reads (downloaded now from a web source), counted
+    // from its first event, since the model's count goes on from run to run.
+    if (event.phase === 'embeddings') element.runStart = event.loaded;
+    const start = element.runStart ?? 0;
+    [bar.max, bar.value] = [event.total - start, event.loaded - start];
+    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${element.numLayers}, ` : '';
+    element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
   }
 }
 
@@ -108,7 +112,12 @@ async function forward(element, shared, settings, input, spec) {
     topK: 5,
   };
   const key = JSON.stringify([settings.key, input, options]);
-  if (element.modelRun?.key !== key) element.modelRun = { key, out: await shared.run(input, options) };
+  if (element.modelRun?.key !== key) {
+    // A newer computation of this element stops the one before (a download under way included).
+    element.modelAbort?.abort();
+    const abort = (element.modelAbort = new AbortController());
+    element.modelRun = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
+  }
   return element.modelRun.out;
 }
 
