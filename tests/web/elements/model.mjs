@@ -72,7 +72,7 @@ const shown = (page, id) =>
       tokens: e.result?.tokens,
       next: Array.from(e.shadowRoot.querySelectorAll('[part="next"] li'), (li) => li.textContent),
       cells: Array.from(e.shadowRoot.querySelectorAll('.cell'), (c) => c.getAttribute('aria-label')),
-      grids: e.shadowRoot.querySelectorAll('[part="model-view"] [role="grid"]').length,
+      maps: e.shadowRoot.querySelectorAll('[part="model-view"] canvas').length,
     };
   }, id);
 
@@ -136,14 +136,38 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     await add(page, 'mv', 'attention-heatmap', { model: 'builtin', 'model-view': '', sentence: SENTENCE });
     const ref = await page.evaluate((s) => window.reference('builtin', s), SENTENCE);
     const got = await shown(page, 'mv');
-    assert.equal(got.grids, 8, '2 layers × 4 heads');
+    assert.equal(got.maps, 8, '2 layers × 4 heads');
     const n = ref.tokens.length;
-    const labels = got.cells;
-    assert.equal(labels.length, 8 * n * n);
-    // layer 1 head 3 (index 2 of layer 0) is the previous-token head: cell (5, 4) as run gives it.
+    // Layer 1 head 3 (the previous-token head) by keyboard: focus its map, move to query 6, key 5 (from 1).
+    const map = page.locator('#mv').locator('[part="model-view"] canvas').nth(2);
+    await map.focus();
+    for (const key of [...Array(5).fill('ArrowDown'), ...Array(4).fill('ArrowRight')]) await map.press(key);
+    const read = (await shadowTexts(page, 'mv', '[part="readout"]'))[0];
     const k = 2 * n * n + 5 * n + 4;
-    assert.match(labels[k], /^layer 1 head 3: /);
-    assert.equal(Number(/weight (\S+)$/.exec(labels[k])[1]), Number(ref.attentions[0][k].toFixed(3)));
+    assert.equal(
+      read,
+      `layer 1 head 3: query “${ref.tokens[5]}” → key “${ref.tokens[4]}”: weight ${ref.attentions[0][k].toFixed(3)}`,
+    );
+    // Every map is drawn from its head's weights: each cell of the last query's row has the colour of run's weight.
+    const wrong = await page.evaluate(
+      async ({ attentions, count }) => {
+        const { weightColor } = await import('/web/src/model/colors.js');
+        const maps = document.getElementById('mv').shadowRoot.querySelectorAll('[part="model-view"] canvas');
+        const bad = [];
+        maps.forEach((canvas, m) => {
+          const [layer, head] = [Math.floor(m / 4), m % 4];
+          const cell = canvas.width / count;
+          for (let j = 0; j < count; j++) {
+            const pixel = canvas.getContext('2d').getImageData((j + 0.5) * cell, canvas.height - cell / 2, 1, 1).data;
+            const want = weightColor(attentions[layer][(head * count + count - 1) * count + j]).css;
+            if (`rgb(${pixel[0]}, ${pixel[1]}, ${pixel[2]})` !== want) bad.push(`${m}:${j} ${pixel} ${want}`);
+          }
+        });
+        return bad;
+      },
+      { attentions: ref.attentions, count: n },
+    );
+    assert.deepEqual(wrong, []);
     await screenshot(page, 'mv', 'elements-model-view-390');
 
     // ablate="2.1 2.2 2.3 2.4": the induction heads off, the repeat is no longer continued.

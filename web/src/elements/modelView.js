@@ -1,17 +1,16 @@
 // The parts of an element's figure on a real model that the examples' figures lack: a row of numbered buttons (the
 // layer and head pickers), the model view (every layer × head as a small heatmap, as bertviz's model view, with one
 // readout for all), the next-token list, and their stylesheet (constructable, so a strict style-src allows it).
+import { weightColor } from '../model/colors.js';
 import { el } from '../view/dom.js';
-import { HeatmapGrid } from './heatmapGrid.js';
 
 const RULES = `
 .mv { display: grid; gap: 0.35rem 0.5rem; align-items: start; overflow-x: auto; }
 .mv .corner, .mv .lh, .mv .ll { font-size: 0.75rem; color: var(--aw-muted); }
 .mv .lh { text-align: center; }
 .mv .ll { align-self: center; white-space: nowrap; }
-.mv .hm { max-width: none; min-width: 3.2rem; gap: 0; }
-.mv .hm .lab, .mv .hm [role="columnheader"] { display: none; }
-.mv .legend { display: none; }
+.mv .mini { width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 2px; }
+.mv .mini:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; }
 .mv .off { opacity: 0.35; }
 .next { margin: 0.7rem 0 0; }
 .next figcaption { font-size: 0.85rem; font-weight: 600; margin-bottom: 0.25rem; }
@@ -54,43 +53,97 @@ export function picker(name, part, count, chosen, onPick) {
   );
 }
 
+const KEYS = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const CELL = 8; // canvas pixels per cell; CSS scales the canvas to its column
+
 /**
- * The model view: a grid of every layer's heads, each a small heatmap of its weights (query rows, key columns),
- * focusable and read out by the arrow keys as the other heatmaps; one readout line for all.
+ * One head's weights as a small canvas (a DOM cell each would be 147 456 nodes for GPT-2 small at 32 tokens): a tab
+ * stop whose arrow keys (Home, End) move an outlined cell, read out as the heatmaps' cells are; hovering reads too.
+ */
+function miniMap({ data, n, causal, where, describe, readout }) {
+  const canvas = el('canvas', {
+    class: 'mini',
+    tabIndex: 0,
+    attrs: {
+      role: 'img',
+      'aria-label': `Attention weights, ${where}: ${n} queries by ${n} keys; arrow keys read each cell`,
+    },
+  });
+  canvas.width = canvas.height = n * CELL;
+  const active = { i: 0, j: 0, shown: false };
+  const paint = () => {
+    const g = canvas.getContext('2d');
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        g.fillStyle = causal && j > i ? '#c8c8c8' : weightColor(data[i * n + j]).css;
+        g.fillRect(j * CELL, i * CELL, CELL, CELL);
+      }
+    if (!active.shown) return;
+    g.strokeStyle = '#ff2d95';
+    g.lineWidth = 2;
+    g.strokeRect(active.j * CELL + 1, active.i * CELL + 1, CELL - 2, CELL - 2);
+  };
+  const show = (i, j) => {
+    [active.i, active.j, active.shown] = [Math.max(0, Math.min(n - 1, i)), Math.max(0, Math.min(n - 1, j)), true];
+    readout.textContent = describe(active.i, active.j, data[active.i * n + active.j]);
+    paint();
+  };
+  canvas.addEventListener('keydown', (event) => {
+    const step = KEYS[event.key];
+    if (!step && event.key !== 'Home' && event.key !== 'End') return;
+    event.preventDefault();
+    if (event.key === 'Home') show(active.i, 0);
+    else if (event.key === 'End') show(active.i, n - 1);
+    else show(active.i + step[0], active.j + step[1]);
+  });
+  canvas.addEventListener('focus', () => show(active.i, active.j));
+  canvas.addEventListener('blur', () => {
+    active.shown = false;
+    paint();
+  });
+  canvas.addEventListener('pointermove', (event) => {
+    const box = canvas.getBoundingClientRect();
+    show(
+      Math.floor(((event.clientY - box.top) / box.height) * n),
+      Math.floor(((event.clientX - box.left) / box.width) * n),
+    );
+  });
+  paint();
+  return canvas;
+}
+
+/**
+ * The model view: a grid of every layer's heads, each a small heatmap of its weights (query rows, key columns), as
+ * bertviz's model view; one readout line for all.
  */
 export function drawModelView({ result, labels, causal, spec, settings }) {
   const n = labels.length;
   const size = n * n;
   const readout = el('p', {
     class: 'readout',
-    text: 'Hover over a cell, or focus a head’s heatmap and use the arrow keys, to read its weight.',
+    text: 'Hover over a head’s map, or focus it and use the arrow keys, to read its weights.',
     attrs: { part: 'readout', 'aria-live': 'polite' },
   });
   const grid = el('div', { class: 'mv', attrs: { part: 'model-view' } }, el('span', { class: 'corner' }));
-  grid.style.gridTemplateColumns = `max-content repeat(${spec.numHeads}, minmax(3.2rem, 1fr))`; // CSSOM
-  for (let h = 0; h < spec.numHeads; h++) grid.append(el('span', { class: 'lh', text: `head ${h + 1}` }));
+  grid.style.gridTemplateColumns = `max-content repeat(${spec.numHeads}, minmax(2.2rem, 1fr))`; // CSSOM
+  for (let h = 0; h < spec.numHeads; h++)
+    grid.append(el('span', { class: 'lh', text: `${spec.numHeads > 8 ? 'h' : 'head '}${h + 1}` }));
   const off = new Set(settings.ablate.map(([l, h]) => `${l}.${h}`));
   result.attentions.forEach((weights, l) => {
     grid.append(el('span', { class: 'll', text: `layer ${l + 1}` }));
     for (let h = 0; h < spec.numHeads; h++) {
       const where = `layer ${l + 1} head ${h + 1}${off.has(`${l}.${h}`) ? ' (switched off)' : ''}`;
-      const map = new HeatmapGrid({
-        label: `Attention weights, ${where}: rows are queries, columns are keys`,
+      const map = miniMap({
+        data: weights.data.subarray(h * size, (h + 1) * size),
+        n,
+        causal,
+        where,
+        readout,
         describe: (i, j, value) =>
           `${where}: query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked' : `weight ${value.toFixed(3)}`}`,
-        readout,
       });
-      map.update({
-        data: weights.data.subarray(h * size, (h + 1) * size),
-        rows: n,
-        cols: n,
-        rowLabels: labels,
-        colLabels: labels,
-        blocked: (i, j) => causal && j > i,
-      });
-      map.grid.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
-      map.element.classList.toggle('off', off.has(`${l}.${h}`));
-      grid.append(map.element);
+      map.classList.toggle('off', off.has(`${l}.${h}`));
+      grid.append(map);
     }
   });
   return [
@@ -106,7 +159,7 @@ export function drawModelView({ result, labels, causal, spec, settings }) {
       el('span', { text: '0' }),
       el('span', { class: 'bar' }),
       el('span', { text: '1' }),
-      el('span', { text: 'attention weight · striped: masked' }),
+      el('span', { text: 'attention weight · grey: masked' }),
     ),
     readout,
   ];
