@@ -113,7 +113,8 @@ function build(bundler) {
   for (const [target, from] of Object.entries(bundler.files)) copyFileSync(join(APP, from), join(app, target));
   copyFileSync(join(APP, 'run.js'), join(source, 'run.js'));
   copyFileSync(join(repo, 'tests/js/worked-example.js'), join(source, 'worked-example.js'));
-  for (const file of ['model.js', 'tokenizers.js']) copyFileSync(join(APP, file), join(source, file));
+  copyFileSync(join(APP, 'model.js'), join(source, 'model.js'));
+  copyFileSync(join(repo, 'tests/js/model/tokenizers.js'), join(source, 'tokenizers.js'));
   for (const [name, text] of Object.entries(bundler.config ?? {})) writeFileSync(join(app, name), text);
   const [command, args] = bundler.build;
   run(command, args, app, {

@@ -5,7 +5,8 @@ import { AttentionError } from '../errors.js';
 import { readJson } from './sources.js';
 
 // Where @huggingface/tokenizers comes from: its package name, which bundlers and import maps resolve. A page that
-// loads these files raw with neither (the elements from a CDN) installs a fallback (installTokenizersFallback).
+// loads these files raw with neither may install a fallback (installTokenizersFallback: the elements do, loading it
+// from beside the package); when that fails too, the import map's error below says what to do.
 let fallback = null;
 const tokenizersModule = () =>
   import('@huggingface/tokenizers').catch((error) => {
@@ -42,7 +43,13 @@ export async function loadTokenizer(folder) {
   const config = folder.names.includes('tokenizer_config.json')
     ? await readJson(folder, 'tokenizer_config.json', parseJson)
     : {};
-  const { Tokenizer } = await tokenizersModule();
+  const { Tokenizer } = await tokenizersModule().catch((cause) => {
+    throw new AttentionError(
+      'LOAD_FAILED',
+      `tokenizer.json needs @huggingface/tokenizers, which could not be imported (${String(cause?.message ?? cause).slice(0, 120)}): a bundler or Node resolves it from node_modules; a page that imports attention-wasm/model from a CDN maps it with an import map, e.g. <script type="importmap">{ "imports": { "@huggingface/tokenizers": "https://<cdn>/npm/@huggingface/tokenizers@0.2.0/dist/tokenizers.min.mjs" } }</script>; or leave tokenizer.json out and run token ids`,
+      { cause },
+    );
+  });
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config);
