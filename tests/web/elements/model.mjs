@@ -299,6 +299,25 @@ test('a tiny GPT-2 without a tokenizer, by ids: layer 2 weights and next as run 
   }
 });
 
+test('a tiny BERT by ids: no mask, its weights as run gives them, and `next` is refused politely', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await setUp(page, { './bert/': { kind: 'bertFixture', options: {} } });
+    await add(page, 'bert', 'attention-heatmap', { model: './bert/', ids: '2 5 7 3', next: '' });
+    const ref = await page.evaluate(() => window.reference('./bert/', { ids: [2, 5, 7, 3] }));
+    const got = await shown(page, 'bert');
+    assert.equal(got.status, 'ready');
+    assert.deepEqual(got.weights, ref.attentions[0]);
+    assert.equal(got.cells.filter((c) => /masked/.test(c)).length, 0, 'BERT looks both ways');
+    assert.deepEqual(got.next, []);
+    assert.match(await message(page, 'bert'), /next: bert predicts masked tokens/);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
+  }
+});
+
 test('a bad model is a polite message: not found, an unsupported family, a bad value, a layer it lacks', async () => {
   const session = await open();
   const { page } = session;

@@ -150,6 +150,11 @@ export async function modelFigure(element, current) {
     element.numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
     const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
+    if (settings.next && !spec.choices?.causal) {
+      // BERT's head predicts masked tokens, not a next one: its "next" at the last position ([SEP]) means nothing.
+      problems.push(`next: ${spec.family} predicts masked tokens, not the next one, so no prediction is shown`);
+      settings.next = false;
+    }
     if (!settings.ids && !model.hasTokenizer) {
       return failed(
         element,
