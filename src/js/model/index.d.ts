@@ -10,7 +10,7 @@ import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../inde
 /**
  * A checkpoint folder: Files (a dropped folder, `<input webkitdirectory>`, picked files), a Map or object of file
  * names to Blobs, bytes or text, a folder URL (an http(s) string or a URL, read by Range requests), a model on the
- * Hub (`{ hub }`), or in Node a folder path (a string that is not an http(s) URL). It must hold config.json and
+ * Hub (`{ hub }`), or in Node a folder path (a string that is not an http(s) URL, or a file: URL). It must hold config.json and
  * model.safetensors (or model.safetensors.index.json and its shards). A string is never a Hub id.
  */
 export type ModelSource =

@@ -4,7 +4,7 @@
 // files are read whole after a size check; a safetensors file by Range requests (http.js), its header first, then one
 // tensor (or rows of one) at a time. An optional cache (cache.js, or any object with get/set) keeps each answer.
 import { AttentionError, describe } from '../errors.js';
-import { fetchRange, fetchWhole } from './http.js';
+import { fetchRange, fetchWhole, fileSize } from './http.js';
 
 /** The Hub's public address: a `{ hub }` source reads `${HUB_URL}/${id}/resolve/${revision}/${file}`. */
 export const HUB_URL = 'https://huggingface.co';
@@ -108,6 +108,16 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
       fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher }),
     );
 
+  // Where Content-Range is not exposed (CORS), a file's size from HEAD, kept in the cache as a range of no bytes.
+  const sizeOf = async (name) =>
+    (
+      await cached({ url: urlOf(name), begin: 0, end: 0 }, async () => ({
+        bytes: new Uint8Array(0),
+        total: await fileSize(urlOf(name), { signal, fetcher }),
+        whole: false,
+      }))
+    ).total;
+
   // A safetensors file by Range: its first 8 bytes give its size (Content-Range) and the header's length.
   const heads = new Map(); // name → Promise<{ bytes, total, whole }>
   const headOf = (name) => {
@@ -130,6 +140,7 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
     names.push(INDEX);
   }
   for (const name of OPTIONAL) {
+    if (name !== OPTIONAL[0] && !names.includes(OPTIONAL[0])) break; // no tokenizer.json: no tokenizer_config.json
     try {
       jsons.set(name, (await whole(name, maxJson)).bytes);
       names.push(name);
@@ -166,13 +177,13 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
     /** A safetensors file as a range reader: { size, read(begin, end, where, signal) }. */
     async file(name) {
       const head = await headOf(name);
-      if (head.total === null) {
+      const size = head.total ?? (await sizeOf(name));
+      if (size === null) {
         throw new AttentionError(
           'FETCH_FAILED',
-          `${urlOf(name)} gives no file size in Content-Range (bytes 0-7/*): the server must state it`,
+          `${urlOf(name)} states its size neither in Content-Range nor in a HEAD request's Content-Length: the server must state it`,
         );
       }
-      const size = head.total;
       return {
         size,
         async read(begin, end, where, runSignal) {

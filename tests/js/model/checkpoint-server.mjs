@@ -4,6 +4,7 @@
 //   range    Range requests answered with 206 and Content-Range; CORS for any origin (as the Hub does)
 //   norange  Range ignored: 200 with the whole file; CORS for any origin
 //   nocors   Range answered, but no Access-Control-Allow-Origin: a browser refuses the answer
+//   hidden   as range, but no Access-Control-Expose-Headers: a page cannot read Content-Range, only Content-Length
 //   slow     as range, but an answer of 1 KiB or more, past the header (from byte 8), sends half its bytes and then
 //            stalls until the client goes away (or 60 s): a download under way, for the tests of abort
 // GET /stats?prefix=<path> gives { requests: [{ path, range, status, bytes }], bytes } of the files under <path>:
@@ -16,7 +17,9 @@ const CORS = {
   'Access-Control-Allow-Methods': 'GET, HEAD, PUT, OPTIONS',
   'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges',
 };
-const MODES = ['range', 'norange', 'nocors', 'slow'];
+const UNEXPOSED = { ...CORS };
+delete UNEXPOSED['Access-Control-Expose-Headers'];
+const MODES = ['range', 'norange', 'nocors', 'slow', 'hidden'];
 
 /** @returns {Promise<{ url: string, close: () => Promise<void> }>} */
 export async function serveCheckpoints() {
@@ -26,7 +29,7 @@ export async function serveCheckpoints() {
     const url = new URL(request.url, 'http://localhost');
     const [, mode, ...rest] = decodeURIComponent(url.pathname).split('/');
     const path = rest.join('/');
-    const cors = mode === 'nocors' ? {} : CORS;
+    const cors = mode === 'nocors' ? {} : mode === 'hidden' ? UNEXPOSED : CORS;
     if (request.method === 'OPTIONS') {
       response.writeHead(204, cors).end();
       return;
@@ -53,6 +56,11 @@ export async function serveCheckpoints() {
       log.push({ path, range, status, bytes: body.length });
       response.writeHead(status, { ...cors, ...headers, 'Content-Length': body.length }).end(body);
     };
+    if (MODES.includes(mode) && request.method === 'HEAD' && file) {
+      log.push({ path, range: null, status: 200, bytes: 0, head: true });
+      response.writeHead(200, { ...cors, 'Content-Length': file.length }).end();
+      return;
+    }
     if (!MODES.includes(mode) || request.method !== 'GET' || !file) {
       send(404, { 'Content-Type': 'text/plain' }, Buffer.from('not found'));
       return;

@@ -43,6 +43,22 @@ describe.runIf(!isNode)('a cache of the fetched files and ranges (Cache Storage)
   });
 });
 
+describe('a cache of your own: any object with get and set', () => {
+  it('a Map-backed cache serves the second load and run, in Node and in browsers', async () => {
+    const entries = new Map();
+    const key = ({ url, begin, end }) => `${url} ${begin}-${end}`;
+    const cache = { get: async (k) => entries.get(key(k)), set: async (k, value) => void entries.set(key(k), value) };
+    const path = await upload(gpt2Fixture().files);
+    const url = `${server}range/${path}`;
+    const first = await (await loadModel(url, { cache })).run({ ids: [2, 4] });
+    const requests = (await sent(path)).requests.length;
+    const second = await (await loadModel(url, { cache })).run({ ids: [2, 4] });
+    expect((await sent(path)).requests).toHaveLength(requests);
+    expect(second.logits.data).toEqual(first.logits.data);
+    expect([...entries.values()].some((entry) => entry.missing)).toBe(true); // tokenizer.json: a 404, kept
+  });
+});
+
 describe.runIf(isNode)('the cache in Node', () => {
   it('openModelCache says that Cache Storage is missing here', async () => {
     await expect(openModelCache()).rejects.toMatchObject({ code: 'BAD_OPTION', message: /Cache Storage/ });

@@ -129,6 +129,18 @@ describe('a folder URL, read by Range requests', () => {
   );
 });
 
+describe('a server that does not expose Content-Range', () => {
+  it('is read all the same: the size comes from a HEAD request, the ranges are checked by their length', async () => {
+    const fixture = gpt2Fixture({ shards: 2 });
+    const path = await upload(fixture.files);
+    const model = await loadModel(`${server}hidden/${path}`);
+    const expected = await (await loadModel(fixture.files)).run({ ids: [3, 2, 1] });
+    expect((await model.run({ ids: [3, 2, 1] })).logits.data).toEqual(expected.logits.data);
+    const heads = (await sent(path)).requests.filter((r) => r.head);
+    expect(heads).toHaveLength(isNode ? 0 : 2); // Node reads every header; a page asks each shard's size
+  });
+});
+
 describe('a Hub model id', () => {
   it('{ hub, revision, base } reads base/owner/name/resolve/revision/', async () => {
     const fixture = gpt2Fixture({ shards: 2 });
