@@ -187,3 +187,56 @@ test('a Hub model id reads <Hub>/<id>/resolve/main/<file> (the Hub answered here
     await site.close();
   }
 });
+
+test('a folder URL by Range: an element of layer 1 reads only layer 1 of the weights; a server without CORS is a message', async () => {
+  const { serveCheckpoints } = await import('../../js/model/checkpoint-server.mjs');
+  const server = await serveCheckpoints();
+  const folder = join(ROOT, 'web/public/models/induction');
+  for (const name of ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'])
+    await fetch(`${server.url}files/induction/${name}`, { method: 'PUT', body: readFileSync(join(folder, name)) });
+  const size = readFileSync(join(folder, 'model.safetensors')).length;
+  const origin = server.url.slice(0, -1);
+  const csp = `default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; connect-src 'self' ${origin}`;
+  const site = await serveStatic(ROOT, { headers: { 'Content-Security-Policy': csp } });
+  const context = await env.browser.newContext();
+  const bytes = async () => (await (await fetch(`${server.url}stats?prefix=induction/model.safetensors`)).json()).bytes;
+  try {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${site.url}tests/web/elements/fixtures/blank.html`);
+    const add = async (id, attributes) => {
+      await page.evaluate(
+        ([elementId, attrs]) => {
+          const e = document.createElement('attention-heatmap');
+          e.id = elementId;
+          for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+          document.getElementById('main').prepend(e);
+        },
+        [id, attributes],
+      );
+      await ready(page, id);
+      return page.evaluate((elementId) => {
+        const e = document.getElementById(elementId);
+        return { status: e.status, message: e.shadowRoot.querySelector('[part="message"]').textContent };
+      }, id);
+    };
+    const model = `${server.url}range/induction/`;
+    assert.equal((await add('first', { model, layer: '1', sentence: SENTENCE })).status, 'ready');
+    const first = await bytes();
+    assert.ok(first < size * 0.6, `layer 1 alone read ${first} of the checkpoint's ${size} bytes`);
+    assert.equal((await add('all', { model, layer: '2', next: '', sentence: SENTENCE })).status, 'ready');
+    const all = (await bytes()) - first;
+    assert.ok(all > first * 1.5, `with next, every layer and the LM head: ${all} bytes, against ${first}`);
+    console.log(`checkpoint ${size} bytes: layer 1 read ${first}, layers 1-2 with next ${all}`);
+
+    const refused = await add('nocors', { model: `${server.url}nocors/induction/`, sentence: SENTENCE });
+    assert.equal(refused.status, 'error');
+    assert.match(refused.message, /could not be loaded[^]*nocors\/induction/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await site.close();
+    await server.close();
+  }
+});
