@@ -60,13 +60,20 @@ export async function openCheckpoint(folder) {
     const other = folder.names.find((name) => /\.(bin|pt|pth|gguf|h5|msgpack)$/.test(name));
     throw missingFile(folder, `${SINGLE} (or ${INDEX})`, other ? ` (${other} is not read: safetensors only)` : '');
   }
-  const opened = new Map();
-  for (const file of files) {
-    const header = await openSafetensorsReader(readerOf(await folder.file(file))).catch((error) => {
-      throw new AttentionError(error.code ?? 'BAD_FILE', `${file}: ${error.message}`, { cause: error });
-    });
-    opened.set(file, { header, byName: new Map(header.tensors.map((t) => [t.name, t])) });
-  }
+  // The shards' headers are read together: from a web folder, their requests overlap.
+  const headers = await Promise.all(
+    files.map((file) =>
+      folder
+        .file(file)
+        .then((source) => openSafetensorsReader(readerOf(source)))
+        .catch((error) => {
+          throw new AttentionError(error.code ?? 'BAD_FILE', `${file}: ${error.message}`, { cause: error });
+        }),
+    ),
+  );
+  const opened = new Map(
+    headers.map((header, i) => [files[i], { header, byName: new Map(header.tensors.map((t) => [t.name, t])) }]),
+  );
   const state = { bytesRead: 0 };
   const entryOf = (name) => {
     const file = shardOf ? shardOf.get(name) : SINGLE;

@@ -2,7 +2,7 @@
 // reach the same one; for Chromium it is another origin than the test page: another port). Tests upload a fixture's
 // files with PUT /files/<path> and read them back by GET /<mode>/<path>, where <mode> is how the server behaves:
 //   range    Range requests answered with 206 and Content-Range; CORS for any origin (as the Hub does)
-//   norange  Range ignored: 200 with the whole file; CORS for any origin
+//   norange  Range ignored: 200 with the whole file (over 4 MiB: 64 KiB of it, then a stall); CORS for any origin
 //   nocors   Range answered, but no Access-Control-Allow-Origin: a browser refuses the answer
 //   hidden   as range, but no Access-Control-Expose-Headers: a page cannot read Content-Range, only Content-Length
 //   slow     as range, but an answer of 1 KiB or more, past the header (from byte 8), sends half its bytes and then
@@ -66,6 +66,20 @@ export async function serveCheckpoints() {
       return;
     }
     const match = /^bytes=(\d+)-(\d+)$/.exec(range ?? '');
+    if (mode === 'norange' && match && file.length > 2 ** 22) {
+      // A large file: its first 64 KiB, then a stall until the client goes away (or 60 s), so that a client that
+      // reads the body of a 200 it asked a range of is seen waiting (`completed` once it would have had it all).
+      const entry = { path, range, status: 200, bytes: 2 ** 16, stalled: true, completed: false };
+      log.push(entry);
+      response.writeHead(200, { ...cors, 'Content-Length': file.length });
+      response.write(file.subarray(0, 2 ** 16));
+      const timer = setTimeout(() => {
+        Object.assign(entry, { bytes: file.length, completed: true });
+        response.end(file.subarray(2 ** 16));
+      }, 60_000);
+      response.on('close', () => clearTimeout(timer));
+      return;
+    }
     if (mode === 'norange' || !match) {
       send(200, { 'Content-Type': 'application/octet-stream' }, file);
       return;

@@ -89,6 +89,9 @@ describe('a folder URL, read by Range requests', () => {
     expect(error.code).toBe('FETCH_FAILED');
     expect(error.message).toContain(`${url}model.safetensors`);
     expect(error.message).toMatch(/must support Range requests/);
+    // The answer was dropped at its headers: had its body been read, the load would have waited for the stall.
+    const answer = (await sent(largePath)).requests.find((r) => r.path.endsWith('model.safetensors'));
+    expect(answer).toMatchObject({ status: 200, stalled: true, completed: false });
   });
 
   it('a missing file names its URL', async () => {
