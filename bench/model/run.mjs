@@ -140,7 +140,7 @@ for (const [name, s] of Object.entries(byName)) {
 }
 const layerBytes = (() => {
   const { d } = shape;
-  return (4 * d * 3 * d + 3 * d + d * d + d + 4 * d * d * 2 + 4 * d + d + 4 * d) * 4;
+  return (12 * d * d + 13 * d) * 4; // c_attn, c_proj, c_fc, c_proj and their biases, ln_1, ln_2
 })();
 if (memoryRows.length) {
   console.log(`\nMemory of the forward (fresh process each; one layer's weights: ${(layerBytes / MiB).toFixed(1)} MiB, so the limit is ${((layerBytes + 64 * MiB) / MiB).toFixed(1)} MiB):\n`);
