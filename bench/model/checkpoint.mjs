@@ -87,7 +87,10 @@ export function writeGpt2Checkpoint(dir, options = {}, seed = 7) {
   const config = gpt2Config(options);
   const configText = JSON.stringify(config, null, 2);
   const file = path.join(dir, 'model.safetensors');
-  if (fs.existsSync(path.join(dir, 'weights.txt')) && fs.readFileSync(path.join(dir, 'config.json'), 'utf8') === configText)
+  if (
+    fs.existsSync(path.join(dir, 'weights.txt')) &&
+    fs.readFileSync(path.join(dir, 'config.json'), 'utf8') === configText
+  )
     return config;
   fs.mkdirSync(dir, { recursive: true });
   const tensors = gpt2Tensors(config);

@@ -31,7 +31,11 @@ export async function ortContender(ort, sizes, read, ids) {
   const n = ids.length;
   const feeds = {
     ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [n]),
-    positions: new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(i)), [n]),
+    positions: new ort.Tensor(
+      'int64',
+      BigInt64Array.from({ length: n }, (_, i) => BigInt(i)),
+      [n],
+    ),
   };
   return {
     name: 'onnxruntime-web',

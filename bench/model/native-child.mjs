@@ -6,7 +6,9 @@ import { createInterface } from 'node:readline';
 
 /** Starts `binary` on the checkpoint folder and ids; run() → { totalMs, coreMs, readMs }; outputs() reads a dump. */
 export function startNative(binary, dir, ids, sizes) {
-  const child = spawn(binary, [dir, ids.join(','), String(sizes.layers), String(sizes.heads)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(binary, [dir, ids.join(','), String(sizes.layers), String(sizes.heads)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout });
   const waiting = [];
   lines.on('line', (line) => waiting.shift()?.resolve(JSON.parse(line)));

@@ -118,9 +118,13 @@ const byName = Object.fromEntries(contenders.map((c, i) => [c.name, stats(times[
 if (coreTimes.length) byName['native, the forward’s calls only'] = stats(coreTimes);
 const ratio = (s, other, field) => (byName[other] ? (s[field] / byName[other][field]).toFixed(2) : '–');
 const env = browser ? `headless Chromium ${page.version}` : `Node ${process.version}`;
-console.log(`\nGPT-2 small's shapes (${shape.layers} layers, d_model ${shape.d}, ${shape.heads} heads, vocab ${shape.vocab}), ` +
-  `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds.\n`);
-console.log('| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | logits vs attention-wasm | attentions vs attention-wasm |');
+console.log(
+  `\nGPT-2 small's shapes (${shape.layers} layers, d_model ${shape.d}, ${shape.heads} heads, vocab ${shape.vocab}), ` +
+    `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds.\n`,
+);
+console.log(
+  '| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | logits vs attention-wasm | attentions vs attention-wasm |',
+);
 console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const [name, s] of Object.entries(byName)) {
   const i = contenders.findIndex((c) => c.name === name);
@@ -143,16 +147,32 @@ const layerBytes = (() => {
   return (12 * d * d + 13 * d) * 4; // c_attn, c_proj, c_fc, c_proj and their biases, ln_1, ln_2
 })();
 if (memoryRows.length) {
-  console.log(`\nMemory of the forward (fresh process each; one layer's weights: ${(layerBytes / MiB).toFixed(1)} MiB, so the limit is ${((layerBytes + 64 * MiB) / MiB).toFixed(1)} MiB):\n`);
-  console.log('| layers | WebAssembly memory MiB | peak JS heap MiB | JS heap after gc MiB | peak ArrayBuffers MiB | peak RSS above start MiB |');
+  console.log(
+    `\nMemory of the forward (fresh process each; one layer's weights: ${(layerBytes / MiB).toFixed(1)} MiB, so the limit is ${((layerBytes + 64 * MiB) / MiB).toFixed(1)} MiB):\n`,
+  );
+  console.log(
+    '| layers | WebAssembly memory MiB | peak JS heap MiB | JS heap after gc MiB | peak ArrayBuffers MiB | peak RSS above start MiB |',
+  );
   console.log('|--:|--:|--:|--:|--:|--:|');
   for (const m of memoryRows) {
-    const cells = [m.layers, m.wasmBytes, m.peakHeapBytes, m.heapAfterGcBytes, m.peakArrayBuffersBytes, m.peakRssAboveBytes];
+    const cells = [
+      m.layers,
+      m.wasmBytes,
+      m.peakHeapBytes,
+      m.heapAfterGcBytes,
+      m.peakArrayBuffersBytes,
+      m.peakRssAboveBytes,
+    ];
     console.log(`| ${cells.map((x, i) => (i ? (x / MiB).toFixed(1) : x)).join(' | ')} |`);
   }
 }
-if (memory) console.log(`\nIn the page: WebAssembly memory ${(memory.wasmBytes / MiB).toFixed(1)} MiB; JS heap in use ${(memory.heapBytes / MiB).toFixed(1)} MiB.`);
-console.log(`\n${os.cpus()[0]?.model}, ${os.cpus().length} cores; load average ${loadBefore} before, ${loadAfter} after.`);
+if (memory)
+  console.log(
+    `\nIn the page: WebAssembly memory ${(memory.wasmBytes / MiB).toFixed(1)} MiB; JS heap in use ${(memory.heapBytes / MiB).toFixed(1)} MiB.`,
+  );
+console.log(
+  `\n${os.cpus()[0]?.model}, ${os.cpus().length} cores; load average ${loadBefore} before, ${loadAfter} after.`,
+);
 
 // Each contender computes the same forward: a difference past float32 rounding is a failure, not a row.
 const bad = differences.filter((d) => d && !(d.logits < 1e-3 && d.attentions < 1e-4));
