@@ -90,11 +90,13 @@ export class Model {
     const attentions = [];
     const captured = new Map();
     const layers = this.#tensors.layers;
+    // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
+    let next = this.#readLayer(0);
     for (let l = 0; l < layers.length; l++) {
       this.#progress('layer', l);
       const capture = o.capture.some((c) => c.layer === l);
-      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`) };
-      for (const entry of layers[l]) inputs[entry.slot] = weight(await this.#checkpoint.read(entry), entry.name);
+      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...(await next) };
+      next = l + 1 < layers.length ? this.#readLayer(l + 1) : null;
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
         inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
@@ -135,6 +137,15 @@ export class Model {
 
   #progress(phase, layer) {
     this.#onProgress?.({ phase, layer, loaded: this.bytesRead });
+  }
+
+  /** Layer l's weights as inputs { slot: tensor }; read all at once, and never an unhandled rejection. */
+  #readLayer(l) {
+    const read = Promise.all(this.#tensors.layers[l].map((entry) => this.#read(entry))).then((tensors) =>
+      Object.fromEntries(tensors.map((t, i) => [this.#tensors.layers[l][i].slot, t])),
+    );
+    read.catch(() => {}); // awaited by the loop, or dropped after an earlier layer's error
+    return read;
   }
 
   async #read(entry, rows) {
@@ -189,13 +200,17 @@ export class Model {
     const logits = new Float32Array(n * V); // [n, V]
     const block = Math.max(1, Math.floor(HEAD_BLOCK_BYTES / (d * 4)));
     const bias = this.#tensors.headBias && (await this.#checkpoint.read(this.#tensors.headBias));
+    const readBlock = (v0) => {
+      const read = v0 < V ? this.#read(this.#tensors.head, [v0, Math.min(v0 + block, V)]) : null;
+      read?.catch(() => {}); // awaited below, or dropped after an error
+      return read;
+    };
+    let next = readBlock(0);
     for (let v0 = 0; v0 < V; v0 += block) {
       this.#progress('head');
       const rows = Math.min(block, V - v0);
-      const inputs = {
-        x: made(h.data, h.shape, 'the final hidden state'),
-        wHead: await this.#read(this.#tensors.head, [v0, v0 + rows]),
-      };
+      const inputs = { x: made(h.data, h.shape, 'the final hidden state'), wHead: await next };
+      next = readBlock(v0 + block); // the next block is read while this one computes
       if (bias)
         inputs.bHead = weight({ data: bias.data.subarray(v0, v0 + rows), shape: [rows] }, this.#tensors.headBias.name);
       const dims = { ...modelDims(config, n), dOut: rows };
