@@ -114,7 +114,9 @@ void few_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
       const int64_t ldp = kPanel;
       if (w.layout == WeightLayout::kInOut) {
         for (int64_t k = 0; k < depth; ++k) {  // rows k0.. of [in, out], columns c0..: copied contiguous
-          std::copy_n(w.data + (k0 + k) * w.ld + c0, kPanel, packed.data() + k * kPanel);
+          const float* from = w.data + (k0 + k) * w.ld + c0;
+          float* to = packed.data() + k * kPanel;
+          for (int j = 0; j < kPanel; j += 4) s::store(to + j, s::load(from + j));
         }
       } else {
         for (int64_t c = 0; c < kPanel; ++c) {  // rows c0.. of [out, in], columns k0..: transposed
