@@ -11,6 +11,9 @@ import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
 const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
+// Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
+// ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
+const READ_AHEAD_BYTES = 256 * 2 ** 20;
 
 export class Model {
   #attention;
@@ -91,12 +94,15 @@ export class Model {
     const captured = new Map();
     const layers = this.#tensors.layers;
     // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
-    let next = this.#readLayer(0);
+    const ahead =
+      (layers[0] ?? []).reduce((sum, entry) => sum + entry.shape.reduce((a, b) => a * b, 4), 0) <= READ_AHEAD_BYTES;
+    let next = layers.length ? this.#readLayer(0) : null;
     for (let l = 0; l < layers.length; l++) {
       this.#progress('layer', l);
       const capture = o.capture.some((c) => c.layer === l);
-      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...(await next) };
-      next = l + 1 < layers.length ? this.#readLayer(l + 1) : null;
+      const weights = await (typeof next === 'number' ? this.#readLayer(next) : next);
+      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights };
+      next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1) : l + 1) : null;
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
         inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
