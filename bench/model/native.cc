@@ -5,10 +5,12 @@
 //
 //   model_native_bench <checkpoint folder> <ids, comma-separated> <layers> <heads>
 // then one command per line on stdin:
-//   run          one forward; prints {"totalMs", "coreMs", "readMs"} (coreMs: the forward's calls only)
+//   run          one forward; prints {"totalMs", "coreMs", "readMs", "cpuMs"} (coreMs: the forward's calls only;
+//                cpuMs: the process's CPU time)
 //   dump <file>  writes the last run's attentions [L, H, n, n] then its logits [n, V], float32
 //   quit
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +34,12 @@ struct Entry {
   long long offset = 0;
   long long count = 0;
 };
+
+double cpu_ms() {  // this process's user + system time
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
 
 double now_ms() {
   using Clock = std::chrono::steady_clock;
@@ -134,7 +142,7 @@ int main(int argc, char** argv) {
     }
     if (line != "run") die("unknown command " + line);
     double core = 0, read = 0, t;
-    const double start = now_ms();
+    const double start = now_ms(), cpu_start = cpu_ms();
     auto timed = [&](double& into, auto body) {
       t = now_ms();
       body();
@@ -193,7 +201,8 @@ int main(int argc, char** argv) {
           std::copy_n(out.data() + static_cast<size_t>(i) * rows, rows, logits.data() + static_cast<size_t>(i) * V + v0);
       });
     }
-    std::printf("{\"totalMs\":%.3f,\"coreMs\":%.3f,\"readMs\":%.3f}\n", now_ms() - start, core, read);
+    std::printf("{\"totalMs\":%.3f,\"coreMs\":%.3f,\"readMs\":%.3f,\"cpuMs\":%.3f}\n", now_ms() - start, core, read,
+                cpu_ms() - cpu_start);
     std::fflush(stdout);
   }
   return 0;

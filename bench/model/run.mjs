@@ -76,15 +76,19 @@ outputs.length = 0;
 
 // ---- rounds: every contender once per round, the order reversed every other round ----
 const times = contenders.map(() => []);
+const cpuTimes = contenders.map(() => []); // CPU time of the run (Node: this process's, every thread; native: its own)
 const coreTimes = [];
 for (let round = 0; round < rounds; round++) {
   const order = contenders.map((_, i) => i);
   if (round % 2) order.reverse();
   for (const i of order) {
+    const cpu0 = browser ? null : process.cpuUsage();
     const t0 = performance.now();
     const r = await contenders[i].run();
     const ms = performance.now() - t0;
     times[i].push(r?.totalMs ?? r?.ms ?? ms);
+    const cpu = cpu0 && process.cpuUsage(cpu0);
+    if (r?.cpuMs !== undefined || cpu) cpuTimes[i].push(r?.cpuMs ?? (cpu.user + cpu.system) / 1000);
     if (r?.coreMs) coreTimes.push(r.coreMs);
   }
 }
@@ -114,7 +118,12 @@ const stats = (t) => {
   return { median: s[s.length >> 1], min: s[0] };
 };
 const fmt = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
-const byName = Object.fromEntries(contenders.map((c, i) => [c.name, stats(times[i])]));
+const byName = Object.fromEntries(
+  contenders.map((c, i) => [
+    c.name,
+    { ...stats(times[i]), cpu: cpuTimes[i].length ? stats(cpuTimes[i]).median : null },
+  ]),
+);
 if (coreTimes.length) byName['native, the forward’s calls only'] = stats(coreTimes);
 const ratio = (s, other, field) => (byName[other] ? (s[field] / byName[other][field]).toFixed(2) : '–');
 const env = browser ? `headless Chromium ${page.version}` : `Node ${process.version}`;
@@ -123,9 +132,10 @@ console.log(
     `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds.\n`,
 );
 console.log(
-  '| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | logits vs attention-wasm | attentions vs attention-wasm |',
+  `| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) |${browser ? '' : ' CPU ms | CPU × native | CPU × onnxruntime-web |'} logits vs attention-wasm | attentions vs attention-wasm |`,
 );
-console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log(`|---|--:|--:|--:|--:|--:|--:|${browser ? '' : '--:|--:|--:|'}--:|--:|`);
+const cpuRatio = (s, other) => (s.cpu && byName[other]?.cpu ? (s.cpu / byName[other].cpu).toFixed(2) : '');
 for (const [name, s] of Object.entries(byName)) {
   const i = contenders.findIndex((c) => c.name === name);
   const diff = differences[i];
@@ -137,6 +147,7 @@ for (const [name, s] of Object.entries(byName)) {
     ratio(s, 'native', 'min'),
     ratio(s, 'onnxruntime-web', 'median'),
     ratio(s, 'onnxruntime-web', 'min'),
+    ...(browser ? [] : [s.cpu ? fmt(s.cpu) : '', cpuRatio(s, 'native'), cpuRatio(s, 'onnxruntime-web')]),
     diff ? diff.logits.toExponential(1) : '',
     diff ? diff.attentions.toExponential(1) : '',
   ];
