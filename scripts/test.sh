@@ -63,6 +63,7 @@ stage web node_test web tests/web/e2e/run.mjs # the page in Chromium (its unit t
 stage elements node_test elements tests/web/elements/run.mjs # the embeddable elements, raw files under a strict CSP
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
+stage bench-smoke-model env BENCH_QUICK=1 bash scripts/bench.sh --model # a 2-layer GPT-2 against ORT and native
 
 echo
 echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"

@@ -22,12 +22,10 @@ export async function oursContender(loadModel, source, ids) {
 export async function ortContender(ort, sizes, read, ids) {
   ort.env.wasm.numThreads = 1; // before the first session starts the backend
   ort.env.logLevel = 'error';
-  let bytes = await gpt2Model({ ...sizes, n: ids.length }, read);
-  const session = await ort.InferenceSession.create(bytes, {
+  const session = await ort.InferenceSession.create(await gpt2Model({ ...sizes, n: ids.length }, read), {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
   });
-  bytes = null;
   const n = ids.length;
   const feeds = {
     ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [n]),

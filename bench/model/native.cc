@@ -158,9 +158,9 @@ int main(int argc, char** argv) {
     });
     timed(core, [&] { m::embed(c, tokens.data(), positions.data(), nullptr, nullptr, nullptr, x.data()); });
     std::vector<float> w[12];
-    const char* names[12] = {"ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias",
-                             "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
-                             "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight", "mlp.c_proj.bias"};
+    const char* names[12] = {"ln_1.weight",        "ln_1.bias",        "attn.c_attn.weight", "attn.c_attn.bias",
+                             "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight",        "ln_2.bias",
+                             "mlp.c_fc.weight",    "mlp.c_fc.bias",    "mlp.c_proj.weight",  "mlp.c_proj.bias"};
     std::vector<float> y(static_cast<size_t>(n) * d);
     for (int l = 0; l < s.layers; ++l) {
       timed(read, [&] {
@@ -198,7 +198,8 @@ int main(int argc, char** argv) {
       timed(core, [&] {
         m::logits(c, y.data(), head.data(), nullptr, rows, out.data());
         for (int i = 0; i < n; ++i)
-          std::copy_n(out.data() + static_cast<size_t>(i) * rows, rows, logits.data() + static_cast<size_t>(i) * V + v0);
+          std::copy_n(out.data() + static_cast<size_t>(i) * rows, rows,
+                      logits.data() + static_cast<size_t>(i) * V + v0);
       });
     }
     std::printf("{\"totalMs\":%.3f,\"coreMs\":%.3f,\"readMs\":%.3f,\"cpuMs\":%.3f}\n", now_ms() - start, core, read,

@@ -96,8 +96,8 @@ TEST(ModelPieces, LinearTakesBothLayoutsAndBlocksOfAFusedMatrix) {
 // kFewRows rows, Eigen's GEMM. Each against sums in double.
 TEST(ModelPieces, LinearOfFewAndManyRowsMatchesDoubleSumsInEveryBlockAndRemainder) {
   std::mt19937 rng(6);
-  for (const auto [rows, in, out] : {std::array<int64_t, 3>{5, 300, 37}, {2, 1100, 21}, {1, 17, 16}, {33, 70, 50},
-                                     {97, 40, 19}}) {
+  for (const auto [rows, in, out] :
+       {std::array<int64_t, 3>{5, 300, 37}, {2, 1100, 21}, {1, 17, 16}, {33, 70, 50}, {97, 40, 19}}) {
     const std::vector<float> x = random_values(rng, rows * in), w = random_values(rng, in * 2 * out);  // [in, 2·out]
     const std::vector<float> b = random_values(rng, out);
     std::vector<float> expected(rows * out), apart(in * out), y(rows * out);

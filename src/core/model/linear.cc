@@ -17,10 +17,10 @@ namespace s = attention::simd;
 // (its larger operand) into a buffer at every call; here the weights are streamed once, in panels of kPanel columns
 // by kDepth rows, each copied contiguous into a 16 KiB buffer (transposed from [out, in] weights) that stays in L1
 // while every row pair of x passes over it.
-constexpr int64_t kPanel = 16;   // output columns per panel: 4 vectors, a 64-byte line of [in, out] rows
-constexpr int64_t kDepth = 256;  // input rows per panel: 16 KiB of weights
+constexpr int64_t kPanel = 16;        // output columns per panel: 4 vectors, a 64-byte line of [in, out] rows
+constexpr int64_t kDepth = 256;       // input rows per panel: 16 KiB of weights
 constexpr int64_t kLongDepth = 1024;  // columns of [out, in] weights per pass: 4 rows of them are 16 KiB
-constexpr int64_t kFewRows = 96;  // up to this many rows of x, these kernels; more, Eigen's GEMM
+constexpr int64_t kFewRows = 96;      // up to this many rows of x, these kernels; more, Eigen's GEMM
 
 // y[r, 0..16) (+)= Σ_k x[r, k] · p[k, 0..16) for rows r0, r0 + 1 (the second only when `two`), k in [0, depth).
 //   x  rows of stride in; p a panel of stride ldp; y rows of stride ldy; `first`: overwrite instead of add.
@@ -56,8 +56,8 @@ inline void panel_rows(const float* x0, const float* x1, const float* p, int64_t
 // [out, in] weights: y[r, c0 + j] (+)= x[r, k0..k0 + depth) · w[c0 + j, k0..k0 + depth) for j < 4, rows r0 and
 // r0 + 1 (the second only when `two`): 8 dot products at once, each weight row read once per row pair from L1.
 template <bool two>
-inline void dot_rows(const float* x0, const float* x1, const float* w, int64_t ldw, int64_t depth, float* y0,
-                     float* y1, bool first) {
+inline void dot_rows(const float* x0, const float* x1, const float* w, int64_t ldw, int64_t depth, float* y0, float* y1,
+                     bool first) {
   s::Vec4 a[4] = {s::splat(0), s::splat(0), s::splat(0), s::splat(0)}, b[4] = {a[0], a[0], a[0], a[0]};
   int64_t k = 0;
   for (; k + 4 <= depth; k += 4) {
