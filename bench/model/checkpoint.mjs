@@ -5,23 +5,11 @@
 // "name byte_offset count" per tensor, the offsets from the file's start.
 import fs from 'node:fs';
 import path from 'node:path';
+import { gpt2Config } from '../../tests/js/model/fixtures.js';
 
-/** GPT-2 small's config.json with `layers` layers (the fields the published one has). */
-export function gpt2Config({ layers = 12, d = 768, heads = 12, vocab = 50257, positions = 1024 } = {}) {
-  return {
-    activation_function: 'gelu_new',
-    architectures: ['GPT2LMHeadModel'],
-    layer_norm_epsilon: 1e-5,
-    model_type: 'gpt2',
-    n_ctx: positions,
-    n_embd: d,
-    n_head: heads,
-    n_inner: null,
-    n_layer: layers,
-    n_positions: positions,
-    vocab_size: vocab,
-  };
-}
+/** GPT-2 small's config.json (the test fixtures' fields), with `layers` layers. */
+export const gpt2SmallConfig = ({ layers = 12, d = 768, heads = 12, vocab = 50257, positions = 1024 } = {}) =>
+  gpt2Config({ layers, d, heads, vocab, positions });
 
 /** The tensors of the file in order: [name, shape, kind]; kinds as fill() below. */
 function gpt2Tensors(c) {
@@ -84,7 +72,7 @@ function fill(kind, shape, random) {
  * the same config. Returns the config.
  */
 export function writeGpt2Checkpoint(dir, options = {}, seed = 7) {
-  const config = gpt2Config(options);
+  const config = gpt2SmallConfig(options);
   const configText = JSON.stringify(config, null, 2);
   const file = path.join(dir, 'model.safetensors');
   if (

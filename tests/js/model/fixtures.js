@@ -75,6 +75,22 @@ function builder(dtype, seed, scale) {
   };
 }
 
+/** GPT-2's config.json with the fields the published one has (also the model bench's, bench/model/checkpoint.mjs). */
+export const gpt2Config = ({ d, heads, layers, vocab, positions }) => ({
+  activation_function: 'gelu_new',
+  architectures: ['GPT2LMHeadModel'],
+  layer_norm_epsilon: 1e-5,
+  model_type: 'gpt2',
+  n_ctx: positions,
+  n_embd: d,
+  n_head: heads,
+  n_inner: null,
+  n_layer: layers,
+  n_positions: positions,
+  scale_attn_weights: true,
+  vocab_size: vocab,
+});
+
 /** GPT-2 as GPT2LMHeadModel saves it (prefix 'transformer.' optional), with each layer's attn.bias buffer. */
 export function gpt2Fixture({
   dtype = 'F32',
@@ -87,20 +103,7 @@ export function gpt2Fixture({
   positions = 16,
   shards = 1,
 } = {}) {
-  const config = {
-    activation_function: 'gelu_new',
-    architectures: ['GPT2LMHeadModel'],
-    layer_norm_epsilon: 1e-5,
-    model_type: 'gpt2',
-    n_ctx: positions,
-    n_embd: d,
-    n_head: heads,
-    n_inner: null,
-    n_layer: layers,
-    n_positions: positions,
-    scale_attn_weights: true,
-    vocab_size: vocab,
-  };
+  const config = gpt2Config({ d, heads, layers, vocab, positions });
   const b = builder(dtype, seed, 0.5);
   const p = (name) => `${prefix}${name}`;
   b.add(p('wte.weight'), [vocab, d]);
