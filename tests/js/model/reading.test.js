@@ -119,6 +119,29 @@ describe.runIf(isNode)('a folder path (Node)', () => {
       await rm(folder, { recursive: true, force: true });
     }
   });
+
+  it('a checkpoint cut short on disk after loading: BAD_FILE from the run, and the next run after a repair works', async () => {
+    const { mkdtemp, writeFile, truncate, rm } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const { loadModel: loadFromNode } = await import('../../../src/js/model/index.node.js');
+    const fixture = gpt2Fixture({ layers: 3 });
+    const folder = await mkdtemp(join(tmpdir(), 'attention-wasm-model-'));
+    try {
+      for (const [name, content] of Object.entries(fixture.files)) await writeFile(join(folder, name), content);
+      const model = await loadFromNode(folder);
+      const file = join(folder, 'model.safetensors');
+      await truncate(file, fixture.files['model.safetensors'].length - 64);
+      const error = await model.run({ ids: [1, 2] }).catch((e) => e);
+      expect(error.code).toBe('BAD_FILE');
+      expect(error.message).toMatch(/past the end of the file|could not be read/);
+      await writeFile(file, fixture.files['model.safetensors']);
+      const r = await model.run({ ids: [1, 2] });
+      expectClose(r.logits.data, referenceForward(fixture, [1, 2]).logits, { ...VALUES, what: 'logits' });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 describe.runIf(isNode)('WebAssembly memory holds one layer at a time', () => {
