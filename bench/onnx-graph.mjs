@@ -24,7 +24,7 @@ function varint(value) {
 }
 
 /** A message: a list of [field, value]; value is a number (varint), string, Uint8Array or nested list. */
-function encode(fields) {
+export function encode(fields) {
   const parts = [];
   for (const [field, value] of fields) {
     if (typeof value === 'number' || typeof value === 'bigint') {
@@ -43,26 +43,26 @@ function encode(fields) {
   return out;
 }
 
-const node = (op, inputs, outputs, attributes = []) => [
+export const node = (op, inputs, outputs, attributes = []) => [
   ...inputs.map((name) => [1, name]),
   ...outputs.map((name) => [2, name]),
   [3, `${op}_${outputs[0]}`],
   [4, op],
   ...attributes.map((a) => [5, a]),
 ];
-const intAttribute = (name, i) => [
+export const intAttribute = (name, i) => [
   [1, name],
   [20, ATTR_INT],
   [3, i],
 ];
-const intsAttribute = (name, ints) => [[1, name], [20, ATTR_INTS], ...ints.map((i) => [8, i])];
-const floatTensor = (name, dims, values) => [
+export const intsAttribute = (name, ints) => [[1, name], [20, ATTR_INTS], ...ints.map((i) => [8, i])];
+export const floatTensor = (name, dims, values) => [
   ...dims.map((d) => [1, d]),
   [2, FLOAT],
   [8, name],
   [9, new Uint8Array(values.buffer, values.byteOffset, values.byteLength)],
 ];
-const valueInfo = (name, dims) => [
+export const valueInfo = (name, dims) => [
   [1, name],
   [
     2,

@@ -3,6 +3,8 @@
 #   bash scripts/bench.sh [--quick] [run.mjs options]     (BENCH_QUICK=1 is the same as --quick)
 #   bash scripts/bench.sh --browser [--quick] [browser.mjs options]: the same cases in headless Chromium
 #   (npm run bench:browser), with bench/browser.mjs; no native build.
+#   bash scripts/bench.sh --model [--quick] [--browser] [bench/model/run.mjs options]: the model bench (npm run
+#   bench:model): GPT-2's forward against onnxruntime-web and the same C++ built natively.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +13,13 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
 cmake --build build/wasm -j2 >/dev/null
+
+if [ "${1:-}" = "--model" ]; then
+  shift
+  cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
+  cmake --build build/bench-native --target model_native_bench -j2 >/dev/null
+  exec node bench/model/run.mjs --native build/bench-native/model_native_bench "$@"
+fi
 
 if [ "${1:-}" = "--browser" ]; then
   shift

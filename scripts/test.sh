@@ -97,6 +97,7 @@ stage elements node_test elements tests/web/elements/run.mjs # the embeddable el
 stage_join native
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
+stage bench-smoke-model env BENCH_QUICK=1 bash scripts/bench.sh --model # a 2-layer GPT-2 against ORT and native
 
 echo
 echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"

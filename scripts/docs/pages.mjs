@@ -27,11 +27,13 @@ export const API_ENTRIES = [
   'web/src/elements/index.d.ts',
 ];
 
-/** Where the site puts a repository file: README.md → docs/index.html, CHANGELOG.md → docs/changelog.html, docs/x.md → docs/x.html, docs/x.png → docs/x.png. */
+/** Where the site puts a repository file: README.md → docs/index.html, CHANGELOG.md → docs/changelog.html, docs/x.md → docs/x.html, docs/x.png → docs/x.png,
+ * web/public/x → x (the page's static files). */
 export function sitePath(source) {
   if (source === 'README.md') return 'docs/index.html';
   if (source === 'CHANGELOG.md') return 'docs/changelog.html';
   if (source.startsWith('docs/')) return source.replace(/\.md$/, '.html');
+  if (source.startsWith('web/public/')) return source.slice('web/public/'.length); // copied to the site as is
   return null;
 }
 

@@ -2,6 +2,7 @@
 // weights given fused (GPT-2's c_attn), apart, or transposed ([out, in]) give the same layer; sizes at the SIMD
 // edges; run under ASan and UBSan by scripts/test-native.sh. The families' full forwards are checked against a
 // float64 reference of the Hugging Face code through the public API (tests/js/model).
+#include <array>
 #include <cmath>
 
 #include "model/decode.h"
@@ -89,6 +90,33 @@ TEST(ModelPieces, LinearTakesBothLayoutsAndBlocksOfAFusedMatrix) {
   const std::vector<float> out_in = transposed(apart, in, out);  // [out, in]
   model::linear(x.data(), rows, model::matrix(out_in.data(), in, out, WeightLayout::kOutIn), b.data() + out, y.data());
   EXPECT_TRUE(all_close(y, expected, 1e-6, 1e-6));
+}
+
+// linear's few-rows kernels (a forward's tokens): panels of 16 columns with a remainder, weight blocks of 256 and 1024
+// input rows with a remainder, row pairs and a last single row, both layouts and a block of a fused matrix; and past
+// kFewRows rows, Eigen's GEMM. Each against sums in double.
+TEST(ModelPieces, LinearOfFewAndManyRowsMatchesDoubleSumsInEveryBlockAndRemainder) {
+  std::mt19937 rng(6);
+  for (const auto [rows, in, out] :
+       {std::array<int64_t, 3>{5, 300, 37}, {2, 1100, 21}, {1, 17, 16}, {33, 70, 50}, {97, 40, 19}}) {
+    const std::vector<float> x = random_values(rng, rows * in), w = random_values(rng, in * 2 * out);  // [in, 2·out]
+    const std::vector<float> b = random_values(rng, out);
+    std::vector<float> expected(rows * out), apart(in * out), y(rows * out);
+    for (int64_t i = 0; i < in; ++i) std::copy_n(w.data() + i * 2 * out + out, out, apart.data() + i * out);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t o = 0; o < out; ++o) {
+        double sum = b[o];
+        for (int64_t i = 0; i < in; ++i) sum += double(x[r * in + i]) * apart[i * out + o];
+        expected[r * out + o] = static_cast<float>(sum);
+      }
+    }
+    const Matrix fused = model::matrix(w.data(), in, 2 * out, WeightLayout::kInOut);
+    model::linear(x.data(), rows, model::columns(fused, out, out), b.data(), y.data());  // the second half
+    EXPECT_TRUE(all_close(y, expected, 1e-5, 1e-5)) << rows << " × " << in << " × " << out << ", [in, out]";
+    const std::vector<float> out_in = transposed(apart, in, out);  // [out, in]
+    model::linear(x.data(), rows, model::matrix(out_in.data(), in, out, WeightLayout::kOutIn), b.data(), y.data());
+    EXPECT_TRUE(all_close(y, expected, 1e-5, 1e-5)) << rows << " × " << in << " × " << out << ", [out, in]";
+  }
 }
 
 // One layer from the same weights: fused [in, out] (GPT-2's c_attn), apart, and apart transposed ([out, in]).

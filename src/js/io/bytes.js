@@ -80,7 +80,7 @@ export function rangeReader(source, fn) {
   if (!isBlob(source)) {
     const bytes = toBytes(source, fn);
     const size = bytes.length;
-    return { size, read: async (begin, end, where) => held(bytes, size, where).subarray(begin, end) };
+    return { size, fresh: false, read: async (begin, end, where) => held(bytes, size, where).subarray(begin, end) };
   }
   const { size } = source;
   const read = async (begin, end, where) => {
@@ -99,7 +99,7 @@ export function rangeReader(source, fn) {
       throw badFile(where, `bytes ${begin} to ${end} are past the end of the file (it changed?)`);
     return data;
   };
-  return { size, read };
+  return { size, fresh: true, read }; // each read is a new buffer of its own: views of it alias nobody's memory
 }
 
 export const u16 = (b, at) => b[at] | (b[at + 1] << 8);
@@ -225,11 +225,12 @@ function toIntegers({ view, copied }) {
  * Converts `count` elements of `kind` starting at `bytes[offset]` into a new typed array of the result's kind:
  * floats (f2, bf16, f4, f8) into a Float32Array, float16 and bfloat16 exactly, float64 rounded to nearest
  * (beyond float32's range: ±inf); booleans (b1) into a Uint8Array of 0 and 1 (any non-zero byte is true);
- * integers (i1 … u8) as toIntegers says.
+ * integers (i1 … u8) as toIntegers says. With `fresh` (bytes that nobody else holds, e.g. just read from a Blob),
+ * float32 data that needs no byte swap nor realignment is returned as a view of them instead of a copy.
  * @param {Uint8Array} bytes
  * @returns {Float32Array | Uint8Array | Int32Array | BigInt64Array | BigUint64Array}
  */
-export function convertData(bytes, offset, count, kind, bigEndian) {
+export function convertData(bytes, offset, count, kind, bigEndian, fresh = false) {
   const size = ELEMENT_SIZES[kind];
   if (kind === 'b1') {
     const out = new Uint8Array(count);
@@ -239,7 +240,7 @@ export function convertData(bytes, offset, count, kind, bigEndian) {
   if (INTEGER_TYPES[kind]) return toIntegers(hostView(bytes, offset, count, size, bigEndian, INTEGER_TYPES[kind]));
   if (kind === 'f4') {
     const { view, copied } = hostView(bytes, offset, count, size, bigEndian, Float32Array);
-    return copied ? view : view.slice();
+    return copied || fresh ? view : view.slice();
   }
   if (kind === 'f8') return new Float32Array(hostView(bytes, offset, count, size, bigEndian, Float64Array).view);
   const bits = hostView(bytes, offset, count, size, bigEndian, Uint16Array).view;

@@ -153,7 +153,7 @@ export function parseHeader(raw, bufferLength) {
  * Converts one tensor's bytes (exactly end - begin of them, checked right before they are read: a view of the
  * caller's memory may have been detached during an await) to a Tensor of its dtype's kind.
  */
-function toTensor(tensor, data) {
+function toTensor(tensor, data, fresh = false) {
   const at = `safetensors tensor ${quote(tensor.name)}`;
   const kind = READABLE[tensor.dtype];
   if (!kind) {
@@ -163,7 +163,7 @@ function toTensor(tensor, data) {
     );
   }
   const count = checkShape(tensor.shape, at, formatDims(tensor.shape));
-  return makeTensor(convertData(held(data, tensor.end - tensor.begin, at), 0, count, kind, false), tensor.shape);
+  return makeTensor(convertData(held(data, tensor.end - tensor.begin, at), 0, count, kind, false, fresh), tensor.shape);
 }
 
 /** The entries named in `names` (all when undefined), failing for a name the file does not hold. */
@@ -271,6 +271,7 @@ export async function openSafetensorsReader(file) {
     return toTensor(
       tensor,
       await file.read(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`, options?.signal),
+      file.fresh,
     );
   };
   return {

@@ -14,6 +14,9 @@ import { generate } from './generate.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
 const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
+// Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
+// ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
+const READ_AHEAD_BYTES = 256 * 2 ** 20;
 
 export class Model {
   #attention;
@@ -144,11 +147,16 @@ export class Model {
     const captured = new Map();
     const layers = this.#tensors.layers.slice(0, o.layers);
     const whole = layers.length === this.#tensors.layers.length;
+    // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
+    const ahead =
+      (layers[0] ?? []).reduce((sum, entry) => sum + entry.shape.reduce((a, b) => a * b, 4), 0) <= READ_AHEAD_BYTES;
+    let next = layers.length ? this.#readLayer(0, ctx) : null;
     for (let l = 0; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
       const capture = o.capture.some((c) => c.layer === l);
-      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`) };
-      for (const entry of layers[l]) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
+      const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
+      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights };
+      next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
         inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
@@ -191,6 +199,15 @@ export class Model {
   #progress(phase, layer, ctx) {
     checkAborted(ctx?.signal, 'run');
     this.#onProgress?.({ phase, layer, loaded: this.bytesRead, total: ctx?.total });
+  }
+
+  /** Layer l's weights as inputs { slot: tensor }; read all at once, and never an unhandled rejection. */
+  #readLayer(l, ctx) {
+    const read = Promise.all(this.#tensors.layers[l].map((entry) => this.#read(entry, undefined, ctx))).then(
+      (tensors) => Object.fromEntries(tensors.map((t, i) => [this.#tensors.layers[l][i].slot, t])),
+    );
+    read.catch(() => {}); // awaited by the loop, or dropped after an earlier layer's error
+    return read;
   }
 
   async #read(entry, rows, ctx) {
@@ -246,13 +263,17 @@ export class Model {
     const block = Math.max(1, Math.floor(HEAD_BLOCK_BYTES / (d * 4)));
     const bias =
       this.#tensors.headBias && (await this.#checkpoint.read(this.#tensors.headBias, undefined, ctx?.signal));
+    const readBlock = (v0) => {
+      const read = v0 < V ? this.#read(this.#tensors.head, [v0, Math.min(v0 + block, V)], ctx) : null;
+      read?.catch(() => {}); // awaited below, or dropped after an error
+      return read;
+    };
+    let next = readBlock(0);
     for (let v0 = 0; v0 < V; v0 += block) {
       this.#progress('head', undefined, ctx);
       const rows = Math.min(block, V - v0);
-      const inputs = {
-        x: made(h.data, h.shape, 'the final hidden state'),
-        wHead: await this.#read(this.#tensors.head, [v0, v0 + rows], ctx),
-      };
+      const inputs = { x: made(h.data, h.shape, 'the final hidden state'), wHead: await next };
+      next = readBlock(v0 + block); // the next block is read while this one computes
       if (bias)
         inputs.bHead = weight({ data: bias.data.subarray(v0, v0 + rows), shape: [rows] }, this.#tensors.headBias.name);
       const dims = { ...modelDims(config, n), dOut: rows };

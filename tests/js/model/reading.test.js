@@ -99,15 +99,24 @@ describe('reading only what a forward needs', () => {
 });
 
 describe.runIf(isNode)('a folder path (Node)', () => {
-  it('reads the folder’s files by path, as the files themselves', async () => {
+  /** Writes the fixture's files into a new folder, runs body(folder, join, loadModel of the Node entry), removes it. */
+  async function inFolder(fixture, body) {
     const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
     const { join } = await import('node:path');
     const { tmpdir } = await import('node:os');
     const { loadModel: loadFromNode } = await import('../../../src/js/model/index.node.js');
-    const fixture = gpt2Fixture({ shards: 2 });
     const folder = await mkdtemp(join(tmpdir(), 'attention-wasm-model-'));
     try {
       for (const [name, content] of Object.entries(fixture.files)) await writeFile(join(folder, name), content);
+      await body(folder, join, loadFromNode);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  }
+
+  it('reads the folder’s files by path, as the files themselves', async () => {
+    const fixture = gpt2Fixture({ shards: 2 });
+    await inFolder(fixture, async (folder, join, loadFromNode) => {
       const model = await loadFromNode(folder);
       const ids = [2, 9, 4];
       const r = await model.run({ ids });
@@ -118,9 +127,23 @@ describe.runIf(isNode)('a folder path (Node)', () => {
       const missing = await loadFromNode(join(folder, 'nope')).catch((error) => error);
       expect(missing.code).toBe('MISSING_FILE');
       expect(missing.message).toMatch(/the model folder .*nope cannot be read/);
-    } finally {
-      await rm(folder, { recursive: true, force: true });
-    }
+    });
+  });
+
+  it('a checkpoint cut short on disk after loading: BAD_FILE from the run, and the next run after a repair works', async () => {
+    const { writeFile, truncate } = await import('node:fs/promises');
+    const fixture = gpt2Fixture({ layers: 3 });
+    await inFolder(fixture, async (folder, join, loadFromNode) => {
+      const model = await loadFromNode(folder);
+      const file = join(folder, 'model.safetensors');
+      await truncate(file, fixture.files['model.safetensors'].length - 64);
+      const error = await model.run({ ids: [1, 2] }).catch((e) => e);
+      expect(error.code).toBe('BAD_FILE');
+      expect(error.message).toMatch(/past the end of the file|could not be read/);
+      await writeFile(file, fixture.files['model.safetensors']);
+      const r = await model.run({ ids: [1, 2] });
+      expectClose(r.logits.data, referenceForward(fixture, [1, 2]).logits, { ...VALUES, what: 'logits' });
+    });
   });
 });
 

@@ -71,7 +71,18 @@ export interface ModelResult {
   /** The tokens as text (the ids as text without a tokenizer). */
   tokens: string[];
   /** With `next`: the 5 most probable next tokens. */
-  next: { id: number; p: number; logit: number; token?: string }[] | null;
+  next:
+    | {
+        /** The token id. */
+        id: number;
+        /** Its probability. */
+        p: number;
+        /** Its logit. */
+        logit: number;
+        /** The token as text, with the model's tokenizer.json. */
+        token?: string;
+      }[]
+    | null;
 }
 
 /** What both elements share: the attributes as properties (reading gives the value in use). */

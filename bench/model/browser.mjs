@@ -1,0 +1,50 @@
+// The model bench in headless Chromium (run.mjs --browser): attention-wasm/model and onnxruntime-web load into ONE
+// page (page.mjs) from the checkpoint folder served by this repository, as Blobs a page would have after a user
+// picked the folder; each contender's run() is one forward timed inside the page.
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../tests/chromium.mjs';
+import { serveStatic } from '../../tests/serve-static.mjs';
+
+const fromBase64 = (text) => {
+  const bytes = Buffer.from(text, 'base64');
+  return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+};
+
+/** Opens the page and loads both contenders; `dir` is the checkpoint folder relative to `root`. */
+export async function runInPage(root, dir, ids, sizes) {
+  const server = await serveStatic(root);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, '--js-flags=--expose-gc'],
+  });
+  const page = await browser.newPage();
+  page.setDefaultTimeout(600_000);
+  page.on('console', (m) => console.error('page:', m.text()));
+  page.on('pageerror', (e) => console.error('page error:', e));
+  await page.goto(`${server.url}bench/model/page.html`);
+  await page.waitForFunction(() => globalThis.modelBench);
+  const names = await page.evaluate(([d, i, s]) => globalThis.modelBench.setup(d, i, s), [`/${dir}`, ids, sizes]);
+  const contenders = names.map((name, index) => ({
+    name,
+    run: () => page.evaluate((i) => globalThis.modelBench.run(i), index),
+    async outputs() {
+      const { logits, attentions } = await page.evaluate((i) => globalThis.modelBench.outputs(i), index);
+      const all = fromBase64(attentions);
+      const per = all.length / sizes.layers;
+      return {
+        logits: fromBase64(logits),
+        attentions: Array.from({ length: sizes.layers }, (_, l) => all.subarray(l * per, (l + 1) * per)),
+      };
+    },
+  }));
+  return {
+    contenders,
+    version: browser.version(),
+    memory: () => page.evaluate(() => globalThis.modelBench.memory()),
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
