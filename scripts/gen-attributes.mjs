@@ -41,8 +41,15 @@ export const ATTRIBUTE_DOCS = {
   highlight:
     "cells to point at, as `query → key` (or `->`): a token's text, its position `#3` (from 1) or `*` for all; `it → animal` marks one cell, `it → *` a row, `* → animal` a column; several separated by `;`. Marked in the heatmaps and the query × key tables, and in the export",
   export: `buttons that download the figure (the heatmap; an explorer's is the weights of the head shown): ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
+  model:
+    'a real model: `builtin` (the 2-layer induction model shipped in the package), a folder URL (`https://…/`, `./folder/`, `/folder/`) or a Hub model id (`openai-community/gpt2`); read through `attention-wasm/model`, which loads only then. Elements naming the same model share one load',
+  layer: 'with `model`: the layer shown, from 1 (default 1)',
+  ids: 'with `model`: token ids instead of `sentence` (for a checkpoint without `tokenizer.json`, or exact tokens), e.g. `464 3797 3332`',
+  ablate: 'with `model`: heads switched off (their output zeroed), as `layer.head` from 1, space-separated: `2.1 2.3`',
+  next: "with `model`: show the model's prediction of the next token, the 5 most probable",
   steps: 'the steps shown, in order',
   hide: `paragraphs left out: ${code(WORDS.hide)} (the random-weights notice), space-separated`,
+  'model-view': 'with `model`: every layer × head as a small heatmap (the model view) instead of one head',
   values: `what the heatmap shows: ${code(WORDS.values)} (the scaled, masked scores that softmax turns into weights; default \`weights\`)`,
 };
 

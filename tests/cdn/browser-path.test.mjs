@@ -27,6 +27,10 @@ const IMPORTS = [
   /new\s+URL\(\s*['"]([^'"]+\.m?js)['"]\s*,\s*import\.meta\.url\s*\)/g, // a worker's script
 ];
 const BUILTINS = new Set(builtinModules.flatMap((name) => [name, name.split('/')[0]]));
+// The one bare specifier allowed: attention-wasm/model's tokenizer library, in the one file that imports it. The
+// elements reach it, and for raw files install a fallback that loads it by URL (web/src/elements/sharedModel.js,
+// checked below; tests/web/elements/model.mjs loads the raw files in Chromium).
+const FALLBACK = { file: 'src/js/model/tokenizer.js', specifier: '@huggingface/tokenizers' };
 
 /** Every problem of the files reached from `entry`, as "file: what"; `allowed`: the bare specifiers it may import. */
 function walk(entry, allowed = new Set()) {
@@ -53,7 +57,7 @@ function walk(entry, allowed = new Set()) {
           continue;
         } else if (BUILTINS.has(specifier.replace(/^node:/, '').split('/')[0])) {
           problems.push(`${where}: imports the Node built-in ${specifier}`);
-        } else {
+        } else if (!(where === FALLBACK.file && specifier === FALLBACK.specifier)) {
           problems.push(`${where}: imports ${specifier}, which is not a relative path (bare or #import)`);
         }
       }
@@ -78,6 +82,13 @@ for (const name of entries) {
     assert.ok(files >= 1);
   });
 }
+
+test('the elements install a fallback for the tokenizer library, at the version package.json depends on', () => {
+  const shared = readFileSync(new URL('web/src/elements/sharedModel.js', root), 'utf8');
+  assert.match(shared, /installTokenizersFallback\(/);
+  const [, version] = /TOKENIZERS_VERSION = '([^']+)'/.exec(shared);
+  assert.equal(version, pkg.dependencies[FALLBACK.specifier]);
+});
 
 test('the Node entry is the `node` condition of ".", and the browser entry stays src/js/index.js', () => {
   assert.equal(pkg.exports['.'].default, './src/js/index.js');

@@ -66,12 +66,15 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
     'src/js/model/cache.d.ts',
     'src/js/wasm/model-simd.wasm',
     'src/js/wasm/model-scalar.wasm',
+    'web/public/models/induction/config.json',
+    'web/public/models/induction/model.safetensors',
+    'web/public/models/induction/tokenizer.json',
   ]) {
     assert.ok(files.includes(needed), `${needed} is missing from the tarball`);
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js)$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js|web\/public\/models\/induction\/(config\.json|model\.safetensors|tokenizer(_config)?\.json|README\.md))$/.test(
         f,
       ),
   );

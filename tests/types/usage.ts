@@ -212,7 +212,7 @@ const cleared: boolean = await clearModelCache('attention-wasm-model');
 loadModel({ hub: 42 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
-import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';
+import type { AttentionExplorer, AttentionHeatmap, ModelResult } from 'attention-wasm/elements';
 declare const heatmap: AttentionHeatmap;
 declare const explorer: AttentionExplorer;
 heatmap.caption = 'Figure 1';
@@ -225,3 +225,14 @@ const png: Blob = await explorer.toPNG(2);
 // @ts-expect-error hide is the explorer's
 heatmap.hide = 'entropy';
 console.log(svgText.length, png.size);
+// On a real model: the attributes as properties, and its result.
+heatmap.model = 'builtin';
+heatmap.layer = '2';
+heatmap.ids = '464 3797';
+heatmap.ablate = '2.1 2.3';
+heatmap.next = '';
+heatmap.modelView = '';
+const shownResult = heatmap.result as ModelResult | null;
+if (shownResult) console.log(shownResult.attentions.length, shownResult.weights.shape, shownResult.next?.[0]?.token);
+// @ts-expect-error model-view is the heatmap's
+explorer.modelView = '';

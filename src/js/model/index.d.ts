@@ -122,6 +122,11 @@ export interface RunOptions {
   ablate?: readonly (readonly [number, number])[];
   /** How many tokens `next` lists. Default 5. */
   topK?: number;
+  /**
+   * Run the first `layers` layers only (1 to num_layers; default all): only their weights are read, `attentions` and
+   * `hiddenStates` hold those layers (the last hidden state before any final norm), and `logits` and `next` are null.
+   */
+  layers?: number;
   /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */
   tokenTypeIds?: ArrayLike<number>;
 }

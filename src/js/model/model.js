@@ -142,7 +142,8 @@ export class Model {
     const hiddenStates = [hidden];
     const attentions = [];
     const captured = new Map();
-    const layers = this.#tensors.layers;
+    const layers = this.#tensors.layers.slice(0, o.layers);
+    const whole = layers.length === this.#tensors.layers.length;
     for (let l = 0; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
       const capture = o.capture.some((c) => c.layer === l);
@@ -169,10 +170,10 @@ export class Model {
       if (o.attentions) attentions.push(result.weights);
       if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
     }
-    const final = this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
+    const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
     // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
     if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
-    const logits = o.logits && this.#tensors.head ? await this.#logits(final ?? hidden, ctx) : null;
+    const logits = whole && o.logits && this.#tensors.head ? await this.#logits(final ?? hidden, ctx) : null;
     this.#progress('done', undefined, ctx);
     return {
       ids,

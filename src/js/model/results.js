@@ -5,7 +5,17 @@ import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { readSignal } from './signal.js';
 
-const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'topK', 'tokenTypeIds', 'signal'];
+const RUN_OPTIONS = [
+  'attentions',
+  'hiddenStates',
+  'logits',
+  'capture',
+  'ablate',
+  'topK',
+  'tokenTypeIds',
+  'signal',
+  'layers',
+];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
@@ -88,7 +98,16 @@ export function readRunOptions(options, config) {
             throw bad(`tokenTypeIds[${i}] is ${type}, outside [0, ${config.typeVocabSize}) (type_vocab_size)`);
           }
         });
+  // layers: run the first `layers` only (a view of layer 3 needs 3 layers' weights); fewer than all gives no logits.
+  const layers = o.layers ?? config.numLayers;
+  if (!Number.isInteger(layers) || layers < 1 || layers > config.numLayers) {
+    throw bad(`layers must be a whole number from 1 to ${config.numLayers}, got ${describe(o.layers)}`);
+  }
+  for (const { layer } of [...capture, ...ablate.map(([l]) => ({ layer: l }))]) {
+    if (layer >= layers) throw bad(`layer ${layer} is captured or ablated, but only ${layers} layer(s) run`);
+  }
   return {
+    layers,
     signal: readSignal(o.signal, 'run options'),
     attentions: o.attentions ?? true,
     hiddenStates: o.hiddenStates ?? true,

@@ -9,9 +9,11 @@ const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry
  * @param {{ embeddings: object, embedNorm: object[], layers: object[][], final: object[], head: object | null,
  *   headBias: object | null }} tensors  the resolved tensors (checkpoint.js's resolveModel)
  * @param {number[]} ids
- * @param {{ logits: boolean, tokenTypeIds?: number[] }} options  run's options, read
+ * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number }} options  run's options, read (`layers`:
+ *   the first layers run; fewer than all read no final norm and no LM head)
  */
-export function runBytes(tensors, ids, { logits, tokenTypeIds }) {
+export function runBytes(tensors, ids, { logits, tokenTypeIds, layers = tensors.layers.length }) {
+  const all = layers === tensors.layers.length;
   const { tokens, positions, types } = tensors.embeddings;
   const rows = (entry, count) => (entry ? entryBytes(entry, [0, count]) : 0);
   const typeCount = new Set(ids.map((_, i) => tokenTypeIds?.[i] ?? 0)).size;
@@ -20,8 +22,8 @@ export function runBytes(tensors, ids, { logits, tokenTypeIds }) {
     rows(positions, ids.length) +
     rows(types, typeCount) +
     whole(tensors.embedNorm) +
-    tensors.layers.reduce((sum, layer) => sum + whole(layer), 0) +
-    whole(tensors.final) +
-    (logits && tensors.head ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])]) : 0)
+    tensors.layers.slice(0, layers).reduce((sum, layer) => sum + whole(layer), 0) +
+    (all ? whole(tensors.final) : 0) +
+    (all && logits && tensors.head ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])]) : 0)
   );
 }

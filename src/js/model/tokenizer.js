@@ -4,6 +4,21 @@
 import { AttentionError } from '../errors.js';
 import { readJson } from './sources.js';
 
+// Where @huggingface/tokenizers comes from: its package name, which bundlers and import maps resolve. A page that
+// loads these files raw with neither may install a fallback (installTokenizersFallback: the elements do, loading it
+// from beside the package); when that fails too, the import map's error below says what to do.
+let fallback = null;
+const tokenizersModule = () =>
+  import('@huggingface/tokenizers').catch((error) => {
+    if (!fallback) throw error;
+    return fallback(error);
+  });
+
+/** @internal Installs what loads @huggingface/tokenizers when its package name cannot be resolved. */
+export function installTokenizersFallback(load) {
+  fallback = load;
+}
+
 /** A JSON file's object, or BAD_FILE naming it. */
 function parseJson(text, file) {
   try {
@@ -28,7 +43,7 @@ export async function loadTokenizer(folder) {
   const config = folder.names.includes('tokenizer_config.json')
     ? await readJson(folder, 'tokenizer_config.json', parseJson)
     : {};
-  const { Tokenizer } = await import('@huggingface/tokenizers').catch((cause) => {
+  const { Tokenizer } = await tokenizersModule().catch((cause) => {
     throw new AttentionError(
       'LOAD_FAILED',
       `tokenizer.json needs @huggingface/tokenizers, which could not be imported (${String(cause?.message ?? cause).slice(0, 120)}): a bundler or Node resolves it from node_modules; a page that imports attention-wasm/model from a CDN maps it with an import map, e.g. <script type="importmap">{ "imports": { "@huggingface/tokenizers": "https://<cdn>/npm/@huggingface/tokenizers@0.2.0/dist/tokenizers.min.mjs" } }</script>; or leave tokenizer.json out and run token ids`,

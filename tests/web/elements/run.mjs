@@ -10,3 +10,5 @@ import './readable.mjs';
 import './authoring.mjs';
 import './pictures.mjs';
 import './fallback.mjs';
+import './model.mjs';
+import './model-loading.mjs';

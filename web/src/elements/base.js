@@ -177,6 +177,8 @@ export class AttentionElement extends HTMLElement {
 
   async #compute() {
     const run = ++this.run;
+    // A real model's figure (modelFigure.js, with attention-wasm/model) loads only for an element with `model`.
+    if (this.hasAttribute('model')) return (await import('./modelFigure.js')).modelFigure(this, () => run === this.run);
     const read = this.edited ? { state: this.edited, problems: [] } : await this.readState();
     if (run !== this.run) return;
     const { state, problems } = read;
@@ -187,7 +189,7 @@ export class AttentionElement extends HTMLElement {
         this.attention = await sharedAttention();
       } catch (error) {
         this.status = 'error';
-        this.#fallbackOnly();
+        this.fallbackOnly();
         this.showMessage(
           [
             `The WebAssembly module could not be loaded, so nothing can be computed here: ${error?.message ?? error}`,
@@ -209,7 +211,7 @@ export class AttentionElement extends HTMLElement {
       result = this.attention.selfAttention(call.x, call.weights, call.options);
     } catch (error) {
       this.status = 'error';
-      this.#fallbackOnly();
+      this.fallbackOnly();
       this.showMessage([...problems, `attention-wasm could not compute this input: ${error?.message ?? error}`]);
       return;
     }
@@ -228,7 +230,7 @@ export class AttentionElement extends HTMLElement {
     this.marks = marks;
     this.pendingNode.hidden = true;
     this.display = display;
-    this.#showDisplay([...problems, ...(marks?.problems ?? []), ...display.problems]);
+    this.showDisplay([...problems, ...(marks?.problems ?? []), ...display.problems]);
     this.draw(state, result, this.attention);
     this.status = 'ready';
     this.dispatchEvent(
@@ -241,13 +243,13 @@ export class AttentionElement extends HTMLElement {
   }
 
   /** With no figure to show: the author's fallback content stays, if any (it is all this reader gets). */
-  #fallbackOnly() {
+  fallbackOnly() {
     this.pendingText.hidden = true;
     this.pendingNode.hidden = !this.pendingNode.classList.contains('fallback');
   }
 
   /** Shows every problem, the caption and the export buttons. */
-  #showDisplay(problems) {
+  showDisplay(problems) {
     this.showMessage(problems);
     const { caption, exports } = this.display;
     this.captionNode.textContent = caption;

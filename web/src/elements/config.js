@@ -30,10 +30,18 @@ export const SETTINGS = [
   'caption',
   'highlight',
   'export',
+  'model',
+  'layer',
+  'ids',
+  'ablate',
+  'next',
 ];
 
 /** Attributes that belong to one element only. */
-export const OWN_ATTRIBUTES = { 'attention-explorer': ['steps', 'hide'], 'attention-heatmap': ['values'] };
+export const OWN_ATTRIBUTES = {
+  'attention-explorer': ['steps', 'hide'],
+  'attention-heatmap': ['values', 'model-view'],
+};
 
 // HTML's own attributes, which any element may carry without a warning.
 const GLOBAL = new Set([

@@ -37,6 +37,7 @@ function fit(label, size, room) {
  */
 export function figureOf(element) {
   const { currentState: state, result, display, marks } = element;
+  if (!state && element.modelShown) return modelFigureOf(element);
   const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
   const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
   const sentence = element.localName === 'attention-heatmap' ? ` of “${state.sentence}”` : '';
@@ -46,6 +47,28 @@ export function figureOf(element) {
     title: `${TITLES[values]}${sentence}${head}`,
     caption: display.caption,
     marked: marks?.marked ?? null,
+  };
+}
+
+/** The figure of an element on a real model (modelFigure.js): the head shown, or the first of the model view. */
+function modelFigureOf({ result, display, modelShown }) {
+  const { settings, labels, causal } = modelShown;
+  const values = display.values;
+  const n = labels.length;
+  const head = settings.modelView ? 0 : settings.head;
+  const layer = settings.modelView ? result.attentions.length - 1 : settings.layer;
+  const data = (settings.modelView ? result.attentions[layer] : result[values]).data;
+  return {
+    data: data.subarray(head * n * n, (head + 1) * n * n),
+    rows: n,
+    cols: n,
+    rowLabels: labels,
+    colLabels: labels,
+    blocked: (i, j) => causal && j > i,
+    values: settings.modelView ? 'weights' : values,
+    title: `${TITLES[values]} of ${settings.name}, layer ${layer + 1} head ${head + 1}`,
+    caption: display.caption,
+    marked: null,
   };
 }
 

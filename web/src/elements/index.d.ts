@@ -27,14 +27,51 @@ export interface AttentionNumbers {
 
 /** The detail of the `attention-change` event. */
 export interface AttentionChangeDetail {
-  /** The permalink hash of the example shown (as the demo page writes it). */
-  state: string;
+  /** The permalink hash of the example shown (as the demo page writes it); null on a real model (`model`). */
+  state: string | null;
   /** The settings in use (the page's state object). */
   settings: Record<string, unknown>;
-  /** The result of selfAttention with returnSteps: q, k, v, rawScores, scaledScores, scores, weights, heads, concat, output. */
-  result: Record<string, Tensor>;
+  /**
+   * The result of selfAttention with returnSteps: q, k, v, rawScores, scaledScores, scores, weights, heads, concat,
+   * output. On a real model: the shown layer's, per head ([heads, n, …]), with x, attentions, ids, tokens and next.
+   */
+  result: Record<string, Tensor> | ModelResult;
   /** [heads, n, n] */
   weights: number[][][];
+}
+
+/** An element's `result` on a real model (`model`): the shown layer's steps, one block per head. */
+export interface ModelResult {
+  /** [heads, n, n] */
+  weights: Tensor;
+  /** [heads, n, n]: the softmax's input, −Infinity where masked. */
+  scores: Tensor;
+  /** [heads, n, n] */
+  rawScores: Tensor;
+  /** [heads, n, n] */
+  scaledScores: Tensor;
+  /** [heads, n, d_k] */
+  q: Tensor;
+  /** [heads, n, d_k]: each head's key-value head's. */
+  k: Tensor;
+  /** [heads, n, d_k] */
+  v: Tensor;
+  /** [heads, n, d_k]: each head's output. */
+  heads: Tensor;
+  /** [n, d_model]: the layer's attention input, after its norm. */
+  x: Tensor;
+  /** [n, heads·d_k] */
+  concat: Tensor;
+  /** [n, d_model]: after W_o. */
+  output: Tensor;
+  /** The layers run, each [heads, n, n]. */
+  attentions: Tensor[];
+  /** The token ids. */
+  ids: number[];
+  /** The tokens as text (the ids as text without a tokenizer). */
+  tokens: string[];
+  /** With `next`: the 5 most probable next tokens. */
+  next: { id: number; p: number; logit: number; token?: string }[] | null;
 }
 
 /** What both elements share: the attributes as properties (reading gives the value in use). */
@@ -84,10 +121,23 @@ export class AttentionElement extends HTMLElement {
   highlight: string | null;
   /** Download buttons for the figure: "svg", "png", or "" (the attribute alone) for both. */
   export: string | null;
+  /**
+   * A real model: "builtin" (the induction model shipped in the package), a folder URL, or a Hub model id
+   * ("owner/name"), read through attention-wasm/model (loaded only then).
+   */
+  model: string | null;
+  /** With `model`: the layer shown, from 1. */
+  layer: string | null;
+  /** With `model`: token ids instead of `sentence`, space-separated. */
+  ids: string | null;
+  /** With `model`: heads switched off, "layer.head" from 1, space-separated ("2.1 2.3"). */
+  ablate: string | null;
+  /** With `model`: show the 5 most probable next tokens ("" or the attribute alone). */
+  next: string | null;
   /** Exact numbers, instead of a child JSON script. */
   data: AttentionNumbers | undefined;
   /** The last result, or null before the first computation. */
-  readonly result: Record<string, Tensor> | null;
+  readonly result: Record<string, Tensor> | ModelResult | null;
   /** The shared attention-wasm instance, once loaded. */
   readonly attention: Attention | null;
   /** 'pending' until in view, then 'loading', 'ready' or 'error'. */
@@ -114,6 +164,8 @@ export class AttentionExplorer extends AttentionElement {
 export class AttentionHeatmap extends AttentionElement {
   /** What the heatmap shows: "weights" (the default) or "scores" (the scaled, masked scores softmax gets). */
   values: string | null;
+  /** With `model`: every layer × head as a small heatmap ("" or the attribute alone). */
+  modelView: string | null;
 }
 
 /** The one Attention instance all elements on the page share. */

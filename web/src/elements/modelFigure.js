@@ -1,0 +1,319 @@
+// An element's figure on a real model (`model` set; base.js loads this file only then, and with it
+// attention-wasm/model): the shared model loaded with a progress bar, one forward pass of the element's tokens
+// through the layers it needs, then the heatmap of one head (layer and head pickers), or every layer × head
+// (`model-view`), and the next-token prediction (`next`). Errors are the element's polite message, never thrown.
+import { Tensor } from '../../../src/js/tensor.js';
+import { formatValue } from '../model/format.js';
+import { el } from '../view/dom.js';
+import { HeatmapGrid, TITLES } from './heatmapGrid.js';
+import { drawModelSteps } from './modelSteps.js';
+import { drawModelView, modelSheet, picker } from './modelView.js';
+import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
+import { ELEMENT_LIMITS } from './limits.js';
+import { sharedModel } from './sharedModel.js';
+
+const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
+const DISPLAY = ['caption', 'values', 'export'];
+const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
+
+/** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
+const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
+
+/** Adds the stylesheet of the model's parts to the element's (once). */
+function adoptSheet({ shadowRoot: root }) {
+  if (!root.adoptedStyleSheets.includes(modelSheet()))
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, modelSheet()];
+}
+
+/** What the element shows while the model loads and runs: a text and a progress bar. */
+function showLoading(element, name) {
+  adoptSheet(element);
+  element.pendingText.textContent = `Loading ${name}…`;
+  element.progressNode ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
+  element.progressNode.removeAttribute('value');
+  element.progressNode.hidden = false;
+  element.pendingNode.append(element.progressNode);
+}
+
+/** A load's or run's progress event, shown by an element still loading. */
+function showProgress(element, name, event) {
+  if (element.status !== 'loading') return;
+  const bar = element.progressNode;
+  if (event.phase === 'download') {
+    // Per file: config.json, the checkpoint's header, tokenizer.json (the weights are read by each run, by layer).
+    if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
+    const of = event.total ? ` of ${kB(event.total)}` : '';
+    element.pendingText.textContent = `Loading ${name}: ${event.file}, ${kB(event.loaded)}${of}`;
+  } else if (event.total) {
+    // A run (runs one after another): the bytes of the weights it reads (downloaded now from a web source), counted
+    // from its first event, since the model's count goes on from run to run.
+    if (event.phase === 'embeddings') element.runStart = event.loaded;
+    const start = element.runStart ?? 0;
+    [bar.max, bar.value] = [event.total - start, event.loaded - start];
+    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${element.numLayers}, ` : '';
+    element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
+  }
+}
+
+/** Shows the problems as the element's message, with the author's fallback content (if any) and no figure. */
+function failed(element, problems, heading) {
+  element.status = 'error';
+  if (element.progressNode) element.progressNode.hidden = true;
+  element.content.replaceChildren();
+  element.fallbackOnly();
+  element.showMessage(problems, heading);
+}
+
+/** The sentence a load error gives the reader, with what to do for the built-in model. */
+function loadProblem(error, settings) {
+  const text = `${settings.name}: ${error?.message ?? error}`;
+  if (settings.key !== 'builtin' || !/MISSING_FILE|FETCH_FAILED|BAD_OPTION/u.test(error?.code ?? '')) return text;
+  return `${text}. The built-in model's files are in the package's web/public/models/induction/ folder: when the elements are bundled, copy that folder to your site and give its URL as model="/…/induction/".`;
+}
+
+/** The [H, …] stack of one step of every head's capture. */
+function stack(captures, key) {
+  const [first] = captures;
+  const data = new Float32Array(first[key].data.length * captures.length);
+  captures.forEach((c, h) => data.set(c[key].data, h * first[key].data.length));
+  return new Tensor(data, [captures.length, ...first[key].shape]);
+}
+
+/** The element's result: the shown layer's steps, as selfAttention names them ([H, n, …] per head), and more. */
+function resultOf(out, layer) {
+  const { captures } = out;
+  const steps = {};
+  for (const key of ['q', 'k', 'v', 'rawScores', 'scaledScores', 'scores']) steps[key] = stack(captures, key);
+  // LLaMA-family models rotate q and k (RoPE) before the scores.
+  if (captures[0].qRotated) for (const key of ['qRotated', 'kRotated']) steps[key] = stack(captures, key);
+  return {
+    x: captures[0].x,
+    ...steps,
+    weights: out.attentions[layer],
+    heads: stack(captures, 'headOutput'),
+    concat: captures[0].concat,
+    output: captures[0].output,
+    attentions: out.attentions,
+    ids: out.ids,
+    tokens: out.tokens ?? out.ids.map(String),
+    next: out.next,
+  };
+}
+
+/** One forward pass for the settings, reused while its inputs stay the same (a head picked). */
+async function forward(element, shared, settings, input, spec) {
+  const layers = settings.next || settings.modelView ? spec.numLayers : settings.layer + 1;
+  const options = {
+    layers,
+    capture: Array.from({ length: spec.numHeads }, (_, head) => ({ layer: settings.layer, head })),
+    ablate: settings.ablate.filter(([layer]) => layer < layers),
+    hiddenStates: false,
+    logits: settings.next,
+    topK: 5,
+  };
+  const key = JSON.stringify([settings.key, input, options]);
+  if (element.modelRun?.key !== key) {
+    // A newer computation of this element stops the one before (a download under way included).
+    element.modelAbort?.abort();
+    const abort = (element.modelAbort = new AbortController());
+    element.modelRun = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
+  }
+  return element.modelRun.out;
+}
+
+/**
+ * Computes and draws the element's figure on its model. `current()` is false once a newer computation started.
+ * @param {import('./base.js').AttentionElement} element
+ * @param {() => boolean} current
+ */
+export async function modelFigure(element, current) {
+  const { settings: read, problems } = modelSettings((name) => element.getAttribute(name), document.baseURI);
+  if (!read) return failed(element, problems, 'This figure has no model it can load:');
+  if (element.status !== 'ready') {
+    element.status = 'loading';
+    element.pendingNode.hidden = false;
+    element.pendingText.hidden = false;
+    showLoading(element, read.name);
+  }
+  const shared = sharedModel(read, (event) => showProgress(element, read.name, event));
+  try {
+    let model;
+    try {
+      model = await shared.model;
+    } catch (error) {
+      if (current())
+        failed(element, [loadProblem(error, read)], 'The model could not be loaded, so this figure cannot be shown:');
+      return;
+    }
+    if (!current()) return;
+    const spec = model.spec;
+    element.numLayers = spec.numLayers;
+    // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
+    const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
+    if (settings.next && !spec.choices?.causal) {
+      // BERT's head predicts masked tokens, not a next one: its "next" at the last position ([SEP]) means nothing.
+      problems.push(`next: ${spec.family} predicts masked tokens, not the next one, so no prediction is shown`);
+      settings.next = false;
+    }
+    if (!settings.ids && !model.hasTokenizer) {
+      return failed(
+        element,
+        [...problems, `${read.name} has no tokenizer.json: give the tokens as ids="…"`],
+        'Nothing to show:',
+      );
+    }
+    const input = settings.ids ? { ids: settings.ids } : (settings.sentence ?? DEFAULT_SENTENCE);
+    let out;
+    try {
+      out = await forward(element, shared, settings, input, spec);
+    } catch (error) {
+      if (current())
+        failed(element, [...problems, error?.message ?? String(error)], 'The model could not compute this input:');
+      return;
+    }
+    if (!current()) return;
+    if (out.ids.length > ELEMENT_LIMITS.n) {
+      return failed(
+        element,
+        [`the sentence is ${out.ids.length} tokens for this model, over the ${ELEMENT_LIMITS.n} an element shows`],
+        'Nothing to show:',
+      );
+    }
+    const get = (name) => element.getAttribute(name);
+    const display = DISPLAY.some((name) => element.hasAttribute(name))
+      ? (await import('./display.js')).displayFromAttributes(get)
+      : PLAIN;
+    if (!current()) return;
+    show(element, { settings, spec, out, display, problems });
+  } finally {
+    shared.forget();
+  }
+}
+
+/** Draws the figure, and tells the page (attention-change). */
+function show(element, { settings, spec, out, display, problems }) {
+  const result = resultOf(out, settings.layer);
+  const labels = result.tokens.map(label);
+  const causal = Boolean(spec.choices?.causal);
+  element.result = result;
+  element.currentState = null;
+  element.display = display;
+  element.marks = null;
+  element.modelShown = { settings, spec, labels, causal };
+  element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
+  adoptSheet(element);
+  element.pendingNode.hidden = true;
+  element.showDisplay([...problems, ...display.problems]);
+  const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
+  const shown = { result, labels, causal, spec, settings };
+  const parts =
+    element.localName === 'attention-explorer'
+      ? [
+          ...heading(element, shown, pick, `Layer ${settings.layer + 1} head ${settings.head + 1}, step by step`),
+          ...drawModelSteps(element, shown),
+        ]
+      : settings.modelView
+        ? drawModelView(shown)
+        : drawHead(element, shown, pick);
+  element.content.replaceChildren(...parts, ...(settings.next ? [nextList(result.next, settings)] : []));
+  element.status = 'ready';
+  element.dispatchEvent(
+    new CustomEvent('attention-change', {
+      bubbles: true,
+      composed: true,
+      detail: {
+        state: null,
+        settings: {
+          model: settings.name,
+          layer: settings.layer + 1,
+          head: settings.head + 1,
+          ids: result.ids,
+          tokens: result.tokens,
+          ablate: settings.ablate.map(([l, h]) => `${l + 1}.${h + 1}`),
+        },
+        result,
+        weights: result.weights.toArray(),
+      },
+    }),
+  );
+}
+
+/** A heatmap cell as a sentence for its readout and its screen-reader label. */
+export const describeCell = (labels, causal, what) => (i, j, value) =>
+  `query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked (a token does not look ahead)' : `${what} ${formatValue(value, 3)}`}`;
+
+/** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
+function heading(element, { spec, settings }, pick, title) {
+  const focus = (part, k) =>
+    queueMicrotask(() => element.shadowRoot.querySelectorAll(`[part="${part}"] button`)[k]?.focus());
+  const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
+  return [
+    el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
+    el('p', {
+      class: 'sub',
+      text: `${settings.name} (${spec.family}, ${spec.numLayers} layers of ${spec.numHeads} heads) · rows: queries · columns: keys`,
+    }),
+    ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
+    picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
+      pick({ layer: l });
+      focus('layer-picker', l);
+    }),
+    picker('Head', 'head-picker', spec.numHeads, settings.head, (h) => {
+      pick({ head: h });
+      focus('head-picker', h);
+    }),
+  ].filter(Boolean);
+}
+
+/** The one head's heatmap, under its heading. */
+function drawHead(element, shown, pick) {
+  const { result, labels, causal, settings } = shown;
+  const { layer, head } = settings;
+  const values = element.display.values;
+  const n = labels.length;
+  const title = `${TITLES[values]}, layer ${layer + 1} head ${head + 1}`;
+  const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
+  element.modelMap ??= new HeatmapGrid({ label: title, describe: (i, j, v) => element.modelDescribe(i, j, v) });
+  element.modelDescribe = describe;
+  element.modelMap.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
+  const size = n * n;
+  element.modelMap.update({
+    data: result[values].data.subarray(head * size, (head + 1) * size),
+    rows: n,
+    cols: n,
+    rowLabels: labels,
+    colLabels: labels,
+    blocked: (i, j) => causal && j > i,
+    values,
+  });
+  return [...heading(element, shown, pick, title), element.modelMap.element];
+}
+
+/** The next-token prediction: the top 5 with their probabilities. */
+function nextList(next, settings) {
+  if (!next)
+    return el('p', { class: 'sub', text: `${settings.name} has no language-model head: no next token to show` });
+  const bar = (p) => {
+    const node = el('span', { class: 'pbar', attrs: { 'aria-hidden': 'true' } });
+    node.style.width = `${(p * 100).toFixed(1)}%`; // CSSOM, which a strict style-src allows
+    return node;
+  };
+  return el(
+    'figure',
+    { class: 'next', attrs: { part: 'next' } },
+    el('figcaption', { text: 'Next token: the 5 most probable' }),
+    el(
+      'ol',
+      {},
+      next.map(({ id, p, token }) =>
+        el(
+          'li',
+          {},
+          el('span', { class: 'tok', text: label(token ?? `#${id}`) }),
+          el('span', { class: 'pwrap' }, bar(p)),
+          el('span', { class: 'pct', text: `${formatValue(p * 100, 1)}%` }),
+        ),
+      ),
+    ),
+  );
+}
