@@ -6,6 +6,7 @@ import { readRecord } from '../read.js';
 import { DecodeSession } from './decode.js';
 import { readRunInput, topK as topList } from './results.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
+import { checkAborted } from './signal.js';
 
 const GENERATE_OPTIONS = [
   'maxNewTokens',
@@ -104,7 +105,7 @@ async function* steps(engine, prompt, o) {
   const forget = engine.hold(session);
   const check = () => {
     if (session.freed) throw new AttentionError('TERMINATED', 'the model was disposed during generate()');
-    if (o.signal?.aborted) throw o.signal.reason ?? new AttentionError('TERMINATED', 'generate() was aborted');
+    checkAborted(o.signal, 'generate()');
   };
   try {
     check();

@@ -219,7 +219,7 @@ export interface GenerateOptions {
   seed?: number;
   /** Token ids that end the generation after the step that chooses one. */
   stop?: readonly number[];
-  /** Aborting rejects the next step with the signal's reason; the cache is freed. */
+  /** Aborting rejects the next step with AttentionError ABORTED (the signal's reason as its cause); the cache is freed. */
   signal?: AbortSignal;
   /** Return each step's attention rows. Default true. */
   attentions?: boolean;

@@ -231,7 +231,7 @@ describe('model.generate: how it ends', () => {
       for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 10, signal: controller.signal }))
         if (step.step === 1) controller.abort(reason);
     })();
-    await expect(aborted).rejects.toBe(reason);
+    await expect(aborted).rejects.toMatchObject({ code: 'ABORTED', cause: reason }); // as run and loadModel
     expect(model.heapBytesInUse()).toBe(baseline);
 
     const iterator = model.generate({ ids: PROMPT }, { maxNewTokens: 10 });
