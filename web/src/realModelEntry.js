@@ -8,15 +8,15 @@ async function open(app, fromLink) {
   const section = byId('step-model');
   section.hidden = false;
   try {
-    const [{ openRealModel }, { readModelLink }] = await Promise.all([
-      import('./realModelPanel.js'),
-      import('./model/realModel.js'),
-    ]);
+    const { openRealModel, readModelLink } = await import('./realModelPanel.js');
     const link = fromLink ? readModelLink(location.search) : { model: 'builtin', text: null, ablate: [] };
     if (!fromLink) section.scrollIntoView({ block: 'start' });
     await openRealModel(app, link);
   } catch (error) {
-    setError(byId('model-load-error'), `The real-model code could not be loaded: ${error?.message ?? error}. Reload the page to try again.`);
+    setError(
+      byId('model-load-error'),
+      `The real-model code could not be loaded: ${error?.message ?? error}. Reload the page to try again.`,
+    );
   }
 }
 

@@ -3,13 +3,17 @@
 // model view, heads switched off (ablation) with the prediction's change, and a head opened in the steps with the
 // model's own numbers. Loaded by import() only when asked for: the page's first load does not carry it.
 import { loadModel } from '../../src/js/model/index.js';
+import './css/realModel.css'; // with this code only
 import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
 import * as rm from './model/realModel.js';
 import { droppedFiles, fetchBuiltin, filesOf, layerWeights } from './realModelFiles.js';
 import { RealModelControls } from './view/realModelControls.js';
 import { ModelView } from './view/modelView.js';
 import { PredictionsView, TokensView } from './view/predictionsView.js';
+import { RopeGrids } from './view/ropeGrids.js';
 import { byId, setError } from './view/dom.js';
+
+export { readModelLink } from './model/realModel.js';
 
 export class RealModelPanel {
   /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
@@ -39,7 +43,13 @@ export class RealModelPanel {
       onSelect: (layer, head) => this.openHead(layer, head),
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
     });
-    this.ui.mount({ tokens: this.tokens.element, predictions: this.predictions.element, view: this.view.element });
+    this.rope = new RopeGrids();
+    this.ui.mount({
+      tokens: this.tokens.element,
+      predictions: this.predictions.element,
+      view: this.view.element,
+      rope: this.rope.element,
+    });
   }
 
   get element() {
@@ -51,11 +61,15 @@ export class RealModelPanel {
     this.pending = link;
     if (link?.text !== null && link?.text !== undefined) this.ui.text.value = link.text;
     if (link?.model === 'files') {
-      this.ui.say('This link was made with model files dropped on the page, which a link cannot hold: drop or pick the same folder again to reopen its view.');
+      this.ui.say(
+        'This link was made with model files dropped on the page, which a link cannot hold: drop or pick the same folder again to reopen its view.',
+      );
       return;
     }
     if (link && link.model !== 'builtin') {
-      this.ui.say(`This link names the model ${JSON.stringify(link.model)}, which this page cannot open by address yet: download its files (config.json, model.safetensors, tokenizer.json) and drop them here.`);
+      this.ui.say(
+        `This link names the model ${JSON.stringify(link.model)}, which this page cannot open by address yet: download its files (config.json, model.safetensors, tokenizer.json) and drop them here.`,
+      );
       return;
     }
     await this.loadBuiltin();
@@ -82,7 +96,9 @@ export class RealModelPanel {
       await this.#use(files, 'builtin');
     } catch (error) {
       if (controller.signal.aborted) return;
-      this.#fail(`The shipped model could not be downloaded from this page's folder (${error.message}). Check the connection and choose it again.`);
+      this.#fail(
+        `The shipped model could not be downloaded from this page's folder (${error.message}). Check the connection and choose it again.`,
+      );
     }
   }
 
@@ -111,6 +127,7 @@ export class RealModelPanel {
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
     this.vocab = files.has('tokenizer.json') ? rm.vocabulary(JSON.parse(await files.get('tokenizer.json').text())) : [];
     this.view.clear();
+    this.rope.draw(null);
     this.ui.loaded(this.#describe(), source === 'builtin', model.family === 'bert');
     this.ui.text.value = link?.text ?? this.#defaultText();
     this.ui.idsHint(!model.hasTokenizer);
@@ -130,7 +147,7 @@ export class RealModelPanel {
 
   #describe() {
     const s = this.model.spec;
-    const what = this.source === 'builtin' ? rm.BUILTIN.title : `${this.files.size} files`;
+    const what = this.source === 'builtin' ? 'shipped with the page, trained here' : `${this.files.size} files`;
     return `${this.model.family} · ${s.numLayers} layers × ${s.numHeads} heads${s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : ''} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
   }
 
@@ -206,12 +223,17 @@ export class RealModelPanel {
       this.result = r;
       this.#draw(r, base, runMs);
       this.ui.busy(false);
+      this.ui.say(
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${base ? ' (and once with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+      );
       this.ui.error(null);
       this.#writeLink();
     } catch (error) {
       if (generation !== this.generation) return;
       this.ui.busy(false);
-      this.ui.error(`This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`);
+      this.ui.error(
+        `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
+      );
     }
   }
 
@@ -241,15 +263,28 @@ export class RealModelPanel {
     const V = this.model.spec.vocabSize;
     const where = this.model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
     if (!r.logits || row < 0) {
-      const why = !r.logits ? 'This checkpoint has no language-model head: there is nothing to predict.' : 'Type [MASK] in the sentence, or click a token above to mask it: the model then guesses it.';
+      const why = !r.logits
+        ? 'This checkpoint has no language-model head: there is nothing to predict.'
+        : 'Type [MASK] in the sentence, or click a token above to mask it: the model then guesses it.';
       return this.predictions.draw({ title: why, rows: [], compared: false, gone: [] });
     }
     const name = (id) => ({ raw: this.vocab[id] ?? String(id), token: null });
     const top = rm.topTokens(r.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
-    if (!base) return this.predictions.draw({ title: `The model's top ${top.length} ${where}`, rows: top, compared: false, gone: [] });
+    if (!base)
+      return this.predictions.draw({
+        title: `The model's top ${top.length} ${where}`,
+        rows: top,
+        compared: false,
+        gone: [],
+      });
     const baseTop = rm.topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
     const { rows, gone } = rm.predictionChanges(top, baseTop, (id) => rm.probabilityOf(base.logits.data, V, row, id));
-    this.predictions.draw({ title: `The model's top ${top.length} ${where}, with the heads switched off`, rows, compared: true, gone });
+    this.predictions.draw({
+      title: `The model's top ${top.length} ${where}, with the heads switched off`,
+      rows,
+      compared: true,
+      gone,
+    });
   }
 
   /** Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. */
@@ -257,21 +292,47 @@ export class RealModelPanel {
     if (!this.model || !this.result) return;
     const spec = this.model.spec;
     const { errors } = walkSizes(spec, this.result.ids.length);
-    if (errors.length) return this.ui.walk(`This layer is larger than the page's steps take (${errors.join('; ')}); the model view and the prediction still show it.`);
+    if (errors.length)
+      return this.ui.walk(
+        `This layer is larger than the page's steps take (${errors.join('; ')}); the model view and the prediction still show it.`,
+      );
     const generation = this.generation;
     try {
       const capture = Array.from({ length: spec.numHeads }, (_, h) => ({ layer, head: h }));
-      const r = await this.model.run(this.#input().input, { capture, ablate: this.ablate, logits: false, hiddenStates: false });
+      const r = await this.model.run(this.#input().input, {
+        capture,
+        ablate: this.ablate,
+        logits: false,
+        hiddenStates: false,
+      });
       const weights = await layerWeights(this.files, this.model.config, layer);
       if (generation !== this.generation) return;
       const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
       const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
-      const state = walkState(this.app.state, { x: r.captures[0].x, weights, tokens, head, spec, family: this.model.family });
+      const state = walkState(this.app.state, {
+        x: r.captures[0].x,
+        weights,
+        tokens,
+        head,
+        spec,
+        family: this.model.family,
+      });
       this.selected = { layer, head };
       this.app.showModelHead(state, captureResult(r.captures, spec));
-      this.view.draw({ attentions: this.result.attentions, labels: this.view.figures[0][0].map.view.rowLabels, causal: spec.choices.causal, ablate: this.ablate, selected: this.selected });
-      const rope = r.captures[head].qRotated ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.' : '';
-      this.ui.walk(`Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope} An edit recomputes this layer alone.`);
+      this.view.draw({
+        attentions: this.result.attentions,
+        labels: this.view.figures[0][0].map.view.rowLabels,
+        causal: spec.choices.causal,
+        ablate: this.ablate,
+        selected: this.selected,
+      });
+      this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
+      const rope = r.captures[head].qRotated
+        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
+        : '';
+      this.ui.walk(
+        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope} An edit recomputes this layer alone.`,
+      );
       this.#writeLink();
     } catch (error) {
       this.ui.walk(`This head could not be opened in the steps: ${error.message}`);

@@ -37,7 +37,9 @@ function assertPredictions(shown, expected, what) {
     expected.map((r) => r.id),
     `${what}: the ids of the top tokens`,
   );
-  shown.forEach((r, k) => assert.ok(Math.abs(r.p - expected[k].p) <= 6e-4, `${what}: p of ${r.id}: ${r.p} against ${expected[k].p}`));
+  shown.forEach((r, k) =>
+    assert.ok(Math.abs(r.p - expected[k].p) <= 6e-4, `${what}: p of ${r.id}: ${r.p} against ${expected[k].p}`),
+  );
 }
 
 async function openBuiltin(page) {
@@ -53,7 +55,11 @@ describe('real model', () => {
     let link;
     await withPage(env, {}, async ({ page, problems }) => {
       const before = problems.requests.length;
-      assert.equal(problems.requests.filter((u) => /model-simd|realModelPanel|model\.safetensors/u.test(u)).length, 0, 'the first load carries no model code');
+      assert.equal(
+        problems.requests.filter((u) => /model-simd|realModelPanel|model\.safetensors/u.test(u)).length,
+        0,
+        'the first load carries no model code',
+      );
       await openBuiltin(page);
       assert.ok(problems.requests.slice(before).some((u) => /models\/induction\/model\.safetensors$/u.test(u)));
       assert.equal(await page.inputValue('#model-text'), SENTENCE);
@@ -76,16 +82,32 @@ describe('real model', () => {
       assertPredictions(shown, ablated.next, 'induction heads off');
       const ball = plain.next[0].id;
       assert.notEqual(shown[0].id, ball, '“ball” is no longer first');
-      assert.ok(shown.every((r) => Math.abs(r.before - plain.next.find((t) => t.id === r.id)?.p) < 6e-4 || !plain.next.some((t) => t.id === r.id)));
-      assert.match(await page.textContent('#model-ablated'), /layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4/u);
+      assert.ok(
+        shown.every(
+          (r) =>
+            Math.abs(r.before - plain.next.find((t) => t.id === r.id)?.p) < 6e-4 ||
+            !plain.next.some((t) => t.id === r.id),
+        ),
+      );
+      assert.match(
+        await page.textContent('#model-ablated'),
+        /layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4/u,
+      );
       assert.match(await page.textContent('.model-predictions'), /Left the list after the ablation: “␣?ball”/u);
 
       // Layer 1 head 3, the previous-token head, in the steps: the model's own numbers.
       const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 0, head: 2 }], ablate: INDUCTION_HEADS })).captures;
       await page.click('.head-button[data-layer="0"][data-head="2"]');
-      await page.waitForFunction(() => /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent));
+      await page.waitForFunction(() =>
+        /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
       await settle(page);
-      for (const [matrix, key] of [['weights', 'weights'], ['q', 'q'], ['rawScores', 'rawScores'], ['output', 'headOutput']]) {
+      for (const [matrix, key] of [
+        ['weights', 'weights'],
+        ['q', 'q'],
+        ['rawScores', 'rawScores'],
+        ['output', 'headOutput'],
+      ]) {
         assertShown(await readNumbers(page, matrix), cap[key].toArray(), PRECISION, `layer 1 head 3 ${matrix}`);
       }
       assert.equal(await page.inputValue('#head'), '2');
@@ -104,7 +126,9 @@ describe('real model', () => {
     // The link reopens the same view: the model, the sentence, the ablations, the head in the steps.
     await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
       await waitForRun(page);
-      await page.waitForFunction(() => /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent));
+      await page.waitForFunction(() =>
+        /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
       await settle(page);
       assertPredictions(await readPredictions(page), ablated.next, 'reopened link');
       assert.equal(await page.getAttribute('.ablate-button[data-layer="1"][data-head="0"]', 'aria-pressed'), 'true');
@@ -114,7 +138,7 @@ describe('real model', () => {
 
   test('390 px, dark: the shipped model, a head read with the keyboard, a sentence typed', async () => {
     const model = await loadModel(INDUCTION);
-    const typed = 'one two three one two';
+    const typed = 'the old tree saw a red ball . the old tree saw a red';
     const expected = await model.run(typed, { topK: 10 });
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
       await page.emulateMedia({ colorScheme: 'dark' });
@@ -157,7 +181,11 @@ describe('real model', () => {
         const n = await runs(page);
         await page.setInputFiles(
           '#model-files',
-          Object.entries(files).map(([name, data]) => ({ name, mimeType: 'application/octet-stream', buffer: Buffer.from(data) })),
+          Object.entries(files).map(([name, data]) => ({
+            name,
+            mimeType: 'application/octet-stream',
+            buffer: Buffer.from(data),
+          })),
         );
         await page.waitForFunction((f) => document.getElementById('model-about').textContent.startsWith(f), family);
         await page.fill('#model-text', text);
@@ -168,27 +196,51 @@ describe('real model', () => {
           r.ids,
         );
         await waitForRun(page, n);
-        assert.deepEqual(await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))), r.ids);
+        assert.deepEqual(
+          await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))),
+          r.ids,
+        );
         if (family === 'llama') {
           assert.match(await page.textContent('#model-about'), /^llama · 2 layers × 4 heads \(2 key\/value heads\)/u);
           assertPredictions(await readPredictions(page), r.next, family);
         } else if (family === 'gpt2') {
           assertPredictions(await readPredictions(page), r.next, family);
-          assert.deepEqual(await page.$$eval('.model-tokens .token-text', (s) => s.map((x) => x.textContent)), ['cat', '␣the', '␣', 'cat']);
+          assert.deepEqual(await page.$$eval('.model-tokens .token-text', (s) => s.map((x) => x.textContent)), [
+            'cat',
+            '␣the',
+            '␣',
+            'cat',
+          ]);
         } else {
           const mask = r.ids.indexOf(4);
           const V = model.spec.vocabSize;
           const row = Array.from(r.logits.data.subarray(mask * V, (mask + 1) * V));
           const max = Math.max(...row);
           const sum = row.reduce((s, x) => s + Math.exp(x - max), 0);
-          const top = row.map((x, id) => ({ id, p: Math.exp(x - max) / sum })).sort((a, b) => b.p - a.p || a.id - b.id).slice(0, 10);
+          const top = row
+            .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
+            .sort((a, b) => b.p - a.p || a.id - b.id)
+            .slice(0, 10);
           assertPredictions(await readPredictions(page), top, 'bert [MASK]');
         }
         await page.click('.head-button[data-layer="1"][data-head="1"]');
-        await page.waitForFunction(() => /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent));
+        await page.waitForFunction(() =>
+          /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        );
         await settle(page);
         const [cap] = (await model.run(input, { capture: [{ layer: 1, head: 1 }] })).captures;
-        assertShown(await readNumbers(page, 'weights'), cap.weights.toArray(), PRECISION, `${family} layer 2 head 2 weights`);
+        if (family === 'llama') {
+          // RoPE: q and k before and after the rotation, the model's own.
+          assertShown(await readNumbers(page, 'qRotated'), cap.qRotated.toArray(), PRECISION, 'llama q rotated');
+          assertShown(await readNumbers(page, 'kRotated'), cap.kRotated.toArray(), PRECISION, 'llama k rotated');
+          assertShown(await readNumbers(page, 'q'), cap.q.toArray(), PRECISION, 'llama q (step 2, before RoPE)');
+        }
+        assertShown(
+          await readNumbers(page, 'weights'),
+          cap.weights.toArray(),
+          PRECISION,
+          `${family} layer 2 head 2 weights`,
+        );
         assert.equal(await page.isChecked('#causal'), family !== 'bert');
         await page.screenshot({ path: `${ARTIFACTS}/real-model-${family}.png`, fullPage: false });
       });
@@ -203,13 +255,49 @@ describe('real model', () => {
       await waitForRun(page);
       await page.setInputFiles('#model-files', [
         { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(config) },
-        { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: Buffer.from(fixture.files['model.safetensors']) },
+        {
+          name: 'model.safetensors',
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.from(fixture.files['model.safetensors']),
+        },
       ]);
       await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
       const message = await page.textContent('#model-error');
       assert.match(message, /UNSUPPORTED_MODEL/u);
       assert.match(message, /GPT-2 \(gpt2\), BERT \(bert\) and the LLaMA family/u);
       assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
+    });
+  });
+
+  test('a GPT-2-small-shaped layout (12 layers × 12 heads) at 32 tokens: the model view is drawn (time printed)', async () => {
+    const fixture = gpt2Fixture({ layers: 12, heads: 12, d: 48, vocab: 64, positions: 64 });
+    const ids = Array.from({ length: 32 }, (_, i) => (i * 7) % 64);
+    await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      await page.evaluate(() => document.getElementById('real-model-button').click());
+      await waitForRun(page);
+      await page.setInputFiles(
+        '#model-files',
+        Object.entries(fixture.files).map(([name, data]) => ({
+          name,
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.from(data),
+        })),
+      );
+      await page.waitForFunction(() =>
+        document.getElementById('model-about').textContent.startsWith('gpt2 · 12 layers'),
+      );
+      const times = [];
+      for (let k = 0; k < 3; k++) {
+        const n = await runs(page);
+        await page.fill('#model-text', ids.slice(k).concat(ids.slice(0, k)).join(' '));
+        await waitForRun(page, n);
+        times.push(Number(await page.evaluate(() => document.body.dataset.modelViewMs)));
+      }
+      assert.equal(await page.locator('.model-head canvas').count(), 144);
+      console.log(
+        `model view, 12 × 12 heads at 32 tokens: drawn in ${times.map((t) => t.toFixed(1)).join(', ')} ms after the forward`,
+      );
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
     });
   });
 });

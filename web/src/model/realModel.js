@@ -96,7 +96,8 @@ export function vocabulary(json) {
   else if (vocab && typeof vocab === 'object') {
     for (const [token, id] of Object.entries(vocab)) if (Number.isInteger(id) && id >= 0) names[id] = token;
   }
-  for (const added of json?.added_tokens ?? []) if (Number.isInteger(added?.id)) names[added.id] = String(added.content);
+  for (const added of json?.added_tokens ?? [])
+    if (Number.isInteger(added?.id)) names[added.id] = String(added.content);
   return names;
 }
 

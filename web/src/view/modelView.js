@@ -33,7 +33,10 @@ export class ModelView {
       readout: this.readout,
       describe: (i, j, w) => {
         const { rowLabels, colLabels } = map.view;
-        return [`${name}: “${rowLabels[i]}” (row ${i + 1}) → “${colLabels[j]}” (column ${j + 1})`, `weight ${formatValue(w, 3)}`];
+        return [
+          `${name}: “${rowLabels[i]}” (row ${i + 1}) → “${colLabels[j]}” (column ${j + 1})`,
+          `weight ${formatValue(w, 3)}`,
+        ];
       },
     });
     const select = el('button', {
@@ -52,12 +55,7 @@ export class ModelView {
       attrs: { 'aria-label': `Switch off layer ${layer + 1} head ${head + 1}`, 'aria-pressed': 'false' },
       on: { click: () => this.handlers.onAblate(layer, head) },
     });
-    const figure = el(
-      'figure',
-      { class: 'head-figure model-head' },
-      el('figcaption', {}, select, ablate),
-      map.element,
-    );
+    const figure = el('figure', { class: 'head-figure model-head' }, el('figcaption', {}, select, ablate), map.element);
     return { figure, map, select, ablate };
   }
 
@@ -68,14 +66,20 @@ export class ModelView {
     for (const row of this.figures) for (const f of row) forget(f.map);
     this.shape = shape;
     this.readout.replaceChildren();
-    this.figures = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => this.#figure(l, h)));
+    this.figures = Array.from({ length: layers }, (_, l) =>
+      Array.from({ length: heads }, (_, h) => this.#figure(l, h)),
+    );
     this.grid.replaceChildren(
       ...this.figures.map((row, l) =>
         el(
           'section',
           { class: 'model-layer', attrs: { 'aria-label': `Layer ${l + 1}` } },
           el('h4', { class: 'model-layer-title', text: `layer ${l + 1}` }),
-          el('div', { class: 'heads' }, row.map((f) => f.figure)),
+          el(
+            'div',
+            { class: 'heads' },
+            row.map((f) => f.figure),
+          ),
         ),
       ),
     );

@@ -8,7 +8,10 @@ export class TokensView {
   /** @param {{ onMask?: (index: number) => void }} handlers  onMask: a token clicked to mask it (BERT) */
   constructor(handlers = {}) {
     this.handlers = handlers;
-    this.element = el('ol', { class: 'model-tokens', attrs: { 'aria-label': 'Tokens as the model splits the sentence' } });
+    this.element = el('ol', {
+      class: 'model-tokens',
+      attrs: { 'aria-label': 'Tokens as the model splits the sentence' },
+    });
   }
 
   /**
@@ -63,11 +66,18 @@ export class PredictionsView {
   draw({ title, rows, compared, gone }) {
     this.caption.textContent = title;
     const headings = ['#', 'token', 'id', 'p', ...(compared ? ['all heads on', 'change'] : [])];
-    this.head.replaceChildren(el('tr', {}, headings.map((text) => el('th', { text, attrs: { scope: 'col' } }))));
+    this.head.replaceChildren(
+      el(
+        'tr',
+        {},
+        headings.map((text) => el('th', { text, attrs: { scope: 'col' } })),
+      ),
+    );
+    const top = Math.max(...rows.map((row) => row.p), 1e-9);
     this.body.replaceChildren(
       ...rows.map((row, k) => {
         const bar = el('span', { class: 'p-bar', attrs: { 'aria-hidden': 'true' } });
-        bar.style.width = `${Math.max(1, Math.round(row.p * 60))}px`;
+        bar.style.width = `${Math.max(1, Math.round((row.p / top) * 60))}px`; // the top token's bar is 60 px
         const cells = [
           el('td', { text: String(k + 1) }),
           el('td', { class: 'p-token', text: readableToken(row.raw ?? row.token, row.token) }),
