@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../js/model/tokenizers.js';
-import { ARTIFACTS, ROOT, assertShown, readNumbers, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, ROOT, assertShown, openPage, readNumbers, settle, withPage } from './helpers.mjs';
 import { PRECISION, env } from './session.mjs';
 
 const INDUCTION = `${ROOT}web/public/models/induction`;
@@ -95,6 +95,7 @@ describe('real model', () => {
       );
       assert.match(await page.textContent('.model-predictions'), /Left the list after the ablation: “␣?ball”/u);
 
+      await page.locator('#step-model').screenshot({ path: `${ARTIFACTS}/real-model-ablated-1280.png` });
       // Layer 1 head 3, the previous-token head, in the steps: the model's own numbers.
       const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 0, head: 2 }], ablate: INDUCTION_HEADS })).captures;
       await page.click('.head-button[data-layer="0"][data-head="2"]');
@@ -299,5 +300,62 @@ describe('real model', () => {
       );
       await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
     });
+  });
+
+  test('a folder URL (the shipped model by its address, Range requests): predictions, a head in the steps, the link', async () => {
+    const model = await loadModel(INDUCTION);
+    const plain = await model.run(SENTENCE, { topK: 10 });
+    const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] })).captures;
+    const folder = `${env.server.url}models/induction/`;
+    let link;
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await page.fill('#model-url', folder);
+      await page.click('#model-url-open');
+      await page.waitForFunction((f) => document.getElementById('model-about').textContent.endsWith(f), folder);
+      const n = await runs(page);
+      await page.fill('#model-text', SENTENCE);
+      await waitForRun(page, n);
+      assertPredictions(await readPredictions(page), plain.next, 'by URL');
+      await page.click('.head-button[data-layer="1"][data-head="0"]');
+      await page.waitForFunction(() =>
+        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      await settle(page);
+      assertShown(await readNumbers(page, 'weights'), cap.weights.toArray(), PRECISION, 'by URL: layer 2 head 1');
+      await page.waitForTimeout(300);
+      link = await page.evaluate(() => location.href);
+      assert.equal(new URL(link).searchParams.get('model'), folder);
+    });
+    await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      assert.equal(await page.inputValue('#model-url'), folder);
+      assertPredictions(await readPredictions(page), plain.next, 'by URL, reopened');
+    });
+  });
+
+  test('a Hub id under the page’s strict CSP: a plain FETCH_FAILED that says to download the files; nothing breaks', async () => {
+    const session = await openPage(env, {});
+    try {
+      const { page } = session;
+      await openBuiltin(page);
+      await page.fill('#model-url', 'openai-community/gpt2');
+      await page.press('#model-url', 'Enter');
+      await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
+      const message = await page.textContent('#model-error');
+      assert.match(message, /FETCH_FAILED/u);
+      assert.match(message, /download the files and drop them here/u);
+      assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
+      const csp = await page.evaluate(() => window.__cspViolations);
+      assert.ok(
+        csp.length > 0 && csp.every((v) => /^connect-src blocked https:\/\/huggingface\.co\//u.test(v)),
+        csp.join('; '),
+      );
+      assert.deepEqual(session.problems.pageErrors, []);
+    } finally {
+      await session.context.close();
+    }
   });
 });
