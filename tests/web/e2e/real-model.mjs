@@ -176,7 +176,10 @@ describe('real model', () => {
       const { fixture, tokenizer, text } = make();
       const files = { ...fixture.files, ...(tokenizer ? { 'tokenizer.json': tokenizer } : {}) };
       const model = await loadModel(files);
-      await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      // GPT-2 in dark mode, BERT at 390 px, LLaMA at 1280 px light.
+      const viewport = family === 'bert' ? { width: 390, height: 844 } : { width: 1280, height: 900 };
+      await withPage(env, { viewport }, async ({ page }) => {
+        if (family === 'gpt2') await page.emulateMedia({ colorScheme: 'dark' });
         await page.evaluate(() => document.getElementById('real-model-button').click());
         await waitForRun(page); // the shipped model first
         const n = await runs(page);
@@ -188,7 +191,12 @@ describe('real model', () => {
             buffer: Buffer.from(data),
           })),
         );
-        await page.waitForFunction((f) => document.getElementById('model-about').textContent.startsWith(f), family);
+        await page.waitForFunction(
+          (f) =>
+            document.getElementById('model-about').textContent.startsWith(f) &&
+            document.getElementById('model-about').textContent.endsWith('files'),
+          family,
+        );
         await page.fill('#model-text', text);
         const input = tokenizer ? text : { ids: text.split(' ').map(Number) };
         const r = await model.run(input, { topK: 10 });
@@ -223,13 +231,33 @@ describe('real model', () => {
             .sort((a, b) => b.p - a.p || a.id - b.id)
             .slice(0, 10);
           assertPredictions(await readPredictions(page), top, 'bert [MASK]');
+          // A token clicked is masked: the predictions are then the model's for that position.
+          const ids = r.ids.slice();
+          ids[2] = 4;
+          const clicked = await model.run({ ids }, { topK: 10 });
+          const m = await runs(page);
+          await page.click('.token-chip[data-index="2"]');
+          await waitForRun(page, m);
+          assert.equal(await page.getAttribute('.token-chip[data-index="2"]', 'aria-pressed'), 'true');
+          const row2 = Array.from(clicked.logits.data.subarray(2 * V, 3 * V));
+          const max2 = Math.max(...row2);
+          const sum2 = row2.reduce((s2, x) => s2 + Math.exp(x - max2), 0);
+          const top2 = row2
+            .map((x, id) => ({ id, p: Math.exp(x - max2) / sum2 }))
+            .sort((a, b) => b.p - a.p || a.id - b.id)
+            .slice(0, 10);
+          assertPredictions(await readPredictions(page), top2, 'bert, token 3 clicked');
         }
         await page.click('.head-button[data-layer="1"][data-head="1"]');
         await page.waitForFunction(() =>
           /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent),
         );
         await settle(page);
-        const [cap] = (await model.run(input, { capture: [{ layer: 1, head: 1 }] })).captures;
+        const [cap] = (
+          await model.run(family === 'bert' ? { ids: [...r.ids.slice(0, 2), 4, ...r.ids.slice(3)] } : input, {
+            capture: [{ layer: 1, head: 1 }],
+          })
+        ).captures;
         if (family === 'llama') {
           // RoPE: q and k before and after the rotation, the model's own.
           assertShown(await readNumbers(page, 'qRotated'), cap.qRotated.toArray(), PRECISION, 'llama q rotated');
@@ -357,5 +385,31 @@ describe('real model', () => {
     } finally {
       await session.context.close();
     }
+  });
+
+  test('the download shows its progress and Cancel stops it: the page is as it was', async () => {
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    const route = (page) =>
+      page.route('**/models/induction/model.safetensors', async (r) => {
+        await held;
+        await r.continue().catch(() => {});
+      });
+    await withPage(env, { route }, async ({ page }) => {
+      await page.evaluate(() => document.getElementById('real-model-button').click());
+      await page.waitForSelector('#model-cancel', { state: 'visible' });
+      assert.ok(await page.isVisible('#model-progress'));
+      assert.match(await page.textContent('#model-status'), /Downloading/u);
+      await page.click('#model-cancel');
+      release();
+      assert.match(await page.textContent('#model-status'), /Cancelled/u);
+      assert.equal(await page.isVisible('#model-progress'), false);
+      await page.waitForTimeout(500);
+      assert.equal(await page.locator('.model-head canvas').count(), 0, 'no model was shown');
+      // The shipped model still loads after a Cancel.
+      await page.click('#model-builtin');
+      await waitForRun(page);
+      assert.equal(await page.locator('.model-head canvas').count(), 8);
+    });
   });
 });
