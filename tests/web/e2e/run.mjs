@@ -20,3 +20,4 @@ import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
 import './real-model.mjs';
+import './real-model-files.mjs';

@@ -180,11 +180,11 @@ export class RealModelControls {
       el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
       this.maskHint,
       this.idsLine,
-      el('h3', { text: 'Tokens and their ids' }),
+      this.lesson,
+      el('h3', { class: 'model-tokens-title', text: 'Tokens and their ids' }),
       this.mounts.tokens,
       el('h3', { text: 'What comes next' }),
       this.mounts.predictions,
-      this.lesson,
       el('h3', { text: 'Every head: the model view' }),
       el('p', {
         class: 'hint',
