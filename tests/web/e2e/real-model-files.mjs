@@ -8,7 +8,7 @@ import { loadModel } from '../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../js/model/tokenizers.js';
 import { ARTIFACTS, assertShown, readNumbers, settle, withPage } from './helpers.mjs';
-import { assertPredictions, readPredictions, runs, waitForRun } from './real-model-helpers.mjs';
+import { assertPredictions, readPredictions, runs, topOfRow, waitForRun } from './real-model-helpers.mjs';
 import { PRECISION, env } from './session.mjs';
 
 describe('real model: dropped files', () => {
@@ -75,15 +75,7 @@ describe('real model: dropped files', () => {
           ]);
         } else {
           const mask = r.ids.indexOf(4);
-          const V = model.spec.vocabSize;
-          const row = Array.from(r.logits.data.subarray(mask * V, (mask + 1) * V));
-          const max = Math.max(...row);
-          const sum = row.reduce((s, x) => s + Math.exp(x - max), 0);
-          const top = row
-            .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
-            .sort((a, b) => b.p - a.p || a.id - b.id)
-            .slice(0, 10);
-          assertPredictions(await readPredictions(page), top, 'bert [MASK]');
+          assertPredictions(await readPredictions(page), topOfRow(r.logits, mask), 'bert [MASK]');
           // A token clicked is masked: the predictions are then the model's for that position.
           const ids = r.ids.slice();
           ids[2] = 4;
@@ -92,14 +84,7 @@ describe('real model: dropped files', () => {
           await page.click('.token-chip[data-index="2"]');
           await waitForRun(page, m);
           assert.equal(await page.getAttribute('.token-chip[data-index="2"]', 'aria-pressed'), 'true');
-          const row2 = Array.from(clicked.logits.data.subarray(2 * V, 3 * V));
-          const max2 = Math.max(...row2);
-          const sum2 = row2.reduce((s2, x) => s2 + Math.exp(x - max2), 0);
-          const top2 = row2
-            .map((x, id) => ({ id, p: Math.exp(x - max2) / sum2 }))
-            .sort((a, b) => b.p - a.p || a.id - b.id)
-            .slice(0, 10);
-          assertPredictions(await readPredictions(page), top2, 'bert, token 3 clicked');
+          assertPredictions(await readPredictions(page), topOfRow(clicked.logits, 2), 'bert, token 3 clicked');
         }
         await page.click('.head-button[data-layer="1"][data-head="1"]');
         await page.waitForFunction(() =>

@@ -39,3 +39,15 @@ export async function openBuiltin(page) {
   await page.evaluate(() => document.getElementById('real-model-button').click());
   await waitForRun(page);
 }
+
+/** The 10 most probable tokens of row `row` of logits [n, V] (a float64 softmax, ties by id): [{ id, p }]. */
+export function topOfRow(logits, row) {
+  const V = logits.shape[1];
+  const values = Array.from(logits.data.subarray(row * V, (row + 1) * V));
+  const max = Math.max(...values);
+  const sum = values.reduce((s, x) => s + Math.exp(x - max), 0);
+  return values
+    .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
+    .sort((a, b) => b.p - a.p || a.id - b.id)
+    .slice(0, 10);
+}
