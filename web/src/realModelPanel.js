@@ -159,7 +159,7 @@ export class RealModelPanel {
     await this.run();
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
       const { numLayers, numHeads } = model.spec;
-      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head);
+      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
     }
   }
 
@@ -201,7 +201,9 @@ export class RealModelPanel {
 
   setAblate(ablate) {
     this.ablate = ablate;
-    this.run().then(() => this.selected && this.openHead(this.selected.layer, this.selected.head));
+    // The head in the steps follows the ablation, while the steps still show it (not another example chosen since).
+    const walked = this.selected && this.shown && this.app.state.sentence === this.shown.sentence;
+    this.run().then(() => walked && this.openHead(this.selected.layer, this.selected.head));
   }
 
   /** Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. */
@@ -290,8 +292,12 @@ export class RealModelPanel {
     });
   }
 
-  /** Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. */
-  async openHead(layer, head) {
+  /**
+   * Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. From a link
+   * (`fromLink`) only while the steps still show the link's walk (the same sentence): a link made after another
+   * example was chosen keeps that example.
+   */
+  async openHead(layer, head, fromLink = false) {
     if (!this.model || !this.result) return;
     const spec = this.model.spec;
     const { errors } = walkSizes(spec, this.result.ids.length);
@@ -323,7 +329,6 @@ export class RealModelPanel {
         family: this.model.family,
       });
       this.selected = { layer, head };
-      this.app.showModelHead(state, captureResult(r.captures, spec));
       this.view.draw({
         attentions: this.result.attentions,
         labels: this.view.figures[0][0].map.view.rowLabels,
@@ -331,6 +336,14 @@ export class RealModelPanel {
         ablate: this.ablate,
         selected: this.selected,
       });
+      if (fromLink && this.app.state.sentence !== state.sentence) {
+        this.ui.walk(
+          `Layer ${layer + 1} head ${head + 1} was chosen when this link was made; the steps show the link's own example. Its button opens it there.`,
+        );
+        return this.#writeLink();
+      }
+      this.shown = state;
+      this.app.showModelHead(state, captureResult(r.captures, spec));
       this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
       const rope = r.captures[head].qRotated
         ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation. The steps do not rotate: an edit recomputes this layer without RoPE.'

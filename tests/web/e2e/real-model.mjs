@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
-import { ARTIFACTS, ROOT, assertShown, openPage, readNumbers, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, ROOT, assertShown, chooseExample, openPage, readNumbers, settle, withPage } from './helpers.mjs';
 import {
   INDUCTION,
   INDUCTION_HEADS,
@@ -226,6 +226,30 @@ describe('real model: the shipped model', () => {
       await page.click('#model-builtin');
       await waitForRun(page);
       assert.equal(await page.locator('.model-head canvas').count(), 8);
+    });
+  });
+
+  test('a head walked, then another example chosen: the link reopens that example, with the head chosen in the model view', async () => {
+    let link;
+    let sentence;
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await page.click('.head-button[data-layer="1"][data-head="3"]');
+      await page.waitForFunction(() =>
+        /Layer 2 head 4 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      await chooseExample(page, 'causal');
+      sentence = await page.inputValue('#sentence');
+      await page.waitForTimeout(300);
+      link = await page.evaluate(() => location.href);
+      assert.equal(new URL(link).searchParams.get('head'), '3');
+    });
+    await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /was chosen when this link was made/u.test(document.getElementById('model-walk').textContent),
+      );
+      assert.equal(await page.inputValue('#sentence'), sentence, 'the example stays in the steps');
+      assert.equal(await page.getAttribute('.head-button[data-layer="1"][data-head="3"]', 'aria-pressed'), 'true');
     });
   });
 });
