@@ -189,6 +189,20 @@ const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);
+// Web sources, cancelling, progress with totals and the browser's cache.
+import { HUB_URL } from 'attention-wasm/model';
+import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';
+const controller = new AbortController();
+const fromHub: Model = await loadModel(
+  { hub: 'openai-community/gpt2', revision: 'main', base: HUB_URL },
+  { signal: controller.signal, cache: await openModelCache(), onProgress: (e) => (e.total ?? 0) - e.loaded },
+);
+await loadModel(new URL('https://example.org/models/gpt2/'));
+await fromHub.run({ ids: [1] }, { signal: controller.signal });
+const cached: number = await modelCacheBytes();
+const cleared: boolean = await clearModelCache('attention-wasm-model');
+// @ts-expect-error a Hub model's id is a string
+loadModel({ hub: 42 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';
