@@ -152,7 +152,7 @@ describe('real model: the shipped model', () => {
     const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] })).captures;
     const folder = `${env.server.url}models/induction/`;
     let link;
-    await withPage(env, {}, async ({ page }) => {
+    await withPage(env, {}, async ({ page, problems }) => {
       await openBuiltin(page);
       await page.fill('#model-url', folder);
       await page.click('#model-url-open');
@@ -161,6 +161,16 @@ describe('real model: the shipped model', () => {
       await page.fill('#model-text', SENTENCE);
       await waitForRun(page, n);
       assertPredictions(await readPredictions(page), plain.next, 'by URL');
+      // The ranges read are kept in Cache Storage: opening the address again fetches no weights.
+      await page.waitForFunction(() =>
+        /MB of models read by address/u.test(document.getElementById('model-cache').textContent),
+      );
+      const fetched = () => problems.requests.filter((u) => u.endsWith('/models/induction/model.safetensors')).length;
+      const before = fetched();
+      const again = await runs(page);
+      await page.click('#model-url-open');
+      await waitForRun(page, again);
+      assert.equal(fetched(), before, 'the second load reads the weights from the cache');
       await page.click('.head-button[data-layer="1"][data-head="0"]');
       await page.waitForFunction(() =>
         /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
@@ -170,6 +180,8 @@ describe('real model: the shipped model', () => {
       await page.waitForTimeout(300);
       link = await page.evaluate(() => location.href);
       assert.equal(new URL(link).searchParams.get('model'), folder);
+      await page.click('#model-cache-clear');
+      await page.waitForFunction(() => /Nothing is kept/u.test(document.getElementById('model-cache').textContent));
     });
     await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
       await page.waitForFunction(() =>

@@ -46,7 +46,8 @@ function lesson() {
 export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
-   *   onCancel: Function, onUrl: (text: string) => void, onText: Function, onAllOn: Function }} handlers
+   *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
+   *   onAllOn: Function }} handlers
    */
   constructor(handlers) {
     const folder = el('input', {
@@ -78,16 +79,30 @@ export class RealModelControls {
     this.url.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') handlers.onUrl(this.url.value);
     });
+    this.cacheLine = el('span', { id: 'model-cache', class: 'hint' });
+    this.clearCache = el('button', {
+      type: 'button',
+      id: 'model-cache-clear',
+      class: 'secondary small',
+      text: 'Clear the cache',
+      hidden: true,
+      on: { click: handlers.onClearCache },
+    });
     this.urlField = el(
       'div',
-      { class: 'model-url' },
+      {},
       el(
-        'label',
-        { class: 'field grow', for: 'model-url' },
-        el('span', { text: 'Hub model id or folder URL' }),
-        this.url,
+        'div',
+        { class: 'model-url' },
+        el(
+          'label',
+          { class: 'field grow', for: 'model-url' },
+          el('span', { text: 'Hub model id or folder URL' }),
+          this.url,
+        ),
+        this.urlButton,
       ),
-      this.urlButton,
+      el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
     );
     this.builtin = el('button', {
       type: 'button',
@@ -239,6 +254,14 @@ export class RealModelControls {
     show(this.work, true);
     this.walkLine.textContent = '';
     this.error(null);
+  }
+
+  /** The bytes of models read by address kept in the browser's cache (a second visit reads them from there). */
+  cache(bytes) {
+    this.cacheLine.textContent = bytes
+      ? `${(bytes / 1e6).toFixed(1)} MB of models read by address are kept in this browser's cache.`
+      : 'Nothing is kept in the cache.';
+    show(this.clearCache, bytes > 0);
   }
 
   idsHint(on) {
