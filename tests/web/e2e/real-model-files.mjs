@@ -167,4 +167,30 @@ describe('real model: dropped files', () => {
       await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
     });
   });
+
+  test('a link made with dropped files says to drop them again, and keeps its sentence for them', async () => {
+    await withPage(env, { hash: '?model=files&text=cat%20the%20cat&ablate=1.0' }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /drop or pick the same folder again/u.test(document.getElementById('model-status').textContent),
+      );
+      assert.equal(await page.inputValue('#model-text'), 'cat the cat');
+      assert.equal(await page.locator('.model-head canvas').count(), 0, 'nothing is loaded in their place');
+      const merges = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t'];
+      const fixture = gpt2Fixture({ vocab: 262 });
+      const files = { ...fixture.files, 'tokenizer.json': byteLevelTokenizer(merges) };
+      const model = await loadModel(files);
+      const r = await model.run('cat the cat', { topK: 10, ablate: [[1, 0]] });
+      await page.setInputFiles(
+        '#model-files',
+        Object.entries(files).map(([name, data]) => ({
+          name,
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.from(data),
+        })),
+      );
+      await waitForRun(page);
+      assert.equal(await page.getAttribute('.ablate-button[data-layer="1"][data-head="0"]', 'aria-pressed'), 'true');
+      assertPredictions(await readPredictions(page), r.next, 'the link’s sentence and ablation on the dropped files');
+    });
+  });
 });

@@ -136,6 +136,8 @@ describe('real model: the shipped model', () => {
       const readout = await page.textContent('.model-view .cm-readout');
       assert.match(readout, /layer 2 head 1: “the” \(row 1\) → “cat” \(column 2\)/u);
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark.png`, fullPage: false });
+      await page.evaluate(() => document.getElementById('step-model').scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark-top.png`, fullPage: false });
       const n = await runs(page);
       await page.fill('#model-text', typed);
       await waitForRun(page, n);
