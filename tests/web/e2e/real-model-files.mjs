@@ -191,6 +191,15 @@ describe('real model: dropped files', () => {
       await waitForRun(page);
       assert.equal(await page.getAttribute('.ablate-button[data-layer="1"][data-head="0"]', 'aria-pressed'), 'true');
       assertPredictions(await readPredictions(page), r.next, 'the link’s sentence and ablation on the dropped files');
+      const n = await runs(page);
+      await page.click('text=Switch every head on');
+      await waitForRun(page, n);
+      assertPredictions(
+        await readPredictions(page),
+        (await model.run('cat the cat', { topK: 10 })).next,
+        'all on again',
+      );
+      assert.match(await page.textContent('#model-ablated'), /Every head is on/u);
     });
   });
 });
