@@ -101,6 +101,8 @@ describe('real model: the shipped model', () => {
       assert.equal(await page.inputValue('#head'), '2');
       assert.ok(await page.isChecked('#causal'));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-walk-1280.png`, fullPage: false });
+      await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-walk-steps-1280.png`, fullPage: false });
       await page.waitForTimeout(300); // the hash is written 250 ms after a change
       link = await page.evaluate(() => location.href);
       const url = new URL(link);

@@ -31,7 +31,7 @@ function lesson() {
       'The four heads of layer 2 are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
     ),
     p(
-      'Switch off the four heads of layer 2 (their “on” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
+      'Switch off the four heads of layer 2 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
     ),
     el(
       'p',
@@ -203,7 +203,7 @@ export class RealModelControls {
       el('h3', { text: 'Every head: the model view' }),
       el('p', {
         class: 'hint',
-        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “on” button switches it off (ablation) and the prediction above shows the change.',
+        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction above shows the change.',
       }),
       el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
       this.walkLine,
