@@ -8,7 +8,7 @@ import { loadModel } from '../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../js/model/tokenizers.js';
 import { ARTIFACTS, assertShown, readNumbers, settle, withPage } from './helpers.mjs';
-import { assertPredictions, readPredictions, runs, topOfRow, waitForRun } from './real-model-helpers.mjs';
+import { assertPredictions, dropAsFiles, readPredictions, runs, topOfRow, waitForRun } from './real-model-helpers.mjs';
 import { PRECISION, env } from './session.mjs';
 
 describe('real model: dropped files', () => {
@@ -36,14 +36,7 @@ describe('real model: dropped files', () => {
         await page.evaluate(() => document.getElementById('real-model-button').click());
         await waitForRun(page); // the shipped model first
         const n = await runs(page);
-        await page.setInputFiles(
-          '#model-files',
-          Object.entries(files).map(([name, data]) => ({
-            name,
-            mimeType: 'application/octet-stream',
-            buffer: Buffer.from(data),
-          })),
-        );
+        await dropAsFiles(page, files);
         await page.waitForFunction(
           (f) =>
             document.getElementById('model-about').textContent.startsWith(f) &&
@@ -142,14 +135,7 @@ describe('real model: dropped files', () => {
     await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
       await page.evaluate(() => document.getElementById('real-model-button').click());
       await waitForRun(page);
-      await page.setInputFiles(
-        '#model-files',
-        Object.entries(fixture.files).map(([name, data]) => ({
-          name,
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(data),
-        })),
-      );
+      await dropAsFiles(page, fixture.files);
       await page.waitForFunction(() =>
         document.getElementById('model-about').textContent.startsWith('gpt2 · 12 layers'),
       );
@@ -180,14 +166,7 @@ describe('real model: dropped files', () => {
       const files = { ...fixture.files, 'tokenizer.json': byteLevelTokenizer(merges) };
       const model = await loadModel(files);
       const r = await model.run('cat the cat', { topK: 10, ablate: [[1, 0]] });
-      await page.setInputFiles(
-        '#model-files',
-        Object.entries(files).map(([name, data]) => ({
-          name,
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(data),
-        })),
-      );
+      await dropAsFiles(page, files);
       await waitForRun(page);
       assert.equal(await page.getAttribute('.ablate-button[data-layer="1"][data-head="0"]', 'aria-pressed'), 'true');
       assertPredictions(await readPredictions(page), r.next, 'the link’s sentence and ablation on the dropped files');

@@ -51,3 +51,13 @@ export function topOfRow(logits, row) {
     .sort((a, b) => b.p - a.p || a.id - b.id)
     .slice(0, 10);
 }
+
+/** Picks a folder's files (name → bytes or text) in the section's "Pick its files" input. */
+export async function dropAsFiles(page, files) {
+  const list = Object.entries(files).map(([name, data]) => ({
+    name,
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.from(data),
+  }));
+  await page.setInputFiles('#model-files', list);
+}
