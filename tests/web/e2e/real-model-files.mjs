@@ -150,6 +150,7 @@ describe('real model: dropped files', () => {
       console.log(
         `model view, 12 × 12 heads at 32 tokens: drawn in ${times.map((t) => t.toFixed(1)).join(', ')} ms after the forward`,
       );
+      await page.evaluate(() => document.querySelector('.model-view').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
     });
   });

@@ -69,6 +69,7 @@ export class ModelView {
     if (this.shape === shape) return;
     for (const row of this.figures) for (const f of row) forget(f.map);
     this.shape = shape;
+    this.grid.classList.toggle('many', heads > 6); // smaller heatmaps: a layer of GPT-2's 12 heads on two rows
     this.readout.replaceChildren();
     this.figures = Array.from({ length: layers }, (_, l) =>
       Array.from({ length: heads }, (_, h) => this.#figure(l, h)),
