@@ -20,3 +20,5 @@ import './truth.mjs';
 import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
+import './real-model.mjs';
+import './real-model-files.mjs';
