@@ -6,6 +6,7 @@ import { currentMatrix, headBlock } from './matrices.js';
 import { sinusoidalPositions } from './positions.js';
 import { columnBlockOf } from './reuse.js';
 import { quote, shortNumber } from './tooltips.js';
+import './ropeLink.js'; // the lesson's settings in the page's state and links
 
 /** The columns RoPE turns: all of d_k, or d_k − 1 when it is odd (the API's default `dim`). */
 export const ropeDim = (dK) => dK - (dK % 2);

@@ -1,5 +1,6 @@
-// The RoPE lesson's settings (step 10): their choices, defaults and keys in a link. A leaf module (state.js reads
-// it), so that the lesson's model can import the page's inputs without an import circle.
+// The RoPE lesson's settings (step 10): their choices, defaults and keys in a link, added to the page's state
+// (state.js's addStatePart) when the lesson's view is loaded; the elements never load them.
+import { addStatePart } from './state.js';
 
 /** theta, LLaMA's `rope_theta`: the frequencies' base. 10 000: the RoPE paper, LLaMA 2, GPT-NeoX; 500 000: LLaMA 3. */
 export const ROPE_THETAS = Object.freeze([10, 100, 1000, 10000, 500000, 1000000]);
@@ -48,3 +49,5 @@ export function readRopeLink(get, bad, state) {
     else bad('rsh', `is not a shift from 0 to ${ROPE_MAX_SHIFT}`);
   }
 }
+
+addStatePart({ defaults: ROPE_DEFAULTS, fields: ROPE_FIELDS, pairs: ropeLinkPairs, read: readRopeLink });

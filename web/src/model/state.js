@@ -1,7 +1,6 @@
 // The page's whole state, its limits, and its encoding in the URL hash (a permalink).
 import { INPUT_NAMES, generatedMatrix, matrixShape, resizeMask, resizeOverride } from './matrices.js';
 import { parseNumber } from './parse.js';
-import { ROPE_DEFAULTS, ROPE_FIELDS, readRopeLink, ropeLinkPairs } from './ropeLink.js';
 import { MAX_SEED } from './rng.js';
 import { tokenize } from './tokens.js';
 
@@ -33,6 +32,14 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
 /** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
 export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
 
+// Page-only parts of the state and its link (ropeLink.js), added by their modules: the elements never load them.
+const stateParts = [];
+
+/** Adds a part: { defaults, fields (its link keys), pairs(state) → [key, value][], read(get, bad, state) }. */
+export function addStatePart(part) {
+  stateParts.push(part);
+}
+
 /** The default example: "time flies like an arrow". @returns {State} */
 export function defaultState() {
   return {
@@ -62,7 +69,7 @@ export function defaultState() {
     design: false,
     kvHeads: null,
     source: DEFAULT_SOURCE,
-    ...ROPE_DEFAULTS,
+    ...Object.assign({}, ...stateParts.map((part) => part.defaults)),
   };
 }
 
@@ -132,7 +139,6 @@ const FIELDS = [
   'design',
   'kvh',
   'src',
-  ...ROPE_FIELDS,
 ];
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/gu, '+').replace(/%2C/gu, ',').replace(/%3B/gu, ';');
@@ -178,7 +184,7 @@ export function encodeState(state) {
   if (state.design) pairs.push(['design', 1]);
   if (state.kvHeads !== null) pairs.push(['kvh', state.kvHeads]);
   if (state.source !== DEFAULT_SOURCE) pairs.push(['src', state.source]);
-  pairs.push(...ropeLinkPairs(state));
+  for (const part of stateParts) pairs.push(...part.pairs(state));
   if (state.numHeads > 1) pairs.push(['head', state.head + 1]);
   for (const name of INPUT_NAMES) {
     // Numbers read from a local file never go into a link: it opens the random example of the same sizes.
@@ -256,7 +262,8 @@ export function decodeState(hash) {
   const get = (key) => params.get(key);
   const bad = (key, why) => warnings.push(`${key}=${shorten(String(get(key)))} ${why}`);
   for (const key of new Set(params.keys())) {
-    if (!FIELDS.includes(key)) warnings.push(`“${shorten(key)}” is not a setting of this page`);
+    if (!FIELDS.includes(key) && !stateParts.some((part) => part.fields.includes(key)))
+      warnings.push(`“${shorten(key)}” is not a setting of this page`);
   }
   if (get('v') !== null && get('v') !== '1' && get('v') !== '2')
     bad('v', 'is a version this page does not know; reading the rest anyway');
@@ -335,7 +342,7 @@ export function decodeState(hash) {
     if (kvHeads === null) bad('kvh', `is not a number of kv heads from 1 to ${LIMITS.numHeads}`);
     else state.kvHeads = kvHeads;
   }
-  readRopeLink(get, bad, state);
+  for (const part of stateParts) part.read(get, bad, state);
   if (get('head') !== null) {
     const head = readInteger(get('head'), 1, state.numHeads);
     if (head === null) bad('head', `is not a head from 1 to ${state.numHeads}`);
