@@ -95,7 +95,9 @@ export class RealModelGenerate {
     this.view.running(true);
     try {
       for (let k = 0; k < count && !this.stopping; k++) {
+        const t0 = performance.now();
         const { value, done } = await iterator.next();
+        this.stepMs = performance.now() - t0;
         if (iterator !== this.iterator) return; // reset meanwhile
         if (done) break;
         this.steps.push(value);
@@ -107,7 +109,7 @@ export class RealModelGenerate {
       const last = this.steps.at(-1);
       this.view.running(false);
       this.view.say(
-        `${this.steps.length} token${this.steps.length === 1 ? '' : 's'} generated, ${gen.settingsText(this.settingsUsed)}${last?.finish ? ' (Step or Run starts again).' : '; Step or Run for more.'}`,
+        `${this.steps.length} token${this.steps.length === 1 ? '' : 's'} generated, ${gen.settingsText(this.settingsUsed)}; the last step took ${this.stepMs.toFixed(0)} ms${last?.finish ? ' (Step or Run starts again).' : '; Step or Run for more.'}`,
       );
       document.body.dataset.genSteps = String(this.steps.length);
     } catch (error) {

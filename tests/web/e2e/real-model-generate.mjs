@@ -20,8 +20,6 @@ async function expected(model, input, settings) {
   return steps;
 }
 
-const genSteps = (page) => page.evaluate(() => Number(document.body.dataset.genSteps ?? 0));
-
 async function waitForSteps(page, count) {
   await page.waitForFunction((n) => Number(document.body.dataset.genSteps ?? 0) >= n, count, { timeout: 60000 });
 }
@@ -95,7 +93,10 @@ describe('real model: generation with the KV cache', () => {
         'Run: the greedy tokens',
       );
       assertRow(await shownRow(page), greedy[7], 0, 2, 'step 8, layer 1 head 3');
-      assert.match(await page.textContent('#gen-status'), /8 tokens generated, greedy.*starts again/u);
+      assert.match(
+        await page.textContent('#gen-status'),
+        /8 tokens generated, greedy.*took \d+ ms \(Step or Run starts again/u,
+      );
       // An earlier step, picked among the tokens.
       await page.click('.gen-tokens li:nth-child(3) button');
       assertRow(await shownRow(page), greedy[2], 0, 2, 'step 3 picked');
@@ -149,7 +150,7 @@ describe('real model: generation with the KV cache', () => {
     });
   });
 
-  test('390 px, light then dark: Step and Run fit the width; BERT hides the control and says why', async () => {
+  test('390 px, light then dark: Step and Run fit the width, Stop halts a run; BERT hides the control and says why', async () => {
     const model = await loadModel(INDUCTION);
     const greedy = await expected(model, SENTENCE, { maxNewTokens: 8 });
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
@@ -168,7 +169,20 @@ describe('real model: generation with the KV cache', () => {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
       await page.locator('#model-generate').screenshot({ path: `${ARTIFACTS}/real-model-generate-390-dark.png` });
-      assert.ok((await genSteps(page)) >= 8);
+      // Run, then Stop before the first step ends: the generation halts after that step and can go on.
+      await page.fill('#gen-maxNewTokens', '64');
+      await page.evaluate(() => {
+        document.getElementById('gen-run').click();
+        document.getElementById('gen-stop').click();
+      });
+      await page.waitForFunction(() => /Step or Run for more/u.test(document.getElementById('gen-status').textContent));
+      assert.deepEqual(await shownIds(page), [greedy[0].id], 'Stop: one step');
+      await page.click('#gen-step');
+      await page.waitForFunction(() => /^2 tokens generated/u.test(document.getElementById('gen-status').textContent));
+      assert.deepEqual(
+        await shownIds(page),
+        greedy.slice(0, 2).map((s) => s.id),
+      );
 
       const tokenizer = wordPieceTokenizer(['the', 'cat', 'sat', 'on', 'mat', '##s', 'dog', '.', 'a']);
       await dropAsFiles(page, { ...bertFixture({ vocab: 19 }).files, 'tokenizer.json': tokenizer });
