@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
-import { bertFixture } from '../../js/model/fixtures.js';
+import { bertFixture, llamaFixture } from '../../js/model/fixtures.js';
 import { wordPieceTokenizer } from '../../js/model/tokenizers.js';
 import { ARTIFACTS, withPage } from './helpers.mjs';
 import { INDUCTION, SENTENCE, dropAsFiles, openBuiltin } from './real-model-helpers.mjs';
@@ -191,6 +191,29 @@ describe('real model: generation with the KV cache', () => {
       assert.match(await page.textContent('#gen-reason'), /decoder.*BERT/su);
       assert.equal(await page.isVisible('#model-generate .gen-body'), false);
       assert.equal((await shownIds(page)).length, 0, 'the shipped model’s generation is gone');
+    });
+  });
+
+  test('a LLaMA-family checkpoint without tokenizer.json (RoPE, grouped-query heads): ids typed, generated and shown', async () => {
+    const fixture = llamaFixture();
+    const model = await loadModel(fixture.files);
+    const ids = [5, 1, 7, 3, 9, 2];
+    const greedy = await expected(model, { ids }, { maxNewTokens: 8 });
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await dropAsFiles(page, fixture.files);
+      await page.waitForFunction(() => document.getElementById('model-about').textContent.startsWith('llama'));
+      await page.fill('#model-text', ids.join(' '));
+      await page.waitForFunction((t) => document.querySelectorAll('.model-tokens li').length === t, ids.length);
+      await page.click('#gen-run');
+      await page.waitForFunction(() => /^8 tokens generated/u.test(document.getElementById('gen-status').textContent));
+      assert.deepEqual(
+        await shownIds(page),
+        greedy.map((s) => s.id),
+      );
+      await page.selectOption('#gen-head', { value: '3' });
+      assertRow(await shownRow(page), greedy[7], 1, 3, 'llama step 8, layer 2 head 4');
+      assert.match(await page.textContent('.gen-row'), /^5/u, 'without a tokenizer the cells name the ids');
     });
   });
 });
