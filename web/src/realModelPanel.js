@@ -20,6 +20,7 @@ import {
   urlShards,
 } from './realModelFiles.js';
 import { RealModelControls } from './view/realModelControls.js';
+import { RealModelGenerate } from './realModelGenerate.js';
 import { ModelView } from './view/modelView.js';
 import { PredictionsView, TokensView } from './view/predictionsView.js';
 import { RopeGrids } from './view/ropeGrids.js';
@@ -58,7 +59,9 @@ export class RealModelPanel {
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
+    this.generator = new RealModelGenerate({ prompt: () => this.#input(), vocab: () => this.vocab });
     this.ui.mount({
+      generate: this.generator.element,
       tokens: this.tokens.element,
       predictions: this.predictions.element,
       view: this.view.element,
@@ -155,6 +158,7 @@ export class RealModelPanel {
     Object.assign(this, { model, files, folder, source, base: null, selected: null, masked: -1 });
     const link = this.pending;
     this.pending = null;
+    this.generator.setModel(model, link?.generate);
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
     this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
     this.view.clear();
@@ -169,6 +173,7 @@ export class RealModelPanel {
       const { numLayers, numHeads } = model.spec;
       if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
     }
+    if (link?.generate) await this.generator.replay();
   }
 
   async #showCache() {
@@ -224,6 +229,7 @@ export class RealModelPanel {
     const generation = ++this.generation;
     const model = this.model;
     const { input, key } = this.#input();
+    this.generator.follow(key);
     this.ui.busy(true, 'Running the model…');
     try {
       this.runLayers = model.spec.numLayers;
@@ -263,7 +269,7 @@ export class RealModelPanel {
     const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
     this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
-    this.#drawPredictions(r, base, bert ? masked : r.ids.length - 1);
+    this.predictions.show({ model, vocab: this.vocab, r, base, row: bert ? masked : r.ids.length - 1 });
     const drawMs = this.view.draw({
       attentions: r.attentions,
       labels,
@@ -275,34 +281,6 @@ export class RealModelPanel {
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
     this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
-  }
-
-  #drawPredictions(r, base, row) {
-    const V = this.model.spec.vocabSize;
-    const where = this.model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
-    if (!r.logits || row < 0) {
-      const why = !r.logits
-        ? 'This checkpoint has no language-model head: there is nothing to predict.'
-        : 'Type [MASK] in the sentence, or click a token above to mask it: the model then guesses it.';
-      return this.predictions.draw({ title: why, rows: [], compared: false, gone: [] });
-    }
-    const name = (id) => ({ raw: this.vocab[id] ?? String(id), token: null });
-    const top = rm.topTokens(r.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
-    if (!base)
-      return this.predictions.draw({
-        title: `The model's top ${top.length} ${where}`,
-        rows: top,
-        compared: false,
-        gone: [],
-      });
-    const baseTop = rm.topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
-    const { rows, gone } = rm.predictionChanges(top, baseTop, (id) => rm.probabilityOf(base.logits.data, V, row, id));
-    this.predictions.draw({
-      title: `The model's top ${top.length} ${where}, with the heads switched off`,
-      rows,
-      compared: true,
-      gone,
-    });
   }
 
   /**
@@ -342,6 +320,7 @@ export class RealModelPanel {
         family: this.model.family,
       });
       this.selected = { layer, head };
+      this.generator.setHead(layer, head);
       this.view.draw({
         attentions: this.result.attentions,
         labels: this.view.figures[0][0].map.view.rowLabels,

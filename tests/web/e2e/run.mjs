@@ -22,3 +22,4 @@ import './print.mjs';
 import './texts.mjs';
 import './real-model.mjs';
 import './real-model-files.mjs';
+import './real-model-generate.mjs';

@@ -1,6 +1,7 @@
 // The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in view/, loading in
 // realModelPanel.js.
+import { readGenerateLink } from './generation.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -23,8 +24,10 @@ export const MAX_TEXT = 2000;
 
 /**
  * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
- * id owner/name), `text`, `layer`, `head` (counted from 0) and `ablate` ("1.0,1.2": layer.head pairs).
- * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][] } | null}
+ * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs) and, when the
+ * link has them, generation's settings (`generate`, generation.js's readGenerateLink).
+ * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
+ *   generate?: object } | null}
  */
 export function readModelLink(search) {
   const params = new URLSearchParams(search);
@@ -37,12 +40,14 @@ export function readModelLink(search) {
     if (m) ablate.push([Number(m[1]), Number(m[2])]);
   }
   const text = params.get('text');
+  const generate = readGenerateLink(search); // generation's settings (generation.js), when the link has them
   return {
     model,
     text: text === null ? null : text.slice(0, MAX_TEXT),
     layer: whole(params.get('layer')),
     head: whole(params.get('head')),
     ablate,
+    ...(generate ? { generate } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 // A real model's tokens (as it splits the sentence: readable text, the vocabulary's spelling, the id) and its
 // predictions (the top tokens with their probabilities, and how an ablation moved them), as plain DOM: text goes in
 // as text only.
-import { readableToken, signedChange } from '../model/realModel.js';
+import { predictionChanges, probabilityOf, readableToken, signedChange, topTokens } from '../model/realModel.js';
 import { el } from './dom.js';
 
 export class TokensView {
@@ -56,6 +56,29 @@ export class PredictionsView {
       el('table', { class: 'predictions-table' }, this.caption, this.head, this.body),
       this.gone,
     );
+  }
+
+  /**
+   * Draws a run's prediction at row `row` (the last token, or BERT's [MASK]), beside the run with every head on
+   * (`base`, when heads are switched off).
+   */
+  show({ model, vocab, r, base, row }) {
+    const V = model.spec.vocabSize;
+    const where = model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
+    if (!r.logits || row < 0) {
+      const why = !r.logits
+        ? 'This checkpoint has no language-model head: there is nothing to predict.'
+        : 'Type [MASK] in the sentence, or click a token above to mask it: the model then guesses it.';
+      return this.draw({ title: why, rows: [], compared: false, gone: [] });
+    }
+    const name = (id) => ({ raw: vocab[id] ?? String(id), token: null });
+    const top = topTokens(r.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
+    if (!base)
+      return this.draw({ title: `The model's top ${top.length} ${where}`, rows: top, compared: false, gone: [] });
+    const baseTop = topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
+    const { rows, gone } = predictionChanges(top, baseTop, (id) => probabilityOf(base.logits.data, V, row, id));
+    const title = `The model's top ${top.length} ${where}, with the heads switched off`;
+    this.draw({ title, rows, compared: true, gone });
   }
 
   /**

@@ -157,7 +157,7 @@ export class RealModelControls {
       on: { click: handlers.onAllOn },
     });
     this.walkLine = el('p', { id: 'model-walk', class: 'hint', attrs: { role: 'status' } });
-    this.mounts = { tokens: el('div'), predictions: el('div'), view: el('div'), rope: el('div') };
+    this.mounts = { tokens: el('div'), predictions: el('div'), view: el('div'), rope: el('div'), generate: el('div') };
     this.drop = el(
       'div',
       { class: 'model-drop', attrs: { 'aria-label': 'Model source' } },
@@ -200,6 +200,8 @@ export class RealModelControls {
       this.mounts.tokens,
       el('h3', { text: 'What comes next' }),
       this.mounts.predictions,
+      el('h3', { text: 'Generate, step by step: the KV cache' }),
+      this.mounts.generate,
       el('h3', { text: 'Every head: the model view' }),
       el('p', {
         class: 'hint',
@@ -214,7 +216,8 @@ export class RealModelControls {
   }
 
   /** Places the tokens, the predictions and the model view. */
-  mount({ tokens, predictions, view, rope }) {
+  mount({ tokens, predictions, view, rope, generate }) {
+    this.mounts.generate.append(generate);
     this.mounts.rope.append(rope);
     this.mounts.tokens.append(tokens);
     this.mounts.predictions.append(predictions);
