@@ -61,7 +61,7 @@ export class Model {
     return this.#checkpoint?.bytesRead ?? 0;
   }
 
-  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call (plus resident weights), never shrinks. */
   get memoryBytes() {
     return this.#attention?.memoryBytes ?? 0;
   }
