@@ -86,7 +86,9 @@ function writeCheckpoint(dir) {
 const dir = mkdtempSync(join(os.tmpdir(), 'decode-step-'));
 try {
   const bytes = writeCheckpoint(dir);
-  const model = await loadModel(dir);
+  // residentBytes 0: the model keeps no weights across runs, so that the full forward reads them at every run and a
+  // generation keeps its own (its residentBytes), as measured here.
+  const model = await loadModel(dir, { residentBytes: 0 });
   const random = seededRandom(7);
   const ids = Array.from({ length: CONTEXT }, () => Math.floor(((random() + 1) / 2) * vocab));
   const baseline = model.heapBytesInUse();

@@ -2,11 +2,14 @@
 // { name, run(): Promise<{ logits: Float32Array, attentions: Float32Array[] }> } over the same checkpoint and ids.
 import { gpt2Model } from './gpt2-onnx.mjs';
 
-/** attention-wasm/model: model.run with every attention and the logits, as a page would call it. */
-export async function oursContender(loadModel, source, ids) {
-  const model = await loadModel(source);
+/**
+ * attention-wasm/model: model.run with every attention and the logits, as a page would call it. `options` are
+ * loadModel's: by default the weights stay resident after the first run; `{ residentBytes: 0 }` reads them at every run.
+ */
+export async function oursContender(loadModel, source, ids, options = {}, name = 'attention-wasm') {
+  const model = await loadModel(source, options);
   return {
-    name: 'attention-wasm',
+    name,
     model,
     async run() {
       const r = await model.run({ ids }, { attentions: true, logits: true });

@@ -1,6 +1,7 @@
 // The page of the model bench in Chromium (browser.mjs): globalThis.modelBench.setup(folder URL, ids, sizes) reads
 // the checkpoint's files into Blobs (as a picked folder's Files) and loads attention-wasm/model and onnxruntime-web
-// side by side; run(i) times one forward of contender i; outputs(i) returns its last outputs as base64 float32.
+// side by side (ours with its weights resident, the default, and read at every run); run(i) times one forward of
+// contender i; outputs(i) returns its last outputs as base64 float32.
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
 import { loadModel } from '../../src/js/model/index.js';
@@ -30,6 +31,8 @@ globalThis.modelBench = {
       ['model.safetensors', await get('model.safetensors')],
     ]);
     contenders.push(await oursContender(loadModel, files, ids));
+    const reading = 'attention-wasm, read at every run';
+    contenders.push(await oursContender(loadModel, files, ids, { residentBytes: 0 }, reading));
     const file = await openSafetensors(files.get('model.safetensors'));
     contenders.push(await ortContender(ort, sizes, (name) => file.read(name), ids));
     for (const c of contenders) await c.run(); // warm-up

@@ -196,6 +196,13 @@ for await (const s of model.generate({ ids: [1, 2] }, { maxNewTokens: 2, tempera
 }
 // @ts-expect-error generate's stop takes token ids
 model.generate('The cat', { stop: 'mat' });
+// Weights resident across runs (a budget in bytes; 0 reads at every run).
+const kept: Model = await loadModel(new Map([['config.json', '{}']]), { residentBytes: 0 });
+const isResident: boolean = kept.resident;
+// @ts-expect-error residentBytes is a number of bytes
+loadModel(new Map(), { residentBytes: '1 GiB' });
+// @ts-expect-error resident is read-only
+kept.resident = isResident;
 // Web sources, cancelling, progress with totals and the browser's cache.
 import { HUB_URL } from 'attention-wasm/model';
 import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';

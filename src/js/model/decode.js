@@ -7,41 +7,36 @@
 // is a handful of matrix-vector products, so reading the checkpoint again at every step would cost more than the
 // step itself: here the weights read by the prefill stay in WebAssembly memory for the whole generation, layer by
 // layer in order and then the LM head, as long as their float32 bytes fit `residentBytes`; what does not fit is
-// read again at every step, as run() reads it.
+// read again at every step, as run() reads it. When the model keeps its weights across runs (loadModel's
+// residentBytes, model.js), the generation uses those and keeps none of its own. The store is resident.js's.
 import { AttentionError } from '../errors.js';
-import { MAX_CALL_BYTES, checkValues } from '../plan.js';
+import { MAX_CALL_BYTES } from '../plan.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
-
-/** Bytes of `count` floats rounded up to 16. */
-const aligned = (count) => Math.ceil(count / 4) * 16;
-
-const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
-
-/** Floats of the LM head's resident copy written per read: 16 MiB of the checkpoint at a time. */
-const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
+import { layerScratchBytes, made, modelDims, modelPlan } from './calls.js';
+import { Residency, mib } from './resident.js';
 
 export class DecodeSession {
   #engine;
-  #allocations = []; // what _malloc gave, freed by free()
-  #layers; // per layer: { cacheK, cacheV, resident: { slot: address } | null } (null: read at every call)
-  #head; // { address } when the LM head is resident, null when not, undefined before the prefill
+  #own; // this generation's store (resident.js): its KV cache, and its resident weights when the model keeps none
+  #weights; // where the weights are kept: the model's store (loadModel's residentBytes) when it has one, else #own
+  #layers; // per layer: { cacheK, cacheV }
   #capacity;
-  #budget;
   /** Tokens in the cache. */
   past = 0;
   freed = false;
 
   /**
-   * @param {object} engine  the model's parts (model.js): module, checkpoint, tensors, spec, run, embed, final, logits
+   * @param {object} engine  the model's parts (model.js): module, checkpoint, tensors, spec, resident, run, embed,
+   *   final, logits
    * @param {number} capacity  tokens the cache must hold
-   * @param {number} residentBytes  the budget of resident weights
+   * @param {number} residentBytes  the budget of this generation's resident weights (when the model keeps none)
    */
   constructor(engine, capacity, residentBytes) {
     this.#engine = engine;
     this.#capacity = capacity;
-    this.#budget = residentBytes;
+    this.#own = new Residency(engine.module, engine.checkpoint, engine.resident ? 0 : residentBytes);
+    this.#weights = engine.resident ?? this.#own;
     const { numLayers, numKvHeads, headDim } = engine.spec;
     const perLayer = numKvHeads * capacity * headDim * 4; // bytes of one layer's k (or v)
     const total = 2 * numLayers * perLayer;
@@ -53,71 +48,13 @@ export class DecodeSession {
     }
     try {
       this.#layers = Array.from({ length: numLayers }, () => ({
-        cacheK: this.#allocate(perLayer, true),
-        cacheV: this.#allocate(perLayer, true),
-        resident: undefined,
+        cacheK: this.#own.allocate(perLayer, true),
+        cacheV: this.#own.allocate(perLayer, true),
       }));
     } catch (error) {
       this.free();
       throw error;
     }
-  }
-
-  /** A 16-byte aligned block of `bytes` (as the calls' workspaces), or 0 when memory cannot grow and not `required`. */
-  #allocate(bytes, required = false) {
-    const { module } = this.#engine;
-    const allocation = module._malloc(bytes + 16);
-    if (!allocation) {
-      if (required) throw new AttentionError('OUT_OF_MEMORY', `WebAssembly memory could not grow by ${mib(bytes)}`);
-      return 0;
-    }
-    this.#allocations.push(allocation);
-    return Math.ceil(allocation / 16) * 16;
-  }
-
-  /** Writes `data` at `address` (heap views read again: memory may have grown) and scans it for NaN and ±inf. */
-  #write(address, data, name, offset = 0) {
-    const { module } = this.#engine;
-    module.HEAPF32.set(data, address / 4 + offset);
-    checkValues(module, weight({ data, shape: [data.length] }, name), address + offset * 4);
-  }
-
-  /** Takes `bytes` of the budget and allocates them, or 0 (the budget is spent or memory cannot grow). */
-  #reserve(bytes) {
-    if (bytes > this.#budget) return 0;
-    const address = this.#allocate(bytes);
-    if (address) this.#budget -= bytes;
-    return address;
-  }
-
-  /** Layer l's weights: resident addresses as descriptor values, the rest as the call's inputs. */
-  async #layerWeights(l) {
-    const { checkpoint, tensors } = this.#engine;
-    const entries = tensors.layers[l];
-    const layer = this.#layers[l];
-    const inputs = {};
-    if (layer.resident === undefined) {
-      const read = [];
-      for (const entry of entries) read.push([entry, await checkpoint.read(entry)]);
-      const bytes = read.reduce((sum, [, t]) => sum + aligned(t.data.length), 0);
-      const block = this.#reserve(bytes);
-      layer.resident = block ? {} : null;
-      let at = block;
-      for (const [entry, tensor] of read) {
-        if (block) {
-          this.#write(at, tensor.data, entry.name);
-          layer.resident[entry.slot] = at;
-          at += aligned(tensor.data.length); // each tensor 16-byte aligned in the block
-        } else {
-          inputs[entry.slot] = weight(tensor, entry.name);
-        }
-      }
-      return { inputs, addresses: layer.resident ?? {} };
-    }
-    if (layer.resident === null) {
-      for (const entry of entries) inputs[entry.slot] = weight(await checkpoint.read(entry), entry.name);
-    }
-    return { inputs, addresses: layer.resident ?? {} };
   }
 
   /**
@@ -144,7 +81,7 @@ export class DecodeSession {
     const { numHeads: H, dModel: d } = config;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {
-      const { inputs, addresses } = await this.#layerWeights(l);
+      const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l]);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
       if (tables) {
@@ -177,37 +114,24 @@ export class DecodeSession {
 
   /** The LM head on one row: resident when it fits what the layers left of the budget (read once), else by blocks. */
   async #logits(h) {
-    const { checkpoint, tensors, spec: config, run } = this.#engine;
+    const { tensors, spec: config, run } = this.#engine;
     const { head, headBias } = tensors;
-    if (this.#head === undefined) {
-      const [V, d] = head.shape;
-      const address = this.#reserve(V * d * 4);
-      if (address) {
-        const block = Math.max(1, Math.floor(HEAD_BLOCK_BYTES / (d * 4)));
-        for (let v0 = 0; v0 < V; v0 += block) {
-          const rows = await checkpoint.read(head, [v0, Math.min(V, v0 + block)]);
-          this.#write(address, rows.data, head.name, v0 * d);
-        }
-      }
-      this.#head = address ? { address } : null;
-    }
-    if (!this.#head) return this.#engine.logits(h);
+    const address = await this.#weights.matrix(head);
+    if (!address) return this.#engine.logits(h);
     const V = config.vocabSize;
     const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
-    if (headBias) inputs.bHead = weight(await checkpoint.read(headBias), headBias.name);
-    const dims = { ...modelDims(config, 1), dOut: V, wHead: this.#head.address };
+    const bias = headBias ? await this.#weights.group('headBias', [headBias]) : { inputs: {}, addresses: {} };
+    Object.assign(inputs, bias.inputs);
+    const dims = { ...modelDims(config, 1), ...bias.addresses, dOut: V, wHead: address };
     return run(modelPlan('modelLogits', dims, inputs, { output: [1, V] })).output;
   }
 
-  /** Gives back the cache and the resident weights. Safe to call twice. */
+  /** Gives back the cache and this generation's resident weights (the model's stay). Safe to call twice. */
   free() {
-    const { module } = this.#engine;
-    for (const allocation of this.#allocations) module._free(allocation);
-    this.#allocations = [];
+    this.#own.free();
     this.freed = true;
   }
 }
-
 /** The last query row of weights [H, n, L]: [H, 1, L]. */
 function lastRows(weights, H, n, L) {
   const rows = new Float32Array(H * L);

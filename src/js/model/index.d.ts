@@ -96,6 +96,12 @@ export interface LoadModelOptions {
   signal?: AbortSignal;
   /** Keeps what a web source fetched, for the next load (attention-wasm/model/cache). */
   cache?: ModelCache;
+  /**
+   * When every weight of the forward fits this many bytes as float32, the model keeps each in WebAssembly memory
+   * from the first run (or generation) that uses it until dispose(): later runs read nothing from the checkpoint and
+   * copy no weight (a checkpoint changed after is not read again). 0: read at every run. Default 1 GiB.
+   */
+  residentBytes?: number;
 }
 
 /** A head of a layer, for `capture`. */
@@ -225,7 +231,10 @@ export interface GenerateOptions {
   attentions?: boolean;
   /** How many tokens each step's `next` lists. Default 5. */
   next?: number;
-  /** Bytes of weights kept in WebAssembly memory during the generation (the rest read at every step). Default 1 GiB. */
+  /**
+   * Bytes of weights kept in WebAssembly memory during the generation (the rest read at every step), when the model
+   * keeps none across runs (LoadModelOptions.residentBytes); a resident model's weights serve it instead. Default 1 GiB.
+   */
   residentBytes?: number;
 }
 
@@ -290,14 +299,20 @@ export class Model {
   readonly hasTokenizer: boolean;
   /** Bytes of tensors read from the checkpoint so far. */
   readonly bytesRead: number;
-  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call (plus resident weights), never shrinks. */
   readonly memoryBytes: number;
-  /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
+  /** Whether it keeps its weights in WebAssembly memory across runs (LoadModelOptions.residentBytes). */
+  readonly resident: boolean;
+  /**
+   * Bytes of its heap in use now: back to the same baseline after every run, failed or not. A resident model's kept
+   * weights are part of that baseline from the run that first uses them until dispose().
+   */
   heapBytesInUse(): number;
   /**
    * One forward pass over text (with the folder's tokenizer.json, read by @huggingface/tokenizers) or token ids, at
    * most the model's positions (TOO_MANY_TOKENS). Weights are read from the checkpoint a layer at a time and held in
-   * WebAssembly memory for that layer only.
+   * WebAssembly memory for that layer only; a resident model (LoadModelOptions.residentBytes) reads each once and
+   * keeps it.
    *
    * | result        | shape                                     |
    * |---------------|-------------------------------------------|

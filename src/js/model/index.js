@@ -31,15 +31,22 @@ export { HUB_URL } from './sources-url.js';
  *
  * `signal` (an AbortSignal) stops the load (ABORTED); `cache` (openModelCache() of attention-wasm/model/cache)
  * keeps what a web source fetched, for the next load; `onProgress` gets { phase: 'download', file, loaded, total }
- * while a web source's JSON files come in, and each run's { phase, layer, loaded, total }.
+ * while a web source's JSON files come in, and each run's { phase, layer, loaded, total }. `residentBytes` (default
+ * 1 GiB): when every weight of the forward fits it as float32, the model keeps each in WebAssembly memory from the
+ * first run that uses it until dispose(), and later runs read nothing; 0 reads them at every run.
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
- *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function } }} [options]
+ *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number }} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options) {
-  const o = readRecord(options, 'loadModel options', ['onProgress', 'simd', 'signal', 'cache'], 'option');
-  const { onProgress, simd, cache } = o;
+  const o = readRecord(
+    options,
+    'loadModel options',
+    ['onProgress', 'simd', 'signal', 'cache', 'residentBytes'],
+    'option',
+  );
+  const { onProgress, simd, cache, residentBytes } = o;
   const signal = readSignal(o.signal, 'loadModel options');
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttentionError('BAD_OPTION', `onProgress must be a function, got ${describe(onProgress)}`);
@@ -51,6 +58,15 @@ export async function loadModel(source, options) {
     throw new AttentionError(
       'BAD_OPTION',
       `cache must be a cache of attention-wasm/model/cache (openModelCache()) or an object with get and set, got ${describe(cache)}`,
+    );
+  }
+  if (
+    residentBytes !== undefined &&
+    !(typeof residentBytes === 'number' && residentBytes >= 0 && residentBytes <= Infinity)
+  ) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `residentBytes must be a number of bytes ≥ 0, got ${describe(residentBytes)}`,
     );
   }
   const step = async (promise) => {
@@ -67,5 +83,5 @@ export async function loadModel(source, options) {
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
   folder.endLoad?.();
-  return new Model({ module, checkpoint, config, json, tensors, onProgress, tokenizer });
+  return new Model({ module, checkpoint, config, json, tensors, onProgress, tokenizer, residentBytes });
 }

@@ -1,7 +1,9 @@
 // A loaded model: its config, its checkpoint opened by the headers, every tensor of the forward found and checked,
 // and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
 // tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
-// that layer's call only, then the final norm and the LM head by blocks of the vocabulary.
+// that layer's call only, then the final norm and the LM head by blocks of the vocabulary. When every tensor of the
+// forward fits loadModel's `residentBytes`, each is kept in WebAssembly memory the first time a run (or generate)
+// uses it (resident.js), and later runs pass its address to the call: they read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
@@ -11,9 +13,10 @@ import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
 import { generate } from './generate.js';
+import { blockRows, modelResidency } from './resident.js';
 
-// Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
-const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
+/** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
+export const MODEL_RESIDENT_BYTES = 2 ** 30;
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
 const READ_AHEAD_BYTES = 256 * 2 ** 20;
@@ -26,9 +29,10 @@ export class Model {
   #tokenizer;
   #module;
   #sessions = new Set(); // generations under way (decode.js), freed by dispose()
+  #resident; // the weights kept across runs (resident.js), or null: read at every run
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null }) {
+  constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null, residentBytes }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -37,6 +41,9 @@ export class Model {
     this.#checkpoint = checkpoint;
     this.#tensors = tensors;
     this.#onProgress = onProgress;
+    this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
+    /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
+    this.resident = this.#resident !== null;
     /** 'gpt2' | 'bert' | 'llama' */
     this.family = config.family;
     /** config.json as parsed. */
@@ -54,12 +61,15 @@ export class Model {
     return this.#checkpoint?.bytesRead ?? 0;
   }
 
-  /** Bytes of the model's WebAssembly memory: it grows to one layer's call at most, and never shrinks. */
+  /** Bytes of the model's WebAssembly memory: it grows to one layer's call (plus resident weights), never shrinks. */
   get memoryBytes() {
     return this.#attention?.memoryBytes ?? 0;
   }
 
-  /** Bytes of its heap in use now: back to the same baseline after every run, failed or not. */
+  /**
+   * Bytes of its heap in use now: back to the same baseline after every run, failed or not. The weights a resident
+   * model keeps are part of that baseline from the run that first uses them until dispose().
+   */
   heapBytesInUse() {
     return this.#attention?.heapBytesInUse() ?? 0;
   }
@@ -68,7 +78,8 @@ export class Model {
   async dispose() {
     for (const session of this.#sessions) session.free();
     this.#sessions.clear();
-    this.#attention = this.#checkpoint = this.#tensors = null;
+    this.#resident?.free();
+    this.#attention = this.#checkpoint = this.#tensors = this.#resident = null;
   }
 
   /**
@@ -86,6 +97,7 @@ export class Model {
       module: this.#module,
       checkpoint: this.#checkpoint,
       tensors: this.#tensors,
+      resident: this.#resident,
       spec: this.spec,
       tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
@@ -132,7 +144,7 @@ export class Model {
     const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
-    const ctx = { signal: o.signal, total: this.bytesRead + runBytes(this.#tensors, ids, o) };
+    const ctx = { signal: o.signal, total: this.bytesRead + runBytes(this.#tensors, ids, o, this.#resident) };
     checkAborted(ctx.signal, 'run');
     const n = ids.length;
     const tables =
@@ -155,7 +167,7 @@ export class Model {
       this.#progress('layer', l, ctx);
       const capture = o.capture.some((c) => c.layer === l);
       const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
-      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights };
+      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights.inputs };
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
@@ -168,7 +180,7 @@ export class Model {
         inputs.headMask = made(mask, [config.numHeads], 'ablate');
       }
       const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
-      const plan = modelPlan('modelLayer', modelDims(config, n, l), inputs, outputs, {
+      const plan = modelPlan('modelLayer', { ...modelDims(config, n, l), ...weights.addresses }, inputs, outputs, {
         causal: config.choices.causal,
         scratchBytes: layerScratchBytes(config, n),
       });
@@ -201,13 +213,30 @@ export class Model {
     this.#onProgress?.({ phase, layer, loaded: this.bytesRead, total: ctx?.total });
   }
 
-  /** Layer l's weights as inputs { slot: tensor }; read all at once, and never an unhandled rejection. */
+  /** Layer l's weights: { inputs: { slot: tensor }, addresses: { slot: address } of the resident ones }. */
   #readLayer(l, ctx) {
-    const read = Promise.all(this.#tensors.layers[l].map((entry) => this.#read(entry, undefined, ctx))).then(
-      (tensors) => Object.fromEntries(tensors.map((t, i) => [this.#tensors.layers[l][i].slot, t])),
-    );
+    const read = this.#group(`layer ${l}`, this.#tensors.layers[l], ctx);
     read.catch(() => {}); // awaited by the loop, or dropped after an earlier layer's error
     return read;
+  }
+
+  /** A group of tensors: resident (as addresses) when the model keeps its weights, else read all at once. */
+  async #group(key, entries, ctx) {
+    if (this.#resident) return this.#resident.group(key, entries, ctx?.signal);
+    const tensors = await Promise.all(entries.map((entry) => this.#read(entry, undefined, ctx)));
+    return { inputs: Object.fromEntries(tensors.map((t, i) => [entries[i].slot, t])), addresses: {} };
+  }
+
+  /** A whole table's address in WebAssembly memory when the model keeps it, else 0. */
+  async #matrix(entry, ctx) {
+    return (this.#resident && entry && (await this.#resident.matrix(entry, ctx?.signal))) || 0;
+  }
+
+  /** Rows of a table: copied from its resident copy at `address`, else read. */
+  async #rows(entry, [r0, r1], address, ctx) {
+    if (!address) return (await this.#checkpoint.read(entry, [r0, r1], ctx?.signal)).data;
+    const d = entry.shape[1];
+    return this.#module.HEAPF32.slice(address / 4 + r0 * d, address / 4 + r1 * d);
   }
 
   async #read(entry, rows, ctx) {
@@ -222,25 +251,34 @@ export class Model {
     const n = ids.length;
     const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
+    const [tokenTable, positionTable, typeTable] = [
+      await this.#matrix(tokens, ctx),
+      await this.#matrix(positions, ctx),
+      await this.#matrix(types, ctx),
+    ];
     for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
-      byId.set(id, (await this.#checkpoint.read(tokens, [id, id + 1], ctx?.signal)).data);
+      byId.set(id, await this.#rows(tokens, [id, id + 1], tokenTable, ctx));
     }
     const rows = new Float32Array(n * d); // [n, d]
     ids.forEach((id, i) => rows.set(byId.get(id), i * d));
     const inputs = { x: made(rows, [n, d], tokens.name) };
-    if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
+    const dims = modelDims(config, n);
+    // A resident table's rows are passed where they are: the call adds them, element by element.
+    if (positionTable) dims.positionEmbeddings = positionTable + first * d * 4;
+    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
     if (types) {
       const typeRows = new Float32Array(n * d);
       const read = new Map();
       for (let i = 0; i < n; i++) {
         const type = tokenTypeIds?.[i] ?? 0;
-        if (!read.has(type)) read.set(type, (await this.#checkpoint.read(types, [type, type + 1], ctx?.signal)).data);
+        if (!read.has(type)) read.set(type, await this.#rows(types, [type, type + 1], typeTable, ctx));
         typeRows.set(read.get(type), i * d);
       }
       inputs.typeEmbeddings = made(typeRows, [n, d], types.name);
     }
-    for (const entry of this.#tensors.embedNorm) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
-    const plan = modelPlan('modelEmbed', modelDims(config, n), inputs, { output: [n, d] });
+    const norm = await this.#group('embedNorm', this.#tensors.embedNorm, ctx);
+    Object.assign(inputs, norm.inputs);
+    const plan = modelPlan('modelEmbed', { ...dims, ...norm.addresses }, inputs, { output: [n, d] });
     return this.#call(plan).output;
   }
 
@@ -249,8 +287,10 @@ export class Model {
     this.#progress('final', undefined, ctx);
     const config = this.spec;
     const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
-    for (const entry of this.#tensors.final) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
-    const plan = modelPlan('modelNorm', modelDims(config, hidden.shape[0]), inputs, { output: hidden.shape });
+    const norm = await this.#group('final', this.#tensors.final, ctx);
+    Object.assign(inputs, norm.inputs);
+    const dims = { ...modelDims(config, hidden.shape[0]), ...norm.addresses };
+    const plan = modelPlan('modelNorm', dims, inputs, { output: hidden.shape });
     return this.#call(plan).output;
   }
 
@@ -260,11 +300,12 @@ export class Model {
     const [n, d] = h.shape;
     const { vocabSize: V } = config;
     const logits = new Float32Array(n * V); // [n, V]
-    const block = Math.max(1, Math.floor(HEAD_BLOCK_BYTES / (d * 4)));
-    const bias =
-      this.#tensors.headBias && (await this.#checkpoint.read(this.#tensors.headBias, undefined, ctx?.signal));
+    const block = blockRows(d);
+    const { head, headBias } = this.#tensors;
+    const table = await this.#matrix(head, ctx); // a resident head's blocks are passed where they are
+    const bias = headBias ? await this.#group('headBias', [headBias], ctx) : null;
     const readBlock = (v0) => {
-      const read = v0 < V ? this.#read(this.#tensors.head, [v0, Math.min(v0 + block, V)], ctx) : null;
+      const read = v0 < V && !table ? this.#read(head, [v0, Math.min(v0 + block, V)], ctx) : null;
       read?.catch(() => {}); // awaited below, or dropped after an error
       return read;
     };
@@ -272,11 +313,14 @@ export class Model {
     for (let v0 = 0; v0 < V; v0 += block) {
       this.#progress('head', undefined, ctx);
       const rows = Math.min(block, V - v0);
-      const inputs = { x: made(h.data, h.shape, 'the final hidden state'), wHead: await next };
-      next = readBlock(v0 + block); // the next block is read while this one computes
-      if (bias)
-        inputs.bHead = weight({ data: bias.data.subarray(v0, v0 + rows), shape: [rows] }, this.#tensors.headBias.name);
+      const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
       const dims = { ...modelDims(config, n), dOut: rows };
+      if (table) dims.wHead = table + v0 * d * 4;
+      else inputs.wHead = await next;
+      next = readBlock(v0 + block); // the next block is read while this one computes
+      if (bias?.addresses.bHead) dims.bHead = bias.addresses.bHead + v0 * 4;
+      else if (bias)
+        inputs.bHead = weight({ data: bias.inputs.bHead.data.subarray(v0, v0 + rows), shape: [rows] }, headBias.name);
       const { output } = this.#call(modelPlan('modelLogits', dims, inputs, { output: [n, rows] }));
       for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
     }

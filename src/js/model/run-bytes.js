@@ -2,6 +2,7 @@
 // embedding rows of its distinct tokens, the position rows of its positions and the token-type rows of its types,
 // every layer's weights, the final norm and, when logits are asked for, the LM head.
 import { entryBytes } from './checkpoint.js';
+import { residentRunBytes } from './resident.js';
 
 const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry), 0);
 
@@ -11,16 +12,26 @@ const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry
  * @param {number[]} ids
  * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number }} options  run's options, read (`layers`:
  *   the first layers run; fewer than all read no final norm and no LM head)
+ * @param {object | null} store  the model's resident weights (resident.js), when it keeps them: then what is not
+ *   kept yet is counted, whole
  */
-export function runBytes(tensors, ids, { logits, tokenTypeIds, layers = tensors.layers.length }) {
+export function runBytes(tensors, ids, { logits, tokenTypeIds, layers = tensors.layers.length }, store = null) {
   const all = layers === tensors.layers.length;
   const { tokens, positions, types } = tensors.embeddings;
-  const rows = (entry, count) => (entry ? entryBytes(entry, [0, count]) : 0);
-  const typeCount = new Set(ids.map((_, i) => tokenTypeIds?.[i] ?? 0)).size;
+  const counts = {
+    tokens: new Set(ids).size,
+    positions: ids.length,
+    types: new Set(ids.map((_, i) => tokenTypeIds?.[i] ?? 0)).size,
+  };
+  const rows = (entry) => (entry ? entryBytes(entry, [0, counts[entry.slot]]) : 0);
+  if (store) {
+    const bytes = (entry, wholeEntry) => (wholeEntry ? entryBytes(entry) : rows(entry));
+    return residentRunBytes(store, tensors, { logits, layers }, bytes);
+  }
   return (
-    rows(tokens, new Set(ids).size) +
-    rows(positions, ids.length) +
-    rows(types, typeCount) +
+    rows(tokens) +
+    rows(positions) +
+    rows(types) +
     whole(tensors.embedNorm) +
     tensors.layers.slice(0, layers).reduce((sum, layer) => sum + whole(layer), 0) +
     (all ? whole(tensors.final) : 0) +

@@ -210,7 +210,7 @@ describe('model.run refuses before reading anything', () => {
         return { ...t, bytes };
       }),
     );
-    const model = await loadModel(files);
+    const model = await loadModel(files, { residentBytes: 0 }); // resident.test.js: the same, kept
     const baseline = model.heapBytesInUse();
     const error = await rejection(model.run({ ids: [1, 2] }));
     expect(model.heapBytesInUse()).toBe(baseline); // the failed layer's block is freed

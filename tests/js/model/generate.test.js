@@ -96,7 +96,7 @@ const PROMPT = [3, 1, 4, 1, 5];
 
 describe('model.generate against model.run of the whole sequence at each step', () => {
   it.each(FAMILIES)('%s: greedy, weights resident, read at every step, or a mix', async (name, make) => {
-    const model = await loadModel(make().files);
+    const model = await loadModel(make().files, { residentBytes: 0 }); // generate()'s own residency
     const baseline = model.heapBytesInUse();
     const resident = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6 });
     // 0: every layer read at every step; 4256 bytes: GPT-2's layer 0 and head resident, layer 1 read (a mix)
@@ -171,7 +171,7 @@ describe('model.generate: text in', () => {
 describe('model.generate: what a step reads', () => {
   it('resident weights: a step reads its token’s rows and the final norm; residentBytes 0: every layer again', async () => {
     const d = 8;
-    const model = await loadModel(gpt2Fixture({ d }).files);
+    const model = await loadModel(gpt2Fixture({ d }).files, { residentBytes: 0 }); // generate()'s own residency
     const readPerStep = async (options) => {
       const read = [];
       for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 4, ...options })) {
@@ -215,7 +215,7 @@ describe('model.generate: how it ends', () => {
   });
 
   it('breaking out, an abort and dispose() free the cache and the resident weights', async () => {
-    const model = await loadModel(llamaFixture().files);
+    const model = await loadModel(llamaFixture().files, { residentBytes: 0 }); // generate()'s own residency
     const baseline = model.heapBytesInUse();
     let during = 0;
     for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 10 })) {

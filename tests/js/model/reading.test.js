@@ -32,7 +32,7 @@ describe('reading only what a forward needs', () => {
   it('a sharded GPT-2: headers at load; then token rows, position rows, layer weights and the head', async () => {
     const fixture = { ...gpt2Fixture({ shards: 3, layers: 3, positions: 16 }), dtype: 'F32' };
     const counter = { bytes: 0 };
-    const model = await loadModel(counted(fixture.files, counter));
+    const model = await loadModel(counted(fixture.files, counter), { residentBytes: 0 }); // read at every run
     const shards = Object.keys(fixture.files).filter((name) => name.endsWith('.safetensors'));
     expect(shards).toHaveLength(3);
     expect(counter.bytes).toBe(shards.reduce((sum, name) => sum + headerBytes(fixture.files[name]), 0));
@@ -60,7 +60,7 @@ describe('reading only what a forward needs', () => {
   it('BERT in BF16: no pooler, no next-sentence head, one token-type row', async () => {
     const fixture = { ...bertFixture({ dtype: 'BF16' }), dtype: 'BF16' };
     const counter = { bytes: 0 };
-    const model = await loadModel(counted(fixture.files, counter));
+    const model = await loadModel(counted(fixture.files, counter), { residentBytes: 0 }); // read at every run
     counter.bytes = 0;
     const ids = [4, 5, 6];
     await model.run({ ids });
@@ -150,7 +150,7 @@ describe.runIf(isNode)('a folder path (Node)', () => {
 describe.runIf(isNode)('WebAssembly memory holds one layer at a time', () => {
   it('12 layers of 3.1 MB: memory stays under one layer’s call plus the start, and the heap returns to its baseline', async () => {
     const fixture = { ...gpt2Fixture({ d: 256, heads: 4, layers: 12, vocab: 50, positions: 32 }), dtype: 'F32' };
-    const model = await loadModel(fixture.files);
+    const model = await loadModel(fixture.files, { residentBytes: 0 }); // read at every run
     const layer = Object.keys(fixture.values)
       .filter((name) => name.startsWith('h.0.') && name !== 'h.0.attn.bias')
       .reduce((sum, name) => sum + bytesOf(fixture, name), 0);

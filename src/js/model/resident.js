@@ -1,0 +1,213 @@
+// Weights kept resident in the model's WebAssembly memory, as float32, each tensor 16-byte aligned and scanned for
+// NaN and ±inf once when written. One store serves both users: a generation's own (decode.js: the weights the prefill
+// reads, layer by layer while they fit its `residentBytes`, freed when the generation ends) and the model's
+// (model.js: loadModel's `residentBytes`, kept across runs and generations until dispose()). A call then passes a
+// kept tensor's address in its descriptor instead of the tensor: nothing is read from the checkpoint or copied.
+//
+// A piece is kept the first time it is asked for, when its bytes fit what is left of the budget and memory can grow;
+// a piece that did not fit is read from the checkpoint every time (`kept(key)` is then null).
+import { AttentionError } from '../errors.js';
+import { checkValues } from '../plan.js';
+import { weight } from './calls.js';
+
+/** Bytes of `count` floats rounded up to 16. */
+const aligned = (count) => Math.ceil(count / 4) * 16;
+
+export const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+/** Floats of a matrix (the LM head, the embeddings) read and written per step: 16 MiB of the checkpoint at a time. */
+const MATRIX_BLOCK_BYTES = 16 * 2 ** 20;
+
+/**
+ * Rows of the LM head per call, and per read of a matrix: about 16 MiB of float32, a multiple of 4 rows so that a
+ * block of a resident matrix starts 16-byte aligned (its results then equal the block's read copy, bit for bit).
+ */
+export const blockRows = (d) => Math.max(4, Math.floor(MATRIX_BLOCK_BYTES / (d * 16)) * 4);
+
+/** The key of a tensor kept whole: its file and name (GPT-2's tied wte, as embeddings and LM head, is kept once). */
+export const matrixKey = (entry) => `${entry.file}\0${entry.name}`;
+
+/** Bytes of float32 the tensors take. */
+export const floatBytes = (entries) => entries.reduce((sum, e) => sum + e.shape.reduce((a, b) => a * b, 4), 0);
+
+export class Residency {
+  #module;
+  #checkpoint;
+  #budget;
+  #allocations = new Map(); // aligned address → what _malloc gave, freed by free()
+  #kept = new Map(); // key → { slot: address } (a group) or an address (a matrix); null: did not fit
+  #freed = false;
+
+  /**
+   * @param {object} module  the model's WebAssembly module
+   * @param {{ read: Function }} checkpoint  the opened checkpoint (checkpoint.js)
+   * @param {number} budget  bytes of weights that may be kept
+   */
+  constructor(module, checkpoint, budget) {
+    this.#module = module;
+    this.#checkpoint = checkpoint;
+    this.#budget = budget;
+  }
+
+  /** A 16-byte aligned block of `bytes`, or 0 when memory cannot grow and not `required` (then OUT_OF_MEMORY). */
+  allocate(bytes, required = false) {
+    const allocation = this.#module._malloc(bytes + 16);
+    if (!allocation) {
+      if (required) throw new AttentionError('OUT_OF_MEMORY', `WebAssembly memory could not grow by ${mib(bytes)}`);
+      return 0;
+    }
+    const address = Math.ceil(allocation / 16) * 16;
+    this.#allocations.set(address, allocation);
+    return address;
+  }
+
+  /** What is kept under `key`: its addresses, null when it did not fit, undefined before it was asked for. */
+  kept(key) {
+    return this.#kept.get(key);
+  }
+
+  /** Takes `bytes` of the budget and allocates them, or 0 (the budget is spent or memory cannot grow). */
+  #reserve(bytes) {
+    if (bytes > this.#budget) return 0;
+    const address = this.allocate(bytes);
+    if (address) this.#budget -= bytes;
+    return address;
+  }
+
+  /** Gives back a block #reserve took (its write failed). */
+  #release(address, bytes) {
+    this.#module._free(this.#allocations.get(address));
+    this.#allocations.delete(address);
+    this.#budget += bytes;
+  }
+
+  /** Writes `tensor` at `address` (heap views read again: memory may have grown) and scans it for NaN and ±inf. */
+  #write(address, tensor, name, offset = 0) {
+    const module = this.#module;
+    module.HEAPF32.set(tensor.data, address / 4 + offset);
+    checkValues(module, weight(tensor, name), address + offset * 4);
+  }
+
+  /**
+   * A group of tensors (a layer's weights, a norm's): kept together the first time when they fit, as `addresses`
+   * { slot: address } for the call's descriptor; else read, as the call's `inputs` { slot: tensor }.
+   */
+  async group(key, entries, signal) {
+    const checkpoint = this.#checkpoint;
+    const kept = this.#kept.get(key);
+    if (kept) return { inputs: {}, addresses: kept };
+    const read = await Promise.all(entries.map((entry) => checkpoint.read(entry, undefined, signal)));
+    this.#checkOpen();
+    const bytes = read.reduce((sum, t) => sum + aligned(t.data.length), 0);
+    const block = kept === undefined ? this.#reserve(bytes) : 0;
+    const inputs = {};
+    const addresses = {};
+    let at = block;
+    try {
+      read.forEach((tensor, i) => {
+        const { slot, name } = entries[i];
+        if (block) {
+          this.#write(at, tensor, name);
+          addresses[slot] = at;
+          at += aligned(tensor.data.length); // each tensor 16-byte aligned in the block
+        } else {
+          inputs[slot] = weight(tensor, name);
+        }
+      });
+    } catch (error) {
+      if (block) this.#release(block, bytes); // NON_FINITE: nothing of the group stays
+      throw error;
+    }
+    if (kept === undefined) this.#kept.set(key, block ? addresses : null);
+    return { inputs, addresses };
+  }
+
+  /**
+   * A whole matrix [rows, …] (the LM head, an embedding table): its address, kept the first time when it fits (read
+   * by blocks of rows, so that the JS side holds 16 MiB of it at a time), or 0 when it does not.
+   */
+  async matrix(entry, signal) {
+    const key = matrixKey(entry);
+    const kept = this.#kept.get(key);
+    if (kept !== undefined) return kept ?? 0;
+    const [rows, ...rest] = entry.shape;
+    const perRow = rest.reduce((a, b) => a * b, 1);
+    const bytes = aligned(rows * perRow);
+    const address = this.#reserve(bytes);
+    const block = blockRows(perRow);
+    // A concurrent caller waits for this one's reads rather than keeping the matrix twice.
+    const filled = (async () => {
+      for (let r0 = 0; address && r0 < rows; r0 += block) {
+        const part = await this.#checkpoint.read(entry, [r0, Math.min(rows, r0 + block)], signal);
+        this.#checkOpen();
+        this.#write(address, part, entry.name, r0 * perRow);
+      }
+    })();
+    const pending = filled.then(() => address || null);
+    pending.catch(() => {}); // awaited by a concurrent caller, if any
+    this.#kept.set(key, pending);
+    try {
+      await filled;
+    } catch (error) {
+      this.#kept.delete(key); // asked for again next time
+      if (address) this.#release(address, bytes);
+      throw error;
+    }
+    this.#kept.set(key, address || null);
+    return address;
+  }
+
+  /** After free(), a read that was under way writes nothing: its memory may be another's by now. */
+  #checkOpen() {
+    if (this.#freed) throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
+  }
+
+  /** Gives every block back (heapBytesInUse returns to its baseline). Safe to call twice. */
+  free() {
+    this.#freed = true;
+    for (const allocation of this.#allocations.values()) this.#module._free(allocation);
+    this.#allocations.clear();
+    this.#kept.clear();
+  }
+}
+
+/** Every tensor a forward reads, each once (GPT-2's tied wte counted once). */
+function allEntries(tensors) {
+  const { tokens, positions, types } = tensors.embeddings;
+  const entries = [tokens, positions, types, ...tensors.embedNorm, ...tensors.layers.flat(), ...tensors.final];
+  entries.push(tensors.head, tensors.headBias);
+  return [...new Map(entries.filter(Boolean).map((e) => [matrixKey(e), e])).values()];
+}
+
+/** The model's store when every tensor of its forward fits `budget` (loadModel's residentBytes), else null. */
+export function modelResidency(module, checkpoint, tensors, budget) {
+  return budget > 0 && floatBytes(allEntries(tensors)) <= budget ? new Residency(module, checkpoint, budget) : null;
+}
+
+/**
+ * The bytes a run reads from the checkpoint when the model keeps its weights (run-bytes.js counts them otherwise):
+ * each piece it uses that is not kept yet, whole; an embedding table that did not fit, by the rows the run uses.
+ * @param {(entry: object, whole: boolean) => number} bytes  an entry's bytes: whole, or the rows this run uses
+ */
+export function residentRunBytes(store, tensors, { logits, layers }, bytes) {
+  const all = layers === tensors.layers.length;
+  const pieces = new Map();
+  const group = (key, entries) =>
+    !store.kept(key) &&
+    pieces.set(
+      key,
+      entries.reduce((sum, e) => sum + bytes(e, true), 0),
+    );
+  for (const entry of Object.values(tensors.embeddings)) {
+    const kept = store.kept(matrixKey(entry));
+    if (!kept) pieces.set(matrixKey(entry), bytes(entry, kept === undefined));
+  }
+  group('embedNorm', tensors.embedNorm);
+  tensors.layers.slice(0, layers).forEach((entries, l) => group(`layer ${l}`, entries));
+  if (all) group('final', tensors.final);
+  if (all && logits && tensors.head) {
+    if (!store.kept(matrixKey(tensors.head))) pieces.set(matrixKey(tensors.head), bytes(tensors.head, true));
+    if (tensors.headBias) group('headBias', [tensors.headBias]);
+  }
+  return [...pieces.values()].reduce((a, b) => a + b, 0);
+}
