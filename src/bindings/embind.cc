@@ -16,6 +16,7 @@
 #include "../core/abi.h"
 #include "../core/attention.h"
 #ifdef ATTENTION_WITH_MODEL
+#include "../core/model/edits.h"
 #include "../core/model/forward.h"
 #endif
 
@@ -201,7 +202,8 @@ void model_layer(const Descriptor& d) {
   r.mlp_input = d.address(slot::mlp_input);
   r.mlp_hidden = d.address(slot::mlp_hidden);
   r.mlp_output = d.address(slot::mlp_output);
-  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r);
+  const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
+  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r, &edits);
 }
 
 void model_norm(const Descriptor& d) {

@@ -189,6 +189,13 @@ const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);
+const edited = await model.run(
+  { ids: [1, 2] },
+  { edits: [{ layer: 0, head: 1, step: 'weights', row: 1, col: 0, value: 1 }] },
+);
+await model.run({ ids: [1, 2] }, { edits: [{ layer: 0, step: 'hidden', row: 0, col: 0, value: edited.ids[0] }] });
+// @ts-expect-error a layer's step takes no head
+model.run({ ids: [1] }, { edits: [{ layer: 0, head: 0, step: 'hidden', row: 0, col: 0, value: 1 }] });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';

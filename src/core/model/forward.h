@@ -78,9 +78,12 @@ struct LayerResult {
 void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
            const float* norm_weight, const float* norm_bias, float* out);
 
-// One transformer layer on x [n, d]. Throws AttentionError (attention.h) for bad sizes, and PROJECTION_OVERFLOW
-// when a value leaves float32.
-void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result);
+struct LayerEdits;  // edits.h
+
+// One transformer layer on x [n, d], with `edits` (edits.h; null = none) written into its steps as it goes. Throws
+// AttentionError (attention.h) for bad sizes or edits, and PROJECTION_OVERFLOW when a value leaves float32.
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
+           const LayerEdits* edits = nullptr);
 
 // out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
 //   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]

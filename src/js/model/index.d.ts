@@ -46,6 +46,29 @@ export interface LayerHead {
   head: number;
 }
 
+/** A head's steps (`head` required; for k, v and kRotated any head reading that key-value head). */
+export type HeadStep =
+  'q' | 'k' | 'v' | 'qRotated' | 'kRotated' | 'rawScores' | 'scaledScores' | 'scores' | 'weights' | 'headOutput';
+/** A layer's steps (no `head`). */
+export type LayerStep = 'x' | 'concat' | 'output' | 'residual' | 'mlpInput' | 'mlpHidden' | 'mlpOutput' | 'hidden';
+
+/**
+ * One number of one step replaced, right after the forward computes that step; the steps and shapes are those of
+ * HeadCapture (`row` a token, `col` a column of the step: a key for the scores and weights). qRotated and kRotated
+ * exist with RoPE (LLaMA family) only. A bad edit is a BAD_OPTION naming it (`edits[i]`).
+ *
+ * | step                                               | [rows, cols]        |
+ * |----------------------------------------------------|---------------------|
+ * | x, output, residual, mlpInput, mlpOutput, hidden   | [n, d_model]        |
+ * | q, k, v, qRotated, kRotated, headOutput            | [n, d_k]            |
+ * | rawScores, scaledScores, scores, weights           | [n, n]              |
+ * | concat                                             | [n, H·d_k]          |
+ * | mlpHidden                                          | [n, d_ff]           |
+ */
+export type StepEdit =
+  | { layer: number; head: number; step: HeadStep; row: number; col: number; value: number }
+  | { layer: number; head?: undefined; step: LayerStep; row: number; col: number; value: number };
+
 /** model.run's options. */
 export interface RunOptions {
   /** Return `attentions`. Default true. */
@@ -58,6 +81,8 @@ export interface RunOptions {
   capture?: readonly LayerHead[];
   /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
   ablate?: readonly (readonly [number, number])[];
+  /** Numbers of layers' steps replaced inside the forward: everything after each (its layer, the later layers, the logits) follows. */
+  edits?: readonly StepEdit[];
   /** How many tokens `next` lists. Default 5. */
   topK?: number;
   /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */

@@ -7,6 +7,7 @@ import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
+import { layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
@@ -70,6 +71,7 @@ export class Model {
    * | logits        | Tensor [n, vocab], or null without an LM head (BertModel)              |
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
+   * With `edits`, every step after an edited number follows from it (edits.js).
    */
   async run(input, options) {
     if (!this.#attention) {
@@ -79,6 +81,7 @@ export class Model {
     const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
     const n = ids.length;
+    const edits = readEdits(o.edits, config, n);
     const tables =
       config.rope &&
       ropeTables(
@@ -105,10 +108,13 @@ export class Model {
         for (const head of ablated) mask[head] = 0;
         inputs.headMask = made(mask, [config.numHeads], 'ablate');
       }
+      const edit = layerEdits(edits, l, config, n);
+      if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
-      const plan = modelPlan('modelLayer', modelDims(config, n, l), inputs, outputs, {
+      const dims = { ...modelDims(config, n, l), editCount: edit?.count ?? 0 };
+      const plan = modelPlan('modelLayer', dims, inputs, outputs, {
         causal: config.choices.causal,
-        scratchBytes: layerScratchBytes(config, n),
+        scratchBytes: layerScratchBytes(config, n) + (edit?.scratchBytes ?? 0),
       });
       const result = runPlan(this.#attention, plan);
       hidden = result.output;

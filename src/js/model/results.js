@@ -4,7 +4,7 @@ import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 
-const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'topK', 'tokenTypeIds'];
+const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'edits', 'topK', 'tokenTypeIds'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
@@ -95,6 +95,7 @@ export function readRunOptions(options, config) {
     ablate,
     topK: Math.min(topK, config.vocabSize),
     tokenTypeIds,
+    edits: o.edits, // read by edits.js, which needs n
   };
 }
 
