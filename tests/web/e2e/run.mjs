@@ -19,3 +19,4 @@ import './truth.mjs';
 import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
+import './views.mjs';
