@@ -9,6 +9,8 @@ export default defineConfig({
     // Sized for a busy 2-core machine (tests/timeouts.mjs); every project inherits them.
     testTimeout: TEST_TIMEOUTS.vitest,
     hookTimeout: TEST_TIMEOUTS.vitest,
+    // The web server of checkpoints for the URL sources' tests (another origin than Chromium's test page).
+    globalSetup: ['tests/js/model/checkpoint-server.mjs'],
     projects: [
       {
         extends: true,

@@ -159,6 +159,8 @@ enum class LayerStep : int32_t { ATTENTION_LAYER_STEPS(X) };
   X(MISSING_TENSOR, "from `attention-wasm/model`: a tensor the family needs is in no file of the checkpoint; the message names the tensor, the names tried and the file") \
   X(WEIGHT_SHAPE_MISMATCH, "from `attention-wasm/model`: a tensor whose shape disagrees with config.json; the message names the file, the tensor and both shapes") \
   X(TOO_MANY_TOKENS, "from `attention-wasm/model`: more tokens than the model has positions for (`n_positions`, `max_position_embeddings`)") \
+  X(FETCH_FAILED, "from `attention-wasm/model`: a folder URL or Hub model that cannot be read: the server is unreachable, refuses this origin (CORS), answers an error status or ignores Range requests for a large file; the message names the URL and what the server must allow") \
+  X(ABORTED, "from `attention-wasm/model`: `loadModel` or `run` stopped by its `signal` (an `AbortSignal`); the signal's reason is the error's `cause`") \
   X(INTERNAL, "a failure inside the module (not expected; please report it)")
 // clang-format on
 

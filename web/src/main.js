@@ -31,6 +31,7 @@ import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
 import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
 import { warmUp } from './warmUp.js';
+import { setupRealModel } from './realModelEntry.js';
 
 let state;
 let attn = null;
@@ -48,6 +49,7 @@ let steps;
 let orderView;
 let lessons;
 let designedView;
+let pinned = null; // a real model's head in the steps: its state and the model's own numbers (realModelPanel.js)
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -61,6 +63,11 @@ const app = {
     return attn;
   },
   setState,
+  /** Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. */
+  showModelHead(next, result) {
+    pinned = { state: next, result };
+    setState(next);
+  },
   writeHash,
   loadHash,
   clearInvalid: (name) => steps.clearInvalid(name),
@@ -153,7 +160,8 @@ function render() {
   let result = lastResult;
   try {
     // The same inputs (e.g. another head shown) keep the last result: nothing to recompute.
-    if (!sameCall(call, lastCall)) {
+    if (pinned?.state === state) result = pinned.result;
+    else if (!sameCall(call, lastCall)) {
       const single = float32Call(call);
       result = computeCall(attn, single, takeResultAhead(single)); // a new seed's result may be made ahead
     }
@@ -269,6 +277,7 @@ function buildPage() {
   setupEmbed(app);
   document.querySelector('.controls .settings-body').append(new ModelPanel(app).element); // folds with the settings
   loadHash();
+  setupRealModel(app);
 }
 
 async function start() {

@@ -32,6 +32,8 @@ export type AttentionErrorCode =
   | 'MISSING_TENSOR'
   | 'WEIGHT_SHAPE_MISMATCH'
   | 'TOO_MANY_TOKENS'
+  | 'FETCH_FAILED'
+  | 'ABORTED'
   | 'INTERNAL';
 
 export const QUERY_BLOCK: number;

@@ -70,6 +70,8 @@ export const ERROR_CODES = Object.freeze([
   'MISSING_TENSOR',
   'WEIGHT_SHAPE_MISMATCH',
   'TOO_MANY_TOKENS',
+  'FETCH_FAILED',
+  'ABORTED',
   'INTERNAL',
 ]);
 
@@ -124,4 +126,4 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
 export const DESCRIPTOR_SLOT_COUNT = 48;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 2019931909;
+export const ABI_HASH = 1995402774;

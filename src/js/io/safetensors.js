@@ -244,7 +244,14 @@ function rowsOf(tensor, rows) {
  *   read: (name: string, options?: { rows?: [number, number] }) => Promise<import('../tensor.js').Tensor> }>}
  */
 export async function openSafetensors(source) {
-  const file = rangeReader(source, 'openSafetensors');
+  return openSafetensorsReader(rangeReader(source, 'openSafetensors'));
+}
+
+/**
+ * openSafetensors of a range reader ({ size, read(begin, end, where, signal) }: bytes.js's rangeReader, or
+ * attention-wasm/model's reader of a URL); `read(name, { rows, signal })` passes the signal on.
+ */
+export async function openSafetensorsReader(file) {
   // Each range is checked with held() after the await, right before it is read (toTensor checks its own).
   const first = Math.min(8, file.size);
   const length = headerLength(
@@ -263,7 +270,7 @@ export async function openSafetensors(source) {
     checkShape(tensor.shape, `safetensors tensor ${quote(tensor.name)}`, formatDims(tensor.shape));
     return toTensor(
       tensor,
-      await file.read(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`),
+      await file.read(start + tensor.begin, start + tensor.end, `safetensors tensor ${quote(name)}`, options?.signal),
     );
   };
   return {

@@ -3,9 +3,9 @@
 // read is found and its shape checked against config.json at load, before any weight is read, so that a missing
 // tensor, a missing shard or a wrong shape fails then and nothing is half-loaded. Reads count their bytes.
 import { AttentionError, formatShape } from '../errors.js';
-import { openSafetensors } from '../io/safetensors.js';
+import { openSafetensorsReader } from '../io/safetensors.js';
 import { candidateNames, shapeSizes } from './families.js';
-import { missingFile, readJson } from './sources.js';
+import { missingFile, readJson, readerOf } from './sources.js';
 
 const SINGLE = 'model.safetensors';
 const INDEX = 'model.safetensors.index.json';
@@ -50,6 +50,7 @@ export async function openCheckpoint(folder) {
     shardOf = await readJson(folder, INDEX, parseIndex);
     files = [...new Set(shardOf.values())];
     for (const file of files) {
+      folder.expect?.(file);
       if (!folder.names.includes(file)) {
         const tensor = [...shardOf].find(([, shard]) => shard === file)[0];
         throw missingFile(folder, file, `, which ${INDEX} names for tensor ${JSON.stringify(tensor)}`);
@@ -61,7 +62,7 @@ export async function openCheckpoint(folder) {
   }
   const opened = new Map();
   for (const file of files) {
-    const header = await openSafetensors(await folder.file(file)).catch((error) => {
+    const header = await openSafetensorsReader(readerOf(await folder.file(file))).catch((error) => {
       throw new AttentionError(error.code ?? 'BAD_FILE', `${file}: ${error.message}`, { cause: error });
     });
     opened.set(file, { header, byName: new Map(header.tensors.map((t) => [t.name, t])) });
@@ -77,8 +78,8 @@ export async function openCheckpoint(folder) {
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),
-    async read(entry, rows) {
-      const tensor = await opened.get(entry.file).header.read(entry.name, rows && { rows });
+    async read(entry, rows, signal) {
+      const tensor = await opened.get(entry.file).header.read(entry.name, { rows, signal });
       state.bytesRead += tensor.data.length * BYTES[entry.dtype];
       return tensor;
     },

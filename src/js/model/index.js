@@ -36,7 +36,7 @@ export async function loadModel(source, options) {
   if (simd !== undefined && typeof simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(simd)}`);
   }
-  const folder = await openFolder(source);
+  const folder = await openFolder(source, { onProgress });
   const json = await readJson(folder, 'config.json', parseConfigText);
   const config = readConfig(json);
   const checkpoint = await openCheckpoint(folder);

@@ -3,7 +3,8 @@
 // that reader; this file names no Node built-in). A folder lists its file names and gives each file as a Blob (or
 // bytes) that is read by slices, never whole, and small text files (config.json) whole after a size check.
 import { AttentionError, describe } from '../errors.js';
-import { isBlob } from '../io/bytes.js';
+import { isBlob, rangeReader } from '../io/bytes.js';
+import { isWebSource, webFolder } from './sources-url.js';
 
 // The largest JSON file read whole: config.json and model.safetensors.index.json are a few kB to a few MB.
 export const MAX_JSON_BYTES = 64 * 2 ** 20;
@@ -22,8 +23,16 @@ const baseName = (path) => path.split(/[\\/]/).pop();
  * @property {string} description        for messages: "the 3 files given", "the folder /models/gpt2"
  * @property {string[]} names           the file names (without folders)
  * @property {(name: string) => number} size
- * @property {(name: string) => Promise<Blob | Uint8Array>} file   what openSafetensors reads by slices
+ * @property {(name: string) => Promise<Blob | Uint8Array | RangeReader>} file   what is read by slices
+ * @property {(name: string, max: number) => Promise<Uint8Array>} [whole]  a web folder's JSON file, size-checked
+ * @property {(name: string) => void} [expect]  a web folder takes a shard the index names as there until it is read
  */
+
+/** @typedef {{ size: number, read: (begin: number, end: number, where: string, signal?: AbortSignal) => Promise<Uint8Array> }} RangeReader */
+
+/** A folder's file as a range reader: a Blob by slices, bytes in memory, or a web folder's reader as it is. */
+export const readerOf = (file) =>
+  isBlob(file) || ArrayBuffer.isView(file) ? rangeReader(file, 'openSafetensors') : file;
 
 /** A folder of in-memory entries: name → Blob or bytes. */
 function folderOf(entries, description) {
@@ -61,10 +70,12 @@ const isFileList = (value) => typeof FileList === 'function' && value instanceof
 
 /**
  * The folder of a source: File[] or a FileList (named by webkitRelativePath or name), a Map or plain object of
- * name → Blob, File, ArrayBuffer, typed array or string, or in Node a folder path.
+ * name → Blob, File, ArrayBuffer, typed array or string, a folder URL or `{ hub }` (sources-url.js), or in Node a
+ * folder path. `options` ({ signal, cache, onProgress }) are for web folders.
  * @returns {Promise<Folder>}
  */
-export async function openFolder(source) {
+export async function openFolder(source, options = {}) {
+  if (isWebSource(source)) return webFolder(source, { ...options, maxJson: MAX_JSON_BYTES });
   if (isFileList(source) || (Array.isArray(source) && source.length > 0 && source.every(isBlob))) {
     const files = [...source];
     return folderOf(
@@ -80,7 +91,7 @@ export async function openFolder(source) {
   }
   throw new AttentionError(
     'BAD_OPTION',
-    `a model source must be a list of Files, a Map or object of file names to Blobs or bytes${folderFromPath ? ', or a folder path' : ''}; got ${describe(source)}`,
+    `a model source must be a list of Files, a Map or object of file names to Blobs or bytes, a folder URL, { hub: 'owner/name' }${folderFromPath ? ' or a folder path' : ''}; got ${describe(source)}${typeof source === 'string' && /^[\w.-]+\/[\w.-]+$/.test(source) ? ` (for the Hub's model, give { hub: ${JSON.stringify(source)} })` : ''}`,
   );
 }
 
@@ -96,6 +107,18 @@ export function missingFile(folder, name, why = '') {
 /** A JSON file of the folder, read whole once its size is checked. */
 export async function readJson(folder, name, parse) {
   if (!folder.names.includes(name)) throw missingFile(folder, name);
+  const bytes = folder.whole ? await folder.whole(name, MAX_JSON_BYTES) : await wholeFile(folder, name);
+  let text;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw new AttentionError('BAD_FILE', `${name} is not UTF-8 text`, { cause });
+  }
+  return parse(text, name);
+}
+
+/** A listed folder's file whole, once its size is checked. */
+async function wholeFile(folder, name) {
   const size = folder.size(name);
   if (size > MAX_JSON_BYTES) {
     throw new AttentionError(
@@ -104,12 +127,5 @@ export async function readJson(folder, name, parse) {
     );
   }
   const file = await folder.file(name);
-  const bytes = isBlob(file) ? new Uint8Array(await file.arrayBuffer()) : file;
-  let text;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw new AttentionError('BAD_FILE', `${name} is not UTF-8 text`, { cause });
-  }
-  return parse(text, name);
+  return isBlob(file) ? new Uint8Array(await file.arrayBuffer()) : file;
 }

@@ -19,4 +19,5 @@ import './truth.mjs';
 import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
+import './real-model.mjs';
 import './views.mjs';

@@ -1,0 +1,168 @@
+// HTTP reads of a checkpoint's files: a small file whole (with its size checked before and while it is read), and
+// a large one by Range requests, each answer checked (status 206, a Content-Range of the bytes asked, that many
+// bytes). A server that ignores Range answers 200 with the whole file: that body is read only when the file is small,
+// else the request is aborted at once. Every failure is an AttentionError naming the URL; an abort is ABORTED.
+import { AttentionError } from '../errors.js';
+
+/** Files up to this size are kept whole when a server ignores Range (config-sized files, tiny checkpoints). */
+export const MAX_WHOLE_BYTES = 4 * 2 ** 20;
+
+/** ABORTED, with the signal's reason as the cause. */
+export function abortError(signal, what) {
+  return new AttentionError('ABORTED', `${what} was aborted`, { cause: signal?.reason });
+}
+
+/** Throws ABORTED when `signal` is aborted. */
+export function checkAborted(signal, what) {
+  if (signal?.aborted) throw abortError(signal, what);
+}
+
+/** The fetch of `url`: a network or CORS failure and an abort become AttentionErrors that name the URL. */
+async function get(url, { signal, headers, fetcher = globalThis.fetch }) {
+  checkAborted(signal, `reading ${url}`);
+  const controller = new AbortController();
+  const stop = () => controller.abort(signal.reason);
+  signal?.addEventListener('abort', stop, { once: true });
+  try {
+    const response = await fetcher(url, { headers, signal: controller.signal });
+    return { response, controller, done: () => signal?.removeEventListener('abort', stop) };
+  } catch (cause) {
+    signal?.removeEventListener('abort', stop);
+    if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    throw new AttentionError(
+      'FETCH_FAILED',
+      `${url} could not be fetched (${cause?.name ?? 'Error'}: ${String(cause?.message ?? cause).slice(0, 80)}): the server must be reachable, allow this page's origin (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests; or download the files and give them to loadModel as Files`,
+      { cause },
+    );
+  }
+}
+
+/** MISSING_FILE for a 404 (the caller may treat it as "absent"), FETCH_FAILED for any other error status. */
+function statusError(url, response) {
+  if (response.status === 404 || response.status === 410) {
+    return new AttentionError('MISSING_FILE', `${url} was not found (HTTP ${response.status})`);
+  }
+  const hint =
+    response.status === 401 || response.status === 403
+      ? ' (a gated or private model needs an access token, which loadModel does not send: download the files instead)'
+      : '';
+  return new AttentionError('FETCH_FAILED', `${url} answered HTTP ${response.status} ${response.statusText}${hint}`);
+}
+
+/** Reads a response's body, at most `max` bytes (aborting past that); `onChunk(bytes)` after each chunk. */
+async function readBody(url, { response, controller }, { max, signal, onChunk }) {
+  const chunks = [];
+  let length = 0;
+  try {
+    const reader = response.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      length += value.length;
+      if (length > max) {
+        controller.abort();
+        return null;
+      }
+      chunks.push(value);
+      onChunk?.(value.length);
+    }
+  } catch (cause) {
+    if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    throw new AttentionError('FETCH_FAILED', `${url}: the download failed (${String(cause?.message ?? cause)})`, {
+      cause,
+    });
+  }
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return bytes;
+}
+
+const declaredLength = (response) => {
+  const header = response.headers.get('Content-Length');
+  return header !== null && /^\d+$/.test(header) ? Number(header) : undefined;
+};
+
+/**
+ * A file whole, of at most `max` bytes: its Content-Length is checked first and its body counted as it comes.
+ * @param {{ max: number, signal?: AbortSignal, onChunk?: (bytes: number) => void, fetcher?: typeof fetch }} options
+ * @returns {Promise<Uint8Array>}
+ */
+export async function fetchWhole(url, options) {
+  const got = await get(url, options);
+  try {
+    if (!got.response.ok) throw statusError(url, got.response);
+    const declared = declaredLength(got.response);
+    const tooLarge = () =>
+      new AttentionError('BAD_FILE', `${url} has more than the ${options.max} bytes such a file may have`);
+    if (declared !== undefined && declared > options.max) {
+      got.controller.abort();
+      throw tooLarge();
+    }
+    const bytes = await readBody(url, got, options);
+    if (bytes === null) throw tooLarge();
+    return bytes;
+  } finally {
+    got.done();
+  }
+}
+
+/** [begin, end, total] of a Content-Range header `bytes a-b/total` (total null when `*`), or null. */
+function contentRange(header) {
+  const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header ?? '');
+  return match && [Number(match[1]), Number(match[2]) + 1, match[3] === '*' ? null : Number(match[3])];
+}
+
+/**
+ * Bytes [begin, end) of a file by a Range request. The answer is 206 with those bytes, or, from a server that
+ * ignores Range, 200 with the whole file: then `whole` holds it if it has at most MAX_WHOLE_BYTES, else the
+ * request is aborted and FETCH_FAILED says that the server must support Range requests.
+ * @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean }>}
+ */
+export async function fetchRange(url, begin, end, options) {
+  const got = await get(url, { ...options, headers: { Range: `bytes=${begin}-${end - 1}` } });
+  try {
+    const { response } = got;
+    if (response.status === 200) {
+      const declared = declaredLength(response);
+      const bytes =
+        declared === undefined || declared <= MAX_WHOLE_BYTES
+          ? await readBody(url, got, { ...options, max: MAX_WHOLE_BYTES })
+          : (got.controller.abort(), null);
+      if (bytes === null) {
+        throw new AttentionError(
+          'FETCH_FAILED',
+          `${url} answered a Range request with the whole file (HTTP 200${declared === undefined ? '' : `, ${declared} bytes`}): the server must support Range requests (HTTP 206), so that a checkpoint is read a tensor at a time; or download the files and give them to loadModel as Files`,
+        );
+      }
+      return { bytes, total: bytes.length, whole: true };
+    }
+    if (response.status !== 206) {
+      if (response.status === 416) {
+        throw new AttentionError('BAD_FILE', `${url}: bytes ${begin} to ${end} are past the end of the file`);
+      }
+      throw statusError(url, response);
+    }
+    const range = contentRange(response.headers.get('Content-Range'));
+    if (range === null || range[0] !== begin || range[1] !== end) {
+      got.controller.abort();
+      throw new AttentionError(
+        'FETCH_FAILED',
+        `${url} answered the Range request for bytes ${begin}-${end - 1} with Content-Range ${JSON.stringify(response.headers.get('Content-Range'))}${range === null ? ' (a cross-origin server must list Content-Range in Access-Control-Expose-Headers)' : ''}`,
+      );
+    }
+    const bytes = await readBody(url, got, { ...options, max: end - begin });
+    if (bytes === null || bytes.length !== end - begin) {
+      throw new AttentionError(
+        'FETCH_FAILED',
+        `${url}: the Range request for bytes ${begin}-${end - 1} brought ${bytes === null ? 'more' : bytes.length} bytes, not ${end - begin}`,
+      );
+    }
+    return { bytes, total: range[2], whole: false };
+  } finally {
+    got.done();
+  }
+}

@@ -1,0 +1,182 @@
+// A checkpoint's folder on a web server: a folder URL, or a model id on the Hub (or a mirror of its layout). A URL
+// cannot list its files, so the known names are probed: config.json; model.safetensors, else
+// model.safetensors.index.json and the shards it names; tokenizer.json and tokenizer_config.json when there. JSON
+// files are read whole after a size check; a safetensors file by Range requests (http.js), its header first, then one
+// tensor (or rows of one) at a time. An optional cache (cache.js, or any object with get/set) keeps each answer.
+import { AttentionError, describe } from '../errors.js';
+import { fetchRange, fetchWhole } from './http.js';
+
+/** The Hub's public address: a `{ hub }` source reads `${HUB_URL}/${id}/resolve/${revision}/${file}`. */
+export const HUB_URL = 'https://huggingface.co';
+
+const SINGLE = 'model.safetensors';
+const INDEX = 'model.safetensors.index.json';
+const OPTIONAL = ['tokenizer.json', 'tokenizer_config.json'];
+const MODEL_ID = /^[\w.-]+(\/[\w.-]+)?$/;
+
+/** Whether `source` names a web folder: a URL object, an http(s) URL string, or `{ hub }`. */
+export const isWebSource = (source) =>
+  (typeof URL === 'function' && source instanceof URL) ||
+  (typeof source === 'string' && /^https?:\/\//i.test(source)) ||
+  (source !== null &&
+    typeof source === 'object' &&
+    Object.getPrototypeOf(source) === Object.prototype &&
+    'hub' in source);
+
+/** The folder URL of a `{ hub, revision, base }` source. */
+function hubFolder({ hub, revision = 'main', base = HUB_URL, ...rest }) {
+  const unknown = Object.keys(rest);
+  if (unknown.length) {
+    throw new AttentionError(
+      'UNKNOWN_OPTION',
+      `a { hub } source takes hub, revision and base; got ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
+    );
+  }
+  if (typeof hub !== 'string' || !MODEL_ID.test(hub) || hub.split('/').some((part) => /^\.+$/.test(part))) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `hub must be a model id such as 'openai-community/gpt2', got ${describe(hub)}`,
+    );
+  }
+  if (typeof revision !== 'string' || revision === '') {
+    throw new AttentionError('BAD_OPTION', `revision must be a branch, tag or commit, got ${describe(revision)}`);
+  }
+  const root = String(base instanceof URL ? base.href : base);
+  if (!/^https?:\/\//i.test(root)) {
+    throw new AttentionError('BAD_OPTION', `base must be an http(s) URL, got ${describe(base)}`);
+  }
+  return `${root.replace(/\/+$/, '')}/${hub}/resolve/${encodeURIComponent(revision)}/`;
+}
+
+/** The folder URL of a web source, ending in '/'. */
+function folderUrl(source) {
+  if (!(source instanceof URL) && typeof source !== 'string') return hubFolder(source);
+  const url = new URL(source instanceof URL ? source.href : source);
+  if (!/^https?:$/.test(url.protocol)) {
+    throw new AttentionError('BAD_OPTION', `a model URL must be http(s), got ${JSON.stringify(url.href)}`);
+  }
+  url.search = url.hash = '';
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url.href;
+}
+
+const absent = (error) => error?.code === 'MISSING_FILE';
+
+/**
+ * The folder (sources.js's Folder) of a URL or `{ hub }` source, its files probed.
+ * @param {unknown} source
+ * @param {{ maxJson: number, signal?: AbortSignal, cache?: { get: Function, set: Function }, onProgress?: Function,
+ *   fetcher?: typeof fetch }} options
+ */
+export async function webFolder(source, { maxJson, signal, cache, onProgress, fetcher }) {
+  const base = folderUrl(source);
+  const urlOf = (name) => new URL(name, base).href;
+  const emit = (file, loaded, total) => onProgress?.({ phase: 'download', file, loaded, total });
+
+  /** An answer from the cache, or fetched and then kept there; a 404 is kept as { missing: true }. */
+  async function cached(key, load) {
+    const hit = cache && (await cache.get(key));
+    if (hit) {
+      if (hit.missing) throw new AttentionError('MISSING_FILE', `${key.url} was not found (HTTP 404, cached)`);
+      return hit;
+    }
+    let value;
+    try {
+      value = await load();
+    } catch (error) {
+      if (cache && absent(error)) await cache.set(key, { missing: true });
+      throw error;
+    }
+    if (cache) await cache.set(key, value);
+    return value;
+  }
+
+  const whole = (name, max) =>
+    cached({ url: urlOf(name) }, async () => {
+      let loaded = 0;
+      const bytes = await fetchWhole(urlOf(name), {
+        max,
+        signal,
+        fetcher,
+        onChunk: (n) => emit(name, (loaded += n), undefined),
+      });
+      emit(name, bytes.length, bytes.length);
+      return { bytes, total: bytes.length, whole: true };
+    });
+  const range = (name, begin, end, runSignal) =>
+    cached({ url: urlOf(name), begin, end }, () =>
+      fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher }),
+    );
+
+  // A safetensors file by Range: its first 8 bytes give its size (Content-Range) and the header's length.
+  const heads = new Map(); // name → Promise<{ bytes, total, whole }>
+  const headOf = (name) => {
+    if (!heads.has(name)) heads.set(name, range(name, 0, 8));
+    return heads.get(name);
+  };
+  const jsons = new Map(); // name → Promise<bytes>: each JSON file read at most once
+
+  const names = ['config.json'];
+  const config = await whole('config.json', maxJson).catch((error) => {
+    throw absent(error) ? new AttentionError('MISSING_FILE', `config.json is not at ${base}: ${error.message}`) : error;
+  });
+  jsons.set('config.json', config.bytes);
+  try {
+    await headOf(SINGLE);
+    names.push(SINGLE);
+  } catch (error) {
+    if (!absent(error)) throw error;
+    heads.delete(SINGLE);
+    names.push(INDEX);
+  }
+  for (const name of OPTIONAL) {
+    try {
+      jsons.set(name, (await whole(name, maxJson)).bytes);
+      names.push(name);
+    } catch (error) {
+      if (!absent(error)) throw error;
+    }
+  }
+
+  return {
+    description: `the folder ${base}`,
+    url: base,
+    names,
+    size: () => undefined,
+    /** A JSON file whole, of at most `max` bytes (an index that is not there: MISSING_FILE naming both files). */
+    async whole(name, max) {
+      if (jsons.has(name)) return jsons.get(name);
+      const { bytes } = await whole(name, max).catch((error) => {
+        if (name === INDEX && absent(error)) {
+          throw new AttentionError('MISSING_FILE', `neither ${SINGLE} nor ${INDEX} is at ${base}: ${error.message}`);
+        }
+        throw error;
+      });
+      jsons.set(name, bytes);
+      return bytes;
+    },
+    /** A shard named by the index: a folder URL cannot list it, so it is taken as there until it is read. */
+    expect(name) {
+      if (!names.includes(name)) names.push(name);
+    },
+    /** A safetensors file as a range reader: { size, read(begin, end, where, signal) }. */
+    async file(name) {
+      const head = await headOf(name);
+      if (head.total === null) {
+        throw new AttentionError(
+          'FETCH_FAILED',
+          `${urlOf(name)} gives no file size in Content-Range (bytes 0-7/*): the server must state it`,
+        );
+      }
+      const size = head.total;
+      return {
+        size,
+        async read(begin, end, where, runSignal) {
+          if (head.whole) return head.bytes.subarray(begin, end);
+          if (begin === 0 && end <= 8) return head.bytes.subarray(0, end);
+          return (await range(name, begin, end, runSignal)).bytes;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,109 @@
+// A real model's head in the page's step-by-step walk: the page's state made from that layer (its normed input x
+// and its W's, from the checkpoint) and the walk's result read from the model's own captures of the layer's heads,
+// in the layout selfAttention returns, so that steps 1 to 8 show the model's numbers.
+import { widenKvHeads } from './modelFile.js';
+import { checkSizes, withSizes } from './state.js';
+import { tokenWord } from './tokens.js';
+
+/** [rows, cols] float data as rows of numbers (the page's typed-matrix form). */
+export function rowsOf({ data, shape: [rows, cols] }) {
+  return Array.from({ length: rows }, (_, i) => Array.from(data.subarray(i * cols, (i + 1) * cols)));
+}
+
+/** Tensors [a, b] stacked into one [count, a, b]. */
+function stack(tensors) {
+  const [rows, cols] = tensors[0].shape;
+  const data = new Float32Array(tensors.length * rows * cols);
+  tensors.forEach((t, i) => data.set(t.data, i * rows * cols));
+  return { data, shape: [tensors.length, rows, cols] };
+}
+
+/**
+ * The layer's sizes as the page names them, or the reasons it does not fit the page's steps (d_model ≤ 1024, …).
+ * @param {{ numHeads: number, numKvHeads: number, headDim: number, dModel: number }} spec  the model's sizes
+ */
+export function walkSizes(spec, n) {
+  const sizes = { n, dModel: spec.dModel, dK: spec.headDim, dV: spec.headDim, numHeads: spec.numHeads };
+  return { sizes, errors: Object.values(checkSizes(sizes)) };
+}
+
+/**
+ * The page's state for head `head` of a layer: X is the layer's normed input (attention's x), the W's and biases
+ * are the layer's (attentionWeightsFrom), grouped-query models keep their key/value heads (kvHeads), decoders are
+ * causal, and the rows are labelled with the model's tokens.
+ * @param {object} state  the page's state now
+ * @param {{ x: { data: Float32Array, shape: number[] }, weights: object, tokens: string[], head: number,
+ *   spec: object, family: string }} layer
+ */
+export function walkState(state, { x, weights, tokens, head, spec, family }) {
+  const n = x.shape[0];
+  const { sizes } = walkSizes(spec, n);
+  const H = spec.numHeads;
+  const G = spec.numKvHeads;
+  const grouped = G < H;
+  let wk = rowsOf(weights.wk);
+  let wv = rowsOf(weights.wv);
+  if (grouped) [wk, wv] = [widenKvHeads(wk, G, H), widenKvHeads(wv, G, H)];
+  const biases = {};
+  for (const key of ['bq', 'bk', 'bv', 'bo']) {
+    if (weights[key]) biases[key] = { data: Float32Array.from(weights[key].data), shape: [weights[key].data.length] };
+  }
+  const words = tokens.map((token, i) => tokenWord(String(token).trim(), `t${i}`) || `t${i}`);
+  const base = withSizes(
+    { ...state, sentence: words.join(' '), x: null, wq: null, wk: null, wv: null, wo: null },
+    sizes,
+  );
+  return {
+    ...base,
+    x: rowsOf(x),
+    wq: rowsOf(weights.wq),
+    wk,
+    wv,
+    wo: rowsOf(weights.wo),
+    kvHeads: grouped ? G : null,
+    head,
+    mask: null,
+    positions: false,
+    temperature: 1,
+    scaling: true,
+    shareQK: false,
+    design: false,
+    causal: family !== 'bert',
+    biases,
+    fromFile: true,
+  };
+}
+
+/**
+ * The walk's result from the captures of every head of one layer (capture[h] is head h's, model.run's
+ * `captures`), in selfAttention's layout: q [H, n, d_k], k and v [H_kv, n, d_k], the scores and weights
+ * [H, n, n], heads [H, n, d_k], concat [n, H·d_k] and output [n, d_model] (after W_o).
+ */
+export function captureResult(captures, spec) {
+  const H = spec.numHeads;
+  const group = H / spec.numKvHeads;
+  const kvFirst = Array.from({ length: spec.numKvHeads }, (_, g) => captures[g * group]);
+  const pick = (list, key) => stack(list.map((c) => c[key]));
+  const result = {
+    q: pick(captures, 'q'),
+    k: pick(kvFirst, 'k'),
+    v: pick(kvFirst, 'v'),
+    rawScores: pick(captures, 'rawScores'),
+    scaledScores: pick(captures, 'scaledScores'),
+    scores: pick(captures, 'scores'),
+    weights: pick(captures, 'weights'),
+    heads: pick(captures, 'headOutput'),
+    concat: { data: captures[0].concat.data, shape: captures[0].concat.shape },
+    output: { data: captures[0].output.data, shape: captures[0].output.shape },
+  };
+  if (captures[0].qRotated) {
+    result.qRotated = pick(captures, 'qRotated');
+    result.kRotated = pick(kvFirst, 'kRotated');
+  }
+  return result;
+}
+
+/** The tensor names of one layer's attention in a checkpoint (GPT-2's h.L.attn., BERT's layer.L.attention., …). */
+export function isLayerAttention(name, layer) {
+  return new RegExp(`(^|\\.)(h|layer|layers)\\.${layer}\\.(attn|attention|self_attn)\\.`).test(name);
+}

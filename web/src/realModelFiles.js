@@ -1,0 +1,86 @@
+// Where the "Real model" source's files come from: the shipped model fetched from the page's own folder (with the
+// bytes counted and a Cancel), or a dropped / picked folder; and one layer's attention weights read from the
+// checkpoint for the step-by-step walk (only that layer's tensors are read).
+import { openSafetensors } from '../../src/js/io/index.js';
+import { attentionWeightsFrom } from '../../src/js/model/index.js';
+import { BUILTIN } from './model/realModel.js';
+import { isLayerAttention } from './model/modelWalk.js';
+
+/**
+ * Fetches the shipped model's files into a Map name → Blob, calling onBytes(loaded, total) as they arrive.
+ * @param {AbortSignal} signal
+ */
+export async function fetchBuiltin(signal, onBytes) {
+  const responses = await Promise.all(
+    BUILTIN.files.map(async (name) => {
+      const url = new URL(`${BUILTIN.base}${name}`, document.baseURI);
+      const response = await fetch(url, { signal });
+      if (!response.ok) throw new Error(`${url.pathname} answered ${response.status} ${response.statusText}`);
+      return [name, response];
+    }),
+  );
+  const total = responses.reduce((sum, [, r]) => sum + Number(r.headers.get('content-length') ?? 0), 0);
+  let loaded = 0;
+  const files = new Map();
+  for (const [name, response] of responses) {
+    const reader = response.body.getReader();
+    const parts = [];
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      loaded += value.byteLength;
+      onBytes(loaded, Math.max(total, loaded));
+    }
+    files.set(name, new Blob(parts));
+  }
+  return files;
+}
+
+/** A dropped or picked folder as a Map name → File (the last folder's name wins nothing: names must be unique). */
+export function filesOf(list) {
+  const files = new Map();
+  for (const file of list) {
+    const name = file.name || file.webkitRelativePath.split('/').pop();
+    if (!files.has(name)) files.set(name, file);
+  }
+  return files;
+}
+
+/** The files of a drop: a dropped folder's entries are walked (one level of subfolders), plain files taken as they are. */
+export async function droppedFiles(dataTransfer) {
+  const entries = [...(dataTransfer?.items ?? [])].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.some((entry) => entry.isDirectory)) return [...(dataTransfer?.files ?? [])];
+  const files = [];
+  const walk = async (entry, depth) => {
+    if (entry.isFile) files.push(await new Promise((resolve, reject) => entry.file(resolve, reject)));
+    else if (entry.isDirectory && depth < 2) {
+      const reader = entry.createReader();
+      for (;;) {
+        const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+        if (batch.length === 0) break;
+        for (const child of batch) await walk(child, depth + 1);
+      }
+    }
+  };
+  for (const entry of entries) await walk(entry, 0);
+  return files;
+}
+
+/**
+ * One layer's attention weights (attentionWeightsFrom's layout) from the folder's safetensors files: every file's
+ * header is read, and of the tensors only those of this layer's attention.
+ * @param {Map<string, Blob>} files
+ */
+export async function layerWeights(files, config, layer) {
+  const tensors = new Map();
+  for (const [name, blob] of files) {
+    if (!name.endsWith('.safetensors')) continue;
+    const opened = await openSafetensors(blob);
+    for (const t of opened.tensors) {
+      // Every name is listed (the prefix is found from layer 0's); only this layer's attention is read.
+      tensors.set(t.name, isLayerAttention(t.name, layer) ? await opened.read(t.name) : { shape: t.shape, data: null });
+    }
+  }
+  return attentionWeightsFrom(tensors, { layer, config });
+}

@@ -1,0 +1,366 @@
+// The "Real model" source: a GPT-2, BERT or LLaMA-family checkpoint run by attention-wasm/model (the shipped
+// induction model by default, or a dropped / picked folder), its tokens and next-token prediction, every head in the
+// model view, heads switched off (ablation) with the prediction's change, and a head opened in the steps with the
+// model's own numbers. Loaded by import() only when asked for: the page's first load does not carry it.
+import { loadModel } from '../../src/js/model/index.js';
+import './css/realModel.css'; // with this code only
+import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
+import * as rm from './model/realModel.js';
+import { droppedFiles, fetchBuiltin, filesOf, layerWeights } from './realModelFiles.js';
+import { RealModelControls } from './view/realModelControls.js';
+import { ModelView } from './view/modelView.js';
+import { PredictionsView, TokensView } from './view/predictionsView.js';
+import { RopeGrids } from './view/ropeGrids.js';
+import { byId, setError } from './view/dom.js';
+
+export { readModelLink } from './model/realModel.js';
+
+export class RealModelPanel {
+  /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
+  constructor(app) {
+    this.app = app;
+    this.model = null;
+    this.files = null;
+    this.source = null; // 'builtin' | 'files'
+    this.vocab = [];
+    this.ablate = [];
+    this.selected = null;
+    this.masked = -1;
+    this.generation = 0;
+    this.base = null; // { key, result }: the run with every head on, for the ablation's change
+    this.controller = null;
+    this.ui = new RealModelControls({
+      onBuiltin: () => this.loadBuiltin(),
+      onFiles: (list) => this.loadFiles(list),
+      onDrop: async (transfer) => this.loadFiles(await droppedFiles(transfer)),
+      onCancel: () => this.cancel(),
+      onText: () => this.scheduleRun(),
+      onAllOn: () => this.setAblate([]),
+    });
+    this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
+    this.predictions = new PredictionsView();
+    this.view = new ModelView({
+      onSelect: (layer, head) => this.openHead(layer, head),
+      onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
+    });
+    this.rope = new RopeGrids();
+    this.ui.mount({
+      tokens: this.tokens.element,
+      predictions: this.predictions.element,
+      view: this.view.element,
+      rope: this.rope.element,
+    });
+  }
+
+  get element() {
+    return this.ui.element;
+  }
+
+  /** Opens the source from a link (readModelLink's), or the shipped model. */
+  async open(link) {
+    this.pending = link;
+    if (link?.text !== null && link?.text !== undefined) this.ui.text.value = link.text;
+    if (link?.model === 'files') {
+      this.ui.say(
+        'This link was made with model files dropped on the page, which a link cannot hold: drop or pick the same folder again to reopen its view.',
+      );
+      return;
+    }
+    if (link && link.model !== 'builtin') {
+      this.ui.say(
+        `This link names the model ${JSON.stringify(link.model)}, which this page cannot open by address yet: download its files (config.json, model.safetensors, tokenizer.json) and drop them here.`,
+      );
+      return;
+    }
+    await this.loadBuiltin();
+  }
+
+  cancel() {
+    this.controller?.abort();
+    this.controller = null;
+    this.generation++;
+    this.ui.busy(false);
+    this.ui.say('Cancelled. The page is as it was.');
+  }
+
+  async loadBuiltin() {
+    this.controller?.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    this.ui.busy(true, 'Downloading the shipped model…');
+    try {
+      const files = await fetchBuiltin(controller.signal, (loaded, total) =>
+        this.ui.progress(loaded, total, `${rm.bytesText(loaded)} of ${rm.bytesText(total)}`),
+      );
+      if (this.controller !== controller) return;
+      await this.#use(files, 'builtin');
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      this.#fail(
+        `The shipped model could not be downloaded from this page's folder (${error.message}). Check the connection and choose it again.`,
+      );
+    }
+  }
+
+  async loadFiles(list) {
+    if (!list?.length) return;
+    this.controller?.abort();
+    this.controller = null;
+    this.ui.busy(true, `Reading ${list.length} file${list.length > 1 ? 's' : ''}…`);
+    await this.#use(filesOf(list), 'files');
+  }
+
+  async #use(files, source) {
+    const generation = ++this.generation;
+    let model;
+    try {
+      model = await loadModel(files, { onProgress: (event) => this.#progress(event) });
+    } catch (error) {
+      if (generation !== this.generation) return;
+      return this.#fail(this.#loadMessage(error));
+    }
+    if (generation !== this.generation) return;
+    this.model?.dispose();
+    Object.assign(this, { model, files, source, base: null, selected: null, masked: -1 });
+    const link = this.pending;
+    this.pending = null;
+    this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
+    this.vocab = files.has('tokenizer.json') ? rm.vocabulary(JSON.parse(await files.get('tokenizer.json').text())) : [];
+    this.view.clear();
+    this.rope.draw(null);
+    this.ui.loaded(this.#describe(), source === 'builtin', model.family === 'bert');
+    this.ui.text.value = link?.text ?? this.#defaultText();
+    this.ui.idsHint(!model.hasTokenizer);
+    await this.run();
+    if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
+      const { numLayers, numHeads } = model.spec;
+      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head);
+    }
+  }
+
+  #defaultText() {
+    if (this.source === 'builtin') return rm.INDUCTION_SENTENCE;
+    if (!this.model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+    if (this.model.family === 'bert') return 'the cat sat on the [MASK] .';
+    return 'The cat sat on the mat because it was';
+  }
+
+  #describe() {
+    const s = this.model.spec;
+    const what = this.source === 'builtin' ? 'shipped with the page, trained here' : `${this.files.size} files`;
+    return `${this.model.family} · ${s.numLayers} layers × ${s.numHeads} heads${s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : ''} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
+  }
+
+  #loadMessage(error) {
+    const code = error?.code ? `${error.code}: ` : '';
+    const hint =
+      error?.code === 'UNSUPPORTED_MODEL'
+        ? ` The page runs ${rm.FAMILIES_TEXT}.`
+        : error?.code === 'MISSING_FILE'
+          ? ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.'
+          : '';
+    return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}.${hint}`;
+  }
+
+  #fail(message) {
+    this.ui.busy(false);
+    this.ui.error(message);
+  }
+
+  #progress({ phase, layer, loaded }) {
+    const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
+    if (phase === 'layer' && layers) {
+      this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
+    }
+  }
+
+  /** The run's input: the text, or its ids with one token masked (BERT, a token clicked). */
+  #input() {
+    const text = this.ui.text.value;
+    if (!this.model.hasTokenizer) return { input: { ids: (text.match(/\d+/g) ?? []).map(Number) }, key: text };
+    if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
+    const ids = this.lastIds.slice();
+    ids[this.masked] = rm.maskId(this.vocab);
+    return { input: { ids }, key: `${text}|${this.masked}` };
+  }
+
+  scheduleRun() {
+    this.masked = -1;
+    clearTimeout(this.runTimer);
+    this.runTimer = setTimeout(() => this.run(), 200);
+  }
+
+  mask(index) {
+    if (rm.maskId(this.vocab) < 0) return;
+    this.masked = this.masked === index ? -1 : index;
+    this.run();
+  }
+
+  setAblate(ablate) {
+    this.ablate = ablate;
+    this.run().then(() => this.selected && this.openHead(this.selected.layer, this.selected.head));
+  }
+
+  /** Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. */
+  async run() {
+    if (!this.model) return;
+    const generation = ++this.generation;
+    const model = this.model;
+    const { input, key } = this.#input();
+    this.ui.busy(true, 'Running the model…');
+    try {
+      this.runLayers = model.spec.numLayers;
+      const t0 = performance.now();
+      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate });
+      const runMs = performance.now() - t0;
+      let base = null;
+      if (this.ablate.length) {
+        if (this.base?.key !== key) this.base = { key, result: await model.run(input, { topK: rm.TOP_K }) };
+        base = this.base.result;
+      }
+      if (generation !== this.generation) return;
+      if (typeof input === 'string') this.lastIds = r.ids;
+      this.result = r;
+      this.#draw(r, base, runMs);
+      this.ui.busy(false);
+      this.ui.say(
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${base ? ' (and once with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+      );
+      this.ui.error(null);
+      this.#writeLink();
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.ui.busy(false);
+      this.ui.error(
+        `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
+      );
+    }
+  }
+
+  #draw(r, base, runMs) {
+    const model = this.model;
+    const bert = model.family === 'bert';
+    const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
+    const tokens = r.tokens ?? rawTokens;
+    const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
+    const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
+    this.#drawPredictions(r, base, bert ? masked : r.ids.length - 1);
+    const drawMs = this.view.draw({
+      attentions: r.attentions,
+      labels,
+      causal: model.spec.choices.causal,
+      ablate: this.ablate,
+      selected: this.selected,
+    });
+    document.body.dataset.modelRunMs = runMs.toFixed(2);
+    document.body.dataset.modelViewMs = drawMs.toFixed(2);
+    document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
+    this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
+  }
+
+  #drawPredictions(r, base, row) {
+    const V = this.model.spec.vocabSize;
+    const where = this.model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
+    if (!r.logits || row < 0) {
+      const why = !r.logits
+        ? 'This checkpoint has no language-model head: there is nothing to predict.'
+        : 'Type [MASK] in the sentence, or click a token above to mask it: the model then guesses it.';
+      return this.predictions.draw({ title: why, rows: [], compared: false, gone: [] });
+    }
+    const name = (id) => ({ raw: this.vocab[id] ?? String(id), token: null });
+    const top = rm.topTokens(r.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
+    if (!base)
+      return this.predictions.draw({
+        title: `The model's top ${top.length} ${where}`,
+        rows: top,
+        compared: false,
+        gone: [],
+      });
+    const baseTop = rm.topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
+    const { rows, gone } = rm.predictionChanges(top, baseTop, (id) => rm.probabilityOf(base.logits.data, V, row, id));
+    this.predictions.draw({
+      title: `The model's top ${top.length} ${where}, with the heads switched off`,
+      rows,
+      compared: true,
+      gone,
+    });
+  }
+
+  /** Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. */
+  async openHead(layer, head) {
+    if (!this.model || !this.result) return;
+    const spec = this.model.spec;
+    const { errors } = walkSizes(spec, this.result.ids.length);
+    if (errors.length)
+      return this.ui.walk(
+        `This layer is larger than the page's steps take (${errors.join('; ')}); the model view and the prediction still show it.`,
+      );
+    const generation = this.generation;
+    try {
+      const capture = Array.from({ length: spec.numHeads }, (_, h) => ({ layer, head: h }));
+      const r = await this.model.run(this.#input().input, {
+        capture,
+        ablate: this.ablate,
+        logits: false,
+        hiddenStates: false,
+      });
+      const weights = await layerWeights(this.files, this.model.config, layer);
+      if (generation !== this.generation) return;
+      const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
+      const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
+      const state = walkState(this.app.state, {
+        x: r.captures[0].x,
+        weights,
+        tokens,
+        head,
+        spec,
+        family: this.model.family,
+      });
+      this.selected = { layer, head };
+      this.app.showModelHead(state, captureResult(r.captures, spec));
+      this.view.draw({
+        attentions: this.result.attentions,
+        labels: this.view.figures[0][0].map.view.rowLabels,
+        causal: spec.choices.causal,
+        ablate: this.ablate,
+        selected: this.selected,
+      });
+      this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
+      const rope = r.captures[head].qRotated
+        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
+        : '';
+      this.ui.walk(
+        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope} An edit recomputes this layer alone.`,
+      );
+      this.#writeLink();
+    } catch (error) {
+      this.ui.walk(`This head could not be opened in the steps: ${error.message}`);
+    }
+  }
+
+  #writeLink() {
+    const link = {
+      model: this.source,
+      text: this.ui.text.value,
+      layer: this.selected?.layer,
+      head: this.selected?.head,
+      ablate: this.ablate,
+    };
+    history.replaceState(null, '', `${rm.writeModelLink(location.search, link)}${location.hash}`);
+  }
+}
+
+/** Opens the "Real model" section (made once) and its source. */
+let panel = null;
+export async function openRealModel(app, link) {
+  const section = byId('step-model');
+  if (!panel) {
+    panel = new RealModelPanel(app);
+    byId('mount-model').append(panel.element);
+  }
+  section.hidden = false;
+  setError(byId('model-load-error'), null);
+  await panel.open(link);
+  return panel;
+}
