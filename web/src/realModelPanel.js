@@ -7,6 +7,7 @@ import './css/realModel.css'; // with this code only
 import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
 import * as rm from './model/realModel.js';
 import { droppedFiles, fetchBuiltin, filesOf, layerWeights } from './realModelFiles.js';
+import { RealModelViews } from './realModelViews.js';
 import { RealModelControls } from './view/realModelControls.js';
 import { ModelView } from './view/modelView.js';
 import { PredictionsView, TokensView } from './view/predictionsView.js';
@@ -44,12 +45,14 @@ export class RealModelPanel {
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
+    this.views = new RealModelViews(); // the head view and the block of one layer, below the model view
     this.ui.mount({
       tokens: this.tokens.element,
       predictions: this.predictions.element,
       view: this.view.element,
       rope: this.rope.element,
     });
+    this.ui.work.append(this.views.element);
   }
 
   get element() {
@@ -253,6 +256,7 @@ export class RealModelPanel {
       ablate: this.ablate,
       selected: this.selected,
     });
+    this.views.update({ model, result: r, labels, input: this.#input().input, ablate: this.ablate });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
@@ -318,6 +322,7 @@ export class RealModelPanel {
         family: this.model.family,
       });
       this.selected = { layer, head };
+      this.views.setLayer(layer);
       this.app.showModelHead(state, captureResult(r.captures, spec));
       this.view.draw({
         attentions: this.result.attentions,

@@ -65,9 +65,39 @@ export type LayerStep = 'x' | 'concat' | 'output' | 'residual' | 'mlpInput' | 'm
  * | concat                                             | [n, H·d_k]          |
  * | mlpHidden                                          | [n, d_ff]           |
  */
-export type StepEdit =
-  | { layer: number; head: number; step: HeadStep; row: number; col: number; value: number }
-  | { layer: number; head?: undefined; step: LayerStep; row: number; col: number; value: number };
+export type StepEdit = HeadStepEdit | LayerStepEdit;
+
+/** An edit of a head's step (StepEdit). */
+export interface HeadStepEdit {
+  /** The layer, from 0. */
+  layer: number;
+  /** The query head, from 0. */
+  head: number;
+  /** The step. */
+  step: HeadStep;
+  /** The token (row), from 0. */
+  row: number;
+  /** The column of the step, from 0. */
+  col: number;
+  /** The number written there (a finite float32). */
+  value: number;
+}
+
+/** An edit of a layer's step (StepEdit). */
+export interface LayerStepEdit {
+  /** The layer, from 0. */
+  layer: number;
+  /** None: a layer's step belongs to no head. */
+  head?: undefined;
+  /** The step. */
+  step: LayerStep;
+  /** The token (row), from 0. */
+  row: number;
+  /** The column of the step, from 0. */
+  col: number;
+  /** The number written there (a finite float32). */
+  value: number;
+}
 
 /** model.run's options. */
 export interface RunOptions {

@@ -171,7 +171,7 @@ function gpt2(fixture, ids, { ablate = [], edits = [] } = {}) {
   return { attentions, hiddenStates, steps, logits: linear(h, n, T(t('wte.weight'))) };
 }
 
-function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [] } = {}) {
+function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [], edits = [] } = {}) {
   const { config: c, values, prefix } = fixture;
   const t = (name) => values[`${prefix}${name}`] ?? values[name];
   const ln = (at) => [
@@ -189,19 +189,26 @@ function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const at = `encoder.layer.${l}.`;
     const L = (name) => t(`${at}${name}`);
-    const proj = (part) => linear(h, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`));
-    const [q, k, v] = [proj('query'), proj('key'), proj('value')];
-    const { weights, context } = attend(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l));
+    const E = editorFor(edits, l, { n, H, Hkv: H, dk: d / H });
+    const x = E('x', h.slice()); // attention's input: an edit of it reaches q, k and v, not the residual
+    const proj = (part, step) =>
+      E(step, linear(x, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`)));
+    const [q, k, v] = [proj('query', 'q'), proj('key', 'k'), proj('value', 'v')];
+    const attention = edits.length ? attendEdited : attend;
+    const { weights, context } = attention(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l), E);
     attentions.push(weights);
-    const output = linear(context, n, L('attention.output.dense.weight'), L('attention.output.dense.bias'));
-    const residual = add(output, h);
-    const mlpInput = layerNorm(residual, n, ...ln(`${at}attention.output.`), eps);
-    const mlpHidden = linear(mlpInput, n, L('intermediate.dense.weight'), L('intermediate.dense.bias')).map(
-      ACT[c.hidden_act],
+    const output = E(
+      'output',
+      linear(context, n, L('attention.output.dense.weight'), L('attention.output.dense.bias')),
     );
-    const mlpOutput = linear(mlpHidden, n, L('output.dense.weight'), L('output.dense.bias'));
-    const x = h;
-    h = layerNorm(add(mlpOutput, mlpInput), n, ...ln(`${at}output.`), eps);
+    const residual = E('residual', add(output, h));
+    const mlpInput = E('mlpInput', layerNorm(residual, n, ...ln(`${at}attention.output.`), eps));
+    const mlpHidden = E(
+      'mlpHidden',
+      linear(mlpInput, n, L('intermediate.dense.weight'), L('intermediate.dense.bias')).map(ACT[c.hidden_act]),
+    );
+    const mlpOutput = E('mlpOutput', linear(mlpHidden, n, L('output.dense.weight'), L('output.dense.bias')));
+    h = E('hidden', layerNorm(add(mlpOutput, mlpInput), n, ...ln(`${at}output.`), eps));
     hiddenStates.push(h);
     steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
   }
@@ -309,7 +316,7 @@ function llama(fixture, ids, { ablate = [], edits = [] } = {}) {
  * [n, d] (num_layers + 1), logits [n, V] or null, steps per layer: { x, q, k, v, qRotated?, kRotated? ([n, heads·d_k],
  * heads side by side), concat, output, residual, mlpInput, mlpHidden, mlpOutput, hidden } }.
  * @param {{ tokenTypeIds?: number[], ablate?: [number, number][], edits?: object[] }} [options]  edits: as
- *   model.run's, for GPT-2 and the LLaMA family (edit-reference.js)
+ *   model.run's (edit-reference.js)
  */
 export function referenceForward(fixture, ids, options = {}) {
   const type = fixture.config.model_type;

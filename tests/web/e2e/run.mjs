@@ -20,4 +20,5 @@ import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
 import './real-model.mjs';
+import './real-model-views.mjs';
 import './views.mjs';

@@ -7,9 +7,9 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { launchChromium } from '../../chromium.mjs';
 import { serveStatic } from '../../serve-static.mjs';
+import { drawnCount, expectedOpacities, opacitiesOf, readLines } from './headViewReader.mjs';
 import { ARTIFACTS, ROOT, pageCsp } from './helpers.mjs';
 
-const MIN_WEIGHT = 0.02; // web/src/model/headLayout.js
 let server;
 let browser;
 
@@ -44,43 +44,19 @@ async function withHarness({ family = 'gpt2', layer = 1, width = 1280, colorSche
   }
 }
 
-/** The lines drawn: { y1, y2, opacity, stroke } each. */
-const readLines = (page) =>
-  page.$$eval('.head-view-lines line', (lines) =>
-    lines.map((l) => ({
-      y1: Number(l.getAttribute('y1')),
-      y2: Number(l.getAttribute('y2')),
-      opacity: Number(l.getAttribute('stroke-opacity')),
-      stroke: l.getAttribute('stroke'),
-    })),
-  );
-
-/** The weights of query i (or key j) over the heads, as the view must draw them (≥ MIN_WEIGHT), sorted. */
-function expectedOpacities({ weights, shape: [H, n] }, { side, token }, heads = [...Array(H).keys()]) {
-  const values = [];
-  for (const h of heads) {
-    for (let t = 0; t < n; t++) {
-      const w = side === 'left' ? weights[(h * n + token) * n + t] : weights[(h * n + t) * n + token];
-      if (w >= MIN_WEIGHT) values.push(Number(Math.min(1, w).toFixed(3)));
-    }
-  }
-  return values.sort((a, b) => a - b);
-}
-
 describe('head view', () => {
   for (const family of ['gpt2', 'llama', 'bert']) {
     test(`${family}: the lines are the layer's weights; hover, keys and head buttons choose them`, async () => {
       await withHarness({ family }, async (page, data) => {
         const [H, n] = data.shape;
         assert.equal(await page.locator('.head-view-head[aria-pressed="true"]').count(), H, 'every head at first');
-        const all = data.weights.filter((w) => w >= MIN_WEIGHT).length;
+        const all = drawnCount(data.weights);
         assert.equal((await readLines(page)).length, all, 'a line per weight over the threshold');
         // hover query 3: only its lines, their opacities its weights
         await page.hover('.head-view-tokens.left li:nth-child(4) button');
         let lines = await readLines(page);
         assert.ok(lines.every((l) => l.y1 === 3.5 * 26));
-        const opacities = lines.map((l) => l.opacity).sort((a, b) => a - b);
-        assert.deepEqual(opacities, expectedOpacities(data, { side: 'left', token: 3 }));
+        assert.deepEqual(opacitiesOf(lines), expectedOpacities(data.weights, data.shape, { side: 'left', token: 3 }));
         // keyboard: focus key 0, down twice, Enter pins key 2, which stays when the pointer leaves
         await page.focus('.head-view-tokens.right li:nth-child(1) button');
         await page.keyboard.press('ArrowDown');
@@ -89,10 +65,7 @@ describe('head view', () => {
         await page.mouse.move(0, 0);
         lines = await readLines(page);
         assert.ok(lines.length > 0 && lines.every((l) => l.y2 === 2.5 * 26), 'the lines into key 2');
-        assert.deepEqual(
-          lines.map((l) => l.opacity).sort((a, b) => a - b),
-          expectedOpacities(data, { side: 'right', token: 2 }),
-        );
+        assert.deepEqual(opacitiesOf(lines), expectedOpacities(data.weights, data.shape, { side: 'right', token: 2 }));
         assert.match(await page.textContent('.head-view-readout'), /‘sat’ is attended to most by ‘.+’ \d\.\d\d/);
         await page.keyboard.press('Escape');
         await page.locator('.head-view-heads').hover();
@@ -105,7 +78,7 @@ describe('head view', () => {
         lines = await readLines(page);
         const colour = await page.$eval('.head-view-head[data-head="1"] .head-view-swatch', (s) => s.style.background);
         assert.ok(lines.length > 0 && new Set(lines.map((l) => l.stroke)).size === 1);
-        const headOnly = data.weights.slice(n * n, 2 * n * n).filter((w) => w >= MIN_WEIGHT).length;
+        const headOnly = drawnCount(data.weights.slice(n * n, 2 * n * n));
         assert.equal(lines.length, headOnly, `head 2's lines only (${colour})`);
       });
     });

@@ -22,7 +22,7 @@ export function blockParts(family, spec, n) {
   const { dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf: ff } = spec;
   const [norm1, norm2] = NORMS[family];
   const tensor = (key, label, cols = d) => ({ kind: 'tensor', key, label, shape: [n, cols] });
-  const kv = Hkv === H ? `${H}·${dK}` : `${Hkv}·${dK}, ${Hkv} key-value heads`;
+  const kv = Hkv === H ? `${H}·${dK}` : `${Hkv}·${dK}, ${Hkv} key-value head${Hkv > 1 ? 's' : ''}`;
   const attention = {
     kind: 'attention',
     label: `attention: ${H} heads of d_k = ${dK}`,
