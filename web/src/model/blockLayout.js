@@ -38,30 +38,27 @@ export function blockParts(family, spec, n) {
     { kind: 'mlp', label: 'MLP down', detail: `·W_down ${size([ff, d])}` },
     tensor('mlpOutput', 'the MLP’s output'),
   ];
-  if (family === 'bert') {
-    return [
-      tensor('input', 'the layer’s input (residual stream)'),
-      attention,
-      tensor('output', 'attention’s output'),
-      { kind: 'add', label: '+ residual', detail: 'the layer’s input added' },
-      tensor('residual', 'input + attention'),
-      { kind: 'norm', label: norm1, detail: `over d_model = ${d}` },
-      tensor('mlpInput', 'the MLP’s input'),
-      ...mlp,
-      { kind: 'add', label: '+ residual, then ' + norm2, detail: 'the MLP’s input added, then normed' },
-      tensor('hidden', 'the layer’s output'),
-    ];
-  }
-  return [
-    tensor('input', 'the layer’s input (residual stream)'),
-    { kind: 'norm', label: norm1, detail: `over d_model = ${d}` },
-    tensor('x', 'attention’s input'),
+  const norm = (label) => ({ kind: 'norm', label, detail: `over d_model = ${d}` });
+  const input = tensor('input', 'the layer’s input (residual stream)');
+  // attention, its output and the residual sum: the same in both placements
+  const attend = [
     attention,
     tensor('output', 'attention’s output'),
     { kind: 'add', label: '+ residual', detail: 'the layer’s input added' },
     tensor('residual', 'input + attention (residual stream)'),
-    { kind: 'norm', label: norm2, detail: `over d_model = ${d}` },
-    tensor('mlpInput', 'the MLP’s input'),
+  ];
+  const mlpInput = tensor('mlpInput', 'the MLP’s input');
+  if (family === 'bert') {
+    const last = { kind: 'add', label: `+ residual, then ${norm2}`, detail: 'the MLP’s input added, then normed' };
+    return [input, ...attend, norm(norm1), mlpInput, ...mlp, last, tensor('hidden', 'the layer’s output')];
+  }
+  return [
+    input,
+    norm(norm1),
+    tensor('x', 'attention’s input'),
+    ...attend,
+    norm(norm2),
+    mlpInput,
     ...mlp,
     { kind: 'add', label: '+ residual', detail: 'the residual stream added' },
     tensor('hidden', 'the layer’s output (residual stream)'),
