@@ -3,15 +3,17 @@
 
 const MIN_WEIGHT = 0.02; // web/src/model/headLayout.js
 
-/** The lines drawn under `root`: { y1, y2, opacity, stroke } each. */
+/** The lines shown under `root` (hidden groups left out): { y1, y2, opacity, stroke } each. */
 export const readLines = (page, root = '') =>
   page.$$eval(`${root} .head-view-lines line`, (lines) =>
-    lines.map((l) => ({
-      y1: Number(l.getAttribute('y1')),
-      y2: Number(l.getAttribute('y2')),
-      opacity: Number(l.getAttribute('stroke-opacity')),
-      stroke: l.getAttribute('stroke'),
-    })),
+    lines
+      .filter((l) => l.parentNode.style.display !== 'none')
+      .map((l) => ({
+        y1: Number(l.getAttribute('y1')),
+        y2: Number(l.getAttribute('y2')),
+        opacity: Number(l.getAttribute('stroke-opacity')),
+        stroke: l.getAttribute('stroke'),
+      })),
   );
 
 /** How many of the weights [H, n, n] (a flat array) the view draws. */

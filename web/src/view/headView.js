@@ -16,6 +16,7 @@ export class HeadView {
   #heads = new Set();
   #hover = null; // { side, token }
   #pinned = null;
+  #all = null; // { weights, key, group }: every line of the chosen heads, kept while neither changes
 
   /** @param {{ label?: string }} [options]  label: the view's accessible name */
   constructor({ label = 'Head view: which tokens each token attends to' } = {}) {
@@ -24,6 +25,7 @@ export class HeadView {
       el('ol', { class: `head-view-tokens ${side}`, attrs: { 'aria-label': side === 'left' ? 'From' : 'To' } }),
     );
     this.lines = svg('svg', { class: 'head-view-lines', 'aria-hidden': 'true', preserveAspectRatio: 'none' });
+    this.focusLines = svg('g'); // a focused token's lines
     this.readout = el('p', { class: 'head-view-readout', attrs: { 'aria-live': 'polite' } });
     this.element = el(
       'section',
@@ -171,19 +173,15 @@ export class HeadView {
       button.setAttribute('aria-pressed', String(this.#heads.has(Number(button.dataset.head))));
     }
     this.headBar.querySelector('.head-view-all').setAttribute('aria-pressed', String(this.#heads.size === H));
-    const y = (t) => (t + 0.5) * ROW;
-    const lines = headLines(this.#weights, { heads, focus }).map(({ head, i, j, weight }) =>
-      svg('line', {
-        x1: 0,
-        y1: y(i),
-        x2: 100,
-        y2: y(j),
-        stroke: headColor(head),
-        'stroke-opacity': Math.min(1, weight).toFixed(3),
-        'vector-effect': 'non-scaling-stroke',
-      }),
-    );
-    this.lines.replaceChildren(...lines);
+    // Every line of the chosen heads is drawn once per layer and head choice, and kept: a focus draws its few
+    // lines in a group of its own and hides that one, so that leaving a token costs nothing.
+    const key = heads.join(',');
+    if (this.#all?.weights !== this.#weights || this.#all.key !== key) {
+      this.#all = { weights: this.#weights, key, group: svg('g', null, ...this.#lineElements(heads, null)) };
+      this.lines.replaceChildren(this.#all.group, this.focusLines);
+    }
+    this.#all.group.style.display = focus ? 'none' : '';
+    this.focusLines.replaceChildren(...(focus ? this.#lineElements(heads, focus) : []));
     const shares = focusShares(this.#weights, { heads, focus });
     SIDES.forEach((side, s) => {
       this.columns[s].querySelectorAll('button').forEach((button, t) => {
@@ -195,6 +193,21 @@ export class HeadView {
       });
     });
     this.readout.textContent = this.#describe(focus, heads);
+  }
+
+  #lineElements(heads, focus) {
+    const y = (t) => (t + 0.5) * ROW;
+    return headLines(this.#weights, { heads, focus }).map(({ head, i, j, weight }) =>
+      svg('line', {
+        x1: 0,
+        y1: y(i),
+        x2: 100,
+        y2: y(j),
+        stroke: headColor(head),
+        'stroke-opacity': Math.min(1, weight).toFixed(3),
+        'vector-effect': 'non-scaling-stroke',
+      }),
+    );
   }
 
   #describe(focus, heads) {
