@@ -10,7 +10,8 @@ import { made } from './calls.js';
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 // What each step's edit addresses: `head` 'query' (a head's own step), 'kv' (its key-value head's, GQA: shared),
-// or none (the layer's); `cols` its width; `rope` a step of RoPE models only. Every row is a token (n rows).
+// or none (the layer's); `cols` its width; `rope` a step of RoPE models only. Every row is a token (n rows), but for
+// the weights (`weight`: the slots they are read into), in attentionWeightsFrom's layout [in, out].
 const model = (c) => c.dModel;
 const head = (c) => c.headDim;
 const keys = (c, n) => n;
@@ -33,6 +34,10 @@ const STEPS = {
   mlpHidden: { cols: (c) => c.dFf },
   mlpOutput: { cols: model },
   hidden: { cols: model },
+  wq: { weight: 'wQ', part: 0, rows: model, cols: (c) => c.numHeads * c.headDim },
+  wk: { weight: 'wK', part: 1, rows: model, cols: (c) => c.numKvHeads * c.headDim },
+  wv: { weight: 'wV', part: 2, rows: model, cols: (c) => c.numKvHeads * c.headDim },
+  wo: { weight: 'wO', rows: (c) => c.numHeads * c.headDim, cols: model },
 };
 
 /** The steps an edit may change, in the forward's order. */
@@ -65,7 +70,8 @@ export function readEdits(list, config, n) {
     if (step.head) within('head', edit.head, config.numHeads, 'a head of this model');
     else if (edit.head !== undefined)
       throw bad(`${name}: ${edit.step} is the layer's step, not a head's: leave head out`);
-    within('row', edit.row, n, 'a token of this input');
+    if (step.weight) within('row', edit.row, step.rows(config), `a row of ${edit.step}`);
+    else within('row', edit.row, n, 'a token of this input');
     within('col', edit.col, step.cols(config, n), `a column of ${edit.step}`);
     if (typeof edit.value !== 'number' || !Number.isFinite(Math.fround(edit.value)))
       throw bad(`${name}: value must be a finite float32 number, got ${describe(edit.value)}`);
@@ -78,7 +84,7 @@ export function readEdits(list, config, n) {
  * core allocates for them; null when none edits layer l.
  */
 export function layerEdits(edits, l, config, n) {
-  const mine = edits.filter((edit) => edit.layer === l);
+  const mine = edits.filter((edit) => edit.layer === l && !STEPS[edit.step].weight);
   if (!mine.length) return null;
   const rows = new Float32Array(mine.length * 5); // [m, 5]
   const group = config.numHeads / config.numKvHeads;
@@ -94,4 +100,27 @@ export function layerEdits(edits, l, config, n) {
     count: mine.length,
     scratchBytes: inner ? innerScratchBytes(config, n) : 0,
   };
+}
+
+/**
+ * Writes layer l's weight edits (wq, wk, wv, wo: [in, out] as attentionWeightsFrom gives them) into the layer's
+ * weights as read from the checkpoint (`inputs`, by slot), each edited tensor copied first: [in, out] (kInOut, GPT-2's
+ * fused c_attn holding q | k | v side by side) or [out, in] (kOutIn).
+ */
+export function editWeights(edits, l, inputs, config) {
+  const copied = new Set();
+  const { numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+  for (const { layer, step, row, col, value } of edits) {
+    const { weight, part } = STEPS[step];
+    if (layer !== l || !weight) continue;
+    const fused = weight !== 'wO' && !inputs[weight];
+    const slot = fused ? 'wQkv' : weight;
+    if (!copied.has(slot)) inputs[slot] = { ...inputs[slot], data: inputs[slot].data.slice() };
+    copied.add(slot);
+    const [rows, cols] = inputs[slot].shape; // as stored
+    const offset = fused ? [0, H * dK, (H + Hkv) * dK][part] : 0;
+    const at = config.choices.layout === 'inOut' ? row * cols + offset + col : (offset + col) * cols + row;
+    if (at >= rows * cols) throw new AttentionError('INTERNAL', `edit of ${step} outside ${slot}`);
+    inputs[slot].data[at] = value;
+  }
 }

@@ -49,8 +49,20 @@ export interface LayerHead {
 /** A head's steps (`head` required; for k, v and kRotated any head reading that key-value head). */
 export type HeadStep =
   'q' | 'k' | 'v' | 'qRotated' | 'kRotated' | 'rawScores' | 'scaledScores' | 'scores' | 'weights' | 'headOutput';
-/** A layer's steps (no `head`). */
-export type LayerStep = 'x' | 'concat' | 'output' | 'residual' | 'mlpInput' | 'mlpHidden' | 'mlpOutput' | 'hidden';
+/** A layer's steps (no `head`), and its attention weights in attentionWeightsFrom's layout. */
+export type LayerStep =
+  | 'x'
+  | 'concat'
+  | 'output'
+  | 'residual'
+  | 'mlpInput'
+  | 'mlpHidden'
+  | 'mlpOutput'
+  | 'hidden'
+  | 'wq'
+  | 'wk'
+  | 'wv'
+  | 'wo';
 
 /**
  * One number of one step replaced, right after the forward computes that step; the steps and shapes are those of
@@ -64,6 +76,8 @@ export type LayerStep = 'x' | 'concat' | 'output' | 'residual' | 'mlpInput' | 'm
  * | rawScores, scaledScores, scores, weights           | [n, n]              |
  * | concat                                             | [n, H·d_k]          |
  * | mlpHidden                                          | [n, d_ff]           |
+ * | wq; wk, wv (this run only)                         | [d_model, H·d_k]; [d_model, H_kv·d_k] |
+ * | wo (this run only)                                 | [H·d_k, d_model]    |
  */
 export type StepEdit = HeadStepEdit | LayerStepEdit;
 

@@ -7,7 +7,7 @@ import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
-import { layerEdits, readEdits } from './edits.js';
+import { editWeights, layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
@@ -98,6 +98,7 @@ export class Model {
       const capture = o.capture.some((c) => c.layer === l);
       const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`) };
       for (const entry of layers[l]) inputs[entry.slot] = weight(await this.#checkpoint.read(entry), entry.name);
+      editWeights(edits, l, inputs, config);
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
         inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');

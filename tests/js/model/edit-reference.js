@@ -84,3 +84,39 @@ export function attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, edit) {
   edit('headOutput', context);
   return { weights, context: edit('concat', context) };
 }
+
+const PROJECTIONS = { wq: 0, wk: 1, wv: 2 };
+
+/**
+ * A copy of a fixture whose stored weights carry the edits of wq, wk, wv and wo ([in, out], as attentionWeightsFrom
+ * gives them), each written into its family's own tensor: GPT-2's Conv1D c_attn [d, 3·d] (q | k | v) and c_proj
+ * [in, out]; BERT's and LLaMA's nn.Linear [out, in] (query/key/value or q/k/v_proj, and the output projection).
+ */
+export function withWeightEdits(fixture, edits = []) {
+  const mine = edits.filter((e) => e.step in PROJECTIONS || e.step === 'wo');
+  if (!mine.length) return fixture;
+  const { config: c, prefix = '' } = fixture;
+  const values = { ...fixture.values };
+  const named = (name) => (`${prefix}${name}` in values ? `${prefix}${name}` : name);
+  for (const { layer: l, step, row, col, value } of mine) {
+    let name;
+    let index;
+    if (c.model_type === 'gpt2') {
+      name = named(`h.${l}.attn.${step === 'wo' ? 'c_proj' : 'c_attn'}.weight`);
+      const [, out] = values[name].shape;
+      index = row * out + (step === 'wo' ? 0 : PROJECTIONS[step] * c.n_embd) + col;
+    } else {
+      const bert = c.model_type === 'bert';
+      const parts = bert ? ['query', 'key', 'value'] : ['q_proj', 'k_proj', 'v_proj'];
+      const proj = step === 'wo' ? (bert ? 'output.dense' : 'o_proj') : parts[PROJECTIONS[step]];
+      name = bert
+        ? named(`encoder.layer.${l}.attention.${step === 'wo' ? '' : 'self.'}${proj}.weight`)
+        : `model.layers.${l}.self_attn.${proj}.weight`;
+      const [, inner] = values[name].shape;
+      index = col * inner + row;
+    }
+    if (values[name] === fixture.values[name]) values[name] = { ...values[name], data: values[name].data.slice() };
+    values[name].data[index] = value;
+  }
+  return { ...fixture, values };
+}

@@ -7,6 +7,7 @@ import { EDITABLE_STEPS } from '../../../src/js/model/edits.js';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { withWeightEdits } from './edit-reference.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const FAMILIES = [
@@ -16,6 +17,7 @@ const FAMILIES = [
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const n = ids.length;
+const WEIGHTS_OF = { wq: true, wk: true, wv: true, wo: true };
 const HEAD_STEPS = new Set(['q', 'k', 'v', 'qRotated', 'kRotated', 'rawScores', 'scaledScores', 'scores']);
 HEAD_STEPS.add('weights').add('headOutput');
 
@@ -43,7 +45,7 @@ describe.each(FAMILIES)('%s', (name, make) => {
   });
 
   it('an edit of each step: the rest of the layer, the later layers and the logits follow, as in the reference', async () => {
-    const steps = EDITABLE_STEPS.filter((step) => model.spec.rope || !step.endsWith('Rotated'));
+    const steps = EDITABLE_STEPS.filter((step) => (model.spec.rope || !step.endsWith('Rotated')) && !WEIGHTS_OF[step]);
     expect(steps.length).toBe(model.spec.rope ? 18 : 16);
     const head = model.spec.numHeads - 1;
     for (const step of steps) {
@@ -58,6 +60,21 @@ describe.each(FAMILIES)('%s', (name, make) => {
       const width = steps[step].shape[1];
       expect(steps[step].data[edit.row * width + edit.col], step).toBeCloseTo(edit.value, 6);
     }
+  });
+
+  it('edits of W_q, W_k, W_v and W_o ([in, out]) change those weights for this run only', async () => {
+    const { headDim: dK, numLayers: L } = model.spec;
+    const edits = [
+      { layer: 0, step: 'wq', row: 1, col: dK + 1, value: 1.5 },
+      { layer: 0, step: 'wk', row: 2, col: 0, value: -1.25 },
+      { layer: L - 1, step: 'wv', row: 0, col: 1, value: 2 },
+      { layer: L - 1, step: 'wo', row: dK + 2, col: 3, value: -2 },
+    ];
+    const r = await model.run({ ids }, { edits });
+    expectLikeReference(r, referenceForward(withWeightEdits(fixture, edits), ids, { edits }), 'weights');
+    expect(r.logits.data).not.toEqual(plain.logits.data);
+    const again = await model.run({ ids });
+    expect(again.logits.data).toEqual(plain.logits.data); // the checkpoint's weights are as they were
   });
 
   it('several edits in several layers, with an ablated head, and next follows them', async () => {
@@ -103,6 +120,11 @@ describe('bad edits are BAD_OPTION errors that name the edit', () => {
     ['a layer step with a head', [{ ...good, step: 'hidden' }], /edits\[0\] \(step 'hidden'\): .*leave head out/],
     ['a layer out of range', [{ ...good, layer: 2 }], /edits\[0\] .*layer the number 2 is not a layer.*\(0 to 1\)/],
     ['a row past the tokens', [{ ...good, row: 3 }], /row the number 3 is not a token of this input \(0 to 2\)/],
+    [
+      'a row past a weight',
+      [{ ...good, head: undefined, step: 'wo', row: 8 }],
+      /row the number 8 is not a row of wo \(0 to 7\)/,
+    ],
     ['a column past the step', [{ ...good, step: 'weights', col: 3 }], /col the number 3 is not a column of weights/],
     ['a value that is not a number', [{ ...good, value: '1' }], /value must be a finite float32 number/],
     ['a value beyond float32', [{ ...good, value: 1e39 }], /value must be a finite float32 number/],
