@@ -6,7 +6,16 @@ import { loadModel } from '../../src/js/model/index.js';
 import './css/realModel.css'; // with this code only
 import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
 import * as rm from './model/realModel.js';
-import { droppedFiles, fetchBuiltin, filesOf, layerWeights } from './realModelFiles.js';
+import {
+  droppedFiles,
+  fetchBuiltin,
+  filesOf,
+  hubFolderUrl,
+  layerWeights,
+  tokenizerJson,
+  urlLayerWeights,
+  urlShards,
+} from './realModelFiles.js';
 import { RealModelViews } from './realModelViews.js';
 import { RealModelControls } from './view/realModelControls.js';
 import { ModelView } from './view/modelView.js';
@@ -35,6 +44,7 @@ export class RealModelPanel {
       onFiles: (list) => this.loadFiles(list),
       onDrop: async (transfer) => this.loadFiles(await droppedFiles(transfer)),
       onCancel: () => this.cancel(),
+      onUrl: (text) => this.loadUrl(text),
       onText: () => this.scheduleRun(),
       onAllOn: () => this.setAblate([]),
     });
@@ -70,10 +80,8 @@ export class RealModelPanel {
       return;
     }
     if (link && link.model !== 'builtin') {
-      this.ui.say(
-        `This link names the model ${JSON.stringify(link.model)}, which this page cannot open by address yet: download its files (config.json, model.safetensors, tokenizer.json) and drop them here.`,
-      );
-      return;
+      this.ui.url.value = link.model;
+      return this.loadUrl(link.model);
     }
     await this.loadBuiltin();
   }
@@ -113,26 +121,43 @@ export class RealModelPanel {
     await this.#use(filesOf(list), 'files');
   }
 
-  async #use(files, source) {
+  /** A Hub model id or a folder URL typed in the field: read by Range requests (attention-wasm/model). */
+  async loadUrl(text) {
+    const typed = rm.typedSource(text);
+    if (!typed) {
+      return this.ui.error(
+        `“${String(text).slice(0, 80)}” is neither a Hub model id (owner/name, such as openai-community/gpt2) nor a folder URL (https://…/folder/).`,
+      );
+    }
+    this.controller?.abort();
+    this.controller = null;
+    this.ui.busy(true, `Opening ${typed.url ?? typed.hub}…`);
+    await this.#use(typed.url ?? typed, typed.url ?? typed.hub, typed.url ?? hubFolderUrl(typed.hub));
+  }
+
+  /** Loads a model from `from` (files or a web source): `source` names it in links; `folder` is its URL. */
+  async #use(from, source, folder = null) {
     const generation = ++this.generation;
     let model;
     try {
-      model = await loadModel(files, { onProgress: (event) => this.#progress(event) });
+      model = await loadModel(from, { onProgress: (event) => this.#progress(event) });
     } catch (error) {
       if (generation !== this.generation) return;
-      return this.#fail(this.#loadMessage(error));
+      return this.#fail(rm.loadMessage(error));
     }
     if (generation !== this.generation) return;
     this.model?.dispose();
-    Object.assign(this, { model, files, source, base: null, selected: null, masked: -1 });
+    const files = folder ? null : from;
+    Object.assign(this, { model, files, folder, source, base: null, selected: null, masked: -1 });
     const link = this.pending;
     this.pending = null;
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
-    this.vocab = files.has('tokenizer.json') ? rm.vocabulary(JSON.parse(await files.get('tokenizer.json').text())) : [];
+    this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
     this.view.clear();
     this.rope.draw(null);
-    this.ui.loaded(this.#describe(), source === 'builtin', model.family === 'bert');
-    this.ui.text.value = link?.text ?? this.#defaultText();
+    const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
+    this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.family === 'bert');
+    this.ui.text.value = link?.text ?? rm.defaultText(model, source);
     this.ui.idsHint(!model.hasTokenizer);
     await this.run();
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
@@ -141,36 +166,14 @@ export class RealModelPanel {
     }
   }
 
-  #defaultText() {
-    if (this.source === 'builtin') return rm.INDUCTION_SENTENCE;
-    if (!this.model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
-    if (this.model.family === 'bert') return 'the cat sat on the [MASK] .';
-    return 'The cat sat on the mat because it was';
-  }
-
-  #describe() {
-    const s = this.model.spec;
-    const what = this.source === 'builtin' ? 'shipped with the page, trained here' : `${this.files.size} files`;
-    return `${this.model.family} · ${s.numLayers} layers × ${s.numHeads} heads${s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : ''} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
-  }
-
-  #loadMessage(error) {
-    const code = error?.code ? `${error.code}: ` : '';
-    const hint =
-      error?.code === 'UNSUPPORTED_MODEL'
-        ? ` The page runs ${rm.FAMILIES_TEXT}.`
-        : error?.code === 'MISSING_FILE'
-          ? ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.'
-          : '';
-    return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}.${hint}`;
-  }
-
   #fail(message) {
     this.ui.busy(false);
     this.ui.error(message);
   }
 
-  #progress({ phase, layer, loaded }) {
+  #progress({ phase, layer, loaded, total, file }) {
+    if (phase === 'download' && total)
+      this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer' && layers) {
       this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
@@ -309,7 +312,9 @@ export class RealModelPanel {
         logits: false,
         hiddenStates: false,
       });
-      const weights = await layerWeights(this.files, this.model.config, layer);
+      const weights = this.files
+        ? await layerWeights(this.files, this.model.config, layer)
+        : await urlLayerWeights(this.folder, await urlShards(this.folder), this.model.config, layer);
       if (generation !== this.generation) return;
       const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
       const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
@@ -333,10 +338,10 @@ export class RealModelPanel {
       });
       this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
       const rope = r.captures[head].qRotated
-        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
-        : '';
+        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation. The steps do not rotate: an edit recomputes this layer without RoPE.'
+        : ' An edit recomputes this layer alone.';
       this.ui.walk(
-        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope} An edit recomputes this layer alone.`,
+        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}`,
       );
       this.#writeLink();
     } catch (error) {

@@ -1,53 +1,24 @@
-// Page test (run by run.mjs): the "Real model" source. The shipped induction model and a tiny checkpoint of each
-// family (dropped as files) run on the page; the tokens, ids, predictions, model view, ablation and a head's walk
-// through the steps are checked against attention-wasm/model run here in Node on the same files, at 1280 and 390 px,
-// light and dark. Screenshots go to tests/artifacts/.
+// Page test (run by run.mjs): the "Real model" source on the shipped induction model: tokens, ids, predictions, the
+// model view, the ablation of the induction heads, a head's walk through the steps and the link, checked against
+// attention-wasm/model run here in Node on the same files; at 390 px dark; by its folder URL; a Hub id under the
+// strict CSP; the download's progress and Cancel. Dropped files: real-model-files.mjs. Screenshots: tests/artifacts/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
-import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
-import { byteLevelTokenizer, wordPieceTokenizer } from '../../js/model/tokenizers.js';
-import { ARTIFACTS, ROOT, assertShown, readNumbers, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, ROOT, assertShown, openPage, readNumbers, settle, withPage } from './helpers.mjs';
+import {
+  INDUCTION,
+  INDUCTION_HEADS,
+  SENTENCE,
+  assertPredictions,
+  openBuiltin,
+  readPredictions,
+  runs,
+  waitForRun,
+} from './real-model-helpers.mjs';
 import { PRECISION, env } from './session.mjs';
 
-const INDUCTION = `${ROOT}web/public/models/induction`;
-const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
-const INDUCTION_HEADS = [0, 1, 2, 3].map((h) => [1, h]);
-
-/** Waits for the real model's next run to be drawn (body[data-model-runs] above `runs`). */
-async function waitForRun(page, runs = 0) {
-  await page.waitForFunction((n) => Number(document.body.dataset.modelRuns ?? 0) > n, runs, { timeout: 60000 });
-}
-
-const runs = (page) => page.evaluate(() => Number(document.body.dataset.modelRuns ?? 0));
-
-/** The predictions table as { id, p, before?, change? } rows. */
-async function readPredictions(page) {
-  return page.$$eval('.predictions-table tbody tr', (rows) =>
-    rows.map((row) => {
-      const cells = [...row.querySelectorAll('td')].map((td) => td.textContent);
-      return { id: Number(row.dataset.id), token: cells[1], p: Number(cells[3]), before: cells[4] && Number(cells[4]) };
-    }),
-  );
-}
-
-function assertPredictions(shown, expected, what) {
-  assert.deepEqual(
-    shown.map((r) => r.id),
-    expected.map((r) => r.id),
-    `${what}: the ids of the top tokens`,
-  );
-  shown.forEach((r, k) =>
-    assert.ok(Math.abs(r.p - expected[k].p) <= 6e-4, `${what}: p of ${r.id}: ${r.p} against ${expected[k].p}`),
-  );
-}
-
-async function openBuiltin(page) {
-  await page.evaluate(() => document.getElementById('real-model-button').click());
-  await waitForRun(page);
-}
-
-describe('real model', () => {
+describe('real model: the shipped model', () => {
   test('the shipped model: tokens, ids, top 10, ablation of the induction heads, a head walked with its own numbers, the link', async () => {
     const model = await loadModel(INDUCTION);
     const plain = await model.run(SENTENCE, { topK: 10 });
@@ -95,6 +66,23 @@ describe('real model', () => {
       );
       assert.match(await page.textContent('.model-predictions'), /Left the list after the ablation: “␣?ball”/u);
 
+      await page.locator('#step-model').screenshot({ path: `${ARTIFACTS}/real-model-ablated-1280.png` });
+      // README_SHOTS=1 rewrites the README's picture: from the tokens to the model view, the induction heads off.
+      if (process.env.README_SHOTS) {
+        const top = await page.locator('.model-tokens-title').boundingBox();
+        const bottom = await page.locator('.model-view').boundingBox();
+        await page.setViewportSize({ width: 1280, height: Math.ceil(bottom.y + bottom.height - top.y + 40) });
+        await page.locator('.model-tokens-title').scrollIntoViewIfNeeded();
+        await page.evaluate(() => document.querySelector('.model-tokens-title').scrollIntoView({ block: 'start' }));
+        const box = await page.locator('#step-model').boundingBox();
+        const first = await page.locator('.model-tokens-title').boundingBox();
+        const last = await page.locator('.model-view').boundingBox();
+        await page.screenshot({
+          path: `${ROOT}docs/real-model.png`,
+          clip: { x: box.x, y: first.y - 12, width: box.width, height: last.y + last.height - first.y + 24 },
+        });
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
       // Layer 1 head 3, the previous-token head, in the steps: the model's own numbers.
       const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 0, head: 2 }], ablate: INDUCTION_HEADS })).captures;
       await page.click('.head-button[data-layer="0"][data-head="2"]');
@@ -158,146 +146,86 @@ describe('real model', () => {
     });
   });
 
-  const families = {
-    gpt2: () => {
-      const merges = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t'];
-      return { fixture: gpt2Fixture({ vocab: 262 }), tokenizer: byteLevelTokenizer(merges), text: 'cat the cat' };
-    },
-    bert: () => ({
-      fixture: bertFixture({ vocab: 19 }),
-      tokenizer: wordPieceTokenizer(['the', 'cat', 'sat', 'on', 'mat', '##s', 'dog', '.', 'a']),
-      text: 'the cats sat on the [MASK] .',
-    }),
-    llama: () => ({ fixture: llamaFixture(), tokenizer: null, text: '5 1 7 3 9 2' }),
-  };
-  for (const [family, make] of Object.entries(families)) {
-    test(`a tiny ${family} checkpoint dropped as files: its predictions and a head in the steps`, async () => {
-      const { fixture, tokenizer, text } = make();
-      const files = { ...fixture.files, ...(tokenizer ? { 'tokenizer.json': tokenizer } : {}) };
-      const model = await loadModel(files);
-      await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
-        await page.evaluate(() => document.getElementById('real-model-button').click());
-        await waitForRun(page); // the shipped model first
-        const n = await runs(page);
-        await page.setInputFiles(
-          '#model-files',
-          Object.entries(files).map(([name, data]) => ({
-            name,
-            mimeType: 'application/octet-stream',
-            buffer: Buffer.from(data),
-          })),
-        );
-        await page.waitForFunction((f) => document.getElementById('model-about').textContent.startsWith(f), family);
-        await page.fill('#model-text', text);
-        const input = tokenizer ? text : { ids: text.split(' ').map(Number) };
-        const r = await model.run(input, { topK: 10 });
-        await page.waitForFunction(
-          (ids) => [...document.querySelectorAll('.model-tokens li')].map((li) => li.dataset.id).join() === ids.join(),
-          r.ids,
-        );
-        await waitForRun(page, n);
-        assert.deepEqual(
-          await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))),
-          r.ids,
-        );
-        if (family === 'llama') {
-          assert.match(await page.textContent('#model-about'), /^llama · 2 layers × 4 heads \(2 key\/value heads\)/u);
-          assertPredictions(await readPredictions(page), r.next, family);
-        } else if (family === 'gpt2') {
-          assertPredictions(await readPredictions(page), r.next, family);
-          assert.deepEqual(await page.$$eval('.model-tokens .token-text', (s) => s.map((x) => x.textContent)), [
-            'cat',
-            '␣the',
-            '␣',
-            'cat',
-          ]);
-        } else {
-          const mask = r.ids.indexOf(4);
-          const V = model.spec.vocabSize;
-          const row = Array.from(r.logits.data.subarray(mask * V, (mask + 1) * V));
-          const max = Math.max(...row);
-          const sum = row.reduce((s, x) => s + Math.exp(x - max), 0);
-          const top = row
-            .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
-            .sort((a, b) => b.p - a.p || a.id - b.id)
-            .slice(0, 10);
-          assertPredictions(await readPredictions(page), top, 'bert [MASK]');
-        }
-        await page.click('.head-button[data-layer="1"][data-head="1"]');
-        await page.waitForFunction(() =>
-          /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent),
-        );
-        await settle(page);
-        const [cap] = (await model.run(input, { capture: [{ layer: 1, head: 1 }] })).captures;
-        if (family === 'llama') {
-          // RoPE: q and k before and after the rotation, the model's own.
-          assertShown(await readNumbers(page, 'qRotated'), cap.qRotated.toArray(), PRECISION, 'llama q rotated');
-          assertShown(await readNumbers(page, 'kRotated'), cap.kRotated.toArray(), PRECISION, 'llama k rotated');
-          assertShown(await readNumbers(page, 'q'), cap.q.toArray(), PRECISION, 'llama q (step 2, before RoPE)');
-        }
-        assertShown(
-          await readNumbers(page, 'weights'),
-          cap.weights.toArray(),
-          PRECISION,
-          `${family} layer 2 head 2 weights`,
-        );
-        assert.equal(await page.isChecked('#causal'), family !== 'bert');
-        await page.screenshot({ path: `${ARTIFACTS}/real-model-${family}.png`, fullPage: false });
-      });
-    });
-  }
-
-  test('files that are not a model: a plain error naming the supported families, and the page keeps working', async () => {
-    const fixture = gpt2Fixture();
-    const config = JSON.stringify({ ...JSON.parse(fixture.files['config.json']), model_type: 't5' });
+  test('a folder URL (the shipped model by its address, Range requests): predictions, a head in the steps, the link', async () => {
+    const model = await loadModel(INDUCTION);
+    const plain = await model.run(SENTENCE, { topK: 10 });
+    const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] })).captures;
+    const folder = `${env.server.url}models/induction/`;
+    let link;
     await withPage(env, {}, async ({ page }) => {
-      await page.evaluate(() => document.getElementById('real-model-button').click());
-      await waitForRun(page);
-      await page.setInputFiles('#model-files', [
-        { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(config) },
-        {
-          name: 'model.safetensors',
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(fixture.files['model.safetensors']),
-        },
-      ]);
-      await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
-      const message = await page.textContent('#model-error');
-      assert.match(message, /UNSUPPORTED_MODEL/u);
-      assert.match(message, /GPT-2 \(gpt2\), BERT \(bert\) and the LLaMA family/u);
-      assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
+      await openBuiltin(page);
+      await page.fill('#model-url', folder);
+      await page.click('#model-url-open');
+      await page.waitForFunction((f) => document.getElementById('model-about').textContent.endsWith(f), folder);
+      const n = await runs(page);
+      await page.fill('#model-text', SENTENCE);
+      await waitForRun(page, n);
+      assertPredictions(await readPredictions(page), plain.next, 'by URL');
+      await page.click('.head-button[data-layer="1"][data-head="0"]');
+      await page.waitForFunction(() =>
+        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      await settle(page);
+      assertShown(await readNumbers(page, 'weights'), cap.weights.toArray(), PRECISION, 'by URL: layer 2 head 1');
+      await page.waitForTimeout(300);
+      link = await page.evaluate(() => location.href);
+      assert.equal(new URL(link).searchParams.get('model'), folder);
+    });
+    await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      assert.equal(await page.inputValue('#model-url'), folder);
+      assertPredictions(await readPredictions(page), plain.next, 'by URL, reopened');
     });
   });
 
-  test('a GPT-2-small-shaped layout (12 layers × 12 heads) at 32 tokens: the model view is drawn (time printed)', async () => {
-    const fixture = gpt2Fixture({ layers: 12, heads: 12, d: 48, vocab: 64, positions: 64 });
-    const ids = Array.from({ length: 32 }, (_, i) => (i * 7) % 64);
-    await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+  test('a Hub id under the page’s strict CSP: a plain FETCH_FAILED that says to download the files; nothing breaks', async () => {
+    const session = await openPage(env, {});
+    try {
+      const { page } = session;
+      await openBuiltin(page);
+      await page.fill('#model-url', 'openai-community/gpt2');
+      await page.press('#model-url', 'Enter');
+      await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
+      const message = await page.textContent('#model-error');
+      assert.match(message, /FETCH_FAILED/u);
+      assert.match(message, /download the files and drop them here/u);
+      assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
+      const csp = await page.evaluate(() => window.__cspViolations);
+      assert.ok(
+        csp.length > 0 && csp.every((v) => /^connect-src blocked https:\/\/huggingface\.co\//u.test(v)),
+        csp.join('; '),
+      );
+      assert.deepEqual(session.problems.pageErrors, []);
+    } finally {
+      await session.context.close();
+    }
+  });
+
+  test('the download shows its progress and Cancel stops it: the page is as it was', async () => {
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    const route = (page) =>
+      page.route('**/models/induction/model.safetensors', async (r) => {
+        await held;
+        await r.continue().catch(() => {});
+      });
+    await withPage(env, { route }, async ({ page }) => {
       await page.evaluate(() => document.getElementById('real-model-button').click());
+      await page.waitForSelector('#model-cancel', { state: 'visible' });
+      assert.ok(await page.isVisible('#model-progress'));
+      assert.match(await page.textContent('#model-status'), /Downloading/u);
+      await page.click('#model-cancel');
+      release();
+      assert.match(await page.textContent('#model-status'), /Cancelled/u);
+      assert.equal(await page.isVisible('#model-progress'), false);
+      await page.waitForTimeout(500);
+      assert.equal(await page.locator('.model-head canvas').count(), 0, 'no model was shown');
+      // The shipped model still loads after a Cancel.
+      await page.click('#model-builtin');
       await waitForRun(page);
-      await page.setInputFiles(
-        '#model-files',
-        Object.entries(fixture.files).map(([name, data]) => ({
-          name,
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(data),
-        })),
-      );
-      await page.waitForFunction(() =>
-        document.getElementById('model-about').textContent.startsWith('gpt2 · 12 layers'),
-      );
-      const times = [];
-      for (let k = 0; k < 3; k++) {
-        const n = await runs(page);
-        await page.fill('#model-text', ids.slice(k).concat(ids.slice(0, k)).join(' '));
-        await waitForRun(page, n);
-        times.push(Number(await page.evaluate(() => document.body.dataset.modelViewMs)));
-      }
-      assert.equal(await page.locator('.model-head canvas').count(), 144);
-      console.log(
-        `model view, 12 × 12 heads at 32 tokens: drawn in ${times.map((t) => t.toFixed(1)).join(', ')} ms after the forward`,
-      );
-      await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
+      assert.equal(await page.locator('.model-head canvas').count(), 8);
     });
   });
 });

@@ -20,5 +20,6 @@ import './readable.mjs';
 import './print.mjs';
 import './texts.mjs';
 import './real-model.mjs';
+import './real-model-files.mjs';
 import './real-model-views.mjs';
 import './views.mjs';

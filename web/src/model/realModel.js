@@ -5,7 +5,6 @@
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
   id: 'builtin',
-  title: 'the induction model shipped with the page (2 layers × 4 heads, GPT-2 layout)',
   base: './models/induction/',
   files: ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'],
 });
@@ -156,6 +155,34 @@ export function toggleHead(ablate, layer, head) {
   const has = ablate.some(([l, h]) => l === layer && h === head);
   const next = has ? ablate.filter(([l, h]) => l !== layer || h !== head) : [...ablate, [layer, head]];
   return next.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** The sentence a model starts on: the lesson's for the shipped one, ids without a tokenizer, a [MASK] for BERT. */
+export function defaultText(model, source) {
+  if (source === BUILTIN.id) return INDUCTION_SENTENCE;
+  if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+  if (model.family === 'bert') return 'the cat sat on the [MASK] .';
+  return 'The cat sat on the mat because it was';
+}
+
+/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · `what`". */
+export function describeModel(model, what) {
+  const s = model.spec;
+  const kv = s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : '';
+  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
+}
+
+/** What the page says when a model cannot be opened: the error, and what to do about it. */
+export function loadMessage(error) {
+  const code = error?.code ? `${error.code}: ` : '';
+  const hints = {
+    UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
+    MISSING_FILE:
+      ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
+    FETCH_FAILED:
+      ' This page’s Content-Security-Policy lets it read its own address only, unless its host allows more (connect-src): download the files and drop them here instead.',
+  };
+  return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}${hints[error?.code] ?? ''}`;
 }
 
 /** Bytes as "1.2 MB". */

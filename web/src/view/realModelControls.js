@@ -46,7 +46,7 @@ function lesson() {
 export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
-   *   onCancel: Function, onText: Function, onAllOn: Function }} handlers
+   *   onCancel: Function, onUrl: (text: string) => void, onText: Function, onAllOn: Function }} handlers
    */
   constructor(handlers) {
     const folder = el('input', {
@@ -68,10 +68,19 @@ export class RealModelControls {
       spellcheck: false,
       placeholder: 'openai-community/gpt2 or https://…/folder/',
     });
-    this.urlButton = el('button', { type: 'button', class: 'secondary', text: 'Open' });
+    this.urlButton = el('button', {
+      type: 'button',
+      id: 'model-url-open',
+      class: 'secondary',
+      text: 'Open',
+      on: { click: () => handlers.onUrl(this.url.value) },
+    });
+    this.url.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') handlers.onUrl(this.url.value);
+    });
     this.urlField = el(
       'div',
-      { class: 'model-url', hidden: true },
+      { class: 'model-url' },
       el(
         'label',
         { class: 'field grow', for: 'model-url' },
@@ -171,11 +180,11 @@ export class RealModelControls {
       el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
       this.maskHint,
       this.idsLine,
-      el('h3', { text: 'Tokens and their ids' }),
+      this.lesson,
+      el('h3', { class: 'model-tokens-title', text: 'Tokens and their ids' }),
       this.mounts.tokens,
       el('h3', { text: 'What comes next' }),
       this.mounts.predictions,
-      this.lesson,
       el('h3', { text: 'Every head: the model view' }),
       el('p', {
         class: 'hint',
