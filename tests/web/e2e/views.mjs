@@ -57,8 +57,15 @@ describe('head view', () => {
         let lines = await readLines(page);
         assert.ok(lines.every((l) => l.y1 === 3.5 * 26));
         assert.deepEqual(opacitiesOf(lines), expectedOpacities(data.weights, data.shape, { side: 'left', token: 3 }));
-        // keyboard: focus key 0, down twice, Enter pins key 2, which stays when the pointer leaves
-        await page.focus('.head-view-tokens.right li:nth-child(1) button');
+        // keyboard: each column is one Tab stop; down twice from key 0, Enter pins key 2, which stays when the
+        // pointer leaves
+        const focused = () =>
+          page.evaluate(() => `${document.activeElement.dataset.side}${document.activeElement.dataset.token}`);
+        await page.focus(`.head-view-head[data-head="${H - 1}"]`);
+        await page.keyboard.press('Tab');
+        assert.equal(await focused(), 'left0');
+        await page.keyboard.press('Tab');
+        assert.equal(await focused(), 'right0', 'the next Tab stop is the other column');
         await page.keyboard.press('ArrowDown');
         await page.keyboard.press('ArrowDown');
         await page.keyboard.press('Enter');

@@ -1,7 +1,7 @@
 // The head view (as bertviz's): one layer's tokens in two columns, a line from each query token (left) to each key
 // it attends to (right), as opaque as its weight and coloured by head. Hover, focus or tap a token to keep only its
-// lines (a tap or Enter pins it; Escape lets go); the head buttons pick which heads draw. Draws only: the layout is
-// model/headLayout.js.
+// lines (a tap or Enter pins it; Escape lets go; each column is one Tab stop, the arrow keys move between tokens);
+// the head buttons pick which heads draw. Draws only: the layout is model/headLayout.js.
 import { formatValue } from '../model/format.js';
 import { focusShares, headColor, headLines, strongestLinks } from '../model/headLayout.js';
 import { shortLabel } from '../model/tokens.js';
@@ -120,7 +120,8 @@ export class HeadView {
           text: shortLabel(token, 14),
           title: token,
           dataset: { side, token: String(t) },
-          attrs: { 'aria-pressed': 'false' },
+          // one Tab stop per column (its first token, then the last one focused); the arrow keys move
+          attrs: { 'aria-pressed': 'false', tabindex: t === 0 ? '0' : '-1' },
           on: {
             pointerenter: () => this.#setHover({ side, token: t }),
             pointerleave: () => this.#setHover(null),
@@ -160,7 +161,9 @@ export class HeadView {
     if (!move) return;
     const s = Math.min(1, Math.max(0, SIDES.indexOf(side) + move[0]));
     const t = Math.min(this.#tokens.length - 1, Math.max(0, Number(token) + move[1]));
-    this.columns[s].querySelectorAll('button')[t]?.focus();
+    const target = this.columns[s].querySelectorAll('button')[t];
+    for (const button of this.columns[s].querySelectorAll('button')) button.tabIndex = button === target ? 0 : -1;
+    target?.focus();
     event.preventDefault();
   }
 
