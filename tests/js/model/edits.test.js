@@ -106,6 +106,18 @@ describe.each(FAMILIES)('%s', (name, make) => {
   );
 });
 
+it('Mistral’s sliding window: after an edit of the raw scores, the window masks them again as the kernel does', async () => {
+  const fixture = llamaFixture({ type: 'mistral', slidingWindow: 3, seed: 14 });
+  const model = await loadModel(fixture.files);
+  const edits = [
+    { layer: 0, head: 1, step: 'rawScores', row: n - 1, col: 0, value: 9 }, // outside the window: masked again
+    { layer: 0, head: 2, step: 'rawScores', row: n - 1, col: n - 2, value: 9 },
+  ];
+  const r = await model.run({ ids }, { edits });
+  expect(r.attentions[0].data[(1 * n + n - 1) * n]).toBe(0);
+  expectLikeReference(r, referenceForward(fixture, ids, { edits }), 'mistral');
+});
+
 describe('bad edits are BAD_OPTION errors that name the edit', () => {
   let gpt2;
   beforeAll(async () => {
