@@ -23,6 +23,7 @@ export const API_ENTRIES = [
   'src/js/index.d.ts',
   'src/js/io/index.d.ts',
   'src/js/model/index.d.ts',
+  'src/js/model/cache.d.ts',
   'web/src/elements/index.d.ts',
 ];
 

@@ -68,11 +68,14 @@ function locate(location) {
 
 const loadFailed = (message, cause) => new AttentionError('LOAD_FAILED', message, { cause });
 
+/** The way round a CSP that forbids fetching the .wasm (attention-wasm/model, which has no inline build, drops it). */
+export const INLINE_ADVICE = ', or import attention-wasm/inline, which fetches nothing';
+
 /** Why a fetch of `url` may have failed, and what to do: the page's CSP, or a server that is not there. */
 function fetchHint(url) {
   const origin = globalThis.location?.origin;
   if (origin !== undefined && url.origin !== origin) {
-    return `; if the page has a Content-Security-Policy, its connect-src must allow ${url.origin}, or import attention-wasm/inline, which fetches nothing`;
+    return `; if the page has a Content-Security-Policy, its connect-src must allow ${url.origin}${INLINE_ADVICE}`;
   }
   return '';
 }

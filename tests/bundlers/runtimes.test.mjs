@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { goldenOutput } from '../js/worked-example.js';
+import { loadModel } from '../../src/js/model/index.node.js';
+import { runModel } from './app/model.js';
 import { packInto, repo, run } from './pack.mjs';
 
 let app;
@@ -19,6 +21,8 @@ before(() => {
   for (const file of ['runtime.mjs', 'runtime.cjs'])
     copyFileSync(join(repo, 'tests/bundlers/app', file), join(app, file));
   copyFileSync(join(repo, 'tests/js/worked-example.js'), join(app, 'worked-example.js'));
+  copyFileSync(join(repo, 'tests/bundlers/app/model.js'), join(app, 'model.js'));
+  copyFileSync(join(repo, 'tests/js/model/tokenizers.js'), join(app, 'tokenizers.js'));
 });
 
 const bin = (name) => join(repo, 'node_modules/.bin', name);
@@ -36,11 +40,17 @@ const RUNTIMES = [
 ];
 
 for (const runtime of RUNTIMES) {
-  test(`${runtime.name} computes the worked example with the packed package, workers included`, () => {
+  test(`${runtime.name} computes the worked example with the packed package, workers included`, async () => {
     const result = JSON.parse(run(runtime.command, runtime.args, app, { env: runtime.env }));
     assert.equal(result.simd, true);
     assert.equal(result.io, 'function');
     result.output.forEach((x, i) => assert.ok(Math.abs(x - goldenOutput[i]) < 1e-6, `output[${i}] = ${x}`));
     assert.deepEqual(result.workerOutput, result.output, 'the workers gave other bits');
+    if (result.model) {
+      // attention-wasm/model (ES modules only): the tokens and logits of the source tree's run.
+      const expected = await runModel(loadModel);
+      assert.deepEqual(result.model.tokens, expected.tokens);
+      result.model.lastLogits.forEach((x, i) => assert.ok(Math.abs(x - expected.lastLogits[i]) < 1e-6));
+    } else assert.equal(runtime.args[0], 'runtime.cjs');
   });
 }

@@ -7,11 +7,24 @@
 //   csp    'relaxed' (connect-src allows the CDN, worker-src blob: and the CDN) or 'strict' (the issue's CSP:
 //          default-src 'self'; script-src 'self' <cdn> 'wasm-unsafe-eval'; style-src 'self' <cdn>), or
 //          'blob-only' (relaxed, but worker-src 'self' blob: without the CDN), or 'same-origin-no-workers' (the
-//          package served by the page's own origin, `cdn` is './', and worker-src 'none');
-//   body   optional HTML for the page's <body> (no inline script or style: the CSP forbids them);
+//          package served by the page's own origin, `cdn` is './', and worker-src 'none'), or 'model' (strict, plus
+//          connect-src for the CDN and the hash of the import map of @huggingface/tokenizers);
+//   body   optional HTML for the page's <body>, or (cdn) => that HTML (no inline script or style: the CSP forbids
+//          them; the 'model' CSP allows the one import map of importMap(cdn) by its hash);
 //   script (cdn) => the module script's source; `cdn` is the package's root URL on the second origin, ending in /;
 //   check  (result, assert) => void.
 import assert from 'node:assert/strict';
+import { runModel } from '../bundlers/app/model.js';
+import { loadModel } from '../../src/js/model/index.node.js';
+
+/** The import map of the model page: the package's dependency, at its place on the CDN. */
+export const importMap = (cdn) =>
+  JSON.stringify({
+    imports: { '@huggingface/tokenizers': `${cdn}node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs` },
+  });
+
+/** The tiny GPT-2's run in Node, which the page must match. */
+const expectedModel = await runModel(loadModel);
 
 /** A page script that runs `body` (an async function's text, with `lib` in scope) and records the outcome. */
 const run = (imports, body) => `${imports}
@@ -174,4 +187,51 @@ export const PAGES = [
   workersRefused('blob-only-workers', 'blob-only', /worker-src blob: http:\/\/127\.0\.0\.2:\d+/),
   workersRefused('same-origin-no-workers', 'same-origin-no-workers', /worker-src http:\/\/127\.0\.0\.1:\d+/),
   ELEMENTS_PAGE,
+  {
+    // attention-wasm/model and its cache entry from the CDN: a tiny GPT-2 on text, tokenized by
+    // @huggingface/tokenizers through the page's import map; the model's .wasm fetched from the CDN (connect-src).
+    name: 'model-from-cdn',
+    csp: 'model',
+    body: (cdn) => `<script type="importmap">${importMap(cdn)}</script>`,
+    script: (cdn) =>
+      run(
+        `import * as lib from '${cdn}src/js/model/index.js';
+import { openModelCache } from '${cdn}src/js/model/cache.js';
+import { runModel } from './model.js';`,
+        `const model = await runModel(lib.loadModel);
+  const cache = await openModelCache('cdn-page');
+  return { model, cache: cache.name, hub: lib.HUB_URL };`,
+      ),
+    check(result) {
+      assert.equal(result.error, undefined, JSON.stringify(result.error));
+      assert.deepEqual(result.model.tokens, expectedModel.tokens);
+      assert.deepEqual(result.model.ids, expectedModel.ids);
+      result.model.lastLogits.forEach((x, i) => assert.ok(Math.abs(x - expectedModel.lastLogits[i]) < 1e-6));
+      assert.equal(result.cache, 'cdn-page');
+    },
+  },
+  {
+    // Under the strict CSP (no connect-src for the CDN), the model's .wasm cannot be fetched: LOAD_FAILED names
+    // the directive. Without an import map, a folder's tokenizer.json cannot be read: LOAD_FAILED says to add one.
+    name: 'strict-model',
+    csp: 'strict',
+    script: (cdn) =>
+      run(
+        `import * as lib from '${cdn}src/js/model/index.js';
+import { tinyCheckpoint } from './model.js';`,
+        `const describe = (e) => ({ name: e?.name, code: e?.code, message: String(e?.message ?? e) });
+  const { 'tokenizer.json': tokenizer, ...withoutTokenizer } = tinyCheckpoint();
+  const wasm = await lib.loadModel(withoutTokenizer).then(() => null, describe);
+  const tokens = await lib.loadModel({ ...withoutTokenizer, 'tokenizer.json': tokenizer }).then(() => null, describe);
+  return { wasm, tokens };`,
+      ),
+    check(result) {
+      assert.equal(result.wasm?.code, 'LOAD_FAILED', JSON.stringify(result));
+      assert.match(result.wasm.message, /connect-src/);
+      assert.doesNotMatch(result.wasm.message, /attention-wasm\/inline/); // the model has no inline build
+      assert.equal(result.tokens?.code, 'LOAD_FAILED', JSON.stringify(result));
+      assert.match(result.tokens.message, /@huggingface\/tokenizers/);
+      assert.match(result.tokens.message, /import map/);
+    },
+  },
 ];

@@ -62,6 +62,8 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
     'src/js/wasm/attention-scalar.wasm',
     'src/js/model/index.js',
     'src/js/model/index.d.ts',
+    'src/js/model/cache.js',
+    'src/js/model/cache.d.ts',
     'src/js/wasm/model-simd.wasm',
     'src/js/wasm/model-scalar.wasm',
   ]) {
@@ -94,7 +96,8 @@ test('Node 20 imports it by name and computes the worked example', async () => {
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
   for (const [entry, exports] of [
     ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors'],
-    ['attention-wasm/model', 'Model,attentionWeightsFrom,loadModel'],
+    ['attention-wasm/model', 'HUB_URL,Model,attentionWeightsFrom,loadModel'],
+    ['attention-wasm/model/cache', 'MODEL_CACHE_NAME,clearModelCache,modelCacheBytes,openModelCache'],
   ]) {
     const code = `console.log(Object.keys(await import('${entry}')).join())`;
     assert.equal(run('node', ['--input-type=module', '-e', code], app).trim(), exports);

@@ -196,6 +196,20 @@ const edited = await model.run(
 await model.run({ ids: [1, 2] }, { edits: [{ layer: 0, step: 'hidden', row: 0, col: 0, value: edited.ids[0] }] });
 // @ts-expect-error a layer's step takes no head
 model.run({ ids: [1] }, { edits: [{ layer: 0, head: 0, step: 'hidden', row: 0, col: 0, value: 1 }] });
+// Web sources, cancelling, progress with totals and the browser's cache.
+import { HUB_URL } from 'attention-wasm/model';
+import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';
+const controller = new AbortController();
+const fromHub: Model = await loadModel(
+  { hub: 'openai-community/gpt2', revision: 'main', base: HUB_URL },
+  { signal: controller.signal, cache: await openModelCache(), onProgress: (e) => (e.total ?? 0) - e.loaded },
+);
+await loadModel(new URL('https://example.org/models/gpt2/'));
+await fromHub.run({ ids: [1] }, { signal: controller.signal });
+const cached: number = await modelCacheBytes();
+const cleared: boolean = await clearModelCache('attention-wasm-model');
+// @ts-expect-error a Hub model's id is a string
+loadModel({ hub: 42 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap } from 'attention-wasm/elements';

@@ -2,7 +2,7 @@
 // .json), read with attention-wasm/io, listed with their shapes and mapped (model/modelFile.js) to the page's X and
 // weights. A file that does not fit leaves the page as it was, with a message naming the tensor and both shapes.
 import { openSafetensors, readNpy, readNpz } from '../../src/js/io/index.js';
-import { checkMapping, extract, guessMapping, squeeze, widenKvHeads } from './model/modelFile.js';
+import { AS_THE_MODEL, checkMapping, extract, guessMapping, squeeze, widenKvHeads } from './model/modelFile.js';
 import { checkSizes, withSizes } from './model/state.js';
 import { tokenWord } from './model/tokens.js';
 import { el, setError } from './view/dom.js';
@@ -228,15 +228,9 @@ export class ModelPanel {
       wv,
       wo,
       kvHeads,
-      mask: null,
-      positions: false,
-      temperature: 1,
-      scaling: true,
-      shareQK: false,
-      design: false,
+      ...AS_THE_MODEL,
       causal,
       biases,
-      fromFile: true,
     });
     const heads = `${numHeads} head${numHeads > 1 ? 's' : ''}${this.headsTyped || g.headsFrom ? '' : ' (a guess: set Heads)'}`;
     const grouped = kvHeads ? ` sharing ${kvHeads} key/value heads (grouped-query attention, step 12)` : '';

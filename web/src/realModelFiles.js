@@ -3,6 +3,7 @@
 // checkpoint for the step-by-step walk (only that layer's tensors are read).
 import { openSafetensors } from '../../src/js/io/index.js';
 import { attentionWeightsFrom } from '../../src/js/model/index.js';
+import { clearModelCache, modelCacheBytes, openModelCache } from '../../src/js/model/cache.js';
 import { BUILTIN } from './model/realModel.js';
 import { isLayerAttention } from './model/modelWalk.js';
 
@@ -90,6 +91,15 @@ export async function layerWeights(files, config, layer) {
  * walk reads that folder's attention weights of one layer.
  */
 export const hubFolderUrl = (id) => `https://huggingface.co/${id}/resolve/main/`;
+
+/** The model cache (Cache Storage) for models read by address, or undefined where the browser has none. */
+export const openCache = () => openModelCache().catch(() => undefined);
+
+/** Bytes kept in the model cache (0 where there is none). */
+export const cacheBytes = () => modelCacheBytes().catch(() => 0);
+
+/** Empties the model cache. */
+export const clearCache = () => clearModelCache().catch(() => false);
 
 /** tokenizer.json's object from the files, or from the folder URL. */
 export async function tokenizerJson(files, folder) {

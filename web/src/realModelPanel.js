@@ -7,11 +7,14 @@ import './css/realModel.css'; // with this code only
 import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
 import * as rm from './model/realModel.js';
 import {
+  cacheBytes,
+  clearCache,
   droppedFiles,
   fetchBuiltin,
   filesOf,
   hubFolderUrl,
   layerWeights,
+  openCache,
   tokenizerJson,
   urlLayerWeights,
   urlShards,
@@ -45,6 +48,7 @@ export class RealModelPanel {
       onDrop: async (transfer) => this.loadFiles(await droppedFiles(transfer)),
       onCancel: () => this.cancel(),
       onUrl: (text) => this.loadUrl(text),
+      onClearCache: () => clearCache().then(() => this.#showCache()),
       onText: () => this.scheduleRun(),
       onAllOn: () => this.setAblate([]),
     });
@@ -86,6 +90,13 @@ export class RealModelPanel {
     await this.loadBuiltin();
   }
 
+  /** A new AbortSignal for a load or a run; Cancel (or the next load) aborts it. */
+  #signal() {
+    this.controller?.abort();
+    this.controller = new AbortController();
+    return this.controller.signal;
+  }
+
   cancel() {
     this.controller?.abort();
     this.controller = null;
@@ -95,18 +106,16 @@ export class RealModelPanel {
   }
 
   async loadBuiltin() {
-    this.controller?.abort();
-    const controller = new AbortController();
-    this.controller = controller;
+    const signal = this.#signal();
     this.ui.busy(true, 'Downloading the shipped model…');
     try {
-      const files = await fetchBuiltin(controller.signal, (loaded, total) =>
+      const files = await fetchBuiltin(signal, (loaded, total) =>
         this.ui.progress(loaded, total, `${rm.bytesText(loaded)} of ${rm.bytesText(total)}`),
       );
-      if (this.controller !== controller) return;
+      if (signal.aborted) return;
       await this.#use(files, 'builtin');
     } catch (error) {
-      if (controller.signal.aborted) return;
+      if (signal.aborted) return;
       this.#fail(
         `The shipped model could not be downloaded from this page's folder (${error.message}). Check the connection and choose it again.`,
       );
@@ -115,8 +124,6 @@ export class RealModelPanel {
 
   async loadFiles(list) {
     if (!list?.length) return;
-    this.controller?.abort();
-    this.controller = null;
     this.ui.busy(true, `Reading ${list.length} file${list.length > 1 ? 's' : ''}…`);
     await this.#use(filesOf(list), 'files');
   }
@@ -129,8 +136,6 @@ export class RealModelPanel {
         `“${String(text).slice(0, 80)}” is neither a Hub model id (owner/name, such as openai-community/gpt2) nor a folder URL (https://…/folder/).`,
       );
     }
-    this.controller?.abort();
-    this.controller = null;
     this.ui.busy(true, `Opening ${typed.url ?? typed.hub}…`);
     await this.#use(typed.url ?? typed, typed.url ?? typed.hub, typed.url ?? hubFolderUrl(typed.hub));
   }
@@ -140,13 +145,15 @@ export class RealModelPanel {
     const generation = ++this.generation;
     let model;
     try {
-      model = await loadModel(from, { onProgress: (event) => this.#progress(event) });
+      const cache = folder ? await openCache() : undefined;
+      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (generation !== this.generation || error?.code === 'ABORTED') return;
       return this.#fail(rm.loadMessage(error));
     }
     if (generation !== this.generation) return;
     this.model?.dispose();
+    const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
     const files = folder ? null : from;
     Object.assign(this, { model, files, folder, source, base: null, selected: null, masked: -1 });
     const link = this.pending;
@@ -157,13 +164,18 @@ export class RealModelPanel {
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.family === 'bert');
-    this.ui.text.value = link?.text ?? rm.defaultText(model, source);
+    this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
     this.ui.idsHint(!model.hasTokenizer);
+    if (folder) this.#showCache();
     await this.run();
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
       const { numLayers, numHeads } = model.spec;
-      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head);
+      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
     }
+  }
+
+  async #showCache() {
+    this.ui.cache(await cacheBytes());
   }
 
   #fail(message) {
@@ -204,7 +216,9 @@ export class RealModelPanel {
 
   setAblate(ablate) {
     this.ablate = ablate;
-    this.run().then(() => this.selected && this.openHead(this.selected.layer, this.selected.head));
+    // The head in the steps follows the ablation, while the steps still show it (not another example chosen since).
+    const walked = this.selected && this.shown && this.app.state.sentence === this.shown.sentence;
+    this.run().then(() => walked && this.openHead(this.selected.layer, this.selected.head));
   }
 
   /** Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. */
@@ -217,11 +231,12 @@ export class RealModelPanel {
     try {
       this.runLayers = model.spec.numLayers;
       const t0 = performance.now();
-      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate });
+      const signal = this.#signal();
+      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate, signal });
       const runMs = performance.now() - t0;
       let base = null;
       if (this.ablate.length) {
-        if (this.base?.key !== key) this.base = { key, result: await model.run(input, { topK: rm.TOP_K }) };
+        if (this.base?.key !== key) this.base = { key, result: await model.run(input, { topK: rm.TOP_K, signal }) };
         base = this.base.result;
       }
       if (generation !== this.generation) return;
@@ -235,7 +250,7 @@ export class RealModelPanel {
       this.ui.error(null);
       this.#writeLink();
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (generation !== this.generation || error?.code === 'ABORTED') return;
       this.ui.busy(false);
       this.ui.error(
         `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
@@ -294,8 +309,12 @@ export class RealModelPanel {
     });
   }
 
-  /** Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. */
-  async openHead(layer, head) {
+  /**
+   * Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. From a link
+   * (`fromLink`) only while the steps still show the link's walk (the same sentence): a link made after another
+   * example was chosen keeps that example.
+   */
+  async openHead(layer, head, fromLink = false) {
     if (!this.model || !this.result) return;
     const spec = this.model.spec;
     const { errors } = walkSizes(spec, this.result.ids.length);
@@ -328,7 +347,6 @@ export class RealModelPanel {
       });
       this.selected = { layer, head };
       this.views.setLayer(layer);
-      this.app.showModelHead(state, captureResult(r.captures, spec));
       this.view.draw({
         attentions: this.result.attentions,
         labels: this.view.figures[0][0].map.view.rowLabels,
@@ -336,6 +354,14 @@ export class RealModelPanel {
         ablate: this.ablate,
         selected: this.selected,
       });
+      if (fromLink && this.app.state.sentence !== state.sentence) {
+        this.ui.walk(
+          `Layer ${layer + 1} head ${head + 1} was chosen when this link was made; the steps show the link's own example. Its button opens it there.`,
+        );
+        return this.#writeLink();
+      }
+      this.shown = state;
+      this.app.showModelHead(state, captureResult(r.captures, spec));
       this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
       const rope = r.captures[head].qRotated
         ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation. The steps do not rotate: an edit recomputes this layer without RoPE.'

@@ -89,6 +89,10 @@ export async function openCheckpoint(folder) {
   };
 }
 
+/** Bytes of a resolved entry's data, or of rows [begin, end) of it: what checkpoint.read of it counts. */
+export const entryBytes = (entry, rows) =>
+  (rows ? (rows[1] - rows[0]) / entry.shape[0] : 1) * entry.shape.reduce((a, b) => a * b, 1) * BYTES[entry.dtype];
+
 /**
  * Finds each row of a family table (families.js) in the checkpoint and checks its shape against the config.
  * @param {{ slot: string, name: string, shape: string[], when?: Function }[]} rows

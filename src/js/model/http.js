@@ -3,19 +3,10 @@
 // bytes). A server that ignores Range answers 200 with the whole file: that body is read only when the file is small,
 // else the request is aborted at once. Every failure is an AttentionError naming the URL; an abort is ABORTED.
 import { AttentionError } from '../errors.js';
+import { abortError, checkAborted } from './signal.js';
 
 /** Files up to this size are kept whole when a server ignores Range (config-sized files, tiny checkpoints). */
 export const MAX_WHOLE_BYTES = 4 * 2 ** 20;
-
-/** ABORTED, with the signal's reason as the cause. */
-export function abortError(signal, what) {
-  return new AttentionError('ABORTED', `${what} was aborted`, { cause: signal?.reason });
-}
-
-/** Throws ABORTED when `signal` is aborted. */
-export function checkAborted(signal, what) {
-  if (signal?.aborted) throw abortError(signal, what);
-}
 
 /** The fetch of `url`: a network or CORS failure and an abort become AttentionErrors that name the URL. */
 async function get(url, { signal, headers, fetcher = globalThis.fetch }) {

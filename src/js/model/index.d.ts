@@ -9,8 +9,9 @@ import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../inde
 
 /**
  * A checkpoint folder: Files (a dropped folder, `<input webkitdirectory>`, picked files), a Map or object of file
- * names to Blobs, bytes or text, or in Node a folder path. It must hold config.json and model.safetensors (or
- * model.safetensors.index.json and its shards).
+ * names to Blobs, bytes or text, a folder URL (an http(s) string or a URL, read by Range requests), a model on the
+ * Hub (`{ hub }`), or in Node a folder path (a string that is not an http(s) URL, or a file: URL). It must hold config.json and
+ * model.safetensors (or model.safetensors.index.json and its shards). A string is never a Hub id.
  */
 export type ModelSource =
   | FileList
@@ -18,16 +19,71 @@ export type ModelSource =
   | readonly Blob[]
   | Map<string, Blob | ArrayBuffer | ArrayBufferView | string>
   | Record<string, Blob | ArrayBuffer | ArrayBufferView | string>
+  | URL
+  | HubModel
   | string;
 
-/** One step of a run, for a progress bar. */
+/** A model on the Hub, or on a mirror of its layout: files at `${base}/${hub}/resolve/${revision}/${file}`. */
+export interface HubModel {
+  /** The model id, 'owner/name' (or a legacy 'name'). */
+  hub: string;
+  /** A branch, tag or commit hash. Default 'main'. */
+  revision?: string;
+  /** The Hub's address or a mirror's. Default {@link HUB_URL}. */
+  base?: string | URL;
+}
+
+/** The Hub's public address, the default `base` of a {@link HubModel}: 'https://huggingface.co'. */
+export const HUB_URL: string;
+
+/** Where a cache entry comes from: a file's URL, and a byte range [begin, end) of it (none: the whole file). */
+export interface ModelCacheKey {
+  /** The file's URL. */
+  url: string;
+  /** The range's first byte. */
+  begin?: number;
+  /** The byte after the range's last. */
+  end?: number;
+}
+
+/** A cache entry: bytes fetched, or a file the server does not have (HTTP 404). */
+export type ModelCacheEntry =
+  | {
+      /** The bytes of the range (or of the whole file). */
+      bytes: Uint8Array;
+      /** The file's size, or null when the server did not say. */
+      total: number | null;
+      /** Whether `bytes` is the whole file (a server that ignored Range for a small file). */
+      whole: boolean;
+    }
+  | {
+      /** The server answered 404. */
+      missing: true;
+    };
+
+/** A cache of what a web source fetched (attention-wasm/model/cache's openModelCache(), or your own). */
+export interface ModelCache {
+  /** The entry of a key, or undefined. */
+  get(key: ModelCacheKey): Promise<ModelCacheEntry | undefined>;
+  /** Keeps an entry. */
+  set(key: ModelCacheKey, value: ModelCacheEntry): Promise<void>;
+}
+
+/** One step of a load from the web or of a run, for a progress bar. */
 export interface ProgressEvent {
-  /** 'embeddings', 'layer', 'final', 'head' (one per block of the vocabulary), 'done'. */
-  readonly phase: 'embeddings' | 'layer' | 'final' | 'head' | 'done';
+  /**
+   * 'download' (a web source's JSON file coming in, at load), then per run 'embeddings', 'layer', 'final', 'head'
+   * (one per block of the vocabulary), 'done'.
+   */
+  readonly phase: 'download' | 'embeddings' | 'layer' | 'final' | 'head' | 'done';
   /** The layer about to run (phase 'layer'). */
   readonly layer?: number;
-  /** Bytes of tensors read from the checkpoint so far. */
+  /** The file coming in (phase 'download'). */
+  readonly file?: string;
+  /** Bytes of tensors read from the checkpoint so far (of the file, for 'download'). */
   readonly loaded: number;
+  /** What `loaded` will be when the run is done (of the file, for 'download', where the server says). */
+  readonly total?: number;
 }
 
 /** loadModel's options. */
@@ -36,6 +92,10 @@ export interface LoadModelOptions {
   onProgress?: (event: ProgressEvent) => void;
   /** The SIMD build (true) or the scalar one (false); default: SIMD where supported. */
   simd?: boolean;
+  /** Stops the load: it rejects with AttentionError ABORTED (the signal's reason as its cause). */
+  signal?: AbortSignal;
+  /** Keeps what a web source fetched, for the next load (attention-wasm/model/cache). */
+  cache?: ModelCache;
 }
 
 /** A head of a layer, for `capture`. */
@@ -115,6 +175,8 @@ export interface LayerStepEdit {
 
 /** model.run's options. */
 export interface RunOptions {
+  /** Stops the run, a download under way included: it rejects with AttentionError ABORTED. */
+  signal?: AbortSignal;
   /** Return `attentions`. Default true. */
   attentions?: boolean;
   /** Return `hiddenStates`. Default true. */

@@ -10,9 +10,11 @@ import { Model } from './model.js';
 import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { loadModelModule } from './wasm.js';
+import { checkAborted, readSignal } from './signal.js';
 
 export { attentionWeightsFrom } from './weights.js';
 export { Model };
+export { HUB_URL } from './sources-url.js';
 
 /**
  * Loads a model from its folder: config.json, then the checkpoint's headers (model.safetensors or the shards of
@@ -23,25 +25,47 @@ export { Model };
  * |-------------------------------------------------|----------------------------|
  * | File[] or FileList (a dropped or picked folder) | browsers                   |
  * | Map or object: file name → Blob, bytes, string  | anywhere                   |
+ * | a folder URL (string or URL), read by Range      | anywhere with fetch (CORS)  |
+ * | `{ hub: 'owner/name', revision?, base? }`        | anywhere with fetch (CORS)  |
  * | a folder path                                   | Node (the `node` condition) |
+ *
+ * `signal` (an AbortSignal) stops the load (ABORTED); `cache` (openModelCache() of attention-wasm/model/cache)
+ * keeps what a web source fetched, for the next load; `onProgress` gets { phase: 'download', file, loaded, total }
+ * while a web source's JSON files come in, and each run's { phase, layer, loaded, total }.
  * @param {unknown} source
- * @param {{ onProgress?: (event: { phase: string, layer?: number, loaded: number }) => void, simd?: boolean }} [options]
+ * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
+ *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function } }} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options) {
-  const { onProgress, simd } = readRecord(options, 'loadModel options', ['onProgress', 'simd'], 'option');
+  const o = readRecord(options, 'loadModel options', ['onProgress', 'simd', 'signal', 'cache'], 'option');
+  const { onProgress, simd, cache } = o;
+  const signal = readSignal(o.signal, 'loadModel options');
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new AttentionError('BAD_OPTION', `onProgress must be a function, got ${describe(onProgress)}`);
   }
   if (simd !== undefined && typeof simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(simd)}`);
   }
-  const folder = await openFolder(source, { onProgress });
-  const json = await readJson(folder, 'config.json', parseConfigText);
+  if (cache !== undefined && (typeof cache?.get !== 'function' || typeof cache?.set !== 'function')) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `cache must be a cache of attention-wasm/model/cache (openModelCache()) or an object with get and set, got ${describe(cache)}`,
+    );
+  }
+  const step = async (promise) => {
+    const value = await promise;
+    checkAborted(signal, 'loadModel');
+    return value;
+  };
+  checkAborted(signal, 'loadModel');
+  const folder = await step(openFolder(source, { onProgress, signal, cache }));
+  const json = await step(readJson(folder, 'config.json', parseConfigText));
   const config = readConfig(json);
-  const checkpoint = await openCheckpoint(folder);
+  const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, config, FAMILIES[config.family]);
-  const tokenizer = await loadTokenizer(folder);
-  const module = await loadModelModule({ simd });
+  const tokenizer = await step(loadTokenizer(folder));
+  const module = await step(loadModelModule({ simd }));
+  folder.endLoad?.();
   return new Model({ module, checkpoint, config, json, tensors, onProgress, tokenizer });
 }

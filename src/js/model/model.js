@@ -9,6 +9,8 @@ import { Tensor } from '../tensor.js';
 import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
 import { editWeights, layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
+import { runBytes } from './run-bytes.js';
+import { checkAborted } from './signal.js';
 
 // Rows of the LM head's matrix per call: 16 MiB of float32 at a time, whatever the vocabulary.
 const HEAD_BLOCK_BYTES = 16 * 2 ** 20;
@@ -80,6 +82,9 @@ export class Model {
     const config = this.spec;
     const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
+    // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
+    const ctx = { signal: o.signal, total: this.bytesRead + runBytes(this.#tensors, ids, o) };
+    checkAborted(ctx.signal, 'run');
     const n = ids.length;
     const edits = readEdits(o.edits, config, n);
     const tables =
@@ -88,16 +93,16 @@ export class Model {
         config.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
-    let hidden = await this.#embed(ids, o.tokenTypeIds);
+    let hidden = await this.#embed(ids, o.tokenTypeIds, ctx);
     const hiddenStates = [hidden];
     const attentions = [];
     const captured = new Map();
     const layers = this.#tensors.layers;
     for (let l = 0; l < layers.length; l++) {
-      this.#progress('layer', l);
+      this.#progress('layer', l, ctx);
       const capture = o.capture.some((c) => c.layer === l);
       const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`) };
-      for (const entry of layers[l]) inputs[entry.slot] = weight(await this.#checkpoint.read(entry), entry.name);
+      for (const entry of layers[l]) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
       editWeights(edits, l, inputs, config);
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
@@ -123,11 +128,11 @@ export class Model {
       if (o.attentions) attentions.push(result.weights);
       if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
     }
-    const final = this.#tensors.final.length ? await this.#final(hidden) : null;
+    const final = this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
     // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
     if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
-    const logits = o.logits && this.#tensors.head ? await this.#logits(final ?? hidden) : null;
-    this.#progress('done');
+    const logits = o.logits && this.#tensors.head ? await this.#logits(final ?? hidden, ctx) : null;
+    this.#progress('done', undefined, ctx);
     return {
       ids,
       ...(tokens ? { tokens } : {}),
@@ -140,68 +145,71 @@ export class Model {
     };
   }
 
-  #progress(phase, layer) {
-    this.#onProgress?.({ phase, layer, loaded: this.bytesRead });
+  /** A progress event ({ phase, layer, loaded, total }), once the run's signal is checked. */
+  #progress(phase, layer, ctx) {
+    checkAborted(ctx?.signal, 'run');
+    this.#onProgress?.({ phase, layer, loaded: this.bytesRead, total: ctx?.total });
   }
 
-  async #read(entry, rows) {
-    return weight(await this.#checkpoint.read(entry, rows), entry.name);
+  async #read(entry, rows, ctx) {
+    return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
   }
 
   /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions and types. */
-  async #embed(ids, tokenTypeIds) {
-    this.#progress('embeddings');
+  async #embed(ids, tokenTypeIds, ctx) {
+    this.#progress('embeddings', undefined, ctx);
     const config = this.spec;
     const { dModel: d } = config;
     const n = ids.length;
     const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
     for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
-      byId.set(id, (await this.#checkpoint.read(tokens, [id, id + 1])).data);
+      byId.set(id, (await this.#checkpoint.read(tokens, [id, id + 1], ctx?.signal)).data);
     }
     const rows = new Float32Array(n * d); // [n, d]
     ids.forEach((id, i) => rows.set(byId.get(id), i * d));
     const inputs = { x: made(rows, [n, d], tokens.name) };
-    if (positions) inputs.positionEmbeddings = await this.#read(positions, [0, n]);
+    if (positions) inputs.positionEmbeddings = await this.#read(positions, [0, n], ctx);
     if (types) {
       const typeRows = new Float32Array(n * d);
       const read = new Map();
       for (let i = 0; i < n; i++) {
         const type = tokenTypeIds?.[i] ?? 0;
-        if (!read.has(type)) read.set(type, (await this.#checkpoint.read(types, [type, type + 1])).data);
+        if (!read.has(type)) read.set(type, (await this.#checkpoint.read(types, [type, type + 1], ctx?.signal)).data);
         typeRows.set(read.get(type), i * d);
       }
       inputs.typeEmbeddings = made(typeRows, [n, d], types.name);
     }
-    for (const entry of this.#tensors.embedNorm) inputs[entry.slot] = await this.#read(entry);
+    for (const entry of this.#tensors.embedNorm) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
     const plan = modelPlan('modelEmbed', modelDims(config, n), inputs, { output: [n, d] });
     return runPlan(this.#attention, plan).output;
   }
 
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */
-  async #final(hidden) {
-    this.#progress('final');
+  async #final(hidden, ctx) {
+    this.#progress('final', undefined, ctx);
     const config = this.spec;
     const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
-    for (const entry of this.#tensors.final) inputs[entry.slot] = await this.#read(entry);
+    for (const entry of this.#tensors.final) inputs[entry.slot] = await this.#read(entry, undefined, ctx);
     const plan = modelPlan('modelNorm', modelDims(config, hidden.shape[0]), inputs, { output: hidden.shape });
     return runPlan(this.#attention, plan).output;
   }
 
   /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
-  async #logits(h) {
+  async #logits(h, ctx) {
     const config = this.spec;
     const [n, d] = h.shape;
     const { vocabSize: V } = config;
     const logits = new Float32Array(n * V); // [n, V]
     const block = Math.max(1, Math.floor(HEAD_BLOCK_BYTES / (d * 4)));
-    const bias = this.#tensors.headBias && (await this.#checkpoint.read(this.#tensors.headBias));
+    const bias =
+      this.#tensors.headBias && (await this.#checkpoint.read(this.#tensors.headBias, undefined, ctx?.signal));
     for (let v0 = 0; v0 < V; v0 += block) {
-      this.#progress('head');
+      this.#progress('head', undefined, ctx);
       const rows = Math.min(block, V - v0);
       const inputs = {
         x: made(h.data, h.shape, 'the final hidden state'),
-        wHead: await this.#read(this.#tensors.head, [v0, v0 + rows]),
+        wHead: await this.#read(this.#tensors.head, [v0, v0 + rows], ctx),
       };
       if (bias)
         inputs.bHead = weight({ data: bias.data.subarray(v0, v0 + rows), shape: [rows] }, this.#tensors.headBias.name);

@@ -3,8 +3,19 @@
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
+import { readSignal } from './signal.js';
 
-const RUN_OPTIONS = ['attentions', 'hiddenStates', 'logits', 'capture', 'ablate', 'edits', 'topK', 'tokenTypeIds'];
+const RUN_OPTIONS = [
+  'attentions',
+  'hiddenStates',
+  'logits',
+  'capture',
+  'ablate',
+  'edits',
+  'topK',
+  'tokenTypeIds',
+  'signal',
+];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
@@ -88,6 +99,7 @@ export function readRunOptions(options, config) {
           }
         });
   return {
+    signal: readSignal(o.signal, 'run options'),
     attentions: o.attentions ?? true,
     hiddenStates: o.hiddenStates ?? true,
     logits: o.logits ?? true,

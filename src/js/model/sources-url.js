@@ -139,6 +139,10 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
   }
 
   return {
+    /** Called once the load is over: later reads (runs) follow their own signals, not the load's. */
+    endLoad() {
+      signal = undefined;
+    },
     description: `the folder ${base}`,
     url: base,
     names,

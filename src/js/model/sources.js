@@ -75,6 +75,9 @@ const isFileList = (value) => typeof FileList === 'function' && value instanceof
  * @returns {Promise<Folder>}
  */
 export async function openFolder(source, options = {}) {
+  if (folderFromPath && typeof URL === 'function' && source instanceof URL && source.protocol === 'file:') {
+    return folderFromPath(source);
+  }
   if (isWebSource(source)) return webFolder(source, { ...options, maxJson: MAX_JSON_BYTES });
   if (isFileList(source) || (Array.isArray(source) && source.length > 0 && source.every(isBlob))) {
     const files = [...source];

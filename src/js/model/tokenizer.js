@@ -28,7 +28,13 @@ export async function loadTokenizer(folder) {
   const config = folder.names.includes('tokenizer_config.json')
     ? await readJson(folder, 'tokenizer_config.json', parseJson)
     : {};
-  const { Tokenizer } = await import('@huggingface/tokenizers');
+  const { Tokenizer } = await import('@huggingface/tokenizers').catch((cause) => {
+    throw new AttentionError(
+      'LOAD_FAILED',
+      `tokenizer.json needs @huggingface/tokenizers, which could not be imported (${String(cause?.message ?? cause).slice(0, 120)}): a bundler or Node resolves it from node_modules; a page that imports attention-wasm/model from a CDN maps it with an import map, e.g. <script type="importmap">{ "imports": { "@huggingface/tokenizers": "https://<cdn>/npm/@huggingface/tokenizers@0.2.0/dist/tokenizers.min.mjs" } }</script>; or leave tokenizer.json out and run token ids`,
+      { cause },
+    );
+  });
   let tokenizer;
   try {
     tokenizer = new Tokenizer(json, config);

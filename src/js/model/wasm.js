@@ -3,6 +3,7 @@
 // from the .wasm next to these files, written as `new URL('…', import.meta.url)` so that bundlers emit it.
 import { loadModule } from '../loader.js';
 import { simdSupported } from '../loader.js';
+import { INLINE_ADVICE } from '../loader-source.js';
 
 /** The Emscripten glue of each build of the model's module. */
 export const MODEL_FACTORIES = {
@@ -21,5 +22,11 @@ const MODEL_FILES = {
  */
 export function loadModelModule({ simd = simdSupported() } = {}) {
   const variant = simd ? 'simd' : 'scalar';
-  return loadModule(variant, { [variant]: { location: MODEL_FILES[variant]().href } }, MODEL_FACTORIES[variant]);
+  const files = { [variant]: { location: MODEL_FILES[variant]().href } };
+  return loadModule(variant, files, MODEL_FACTORIES[variant]).catch((error) => {
+    // The model has no inline build: under a CSP, connect-src must allow the package's origin, or serve it from the page's.
+    if (error?.code === 'LOAD_FAILED')
+      error.message = error.message.replace(INLINE_ADVICE, ", or serve the package from the page's origin");
+    throw error;
+  });
 }

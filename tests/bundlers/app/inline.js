@@ -1,7 +1,10 @@
 // The app's entry for the bundlers that copy no assets (esbuild, Rollup with node-resolve alone): the inline
-// entry point, which holds the WebAssembly itself.
+// entry point, which holds the WebAssembly itself; and attention-wasm/model, whose .wasm files the app serves
+// itself (the test copies them into dist/wasm/, where the bundle's `new URL('../wasm/…', import.meta.url)` points).
 import { AttentionError, Tensor, createAttention } from 'attention-wasm/inline';
 import { readNpy } from 'attention-wasm/io';
+import { loadModel } from 'attention-wasm/model';
+import { openModelCache } from 'attention-wasm/model/cache';
 import { run } from './run.js';
 
-await run({ createAttention, readNpy, AttentionError, Tensor, workers: false });
+await run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers: false });

@@ -1,6 +1,9 @@
-// The app's entry for the bundlers that emit assets and workers (Vite, webpack): the main entry point.
+// The app's entry for the bundlers that emit assets and workers (Vite, webpack): the main entry point, and
+// attention-wasm/model with its cache entry.
 import { AttentionError, Tensor, createAttention } from 'attention-wasm';
 import { readNpy } from 'attention-wasm/io';
+import { loadModel } from 'attention-wasm/model';
+import { openModelCache } from 'attention-wasm/model/cache';
 import { run } from './run.js';
 
-await run({ createAttention, readNpy, AttentionError, Tensor, workers: true });
+await run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers: true });

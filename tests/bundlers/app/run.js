@@ -1,8 +1,10 @@
 // The app every bundler builds (tests/bundlers/bundlers.test.mjs): it reads the worked example's x from a .npy
 // file made in memory (attention-wasm/io), computes self-attention, and with workers the same over 2 Web
 // Workers, then writes what it got into #out as JSON ({ error } when something threw). It uses only the public
-// API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports. It also
+// API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports. It runs a
+// tiny GPT-2 on text through attention-wasm/model (model.js) and opens a cache of attention-wasm/model/cache. It also
 // checks that io's tensors and errors are instances of the classes that entry exports (one class per package).
+import { runModel } from './model.js';
 import { goldenOutput, weights } from './worked-example.js';
 
 /** A .npy file (version 1.0, little-endian float32, C order) holding `values` of `shape`. */
@@ -18,9 +20,9 @@ function npy(shape, values) {
 
 /**
  * @param {{ createAttention: Function, readNpy: Function, AttentionError: Function, Tensor: Function,
- *   workers: boolean }} api
+ *   loadModel: Function, openModelCache: Function, workers: boolean }} api
  */
-export async function run({ createAttention, readNpy, AttentionError, Tensor, workers }) {
+export async function run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers }) {
   const out = document.getElementById('out');
   try {
     const x = readNpy(npy([2, 2], [1, 0, 0, 1]));
@@ -40,6 +42,8 @@ export async function run({ createAttention, readNpy, AttentionError, Tensor, wo
       golden: goldenOutput,
       output: Array.from(attn.selfAttention(x, weights).output.data),
     };
+    result.model = await runModel(loadModel);
+    result.cacheBytes = (await openModelCache(`bundler-app`)).name === 'bundler-app';
     if (workers) {
       const parallel = await createAttention({ workers: 2 });
       result.workerOutput = Array.from((await parallel.selfAttention(x, weights)).output.data);

@@ -1,7 +1,9 @@
 // The smoke test under Node, Bun and Deno (tests/bundlers/runtimes.test.mjs): the worked example, then the same
-// over 2 workers, printed as one line of JSON. The package resolves from node_modules by its exports' conditions.
+// over 2 workers, and a tiny GPT-2 on text through attention-wasm/model, printed as one line of JSON. The package resolves from node_modules by its exports' conditions.
 import { createAttention } from 'attention-wasm';
 import { readNpy } from 'attention-wasm/io';
+import { loadModel } from 'attention-wasm/model';
+import { runModel } from './model.js';
 import { I2, weights } from './worked-example.js';
 
 const attn = await createAttention();
@@ -9,4 +11,5 @@ const result = { simd: attn.simd, io: typeof readNpy, output: Array.from(attn.se
 const parallel = await createAttention({ workers: 2 });
 result.workerOutput = Array.from((await parallel.selfAttention(I2, weights)).output.data);
 await parallel.terminate();
+result.model = await runModel(loadModel);
 console.log(JSON.stringify(result));

@@ -4,6 +4,8 @@
 //   range    Range requests answered with 206 and Content-Range; CORS for any origin (as the Hub does)
 //   norange  Range ignored: 200 with the whole file; CORS for any origin
 //   nocors   Range answered, but no Access-Control-Allow-Origin: a browser refuses the answer
+//   slow     as range, but an answer of 1 KiB or more, past the header (from byte 8), sends half its bytes and then
+//            stalls until the client goes away (or 60 s): a download under way, for the tests of abort
 // GET /stats?prefix=<path> gives { requests: [{ path, range, status, bytes }], bytes } of the files under <path>:
 // the bytes of files the server sent (in 200 and 206 answers), counted here, not by the code under test.
 import { createServer } from 'node:http';
@@ -14,7 +16,7 @@ const CORS = {
   'Access-Control-Allow-Methods': 'GET, HEAD, PUT, OPTIONS',
   'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges',
 };
-const MODES = ['range', 'norange', 'nocors'];
+const MODES = ['range', 'norange', 'nocors', 'slow'];
 
 /** @returns {Promise<{ url: string, close: () => Promise<void> }>} */
 export async function serveCheckpoints() {
@@ -64,6 +66,21 @@ export async function serveCheckpoints() {
     const end = Math.min(Number(match[2]) + 1, file.length);
     if (begin >= file.length) {
       send(416, { 'Content-Range': `bytes */${file.length}` });
+      return;
+    }
+    if (mode === 'slow' && begin > 8 && end - begin >= 1024) {
+      const body = file.subarray(begin, end);
+      const half = body.length >> 1;
+      const entry = { path, range, status: 206, bytes: half, stalled: true, completed: false };
+      log.push(entry);
+      const headers = { 'Content-Range': `bytes ${begin}-${end - 1}/${file.length}`, 'Content-Length': body.length };
+      response.writeHead(206, { ...cors, ...headers });
+      response.write(body.subarray(0, half));
+      const timer = setTimeout(() => {
+        Object.assign(entry, { bytes: body.length, completed: true });
+        response.end(body.subarray(half));
+      }, 60_000);
+      response.on('close', () => clearTimeout(timer));
       return;
     }
     send(

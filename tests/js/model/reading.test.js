@@ -112,6 +112,9 @@ describe.runIf(isNode)('a folder path (Node)', () => {
       const ids = [2, 9, 4];
       const r = await model.run({ ids });
       expectClose(r.logits.data, referenceForward(fixture, ids).logits, { ...VALUES, what: 'logits' });
+      const { pathToFileURL } = await import('node:url');
+      const fromFileUrl = await (await loadFromNode(pathToFileURL(folder))).run({ ids });
+      expect(fromFileUrl.logits.data).toEqual(r.logits.data); // a file: URL is the folder path
       const missing = await loadFromNode(join(folder, 'nope')).catch((error) => error);
       expect(missing.code).toBe('MISSING_FILE');
       expect(missing.message).toMatch(/the model folder .*nope cannot be read/);

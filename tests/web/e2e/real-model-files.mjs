@@ -8,7 +8,7 @@ import { loadModel } from '../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../js/model/tokenizers.js';
 import { ARTIFACTS, assertShown, readNumbers, settle, withPage } from './helpers.mjs';
-import { assertPredictions, readPredictions, runs, waitForRun } from './real-model-helpers.mjs';
+import { assertPredictions, dropAsFiles, readPredictions, runs, topOfRow, waitForRun } from './real-model-helpers.mjs';
 import { PRECISION, env } from './session.mjs';
 
 describe('real model: dropped files', () => {
@@ -36,14 +36,7 @@ describe('real model: dropped files', () => {
         await page.evaluate(() => document.getElementById('real-model-button').click());
         await waitForRun(page); // the shipped model first
         const n = await runs(page);
-        await page.setInputFiles(
-          '#model-files',
-          Object.entries(files).map(([name, data]) => ({
-            name,
-            mimeType: 'application/octet-stream',
-            buffer: Buffer.from(data),
-          })),
-        );
+        await dropAsFiles(page, files);
         await page.waitForFunction(
           (f) =>
             document.getElementById('model-about').textContent.startsWith(f) &&
@@ -75,15 +68,7 @@ describe('real model: dropped files', () => {
           ]);
         } else {
           const mask = r.ids.indexOf(4);
-          const V = model.spec.vocabSize;
-          const row = Array.from(r.logits.data.subarray(mask * V, (mask + 1) * V));
-          const max = Math.max(...row);
-          const sum = row.reduce((s, x) => s + Math.exp(x - max), 0);
-          const top = row
-            .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
-            .sort((a, b) => b.p - a.p || a.id - b.id)
-            .slice(0, 10);
-          assertPredictions(await readPredictions(page), top, 'bert [MASK]');
+          assertPredictions(await readPredictions(page), topOfRow(r.logits, mask), 'bert [MASK]');
           // A token clicked is masked: the predictions are then the model's for that position.
           const ids = r.ids.slice();
           ids[2] = 4;
@@ -92,14 +77,7 @@ describe('real model: dropped files', () => {
           await page.click('.token-chip[data-index="2"]');
           await waitForRun(page, m);
           assert.equal(await page.getAttribute('.token-chip[data-index="2"]', 'aria-pressed'), 'true');
-          const row2 = Array.from(clicked.logits.data.subarray(2 * V, 3 * V));
-          const max2 = Math.max(...row2);
-          const sum2 = row2.reduce((s2, x) => s2 + Math.exp(x - max2), 0);
-          const top2 = row2
-            .map((x, id) => ({ id, p: Math.exp(x - max2) / sum2 }))
-            .sort((a, b) => b.p - a.p || a.id - b.id)
-            .slice(0, 10);
-          assertPredictions(await readPredictions(page), top2, 'bert, token 3 clicked');
+          assertPredictions(await readPredictions(page), topOfRow(clicked.logits, 2), 'bert, token 3 clicked');
         }
         await page.click('.head-button[data-layer="1"][data-head="1"]');
         await page.waitForFunction(() =>
@@ -157,14 +135,7 @@ describe('real model: dropped files', () => {
     await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
       await page.evaluate(() => document.getElementById('real-model-button').click());
       await waitForRun(page);
-      await page.setInputFiles(
-        '#model-files',
-        Object.entries(fixture.files).map(([name, data]) => ({
-          name,
-          mimeType: 'application/octet-stream',
-          buffer: Buffer.from(data),
-        })),
-      );
+      await dropAsFiles(page, fixture.files);
       await page.waitForFunction(() =>
         document.getElementById('model-about').textContent.startsWith('gpt2 · 12 layers'),
       );
@@ -179,7 +150,36 @@ describe('real model: dropped files', () => {
       console.log(
         `model view, 12 × 12 heads at 32 tokens: drawn in ${times.map((t) => t.toFixed(1)).join(', ')} ms after the forward`,
       );
+      await page.evaluate(() => document.querySelector('.model-view').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-144-heads.png`, fullPage: false });
+    });
+  });
+
+  test('a link made with dropped files says to drop them again, and keeps its sentence for them', async () => {
+    await withPage(env, { hash: '?model=files&text=cat%20the%20cat&ablate=1.0' }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /drop or pick the same folder again/u.test(document.getElementById('model-status').textContent),
+      );
+      assert.equal(await page.inputValue('#model-text'), 'cat the cat');
+      assert.equal(await page.locator('.model-head canvas').count(), 0, 'nothing is loaded in their place');
+      const merges = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t'];
+      const fixture = gpt2Fixture({ vocab: 262 });
+      const files = { ...fixture.files, 'tokenizer.json': byteLevelTokenizer(merges) };
+      const model = await loadModel(files);
+      const r = await model.run('cat the cat', { topK: 10, ablate: [[1, 0]] });
+      await dropAsFiles(page, files);
+      await waitForRun(page);
+      assert.equal(await page.getAttribute('.ablate-button[data-layer="1"][data-head="0"]', 'aria-pressed'), 'true');
+      assertPredictions(await readPredictions(page), r.next, 'the link’s sentence and ablation on the dropped files');
+      const n = await runs(page);
+      await page.click('text=Switch every head on');
+      await waitForRun(page, n);
+      assertPredictions(
+        await readPredictions(page),
+        (await model.run('cat the cat', { topK: 10 })).next,
+        'all on again',
+      );
+      assert.match(await page.textContent('#model-ablated'), /Every head is on/u);
     });
   });
 });

@@ -39,3 +39,25 @@ export async function openBuiltin(page) {
   await page.evaluate(() => document.getElementById('real-model-button').click());
   await waitForRun(page);
 }
+
+/** The 10 most probable tokens of row `row` of logits [n, V] (a float64 softmax, ties by id): [{ id, p }]. */
+export function topOfRow(logits, row) {
+  const V = logits.shape[1];
+  const values = Array.from(logits.data.subarray(row * V, (row + 1) * V));
+  const max = Math.max(...values);
+  const sum = values.reduce((s, x) => s + Math.exp(x - max), 0);
+  return values
+    .map((x, id) => ({ id, p: Math.exp(x - max) / sum }))
+    .sort((a, b) => b.p - a.p || a.id - b.id)
+    .slice(0, 10);
+}
+
+/** Picks a folder's files (name → bytes or text) in the section's "Pick its files" input. */
+export async function dropAsFiles(page, files) {
+  const list = Object.entries(files).map(([name, data]) => ({
+    name,
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.from(data),
+  }));
+  await page.setInputFiles('#model-files', list);
+}

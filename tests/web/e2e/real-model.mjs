@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
-import { ARTIFACTS, ROOT, assertShown, openPage, readNumbers, settle, withPage } from './helpers.mjs';
+import { ARTIFACTS, ROOT, assertShown, chooseExample, openPage, readNumbers, settle, withPage } from './helpers.mjs';
 import {
   INDUCTION,
   INDUCTION_HEADS,
@@ -101,6 +101,8 @@ describe('real model: the shipped model', () => {
       assert.equal(await page.inputValue('#head'), '2');
       assert.ok(await page.isChecked('#causal'));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-walk-1280.png`, fullPage: false });
+      await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-walk-steps-1280.png`, fullPage: false });
       await page.waitForTimeout(300); // the hash is written 250 ms after a change
       link = await page.evaluate(() => location.href);
       const url = new URL(link);
@@ -136,6 +138,8 @@ describe('real model: the shipped model', () => {
       const readout = await page.textContent('.model-view .cm-readout');
       assert.match(readout, /layer 2 head 1: “the” \(row 1\) → “cat” \(column 2\)/u);
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark.png`, fullPage: false });
+      await page.evaluate(() => document.getElementById('step-model').scrollIntoView({ block: 'start' }));
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark-top.png`, fullPage: false });
       const n = await runs(page);
       await page.fill('#model-text', typed);
       await waitForRun(page, n);
@@ -152,7 +156,7 @@ describe('real model: the shipped model', () => {
     const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] })).captures;
     const folder = `${env.server.url}models/induction/`;
     let link;
-    await withPage(env, {}, async ({ page }) => {
+    await withPage(env, {}, async ({ page, problems }) => {
       await openBuiltin(page);
       await page.fill('#model-url', folder);
       await page.click('#model-url-open');
@@ -161,6 +165,16 @@ describe('real model: the shipped model', () => {
       await page.fill('#model-text', SENTENCE);
       await waitForRun(page, n);
       assertPredictions(await readPredictions(page), plain.next, 'by URL');
+      // The ranges read are kept in Cache Storage: opening the address again fetches no weights.
+      await page.waitForFunction(() =>
+        /MB of models read by address/u.test(document.getElementById('model-cache').textContent),
+      );
+      const fetched = () => problems.requests.filter((u) => u.endsWith('/models/induction/model.safetensors')).length;
+      const before = fetched();
+      const again = await runs(page);
+      await page.click('#model-url-open');
+      await waitForRun(page, again);
+      assert.equal(fetched(), before, 'the second load reads the weights from the cache');
       await page.click('.head-button[data-layer="1"][data-head="0"]');
       await page.waitForFunction(() =>
         /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
@@ -170,6 +184,8 @@ describe('real model: the shipped model', () => {
       await page.waitForTimeout(300);
       link = await page.evaluate(() => location.href);
       assert.equal(new URL(link).searchParams.get('model'), folder);
+      await page.click('#model-cache-clear');
+      await page.waitForFunction(() => /Nothing is kept/u.test(document.getElementById('model-cache').textContent));
     });
     await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
       await page.waitForFunction(() =>
@@ -226,6 +242,30 @@ describe('real model: the shipped model', () => {
       await page.click('#model-builtin');
       await waitForRun(page);
       assert.equal(await page.locator('.model-head canvas').count(), 8);
+    });
+  });
+
+  test('a head walked, then another example chosen: the link reopens that example, with the head chosen in the model view', async () => {
+    let link;
+    let sentence;
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await page.click('.head-button[data-layer="1"][data-head="3"]');
+      await page.waitForFunction(() =>
+        /Layer 2 head 4 is in the steps/u.test(document.getElementById('model-walk').textContent),
+      );
+      await chooseExample(page, 'causal');
+      sentence = await page.inputValue('#sentence');
+      await page.waitForTimeout(300);
+      link = await page.evaluate(() => location.href);
+      assert.equal(new URL(link).searchParams.get('head'), '3');
+    });
+    await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
+      await page.waitForFunction(() =>
+        /was chosen when this link was made/u.test(document.getElementById('model-walk').textContent),
+      );
+      assert.equal(await page.inputValue('#sentence'), sentence, 'the example stays in the steps');
+      assert.equal(await page.getAttribute('.head-button[data-layer="1"][data-head="3"]', 'aria-pressed'), 'true');
     });
   });
 });

@@ -257,6 +257,20 @@ export function widenKvHeads(rows, numKvHeads, numHeads) {
 }
 
 /**
+ * The settings under which the page shows a model's layer as the model computes it (no positions added, no
+ * temperature, scaling on, its own W_k, no designed heads, no mask clicked), its numbers marked as a file's.
+ */
+export const AS_THE_MODEL = Object.freeze({
+  mask: null,
+  positions: false,
+  temperature: 1,
+  scaling: true,
+  shareQK: false,
+  design: false,
+  fromFile: true,
+});
+
+/**
  * Checks a mapping against the tensors' shapes. Messages name the tensor and both shapes.
  * @param {Record<string, Source>} slots
  * @param {(name: string) => number[] | undefined} shapeOf

@@ -1,7 +1,7 @@
 // A real model's head in the page's step-by-step walk: the page's state made from that layer (its normed input x
 // and its W's, from the checkpoint) and the walk's result read from the model's own captures of the layer's heads,
 // in the layout selfAttention returns, so that steps 1 to 8 show the model's numbers.
-import { widenKvHeads } from './modelFile.js';
+import { AS_THE_MODEL, widenKvHeads } from './modelFile.js';
 import { checkSizes, withSizes } from './state.js';
 import { tokenWord } from './tokens.js';
 
@@ -62,15 +62,9 @@ export function walkState(state, { x, weights, tokens, head, spec, family }) {
     wo: rowsOf(weights.wo),
     kvHeads: grouped ? G : null,
     head,
-    mask: null,
-    positions: false,
-    temperature: 1,
-    scaling: true,
-    shareQK: false,
-    design: false,
+    ...AS_THE_MODEL,
     causal: family !== 'bert',
     biases,
-    fromFile: true,
   };
 }
 

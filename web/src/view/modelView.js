@@ -44,15 +44,19 @@ export class ModelView {
       class: 'head-button',
       text: `${layer + 1}.${head + 1}`,
       dataset: { layer: String(layer), head: String(head) },
-      attrs: { 'aria-label': `Show layer ${layer + 1} head ${head + 1} in the steps`, 'aria-pressed': 'false' },
+      attrs: {
+        'aria-label': `${layer + 1}.${head + 1}: show layer ${layer + 1} head ${head + 1} in the steps`,
+        'aria-pressed': 'false',
+      },
       on: { click: () => this.handlers.onSelect(layer, head) },
     });
     const ablate = el('button', {
       type: 'button',
       class: 'ablate-button',
-      text: 'on',
+      text: 'off',
       dataset: { layer: String(layer), head: String(head) },
-      attrs: { 'aria-label': `Switch off layer ${layer + 1} head ${head + 1}`, 'aria-pressed': 'false' },
+      // A toggle: its name stays, aria-pressed says whether the head is switched off (the visible text leads the name).
+      attrs: { 'aria-label': `off: switch off layer ${layer + 1} head ${head + 1}`, 'aria-pressed': 'false' },
       on: { click: () => this.handlers.onAblate(layer, head) },
     });
     const figure = el('figure', { class: 'head-figure model-head' }, el('figcaption', {}, select, ablate), map.element);
@@ -65,6 +69,7 @@ export class ModelView {
     if (this.shape === shape) return;
     for (const row of this.figures) for (const f of row) forget(f.map);
     this.shape = shape;
+    this.grid.classList.toggle('many', heads > 6); // smaller heatmaps: a layer of GPT-2's 12 heads on two rows
     this.readout.replaceChildren();
     this.figures = Array.from({ length: layers }, (_, l) =>
       Array.from({ length: heads }, (_, h) => this.#figure(l, h)),
@@ -105,9 +110,7 @@ export class ModelView {
         f.map.flush();
         const isOff = off.has(`${l}.${h}`);
         f.figure.classList.toggle('ablated', isOff);
-        f.ablate.textContent = isOff ? 'off' : 'on';
         f.ablate.setAttribute('aria-pressed', String(isOff));
-        f.ablate.setAttribute('aria-label', `${isOff ? 'Switch on' : 'Switch off'} layer ${l + 1} head ${h + 1}`);
         const chosen = selected?.layer === l && selected?.head === h;
         f.figure.classList.toggle('selected', chosen);
         f.select.setAttribute('aria-pressed', String(chosen));

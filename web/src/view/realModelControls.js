@@ -31,7 +31,7 @@ function lesson() {
       'The four heads of layer 2 are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
     ),
     p(
-      'Switch off the four heads of layer 2 (their “on” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
+      'Switch off the four heads of layer 2 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
     ),
     el(
       'p',
@@ -46,7 +46,8 @@ function lesson() {
 export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
-   *   onCancel: Function, onUrl: (text: string) => void, onText: Function, onAllOn: Function }} handlers
+   *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
+   *   onAllOn: Function }} handlers
    */
   constructor(handlers) {
     const folder = el('input', {
@@ -78,16 +79,30 @@ export class RealModelControls {
     this.url.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') handlers.onUrl(this.url.value);
     });
+    this.cacheLine = el('span', { id: 'model-cache', class: 'hint' });
+    this.clearCache = el('button', {
+      type: 'button',
+      id: 'model-cache-clear',
+      class: 'secondary small',
+      text: 'Clear the cache',
+      hidden: true,
+      on: { click: handlers.onClearCache },
+    });
     this.urlField = el(
       'div',
-      { class: 'model-url' },
+      {},
       el(
-        'label',
-        { class: 'field grow', for: 'model-url' },
-        el('span', { text: 'Hub model id or folder URL' }),
-        this.url,
+        'div',
+        { class: 'model-url' },
+        el(
+          'label',
+          { class: 'field grow', for: 'model-url' },
+          el('span', { text: 'Hub model id or folder URL' }),
+          this.url,
+        ),
+        this.urlButton,
       ),
-      this.urlButton,
+      el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
     );
     this.builtin = el('button', {
       type: 'button',
@@ -188,7 +203,7 @@ export class RealModelControls {
       el('h3', { text: 'Every head: the model view' }),
       el('p', {
         class: 'hint',
-        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “on” button switches it off (ablation) and the prediction above shows the change.',
+        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction above shows the change.',
       }),
       el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
       this.walkLine,
@@ -239,6 +254,14 @@ export class RealModelControls {
     show(this.work, true);
     this.walkLine.textContent = '';
     this.error(null);
+  }
+
+  /** The bytes of models read by address kept in the browser's cache (a second visit reads them from there). */
+  cache(bytes) {
+    this.cacheLine.textContent = bytes
+      ? `${(bytes / 1e6).toFixed(1)} MB of models read by address are kept in this browser's cache.`
+      : 'Nothing is kept in the cache.';
+    show(this.clearCache, bytes > 0);
   }
 
   idsHint(on) {

@@ -1,0 +1,135 @@
+// The real-model source's pure parts: its link parameters, tokens shown readably, a tokenizer.json's vocabulary, the
+// top tokens of a logits row and an ablation's changes, and a layer's captures in selfAttention's layout.
+import { describe, expect, it } from 'vitest';
+import { captureResult, isLayerAttention, walkSizes } from '../../../web/src/model/modelWalk.js';
+import {
+  predictionChanges,
+  readModelLink,
+  readableToken,
+  toggleHead,
+  topTokens,
+  typedSource,
+  vocabulary,
+  writeModelLink,
+} from '../../../web/src/model/realModel.js';
+
+describe('real model: links', () => {
+  it('writes and reads back the model, sentence, head and ablations, keeping other parameters', () => {
+    const link = {
+      model: 'builtin',
+      text: 'the cat & the “dog”',
+      layer: 1,
+      head: 3,
+      ablate: [
+        [1, 0],
+        [0, 2],
+      ],
+    };
+    const search = writeModelLink('?nowarm', link);
+    expect(new URLSearchParams(search).get('nowarm')).toBe('');
+    expect(readModelLink(search)).toEqual({
+      ...link,
+      ablate: [
+        [1, 0],
+        [0, 2],
+      ],
+    });
+    expect(readModelLink('?nowarm')).toBeNull();
+    expect(writeModelLink(search, null)).toBe('?nowarm=');
+  });
+
+  it('drops what it cannot read: bad layer or head, bad ablation pairs', () => {
+    expect(readModelLink('?model=files&layer=x&head=2&ablate=1.0,a.b,2')).toEqual({
+      model: 'files',
+      text: null,
+      layer: null,
+      head: 2,
+      ablate: [[1, 0]],
+    });
+  });
+
+  it('tells a folder URL from a Hub id, and neither from other text', () => {
+    expect(typedSource('https://example.org/models/gpt2')).toEqual({ url: 'https://example.org/models/gpt2/' });
+    expect(typedSource(' openai-community/gpt2 ')).toEqual({ hub: 'openai-community/gpt2' });
+    expect(typedSource('gpt2')).toBeNull();
+    expect(typedSource('javascript:alert(1)')).toBeNull();
+  });
+});
+
+describe('real model: tokens and predictions', () => {
+  it('shows markers readably', () => {
+    expect(readableToken('Ġcat', ' cat')).toBe('␣cat');
+    expect(readableToken('▁the')).toBe('␣the');
+    expect(readableToken('##s', 's')).toBe('+s');
+    expect(readableToken('Ċ', '\n')).toBe('↵');
+    expect(readableToken('Ġ', ' ')).toBe('␣');
+  });
+
+  it("reads a tokenizer.json's vocabulary with its added tokens", () => {
+    const json = { model: { vocab: { a: 0, b: 1 } }, added_tokens: [{ id: 2, content: '[MASK]' }] };
+    expect(vocabulary(json)).toEqual(['a', 'b', '[MASK]']);
+    expect(
+      vocabulary({
+        model: {
+          vocab: [
+            ['▁x', -1],
+            ['▁y', -2],
+          ],
+        },
+      }),
+    ).toEqual(['▁x', '▁y']);
+  });
+
+  it('lists the top tokens of a row and what an ablation changed', () => {
+    const logits = Float32Array.from([0, 0, 0, Math.log(3), 0, Math.log(2)]); // rows of 3
+    const top = topTokens(logits, 3, 1, 2);
+    expect(top.map((t) => t.id)).toEqual([0, 2]);
+    expect(top[0].p).toBeCloseTo(0.5, 6);
+    const base = [
+      { id: 1, p: 0.9 },
+      { id: 0, p: 0.1 },
+    ];
+    const { rows, gone } = predictionChanges(top, base, (id) => ({ 0: 0.1, 2: 0 })[id]);
+    expect(rows[0].delta).toBeCloseTo(0.4, 6);
+    expect(gone.map((t) => t.id)).toEqual([1]);
+    expect(toggleHead(toggleHead([], 1, 2), 0, 3)).toEqual([
+      [0, 3],
+      [1, 2],
+    ]);
+    expect(toggleHead([[0, 3]], 0, 3)).toEqual([]);
+  });
+});
+
+describe('real model: a layer in the walk', () => {
+  it('stacks the heads’ captures as selfAttention returns them, k and v once per key/value head', () => {
+    const t = (value, shape) => ({ data: new Float32Array(shape[0] * shape[1]).fill(value), shape });
+    const spec = { numHeads: 4, numKvHeads: 2, headDim: 2, dModel: 8 };
+    const captures = [0, 1, 2, 3].map((h) => ({
+      q: t(h, [3, 2]),
+      k: t(10 + Math.floor(h / 2), [3, 2]),
+      v: t(20 + Math.floor(h / 2), [3, 2]),
+      rawScores: t(h, [3, 3]),
+      scaledScores: t(h, [3, 3]),
+      scores: t(h, [3, 3]),
+      weights: t(h, [3, 3]),
+      headOutput: t(h, [3, 2]),
+      concat: t(9, [3, 8]),
+      output: t(8, [3, 8]),
+    }));
+    const r = captureResult(captures, spec);
+    expect(r.q.shape).toEqual([4, 3, 2]);
+    expect(r.k.shape).toEqual([2, 3, 2]);
+    expect([r.k.data[0], r.k.data[6]]).toEqual([10, 11]);
+    expect(r.weights.data[9 * 3]).toBe(3);
+    expect(r.output.shape).toEqual([3, 8]);
+    expect(walkSizes({ ...spec, dModel: 2048 }, 3).errors).toHaveLength(1);
+  });
+
+  it("names a layer's attention tensors in each family", () => {
+    expect(isLayerAttention('transformer.h.1.attn.c_attn.weight', 1)).toBe(true);
+    expect(isLayerAttention('h.11.attn.c_attn.weight', 1)).toBe(false);
+    expect(isLayerAttention('bert.encoder.layer.0.attention.self.query.weight', 0)).toBe(true);
+    expect(isLayerAttention('model.layers.2.self_attn.k_proj.weight', 2)).toBe(true);
+    expect(isLayerAttention('model.layers.2.mlp.up_proj.weight', 2)).toBe(false);
+  });
+});
