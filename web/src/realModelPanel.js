@@ -59,14 +59,13 @@ export class RealModelPanel {
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
-    this.views = new RealModelViews(); // the head view and the block of one layer, below the model view
+    this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
     this.ui.mount({
       tokens: this.tokens.element,
       predictions: this.predictions.element,
       view: this.view.element,
       rope: this.rope.element,
     });
-    this.ui.work.append(this.views.element);
   }
 
   get element() {
@@ -345,8 +344,7 @@ export class RealModelPanel {
         spec,
         family: this.model.family,
       });
-      this.selected = { layer, head };
-      this.views.setLayer(layer);
+      this.selected = this.views.select({ layer, head }); // the one-layer views follow the head opened
       this.view.draw({
         attentions: this.result.attentions,
         labels: this.view.figures[0][0].map.view.rowLabels,

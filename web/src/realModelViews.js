@@ -12,7 +12,8 @@ export class RealModelViews {
   #layer = 0;
   #generation = 0;
 
-  constructor() {
+  /** @param {HTMLElement} parent  where the views go (appended) */
+  constructor(parent) {
     this.head = new HeadView({ label: 'Head view of the chosen layer' });
     this.block = new BlockView();
     this.select = el('select', {
@@ -40,6 +41,7 @@ export class RealModelViews {
       this.head.element,
       this.details,
     );
+    parent.append(this.element);
   }
 
   /**
@@ -56,6 +58,12 @@ export class RealModelViews {
     this.#layer = Math.min(this.#layer, layers - 1);
     this.element.hidden = false;
     this.#draw();
+  }
+
+  /** Follows a head opened in the steps: shows its layer. @returns {{ layer: number, head: number }} the head */
+  select(head) {
+    this.setLayer(head.layer);
+    return head;
   }
 
   /** Shows layer `layer` (from 0). */
