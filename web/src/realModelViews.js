@@ -16,9 +16,9 @@ export class RealModelViews {
   constructor(parent) {
     this.head = new HeadView({ label: 'Head view of the chosen layer' });
     this.block = new BlockView();
-    this.select = el('select', {
+    this.layerField = el('select', {
       id: 'model-views-layer',
-      on: { change: () => this.setLayer(Number(this.select.value)) },
+      on: { change: () => this.setLayer(Number(this.layerField.value)) },
     });
     this.note = el('p', { class: 'hint', attrs: { role: 'status' } });
     this.details = el(
@@ -33,7 +33,7 @@ export class RealModelViews {
       'section',
       { class: 'model-views', hidden: true, attrs: { 'aria-labelledby': 'model-views-title' } },
       el('h3', { id: 'model-views-title', text: 'One layer: the head view and the block around attention' }),
-      el('label', { class: 'field', for: 'model-views-layer' }, el('span', { text: 'Layer' }), this.select),
+      el('label', { class: 'field', for: 'model-views-layer' }, el('span', { text: 'Layer' }), this.layerField),
       el('p', {
         class: 'hint',
         text: 'Lines go from each token (left) to the tokens it attends to (right), as opaque as the weight, one colour per head. Hover, focus or tap a token to keep its lines; the buttons pick the heads.',
@@ -51,9 +51,9 @@ export class RealModelViews {
   update(run) {
     this.#run = run;
     const layers = run.model.spec.numLayers;
-    if (this.select.options.length !== layers) {
+    if (this.layerField.options.length !== layers) {
       const options = Array.from({ length: layers }, (_, l) => el('option', { value: String(l), text: String(l + 1) }));
-      this.select.replaceChildren(...options);
+      this.layerField.replaceChildren(...options);
     }
     this.#layer = Math.min(this.#layer, layers - 1);
     this.element.hidden = false;
@@ -75,7 +75,7 @@ export class RealModelViews {
   #draw() {
     if (!this.#run) return;
     const { result, labels } = this.#run;
-    this.select.value = String(this.#layer);
+    this.layerField.value = String(this.#layer);
     this.head.update({ weights: result.attentions[this.#layer], tokens: labels });
     document.body.dataset.modelViewsLayer = String(this.#layer);
     this.#drawBlock();
