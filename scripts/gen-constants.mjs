@@ -39,7 +39,7 @@ export function parseAbi(header) {
 import { camelName, constantName, enumeratorName } from '../src/js/abi-names.js';
 
 /** The enumerations of RoPE (abi.js) and of the model calls (model-abi.js), each `export const NAME = { … }`. */
-const MODEL_ENUMS = ['NORM_KINDS', 'NORM_PLACEMENTS', 'ACTIVATIONS', 'WEIGHT_LAYOUTS'];
+const MODEL_ENUMS = ['NORM_KINDS', 'NORM_PLACEMENTS', 'ACTIVATIONS', 'WEIGHT_LAYOUTS', 'LAYER_STEPS'];
 const ENUMS = ['ROPE_STYLES', ...MODEL_ENUMS];
 const ENUM_DOCS = {
   ROPE_STYLES: 'Rotary position embeddings: which columns of a head pair up.',
@@ -47,6 +47,7 @@ const ENUM_DOCS = {
   NORM_PLACEMENTS: 'Where a layer applies its norms: before each sub-block or after each residual sum.',
   ACTIVATIONS: "The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))).",
   WEIGHT_LAYOUTS: "A checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear).",
+  LAYER_STEPS: "The steps of a layer that model.run's edits may change, named as its captures name them.",
 };
 
 export { camelName, constantName, enumeratorName };

@@ -16,6 +16,7 @@
 #include "../core/abi.h"
 #include "../core/attention.h"
 #ifdef ATTENTION_WITH_MODEL
+#include "../core/model/edits.h"
 #include "../core/model/forward.h"
 #endif
 
@@ -204,7 +205,9 @@ void model_layer(const Descriptor& d) {
   // With cache_k set, a decode step: the new tokens attend over the cache of the earlier ones (model/decode.h).
   attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
                                   d[slot::cache_capacity]};
-  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r, cache.k ? &cache : nullptr);
+  const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
+  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r, cache.k ? &cache : nullptr,
+                          &edits);
 }
 
 void model_norm(const Descriptor& d) {

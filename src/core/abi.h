@@ -89,6 +89,31 @@ ATTENTION_CONSTANTS(X)
   X(kOutIn, 1)
 // clang-format on
 
+// The steps of a layer that model.run's `edits` may change (src/core/model/edits.h), named as its captures name
+// them: attention's input, q, k, v (before RoPE) and after it, the scores, the weights, a head's output, the
+// concatenation, W_o's output, the residual sum, the MLP's input, activation and output, and the layer's output.
+// clang-format off
+#define ATTENTION_LAYER_STEPS(X) \
+  X(kX, 0)                       \
+  X(kQ, 1)                       \
+  X(kK, 2)                       \
+  X(kV, 3)                       \
+  X(kQRotated, 4)                \
+  X(kKRotated, 5)                \
+  X(kRawScores, 6)               \
+  X(kScaledScores, 7)            \
+  X(kScores, 8)                  \
+  X(kWeights, 9)                 \
+  X(kHeadOutput, 10)             \
+  X(kConcat, 11)                 \
+  X(kOutput, 12)                 \
+  X(kResidual, 13)               \
+  X(kMlpInput, 14)               \
+  X(kMlpHidden, 15)              \
+  X(kMlpOutput, 16)              \
+  X(kHidden, 17)
+// clang-format on
+
 #define X(name, value) name = value,
 enum class Causal : int32_t { ATTENTION_CAUSAL(X) };
 enum class MaskKind : int32_t { ATTENTION_MASK_KINDS(X) };
@@ -97,6 +122,7 @@ enum class NormKind : int32_t { ATTENTION_NORM_KINDS(X) };
 enum class NormPlacement : int32_t { ATTENTION_NORM_PLACEMENTS(X) };
 enum class Activation : int32_t { ATTENTION_ACTIVATIONS(X) };
 enum class WeightLayout : int32_t { ATTENTION_WEIGHT_LAYOUTS(X) };
+enum class LayerStep : int32_t { ATTENTION_LAYER_STEPS(X) };
 #undef X
 
 // Every code an AttentionError can carry, in C++ or in JS, with what raises it (the error table of docs/guide.md
@@ -248,7 +274,9 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(cache_k, 1)                       \
   X(cache_v, 1)                       \
   X(cache_past, 1)                    \
-  X(cache_capacity, 1)
+  X(cache_capacity, 1)                \
+  X(edits, 1)                         \
+  X(edit_count, 1)
 // clang-format on
 
 namespace slot {
@@ -292,6 +320,7 @@ inline constexpr char kAbiText[] =
     ";NORM_PLACEMENTS:" ATTENTION_NORM_PLACEMENTS(ATTENTION_ABI_ENTRY)
     ";ACTIVATIONS:" ATTENTION_ACTIVATIONS(ATTENTION_ABI_ENTRY)
     ";WEIGHT_LAYOUTS:" ATTENTION_WEIGHT_LAYOUTS(ATTENTION_ABI_ENTRY)
+    ";LAYER_STEPS:" ATTENTION_LAYER_STEPS(ATTENTION_ABI_ENTRY)
     ";CALL_KINDS:" ATTENTION_CALL_KINDS(ATTENTION_ABI_ENTRY)
     ";DESCRIPTOR_SLOTS:" ATTENTION_DESCRIPTOR_SLOTS(ATTENTION_ABI_ENTRY)
     ";MODEL_SLOTS:" ATTENTION_MODEL_SLOTS(ATTENTION_ABI_ENTRY)

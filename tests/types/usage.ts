@@ -203,6 +203,13 @@ const isResident: boolean = kept.resident;
 loadModel(new Map(), { residentBytes: '1 GiB' });
 // @ts-expect-error resident is read-only
 kept.resident = isResident;
+const edited = await model.run(
+  { ids: [1, 2] },
+  { edits: [{ layer: 0, head: 1, step: 'weights', row: 1, col: 0, value: 1 }] },
+);
+await model.run({ ids: [1, 2] }, { edits: [{ layer: 0, step: 'hidden', row: 0, col: 0, value: edited.ids[0] }] });
+// @ts-expect-error a layer's step takes no head
+model.run({ ids: [1] }, { edits: [{ layer: 0, head: 0, step: 'hidden', row: 0, col: 0, value: 1 }] });
 // Web sources, cancelling, progress with totals and the browser's cache.
 import { HUB_URL } from 'attention-wasm/model';
 import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';

@@ -19,6 +19,7 @@ import {
   urlLayerWeights,
   urlShards,
 } from './realModelFiles.js';
+import { RealModelViews } from './realModelViews.js';
 import { RealModelControls } from './view/realModelControls.js';
 import { RealModelGenerate } from './realModelGenerate.js';
 import { ModelView } from './view/modelView.js';
@@ -60,6 +61,7 @@ export class RealModelPanel {
     });
     this.rope = new RopeGrids();
     this.generator = new RealModelGenerate({ prompt: () => this.#input(), vocab: () => this.vocab });
+    this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
     this.ui.mount({
       generate: this.generator.element,
       tokens: this.tokens.element,
@@ -277,6 +279,7 @@ export class RealModelPanel {
       ablate: this.ablate,
       selected: this.selected,
     });
+    this.views.update({ model, result: r, labels, input: this.#input().input, ablate: this.ablate });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
@@ -319,7 +322,7 @@ export class RealModelPanel {
         spec,
         family: this.model.family,
       });
-      this.selected = { layer, head };
+      this.selected = this.views.select({ layer, head }); // the one-layer views follow the head opened
       this.generator.setHead(layer, head);
       this.view.draw({
         attentions: this.result.attentions,

@@ -7,6 +7,7 @@
 #include "../attention.h"
 #include "../kernels.h"
 #include "decode.h"
+#include "edits.h"
 #include "linear.h"
 #include "mlp.h"
 #include "norms.h"
@@ -80,9 +81,11 @@ void embed(const ModelConfig& c, const float* tokens, const float* positions, co
   require_finite(out, size, "the embeddings' output");
 }
 
-void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
-           const KvCache* cache) {
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result, const KvCache* cache,
+           const LayerEdits* edits_or_null) {
   check_config(c, true);
+  const LayerEdits none;
+  const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
   require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
               (fused || (w.w_q && w.w_k && w.w_v)) && (c.activation != Activation::kSiluGated || w.w_gate),
@@ -93,13 +96,15 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
   std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
 
   // attention's input
-  float* normed = pre ? buffer(result.normed, normed_own, n * d) : nullptr;  // [n, d]
+  const bool copy = pre || edits.any(LayerStep::kX);
+  float* normed = copy ? buffer(result.normed, normed_own, n * d) : result.normed;  // [n, d]
   if (pre) {
     norm(c.norm, x, n, d, w.norm1_weight, w.norm1_bias, c.eps, normed);
-  } else if (result.normed) {
-    std::copy_n(x, n * d, result.normed);
+  } else if (normed) {
+    std::copy_n(x, n * d, normed);
   }
-  const float* input = pre ? normed : x;
+  edits.apply(LayerStep::kX, normed, 1, n, d);
+  const float* input = copy ? normed : x;
 
   // q, k, v: the projections, split into heads
   const int64_t widths[3] = {H * d_k, H_kv * d_k, H_kv * d_k};
@@ -116,10 +121,14 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
     linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
     split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
   }
+  edits.apply(LayerStep::kQ, split[0], H, n, d_k);
+  edits.apply(LayerStep::kK, split[1], H_kv, n, d_k);
+  edits.apply(LayerStep::kV, split[2], H_kv, n, d_k);
 
   // attention, with the existing kernels: over this call's n tokens, or over a KV cache (decode.h)
   float* heads = buffer(result.heads, heads_own, H * n * d_k);  // [H, n, d_k]
   if (cache) {
+    require(edits.count == 0, "BAD_OPTION", "edits take no KV cache");
     cached_attention(c, *cache, split[0], split[1], split[2], heads, result);
   } else {
     AttentionOptions options;
@@ -133,31 +142,52 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
       }
       options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(n)}};
     }
-    const AttentionResult attention{
+    AttentionResult attention{
         heads,           result.weights, result.scores, result.scaled_scores, result.raw_scores, result.q_rotated,
         result.k_rotated};
+    std::vector<float> inner_own[6];  // an edit of an inner step needs every one of them
+    if (edits.inner()) {
+      const bool rope = c.rope.style != RopeStyle::kNone;
+      attention = {heads,
+                   buffer(result.weights, inner_own[0], H * n * n),
+                   buffer(result.scores, inner_own[1], H * n * n),
+                   buffer(result.scaled_scores, inner_own[2], H * n * n),
+                   buffer(result.raw_scores, inner_own[3], H * n * n),
+                   rope ? buffer(result.q_rotated, inner_own[4], H * n * d_k) : nullptr,
+                   rope ? buffer(result.k_rotated, inner_own[5], H_kv * n * d_k) : nullptr};
+    }
     scaled_dot_product_attention({1, c.num_heads, c.num_kv_heads, c.len, c.len, c.d_k, c.d_k}, split[0], split[1],
                                  split[2], options, attention);
+    if (edits.inner()) {
+      redo_attention(c, edits,
+                     {split[0], split[1], split[2], attention.q_rotated, attention.k_rotated, attention.raw_scores,
+                      attention.scaled_scores, attention.scores, attention.weights, heads});
+    }
   }
   if (w.head_mask) {
     for (int64_t h = 0; h < H; ++h) {
       for (int64_t i = 0; i < n * d_k; ++i) heads[h * n * d_k + i] *= w.head_mask[h];
     }
   }
+  edits.apply(LayerStep::kHeadOutput, heads, H, n, d_k);
   float* concat = buffer(result.concat, concat_own, n * H * d_k);  // [n, H·d_k]
   merge_heads(heads, n, H, d_k, concat);
+  edits.apply(LayerStep::kConcat, concat, 1, n, H * d_k);
   float* attention_output = buffer(result.attention_output, attn_own, n * d);  // [n, d]
   linear(concat, n, matrix(w.w_o, H * d_k, d, c.layout), w.b_o, attention_output);
+  edits.apply(LayerStep::kOutput, attention_output, 1, n, d);
 
   // residual sum, norm, MLP, residual sum
   float* residual = buffer(result.residual, residual_own, n * d);  // [n, d]
   for (int64_t i = 0; i < n * d; ++i) residual[i] = x[i] + attention_output[i];
+  edits.apply(LayerStep::kResidual, residual, 1, n, d);
   float* mlp_input = buffer(result.mlp_input, mlp_in_own, n * d);  // [n, d]
   if (pre) {
     norm(c.norm, residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
   } else {
     norm(c.norm, residual, n, d, w.norm1_weight, w.norm1_bias, c.eps, mlp_input);
   }
+  edits.apply(LayerStep::kMlpInput, mlp_input, 1, n, d);
   const MlpWeights mlp_weights{matrix(w.w_up, d, c.d_ff, c.layout),
                                matrix(w.w_gate, d, c.d_ff, c.layout),
                                matrix(w.w_down, c.d_ff, d, c.layout),
@@ -167,9 +197,15 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
   float* hidden = buffer(result.mlp_hidden, hidden_own, n * c.d_ff);  // [n, d_ff]
   float* mlp_output = buffer(result.mlp_output, mlp_out_own, n * d);  // [n, d]
   mlp(c.activation, mlp_input, n, mlp_weights, hidden, mlp_output);
+  if (edits.any(LayerStep::kMlpHidden)) {  // W_down again, on the edited activation
+    edits.apply(LayerStep::kMlpHidden, hidden, 1, n, c.d_ff);
+    linear(hidden, n, mlp_weights.down, w.b_down, mlp_output);
+  }
+  edits.apply(LayerStep::kMlpOutput, mlp_output, 1, n, d);
   const float* before = pre ? residual : mlp_input;  // what the MLP's output is added to
   for (int64_t i = 0; i < n * d; ++i) result.output[i] = before[i] + mlp_output[i];
   if (!pre) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
+  edits.apply(LayerStep::kHidden, result.output, 1, n, d);
   require_finite(result.output, n * d, "the layer's output");
 }
 

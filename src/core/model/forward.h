@@ -88,14 +88,16 @@ struct KvCache {
   int32_t capacity = 0;
 };
 
-// One transformer layer on x [n, d]. Throws AttentionError (attention.h) for bad sizes, and PROJECTION_OVERFLOW
-// when a value leaves float32.
+struct LayerEdits;  // edits.h
+
+// One transformer layer on x [n, d], with `edits` (edits.h; null = none) written into its steps as it goes. Throws
+// AttentionError (attention.h) for bad sizes or edits, and PROJECTION_OVERFLOW when a value leaves float32.
 // With a cache, x holds the n new tokens at positions past … past + n − 1 (c.rope's tables hold those n rows): their
 // k and v are appended to the cache and their queries attend over all past + n cached keys (decode.h), so a decode
 // step computes one row. Then weights (and the score buffers) are [H, n, past + n]; q_rotated [H, n, d_k] holds the
-// rotated queries and k_rotated is not written (the cache holds the rotated keys).
+// rotated queries and k_rotated is not written (the cache holds the rotated keys). Edits take no cache.
 void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
-           const KvCache* cache = nullptr);
+           const KvCache* cache = nullptr, const LayerEdits* edits = nullptr);
 
 // out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
 //   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]

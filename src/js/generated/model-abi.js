@@ -25,6 +25,28 @@ export const WEIGHT_LAYOUTS = Object.freeze({
   outIn: 1,
 });
 
+/** The steps of a layer that model.run's edits may change, named as its captures name them. */
+export const LAYER_STEPS = Object.freeze({
+  x: 0,
+  q: 1,
+  k: 2,
+  v: 3,
+  qRotated: 4,
+  kRotated: 5,
+  rawScores: 6,
+  scaledScores: 7,
+  scores: 8,
+  weights: 9,
+  headOutput: 10,
+  concat: 11,
+  output: 12,
+  residual: 13,
+  mlpInput: 14,
+  mlpHidden: 15,
+  mlpOutput: 16,
+  hidden: 17,
+});
+
 /** Int32 slots of a model call's descriptor after the attention calls' (abi.js's DESCRIPTOR_SLOTS). */
 export const MODEL_SLOTS = Object.freeze({
   dFf: 48,
@@ -63,5 +85,7 @@ export const MODEL_SLOTS = Object.freeze({
   cacheV: 81,
   cachePast: 82,
   cacheCapacity: 83,
+  edits: 84,
+  editCount: 85,
 });
-export const MODEL_SLOT_COUNT = 84;
+export const MODEL_SLOT_COUNT = 86;

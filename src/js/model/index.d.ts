@@ -112,6 +112,73 @@ export interface LayerHead {
   head: number;
 }
 
+/** A head's steps (`head` required; for k, v and kRotated any head reading that key-value head). */
+export type HeadStep =
+  'q' | 'k' | 'v' | 'qRotated' | 'kRotated' | 'rawScores' | 'scaledScores' | 'scores' | 'weights' | 'headOutput';
+/** A layer's steps (no `head`), and its attention weights in attentionWeightsFrom's layout. */
+export type LayerStep =
+  | 'x'
+  | 'concat'
+  | 'output'
+  | 'residual'
+  | 'mlpInput'
+  | 'mlpHidden'
+  | 'mlpOutput'
+  | 'hidden'
+  | 'wq'
+  | 'wk'
+  | 'wv'
+  | 'wo';
+
+/**
+ * One number of one step replaced, right after the forward computes that step; the steps and shapes are those of
+ * HeadCapture (`row` a token, `col` a column of the step: a key for the scores and weights). qRotated and kRotated
+ * exist with RoPE (LLaMA family) only. A bad edit is a BAD_OPTION naming it (`edits[i]`).
+ *
+ * | step                                               | [rows, cols]        |
+ * |----------------------------------------------------|---------------------|
+ * | x, output, residual, mlpInput, mlpOutput, hidden   | [n, d_model]        |
+ * | q, k, v, qRotated, kRotated, headOutput            | [n, d_k]            |
+ * | rawScores, scaledScores, scores, weights           | [n, n]              |
+ * | concat                                             | [n, H·d_k]          |
+ * | mlpHidden                                          | [n, d_ff]           |
+ * | wq; wk, wv (this run only)                         | [d_model, H·d_k]; [d_model, H_kv·d_k] |
+ * | wo (this run only)                                 | [H·d_k, d_model]    |
+ */
+export type StepEdit = HeadStepEdit | LayerStepEdit;
+
+/** An edit of a head's step (StepEdit). */
+export interface HeadStepEdit {
+  /** The layer, from 0. */
+  layer: number;
+  /** The query head, from 0. */
+  head: number;
+  /** The step. */
+  step: HeadStep;
+  /** The token (row), from 0. */
+  row: number;
+  /** The column of the step, from 0. */
+  col: number;
+  /** The number written there (a finite float32). */
+  value: number;
+}
+
+/** An edit of a layer's step (StepEdit). */
+export interface LayerStepEdit {
+  /** The layer, from 0. */
+  layer: number;
+  /** None: a layer's step belongs to no head. */
+  head?: undefined;
+  /** The step. */
+  step: LayerStep;
+  /** The token (row), from 0. */
+  row: number;
+  /** The column of the step, from 0. */
+  col: number;
+  /** The number written there (a finite float32). */
+  value: number;
+}
+
 /** model.run's options. */
 export interface RunOptions {
   /** Stops the run, a download under way included: it rejects with AttentionError ABORTED. */
@@ -126,6 +193,8 @@ export interface RunOptions {
   capture?: readonly LayerHead[];
   /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
   ablate?: readonly (readonly [number, number])[];
+  /** Numbers of layers' steps replaced inside the forward: everything after each (its layer, the later layers, the logits) follows. */
+  edits?: readonly StepEdit[];
   /** How many tokens `next` lists. Default 5. */
   topK?: number;
   /**

@@ -9,6 +9,7 @@ import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
+import { editWeights, layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
@@ -137,6 +138,7 @@ export class Model {
    * | logits        | Tensor [n, vocab], or null without an LM head (BertModel)              |
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
+   * With `edits`, every step after an edited number follows from it (edits.js).
    */
   async run(input, options) {
     this.#checkOpen();
@@ -147,6 +149,7 @@ export class Model {
     const ctx = { signal: o.signal, total: this.bytesRead + runBytes(this.#tensors, ids, o, this.#resident) };
     checkAborted(ctx.signal, 'run');
     const n = ids.length;
+    const edits = readEdits(o.edits, config, n);
     const tables =
       config.rope &&
       ropeTables(
@@ -169,6 +172,8 @@ export class Model {
       const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
       const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights.inputs };
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
+      const addresses = { ...weights.addresses };
+      editWeights(edits, l, inputs, config, { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 });
       if (tables) {
         inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
         inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
@@ -179,10 +184,13 @@ export class Model {
         for (const head of ablated) mask[head] = 0;
         inputs.headMask = made(mask, [config.numHeads], 'ablate');
       }
+      const edit = layerEdits(edits, l, config, n);
+      if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
-      const plan = modelPlan('modelLayer', { ...modelDims(config, n, l), ...weights.addresses }, inputs, outputs, {
+      const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
+      const plan = modelPlan('modelLayer', dims, inputs, outputs, {
         causal: config.choices.causal,
-        scratchBytes: layerScratchBytes(config, n),
+        scratchBytes: layerScratchBytes(config, n) + (edit?.scratchBytes ?? 0),
       });
       const result = this.#call(plan);
       hidden = result.output;

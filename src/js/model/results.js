@@ -11,6 +11,7 @@ const RUN_OPTIONS = [
   'logits',
   'capture',
   'ablate',
+  'edits',
   'topK',
   'tokenTypeIds',
   'signal',
@@ -116,6 +117,7 @@ export function readRunOptions(options, config) {
     ablate,
     topK: Math.min(topK, config.vocabSize),
     tokenTypeIds,
+    edits: o.edits, // read by edits.js, which needs n
   };
 }
 

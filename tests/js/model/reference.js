@@ -2,6 +2,7 @@
 // modeling_llama.py with Mistral's sliding window and Qwen2's biases) and not from the code under test: its own
 // tensor names, matrix products, norms and attention, over the values a fixture stored (fixtures.js). Returns what
 // transformers returns with output_attentions and output_hidden_states, without the batch dimension.
+import { attendEdited, editorFor } from './edit-reference.js';
 import { referenceInvFreq, referenceRotate } from './rope-reference.js';
 
 // Tolerances of the model's results against this reference. The forward is float32 and the reference float64 on
@@ -134,7 +135,7 @@ const T = (W) => ({ data: W.data, shape: W.shape });
 /** The heads of layer l that `ablate` ([[layer, head], …]) zeroes. */
 const ablatedIn = (ablate, l) => new Set(ablate.filter(([layer]) => layer === l).map(([, head]) => head));
 
-function gpt2(fixture, ids, { ablate = [] } = {}) {
+function gpt2(fixture, ids, { ablate = [], edits = [] } = {}) {
   const { config: c, values, prefix } = fixture;
   const t = (name) => values[`${prefix}${name}`];
   const n = ids.length;
@@ -145,19 +146,24 @@ function gpt2(fixture, ids, { ablate = [] } = {}) {
   for (let l = 0; l < c.n_layer; l++) {
     hiddenStates.push(h);
     const L = (name) => t(`h.${l}.${name}`);
-    const x = layerNorm(h, n, L('ln_1.weight'), L('ln_1.bias'), eps);
+    const E = editorFor(edits, l, { n, H, Hkv: H, dk: d / H });
+    const x = E('x', layerNorm(h, n, L('ln_1.weight'), L('ln_1.bias'), eps));
     const qkv = conv1d(x, n, L('attn.c_attn.weight'), L('attn.c_attn.bias')); // [n, 3d]: q | k | v
     const part = (p) =>
       Float64Array.from({ length: n * d }, (_, i) => qkv[Math.floor(i / d) * 3 * d + p * d + (i % d)]);
-    const [q, k, v] = [part(0), part(1), part(2)];
-    const { weights, context } = attend(q, k, v, n, H, H, d / H, (i, j) => j <= i, ablatedIn(ablate, l));
+    const [q, k, v] = [E('q', part(0)), E('k', part(1)), E('v', part(2))];
+    const attention = edits.length ? attendEdited : attend;
+    const { weights, context } = attention(q, k, v, n, H, H, d / H, (i, j) => j <= i, ablatedIn(ablate, l), E);
     attentions.push(weights);
-    const output = conv1d(context, n, L('attn.c_proj.weight'), L('attn.c_proj.bias'));
-    const residual = add(h, output);
-    const mlpInput = layerNorm(residual, n, L('ln_2.weight'), L('ln_2.bias'), eps);
-    const mlpHidden = conv1d(mlpInput, n, L('mlp.c_fc.weight'), L('mlp.c_fc.bias')).map(ACT[c.activation_function]);
-    const mlpOutput = conv1d(mlpHidden, n, L('mlp.c_proj.weight'), L('mlp.c_proj.bias'));
-    h = add(residual, mlpOutput);
+    const output = E('output', conv1d(context, n, L('attn.c_proj.weight'), L('attn.c_proj.bias')));
+    const residual = E('residual', add(h, output));
+    const mlpInput = E('mlpInput', layerNorm(residual, n, L('ln_2.weight'), L('ln_2.bias'), eps));
+    const mlpHidden = E(
+      'mlpHidden',
+      conv1d(mlpInput, n, L('mlp.c_fc.weight'), L('mlp.c_fc.bias')).map(ACT[c.activation_function]),
+    );
+    const mlpOutput = E('mlpOutput', conv1d(mlpHidden, n, L('mlp.c_proj.weight'), L('mlp.c_proj.bias')));
+    h = E('hidden', add(residual, mlpOutput));
     steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
   }
   h = layerNorm(h, n, t('ln_f.weight'), t('ln_f.bias'), eps);
@@ -165,7 +171,7 @@ function gpt2(fixture, ids, { ablate = [] } = {}) {
   return { attentions, hiddenStates, steps, logits: linear(h, n, T(t('wte.weight'))) };
 }
 
-function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [] } = {}) {
+function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [], edits = [] } = {}) {
   const { config: c, values, prefix } = fixture;
   const t = (name) => values[`${prefix}${name}`] ?? values[name];
   const ln = (at) => [
@@ -183,19 +189,26 @@ function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const at = `encoder.layer.${l}.`;
     const L = (name) => t(`${at}${name}`);
-    const proj = (part) => linear(h, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`));
-    const [q, k, v] = [proj('query'), proj('key'), proj('value')];
-    const { weights, context } = attend(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l));
+    const E = editorFor(edits, l, { n, H, Hkv: H, dk: d / H });
+    const x = E('x', h.slice()); // attention's input: an edit of it reaches q, k and v, not the residual
+    const proj = (part, step) =>
+      E(step, linear(x, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`)));
+    const [q, k, v] = [proj('query', 'q'), proj('key', 'k'), proj('value', 'v')];
+    const attention = edits.length ? attendEdited : attend;
+    const { weights, context } = attention(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l), E);
     attentions.push(weights);
-    const output = linear(context, n, L('attention.output.dense.weight'), L('attention.output.dense.bias'));
-    const residual = add(output, h);
-    const mlpInput = layerNorm(residual, n, ...ln(`${at}attention.output.`), eps);
-    const mlpHidden = linear(mlpInput, n, L('intermediate.dense.weight'), L('intermediate.dense.bias')).map(
-      ACT[c.hidden_act],
+    const output = E(
+      'output',
+      linear(context, n, L('attention.output.dense.weight'), L('attention.output.dense.bias')),
     );
-    const mlpOutput = linear(mlpHidden, n, L('output.dense.weight'), L('output.dense.bias'));
-    const x = h;
-    h = layerNorm(add(mlpOutput, mlpInput), n, ...ln(`${at}output.`), eps);
+    const residual = E('residual', add(output, h));
+    const mlpInput = E('mlpInput', layerNorm(residual, n, ...ln(`${at}attention.output.`), eps));
+    const mlpHidden = E(
+      'mlpHidden',
+      linear(mlpInput, n, L('intermediate.dense.weight'), L('intermediate.dense.bias')).map(ACT[c.hidden_act]),
+    );
+    const mlpOutput = E('mlpOutput', linear(mlpHidden, n, L('output.dense.weight'), L('output.dense.bias')));
+    h = E('hidden', layerNorm(add(mlpOutput, mlpInput), n, ...ln(`${at}output.`), eps));
     hiddenStates.push(h);
     steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
   }
@@ -232,7 +245,7 @@ function llamaInvFreq(c, dim) {
   });
 }
 
-function llama(fixture, ids, { ablate = [] } = {}) {
+function llama(fixture, ids, { ablate = [], edits = [] } = {}) {
   const { config: c, values } = fixture;
   const t = (name) => values[name];
   const n = ids.length;
@@ -257,20 +270,25 @@ function llama(fixture, ids, { ablate = [] } = {}) {
   for (let l = 0; l < c.num_hidden_layers; l++) {
     hiddenStates.push(h);
     const L = (name) => t(`model.layers.${l}.${name}`);
-    const x = rmsNorm(h, n, L('input_layernorm.weight'), eps);
-    const proj = (p) => linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`));
+    const E = editorFor(edits, l, { n, H, Hkv, dk });
+    const x = E('x', rmsNorm(h, n, L('input_layernorm.weight'), eps));
+    const proj = (p) => E(p, linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`)));
     const [q, k, v] = [proj('q'), proj('k'), proj('v')];
-    const [qRotated, kRotated] = [rotate(q, H), rotate(k, Hkv)];
-    const { weights, context } = attend(qRotated, kRotated, v, n, H, Hkv, dk, allowed, ablatedIn(ablate, l));
+    const [qRotated, kRotated] = [E('qRotated', rotate(q, H)), E('kRotated', rotate(k, Hkv))];
+    const attention = edits.length ? attendEdited : attend;
+    const { weights, context } = attention(qRotated, kRotated, v, n, H, Hkv, dk, allowed, ablatedIn(ablate, l), E);
     attentions.push(weights);
-    const output = linear(context, n, L('self_attn.o_proj.weight'));
-    const residual = add(h, output);
-    const mlpInput = rmsNorm(residual, n, L('post_attention_layernorm.weight'), eps);
+    const output = E('output', linear(context, n, L('self_attn.o_proj.weight')));
+    const residual = E('residual', add(h, output));
+    const mlpInput = E('mlpInput', rmsNorm(residual, n, L('post_attention_layernorm.weight'), eps));
     const gate = linear(mlpInput, n, L('mlp.gate_proj.weight')).map(ACT.silu);
     const up = linear(mlpInput, n, L('mlp.up_proj.weight'));
-    const mlpHidden = gate.map((g, i) => g * up[i]);
-    const mlpOutput = linear(mlpHidden, n, L('mlp.down_proj.weight'));
-    h = add(residual, mlpOutput);
+    const mlpHidden = E(
+      'mlpHidden',
+      gate.map((g, i) => g * up[i]),
+    );
+    const mlpOutput = E('mlpOutput', linear(mlpHidden, n, L('mlp.down_proj.weight')));
+    h = E('hidden', add(residual, mlpOutput));
     steps.push({
       x,
       q,
@@ -297,7 +315,8 @@ function llama(fixture, ids, { ablate = [] } = {}) {
  * The reference forward of a fixture (fixtures.js) on token ids: { attentions [H, n, n] per layer, hiddenStates
  * [n, d] (num_layers + 1), logits [n, V] or null, steps per layer: { x, q, k, v, qRotated?, kRotated? ([n, heads·d_k],
  * heads side by side), concat, output, residual, mlpInput, mlpHidden, mlpOutput, hidden } }.
- * @param {{ tokenTypeIds?: number[], ablate?: [number, number][] }} [options]
+ * @param {{ tokenTypeIds?: number[], ablate?: [number, number][], edits?: object[] }} [options]  edits: as
+ *   model.run's (edit-reference.js)
  */
 export function referenceForward(fixture, ids, options = {}) {
   const type = fixture.config.model_type;

@@ -23,3 +23,5 @@ import './texts.mjs';
 import './real-model.mjs';
 import './real-model-files.mjs';
 import './real-model-generate.mjs';
+import './real-model-views.mjs';
+import './views.mjs';
