@@ -261,7 +261,9 @@ double output_projection_scratch_bytes(int32_t width, int32_t d_out) {
 // Everything abi.h lists, as the compiled module sees it, under the C++ names: tests compare it with the files
 // that scripts/gen-constants.mjs generated from the header, and the loader with the glue's own copy.
 // The hash of abi.h's lists (abi_hash): the loader refuses a module whose hash is not the generated ABI_HASH.
-double abi_hash() { return attention::abi_hash(); }
+// Computed when compiling (constexpr), so that the lists' text is not in the module.
+constexpr uint32_t kAbiHash = attention::abi_hash();
+double abi_hash() { return kAbiHash; }
 
 std::string kernel_backend() { return attention::kernel_backend(); }
 
