@@ -66,8 +66,8 @@ const app = {
   },
   setState,
   /** Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. */
-  showModelHead(next, result) {
-    pinned = { state: next, result };
+  showModelHead(next, result, onEdit = null) {
+    pinned = { state: next, result, onEdit }; // onEdit: its cells' edits go to the model (realModelEdits.js)
     setState(next);
   },
   writeHash,
@@ -257,7 +257,8 @@ function showLoadError(error) {
 /** Builds the steps, the lessons' views and the controls, and reads the link. */
 function buildPage() {
   steps = new Steps(app, {
-    onEdit: (name, i, j, text) => editCell(app, name, i, j, text),
+    onEdit: (name, i, j, text) =>
+      pinned?.onEdit && pinned.state === state ? pinned.onEdit(name, i, j, text) : editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
     onSelectHead: (head) => setState({ ...state, head }),
   });

@@ -5,6 +5,8 @@
 import { loadModel } from '../../src/js/model/index.js';
 import './css/realModel.css'; // with this code only
 import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
+import { editedWeights } from './model/walkEdits.js';
+import { RealModelEdits } from './realModelEdits.js';
 import * as rm from './model/realModel.js';
 import {
   cacheBytes,
@@ -38,6 +40,8 @@ export class RealModelPanel {
     this.source = null; // 'builtin' | 'files'
     this.vocab = [];
     this.ablate = [];
+    this.edits = []; // numbers edited in the walk, as the model's run takes them (realModelEdits.js)
+    this.editing = new RealModelEdits(this);
     this.selected = null;
     this.masked = -1;
     this.generation = 0;
@@ -69,6 +73,7 @@ export class RealModelPanel {
       view: this.view.element,
       rope: this.rope.element,
     });
+    this.ui.walkLine.after(this.editing.reset);
   }
 
   get element() {
@@ -162,6 +167,7 @@ export class RealModelPanel {
     this.pending = null;
     this.generator.setModel(model, link?.generate);
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
+    this.edits = (link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers);
     this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
     this.view.clear();
     this.rope.draw(null);
@@ -237,10 +243,10 @@ export class RealModelPanel {
       this.runLayers = model.spec.numLayers;
       const t0 = performance.now();
       const signal = this.#signal();
-      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate, signal });
+      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate, edits: this.edits, signal });
       const runMs = performance.now() - t0;
       let base = null;
-      if (this.ablate.length) {
+      if (this.ablate.length || this.edits.length) {
         if (this.base?.key !== key) this.base = { key, result: await model.run(input, { topK: rm.TOP_K, signal }) };
         base = this.base.result;
       }
@@ -250,7 +256,7 @@ export class RealModelPanel {
       this.#draw(r, base, runMs);
       this.ui.busy(false);
       this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${base ? ' (and once with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
       );
       this.ui.error(null);
       this.#writeLink();
@@ -271,7 +277,15 @@ export class RealModelPanel {
     const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
     this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
-    this.predictions.show({ model, vocab: this.vocab, r, base, row: bert ? masked : r.ids.length - 1 });
+    const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
+    this.predictions.show({
+      model,
+      vocab: this.vocab,
+      r,
+      base,
+      row: bert ? masked : r.ids.length - 1,
+      changed: `with ${changed.join(' and ')}`,
+    });
     const drawMs = this.view.draw({
       attentions: r.attentions,
       labels,
@@ -279,7 +293,7 @@ export class RealModelPanel {
       ablate: this.ablate,
       selected: this.selected,
     });
-    this.views.update({ model, result: r, labels, input: this.#input().input, ablate: this.ablate });
+    this.views.update({ model, result: r, labels, input: this.#input().input, ablate: this.ablate, edits: this.edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
@@ -305,13 +319,15 @@ export class RealModelPanel {
       const r = await this.model.run(this.#input().input, {
         capture,
         ablate: this.ablate,
+        edits: this.edits,
         logits: false,
         hiddenStates: false,
       });
-      const weights = this.files
+      const read = this.files
         ? await layerWeights(this.files, this.model.config, layer)
         : await urlLayerWeights(this.folder, await urlShards(this.folder), this.model.config, layer);
       if (generation !== this.generation) return;
+      const weights = editedWeights(read, this.edits, layer); // the weights the model ran with
       const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
       const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
       const state = walkState(this.app.state, {
@@ -338,13 +354,13 @@ export class RealModelPanel {
         return this.#writeLink();
       }
       this.shown = state;
-      this.app.showModelHead(state, captureResult(r.captures, spec));
+      this.app.showModelHead(state, captureResult(r.captures, spec), this.editing.handler(layer));
       this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
       const rope = r.captures[head].qRotated
-        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation. The steps do not rotate: an edit recomputes this layer without RoPE.'
-        : ' An edit recomputes this layer alone.';
+        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
+        : '';
       this.ui.walk(
-        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}`,
+        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${this.editing.text()}`,
       );
       this.#writeLink();
     } catch (error) {
@@ -359,6 +375,7 @@ export class RealModelPanel {
       layer: this.selected?.layer,
       head: this.selected?.head,
       ablate: this.ablate,
+      edits: this.edits,
     };
     history.replaceState(null, '', `${rm.writeModelLink(location.search, link)}${location.hash}`);
   }

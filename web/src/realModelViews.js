@@ -46,7 +46,8 @@ export class RealModelViews {
 
   /**
    * Shows the panel's latest run: its attentions and hidden states, for the chosen layer.
-   * @param {{ model: object, result: object, labels: string[], input: unknown, ablate: [number, number][] }} run
+   * @param {{ model: object, result: object, labels: string[], input: unknown, ablate: [number, number][],
+   *   edits: object[] }} run
    */
   update(run) {
     this.#run = run;
@@ -84,11 +85,11 @@ export class RealModelViews {
   async #drawBlock() {
     if (!this.details.open || !this.#run) return;
     const generation = ++this.#generation;
-    const { model, result, labels, input, ablate } = this.#run;
+    const { model, result, labels, input, ablate, edits } = this.#run;
     const layer = this.#layer;
     try {
       const capture = [{ layer, head: 0 }];
-      const options = { capture, ablate, logits: false, attentions: false, hiddenStates: false };
+      const options = { capture, ablate, edits, logits: false, attentions: false, hiddenStates: false };
       const r = await model.run(input, options);
       if (generation !== this.#generation) return;
       const { family, spec } = model;

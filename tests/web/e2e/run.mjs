@@ -24,4 +24,5 @@ import './real-model.mjs';
 import './real-model-files.mjs';
 import './real-model-generate.mjs';
 import './real-model-views.mjs';
+import './real-model-edits.mjs';
 import './views.mjs';

@@ -2,6 +2,7 @@
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in view/, loading in
 // realModelPanel.js.
 import { readGenerateLink } from './generation.js';
+import { editsText, readEdits } from './walkEdits.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -25,8 +26,8 @@ export const MAX_TEXT = 2000;
 /**
  * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
  * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs) and, when the
- * link has them, generation's settings (`generate`, generation.js's readGenerateLink).
- * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
+ * link has them, the walk's edits (`edits`, walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
+ * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][], edits: object[],
  *   generate?: object } | null}
  */
 export function readModelLink(search) {
@@ -47,6 +48,7 @@ export function readModelLink(search) {
     layer: whole(params.get('layer')),
     head: whole(params.get('head')),
     ablate,
+    edits: readEdits(params.get('edits')), // numbers edited in the walk (walkEdits.js)
     ...(generate ? { generate } : {}),
   };
 }
@@ -54,7 +56,7 @@ export function readModelLink(search) {
 /** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
 export function writeModelLink(search, link) {
   const params = new URLSearchParams(search);
-  for (const key of ['model', 'text', 'layer', 'head', 'ablate']) params.delete(key);
+  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits']) params.delete(key);
   if (link) {
     params.set('model', link.model);
     if (link.text !== null && link.text !== undefined) params.set('text', link.text);
@@ -63,6 +65,7 @@ export function writeModelLink(search, link) {
       params.set('head', String(link.head));
     }
     if (link.ablate?.length) params.set('ablate', link.ablate.map(([l, h]) => `${l}.${h}`).join(','));
+    if (link.edits?.length) params.set('edits', editsText(link.edits));
   }
   const text = params.toString();
   return text ? `?${text}` : '';

@@ -60,9 +60,9 @@ export class PredictionsView {
 
   /**
    * Draws a run's prediction at row `row` (the last token, or BERT's [MASK]), beside the run with every head on
-   * (`base`, when heads are switched off).
+   * (`base`, when heads are switched off or numbers edited: `changed` says which, "with …").
    */
-  show({ model, vocab, r, base, row }) {
+  show({ model, vocab, r, base, row, changed = 'with the heads switched off' }) {
     const V = model.spec.vocabSize;
     const where = model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
     if (!r.logits || row < 0) {
@@ -77,8 +77,8 @@ export class PredictionsView {
       return this.draw({ title: `The model's top ${top.length} ${where}`, rows: top, compared: false, gone: [] });
     const baseTop = topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
     const { rows, gone } = predictionChanges(top, baseTop, (id) => probabilityOf(base.logits.data, V, row, id));
-    const title = `The model's top ${top.length} ${where}, with the heads switched off`;
-    this.draw({ title, rows, compared: true, gone });
+    const title = `The model's top ${top.length} ${where}, ${changed}`;
+    this.draw({ title, rows, compared: true, gone, plain: changed.includes('edit') ? 'unedited' : 'all heads on' });
   }
 
   /**
@@ -86,9 +86,9 @@ export class PredictionsView {
    *   compared: boolean, gone: { id: number, token: string, p: number }[] }} shown
    *   compared: the ablated run beside the full one (columns "without ablation" and the change)
    */
-  draw({ title, rows, compared, gone }) {
+  draw({ title, rows, compared, gone, plain = 'all heads on' }) {
     this.caption.textContent = title;
-    const headings = ['#', 'token', 'id', 'p', ...(compared ? ['all heads on', 'change'] : [])];
+    const headings = ['#', 'token', 'id', 'p', ...(compared ? [plain, 'change'] : [])];
     this.head.replaceChildren(
       el(
         'tr',
