@@ -12,6 +12,7 @@ export class RealModelEdits {
     this.reset = el('button', {
       id: 'model-reset-edits',
       type: 'button',
+      class: 'secondary small',
       hidden: true,
       text: 'Reset edits',
       on: { click: () => this.apply([]) },

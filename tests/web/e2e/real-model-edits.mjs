@@ -105,6 +105,8 @@ describe('real model: edits in the steps run the whole model again', () => {
       await assertWalk(page, [['weights', 'weights']], both.captures[0], 'layer 2 head 1, X edited');
       assertPredictions(await readPredictions(page), both.next, 'after both edits');
       assert.equal(await page.isVisible('#model-reset-edits'), true);
+      await page.mouse.move(0, 0);
+      await page.evaluate(() => document.getElementById('model-walk').scrollIntoView({ block: 'center' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-edits-1280.png`, fullPage: false });
       await page.locator('.predictions-table').screenshot({ path: `${ARTIFACTS}/real-model-edits-table-1280.png` });
       await page.waitForTimeout(300); // the hash is written 250 ms after a change

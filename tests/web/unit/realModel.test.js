@@ -2,6 +2,7 @@
 // top tokens of a logits row and an ablation's changes, and a layer's captures in selfAttention's layout.
 import { describe, expect, it } from 'vitest';
 import { captureResult, isLayerAttention, walkSizes } from '../../../web/src/model/modelWalk.js';
+import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
 import {
   predictionChanges,
   readModelLink,
@@ -33,6 +34,7 @@ describe('real model: links', () => {
         [1, 0],
         [0, 2],
       ],
+      edits: [],
     });
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
@@ -45,7 +47,23 @@ describe('real model: links', () => {
       layer: null,
       head: 2,
       ablate: [[1, 0]],
+      edits: [],
     });
+  });
+
+  it('writes the walk’s edits compactly (floats as short as they read back) and reads them back', () => {
+    const edits = [
+      { layer: 0, step: 'wq', row: 1, col: 34, value: Math.fround(0.1) },
+      { layer: 1, step: 'x', row: 14, col: 3, value: -2.5 },
+      { layer: 1, step: 'wo', row: 0, col: 2, value: Math.fround(1e-7) },
+    ];
+    const search = writeModelLink('', { model: 'builtin', text: null, edits });
+    expect(new URLSearchParams(search).get('edits')).toBe('0.wq.1.34_0.1*1.x.14.3_-2.5*1.wo.0.2_1e-7');
+    expect(search).not.toMatch(/%/u); // nothing a query string escapes
+    expect(readModelLink(search).edits).toEqual(edits);
+    // parts it cannot read are left out: an unknown step, a value that is not a number, a missing part
+    const bad = '?model=builtin&edits=0.q.1.2_1*0.x.1.2_abc*0.x.1_2*0.wk.3.4_-1';
+    expect(readModelLink(bad).edits).toEqual([{ layer: 0, step: 'wk', row: 3, col: 4, value: -1 }]);
   });
 
   it('tells a folder URL from a Hub id, and neither from other text', () => {
@@ -131,5 +149,34 @@ describe('real model: a layer in the walk', () => {
     expect(isLayerAttention('bert.encoder.layer.0.attention.self.query.weight', 0)).toBe(true);
     expect(isLayerAttention('model.layers.2.self_attn.k_proj.weight', 2)).toBe(true);
     expect(isLayerAttention('model.layers.2.mlp.up_proj.weight', 2)).toBe(false);
+  });
+});
+
+describe('real model: edits in the walk', () => {
+  const state = { numHeads: 4, kvHeads: 2, head: 3, dModel: 8, dK: 2, dV: 2 };
+  it('maps a cell of the shown head’s block to the engine’s edit (grouped W_k: its key-value head’s block)', () => {
+    expect(walkEdit(state, 1, 'wq', 5, 1, 0.5)).toEqual({ layer: 1, step: 'wq', row: 5, col: 7, value: 0.5 });
+    expect(walkEdit(state, 1, 'wk', 5, 1, 0.5)).toEqual({ layer: 1, step: 'wk', row: 5, col: 3, value: 0.5 });
+    expect(walkEdit(state, 0, 'x', 2, 6, 0.1)).toEqual({
+      layer: 0,
+      step: 'x',
+      row: 2,
+      col: 6,
+      value: Math.fround(0.1),
+    });
+    expect(walkEdit(state, 0, 'wo', 7, 6, 2)).toEqual({ layer: 0, step: 'wo', row: 7, col: 6, value: 2 });
+  });
+
+  it('keeps the last number typed in a cell, and applies a layer’s weight edits to copies of its weights', () => {
+    const a = { layer: 0, step: 'wq', row: 0, col: 1, value: 1 };
+    const edits = withEdit(withEdit([a], { ...a, col: 0, value: 3 }), { ...a, value: 2 });
+    expect(edits).toEqual([
+      { ...a, col: 0, value: 3 },
+      { ...a, value: 2 },
+    ]);
+    const wq = { data: new Float32Array(4), shape: [2, 2] };
+    const out = editedWeights({ wq }, [...edits, { layer: 1, step: 'wq', row: 1, col: 1, value: 9 }], 0);
+    expect(Array.from(out.wq.data)).toEqual([3, 2, 0, 0]);
+    expect(Array.from(wq.data)).toEqual([0, 0, 0, 0]);
   });
 });

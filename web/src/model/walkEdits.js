@@ -42,9 +42,18 @@ export function editedWeights(weights, edits, layer) {
   return out;
 }
 
+/** The shortest decimal that reads back as float32 `value` (0.1, not 0.10000000149011612). */
+function shortFloat32(value) {
+  for (let digits = 1; digits < 9; digits++) {
+    const text = String(Number(value.toPrecision(digits)));
+    if (Math.fround(Number(text)) === value) return text;
+  }
+  return String(value);
+}
+
 /** The edits as a link's text (see the file's note). */
 export function editsText(edits) {
-  return edits.map((e) => `${e.layer}.${e.step}.${e.row}.${e.col}_${e.value}`).join('*');
+  return edits.map((e) => `${e.layer}.${e.step}.${e.row}.${e.col}_${shortFloat32(e.value)}`).join('*');
 }
 
 /** The edits a link's text holds; parts it cannot read are left out (the model checks the ranges when it runs). */
