@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
 import { llamaFixture } from '../../js/model/fixtures.js';
+import { expectedOpacities, opacitiesOf, readLines } from './headViewReader.mjs';
 import { ARTIFACTS, assertShown, readNumbers, settle, typeInCell, withPage } from './helpers.mjs';
 import {
   INDUCTION,
@@ -104,6 +105,15 @@ describe('real model: edits in the steps run the whole model again', () => {
       await edit(page, 'x', 14, 3, '-2.5', 1, 0, 2);
       await assertWalk(page, [['weights', 'weights']], both.captures[0], 'layer 2 head 1, X edited');
       assertPredictions(await readPredictions(page), both.next, 'after both edits');
+      // the one-layer views: the head view of layer 2 draws the edited run's weights
+      assert.equal(await page.evaluate(() => document.body.dataset.modelViewsLayer), '1');
+      const n = both.ids.length;
+      await page.hover(`.model-views .head-view-tokens.left li:nth-child(${n}) button`);
+      assert.deepEqual(
+        opacitiesOf(await readLines(page, '.model-views')),
+        expectedOpacities(both.attentions[1].data, both.attentions[1].shape, { side: 'left', token: n - 1 }),
+        'the head view of layer 2, edited',
+      );
       assert.equal(await page.isVisible('#model-reset-edits'), true);
       await page.mouse.move(0, 0);
       await page.evaluate(() => document.getElementById('model-walk').scrollIntoView({ block: 'center' }));
@@ -114,9 +124,9 @@ describe('real model: edits in the steps run the whole model again', () => {
       assert.equal(new URL(link).searchParams.get('edits'), `0.wq.1.${2 * dK + 2}_4*1.x.14.3_-2.5`);
       assert.doesNotMatch(link, /x=|wq=/u, 'the link holds no weights');
       // Reset edits: the unedited model again
-      const n = await runs(page);
+      const count = await runs(page);
       await page.click('#model-reset-edits');
-      await waitForRun(page, n);
+      await waitForRun(page, count);
       await walkShows(page, 1, 0, 0);
       assertPredictions(await readPredictions(page), plain.next, 'after Reset edits');
       assert.equal(await page.isVisible('#model-reset-edits'), false);
