@@ -35,10 +35,16 @@ export class RealModelEdits {
     };
   }
 
+  /** Sets the edits the next run uses (the reset button shown while there are any). */
+  use(edits) {
+    this.panel.edits = edits;
+    this.reset.hidden = edits.length === 0;
+  }
+
   /** Runs the model with `edits`, then shows the head in the steps again with them. */
   async apply(edits) {
     const panel = this.panel;
-    panel.edits = edits;
+    this.use(edits);
     const head = panel.selected;
     await panel.run();
     if (head) await panel.openHead(head.layer, head.head);

@@ -167,7 +167,7 @@ export class RealModelPanel {
     this.pending = null;
     this.generator.setModel(model, link?.generate);
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
-    this.edits = (link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers);
+    this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
     this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
     this.view.clear();
     this.rope.draw(null);
@@ -214,6 +214,7 @@ export class RealModelPanel {
 
   scheduleRun() {
     this.masked = -1;
+    this.editing.use(this.edits.filter((e) => e.step !== 'x')); // X's edits are of the old sentence's tokens
     clearTimeout(this.runTimer);
     this.runTimer = setTimeout(() => this.run(), 200);
   }

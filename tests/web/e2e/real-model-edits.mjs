@@ -79,6 +79,7 @@ describe('real model: edits in the steps run the whole model again', () => {
         { layer: 0, head: 2 },
       ],
     });
+    const shorter = await model.run('the cat saw a red ball . the cat', { topK: 10, edits: edits.slice(0, 1) });
     let link;
     await withPage(env, {}, async ({ page }) => {
       await openBuiltin(page);
@@ -141,6 +142,12 @@ describe('real model: edits in the steps run the whole model again', () => {
       await page.evaluate(() => document.getElementById('model-walk').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-edits-390.png`, fullPage: false });
       await page.locator('.predictions-table').screenshot({ path: `${ARTIFACTS}/real-model-edits-table-390.png` });
+      // A new sentence: X's edits (of the old tokens) are dropped, the W's stay
+      const n = await runs(page);
+      await page.fill('#model-text', 'the cat saw a red ball . the cat');
+      await waitForRun(page, n);
+      assertPredictions(await readPredictions(page), shorter.next, 'a new sentence, the W_q edit kept');
+      assert.equal(await page.textContent('#model-error'), '', 'the run did not fail');
     });
   });
 
