@@ -10,6 +10,7 @@
 //   first load       the folder URL submitted (Enter) to the model view drawn, the Cache Storage emptied first
 //                    (#model-cache-clear): every range read over HTTP; the model's code and WebAssembly module
 //                    are loaded already (the section was opened with the shipped model first)
+//   first load, no Cache Storage   the same in a page without `caches` (the page then keeps nothing)
 //   load again       the same, the ranges in Cache Storage (what the page keeps of a model read by address)
 //   ablation         an "off" toggle to the model view and the prediction drawn again
 //   new head         a head's number button to its walk drawn in steps 1–8 (its layer's weights read by range)
@@ -86,13 +87,23 @@ async function timed(page, action, done, arg) {
     const first = (event) => {
       window.__input ??= event.timeStamp;
     };
-    for (const type of ['pointerdown', 'keydown']) document.addEventListener(type, first, { capture: true, once: true });
+    for (const type of ['pointerdown', 'keydown'])
+      document.addEventListener(type, first, { capture: true, once: true });
   });
   await action();
   const at = await (await page.waitForFunction(done, arg, { polling: 'raf', timeout: 300000 })).jsonValue();
   await settle(page, 100);
-  const { input, events } = await page.evaluate(() => ({ input: window.__input, events: window.__events }));
-  return { ms: at - input, inp: events.length ? Math.max(...events.map((e) => e.duration)) : 16 };
+  const { input, events, own } = await page.evaluate(() => ({
+    input: window.__input,
+    events: window.__events,
+    // The page's own figures of the last run: model.run's ms and the model view's drawing, or the generation step's.
+    own: {
+      run: Number(document.body.dataset.modelRunMs),
+      view: Number(document.body.dataset.modelViewMs),
+      step: Number(/last step took (\d+) ms/u.exec(document.getElementById('gen-status')?.textContent ?? '')?.[1]),
+    },
+  }));
+  return { ms: at - input, inp: events.length ? Math.max(...events.map((e) => e.duration)) : 16, own };
 }
 
 // The conditions, evaluated in the page every frame: each returns performance.now() once it holds.
@@ -117,6 +128,27 @@ async function loadByUrl(page, clear) {
   return figure;
 }
 
+/** A page with the checkpoint open by its folder URL and the 32 ids typed (a new load of the folder keeps them). */
+async function openCheckpoint(browser, url, withoutCaches) {
+  const context = await browser.newContext({ viewport: { width: args.width, height: args.width > 600 ? 800 : 844 } });
+  // The page's model cache is opt-in where the browser has Cache Storage: without `caches` it keeps nothing.
+  if (withoutCaches) await context.addInitScript(() => Object.defineProperty(window, 'caches', { value: undefined }));
+  const page = await context.newPage();
+  await page.goto(url);
+  await observe(page);
+  await page.click('#real-model-button');
+  await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) > 0, null, { timeout: 60000 });
+  await page.fill('#model-url', `${url}bench-model/`);
+  let n = await runs(page);
+  await page.click('#model-url-open');
+  await page.waitForFunction(modelRunAfter, n, { timeout: 300000 });
+  n = await runs(page);
+  await page.fill('#model-text', benchIds(N, 50257).join(' '));
+  await page.waitForFunction(modelRunAfter, n, { timeout: 60000 });
+  await settle(page);
+  return { context, page };
+}
+
 async function main() {
   writeGpt2Checkpoint(CHECKPOINT);
   const html = readFileSync(`${args.dist}/index.html`, 'utf8');
@@ -126,22 +158,16 @@ async function main() {
   const figures = {};
   const add = (name, figure) => (figures[name] ??= []).push(figure);
   try {
-    const context = await browser.newContext({ viewport: { width: args.width, height: args.width > 600 ? 800 : 844 } });
-    const page = await context.newPage();
-    await page.goto(server.url);
-    await observe(page);
-    await page.click('#real-model-button');
-    await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) > 0, null, { timeout: 60000 });
-    // The checkpoint once with its default ids, then the 32 ids typed: a new load of the same folder keeps them.
-    const folder = `${server.url}bench-model/`;
-    await page.fill('#model-url', folder);
-    let n = await runs(page);
-    await page.click('#model-url-open');
-    await page.waitForFunction(modelRunAfter, n, { timeout: 300000 });
-    n = await runs(page);
-    await page.fill('#model-text', benchIds(N, 50257).join(' '));
-    await page.waitForFunction(modelRunAfter, n, { timeout: 60000 });
-    await settle(page);
+    // Without Cache Storage (as in a browser that has none): every load reads the ranges over HTTP and keeps none.
+    if (args.cold) {
+      const bare = await openCheckpoint(browser, server.url, true);
+      for (let r = 0; r < args.cold; r++) {
+        add('first load, no Cache Storage', await loadByUrl(bare.page, false));
+        await settle(bare.page);
+      }
+      await bare.context.close();
+    }
+    const { context, page } = await openCheckpoint(browser, server.url, false);
     for (let r = 0; r < args.cold; r++) {
       add('first load (ranges over HTTP)', await loadByUrl(page, true));
       await settle(page);
@@ -187,13 +213,19 @@ function print(figures) {
     `GPT-2-small-shaped checkpoint (random weights), ${N} tokens, ${args.width} px; ms from the input to the frame`,
     'that shows the result: median (min–max); Event Timing input-to-next-paint, median ("≤16": none reported).',
   );
-  console.log('| interaction | rounds | to the result on screen | Event Timing |');
-  console.log('| --- | --- | --- | --- |');
+  console.log('| interaction | rounds | to the result on screen | Event Timing | page: model.run · view drawn |');
+  console.log('| --- | --- | --- | --- | --- |');
   for (const [name, list] of Object.entries(figures)) {
     const all = list.map((f) => f.ms);
     const inp = median(list.map((f) => f.inp));
+    const own = (key) => median(list.map((f) => f.own?.[key] ?? NaN));
+    const page = name.startsWith('generation')
+      ? `step ${ms(own('step'))}`
+      : name.startsWith('edit') || name.startsWith('new head')
+        ? ''
+        : `${ms(own('run'))} · ${ms(own('view'))}`;
     console.log(
-      `| ${name} | ${list.length} | ${ms(median(all))} (${ms(Math.min(...all))}–${ms(Math.max(...all))}) | ${inp <= 16 ? '≤16' : ms(inp)} |`,
+      `| ${name} | ${list.length} | ${ms(median(all))} (${ms(Math.min(...all))}–${ms(Math.max(...all))}) | ${inp <= 16 ? '≤16' : ms(inp)} | ${page} |`,
     );
   }
 }
