@@ -1,0 +1,233 @@
+// The page's "Real model" with a GPT-2-small-shaped checkpoint (12 layers × 12 heads, d_model 768, vocabulary
+// 50 257; random weights, bench/model/checkpoint.mjs) read by address over HTTP with Range from the page's own
+// origin, in Debian's Chromium, headless, against the built page (web/dist): issue 25 §5's latencies, at 32 tokens.
+//
+//   node bench/real-model-latency.mjs [--rounds 5] [--cold 3] [--width 1280] [--dist web/dist]
+//
+// Each figure is from the input (the click's or the key's event timeStamp) to the first animation frame at which the
+// page shows the result (polled every frame), and, beside it, Event Timing's input-to-next-paint of that interaction
+// (what INP is built on: it ends at the first paint after the input, not after asynchronous work):
+//   first load       the folder URL submitted (Enter) to the model view drawn, the Cache Storage emptied first
+//                    (#model-cache-clear): every range read over HTTP; the model's code and WebAssembly module
+//                    are loaded already (the section was opened with the shipped model first)
+//   first load, no Cache Storage   the same in a page without `caches` (the page then keeps nothing)
+//   load again       the same, the ranges in Cache Storage (what the page keeps of a model read by address)
+//   ablation         an "off" toggle to the model view and the prediction drawn again
+//   new head         a head's number button to its walk drawn in steps 1–8 (its layer's weights read by range)
+//   edit a number    in that walk, a number of X edited (Enter) to the steps drawn again (the page's data-paint-ms)
+//   generation step  Step to the token shown: step 1 is the prefill of the 32 tokens, the others one token each
+// No tokenizer.json: the page takes the 32 token ids typed (benchIds). The machine may be shared: figures vary.
+/* global document, window -- page.evaluate() callbacks run in the page */
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launchChromium } from '../tests/chromium.mjs';
+import { benchIds, writeGpt2Checkpoint } from './model/checkpoint.mjs';
+import { INTERACTIONS, median, observe } from './page-driver.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const args = { rounds: 5, cold: 3, width: 1280, dist: `${ROOT}web/dist` };
+for (let i = 2; i < process.argv.length; i++) {
+  const key = process.argv[i].replace(/^--/, '');
+  if (!(key in args)) throw new Error(`unknown argument ${process.argv[i]}`);
+  args[key] = key === 'dist' ? process.argv[++i] : Number(process.argv[++i]);
+}
+const CHECKPOINT = `${ROOT}build/bench-model/gpt2-12`;
+const N = 32;
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.wasm': 'application/wasm' };
+
+/** The built page at /, the checkpoint at /bench-model/: one origin (the page's CSP reads its own only), with Range. */
+async function serve(dist, model, csp) {
+  const server = createServer((request, response) => {
+    const path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+    const [root, rest] = path.startsWith('/bench-model/') ? [model, path.slice(12)] : [dist, path];
+    let file = normalize(join(root, rest));
+    const headers = { 'Content-Security-Policy': csp, 'Cache-Control': 'no-store', 'Accept-Ranges': 'bytes' };
+    try {
+      if (!file.startsWith(normalize(root + sep))) throw new Error('outside');
+      if (statSync(file).isDirectory()) file = join(file, 'index.html');
+      const size = statSync(file).size;
+      headers['Content-Type'] = TYPES[extname(file)] ?? 'application/octet-stream';
+      const match = /^bytes=(\d+)-(\d*)$/.exec(request.headers.range ?? '');
+      const start = match ? Number(match[1]) : 0;
+      const end = match && match[2] ? Math.min(Number(match[2]), size - 1) : size - 1;
+      if (match) headers['Content-Range'] = `bytes ${start}-${end}/${size}`;
+      response.writeHead(match ? 206 : 200, { ...headers, 'Content-Length': end - start + 1 });
+      if (request.method === 'HEAD') response.end();
+      else createReadStream(file, { start, end }).pipe(response);
+    } catch {
+      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((r) => server.close(r)) };
+}
+
+const runs = (page) => page.evaluate(() => Number(document.body.dataset.modelRuns ?? 0));
+
+/** Waits for the page to be idle (no grids pending, an idle callback) and `ms` more. */
+async function settle(page, ms = 400) {
+  await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, {
+    timeout: 120000,
+  });
+  await page.evaluate(() => new Promise((resolve) => window.requestIdleCallback(resolve, { timeout: 2000 })));
+  await page.waitForTimeout(ms);
+}
+
+/**
+ * Runs `action` (one interaction) and returns { ms: from its input event's timeStamp to the first animation frame
+ * at which `done(arg)` holds, inp: its Event Timing duration (16 when none was reported) }.
+ */
+async function timed(page, action, done, arg) {
+  await page.evaluate(() => {
+    window.__events.length = 0;
+    window.__input = null;
+    const first = (event) => {
+      window.__input ??= event.timeStamp;
+    };
+    for (const type of ['pointerdown', 'keydown'])
+      document.addEventListener(type, first, { capture: true, once: true });
+  });
+  await action();
+  const at = await (await page.waitForFunction(done, arg, { polling: 'raf', timeout: 300000 })).jsonValue();
+  await settle(page, 100);
+  const { input, events, own } = await page.evaluate(() => ({
+    input: window.__input,
+    events: window.__events,
+    // The page's own figures of the last run: model.run's ms and the model view's drawing, or the generation step's.
+    own: {
+      run: Number(document.body.dataset.modelRunMs),
+      view: Number(document.body.dataset.modelViewMs),
+      step: Number(/last step took (\d+) ms/u.exec(document.getElementById('gen-status')?.textContent ?? '')?.[1]),
+    },
+  }));
+  return { ms: at - input, inp: events.length ? Math.max(...events.map((e) => e.duration)) : 16, own };
+}
+
+// The conditions, evaluated in the page every frame: each returns performance.now() once it holds.
+const modelRunAfter = (n) => Number(document.body.dataset.modelRuns ?? 0) > n && performance.now();
+const walkOf = ([text, renders]) =>
+  document.getElementById('model-walk').textContent.includes(text) &&
+  Number(document.body.dataset.renders ?? 0) > renders &&
+  (document.documentElement.dataset.pendingGrids ?? '0') === '0' &&
+  performance.now();
+const genSteps = (n) => Number(document.body.dataset.genSteps ?? 0) >= n && performance.now();
+
+async function loadByUrl(page, clear) {
+  if (clear) {
+    await page.click('#model-cache-clear');
+    await page.waitForFunction(() => /Nothing is kept/u.test(document.getElementById('model-cache').textContent));
+  }
+  const n = await runs(page);
+  await page.focus('#model-url');
+  const figure = await timed(page, () => page.keyboard.press('Enter'), modelRunAfter, n);
+  const status = await page.textContent('#model-status');
+  if (!status.includes(`Ran ${N} tokens`)) throw new Error(`not a run of ${N} tokens: ${status}`);
+  return figure;
+}
+
+/** A page with the checkpoint open by its folder URL and the 32 ids typed (a new load of the folder keeps them). */
+async function openCheckpoint(browser, url, withoutCaches) {
+  const context = await browser.newContext({ viewport: { width: args.width, height: args.width > 600 ? 800 : 844 } });
+  // The page's model cache is opt-in where the browser has Cache Storage: without `caches` it keeps nothing.
+  if (withoutCaches) await context.addInitScript(() => Object.defineProperty(window, 'caches', { value: undefined }));
+  const page = await context.newPage();
+  await page.goto(url);
+  await observe(page);
+  await page.click('#real-model-button');
+  await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) > 0, null, { timeout: 60000 });
+  await page.fill('#model-url', `${url}bench-model/`);
+  let n = await runs(page);
+  await page.click('#model-url-open');
+  await page.waitForFunction(modelRunAfter, n, { timeout: 300000 });
+  n = await runs(page);
+  await page.fill('#model-text', benchIds(N, 50257).join(' '));
+  await page.waitForFunction(modelRunAfter, n, { timeout: 60000 });
+  await settle(page);
+  return { context, page };
+}
+
+async function main() {
+  writeGpt2Checkpoint(CHECKPOINT);
+  const html = readFileSync(`${args.dist}/index.html`, 'utf8');
+  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
+  const server = await serve(args.dist, CHECKPOINT, csp);
+  const browser = await launchChromium();
+  const figures = {};
+  const add = (name, figure) => (figures[name] ??= []).push(figure);
+  try {
+    // Without Cache Storage (as in a browser that has none): every load reads the ranges over HTTP and keeps none.
+    if (args.cold) {
+      const bare = await openCheckpoint(browser, server.url, true);
+      for (let r = 0; r < args.cold; r++) {
+        add('first load, no Cache Storage', await loadByUrl(bare.page, false));
+        await settle(bare.page);
+      }
+      await bare.context.close();
+    }
+    const { context, page } = await openCheckpoint(browser, server.url, false);
+    for (let r = 0; r < args.cold; r++) {
+      add('first load (ranges over HTTP)', await loadByUrl(page, true));
+      await settle(page);
+    }
+    for (let r = 0; r < args.rounds; r++) {
+      add('load again (ranges in Cache Storage)', await loadByUrl(page, false));
+      await settle(page);
+    }
+    for (let r = 0; r < args.rounds; r++) {
+      const [layer, head] = [(r * 5) % 12, (r * 7 + 3) % 12];
+      const text = `Layer ${layer + 1} head ${head + 1} is in the steps`;
+      const renders = await page.evaluate(() => Number(document.body.dataset.renders ?? 0));
+      const click = () => page.click(`.head-button[data-layer="${layer}"][data-head="${head}"]`);
+      add('new head (walk drawn)', await timed(page, click, walkOf, [text, renders]));
+      await settle(page);
+      const { paint, result } = await INTERACTIONS['edit a number'](page, r);
+      add('edit a number (steps drawn again)', { ms: result, inp: paint });
+      await settle(page);
+    }
+    for (let r = 0; r < 2 * args.rounds; r++) {
+      // Off and on again, one head of the last layer; the first "off" also runs once with every head on.
+      const button = `.ablate-button[data-layer="11"][data-head="${Math.floor(r / 2) % 12}"]`;
+      const before = await runs(page);
+      add(`ablation ${r % 2 ? 'on again' : 'off'}`, await timed(page, () => page.click(button), modelRunAfter, before));
+      await settle(page);
+    }
+    for (let r = 0; r < args.rounds + 1; r++) {
+      const figure = await timed(page, () => page.click('#gen-step'), genSteps, r + 1);
+      add(r === 0 ? 'generation step 1 (prefill, 32 tokens)' : 'generation step (one token, KV cache)', figure);
+      await settle(page);
+    }
+    await context.close();
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  print(figures);
+}
+
+function print(figures) {
+  const ms = (v) => String(Math.round(v));
+  console.log(
+    `GPT-2-small-shaped checkpoint (random weights), ${N} tokens, ${args.width} px; ms from the input to the frame`,
+    'that shows the result: median (min–max); Event Timing input-to-next-paint, median ("≤16": none reported).',
+  );
+  console.log('| interaction | rounds | to the result on screen | Event Timing | page: model.run · view drawn |');
+  console.log('| --- | --- | --- | --- | --- |');
+  for (const [name, list] of Object.entries(figures)) {
+    const all = list.map((f) => f.ms);
+    const inp = median(list.map((f) => f.inp));
+    const own = (key) => median(list.map((f) => f.own?.[key] ?? NaN));
+    const page = name.startsWith('generation')
+      ? `step ${ms(own('step'))}`
+      : name.startsWith('edit') || name.startsWith('new head')
+        ? ''
+        : `${ms(own('run'))} · ${ms(own('view'))}`;
+    console.log(
+      `| ${name} | ${list.length} | ${ms(median(all))} (${ms(Math.min(...all))}–${ms(Math.max(...all))}) | ${inp <= 16 ? '≤16' : ms(inp)} | ${page} |`,
+    );
+  }
+}
+
+await main();
