@@ -126,7 +126,7 @@ export function attentionWeightsFrom(tensors, options) {
     throw new AttentionError('BAD_OPTION', `layer must be an integer ${range}, got ${describe(layer)}`);
   }
   const spec = FAMILIES[known?.family ?? family];
-  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(0).find((r) => r.slot.startsWith('w')).name);
+  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(layer).find((r) => r.slot.startsWith('w')).name);
   let rows = spec.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
   // Without config.json, a bias is read when the tensors hold it.
   const held = (r) => checkpoint.entry(candidateNames(r.name, prefix));

@@ -21,6 +21,9 @@ describe('attentionWeightsFrom with { family, numHeads } in place of config.json
     delete withoutRope.rope;
     expect(bare).toEqual(withoutRope);
     expect('rope' in bare).toBe(false);
+    // A file of that layer alone (as the README script exports it) reads the same.
+    const alone = Object.fromEntries(Object.entries(tensors).filter(([n]) => /[.]1[.]/u.test(n)));
+    expect(attentionWeightsFrom(alone, { layer: 1, config: fixture.config })).toEqual(full);
   });
 
   it('reads the biases a file has, checks the heads, and names what is missing or wrong', () => {

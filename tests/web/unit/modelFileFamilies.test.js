@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom } from '../../../src/js/model/index.js';
-import { checkMapping, extract, guessMapping } from '../../../web/src/model/modelFile.js';
+import { checkMapping, extract, familyWeights, guessMapping } from '../../../web/src/model/modelFile.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 
 const FIXTURES = [
@@ -20,7 +20,7 @@ const asPage = ({ data, shape }) =>
     : Array.from({ length: shape[0] }, (_, r) => Array.from(data.subarray(r * shape[1], (r + 1) * shape[1])));
 
 describe("the page's reader and attentionWeightsFrom", () => {
-  it.each(FIXTURES)('%s: the same weights for every layer', (family, make) => {
+  it.each(FIXTURES)('%s: the same weights for every layer', async (family, make) => {
     const fixture = make();
     const tensors = readSafetensors(fixture.files['model.safetensors']);
     const infos = Object.entries(tensors).map(([name, t]) => ({ name, shape: t.shape }));
@@ -46,6 +46,11 @@ describe("the page's reader and attentionWeightsFrom", () => {
       const withX = { ...guess.slots, x };
       const errors = checkMapping(withX, (n) => (n === 'x' ? [3, theirs.wq.shape[0]] : shapeOf(n)), theirs);
       expect(errors).toEqual([]);
+      // What the page loads: attentionWeightsFrom on the tensors the mapping names, without config.json.
+      const read = async (name) => tensors[name];
+      const loaded = await familyWeights(guess, read, { numHeads: theirs.numHeads, numKvHeads: guess.numKvHeads });
+      expect(loaded).toEqual(Object.fromEntries(slots.map((slot) => [slot, asPage(theirs[slot])])));
     }
+    expect(await familyWeights({ layout: 'mha', slots: {} }, null, { numHeads: 1 })).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 // "Use your own model": which tensors of a model's file are X, W_q, W_k, W_v, W_o, the biases and the model's own
 // attention probabilities, for the common layouts (GPT-2, nn.MultiheadAttention, BERT, LLaMA), and the page's
 // matrices cut out of them. Pure: tensors are { data: Float32Array, shape: number[] }; nothing here draws.
-import { attentionTensorsOf } from '../../../src/js/model/index.js';
+import { attentionTensorsOf, attentionWeightsFrom } from '../../../src/js/model/index.js';
 
 /**
  * A slot's source: a tensor, the part of it to take, and whether it is transposed ([out, in] → [in, out]).
@@ -194,6 +194,29 @@ export function extract(tensor, source) {
   return source.transpose
     ? Array.from({ length: c }, (_, j) => Array.from({ length: r }, (_, i) => at(i, j)))
     : Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => at(i, j)));
+}
+
+const WEIGHT_SLOTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+/** A [rows, cols] tensor as number[][], a vector as number[]. */
+const asRows = ({ data, shape }) =>
+  shape.length === 1
+    ? Array.from(data)
+    : Array.from({ length: shape[0] }, (_, r) => Array.from(data.subarray(r * shape[1], (r + 1) * shape[1])));
+
+/**
+ * A family layout's weights and biases as the page holds them (number[][], number[]), read by attention-wasm/model's
+ * attentionWeightsFrom from the tensors the mapping names; null for another layout or when a weight is missing
+ * (the page then cuts each source with extract and seeds the rest).
+ * @param {(name: string) => Promise<{ data: Float32Array, shape: number[] }>} read
+ */
+export async function familyWeights(guess, read, { numHeads, numKvHeads }) {
+  if (!FAMILY_TITLES[guess.layout] || ['wq', 'wk', 'wv', 'wo'].some((slot) => !guess.slots[slot])) return null;
+  const names = [...new Set(WEIGHT_SLOTS.filter((slot) => guess.slots[slot]).map((slot) => guess.slots[slot].name))];
+  const tensors = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await read(name)])));
+  const config = { family: guess.layout, numHeads, ...(numKvHeads ? { numKvHeads } : {}) };
+  const w = attentionWeightsFrom(tensors, { layer: guess.layer, config });
+  return Object.fromEntries(WEIGHT_SLOTS.filter((slot) => w[slot]).map((slot) => [slot, asRows(w[slot])]));
 }
 
 /**
