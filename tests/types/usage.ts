@@ -176,7 +176,7 @@ attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
 attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
 
 // attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
-import { attentionWeightsFrom, loadModel } from 'attention-wasm/model';
+import { attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
 import type { HeadCapture, Model, RunResult } from 'attention-wasm/model';
 const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
 const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
@@ -184,6 +184,14 @@ const heads: Tensor[] = run.attentions ?? [];
 const step: HeadCapture = run.captures[0];
 const top: number = (run.next?.[0].p ?? 0) + step.weights.data[0] + heads.length;
 const layerWeights = attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), { layer: 0, config: '{}' });
+const bareWeights = attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), {
+  layer: 0,
+  config: { family: 'llama', numHeads: 4, numKvHeads: 2 },
+});
+const bareKv: number = bareWeights.numKvHeads;
+const found = attentionTensorsOf(['h.0.attn.c_attn.weight'], { layer: 0 });
+const sourceName: string | undefined = found?.sources.wq?.name;
+const block: number | undefined = found?.sources.wq?.part?.of;
 attn.selfAttention(q, layerWeights, { causal: true });
 const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;

@@ -2,7 +2,15 @@
 // .json), read with attention-wasm/io, listed with their shapes and mapped (model/modelFile.js) to the page's X and
 // weights. A file that does not fit leaves the page as it was, with a message naming the tensor and both shapes.
 import { openSafetensors, readNpy, readNpz } from '../../src/js/io/index.js';
-import { AS_THE_MODEL, checkMapping, extract, guessMapping, squeeze, widenKvHeads } from './model/modelFile.js';
+import {
+  AS_THE_MODEL,
+  checkMapping,
+  extract,
+  familyWeights,
+  guessMapping,
+  squeeze,
+  widenKvHeads,
+} from './model/modelFile.js';
 import { checkSizes, withSizes } from './model/state.js';
 import { tokenWord } from './model/tokens.js';
 import { el, setError } from './view/dom.js';
@@ -184,9 +192,11 @@ export class ModelPanel {
     const g = this.guess;
     const before = this.app.result;
     const { tensors, tokens } = this.loaded;
-    const read = async (slot) =>
-      g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]) : null;
     const numHeads = this.#heads(g);
+    // GPT-2, BERT, LLaMA: attention-wasm/model's attentionWeightsFrom reads them; other layouts are cut here.
+    const family = await familyWeights(g, (name) => tensors.get(name).read(), { numHeads, numKvHeads: g.numKvHeads });
+    const read = async (slot) =>
+      family?.[slot] ?? (g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]) : null);
     // Grouped-query attention (fewer key/value heads): the page runs it as such, kvHeads = H_kv (step 13).
     const kvHeads = g.numKvHeads && g.numKvHeads !== numHeads ? g.numKvHeads : null;
     const kv = kvHeads ?? numHeads;

@@ -450,5 +450,48 @@ export interface LayerWeights extends MultiHeadWeights {
  */
 export function attentionWeightsFrom(
   tensors: Record<string, CheckpointTensor> | Map<string, CheckpointTensor>,
-  options: { layer: number; config: Record<string, unknown> | string },
+  options: {
+    layer: number;
+    /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
+    config:
+      Record<string, unknown> | string | { family: 'gpt2' | 'bert' | 'llama'; numHeads: number; numKvHeads?: number };
+  },
 ): LayerWeights;
+
+/** Where one of this package's weights comes from: a tensor, a column block of it (fused c_attn), transposed or not. */
+export interface WeightSource {
+  /** The tensor's name in the checkpoint. */
+  name: string;
+  /** A column block of a fused tensor: block `index` of `of` (GPT-2's c_attn: q, k, v of 3). */
+  part?: {
+    /** The block: 0 for q, 1 for k, 2 for v. */
+    index: number;
+    /** How many blocks the tensor holds. */
+    of: number;
+  };
+  /** True for torch.nn.Linear's [out, in], read as [in, out]. */
+  transpose?: boolean;
+}
+
+/** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
+export interface LayerTensors {
+  /** The family recognised. */
+  family: 'gpt2' | 'bert' | 'llama';
+  /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */
+  prefix: string;
+  /** The layers the names hold, ascending. */
+  layers: number[];
+  /** The layer of `sources`: the one asked for when the names hold it, else the first. */
+  layer: number;
+  /** Each weight's source, for the tensors the names hold. */
+  sources: Partial<Record<'wq' | 'wk' | 'wv' | 'wo' | 'bq' | 'bk' | 'bv' | 'bo', WeightSource>>;
+}
+
+/**
+ * Recognises a checkpoint's family from its tensors' names alone and gives one layer's sources, as
+ * attentionWeightsFrom reads them; null when no family's names are there.
+ */
+export function attentionTensorsOf(
+  tensors: string[] | Map<string, unknown> | Record<string, unknown>,
+  options?: { layer?: number },
+): LayerTensors | null;

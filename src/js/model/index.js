@@ -13,6 +13,7 @@ import { loadModelModule } from './wasm.js';
 import { checkAborted, readSignal } from './signal.js';
 
 export { attentionWeightsFrom } from './weights.js';
+export { attentionTensorsOf } from './layerTensors.js';
 export { Model };
 export { HUB_URL } from './sources-url.js';
 

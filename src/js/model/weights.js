@@ -4,9 +4,8 @@
 import { AttentionError, describe } from '../errors.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
-import { FAMILIES } from './families.js';
-
-const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
+import { candidateNames, FAMILIES } from './families.js';
+import { ATTENTION_SLOTS, layerSources } from './layerTensors.js';
 
 /** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
 function transpose({ data, shape: [rows, cols] }) {
@@ -22,6 +21,16 @@ function columns({ data, shape }, from, to) {
   const out = new Float32Array(rows * (to - from));
   for (let r = 0; r < rows; r++) out.set(data.subarray(r * cols + from, r * cols + to), r * (to - from));
   return { data: out, shape: [rows, to - from] };
+}
+
+/** A source (layerSources) cut out of its tensor: the column block, then the transpose. */
+function cut({ data, shape }, { part, transpose: flip }) {
+  let t = { data, shape: shape.slice() };
+  if (part) {
+    const width = shape[shape.length - 1] / part.of;
+    t = columns(t, part.index * width, (part.index + 1) * width);
+  }
+  return flip ? transpose(t) : t;
 }
 
 /** The tensors as a checkpoint of one file, for the family tables' lookups. */
@@ -52,6 +61,31 @@ function float32(tensor, name) {
 }
 
 /**
+ * The sizes a minimal config ({ family, numHeads, numKvHeads? }, no config.json) leaves out, from the tensors'
+ * shapes: d_model and d_k from W_q's (GPT-2: c_proj's rows), H_kv from W_k's rows unless given.
+ */
+function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
+  if (!Number.isInteger(numHeads) || numHeads < 1)
+    throw new AttentionError('BAD_OPTION', `config.numHeads must be a positive integer, got ${describe(numHeads)}`);
+  if (numKvHeads !== undefined && numKvHeads !== null && !(Number.isInteger(numKvHeads) && numKvHeads >= 1))
+    throw new AttentionError('BAD_OPTION', `config.numKvHeads must be a positive integer, got ${describe(numKvHeads)}`);
+  const shape = (slot) => found.find((f) => f.slot === slot)?.entry?.shape ?? [];
+  const fused = family === 'gpt2';
+  const [dModel, q] = fused ? [shape('wQkv')[0], shape('wO')[0]] : [shape('wQ')[1], shape('wQ')[0]];
+  const headDim = q / numHeads;
+  const kvHeads = numKvHeads ?? (fused ? numHeads : (shape('wK')[0] ?? q) / headDim);
+  // A tensor missing leaves its size undefined: resolveRows names it (MISSING_TENSOR).
+  const known = q !== undefined && dModel !== undefined;
+  if (known && (!Number.isInteger(headDim) || !Number.isInteger(kvHeads) || kvHeads < 1 || numHeads % kvHeads)) {
+    throw new AttentionError(
+      'WEIGHT_SHAPE_MISMATCH',
+      `${q} query columns (${fused ? 'c_proj' : 'W_q'}) do not split into ${numHeads} heads with ${kvHeads} key/value heads`,
+    );
+  }
+  return { family, numHeads, numKvHeads: kvHeads, headDim, dModel, rope: null };
+}
+
+/**
  * One layer's attention weights from a checkpoint's tensors (e.g. readSafetensors of model.safetensors), with or
  * without their usual prefixes.
  *
@@ -62,7 +96,9 @@ function float32(tensor, name) {
  * | LLaMA   | q_proj [H·d_k, d], k_proj, v_proj [H_kv·d_k, d], o_proj | transposed; numKvHeads; rope          |
  *
  * @param {Record<string, { data: ArrayLike<number>, shape: number[] }> | Map<string, object>} tensors
- * @param {{ layer: number, config: object | string }} options  config: config.json, parsed or as text
+ * @param {{ layer: number, config: object | string }} options  config: config.json, parsed or as text; or, when
+ *   there is none (one layer's tensors), { family: 'gpt2' | 'bert' | 'llama', numHeads, numKvHeads? }: d_model and
+ *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and there is no rope
  * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
  */
 export function attentionWeightsFrom(tensors, options) {
@@ -74,37 +110,40 @@ export function attentionWeightsFrom(tensors, options) {
       `attentionWeightsFrom needs { layer, config } with config.json's object, got ${describe(given)}`,
     );
   }
-  const config = readConfig(json);
-  if (!Number.isInteger(layer) || layer < 0 || layer >= config.numLayers) {
+  const checkpoint = tensorCheckpoint(tensors);
+  const minimal = typeof json.family === 'string' && json.model_type === undefined;
+  const family = minimal ? json.family : null;
+  if (minimal && !Object.hasOwn(FAMILIES, family)) {
     throw new AttentionError(
       'BAD_OPTION',
-      `layer must be an integer from 0 to ${config.numLayers - 1}, got ${describe(layer)}`,
+      `config.family must be one of ${Object.keys(FAMILIES).join(', ')}, got ${describe(family)}`,
     );
   }
-  const spec = FAMILIES[config.family];
-  const checkpoint = tensorCheckpoint(tensors);
-  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(0).find((r) => r.slot.startsWith('w')).name);
-  const rows = spec.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
-  const got = Object.fromEntries(
-    resolveRows(checkpoint, rows, config, prefix).map((e) => [e.slot, float32(checkpoint.get(e.name), e.name)]),
-  );
-  const { numHeads, numKvHeads, headDim } = config;
-  const [q, kv] = [numHeads * headDim, numKvHeads * headDim];
-  const w = {};
-  if (got.wQkv) {
-    [w.wq, w.wk, w.wv] = [columns(got.wQkv, 0, q), columns(got.wQkv, q, q + kv), columns(got.wQkv, q + kv, q + 2 * kv)];
-    [w.bq, w.bk, w.bv] = [columns(got.bQkv, 0, q), columns(got.bQkv, q, q + kv), columns(got.bQkv, q + kv, q + 2 * kv)];
-    w.wo = got.wO;
-  } else {
-    [w.wq, w.wk, w.wv, w.wo] = [transpose(got.wQ), transpose(got.wK), transpose(got.wV), transpose(got.wO)];
-    for (const [from, to] of [
-      ['bQ', 'bq'],
-      ['bK', 'bk'],
-      ['bV', 'bv'],
-    ])
-      if (got[from]) w[to] = got[from];
+  const known = minimal ? null : readConfig(json);
+  const numLayers = known ? known.numLayers : Infinity;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= numLayers) {
+    const range = known ? `from 0 to ${numLayers - 1}` : 'of 0 or more';
+    throw new AttentionError('BAD_OPTION', `layer must be an integer ${range}, got ${describe(layer)}`);
   }
-  if (got.bO) w.bo = got.bO;
+  const spec = FAMILIES[known?.family ?? family];
+  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(layer).find((r) => r.slot.startsWith('w')).name);
+  let rows = spec.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
+  // Without config.json, a bias is read when the tensors hold it.
+  const held = (r) => checkpoint.entry(candidateNames(r.name, prefix));
+  if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
+  const config =
+    known ??
+    sizesFromShapes(
+      json,
+      rows.map((r) => ({ slot: r.slot, entry: held(r) })),
+    );
+  const byName = new Map(
+    resolveRows(checkpoint, rows, config, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
+  );
+  const { numHeads, numKvHeads } = config;
+  const w = {};
+  for (const [slot, source] of Object.entries(layerSources(spec, layer, prefix, (n) => byName.has(n))))
+    w[slot] = cut(byName.get(source.name), source);
   const rope = config.rope && {
     theta: config.rope.theta,
     dim: config.rope.dim,

@@ -1,6 +1,7 @@
 // "Use your own model": which tensors of a model's file are X, W_q, W_k, W_v, W_o, the biases and the model's own
 // attention probabilities, for the common layouts (GPT-2, nn.MultiheadAttention, BERT, LLaMA), and the page's
 // matrices cut out of them. Pure: tensors are { data: Float32Array, shape: number[] }; nothing here draws.
+import { attentionTensorsOf, attentionWeightsFrom } from '../../../src/js/model/index.js';
 
 /**
  * A slot's source: a tensor, the part of it to take, and whether it is transposed ([out, in] → [in, out]).
@@ -8,34 +9,31 @@
  */
 
 /**
- * The layouts recognised. Each gives, for a layer prefix, the sources of the weights and biases. PyTorch's
- * Linear stores [out, in]: those are transposed. GPT-2's Conv1D stores [in, out]: those are not.
+ * The layouts of a checkpoint's family (GPT-2, BERT, LLaMA): attention-wasm/model's attentionTensorsOf recognises
+ * them and gives each weight's source (the names, prefixes, c_attn's split and Linear's transposes live there, as
+ * attentionWeightsFrom reads them); the page titles them.
  */
+const FAMILY_TITLES = {
+  gpt2: 'GPT-2 (fused c_attn, Conv1D [in, out])',
+  bert: 'BERT (query/key/value Linear [out, in]: transposed)',
+  llama: 'LLaMA-style q_proj/k_proj/v_proj/o_proj (Linear [out, in]: transposed; fewer K/V heads allowed)',
+};
+
+/** attentionTensorsOf's sources as the page's: a column block of a weight (axis 1), a block of a bias (axis 0). */
+const pageSources = (sources) =>
+  Object.fromEntries(
+    Object.entries(sources).map(([slot, { part, ...rest }]) => [
+      slot,
+      part ? { ...rest, part: { axis: slot.startsWith('b') ? 0 : 1, ...part } } : rest,
+    ]),
+  );
+
+/** The layouts only the page reads (no checkpoint family): each gives, for a prefix, its sources. */
 const LAYOUTS = [
-  {
-    id: 'gpt2',
-    title: 'GPT-2 (fused c_attn, Conv1D [in, out])',
-    match: /^(.*?)h\.(\d+)\.attn\.c_attn\.weight$/u,
-    sources: (p, l) => {
-      const fused = `${p}h.${l}.attn.c_attn`;
-      const part = (index) => ({ axis: 1, index, of: 3 });
-      return {
-        wq: { name: `${fused}.weight`, part: part(0) },
-        wk: { name: `${fused}.weight`, part: part(1) },
-        wv: { name: `${fused}.weight`, part: part(2) },
-        wo: { name: `${p}h.${l}.attn.c_proj.weight` },
-        bq: { name: `${fused}.bias`, part: { axis: 0, index: 0, of: 3 } },
-        bk: { name: `${fused}.bias`, part: { axis: 0, index: 1, of: 3 } },
-        bv: { name: `${fused}.bias`, part: { axis: 0, index: 2, of: 3 } },
-        bo: { name: `${p}h.${l}.attn.c_proj.bias` },
-      };
-    },
-  },
   {
     id: 'mha',
     title: 'PyTorch nn.MultiheadAttention (in_proj_weight [3·d_model, d_model], Linear [out, in]: transposed)',
     match: /^(.*?)in_proj_weight$/u,
-    layerless: true,
     sources: (p) => {
       const part = (index) => ({ axis: 0, index, of: 3 });
       return {
@@ -51,51 +49,13 @@ const LAYOUTS = [
     },
   },
   {
-    id: 'bert',
-    title: 'BERT (query/key/value Linear [out, in]: transposed)',
-    match: /^(.*?)layer\.(\d+)\.attention\.self\.query\.weight$/u,
-    sources: (p, l) => {
-      const self = `${p}layer.${l}.attention.self`;
-      const out = `${p}layer.${l}.attention.output.dense`;
-      return {
-        wq: { name: `${self}.query.weight`, transpose: true },
-        wk: { name: `${self}.key.weight`, transpose: true },
-        wv: { name: `${self}.value.weight`, transpose: true },
-        wo: { name: `${out}.weight`, transpose: true },
-        bq: { name: `${self}.query.bias` },
-        bk: { name: `${self}.key.bias` },
-        bv: { name: `${self}.value.bias` },
-        bo: { name: `${out}.bias` },
-      };
-    },
-  },
-  {
     id: 'plain',
     title: "attention-wasm's own names (x, wq, wk, wv, wo, as <attention-explorer src> reads them: [in, out])",
     match: /^(.*?)wq$/u,
-    layerless: true,
     sources: (p) =>
       Object.fromEntries(
         ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'].map((slot) => [slot, { name: `${p}${slot}` }]),
       ),
-  },
-  {
-    id: 'llama',
-    title: 'LLaMA-style q_proj/k_proj/v_proj/o_proj (Linear [out, in]: transposed; fewer K/V heads allowed)',
-    match: /^(.*?)layers\.(\d+)\.self_attn\.q_proj\.weight$/u,
-    sources: (p, l) => {
-      const at = `${p}layers.${l}.self_attn`;
-      return {
-        wq: { name: `${at}.q_proj.weight`, transpose: true },
-        wk: { name: `${at}.k_proj.weight`, transpose: true },
-        wv: { name: `${at}.v_proj.weight`, transpose: true },
-        wo: { name: `${at}.o_proj.weight`, transpose: true },
-        bq: { name: `${at}.q_proj.bias` },
-        bk: { name: `${at}.k_proj.bias` },
-        bv: { name: `${at}.v_proj.bias` },
-        bo: { name: `${at}.o_proj.bias` },
-      };
-    },
   },
 ];
 
@@ -143,30 +103,22 @@ export function guessMapping(tensors, { layer, config } = {}) {
   const names = new Set(tensors.map((t) => t.name));
   const shapeOf = (name) => squeeze(tensors.find((t) => t.name === name)?.shape ?? []);
   const notes = [];
-  let found = null;
-  const layers = new Set();
-  for (const candidate of LAYOUTS) {
-    for (const { name } of tensors) {
-      const m = candidate.match.exec(name);
-      if (!m) continue;
-      found ??= { layout: candidate, prefix: m[1] };
-      if (found.layout === candidate && m[2] !== undefined) layers.add(Number(m[2]));
-    }
-    if (found) break;
-  }
-  const layerList = [...layers].sort((a, b) => a - b);
+  const family = attentionTensorsOf([...names]);
+  const page = family ? null : LAYOUTS.find((l) => tensors.some((t) => l.match.test(t.name)));
+  const layerList = family?.layers ?? [];
   const exported = Number.isInteger(config?.layer) ? config.layer : null; // the README script's JSON says it
   const wanted = layer ?? exported;
   const chosen = layerList.includes(wanted) ? wanted : (layerList[0] ?? exported ?? 0);
-  const slots = {};
-  if (found) {
-    const sources = found.layout.sources(found.prefix, chosen);
-    for (const [slot, source] of Object.entries(sources)) if (names.has(source.name)) slots[slot] = source;
-    if (Object.values(slots).some((s) => s.transpose))
-      notes.push('PyTorch Linear weights are stored [out, in]: the page transposes them to [in, out].');
-  } else {
-    notes.push('No known layout was recognised: choose each tensor below.');
+  let slots = {};
+  if (family) slots = pageSources(attentionTensorsOf([...names], { layer: chosen }).sources);
+  else if (page) {
+    const prefix = page.match.exec(tensors.find((t) => page.match.test(t.name)).name)[1];
+    for (const [slot, source] of Object.entries(page.sources(prefix))) if (names.has(source.name)) slots[slot] = source;
   }
+  const layoutId = family?.family ?? page?.id ?? null;
+  if (!layoutId) notes.push('No known layout was recognised: choose each tensor below.');
+  else if (Object.values(slots).some((s) => s.transpose))
+    notes.push('PyTorch Linear weights are stored [out, in]: the page transposes them to [in, out].');
   const x = tensors.find((t) => X_NAMES.test(t.name) && squeeze(t.shape).length === 2);
   if (x) slots.x = { name: x.name };
   const square = (t) => squeeze(t.shape).length === 3 && squeeze(t.shape)[1] === squeeze(t.shape)[2];
@@ -193,11 +145,11 @@ export function guessMapping(tensors, { layer, config } = {}) {
   if (numKvHeads === null && numHeads && slots.wq && slots.wk) {
     const q = shapeOf(slots.wq.name)[0];
     const k = shapeOf(slots.wk.name)[0];
-    if (found?.layout.id === 'llama' && k < q && q % numHeads === 0) numKvHeads = k / (q / numHeads);
+    if (layoutId === 'llama' && k < q && q % numHeads === 0) numKvHeads = k / (q / numHeads);
   }
   return {
-    layout: found?.layout.id ?? null,
-    title: found?.layout.title ?? 'unknown layout',
+    layout: layoutId,
+    title: FAMILY_TITLES[layoutId] ?? page?.title ?? 'unknown layout',
     layers: layerList,
     layer: chosen,
     slots,
@@ -242,6 +194,29 @@ export function extract(tensor, source) {
   return source.transpose
     ? Array.from({ length: c }, (_, j) => Array.from({ length: r }, (_, i) => at(i, j)))
     : Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => at(i, j)));
+}
+
+const WEIGHT_SLOTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
+
+/** A [rows, cols] tensor as number[][], a vector as number[]. */
+const asRows = ({ data, shape }) =>
+  shape.length === 1
+    ? Array.from(data)
+    : Array.from({ length: shape[0] }, (_, r) => Array.from(data.subarray(r * shape[1], (r + 1) * shape[1])));
+
+/**
+ * A family layout's weights and biases as the page holds them (number[][], number[]), read by attention-wasm/model's
+ * attentionWeightsFrom from the tensors the mapping names; null for another layout or when a weight is missing
+ * (the page then cuts each source with extract and seeds the rest).
+ * @param {(name: string) => Promise<{ data: Float32Array, shape: number[] }>} read
+ */
+export async function familyWeights(guess, read, { numHeads, numKvHeads }) {
+  if (!FAMILY_TITLES[guess.layout] || ['wq', 'wk', 'wv', 'wo'].some((slot) => !guess.slots[slot])) return null;
+  const names = [...new Set(WEIGHT_SLOTS.filter((slot) => guess.slots[slot]).map((slot) => guess.slots[slot].name))];
+  const tensors = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await read(name)])));
+  const config = { family: guess.layout, numHeads, ...(numKvHeads ? { numKvHeads } : {}) };
+  const w = attentionWeightsFrom(tensors, { layer: guess.layer, config });
+  return Object.fromEntries(WEIGHT_SLOTS.filter((slot) => w[slot]).map((slot) => [slot, asRows(w[slot])]));
 }
 
 /**
