@@ -8,11 +8,11 @@
 //   decode step     its second step: the 32nd token through every layer over the cache (32 tokens of context)
 //   step, no cache of weights  the same step with residentBytes: 0 (every layer read again, as run() reads it)
 // Prints a Markdown table of ms: median and min of the rounds, and each median over the full forward's.
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadModel } from '../src/js/model/index.node.js';
-import { gpt2Config } from '../tests/js/model/fixtures.js';
+import { writeGpt2Checkpoint } from './model/checkpoint.mjs';
 import { seededRandom } from '../tests/js/seeded-random.js';
 
 const arg = (name, fallback) => {
@@ -24,68 +24,10 @@ const layers = arg('layers', 12);
 const [d, heads, vocab, positions] = [arg('d', 768), arg('heads', 12), arg('vocab', 50257), 1024];
 const CONTEXT = 32;
 
-/** GPT-2's tensors in GPT2LMHeadModel's order and names, each with how its values are made. */
-function tensors() {
-  const list = [
-    ['wte.weight', [vocab, d], 'weight'],
-    ['wpe.weight', [positions, d], 'weight'],
-  ];
-  for (let l = 0; l < layers; l++) {
-    const at = `h.${l}.`;
-    list.push(
-      [`${at}ln_1.weight`, [d], 'ones'],
-      [`${at}ln_1.bias`, [d], 'zeros'],
-      [`${at}attn.c_attn.weight`, [d, 3 * d], 'weight'],
-      [`${at}attn.c_attn.bias`, [3 * d], 'zeros'],
-      [`${at}attn.c_proj.weight`, [d, d], 'weight'],
-      [`${at}attn.c_proj.bias`, [d], 'zeros'],
-      [`${at}ln_2.weight`, [d], 'ones'],
-      [`${at}ln_2.bias`, [d], 'zeros'],
-      [`${at}mlp.c_fc.weight`, [d, 4 * d], 'weight'],
-      [`${at}mlp.c_fc.bias`, [4 * d], 'zeros'],
-      [`${at}mlp.c_proj.weight`, [4 * d, d], 'weight'],
-      [`${at}mlp.c_proj.bias`, [d], 'zeros'],
-    );
-  }
-  list.push(['ln_f.weight', [d], 'ones'], ['ln_f.bias', [d], 'zeros']);
-  return list;
-}
-
-/** The folder: config.json and model.safetensors, written tensor by tensor (never the whole file in memory). */
-function writeCheckpoint(dir) {
-  const config = gpt2Config({ d, heads, layers, vocab, positions });
-  const configFd = openSync(join(dir, 'config.json'), 'w');
-  writeSync(configFd, JSON.stringify(config, null, 2));
-  closeSync(configFd);
-  const list = tensors();
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of list) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  let json = JSON.stringify({ __metadata__: { format: 'pt' }, ...header });
-  json += ' '.repeat((8 - (json.length % 8)) % 8);
-  const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  const length = new Uint8Array(8);
-  new DataView(length.buffer).setBigUint64(0, BigInt(json.length), true);
-  writeSync(fd, length);
-  writeSync(fd, json);
-  const random = seededRandom(1);
-  for (const [, shape, kind] of list) {
-    const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-    if (kind === 'ones') values.fill(1);
-    if (kind === 'weight') for (let i = 0; i < values.length; i++) values[i] = random() * 0.05; // GPT-2's ~N(0, 0.02)
-    writeSync(fd, new Uint8Array(values.buffer));
-  }
-  closeSync(fd);
-  return offset;
-}
-
 const dir = mkdtempSync(join(os.tmpdir(), 'decode-step-'));
 try {
-  const bytes = writeCheckpoint(dir);
+  writeGpt2Checkpoint(dir, { layers, d, heads, vocab, positions }); // the model bench's writer
+  const bytes = statSync(join(dir, 'model.safetensors')).size;
   // residentBytes 0: the model keeps no weights across runs, so that the full forward reads them at every run and a
   // generation keeps its own (its residentBytes), as measured here.
   const model = await loadModel(dir, { residentBytes: 0 });

@@ -75,7 +75,7 @@ function builder(dtype, seed, scale) {
   };
 }
 
-/** GPT-2's config.json as GPT2LMHeadModel's have it, of these sizes (bench/decode-step.mjs and bench/model/checkpoint.mjs use it too). */
+/** GPT-2's config.json as GPT2LMHeadModel's have it, of these sizes (bench/model/checkpoint.mjs uses it too). */
 export function gpt2Config({ d, heads, layers, vocab, positions }) {
   return {
     activation_function: 'gelu_new',
