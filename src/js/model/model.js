@@ -14,7 +14,7 @@ import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
 import { generate } from './generate.js';
-import { blockRows, modelResidency } from './resident.js';
+import { blockRows, floatBytes, modelResidency } from './resident.js';
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
 export const MODEL_RESIDENT_BYTES = 2 ** 30;
@@ -163,8 +163,7 @@ export class Model {
     const layers = this.#tensors.layers.slice(0, o.layers);
     const whole = layers.length === this.#tensors.layers.length;
     // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
-    const ahead =
-      (layers[0] ?? []).reduce((sum, entry) => sum + entry.shape.reduce((a, b) => a * b, 4), 0) <= READ_AHEAD_BYTES;
+    const ahead = floatBytes(layers[0] ?? []) <= READ_AHEAD_BYTES;
     let next = layers.length ? this.#readLayer(0, ctx) : null;
     for (let l = 0; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
