@@ -28,6 +28,12 @@ function floatBits(x) {
 /** A tensor the JS layer made (activations, tables): nothing to scan. */
 export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
 
+/** A layer call's RoPE inputs for n tokens: the cos and sin tables [n, rope.dim / 2] of rope.js's ropeTables. */
+export const ropeInputs = (tables, n, config) => ({
+  ropeCos: made(tables.cos, [n, config.rope.dim / 2], 'rope.cos'),
+  ropeSin: made(tables.sin, [n, config.rope.dim / 2], 'rope.sin'),
+});
+
 /** A tensor read from the checkpoint: scanned for NaN and ±inf in WebAssembly memory, named by its file's name. */
 export const weight = (tensor, name) => ({
   data: tensor.data,

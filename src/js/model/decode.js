@@ -13,7 +13,7 @@ import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerScratchBytes, made, modelDims, modelPlan } from './calls.js';
+import { layerScratchBytes, made, modelDims, modelPlan, ropeInputs } from './calls.js';
 import { Residency, mib } from './resident.js';
 
 export class DecodeSession {
@@ -84,10 +84,7 @@ export class DecodeSession {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l]);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      if (tables) {
-        inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
-        inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
-      }
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
       const { cacheK, cacheV } = this.#layers[l];
       const dims = {
         ...modelDims(config, n, l),

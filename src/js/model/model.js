@@ -8,7 +8,7 @@ import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, weight } from './calls.js';
+import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
 import { editWeights, layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
@@ -173,10 +173,7 @@ export class Model {
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       const addresses = { ...weights.addresses };
       editWeights(edits, l, inputs, config, { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 });
-      if (tables) {
-        inputs.ropeCos = made(tables.cos, [n, config.rope.dim / 2], 'rope.cos');
-        inputs.ropeSin = made(tables.sin, [n, config.rope.dim / 2], 'rope.sin');
-      }
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
       const ablated = o.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
       if (ablated.length) {
         const mask = new Float32Array(config.numHeads).fill(1);
