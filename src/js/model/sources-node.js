@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AttentionError } from '../errors.js';
 import { installFolderReader } from './sources.js';
+import { hubHint } from './sources-url.js';
 
 /**
  * A file on disk, or bytes [start, end) of it, as a Blob whose arrayBuffer() is one positioned read into a new
@@ -65,13 +66,9 @@ async function folderFromPath(path) {
     entries = await readdir(root, { withFileTypes: true });
   } catch (cause) {
     // A string is a folder path in Node, never a Hub id: 'owner/name' would be ambiguous with a relative path.
-    const hub =
-      typeof path === 'string' && /^[\w.-]+\/[\w.-]+$/.test(path)
-        ? ` (for the Hub's model, give { hub: ${JSON.stringify(path)} })`
-        : '';
     throw new AttentionError(
       'MISSING_FILE',
-      `the model folder ${root} cannot be read: ${cause?.message ?? cause}${hub}`,
+      `the model folder ${root} cannot be read: ${cause?.message ?? cause}${hubHint(path)}`,
       { cause },
     );
   }

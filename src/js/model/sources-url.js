@@ -14,6 +14,12 @@ const INDEX = 'model.safetensors.index.json';
 const OPTIONAL = ['tokenizer.json', 'tokenizer_config.json'];
 const MODEL_ID = /^[\w.-]+(\/[\w.-]+)?$/;
 
+/** For a message about a string source shaped like 'owner/name': how to give it as a Hub id; else ''. */
+export const hubHint = (source) =>
+  typeof source === 'string' && /^[\w.-]+\/[\w.-]+$/.test(source)
+    ? ` (for the Hub's model, give { hub: ${JSON.stringify(source)} })`
+    : '';
+
 /** Whether `source` names a web folder: a URL object, an http(s) URL string, or `{ hub }`. */
 export const isWebSource = (source) =>
   (typeof URL === 'function' && source instanceof URL) ||

@@ -4,7 +4,7 @@
 // bytes) that is read by slices, never whole, and small text files (config.json) whole after a size check.
 import { AttentionError, describe } from '../errors.js';
 import { isBlob, rangeReader } from '../io/bytes.js';
-import { isWebSource, webFolder } from './sources-url.js';
+import { hubHint, isWebSource, webFolder } from './sources-url.js';
 
 // The largest JSON file read whole: config.json and model.safetensors.index.json are a few kB to a few MB.
 export const MAX_JSON_BYTES = 64 * 2 ** 20;
@@ -94,7 +94,7 @@ export async function openFolder(source, options = {}) {
   }
   throw new AttentionError(
     'BAD_OPTION',
-    `a model source must be a list of Files, a Map or object of file names to Blobs or bytes, a folder URL, { hub: 'owner/name' }${folderFromPath ? ' or a folder path' : ''}; got ${describe(source)}${typeof source === 'string' && /^[\w.-]+\/[\w.-]+$/.test(source) ? ` (for the Hub's model, give { hub: ${JSON.stringify(source)} })` : ''}`,
+    `a model source must be a list of Files, a Map or object of file names to Blobs or bytes, a folder URL, { hub: 'owner/name' }${folderFromPath ? ' or a folder path' : ''}; got ${describe(source)}${hubHint(source)}`,
   );
 }
 
