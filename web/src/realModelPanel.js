@@ -194,6 +194,7 @@ export class RealModelPanel {
   }
 
   #progress({ phase, layer, loaded, total, file }) {
+    if (phase === 'cache') return this.#showCache(); // what a run fetched is written in the cache after it
     if (phase === 'download' && total)
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;

@@ -40,21 +40,27 @@ function statusError(url, response) {
   return new AttentionError('FETCH_FAILED', `${url} answered HTTP ${response.status} ${response.statusText}${hint}`);
 }
 
-/** Reads a response's body, at most `max` bytes (aborting past that); `onChunk(bytes)` after each chunk. */
-async function readBody(url, { response, controller }, { max, signal, onChunk }) {
+/**
+ * Reads a response's body, at most `max` bytes (aborting past that); `onChunk(bytes)` after each chunk. With
+ * `exact` (a range's length, asked for by the caller: never a size the server states), the bytes are written as
+ * they come into one buffer of `max` bytes, not gathered and copied.
+ */
+async function readBody(url, { response, controller }, { max, signal, onChunk, exact = false }) {
   const chunks = [];
+  const into = exact ? new Uint8Array(max) : null;
   let length = 0;
   try {
     const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      length += value.length;
-      if (length > max) {
+      if (length + value.length > max) {
         controller.abort();
         return null;
       }
-      chunks.push(value);
+      if (into) into.set(value, length);
+      else chunks.push(value);
+      length += value.length;
       onChunk?.(value.length);
     }
   } catch (cause) {
@@ -63,6 +69,7 @@ async function readBody(url, { response, controller }, { max, signal, onChunk })
       cause,
     });
   }
+  if (into) return into.subarray(0, length);
   const bytes = new Uint8Array(length);
   let at = 0;
   for (const chunk of chunks) {
@@ -148,7 +155,7 @@ export async function fetchRange(url, begin, end, options) {
         `${url} answered the Range request for bytes ${begin}-${end - 1} with Content-Range ${JSON.stringify(header)}`,
       );
     }
-    const bytes = await readBody(url, got, { ...options, max: end - begin });
+    const bytes = await readBody(url, got, { ...options, max: end - begin, exact: true });
     if (bytes === null || bytes.length !== end - begin) {
       throw new AttentionError(
         'FETCH_FAILED',

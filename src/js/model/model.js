@@ -156,6 +156,7 @@ export class Model {
         config.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
+    this.#resident?.prefetch(this.#tensors, o, ctx.signal); // every weight asked for now, read in the order used
     let hidden = await this.#embed(ids, o.tokenTypeIds, 0, ctx);
     const hiddenStates = [hidden];
     const attentions = [];
@@ -199,6 +200,7 @@ export class Model {
     if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
     const logits = whole && o.logits && this.#tensors.head ? await this.#logits(final ?? hidden, ctx) : null;
     this.#progress('done', undefined, ctx);
+    this.#checkpoint.flush?.(); // a web source's cache is written now, after the run
     return {
       ids,
       ...(tokens ? { tokens } : {}),
