@@ -217,7 +217,9 @@ export class Residency {
       .filter(Boolean)
       .map((entry) => () => this.matrix(entry, signal));
     pieces.push(() => this.group('embedNorm', tensors.embedNorm, signal));
-    tensors.layers.slice(0, layers).forEach((entries, l) => pieces.push(() => this.group(`layer ${l}`, entries, signal)));
+    tensors.layers
+      .slice(0, layers)
+      .forEach((entries, l) => pieces.push(() => this.group(`layer ${l}`, entries, signal)));
     if (all && tensors.final.length) pieces.push(() => this.group('final', tensors.final, signal));
     if (all && logits && tensors.head) {
       pieces.push(() => this.matrix(tensors.head, signal));

@@ -36,7 +36,9 @@ export function readQueue(max = READS_IN_FLIGHT) {
 /** Resolves once the page is idle (or after a task where there are no idle callbacks). */
 const later = () =>
   new Promise((resolve) =>
-    typeof requestIdleCallback === 'function' ? requestIdleCallback(resolve, { timeout: 1000 }) : setTimeout(resolve, 0),
+    typeof requestIdleCallback === 'function'
+      ? requestIdleCallback(resolve, { timeout: 1000 })
+      : setTimeout(resolve, 0),
   );
 
 const keyText = ({ url, begin, end }) => `${url}\0${begin ?? ''}\0${end ?? ''}`;

@@ -51,7 +51,7 @@ describe('signal: cancelling a load or a run', () => {
     // gone on, the run would have waited for it: the server would have sent the rest. A request sent before the
     // abort may reach this busy server a little later: the count is taken once it holds still.
     let after = await sent(path);
-    for (let previous = -1; previous !== after.requests.length; ) {
+    for (let previous = -1; previous !== after.requests.length;) {
       previous = after.requests.length;
       await new Promise((resolve) => setTimeout(resolve, 200));
       after = await sent(path);
