@@ -5,7 +5,7 @@
 // tensor (or rows of one) at a time. An optional cache (cache.js, or any object with get/set) keeps each answer.
 import { AttentionError, describe } from '../errors.js';
 import { fetchRange, fetchWhole, fileSize } from './http.js';
-import { readQueue, writeBehind } from './web-reads.js';
+import { joinedReads, readQueue, writeBehind } from './web-reads.js';
 
 /** The Hub's public address: a `{ hub }` source reads `${HUB_URL}/${id}/resolve/${revision}/${file}`. */
 export const HUB_URL = 'https://huggingface.co';
@@ -204,13 +204,14 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
           `${urlOf(name)} states its size neither in Content-Range nor in a HEAD request's Content-Length: the server must state it`,
         );
       }
+      const joined = joinedReads(async (begin, end, runSignal) => (await range(name, begin, end, runSignal)).bytes);
       return {
         size,
         fresh: true, // each read's bytes are its own (openSafetensorsReader then need not copy them)
         async read(begin, end, where, runSignal) {
           if (head.whole) return head.bytes.slice(begin, end);
           if (begin === 0 && end <= 8) return head.bytes.slice(0, end);
-          return (await range(name, begin, end, runSignal)).bytes;
+          return joined(begin, end, runSignal);
         },
       };
     },

@@ -1,6 +1,7 @@
 // How a web folder (sources-url.js) schedules its reads: at most READS_IN_FLIGHT requests (or cache reads) at a
 // time, in the order they were asked for, so that a run can ask for all of its weights at once and get the first
-// layer's first; and its cache written behind: what was fetched is kept in memory until the run that needed it is
+// layer's first; the ranges of a layer that follow each other in the file joined into one request; and its cache
+// written behind: what was fetched is kept in memory until the run that needed it is
 // over (flush), then written one entry at a time, off the way to the first result.
 
 /** Reads of one folder at a time: Chromium opens 6 connections per origin over HTTP/1.1. */
@@ -40,6 +41,55 @@ const later = () =>
       ? requestIdleCallback(resolve, { timeout: 1000 })
       : setTimeout(resolve, 0),
   );
+
+/** A range joins the one before it (the next bytes of the file) while the two have at most this many bytes… */
+export const MAX_JOINED_BYTES = 8 * 2 ** 20;
+/** …or when it has at most this many (a bias or a norm's weight beside its matrix). */
+const SMALL_RANGE_BYTES = 64 * 2 ** 10;
+
+/**
+ * Range reads of one file, joined: the ranges asked for in one turn (a layer's tensors, read together) that follow
+ * each other in the file (with the same signal) are read as one range, and each is given its part of those bytes.
+ * @param {(begin: number, end: number, signal?: AbortSignal) => Promise<Uint8Array>} readRange
+ * @returns {(begin: number, end: number, signal?: AbortSignal) => Promise<Uint8Array>}
+ */
+export function joinedReads(readRange) {
+  let batch = null;
+  const send = (asked) => {
+    asked.sort((a, b) => a.begin - b.begin);
+    const runs = [];
+    for (const range of asked) {
+      const run = runs.at(-1);
+      const last = run?.at(-1);
+      const joins =
+        last &&
+        range.begin === last.end &&
+        range.signal === last.signal &&
+        (range.end - run[0].begin <= MAX_JOINED_BYTES || range.end - range.begin <= SMALL_RANGE_BYTES);
+      if (joins) run.push(range);
+      else runs.push([range]);
+    }
+    for (const run of runs) {
+      const begin = run[0].begin;
+      readRange(begin, run.at(-1).end, run[0].signal).then(
+        (bytes) => run.forEach((r) => r.resolve(bytes.subarray(r.begin - begin, r.end - begin))),
+        (error) => run.forEach((r) => r.reject(error)),
+      );
+    }
+  };
+  return (begin, end, signal) =>
+    new Promise((resolve, reject) => {
+      if (!batch) {
+        batch = [];
+        queueMicrotask(() => {
+          const asked = batch;
+          batch = null;
+          send(asked);
+        });
+      }
+      batch.push({ begin, end, signal, resolve, reject });
+    });
+}
 
 const keyText = ({ url, begin, end }) => `${url}\0${begin ?? ''}\0${end ?? ''}`;
 const sizeOf = (value) => value.bytes?.length ?? 0;
