@@ -175,8 +175,8 @@ export class RealModelPanel {
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.family === 'bert');
     this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
     this.ui.idsHint(!model.hasTokenizer);
-    if (folder) this.#showCache();
     await this.run();
+    if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
       const { numLayers, numHeads } = model.spec;
       if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);

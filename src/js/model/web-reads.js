@@ -7,8 +7,11 @@
 /** Reads of one folder at a time: Chromium opens 6 connections per origin over HTTP/1.1. */
 export const READS_IN_FLIGHT = 6;
 
-/** Bytes of fetched answers held for the cache before it is written; past that, an answer is written at once. */
-export const MAX_PENDING_BYTES = 2 ** 30;
+/**
+ * Bytes of fetched answers held for the cache before it is written (GPT-2 small's float32 weights: 495 MB); past
+ * that, an answer is written at once, as it comes.
+ */
+export const MAX_PENDING_BYTES = 512 * 2 ** 20;
 
 /** A queue that runs at most `max` tasks at a time, first come first served: `(task) => Promise of its result`. */
 export function readQueue(max = READS_IN_FLIGHT) {
