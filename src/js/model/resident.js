@@ -152,6 +152,12 @@ export class Residency {
   async matrix(entry, signal) {
     const key = matrixKey(entry);
     const kept = this.#kept.get(key);
+    if (kept instanceof Promise) {
+      // Being kept by another caller (another run, or its prefetch, with its own signal): asked again once that is
+      // over, so that the other's abort is not this caller's.
+      await kept.catch(() => {});
+      return this.matrix(entry, signal);
+    }
     if (kept !== undefined) return kept ?? 0;
     const [rows, ...rest] = entry.shape;
     const perRow = rest.reduce((a, b) => a * b, 1);

@@ -65,6 +65,23 @@ describe('signal: cancelling a load or a run', () => {
   });
 });
 
+describe('two runs of a model that keeps its weights, reading the same ones', () => {
+  it('the first one aborted: the second reads them itself and gives the same results as a run alone', async () => {
+    const fixture = gpt2Fixture({ d: 16, heads: 2, layers: 3 });
+    const path = await upload(fixture.files);
+    const model = await loadModel(`${server}range/${path}`);
+    const controller = new AbortController();
+    const first = model.run({ ids: [1, 2, 3] }, { signal: controller.signal }).catch((e) => e);
+    const second = model.run({ ids: [1, 2, 3] }, { attentions: true });
+    controller.abort(reason);
+    expect(await first).toMatchObject({ code: 'ABORTED', cause: reason });
+    const result = await second;
+    const expected = await (await loadModel(fixture.files)).run({ ids: [1, 2, 3] }, { attentions: true });
+    expect(result.logits.data).toEqual(expected.logits.data);
+    expect(result.attentions.map((a) => a.data)).toEqual(expected.attentions.map((a) => a.data));
+  });
+});
+
 describe('onProgress: loaded and total bytes', () => {
   it('a run’s events carry the bytes it will read; the last one has read them all', async () => {
     const fixture = gpt2Fixture({ shards: 2 });
