@@ -79,6 +79,30 @@ async function readBody(url, { response, controller }, { max, signal, onChunk, e
   return bytes;
 }
 
+/**
+ * Whether a range's body is taken as a Blob: in a browser (window or worker), where the browser gathers it off the
+ * page's thread (its chunks never pass through JavaScript), when the server declares the length asked for. Its size
+ * is checked before its bytes are read into memory. Elsewhere (Node's fetch keeps a Blob in memory, however large)
+ * the body is read chunk by chunk and counted.
+ */
+const byBlob = (response, length) =>
+  (typeof window === 'object' || typeof importScripts === 'function') &&
+  typeof response.blob === 'function' &&
+  declaredLength(response) === length;
+
+/** A response's body as a Blob, { length, blob } (its bytes not read yet); an abort is ABORTED. */
+async function blobBody(url, { response }, signal) {
+  try {
+    const blob = await response.blob();
+    return { length: blob.size, blob };
+  } catch (cause) {
+    if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    throw new AttentionError('FETCH_FAILED', `${url}: the download failed (${String(cause?.message ?? cause)})`, {
+      cause,
+    });
+  }
+}
+
 const declaredLength = (response) => {
   const header = response.headers.get('Content-Length');
   return header !== null && /^\d+$/.test(header) ? Number(header) : undefined;
@@ -155,13 +179,17 @@ export async function fetchRange(url, begin, end, options) {
         `${url} answered the Range request for bytes ${begin}-${end - 1} with Content-Range ${JSON.stringify(header)}`,
       );
     }
-    const bytes = await readBody(url, got, { ...options, max: end - begin, exact: true });
-    if (bytes === null || bytes.length !== end - begin) {
+    const length = end - begin;
+    const body = byBlob(response, length)
+      ? await blobBody(url, got, options.signal)
+      : await readBody(url, got, { ...options, max: length, exact: true });
+    if (body === null || body.length !== length) {
       throw new AttentionError(
         'FETCH_FAILED',
-        `${url}: the Range request for bytes ${begin}-${end - 1} brought ${bytes === null ? 'more' : bytes.length} bytes, not ${end - begin}`,
+        `${url}: the Range request for bytes ${begin}-${end - 1} brought ${body === null ? 'more' : body.length} bytes, not ${length}`,
       );
     }
+    const bytes = body instanceof Uint8Array ? body : new Uint8Array(await body.blob.arrayBuffer());
     return { bytes, total: range[2], whole: false };
   } finally {
     got.done();
