@@ -205,6 +205,11 @@ function show(element, { settings, spec, out, display, problems }) {
   element.pendingNode.hidden = true;
   element.showDisplay([...problems, ...display.problems]);
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
+  // A head opened from the model view: shown as `layer` and `head` would show it, with a way back (drawHead).
+  const open = (layer, head) => {
+    element.focusNext = { part: 'heatmap' };
+    pick({ layer, head, modelView: false, fromModelView: true });
+  };
   const shown = { result, labels, causal, spec, settings };
   const parts =
     element.localName === 'attention-explorer'
@@ -213,9 +218,10 @@ function show(element, { settings, spec, out, display, problems }) {
           ...drawModelSteps(element, shown),
         ]
       : settings.modelView
-        ? drawModelView(shown)
+        ? drawModelView(shown, open)
         : drawHead(element, shown, pick);
   element.content.replaceChildren(...parts, ...(settings.next ? [nextList(result.next, settings)] : []));
+  moveFocus(element);
   element.status = 'ready';
   element.dispatchEvent(
     new CustomEvent('attention-change', {
@@ -230,12 +236,24 @@ function show(element, { settings, spec, out, display, problems }) {
           ids: result.ids,
           tokens: result.tokens,
           ablate: settings.ablate.map(([l, h]) => `${l + 1}.${h + 1}`),
+          modelView: settings.modelView,
         },
         result,
         weights: result.weights.toArray(),
       },
     }),
   );
+}
+
+/** After a head was opened from the model view, or the reader went back: the focus on what they opened. */
+function moveFocus(element) {
+  const next = element.focusNext;
+  element.focusNext = null;
+  if (next?.part === 'heatmap') element.modelMap?.grid.focus();
+  else if (next?.part === 'model-view')
+    element.shadowRoot
+      .querySelector(`[part="model-view"] canvas[data-layer="${next.layer}"][data-head="${next.head}"]`)
+      ?.focus();
 }
 
 /** A heatmap cell as a sentence for its readout and its screen-reader label. */
@@ -286,7 +304,22 @@ function drawHead(element, shown, pick) {
     blocked: (i, j) => causal && j > i,
     values,
   });
-  return [...heading(element, shown, pick, title), element.modelMap.element];
+  // Opened from the model view: a button back to it, where this head's map takes the focus again.
+  const back =
+    settings.fromModelView &&
+    el('button', {
+      type: 'button',
+      class: 'back',
+      text: '← Every layer and head',
+      attrs: { part: 'back' },
+      on: {
+        click: () => {
+          element.focusNext = { part: 'model-view', layer, head };
+          pick({ modelView: true, fromModelView: false });
+        },
+      },
+    });
+  return [...(back ? [back] : []), ...heading(element, shown, pick, title), element.modelMap.element];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */
