@@ -75,6 +75,7 @@ describe('real model: links', () => {
     );
     const message = loadMessage(error, 'https://hub.example.org/a/b/resolve/main/');
     expect(message).toMatch(/^This model could not be opened, and the page is as it was\. FETCH_FAILED: /u);
+    expect(message).toMatch(/could not be fetched\. This page reads only/u);
     expect(message).toMatch(/its host adds https:\/\/hub\.example\.org \(for the Hub/u);
     expect(message).toMatch(/download the files and drop them here/u);
     expect(loadMessage(error)).not.toMatch(/its host adds/u);

@@ -182,7 +182,9 @@ export function loadMessage(error, folder = null) {
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
     FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
   };
-  return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}${hints[error?.code] ?? ''}`;
+  const said = String(error?.message ?? error);
+  const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';
+  return `This model could not be opened, and the page is as it was. ${code}${said}${stop}${hints[error?.code] ?? ''}`;
 }
 
 /** Bytes as "1.2 MB". */
