@@ -115,9 +115,13 @@ for (const { width, colorScheme } of [
       await waitTitle(page, 'mv', 'Attention weights, layer 1 head 2');
       const keyed = await view(page, 'mv');
       assert.equal(keyed.focus?.role, 'grid');
-      // The opened head is the attributes' head: its layer and head pickers choose another.
-      await page.locator('#mv').locator('[part="head-picker"] button').nth(3).click();
+      // The opened head is the attributes' head: its layer and head pickers choose another, the focus staying on the
+      // button pressed (drawn again with the figure).
+      await page.locator('#mv').locator('[part="head-picker"] button').nth(3).focus();
+      await page.keyboard.press('Enter');
       await waitTitle(page, 'mv', 'Attention weights, layer 1 head 4');
+      const picked = await view(page, 'mv');
+      assert.equal(picked.focus?.label, 'head 4 of 4', 'the focus is on the head picked');
       fired = await changes(page, 'mv');
       assert.deepEqual([fired.at(-1).settings.layer, fired.at(-1).settings.head], [1, 4]);
       assert.equal((await view(page, 'mv')).back, '← Every layer and head', 'still a way back');

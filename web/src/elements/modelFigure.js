@@ -245,11 +245,16 @@ function show(element, { settings, spec, out, display, problems }) {
   );
 }
 
-/** After a head was opened from the model view, or the reader went back: the focus on what they opened. */
+/**
+ * The focus on what the reader chose, once drawn: a head opened from the model view (its heatmap), the model view
+ * again (that head's map), or a picker's button.
+ */
 function moveFocus(element) {
   const next = element.focusNext;
   element.focusNext = null;
   if (next?.part === 'heatmap') element.modelMap?.grid.focus();
+  else if (next?.part?.endsWith('-picker'))
+    element.shadowRoot.querySelectorAll(`[part="${next.part}"] button`)[next.index]?.focus();
   else if (next?.part === 'model-view')
     element.shadowRoot
       .querySelector(`[part="model-view"] canvas[data-layer="${next.layer}"][data-head="${next.head}"]`)
@@ -262,8 +267,8 @@ export const describeCell = (labels, causal, what) => (i, j, value) =>
 
 /** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
 function heading(element, { spec, settings }, pick, title) {
-  const focus = (part, k) =>
-    queueMicrotask(() => element.shadowRoot.querySelectorAll(`[part="${part}"] button`)[k]?.focus());
+  // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
+  const focus = (part, index) => (element.focusNext = { part, index });
   const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
@@ -273,12 +278,12 @@ function heading(element, { spec, settings }, pick, title) {
     }),
     ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
     picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
-      pick({ layer: l });
       focus('layer-picker', l);
+      pick({ layer: l });
     }),
     picker('Head', 'head-picker', spec.numHeads, settings.head, (h) => {
-      pick({ head: h });
       focus('head-picker', h);
+      pick({ head: h });
     }),
   ].filter(Boolean);
 }
