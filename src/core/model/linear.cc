@@ -152,7 +152,7 @@ ATTENTION_KERNEL void few_rows(const float* x, int64_t rows, const Matrix& w, fl
 
 // y = x · w by Eigen's GEMM (more than kFewRows rows; no bias): apart, as the kernels above.
 ATTENTION_KERNEL void many_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
-  Eigen::Map<RowMatrix> Y(y, rows, w.out);         // [rows, out]
+  Eigen::Map<RowMatrix> Y(y, rows, w.out);       // [rows, out]
   Eigen::Map<const RowMatrix> X(x, rows, w.in);  // [rows, in]
   if (w.layout == WeightLayout::kInOut) {
     Y.noalias() = X * StridedMap(w.data, w.in, w.out, Eigen::OuterStride<>(w.ld));  // [in, out]

@@ -25,7 +25,9 @@ function functionBodySizes(bytes) {
 describe.skipIf(inBrowser)("the model module's functions", () => {
   it.each(['simd', 'scalar'])('the %s build has no function body over 12 KiB', async (variant) => {
     const { readFile } = await import('node:fs/promises');
-    const bytes = new Uint8Array(await readFile(new URL(`../../../src/js/wasm/model-${variant}.wasm`, import.meta.url)));
+    const bytes = new Uint8Array(
+      await readFile(new URL(`../../../src/js/wasm/model-${variant}.wasm`, import.meta.url)),
+    );
     const sizes = functionBodySizes(bytes);
     expect(sizes.length).toBeGreaterThan(100);
     expect(Math.max(...sizes)).toBeLessThan(12 * 1024);
