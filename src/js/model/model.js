@@ -1,14 +1,16 @@
 // A loaded model: its config, its checkpoint opened by the headers, every tensor of the forward found and checked,
 // and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
 // tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
-// that layer's call only, then the final norm and the LM head by blocks of the vocabulary. When every tensor of the
-// forward fits loadModel's `residentBytes`, each is kept in WebAssembly memory the first time a run (or generate)
-// uses it (resident.js), and later runs pass its address to the call: they read and copy no weight.
+// that layer's calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks
+// of the vocabulary. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
+// memory the first time a run (or generate) uses it (resident.js), and later runs pass its address to the call: they
+// read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { layerOutputs, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { runLayer } from './layer-call.js';
 import { editWeights, layerEdits, readEdits } from './edits.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
@@ -184,11 +186,13 @@ export class Model {
       if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
       const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const plan = modelPlan('modelLayer', dims, inputs, outputs, {
+      const result = runLayer((plan) => this.#call(plan), config, n, {
+        inputs,
+        dims,
+        outputs,
         causal: config.choices.causal,
-        scratchBytes: layerScratchBytes(config, n) + (edit?.scratchBytes ?? 0),
+        scratchBytes: edit?.scratchBytes ?? 0,
       });
-      const result = this.#call(plan);
       hidden = result.output;
       hiddenStates.push(hidden);
       if (o.attentions) attentions.push(result.weights);
