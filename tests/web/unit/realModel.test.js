@@ -1,7 +1,7 @@
 // The real-model source's pure parts: its link parameters, tokens shown readably, a tokenizer.json's vocabulary, the
 // top tokens of a logits row and an ablation's changes, and a layer's captures in selfAttention's layout.
 import { describe, expect, it } from 'vitest';
-import { captureResult, isLayerAttention, walkSizes } from '../../../web/src/model/modelWalk.js';
+import { captureResult, walkSizes } from '../../../web/src/model/modelWalk.js';
 import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
 import {
   predictionChanges,
@@ -141,14 +141,6 @@ describe('real model: a layer in the walk', () => {
     expect(r.weights.data[9 * 3]).toBe(3);
     expect(r.output.shape).toEqual([3, 8]);
     expect(walkSizes({ ...spec, dModel: 2048 }, 3).errors).toHaveLength(1);
-  });
-
-  it("names a layer's attention tensors in each family", () => {
-    expect(isLayerAttention('transformer.h.1.attn.c_attn.weight', 1)).toBe(true);
-    expect(isLayerAttention('h.11.attn.c_attn.weight', 1)).toBe(false);
-    expect(isLayerAttention('bert.encoder.layer.0.attention.self.query.weight', 0)).toBe(true);
-    expect(isLayerAttention('model.layers.2.self_attn.k_proj.weight', 2)).toBe(true);
-    expect(isLayerAttention('model.layers.2.mlp.up_proj.weight', 2)).toBe(false);
   });
 });
 

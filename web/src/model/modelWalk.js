@@ -96,8 +96,3 @@ export function captureResult(captures, spec) {
   }
   return result;
 }
-
-/** The tensor names of one layer's attention in a checkpoint (GPT-2's h.L.attn., BERT's layer.L.attention., …). */
-export function isLayerAttention(name, layer) {
-  return new RegExp(`(^|\\.)(h|layer|layers)\\.${layer}\\.(attn|attention|self_attn)\\.`).test(name);
-}
