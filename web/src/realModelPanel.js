@@ -331,7 +331,8 @@ export class RealModelPanel {
       ablate: this.ablate,
       edits: this.edits,
     };
-    history.replaceState(null, '', `${rm.writeModelLink(location.search, link)}${location.hash}`);
+    const search = rm.writeModelLink(location.search, link);
+    if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`); // not free: once
   }
 }
 

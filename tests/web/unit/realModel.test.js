@@ -5,6 +5,7 @@ import { captureResult, walkSizes } from '../../../web/src/model/modelWalk.js';
 import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
 import {
   predictionChanges,
+  probabilityOf,
   readModelLink,
   readableToken,
   toggleHead,
@@ -115,6 +116,21 @@ describe('real model: tokens and predictions', () => {
       [1, 2],
     ]);
     expect(toggleHead([[0, 3]], 0, 3)).toEqual([]);
+  });
+
+  it('keeps the top k of a row in one pass as a sort would: by logit, ties by id; p from the whole row', () => {
+    const V = 997;
+    const logits = Float32Array.from({ length: 2 * V }, (_, i) => Math.round(Math.sin(i * 12.9898) * 40) / 8);
+    for (const row of [0, 1]) {
+      const values = Array.from(logits.subarray(row * V, (row + 1) * V));
+      const order = values.map((_, id) => id).sort((a, b) => values[b] - values[a] || a - b);
+      const max = Math.max(...values);
+      const sum = values.reduce((s, x) => s + Math.exp(x - max), 0);
+      const top = topTokens(logits, V, row, 10);
+      expect(top.map((t) => t.id)).toEqual(order.slice(0, 10));
+      top.forEach((t) => expect(t.p).toBeCloseTo(Math.exp(values[t.id] - max) / sum, 12));
+      expect(probabilityOf(logits, V, row, order[50])).toBeCloseTo(Math.exp(values[order[50]] - max) / sum, 12);
+    }
   });
 });
 
