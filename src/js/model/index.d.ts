@@ -221,8 +221,7 @@ export interface RunFrom {
   /** The first layer run, from 0 (below RunOptions.layers). */
   layer: number;
   /** [n, d_model]: that layer's input, e.g. hiddenStates[layer] of an earlier run. */
-  hiddenState:
-    Tensor | { data: Float32Array | Float64Array | ArrayLike<number>; shape: readonly number[] } | number[][];
+  hiddenState: TensorInput;
 }
 
 /** One head's steps and its layer's, named as selfAttention names them where they mean the same. */
