@@ -27,6 +27,28 @@ export function runLayer(panel, layer, capture) {
   return panel.model.run(input, { ...options, capture, logits: false, attentions: false });
 }
 
+let last = null; // { result, ablate, edits, layer, run }: the last layer run, which another head of it reuses
+
+/** runLayer's result, shared by the heads of a layer while the panel's run, ablations and edits stay the same. */
+function layerRun(panel, layer, capture) {
+  const { result, ablate, edits } = panel;
+  const same = last?.result === result && last.layer === layer && last.ablate === ablate && last.edits === edits;
+  if (!same) {
+    const run = runLayer(panel, layer, capture);
+    run.catch(() => last?.run === run && (last = null)); // run again next time
+    last = { result, ablate, edits, layer, run };
+  }
+  return last.run;
+}
+
+/** The capture of every head of layer `layer` made by the panel's own run (`r`, now panel.result): the walk's. */
+export function rememberLayer(panel, layer, r) {
+  last = { result: panel.result, ablate: panel.ablate, edits: panel.edits, layer, run: Promise.resolve(r) };
+}
+
+/** Every head of layer `layer`, as model.run's `capture`. */
+export const layerCapture = (spec, layer) => Array.from({ length: spec.numHeads }, (_, head) => ({ layer, head }));
+
 /**
  * Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. From a link
  * (`fromLink`) only while the steps still show the link's walk (the same sentence): a link made after another
@@ -43,8 +65,10 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     );
   const generation = panel.generation;
   try {
-    const capture = Array.from({ length: spec.numHeads }, (_, h) => ({ layer, head: h }));
-    const [r, read] = await Promise.all([runLayer(panel, layer, capture), layerWeights(model, layer)]);
+    const [r, read] = await Promise.all([
+      layerRun(panel, layer, layerCapture(spec, layer)),
+      layerWeights(model, layer),
+    ]);
     if (generation !== panel.generation) return;
     const weights = editedWeights(read, panel.edits, layer); // the weights the model ran with
     const rawTokens = r.rawTokens ?? r.ids.map((id) => panel.vocab[id] ?? String(id));

@@ -6,7 +6,7 @@ import { loadModel } from '../../src/js/model/index.js';
 import './css/realModel.css'; // with this code only
 import { afterNextPaint } from './latency.js';
 import { RealModelEdits } from './realModelEdits.js';
-import { openModelHead } from './realModelHead.js';
+import { layerCapture, openModelHead, rememberLayer } from './realModelHead.js';
 import * as rm from './model/realModel.js';
 import { firstChangedLayer, fromOptions, mergeRun } from './model/rerun.js';
 import {
@@ -257,6 +257,9 @@ export class RealModelPanel {
       const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
       const layer = last ? Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1) : 0;
       const from = layer > 0 ? fromOptions(last.result, layer, settings) : {};
+      // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
+      const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
+      if (walked >= layer) from.capture = layerCapture(model.spec, walked);
       const r = mergeRun(last?.result, await model.run(input, { ...options, ...from }), layer);
       const runMs = performance.now() - t0;
       const plain = !settings.ablate.length && !settings.edits.length;
@@ -268,6 +271,7 @@ export class RealModelPanel {
       this.ran = { model, key, ...settings, result: r };
       if (typeof input === 'string') this.lastIds = r.ids;
       this.result = r;
+      if (walked >= layer) rememberLayer(this, walked, r);
       this.#draw(r, base, runMs);
       this.ui.busy(false);
       this.ui.say(
@@ -322,6 +326,7 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
+  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
   writeLink() {
     const link = {
       model: this.source,
@@ -331,8 +336,11 @@ export class RealModelPanel {
       ablate: this.ablate,
       edits: this.edits,
     };
-    const search = rm.writeModelLink(location.search, link);
-    if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`); // not free: once
+    clearTimeout(this.linkTimer);
+    this.linkTimer = setTimeout(() => {
+      const search = rm.writeModelLink(location.search, link);
+      if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
+    }, 100);
   }
 }
 

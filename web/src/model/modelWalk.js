@@ -6,20 +6,25 @@ import { AS_THE_MODEL, widenKvHeads } from './modelFile.js';
 import { checkSizes, withSizes } from './state.js';
 import { tokenWord } from './tokens.js';
 
+const made = new WeakMap(); // data → its rows: the same weights (another head of the layer) are not nested again
+
 /**
- * [rows, cols] float data as rows of numbers (the page's typed-matrix form), with its flat copies handed to the page's
- * caches (calls.js adoptFlat): the steps then read them instead of flattening the rows again (W_q of GPT-2: 590 000
- * numbers). A loop into arrays of the right length: ten times faster than Array.from of each row.
+ * [rows, cols] float data as rows of numbers (the page's typed-matrix form), made once per data array, with the data
+ * handed to the page's caches as the rows' flat copy (calls.js adoptFlat; the model's float32 numbers, read as they
+ * are, never written): the steps then read it instead of flattening the rows again (W_q of GPT-2: 590 000 numbers).
+ * A loop into arrays of the right length: ten times faster than Array.from of each row.
  */
 export function rowsOf({ data, shape: [rows, cols] }) {
+  if (made.has(data)) return made.get(data);
   const out = new Array(rows);
   for (let i = 0; i < rows; i++) {
     const row = new Array(cols);
     for (let j = 0, at = i * cols; j < cols; j++) row[j] = data[at + j];
     out[i] = row;
   }
-  const single = data instanceof Float32Array ? data.slice(0, rows * cols) : Float32Array.from(data);
-  adoptFlat(out, Float64Array.from(single), single);
+  const flat = data instanceof Float32Array ? data.subarray(0, rows * cols) : Float32Array.from(data);
+  adoptFlat(out, flat, flat);
+  made.set(data, out);
   return out;
 }
 
