@@ -150,6 +150,12 @@ async function openCheckpoint(browser, url, withoutCaches) {
   const page = await context.newPage();
   await page.goto(url);
   await observe(page);
+  // A narrow screen folds the settings, where the "Real model" button is: a reader opens them first.
+  if (
+    (await page.isVisible('#settings-toggle')) &&
+    (await page.getAttribute('#settings-toggle', 'aria-expanded')) === 'false'
+  )
+    await page.click('#settings-toggle');
   await page.click('#real-model-button');
   await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) > 0, null, { timeout: 60000 });
   await page.fill('#model-url', `${url}bench-model/`);
@@ -170,6 +176,7 @@ async function main() {
   const server = await serve(args.dist, CHECKPOINT, csp);
   const browser = await launchChromium();
   const figures = {};
+  let wide;
   const add = (name, figure) => (figures[name] ??= []).push(figure);
   try {
     // Without Cache Storage (as in a browser that has none): every load reads the ranges over HTTP and keeps none.
@@ -213,12 +220,35 @@ async function main() {
       add(r === 0 ? 'generation step 1 (prefill, 32 tokens)' : 'generation step (one token, KV cache)', figure);
       await settle(page);
     }
+    wide = await sideways(page, args.width);
     await context.close();
   } finally {
     await browser.close();
     await server.close();
   }
   print(figures);
+  console.log(
+    wide.length
+      ? `At ${args.width} px, scrolling sideways: ${wide.join('; ')}`
+      : `At ${args.width} px, neither the page nor a box of the real model's section scrolls sideways.`,
+  );
+}
+
+/** The page, and each box of the real model's section, that is wider than its room (it scrolls sideways). */
+function sideways(page, width) {
+  return page.evaluate((viewport) => {
+    const found = [];
+    if (document.documentElement.scrollWidth > viewport)
+      found.push(`the page (${document.documentElement.scrollWidth} px)`);
+    for (const node of document.querySelectorAll('#step-model *')) {
+      const { overflowX } = window.getComputedStyle(node);
+      if (node.scrollWidth > node.clientWidth + 1 && /auto|scroll/u.test(overflowX) && node.clientWidth > 0)
+        found.push(
+          `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}.${[...node.classList].join('.')} (${node.scrollWidth} px in ${node.clientWidth})`,
+        );
+    }
+    return found;
+  }, width);
 }
 
 function print(figures) {

@@ -238,6 +238,18 @@ const cached: number = await modelCacheBytes();
 const cleared: boolean = await clearModelCache('attention-wasm-model');
 // @ts-expect-error a Hub model's id is a string
 loadModel({ hub: 42 });
+// A typed source (a text field, an attribute) read into what loadModel takes, and the folder it reads.
+import { modelFolderUrl, parseModelSource } from 'attention-wasm/model';
+import type { HubModel } from 'attention-wasm/model';
+const typed: string | HubModel = parseModelSource('./models/gpt2/', {
+  base: 'https://example.org/post/',
+  hub: HUB_URL,
+});
+const typedFolder: string = modelFolderUrl(typed);
+console.log(typedFolder);
+await loadModel(typed);
+// @ts-expect-error base is a URL, not a number
+parseModelSource('owner/name', { base: 1 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap, ModelResult } from 'attention-wasm/elements';

@@ -1,6 +1,7 @@
 // Where the "Real model" source's files come from: the shipped model fetched from the page's own folder (with the
 // bytes counted and a Cancel), or a dropped / picked folder. (A head's weights in the walk come from the model
 // itself: model.attentionWeights, realModelHead.js.)
+import { modelFolderUrl, parseModelSource } from '../../src/js/model/index.js';
 import { clearModelCache, modelCacheBytes, openModelCache } from '../../src/js/model/cache.js';
 import { BUILTIN } from './model/realModel.js';
 
@@ -65,11 +66,25 @@ export async function droppedFiles(dataTransfer) {
   return files;
 }
 
+/** The deployment's Hub (a mirror of its layout) for typed Hub ids: `<meta name="attention-wasm-hub" content="…">`. */
+export const HUB_META = 'attention-wasm-hub';
+
 /**
- * The folder URL of a Hub model id, as attention-wasm/model's `{ hub }` source reads it (its default revision): the
- * page reads that folder's tokenizer.json.
+ * A Hub model id or a folder URL typed in the field or named by a link (attention-wasm/model's parseModelSource,
+ * relative URLs against the page, Hub ids on the deployment's Hub): { source, name, folder }, `name` for links and
+ * `folder` the URL its files are read from; or { problem } for the page to show.
  */
-export const hubFolderUrl = (id) => `https://huggingface.co/${id}/resolve/main/`;
+export function typedModel(text) {
+  const hub = document.querySelector(`meta[name="${HUB_META}"]`)?.content.trim() || undefined;
+  try {
+    const source = parseModelSource(String(text ?? ''), { base: document.baseURI, hub });
+    const name = typeof source === 'string' ? source : `${source.hub}${source.revision ? `@${source.revision}` : ''}`;
+    return { source, name, folder: modelFolderUrl(source) };
+  } catch (error) {
+    const typed = `“${String(text).slice(0, 80)}” is neither a Hub model id (owner/name, such as openai-community/gpt2) nor a folder URL (https://…/folder/).`;
+    return { problem: error.message.startsWith('"') ? typed : `${typed} ${error.message}` };
+  }
+}
 
 /** The model cache (Cache Storage) for models read by address, or undefined where the browser has none. */
 export const openCache = () => openModelCache().catch(() => undefined);

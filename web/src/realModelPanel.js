@@ -15,9 +15,9 @@ import {
   droppedFiles,
   fetchBuiltin,
   filesOf,
-  hubFolderUrl,
   openCache,
   tokenizerJson,
+  typedModel,
 } from './realModelFiles.js';
 import { RealModelViews } from './realModelViews.js';
 import { RealModelControls } from './view/realModelControls.js';
@@ -136,14 +136,10 @@ export class RealModelPanel {
 
   /** A Hub model id or a folder URL typed in the field: read by Range requests (attention-wasm/model). */
   async loadUrl(text) {
-    const typed = rm.typedSource(text);
-    if (!typed) {
-      return this.ui.error(
-        `“${String(text).slice(0, 80)}” is neither a Hub model id (owner/name, such as openai-community/gpt2) nor a folder URL (https://…/folder/).`,
-      );
-    }
-    this.ui.busy(true, `Opening ${typed.url ?? typed.hub}…`);
-    await this.#use(typed.url ?? typed, typed.url ?? typed.hub, typed.url ?? hubFolderUrl(typed.hub));
+    const typed = typedModel(text);
+    if (typed.problem) return this.ui.error(typed.problem);
+    this.ui.busy(true, `Opening ${typed.name}…`);
+    await this.#use(typed.source, typed.name, typed.folder);
   }
 
   /** Loads a model from `from` (files or a web source): `source` names it in links; `folder` is its URL. */
@@ -155,7 +151,7 @@ export class RealModelPanel {
       model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
     } catch (error) {
       if (generation !== this.generation || error?.code === 'ABORTED') return;
-      return this.#fail(rm.loadMessage(error));
+      return this.#fail(rm.loadMessage(error, folder));
     }
     if (generation !== this.generation) return;
     this.model?.dispose();

@@ -36,6 +36,32 @@ export interface HubModel {
 /** The Hub's public address, the default `base` of a {@link HubModel}: 'https://huggingface.co'. */
 export const HUB_URL: string;
 
+/** parseModelSource's options. */
+export interface ParseModelSourceOptions {
+  /** What a relative folder URL (./folder/, ../folder/, /folder/) is resolved against: a page's base URL, say. */
+  base?: string | URL;
+  /** The Hub's address, or a mirror's of its layout: each `{ hub }` result carries it as `base`. Default {@link HUB_URL}. */
+  hub?: string | URL;
+}
+
+/**
+ * Reads a model source typed by a person (a text field, an attribute, a link) into what {@link loadModel} takes.
+ *
+ * | text                                           | result                                   |
+ * |------------------------------------------------|------------------------------------------|
+ * | `https://host/folder` (http or https)          | `'https://host/folder/'`                 |
+ * | `./folder/`, `../folder/`, `/folder/`          | the same, resolved against `base`        |
+ * | `owner/name`                                   | `{ hub: 'owner/name' }`                  |
+ * | `owner/name@revision`                          | `{ hub: 'owner/name', revision }`        |
+ * | the Hub's page of a model (`…/owner/name`, `…/owner/name/tree/revision`) | `{ hub, revision? }` |
+ *
+ * With `hub`, a `{ hub }` result also has `base`. Never a file path. Anything else: AttentionError BAD_OPTION.
+ */
+export function parseModelSource(text: string, options?: ParseModelSourceOptions): string | HubModel;
+
+/** The folder URL loadModel reads a web source from, ending in '/': a `{ hub }` model's is `${base}/${hub}/resolve/${revision}/`. */
+export function modelFolderUrl(source: string | URL | HubModel): string;
+
 /** Where a cache entry comes from: a file's URL, and a byte range [begin, end) of it (none: the whole file). */
 export interface ModelCacheKey {
   /** The file's URL. */

@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { captureResult, walkSizes } from '../../../web/src/model/modelWalk.js';
 import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
 import {
+  loadMessage,
   predictionChanges,
   probabilityOf,
   readModelLink,
   readableToken,
   toggleHead,
   topTokens,
-  typedSource,
   vocabulary,
   writeModelLink,
 } from '../../../web/src/model/realModel.js';
@@ -67,11 +67,19 @@ describe('real model: links', () => {
     expect(readModelLink(bad).edits).toEqual([{ layer: 0, step: 'wk', row: 3, col: 4, value: -1 }]);
   });
 
-  it('tells a folder URL from a Hub id, and neither from other text', () => {
-    expect(typedSource('https://example.org/models/gpt2')).toEqual({ url: 'https://example.org/models/gpt2/' });
-    expect(typedSource(' openai-community/gpt2 ')).toEqual({ hub: 'openai-community/gpt2' });
-    expect(typedSource('gpt2')).toBeNull();
-    expect(typedSource('javascript:alert(1)')).toBeNull();
+  it('says which origin to allow in connect-src when a model cannot be fetched', () => {
+    const error = Object.assign(
+      new Error('https://hub.example.org/a/b/resolve/main/config.json could not be fetched'),
+      {
+        code: 'FETCH_FAILED',
+      },
+    );
+    const message = loadMessage(error, 'https://hub.example.org/a/b/resolve/main/');
+    expect(message).toMatch(/^This model could not be opened, and the page is as it was\. FETCH_FAILED: /u);
+    expect(message).toMatch(/could not be fetched\. This page reads only/u);
+    expect(message).toMatch(/its host adds https:\/\/hub\.example\.org \(for the Hub/u);
+    expect(message).toMatch(/download the files and drop them here/u);
+    expect(loadMessage(error)).not.toMatch(/its host adds/u);
   });
 });
 

@@ -71,14 +71,6 @@ export function writeModelLink(search, link) {
   return text ? `?${text}` : '';
 }
 
-/** What a source typed in the URL / Hub field is: an http(s) folder URL, a Hub id (owner/name), or null. */
-export function typedSource(text) {
-  const value = String(text ?? '').trim();
-  if (/^https?:\/\/\S+$/i.test(value)) return { url: value.endsWith('/') ? value : `${value}/` };
-  if (/^[A-Za-z0-9][\w.-]{0,95}\/[\w.-]{1,96}$/.test(value)) return { hub: value };
-  return null;
-}
-
 /**
  * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a
  * word's continuation (WordPiece's ##) led by "+"; `raw` is the vocabulary's own spelling (Ġ, ▁, ##).
@@ -199,17 +191,19 @@ export function describeModel(model, what) {
   return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
 }
 
-/** What the page says when a model cannot be opened: the error, and what to do about it. */
-export function loadMessage(error) {
+/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
+export function loadMessage(error, folder = null) {
   const code = error?.code ? `${error.code}: ` : '';
+  const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
   const hints = {
     UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
     MISSING_FILE:
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
-    FETCH_FAILED:
-      ' This page’s Content-Security-Policy lets it read its own address only, unless its host allows more (connect-src): download the files and drop them here instead.',
+    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
   };
-  return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}${hints[error?.code] ?? ''}`;
+  const said = String(error?.message ?? error);
+  const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';
+  return `This model could not be opened, and the page is as it was. ${code}${said}${stop}${hints[error?.code] ?? ''}`;
 }
 
 /** Bytes as "1.2 MB". */
