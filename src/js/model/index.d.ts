@@ -321,7 +321,7 @@ export interface RunResult {
    * without one (BertModel) or logits: false.
    */
   readonly logits: Tensor | null;
-  /** The topK most probable tokens after the last position; null without logits. */
+  /** The topK most probable tokens after the last position (with `logits` rows: of the last of them); null without logits. */
   readonly next: NextToken[] | null;
   /** One per `capture` entry, in its order. */
   readonly captures: HeadCapture[];

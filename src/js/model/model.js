@@ -149,10 +149,11 @@ export class Model {
    * | ids           | number[] n                                                             |
    * | attentions    | num_layers Tensors [H, n, n] (as output_attentions, no batch)          |
    * | hiddenStates  | num_layers + 1 Tensors [n, d_model] (as output_hidden_states)          |
-   * | logits        | Tensor [n, vocab], or null without an LM head (BertModel)              |
+   * | logits        | Tensor [n, vocab] ([rows, vocab] for `logits` rows), or null without an LM head |
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
    * With `edits`, every step after an edited number follows from it (edits.js).
+   * With `from` (partial.js), the layers before from.layer are not run: null in attentions and hiddenStates.
    */
   async run(input, options) {
     this.#checkOpen();
