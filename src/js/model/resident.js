@@ -189,7 +189,7 @@ export function modelResidency(module, checkpoint, tensors, budget) {
  * each piece it uses that is not kept yet, whole; an embedding table that did not fit, by the rows the run uses.
  * @param {(entry: object, whole: boolean) => number} bytes  an entry's bytes: whole, or the rows this run uses
  */
-export function residentRunBytes(store, tensors, { logits, layers }, bytes) {
+export function residentRunBytes(store, tensors, { logits, layers, first = 0 }, bytes) {
   const all = layers === tensors.layers.length;
   const pieces = new Map();
   const group = (key, entries) =>
@@ -198,12 +198,12 @@ export function residentRunBytes(store, tensors, { logits, layers }, bytes) {
       key,
       entries.reduce((sum, e) => sum + bytes(e, true), 0),
     );
-  for (const entry of Object.values(tensors.embeddings)) {
+  for (const entry of first ? [] : Object.values(tensors.embeddings)) {
     const kept = store.kept(matrixKey(entry));
     if (!kept) pieces.set(matrixKey(entry), bytes(entry, kept === undefined));
   }
-  group('embedNorm', tensors.embedNorm);
-  tensors.layers.slice(0, layers).forEach((entries, l) => group(`layer ${l}`, entries));
+  if (!first) group('embedNorm', tensors.embedNorm);
+  tensors.layers.slice(first, layers).forEach((entries, l) => group(`layer ${first + l}`, entries));
   if (all) group('final', tensors.final);
   if (all && logits && tensors.head) {
     if (!store.kept(matrixKey(tensors.head))) pieces.set(matrixKey(tensors.head), bytes(tensors.head, true));

@@ -103,28 +103,47 @@ export function vocabulary(json) {
 /** The id of BERT's mask token in a vocabulary (id → token), or -1. */
 export const maskId = (names) => names.indexOf('[MASK]');
 
+const softmaxes = new WeakMap(); // logits array → Map(row → { max, sum }): each row's softmax normalizer, once
+
+/** The max and the sum of exp(x − max) of one row of logits (a float64 softmax's normalizer), made once per row. */
+function normalizer(logits, V, row) {
+  if (!softmaxes.has(logits)) softmaxes.set(logits, new Map());
+  const rows = softmaxes.get(logits);
+  if (!rows.has(row)) {
+    const values = logits.subarray(row * V, (row + 1) * V);
+    let max = -Infinity;
+    for (const x of values) max = Math.max(max, x);
+    let sum = 0;
+    for (const x of values) sum += Math.exp(x - max);
+    rows.set(row, { max, sum });
+  }
+  return rows.get(row);
+}
+
 /**
- * The k most probable tokens of one row of logits (float64 softmax over the row): [{ id, p, logit }].
+ * The k most probable tokens of one row of logits (float64 softmax over the row, ties by id): [{ id, p, logit }].
+ * One pass keeps the best k (a vocabulary of 50 257 is not sorted).
  * @param {Float32Array} logits  [n, V], row `row`
  */
 export function topTokens(logits, V, row, k = TOP_K) {
   const values = logits.subarray(row * V, (row + 1) * V);
-  let max = -Infinity;
-  for (const x of values) max = Math.max(max, x);
-  let sum = 0;
-  for (const x of values) sum += Math.exp(x - max);
-  const order = Array.from(values.keys()).sort((a, b) => values[b] - values[a] || a - b);
-  return order.slice(0, k).map((id) => ({ id, p: Math.exp(values[id] - max) / sum, logit: values[id] }));
+  const { max, sum } = normalizer(logits, V, row);
+  const best = []; // ids, most probable first
+  for (let id = 0; id < values.length; id++) {
+    const x = values[id];
+    if (best.length === k && !(x > values[best[k - 1]])) continue; // ties keep the smaller id
+    let at = best.length === k ? k - 1 : best.length;
+    while (at > 0 && x > values[best[at - 1]]) at--;
+    best.splice(at, 0, id);
+    if (best.length > k) best.pop();
+  }
+  return best.map((id) => ({ id, p: Math.exp(values[id] - max) / sum, logit: values[id] }));
 }
 
 /** The probability of token `id` in one row of logits. */
 export function probabilityOf(logits, V, row, id) {
-  const values = logits.subarray(row * V, (row + 1) * V);
-  let max = -Infinity;
-  for (const x of values) max = Math.max(max, x);
-  let sum = 0;
-  for (const x of values) sum += Math.exp(x - max);
-  return Math.exp(values[id] - max) / sum;
+  const { max, sum } = normalizer(logits, V, row);
+  return Math.exp(logits[row * V + id] - max) / sum;
 }
 
 /**
