@@ -33,6 +33,7 @@ import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
 import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
 import { warmUp } from './warmUp.js';
+import { rehearseEdit } from './view/editRehearsal.js';
 import { setupRealModel } from './realModelEntry.js';
 
 let state;
@@ -194,7 +195,7 @@ function render() {
   reportRender(byId('status-time'), { changedAt: started, computeMs, projection });
   scheduleExperiment(app);
   prepareNextSeed(state);
-  if (renderCount === 1) warmUp(() => state, rehearse);
+  if (renderCount === 1) warmUp(() => state, rehearse, [() => rehearseEdit(steps.grids.x)]);
 }
 
 /** Draws a state and its result: the steps, the positions and the designed heads. */
@@ -218,9 +219,11 @@ function rehearse(next) {
   if (!onPreparedLayer(attn, original)) return false;
   const shown = { state, result: lastResult };
   const call = attentionCall(next);
+  // A temperature drag on a large layer draws a preview of the weights (render): so does its rehearsal.
+  const previews = previewsTemperature(state, next) && onlyScaleChanged(call, lastCall);
   let result = lastResult;
   try {
-    if (!sameCall(call, lastCall)) result = computeCall(attn, float32Call(call));
+    if (!previews && !sameCall(call, lastCall)) result = computeCall(attn, float32Call(call));
   } catch {
     return true; // nothing to rehearse: the page says why when the reader makes this change
   }
@@ -228,7 +231,7 @@ function rehearse(next) {
   try {
     [state, lastResult] = [next, result];
     syncControls(next, null);
-    drawAll(next, result);
+    if (!previews || preview(call) === false) drawAll(next, result);
   } finally {
     [state, lastResult] = [shown.state, shown.result];
     if (result !== shown.result) computeCall(attn, original);
