@@ -6,7 +6,15 @@
 import { INTERACTIONS, SIZES, firstNumbers, median, observe, openSettings, pause } from './page-driver.mjs';
 
 /** The interactions measured fresh: each is the first of the page. */
-export const FRESH_KINDS = ['toggle causal', 'new seed', 'type in the sentence', 'edit a number', 'switch head'];
+export const FRESH_KINDS = [
+  'toggle causal',
+  'new seed',
+  'type in the sentence',
+  'open a block',
+  'edit a number',
+  'switch head',
+  'temperature step',
+];
 
 /** Opens a fresh page, waits as a reader would, and measures one interaction: { paint, result } or null (n/a). */
 async function once(browser, url, width, size, kind, args) {
@@ -61,7 +69,8 @@ export async function freshInteractions(browser, servers, args, name) {
           if (!values.length) return 'n/a';
           const paints = values.map((v) => v.paint);
           const result = Math.round(median(values.map((v) => v.result)));
-          return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${result}`;
+          const tail = Number.isFinite(result) ? ` · ${result}` : ''; // a zoomed block: no render of the layer
+          return `${show(median(paints))} (max ${show(Math.max(...paints))})${tail}`;
         });
         const all = FRESH_KINDS.flatMap((kind) => figures[index][kind]);
         const rehearsals = all.map((v) => v.rehearsalMs).filter(Number.isFinite);

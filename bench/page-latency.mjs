@@ -17,7 +17,8 @@
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
 // Between two interactions it waits as a reader would: until the page is idle, and `--pause` ms at least; one
 // column clicks "New seed" twice at once, the case where the next seed is not made ahead yet. On a narrow screen
-// it opens the folded settings with a click first.
+// it opens the folded settings with a click first. "open a block" (a click on X's heatmap, where X is one) has only
+// its Event Timing figure: it draws the block's numbers, no new result of the layer.
 // Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
 // The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
 /* global document, requestAnimationFrame -- page.evaluate() callbacks run in the page */
@@ -167,8 +168,9 @@ function printRow(row, header) {
   const cell = (values) => {
     if (!values.length) return 'n/a';
     const paints = values.map((v) => v.paint);
-    const results = values.map((v) => v.result);
-    return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${Math.round(median(results))}`;
+    const result = Math.round(median(values.map((v) => v.result)));
+    const tail = Number.isFinite(result) ? ` · ${result}` : ''; // a zoomed block: no render of the layer
+    return `${show(median(paints))} (max ${show(Math.max(...paints))})${tail}`;
   };
   if (header) {
     console.log(
