@@ -5,9 +5,10 @@
 //                               [--compare <another built dist folder>] [--dist <this build's folder>]
 //   node bench/page-latency.mjs --first 12 [--compare <dist>] [--sizes default] [--widths 1280]
 //   node bench/page-latency.mjs --fresh 3 [--compare <dist>] [--sizes old,gpt2] [--widths 1280,390]
+//                               [--kinds 'open a block,temperature step']
 //
 // --fresh N measures the first interaction of each kind, each on a fresh page (first-interaction.mjs), N pages per
-// kind, build, size and width.
+// kind, build, size and width; --kinds names some of the kinds only.
 //
 // --first N measures only the first numbers: N fresh loads of each build at the first size and width, the builds
 // interleaved round by round (their order alternating), and prints the median, the spread and how many loads were
@@ -52,6 +53,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--fresh') args.fresh = Number(argv[++i]);
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
+    else if (argv[i] === '--kinds') args.kinds = argv[++i].split(',');
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   return args;
