@@ -15,6 +15,7 @@ import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
+import { cachedGenerated, restoreGenerated } from './model/matrices.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
@@ -217,7 +218,7 @@ function rehearse(next) {
   if (!attn || !lastResult || frameRequest || changedAt !== null || state !== lastState) return false;
   const original = float32Call(lastCall);
   if (!onPreparedLayer(attn, original)) return false;
-  const shown = { state, result: lastResult };
+  const shown = { state, result: lastResult, matrices: cachedGenerated() };
   const call = attentionCall(next);
   // A temperature drag on a large layer draws a preview of the weights (render): so does its rehearsal.
   const previews = previewsTemperature(state, next) && onlyScaleChanged(call, lastCall);
@@ -234,6 +235,7 @@ function rehearse(next) {
     if (!previews || preview(call) === false) drawAll(next, result);
   } finally {
     [state, lastResult] = [shown.state, shown.result];
+    restoreGenerated(shown.matrices); // the arrays of lastCall: the next change compares its inputs with them
     if (result !== shown.result) computeCall(attn, original);
     syncControls(state, null);
     drawAll(state, lastResult);
