@@ -40,8 +40,9 @@ export function rehearseEdit(template) {
       target.editor.input.value = String(view.data[0] + 0.5);
       commitEditor(target, true);
     }
-    // The edit's render: the same view with another first value (a new array, as a render's flat rows are).
-    const data = Float32Array.from(view.data);
+    // The edit's render: the same view with another first value (a new array of the same kind, as a render's flat
+    // rows are: the drawing code meets no type it has not met).
+    const data = view.data.slice();
     data[0] += 0.5;
     grid.update({ ...view, data });
     if (target.editor) cancelEditor(target, false);
