@@ -158,6 +158,7 @@ describe('the warm-up after the first numbers', () => {
     );
     assert.deepEqual(shown.rehearsed, shown.plain);
     assert.deepEqual(shown.rehearsed.stale, []);
+    assert.equal(shown.rehearsed.then.renders, '3', 'the first numbers, the preview, then the full update');
     assert.ok(shown.rehearsed.then.controls.includes('1.05'), 'the step moved the slider');
   });
 });
