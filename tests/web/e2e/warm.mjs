@@ -83,6 +83,10 @@ async function bothPages(hash, then, names = NAMES) {
         await page.waitForFunction(() => document.body.classList.contains('settled'));
         assert.equal(await page.evaluate(() => document.documentElement.dataset.warm ?? null), null);
       }
+      // What a page does on its own timers after its first numbers, soon or late, and a rehearsal not at all: the
+      // link written in its long form (250 ms after the state), the √d_k experiment's charts (120 ms after).
+      await page.waitForFunction(() => location.hash.startsWith('#v='));
+      await page.waitForFunction(() => document.querySelector('#mount-charts svg') !== null);
       await settle(page);
       shown[name] = await snapshot(page);
       shown[name].copied = await allCopied(page, names);
