@@ -6,7 +6,15 @@
 import { INTERACTIONS, SIZES, firstNumbers, median, observe, openSettings, pause } from './page-driver.mjs';
 
 /** The interactions measured fresh: each is the first of the page. */
-export const FRESH_KINDS = ['toggle causal', 'new seed', 'type in the sentence', 'edit a number', 'switch head'];
+export const FRESH_KINDS = [
+  'toggle causal',
+  'new seed',
+  'type in the sentence',
+  'open a block',
+  'edit a number',
+  'switch head',
+  'temperature step',
+];
 
 /** Opens a fresh page, waits as a reader would, and measures one interaction: { paint, result } or null (n/a). */
 async function once(browser, url, width, size, kind, args) {
@@ -29,25 +37,24 @@ async function once(browser, url, width, size, kind, args) {
 const show = (v) => (v <= 16 ? '≤16' : String(Math.round(v)));
 
 /**
- * Measures FRESH_KINDS `args.fresh` times per build, width and size, and prints one Markdown row per build, width and
- * size: Event Timing median (max) · the page's input-to-result figure (median), ms.
+ * Measures FRESH_KINDS (or some of them, `args.kinds`) `args.fresh` times per build, width and size, and prints one
+ * Markdown row per build, width and size: Event Timing median (max) · the page's input-to-result figure (median), ms.
  * @param {{ dist: string, server: { url: string } }[]} servers  the builds
  * @param {(dist: string) => string} name  a build's name in the table
  */
 export async function freshInteractions(browser, servers, args, name) {
+  const kinds = args.kinds ?? FRESH_KINDS;
   console.log(
     `The first interaction of each kind, each on a fresh page (${args.fresh} pages per cell, --pause ${args.pause} ms);`,
     'ms: Event Timing input to next paint, median (max) · input to the result on screen, median.',
   );
-  console.log(
-    `| width | size | build | ${FRESH_KINDS.join(' | ')} | warm-up done before the click; longest rehearsal |`,
-  );
-  console.log(`|${' --- |'.repeat(FRESH_KINDS.length + 4)}`);
+  console.log(`| width | size | build | ${kinds.join(' | ')} | warm-up done before the click; longest rehearsal |`);
+  console.log(`|${' --- |'.repeat(kinds.length + 4)}`);
   for (const width of args.widths) {
     for (const size of args.sizes) {
-      const figures = servers.map(() => Object.fromEntries(FRESH_KINDS.map((kind) => [kind, []])));
+      const figures = servers.map(() => Object.fromEntries(kinds.map((kind) => [kind, []])));
       for (let round = 0; round < args.fresh; round++) {
-        for (const kind of FRESH_KINDS) {
+        for (const kind of kinds) {
           for (let k = 0; k < servers.length; k++) {
             const index = (round + k) % servers.length;
             const value = await once(browser, servers[index].server.url, width, size, kind, args);
@@ -56,14 +63,15 @@ export async function freshInteractions(browser, servers, args, name) {
         }
       }
       servers.forEach(({ dist }, index) => {
-        const cells = FRESH_KINDS.map((kind) => {
+        const cells = kinds.map((kind) => {
           const values = figures[index][kind];
           if (!values.length) return 'n/a';
           const paints = values.map((v) => v.paint);
           const result = Math.round(median(values.map((v) => v.result)));
-          return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${result}`;
+          const tail = Number.isFinite(result) ? ` · ${result}` : ''; // a zoomed block: no render of the layer
+          return `${show(median(paints))} (max ${show(Math.max(...paints))})${tail}`;
         });
-        const all = FRESH_KINDS.flatMap((kind) => figures[index][kind]);
+        const all = kinds.flatMap((kind) => figures[index][kind]);
         const rehearsals = all.map((v) => v.rehearsalMs).filter(Number.isFinite);
         const warm = rehearsals.length
           ? `${all.filter((v) => v.warmed).length}/${all.length}; ${Math.round(median(rehearsals))} ms (max ${Math.round(Math.max(...rehearsals))})`

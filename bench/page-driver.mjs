@@ -53,6 +53,23 @@ export async function measure(page, action) {
   return { paint: events.length ? Math.max(...events.map((e) => e.duration)) : 16, result };
 }
 
+/**
+ * As measure(), for an interaction that draws without a render of the layer (a zoomed block): waits until `shown`
+ * holds in the page. Its result figure is NaN (the page reports none).
+ */
+async function measureView(page, action, shown) {
+  await page.evaluate(() => {
+    window.__events.length = 0;
+  });
+  await action();
+  await page.waitForFunction(shown, null, { timeout: 30000 });
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 50)))),
+  );
+  const events = await page.evaluate(() => window.__events);
+  return { paint: events.length ? Math.max(...events.map((e) => e.duration)) : 16, result: NaN };
+}
+
 /** The interactions measured, each a function of the page and the repetition number. */
 export const INTERACTIONS = {
   'edit a number': async (page, r) => {
@@ -67,6 +84,14 @@ export const INTERACTIONS = {
     await editor.fill(String(0.5 + r / 10));
     return measure(page, () => editor.press('Enter'));
   },
+  // A click on X's heatmap opens the numbers of its first block (n/a where X is small enough to show its numbers).
+  'open a block': async (page) => {
+    const heatmap = page.locator('[data-matrix="x"] .cm-canvas');
+    if (!(await heatmap.count())) return null;
+    const zoomed = () => document.querySelector('[data-matrix="x"] .cm-zoom .c') !== null;
+    if (await page.evaluate(zoomed)) await page.click('[data-matrix="x"] .cm-close');
+    return measureView(page, () => heatmap.click({ position: { x: 1, y: 1 } }), zoomed);
+  },
   'toggle causal': (page) => measure(page, () => page.click('#causal')),
   'new seed': (page) => measure(page, () => page.click('#new-seed')),
   // A second click as soon as the first one's result is on screen: on a large layer the next seed is still
@@ -79,6 +104,11 @@ export const INTERACTIONS = {
     await page.focus('#sentence');
     await page.keyboard.press('End');
     return measure(page, () => page.keyboard.press('z'));
+  },
+  // One step of the slider with the keyboard: on a layer as large as GPT-2's, a preview of the weights (preview.js).
+  'temperature step': async (page) => {
+    await page.focus('#temperature');
+    return measure(page, () => page.keyboard.press('ArrowRight'));
   },
   'switch head': async (page) => {
     if (!(await page.isVisible('#head'))) return null;

@@ -5,9 +5,10 @@
 //                               [--compare <another built dist folder>] [--dist <this build's folder>]
 //   node bench/page-latency.mjs --first 12 [--compare <dist>] [--sizes default] [--widths 1280]
 //   node bench/page-latency.mjs --fresh 3 [--compare <dist>] [--sizes old,gpt2] [--widths 1280,390]
+//                               [--kinds 'open a block,temperature step']
 //
 // --fresh N measures the first interaction of each kind, each on a fresh page (first-interaction.mjs), N pages per
-// kind, build, size and width.
+// kind, build, size and width; --kinds names some of the kinds only.
 //
 // --first N measures only the first numbers: N fresh loads of each build at the first size and width, the builds
 // interleaved round by round (their order alternating), and prints the median, the spread and how many loads were
@@ -17,7 +18,8 @@
 // width, the temperature drag's frames per second, and the time from navigation to the first numbers on screen.
 // Between two interactions it waits as a reader would: until the page is idle, and `--pause` ms at least; one
 // column clicks "New seed" twice at once, the case where the next seed is not made ahead yet. On a narrow screen
-// it opens the folded settings with a click first.
+// it opens the folded settings with a click first. "open a block" (a click on X's heatmap, where X is one) has only
+// its Event Timing figure: it draws the block's numbers, no new result of the layer.
 // Event Timing reports only durations of 16 ms or more (rounded to 8 ms): "≤16" means no entry was reported.
 // The machine may be shared: figures are medians of `--repeat` interactions, and vary from run to run.
 /* global document, requestAnimationFrame -- page.evaluate() callbacks run in the page */
@@ -51,6 +53,7 @@ function parseArgs(argv) {
     else if (argv[i] === '--fresh') args.fresh = Number(argv[++i]);
     else if (argv[i] === '--sizes') args.sizes = argv[++i].split(',');
     else if (argv[i] === '--widths') args.widths = argv[++i].split(',').map(Number);
+    else if (argv[i] === '--kinds') args.kinds = argv[++i].split(',');
     else throw new Error(`unknown argument ${argv[i]}`);
   }
   return args;
@@ -167,8 +170,9 @@ function printRow(row, header) {
   const cell = (values) => {
     if (!values.length) return 'n/a';
     const paints = values.map((v) => v.paint);
-    const results = values.map((v) => v.result);
-    return `${show(median(paints))} (max ${show(Math.max(...paints))}) · ${Math.round(median(results))}`;
+    const result = Math.round(median(values.map((v) => v.result)));
+    const tail = Number.isFinite(result) ? ` · ${result}` : ''; // a zoomed block: no render of the layer
+    return `${show(median(paints))} (max ${show(Math.max(...paints))})${tail}`;
   };
   if (header) {
     console.log(

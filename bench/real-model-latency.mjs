@@ -78,7 +78,9 @@ async function settle(page, ms = 400) {
 
 /**
  * Runs `action` (one interaction) and returns { ms: from its input event's timeStamp to the first animation frame
- * at which `done(arg)` holds, inp: its Event Timing duration (16 when none was reported) }.
+ * at which `done(arg)` holds, inp: its Event Timing duration (16 when none was reported) }. The frames are watched by
+ * a requestAnimationFrame loop of the page's own (installed by the tool, as `done`'s source): Playwright's 'raf'
+ * polling was seen to skip the frames of a busy page, by 200 to 400 ms.
  */
 async function timed(page, action, done, arg) {
   await page.evaluate(() => {
@@ -90,8 +92,20 @@ async function timed(page, action, done, arg) {
     for (const type of ['pointerdown', 'keydown'])
       document.addEventListener(type, first, { capture: true, once: true });
   });
+  await page.evaluate(`(() => {
+    const done = ${done.toString()};
+    const arg = ${JSON.stringify(arg)};
+    window.__at = null;
+    const frame = () => {
+      const at = done(arg);
+      if (at) window.__at = at;
+      else requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+  })()`);
   await action();
-  const at = await (await page.waitForFunction(done, arg, { polling: 'raf', timeout: 300000 })).jsonValue();
+  await page.waitForFunction(() => window.__at !== null, null, { timeout: 300000 });
+  const at = await page.evaluate(() => window.__at);
   await settle(page, 100);
   const { input, events, own } = await page.evaluate(() => ({
     input: window.__input,
@@ -136,6 +150,12 @@ async function openCheckpoint(browser, url, withoutCaches) {
   const page = await context.newPage();
   await page.goto(url);
   await observe(page);
+  // A narrow screen folds the settings, where the "Real model" button is: a reader opens them first.
+  if (
+    (await page.isVisible('#settings-toggle')) &&
+    (await page.getAttribute('#settings-toggle', 'aria-expanded')) === 'false'
+  )
+    await page.click('#settings-toggle');
   await page.click('#real-model-button');
   await page.waitForFunction(() => Number(document.body.dataset.modelRuns ?? 0) > 0, null, { timeout: 60000 });
   await page.fill('#model-url', `${url}bench-model/`);
@@ -156,6 +176,7 @@ async function main() {
   const server = await serve(args.dist, CHECKPOINT, csp);
   const browser = await launchChromium();
   const figures = {};
+  let wide;
   const add = (name, figure) => (figures[name] ??= []).push(figure);
   try {
     // Without Cache Storage (as in a browser that has none): every load reads the ranges over HTTP and keeps none.
@@ -203,12 +224,35 @@ async function main() {
       add(r === 0 ? 'generation step 1 (prefill, 32 tokens)' : 'generation step (one token, KV cache)', figure);
       await settle(page);
     }
+    wide = await sideways(page, args.width);
     await context.close();
   } finally {
     await browser.close();
     await server.close();
   }
   print(figures);
+  console.log(
+    wide.length
+      ? `At ${args.width} px, scrolling sideways: ${wide.join('; ')}`
+      : `At ${args.width} px, neither the page nor a box of the real model's section scrolls sideways.`,
+  );
+}
+
+/** The page, and each box of the real model's section, that is wider than its room (it scrolls sideways). */
+function sideways(page, width) {
+  return page.evaluate((viewport) => {
+    const found = [];
+    if (document.documentElement.scrollWidth > viewport)
+      found.push(`the page (${document.documentElement.scrollWidth} px)`);
+    for (const node of document.querySelectorAll('#step-model *')) {
+      const { overflowX } = window.getComputedStyle(node);
+      if (node.scrollWidth > node.clientWidth + 1 && /auto|scroll/u.test(overflowX) && node.clientWidth > 0)
+        found.push(
+          `${node.tagName.toLowerCase()}${node.id ? `#${node.id}` : ''}.${[...node.classList].join('.')} (${node.scrollWidth} px in ${node.clientWidth})`,
+        );
+    }
+    return found;
+  }, width);
 }
 
 function print(figures) {

@@ -20,7 +20,8 @@ function uleb(value) {
   return out;
 }
 
-function readUleb(bytes, at) {
+/** An unsigned LEB128 number at `at`: [value, the byte after it]. */
+export function readUleb(bytes, at) {
   let value = 0;
   for (let shift = 0; shift < 35; shift += 7) {
     if (at >= bytes.length) break;

@@ -160,7 +160,8 @@ void model_embed(const Descriptor& d) {
                           d.address<const float>(slot::norm1_bias), d.address(slot::output));
 }
 
-void model_layer(const Descriptor& d) {
+// A layer's weights and steps as the descriptor gives them: each half of the layer reads its own (forward.h).
+attention::model::LayerWeights layer_weights(const Descriptor& d) {
   attention::model::LayerWeights w;
   w.norm1_weight = d.address<const float>(slot::norm1_weight);
   w.norm1_bias = d.address<const float>(slot::norm1_bias);
@@ -183,6 +184,10 @@ void model_layer(const Descriptor& d) {
   w.w_down = d.address<const float>(slot::w_down);
   w.b_down = d.address<const float>(slot::b_down);
   w.head_mask = d.address<const float>(slot::head_mask);
+  return w;
+}
+
+attention::model::LayerResult layer_result(const Descriptor& d) {
   attention::model::LayerResult r;
   r.output = d.address(slot::output);
   r.weights = d.address(slot::weights);
@@ -202,12 +207,24 @@ void model_layer(const Descriptor& d) {
   r.mlp_input = d.address(slot::mlp_input);
   r.mlp_hidden = d.address(slot::mlp_hidden);
   r.mlp_output = d.address(slot::mlp_output);
+  return r;
+}
+
+// A layer's first half: x → residual.
+void model_attention(const Descriptor& d) {
   // With cache_k set, a decode step: the new tokens attend over the cache of the earlier ones (model/decode.h).
   attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
                                   d[slot::cache_capacity]};
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
-  attention::model::layer(to_model_config(d), w, d.address<const float>(slot::x), r, cache.k ? &cache : nullptr,
-                          &edits);
+  attention::model::layer_attention(to_model_config(d), layer_weights(d), d.address<const float>(slot::x),
+                                    layer_result(d), cache.k ? &cache : nullptr, &edits);
+}
+
+// A layer's second half: x (the first half's residual) → output.
+void model_mlp(const Descriptor& d) {
+  const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
+  attention::model::layer_mlp(to_model_config(d), layer_weights(d), d.address<const float>(slot::x), layer_result(d),
+                              &edits);
 }
 
 void model_norm(const Descriptor& d) {
@@ -233,14 +250,16 @@ std::string call(int32_t kind, uintptr_t descriptor) {
       case CallKind::kOutputProjection: return output_projection(d);
 #ifdef ATTENTION_WITH_MODEL
       case CallKind::kModelEmbed: return model_embed(d);
-      case CallKind::kModelLayer: return model_layer(d);
+      case CallKind::kModelAttention: return model_attention(d);
       case CallKind::kModelNorm: return model_norm(d);
       case CallKind::kModelLogits: return model_logits(d);
+      case CallKind::kModelMlp: return model_mlp(d);
 #else
       case CallKind::kModelEmbed:
-      case CallKind::kModelLayer:
+      case CallKind::kModelAttention:
       case CallKind::kModelNorm:
       case CallKind::kModelLogits:
+      case CallKind::kModelMlp:
         throw attention::AttentionError("INTERNAL", "this module has no model forward: attention-wasm/model has");
 #endif
     }

@@ -171,9 +171,10 @@ enum class LayerStep : int32_t { ATTENTION_LAYER_STEPS(X) };
   X(kProjected, 1)              \
   X(kOutputProjection, 2)       \
   X(kModelEmbed, 3)             \
-  X(kModelLayer, 4)             \
+  X(kModelAttention, 4)         \
   X(kModelNorm, 5)              \
-  X(kModelLogits, 6)
+  X(kModelLogits, 6)            \
+  X(kModelMlp, 7)
 // clang-format on
 
 #define X(name, value) name = value,
@@ -236,7 +237,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 
 // The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
 // the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
-// cache_*: a kModelLayer call with cache_k set is a decode step over a KV cache (forward.h's KvCache).
+// A layer is two calls, kModelAttention then kModelMlp (forward.h's layer_attention and layer_mlp); cache_*: a
+// kModelAttention call with cache_k set is a decode step over a KV cache (forward.h's KvCache).
 // clang-format off
 #define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \

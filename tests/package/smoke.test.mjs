@@ -99,7 +99,10 @@ test('Node 20 imports it by name and computes the worked example', async () => {
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
   for (const [entry, exports] of [
     ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors'],
-    ['attention-wasm/model', 'HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel'],
+    [
+      'attention-wasm/model',
+      'HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',
+    ],
     ['attention-wasm/model/cache', 'MODEL_CACHE_NAME,clearModelCache,modelCacheBytes,openModelCache'],
   ]) {
     const code = `console.log(Object.keys(await import('${entry}')).join())`;

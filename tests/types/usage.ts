@@ -177,9 +177,15 @@ attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
 
 // attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
 import { attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
-import type { HeadCapture, Model, RunResult } from 'attention-wasm/model';
+import type { HeadCapture, LayerWeights, Model, RunFromResult, RunResult } from 'attention-wasm/model';
 const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
 const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
+const part: RunFromResult = await model.run(
+  { ids: [1, 2, 3] },
+  { from: { layer: 1, hiddenState: run.hiddenStates![1] }, logits: 'last', layers: 2 },
+);
+const skipped: Tensor | null = part.attentions![0];
+const own: LayerWeights = await model.attentionWeights(1);
 const heads: Tensor[] = run.attentions ?? [];
 const step: HeadCapture = run.captures[0];
 const top: number = (run.next?.[0].p ?? 0) + step.weights.data[0] + heads.length;
@@ -232,6 +238,18 @@ const cached: number = await modelCacheBytes();
 const cleared: boolean = await clearModelCache('attention-wasm-model');
 // @ts-expect-error a Hub model's id is a string
 loadModel({ hub: 42 });
+// A typed source (a text field, an attribute) read into what loadModel takes, and the folder it reads.
+import { modelFolderUrl, parseModelSource } from 'attention-wasm/model';
+import type { HubModel } from 'attention-wasm/model';
+const typed: string | HubModel = parseModelSource('./models/gpt2/', {
+  base: 'https://example.org/post/',
+  hub: HUB_URL,
+});
+const typedFolder: string = modelFolderUrl(typed);
+console.log(typedFolder);
+await loadModel(typed);
+// @ts-expect-error base is a URL, not a number
+parseModelSource('owner/name', { base: 1 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
 import type { AttentionExplorer, AttentionHeatmap, ModelResult } from 'attention-wasm/elements';

@@ -15,6 +15,7 @@ import { ModelPanel } from './modelPanel.js';
 import { previewWeights, setStale } from './preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';
 import { decodeState, encodeState } from './model/state.js';
+import { cachedGenerated, restoreGenerated } from './model/matrices.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
 import { scheduleExperiment } from './scalingPanel.js';
 import { byId, el, setError } from './view/dom.js';
@@ -33,6 +34,7 @@ import { Steps } from './view/steps.js';
 import { setupEmbed } from './embed.js';
 import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
 import { warmUp } from './warmUp.js';
+import { rehearseEdit } from './view/editRehearsal.js';
 import { setupRealModel } from './realModelEntry.js';
 
 let state;
@@ -194,7 +196,7 @@ function render() {
   reportRender(byId('status-time'), { changedAt: started, computeMs, projection });
   scheduleExperiment(app);
   prepareNextSeed(state);
-  if (renderCount === 1) warmUp(() => state, rehearse);
+  if (renderCount === 1) warmUp(() => state, rehearse, [() => rehearseEdit(steps.grids.x)]);
 }
 
 /** Draws a state and its result: the steps, the positions and the designed heads. */
@@ -216,11 +218,13 @@ function rehearse(next) {
   if (!attn || !lastResult || frameRequest || changedAt !== null || state !== lastState) return false;
   const original = float32Call(lastCall);
   if (!onPreparedLayer(attn, original)) return false;
-  const shown = { state, result: lastResult };
+  const shown = { state, result: lastResult, matrices: cachedGenerated() };
   const call = attentionCall(next);
+  // A temperature drag on a large layer draws a preview of the weights (render): so does its rehearsal.
+  const previews = previewsTemperature(state, next) && onlyScaleChanged(call, lastCall);
   let result = lastResult;
   try {
-    if (!sameCall(call, lastCall)) result = computeCall(attn, float32Call(call));
+    if (!previews && !sameCall(call, lastCall)) result = computeCall(attn, float32Call(call));
   } catch {
     return true; // nothing to rehearse: the page says why when the reader makes this change
   }
@@ -228,9 +232,10 @@ function rehearse(next) {
   try {
     [state, lastResult] = [next, result];
     syncControls(next, null);
-    drawAll(next, result);
+    if (!previews || preview(call) === false) drawAll(next, result);
   } finally {
     [state, lastResult] = [shown.state, shown.result];
+    restoreGenerated(shown.matrices); // the arrays of lastCall: the next change compares its inputs with them
     if (result !== shown.result) computeCall(attn, original);
     syncControls(state, null);
     drawAll(state, lastResult);

@@ -1,6 +1,7 @@
 // Numbers edited in a real model's head in the steps: each typed number becomes an edit of the model's run
 // (model/walkEdits.js), the model runs again with every edit so far (and the ablations), and the walk, the model
 // view, the one-layer views and the next token follow; "Reset edits" drops them all.
+import { afterNextPaint } from './latency.js';
 import { typedCell } from './model/edits.js';
 import { walkEdit, withEdit } from './model/walkEdits.js';
 import { el } from './view/dom.js';
@@ -46,8 +47,10 @@ export class RealModelEdits {
     const panel = this.panel;
     this.use(edits);
     const head = panel.selected;
-    await panel.run();
-    if (head) await panel.openHead(head.layer, head.head);
+    const drawn = await panel.run(); // from the first layer the edits change
+    if (!head || !drawn) return;
+    await new Promise((resolve) => afterNextPaint(resolve)); // the prediction painted first
+    await panel.openHead(head.layer, head.head);
   }
 
   /** The walk's sentence on the edits, and the reset button shown while there are any. */

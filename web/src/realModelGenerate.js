@@ -151,6 +151,6 @@ export class RealModelGenerate {
   /** The settings in the query string beside the model's parameters (the tokens follow from them). */
   #writeLink() {
     const search = gen.writeGenerateLink(location.search, this.steps.length ? this.settingsUsed : null);
-    history.replaceState(null, '', `${search}${location.hash}`);
+    if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
   }
 }

@@ -4,22 +4,20 @@
 // model's own numbers. Loaded by import() only when asked for: the page's first load does not carry it.
 import { loadModel } from '../../src/js/model/index.js';
 import './css/realModel.css'; // with this code only
-import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
-import { editedWeights } from './model/walkEdits.js';
+import { afterNextPaint } from './latency.js';
 import { RealModelEdits } from './realModelEdits.js';
+import { layerCapture, openModelHead, rememberLayer } from './realModelHead.js';
 import * as rm from './model/realModel.js';
+import { firstChangedLayer, fromOptions, mergeRun } from './model/rerun.js';
 import {
   cacheBytes,
   clearCache,
   droppedFiles,
   fetchBuiltin,
   filesOf,
-  hubFolderUrl,
-  layerWeights,
   openCache,
   tokenizerJson,
-  urlLayerWeights,
-  urlShards,
+  typedModel,
 } from './realModelFiles.js';
 import { RealModelViews } from './realModelViews.js';
 import { RealModelControls } from './view/realModelControls.js';
@@ -47,6 +45,7 @@ export class RealModelPanel {
     this.generation = 0;
     this.base = null; // { key, result }: the run with every head on, for the ablation's change
     this.controller = null;
+    this.layersRun = 0; // layers the model computed, for the page tests (data-model-layers-run)
     this.ui = new RealModelControls({
       onBuiltin: () => this.loadBuiltin(),
       onFiles: (list) => this.loadFiles(list),
@@ -64,7 +63,7 @@ export class RealModelPanel {
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
-    this.generator = new RealModelGenerate({ prompt: () => this.#input(), vocab: () => this.vocab });
+    this.generator = new RealModelGenerate({ prompt: () => this.input(), vocab: () => this.vocab });
     this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
     this.ui.mount({
       generate: this.generator.element,
@@ -137,14 +136,10 @@ export class RealModelPanel {
 
   /** A Hub model id or a folder URL typed in the field: read by Range requests (attention-wasm/model). */
   async loadUrl(text) {
-    const typed = rm.typedSource(text);
-    if (!typed) {
-      return this.ui.error(
-        `“${String(text).slice(0, 80)}” is neither a Hub model id (owner/name, such as openai-community/gpt2) nor a folder URL (https://…/folder/).`,
-      );
-    }
-    this.ui.busy(true, `Opening ${typed.url ?? typed.hub}…`);
-    await this.#use(typed.url ?? typed, typed.url ?? typed.hub, typed.url ?? hubFolderUrl(typed.hub));
+    const typed = typedModel(text);
+    if (typed.problem) return this.ui.error(typed.problem);
+    this.ui.busy(true, `Opening ${typed.name}…`);
+    await this.#use(typed.source, typed.name, typed.folder);
   }
 
   /** Loads a model from `from` (files or a web source): `source` names it in links; `folder` is its URL. */
@@ -156,13 +151,13 @@ export class RealModelPanel {
       model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
     } catch (error) {
       if (generation !== this.generation || error?.code === 'ABORTED') return;
-      return this.#fail(rm.loadMessage(error));
+      return this.#fail(rm.loadMessage(error, folder));
     }
     if (generation !== this.generation) return;
     this.model?.dispose();
     const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
     const files = folder ? null : from;
-    Object.assign(this, { model, files, folder, source, base: null, selected: null, masked: -1 });
+    Object.assign(this, { model, files, folder, source, base: null, ran: null, selected: null, masked: -1 });
     const link = this.pending;
     this.pending = null;
     this.generator.setModel(model, link?.generate);
@@ -198,13 +193,14 @@ export class RealModelPanel {
     if (phase === 'download' && total)
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
+    if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
     if (phase === 'layer' && layers) {
       this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
   /** The run's input: the text, or its ids with one token masked (BERT, a token clicked). */
-  #input() {
+  input() {
     const text = this.ui.text.value;
     if (!this.model.hasTokenizer) return { input: { ids: (text.match(/\d+/g) ?? []).map(Number) }, key: text };
     if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
@@ -230,44 +226,64 @@ export class RealModelPanel {
     this.ablate = ablate;
     // The head in the steps follows the ablation, while the steps still show it (not another example chosen since).
     const walked = this.selected && this.shown && this.app.state.sentence === this.shown.sentence;
-    this.run().then(() => walked && this.openHead(this.selected.layer, this.selected.head));
+    // The prediction is painted first, then the head is opened again (one layer).
+    this.run().then(
+      (drawn) => drawn && walked && afterNextPaint(() => this.openHead(this.selected.layer, this.selected.head)),
+    );
   }
 
-  /** Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. */
+  /**
+   * Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. The
+   * same sentence again runs from the first layer whose ablations or edits changed (model/rerun.js).
+   * @returns {Promise<boolean>} whether the run was drawn
+   */
   async run() {
-    if (!this.model) return;
+    if (!this.model) return false;
     const generation = ++this.generation;
     const model = this.model;
-    const { input, key } = this.#input();
+    const { input, key } = this.input();
     this.generator.follow(key);
     this.ui.busy(true, 'Running the model…');
     try {
       this.runLayers = model.spec.numLayers;
       const t0 = performance.now();
       const signal = this.#signal();
-      const r = await model.run(input, { topK: rm.TOP_K, ablate: this.ablate, edits: this.edits, signal });
+      const settings = { ablate: this.ablate.slice(), edits: this.edits.slice() };
+      // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
+      const options = { topK: rm.TOP_K, ...settings, signal, logits: model.family === 'bert' || 'last' };
+      const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
+      const layer = last ? Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1) : 0;
+      const from = layer > 0 ? fromOptions(last.result, layer, settings) : {};
+      // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
+      const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
+      if (walked >= layer) from.capture = layerCapture(model.spec, walked);
+      const r = mergeRun(last?.result, await model.run(input, { ...options, ...from }), layer);
       const runMs = performance.now() - t0;
-      let base = null;
-      if (this.ablate.length || this.edits.length) {
-        if (this.base?.key !== key) this.base = { key, result: await model.run(input, { topK: rm.TOP_K, signal }) };
-        base = this.base.result;
-      }
-      if (generation !== this.generation) return;
+      const plain = !settings.ablate.length && !settings.edits.length;
+      if (plain) this.base = { key, result: r };
+      else if (this.base?.key !== key)
+        this.base = { key, result: await model.run(input, { ...options, ablate: [], edits: [] }) };
+      const base = plain ? null : this.base.result;
+      if (generation !== this.generation) return false;
+      this.ran = { model, key, ...settings, result: r };
       if (typeof input === 'string') this.lastIds = r.ids;
       this.result = r;
+      if (walked >= layer) rememberLayer(this, walked, r);
       this.#draw(r, base, runMs);
       this.ui.busy(false);
       this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
       );
       this.ui.error(null);
-      this.#writeLink();
+      this.writeLink();
+      return true;
     } catch (error) {
-      if (generation !== this.generation || error?.code === 'ABORTED') return;
+      if (generation !== this.generation || error?.code === 'ABORTED') return false;
       this.ui.busy(false);
       this.ui.error(
         `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
       );
+      return false;
     }
   }
 
@@ -285,7 +301,7 @@ export class RealModelPanel {
       vocab: this.vocab,
       r,
       base,
-      row: bert ? masked : r.ids.length - 1,
+      row: bert ? masked : (r.logits?.shape[0] ?? 0) - 1, // GPT-2, LLaMA: the last row, the one asked for
       changed: `with ${changed.join(' and ')}`,
     });
     const drawMs = this.view.draw({
@@ -295,82 +311,20 @@ export class RealModelPanel {
       ablate: this.ablate,
       selected: this.selected,
     });
-    this.views.update({ model, result: r, labels, input: this.#input().input, ablate: this.ablate, edits: this.edits });
+    this.views.update({ model, result: r, labels, input: this.input().input, ablate: this.ablate, edits: this.edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
     this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
   }
 
-  /**
-   * Opens head `head` of layer `layer` in the page's steps, with the model's own numbers of that layer. From a link
-   * (`fromLink`) only while the steps still show the link's walk (the same sentence): a link made after another
-   * example was chosen keeps that example.
-   */
-  async openHead(layer, head, fromLink = false) {
-    if (!this.model || !this.result) return;
-    const spec = this.model.spec;
-    const { errors } = walkSizes(spec, this.result.ids.length);
-    if (errors.length)
-      return this.ui.walk(
-        `This layer is larger than the page's steps take (${errors.join('; ')}); the model view and the prediction still show it.`,
-      );
-    const generation = this.generation;
-    try {
-      const capture = Array.from({ length: spec.numHeads }, (_, h) => ({ layer, head: h }));
-      const r = await this.model.run(this.#input().input, {
-        capture,
-        ablate: this.ablate,
-        edits: this.edits,
-        logits: false,
-        hiddenStates: false,
-      });
-      const read = this.files
-        ? await layerWeights(this.files, this.model.config, layer)
-        : await urlLayerWeights(this.folder, await urlShards(this.folder), this.model.config, layer);
-      if (generation !== this.generation) return;
-      const weights = editedWeights(read, this.edits, layer); // the weights the model ran with
-      const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
-      const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
-      const state = walkState(this.app.state, {
-        x: r.captures[0].x,
-        weights,
-        tokens,
-        head,
-        spec,
-        family: this.model.family,
-      });
-      this.selected = this.views.select({ layer, head }); // the one-layer views follow the head opened
-      this.generator.setHead(layer, head);
-      this.view.draw({
-        attentions: this.result.attentions,
-        labels: this.view.figures[0][0].map.view.rowLabels,
-        causal: spec.choices.causal,
-        ablate: this.ablate,
-        selected: this.selected,
-      });
-      if (fromLink && this.app.state.sentence !== state.sentence) {
-        this.ui.walk(
-          `Layer ${layer + 1} head ${head + 1} was chosen when this link was made; the steps show the link's own example. Its button opens it there.`,
-        );
-        return this.#writeLink();
-      }
-      this.shown = state;
-      this.app.showModelHead(state, captureResult(r.captures, spec), this.editing.handler(layer));
-      this.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
-      const rope = r.captures[head].qRotated
-        ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
-        : '';
-      this.ui.walk(
-        `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${this.editing.text()}`,
-      );
-      this.#writeLink();
-    } catch (error) {
-      this.ui.walk(`This head could not be opened in the steps: ${error.message}`);
-    }
+  /** Opens head `head` of layer `layer` in the page's steps (realModelHead.js). */
+  openHead(layer, head, fromLink = false) {
+    return openModelHead(this, layer, head, fromLink);
   }
 
-  #writeLink() {
+  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  writeLink() {
     const link = {
       model: this.source,
       text: this.ui.text.value,
@@ -379,7 +333,11 @@ export class RealModelPanel {
       ablate: this.ablate,
       edits: this.edits,
     };
-    history.replaceState(null, '', `${rm.writeModelLink(location.search, link)}${location.hash}`);
+    clearTimeout(this.linkTimer);
+    this.linkTimer = setTimeout(() => {
+      const search = rm.writeModelLink(location.search, link);
+      if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
+    }, 100);
   }
 }
 

@@ -1,8 +1,9 @@
 // The real model's one-layer views, below its model view: the head view of a layer (every head's lines between the
 // tokens) and the block around attention (its steps with their sizes and numbers, and the residual stream's norm per
 // layer). The layer is the one whose head was opened last, or the one chosen here. The block's numbers come from a
-// capture of that layer, run only while the block is open.
+// capture of that layer (run alone, from its input), run only while the block is open.
 import './css/views.css'; // with this code only
+import { fromOptions } from './model/rerun.js';
 import { BlockView } from './view/blockView.js';
 import { el } from './view/dom.js';
 import { HeadView } from './view/headView.js';
@@ -89,8 +90,9 @@ export class RealModelViews {
     const layer = this.#layer;
     try {
       const capture = [{ layer, head: 0 }];
-      const options = { capture, ablate, edits, logits: false, attentions: false, hiddenStates: false };
-      const r = await model.run(input, options);
+      // This layer alone, from its input in the panel's run (model/rerun.js).
+      const options = { ...fromOptions(result, layer, { ablate, edits }, true), capture, logits: false };
+      const r = await model.run(input, { ...options, attentions: false, hiddenStates: false });
       if (generation !== this.#generation) return;
       const { family, spec } = model;
       this.block.update({

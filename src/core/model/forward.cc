@@ -81,19 +81,17 @@ void embed(const ModelConfig& c, const float* tokens, const float* positions, co
   require_finite(out, size, "the embeddings' output");
 }
 
-void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result, const KvCache* cache,
-           const LayerEdits* edits_or_null) {
+void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
+                     const KvCache* cache, const LayerEdits* edits_or_null) {
   check_config(c, true);
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
-  require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
-              (fused || (w.w_q && w.w_k && w.w_v)) && (c.activation != Activation::kSiluGated || w.w_gate),
-          "NULL_ARGUMENT", "x, result.output and every weight matrix and norm weight must not be null");
-  const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
   const bool pre = c.placement == NormPlacement::kPreNorm;
-  std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own, residual_own;
-  std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
+  require(x && result.residual && w.w_o && (w.norm1_weight || !pre) && (fused || (w.w_q && w.w_k && w.w_v)),
+          "NULL_ARGUMENT", "x, result.residual, the attention's weight matrices and its norm weight must not be null");
+  const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
+  std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own;
 
   // attention's input
   const bool copy = pre || edits.any(LayerStep::kX);
@@ -177,10 +175,25 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
   linear(concat, n, matrix(w.w_o, H * d_k, d, c.layout), w.b_o, attention_output);
   edits.apply(LayerStep::kOutput, attention_output, 1, n, d);
 
-  // residual sum, norm, MLP, residual sum
-  float* residual = buffer(result.residual, residual_own, n * d);  // [n, d]
+  // residual sum
+  float* residual = result.residual;  // [n, d]
   for (int64_t i = 0; i < n * d; ++i) residual[i] = x[i] + attention_output[i];
   edits.apply(LayerStep::kResidual, residual, 1, n, d);
+}
+
+void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,
+               const LayerEdits* edits_or_null) {
+  check_config(c, true);
+  const LayerEdits none;
+  const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
+  const bool pre = c.placement == NormPlacement::kPreNorm;
+  require(residual && result.output && w.w_up && w.w_down && w.norm2_weight && (pre || w.norm1_weight) &&
+              (c.activation != Activation::kSiluGated || w.w_gate),
+          "NULL_ARGUMENT", "residual, result.output, the MLP's weight matrices and its norm weights must not be null");
+  const int64_t n = c.len, d = c.d_model;
+  std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
+
+  // norm, MLP, residual sum
   float* mlp_input = buffer(result.mlp_input, mlp_in_own, n * d);  // [n, d]
   if (pre) {
     norm(c.norm, residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
@@ -207,6 +220,20 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
   if (!pre) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
   edits.apply(LayerStep::kHidden, result.output, 1, n, d);
   require_finite(result.output, n * d, "the layer's output");
+}
+
+void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result, const KvCache* cache,
+           const LayerEdits* edits) {
+  check_config(c, true);
+  const bool fused = w.w_qkv != nullptr;
+  require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
+              (fused || (w.w_q && w.w_k && w.w_v)) && (c.activation != Activation::kSiluGated || w.w_gate),
+          "NULL_ARGUMENT", "x, result.output and every weight matrix and norm weight must not be null");
+  std::vector<float> residual_own;
+  LayerResult steps = result;
+  steps.residual = buffer(result.residual, residual_own, int64_t{c.len} * c.d_model);  // [n, d]
+  layer_attention(c, w, x, steps, cache, edits);
+  layer_mlp(c, w, steps.residual, steps, edits);
 }
 
 void final_norm(const ModelConfig& c, const float* x, const float* w_dense, const float* b_dense,

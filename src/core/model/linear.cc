@@ -79,8 +79,14 @@ inline void dot_rows(const float* x0, const float* x1, const float* w, int64_t l
   }
 }
 
+// Each kernel is its own WebAssembly function, never inlined into linear() beside Eigen's GEMM (noinline here for
+// clang; CMakeLists.txt keeps wasm-opt from inlining them back): Node 20's V8 compiles a function past ~8K virtual
+// registers with a weaker register allocator (--turbo-use-mid-tier-regalloc-for-huge-functions), which made these
+// loops ~1.5× slower in Node than in Chromium. Small functions get the full allocator everywhere.
+#define ATTENTION_KERNEL __attribute__((noinline))
+
 // y = x · w for rows ≤ kFewRows and [out, in] weights (no bias): 4 weight rows by kLongDepth columns at a time.
-void few_rows_out_in(const float* x, int64_t rows, const Matrix& w, float* y) {
+ATTENTION_KERNEL void few_rows_out_in(const float* x, int64_t rows, const Matrix& w, float* y) {
   const int64_t in = w.in, out = w.out, full = out / 4 * 4;
   for (int64_t k0 = 0; k0 < in; k0 += kLongDepth) {
     const int64_t depth = std::min(kLongDepth, in - k0);
@@ -104,7 +110,7 @@ void few_rows_out_in(const float* x, int64_t rows, const Matrix& w, float* y) {
 }
 
 // y = x · w for rows ≤ kFewRows (no bias), both layouts.
-void few_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
+ATTENTION_KERNEL void few_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
   const int64_t in = w.in, out = w.out, full = out / kPanel * kPanel;
   std::vector<float> packed(kDepth * kPanel);  // [kDepth, kPanel]
   for (int64_t k0 = 0; k0 < in; k0 += kDepth) {
@@ -144,6 +150,17 @@ void few_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
   }
 }
 
+// y = x · w by Eigen's GEMM (more than kFewRows rows; no bias): apart, as the kernels above.
+ATTENTION_KERNEL void many_rows(const float* x, int64_t rows, const Matrix& w, float* y) {
+  Eigen::Map<RowMatrix> Y(y, rows, w.out);       // [rows, out]
+  Eigen::Map<const RowMatrix> X(x, rows, w.in);  // [rows, in]
+  if (w.layout == WeightLayout::kInOut) {
+    Y.noalias() = X * StridedMap(w.data, w.in, w.out, Eigen::OuterStride<>(w.ld));  // [in, out]
+  } else {
+    Y.noalias() = X * StridedMap(w.data, w.out, w.in, Eigen::OuterStride<>(w.ld)).transpose();  // [out, in]ᵀ
+  }
+}
+
 }  // namespace
 
 Matrix matrix(const float* data, int64_t in, int64_t out, WeightLayout layout) {
@@ -166,12 +183,7 @@ void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float
       few_rows_out_in(x, rows, w, y);
     }
   } else {
-    Eigen::Map<const RowMatrix> X(x, rows, w.in);  // [rows, in]
-    if (w.layout == WeightLayout::kInOut) {
-      Y.noalias() = X * StridedMap(w.data, w.in, w.out, Eigen::OuterStride<>(w.ld));  // [in, out]
-    } else {
-      Y.noalias() = X * StridedMap(w.data, w.out, w.in, Eigen::OuterStride<>(w.ld)).transpose();  // [out, in]ᵀ
-    }
+    many_rows(x, rows, w, y);
   }
   if (b) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(b, w.out);
 }

@@ -26,9 +26,10 @@ export const CALL_KINDS = Object.freeze({
   projected: 1,
   outputProjection: 2,
   modelEmbed: 3,
-  modelLayer: 4,
+  modelAttention: 4,
   modelNorm: 5,
   modelLogits: 6,
+  modelMlp: 7,
 });
 
 /** Rotary position embeddings: which columns of a head pair up. */
@@ -126,4 +127,4 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
 export const DESCRIPTOR_SLOT_COUNT = 48;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 4003668475;
+export const ABI_HASH = 1679414501;

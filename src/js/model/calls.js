@@ -68,7 +68,7 @@ export function modelDims(config, n, layer = 0) {
 
 /**
  * A plan of a model call (attention.js runs it as any plan).
- * @param {'modelEmbed' | 'modelLayer' | 'modelNorm' | 'modelLogits'} kind
+ * @param {'modelEmbed' | 'modelAttention' | 'modelMlp' | 'modelNorm' | 'modelLogits'} kind
  * @param {number} scratchBytes  what the core allocates for itself (its activations), for the size check
  */
 export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratchBytes = 0 } = {}) {
@@ -84,13 +84,6 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
     slotIndex: SLOTS,
     slotCount: MODEL_SLOT_COUNT,
   };
-}
-
-/** The bytes a layer call's core allocates at most for its own activations (the size check's share of it). */
-export function layerScratchBytes(config, n) {
-  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
-  const floats = n * ((H + 2 * Hkv) * dK * 3 + 6 * d + 2 * ff) + H * n * n + n * n + 2 * (n + 8) * dK;
-  return floats * 4;
 }
 
 /** The shapes of a layer call's outputs: its output, the weights, and with `capture` every intermediate. */

@@ -1,7 +1,8 @@
 // One generation's state in the model's WebAssembly memory: each layer's KV cache, and the weights kept resident
-// while they fit a budget. forward(ids) runs the new tokens through every layer as one call per layer
-// (forward.h's layer with a KvCache): their keys and values are appended to the cache and their queries attend over
-// it, so a decode step computes one row. free() gives every byte back (heapBytesInUse returns to its baseline).
+// while they fit a budget. forward(ids) runs the new tokens through every layer, two calls per layer (layer-call.js:
+// forward.h's layer_attention with a KvCache, then layer_mlp): their keys and values are appended to the cache and
+// their queries attend over it, so a decode step computes one row. free() gives every byte back (heapBytesInUse
+// returns to its baseline).
 //
 // Residency: run() writes each layer's weights into WebAssembly memory for that layer's call only. A decode step
 // is a handful of matrix-vector products, so reading the checkpoint again at every step would cost more than the
@@ -13,7 +14,8 @@ import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerScratchBytes, made, modelDims, modelPlan, ropeInputs } from './calls.js';
+import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
+import { runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
 
 export class DecodeSession {
@@ -95,8 +97,8 @@ export class DecodeSession {
         cacheCapacity: this.#capacity,
       };
       const outputs = wantWeights ? { output: [n, d], weights: [H, n, L] } : { output: [n, d] };
-      const scratchBytes = layerScratchBytes(config, n) + (n * L + 2 * L * config.headDim) * 4;
-      const result = run(modelPlan('modelLayer', dims, inputs, outputs, { causal: true, scratchBytes }));
+      const scratchBytes = (n * L + 2 * L * config.headDim) * 4; // the scores over the cache, its packed keys and values
+      const result = runLayer(run, config, n, { inputs, dims, outputs, causal: true, scratchBytes });
       hidden = result.output;
       if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));
     }

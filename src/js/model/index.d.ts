@@ -36,6 +36,32 @@ export interface HubModel {
 /** The Hub's public address, the default `base` of a {@link HubModel}: 'https://huggingface.co'. */
 export const HUB_URL: string;
 
+/** parseModelSource's options. */
+export interface ParseModelSourceOptions {
+  /** What a relative folder URL (./folder/, ../folder/, /folder/) is resolved against: a page's base URL, say. */
+  base?: string | URL;
+  /** The Hub's address, or a mirror's of its layout: each `{ hub }` result carries it as `base`. Default {@link HUB_URL}. */
+  hub?: string | URL;
+}
+
+/**
+ * Reads a model source typed by a person (a text field, an attribute, a link) into what {@link loadModel} takes.
+ *
+ * | text                                           | result                                   |
+ * |------------------------------------------------|------------------------------------------|
+ * | `https://host/folder` (http or https)          | `'https://host/folder/'`                 |
+ * | `./folder/`, `../folder/`, `/folder/`          | the same, resolved against `base`        |
+ * | `owner/name`                                   | `{ hub: 'owner/name' }`                  |
+ * | `owner/name@revision`                          | `{ hub: 'owner/name', revision }`        |
+ * | the Hub's page of a model (`…/owner/name`, `…/owner/name/tree/revision`) | `{ hub, revision? }` |
+ *
+ * With `hub`, a `{ hub }` result also has `base`. Never a file path. Anything else: AttentionError BAD_OPTION.
+ */
+export function parseModelSource(text: string, options?: ParseModelSourceOptions): string | HubModel;
+
+/** The folder URL loadModel reads a web source from, ending in '/': a `{ hub }` model's is `${base}/${hub}/resolve/${revision}/`. */
+export function modelFolderUrl(source: string | URL | HubModel): string;
+
 /** Where a cache entry comes from: a file's URL, and a byte range [begin, end) of it (none: the whole file). */
 export interface ModelCacheKey {
   /** The file's URL. */
@@ -188,8 +214,18 @@ export interface RunOptions {
   attentions?: boolean;
   /** Return `hiddenStates`. Default true. */
   hiddenStates?: boolean;
-  /** Compute the LM head: `logits` and `next`. Default true. */
-  logits?: boolean;
+  /**
+   * Compute the LM head: `logits` and `next`. Default true (every row). 'last' or a list of rows (tokens, from 0): the
+   * LM head of those rows only, `logits` [rows, V] in that order, and `next` of the last of them.
+   */
+  logits?: boolean | 'last' | readonly number[];
+  /**
+   * Start at layer `layer` with `hiddenState` [n, d_model] as its input (hiddenStates[layer] of an earlier run of the
+   * same ids): no embeddings and no earlier layer are read or computed, and `attentions` and `hiddenStates` hold null
+   * for the layers before it. A capture, ablation or edit of an earlier layer is BAD_OPTION; another shape is
+   * SHAPE_MISMATCH. With the same hidden state, its layers equal a whole run's, bit for bit.
+   */
+  from?: RunFrom;
   /** Heads whose every step to return, in `captures`. */
   capture?: readonly LayerHead[];
   /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
@@ -205,6 +241,14 @@ export interface RunOptions {
   layers?: number;
   /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */
   tokenTypeIds?: ArrayLike<number>;
+}
+
+/** RunOptions.from: where a run starts. */
+export interface RunFrom {
+  /** The first layer run, from 0 (below RunOptions.layers). */
+  layer: number;
+  /** [n, d_model]: that layer's input, e.g. hiddenStates[layer] of an earlier run. */
+  hiddenState: TensorInput;
 }
 
 /** One head's steps and its layer's, named as selfAttention names them where they mean the same. */
@@ -273,12 +317,23 @@ export interface RunResult {
   readonly attentions?: Tensor[];
   /** num_layers + 1, [n, d], as transformers' output_hidden_states: the last after the final norm (GPT-2, LLaMA). */
   readonly hiddenStates?: Tensor[];
-  /** [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head; null without one (BertModel) or logits: false. */
+  /**
+   * [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head ([rows, V] with `logits: 'last'` or rows); null
+   * without one (BertModel) or logits: false.
+   */
   readonly logits: Tensor | null;
-  /** The topK most probable tokens after the last position; null without logits. */
+  /** The topK most probable tokens after the last position (with `logits` rows: of the last of them); null without logits. */
   readonly next: NextToken[] | null;
   /** One per `capture` entry, in its order. */
   readonly captures: HeadCapture[];
+}
+
+/** What model.run returns with `from`: the layers before `from.layer` did not run, and hold null. */
+export interface RunFromResult extends Omit<RunResult, 'attentions' | 'hiddenStates'> {
+  /** One per layer, [H, n, n]; null before `from.layer`. */
+  readonly attentions?: (Tensor | null)[];
+  /** num_layers + 1, [n, d]; null before `from.layer`, whose entry is the hidden state given. */
+  readonly hiddenStates?: (Tensor | null)[];
 }
 
 /** model.generate's options. */
@@ -391,7 +446,20 @@ export class Model {
    * | logits        | [n, V]                                    |
    * | captures      | per { layer, head }: see HeadCapture       |
    */
+  run(input: string | { ids: ArrayLike<number> }, options: RunOptions & { from: RunFrom }): Promise<RunFromResult>;
   run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
+  /**
+   * Layer `layer`'s attention weights, as attentionWeightsFrom gives them from the checkpoint: copied out of
+   * WebAssembly memory when the model keeps them there (resident), else read (that layer's attention tensors only).
+   * A layer out of range is BAD_OPTION.
+   *
+   * | weight          | shape                                   |
+   * |-----------------|-----------------------------------------|
+   * | wq; wk, wv      | [d_model, H·d_k]; [d_model, H_kv·d_k]   |
+   * | wo              | [H·d_k, d_model]                        |
+   * | bq, bk, bv, bo  | their columns, when the family has them |
+   */
+  attentionWeights(layer: number, options?: { signal?: AbortSignal }): Promise<LayerWeights>;
   /**
    * Generation with a KV cache in WebAssembly memory (GPT-2 and the LLaMA family; BERT: UNSUPPORTED_MODEL): the
    * prompt runs once, then each step runs only the new token through every layer. Options are checked here

@@ -16,6 +16,7 @@ export { attentionWeightsFrom } from './weights.js';
 export { attentionTensorsOf } from './layerTensors.js';
 export { Model };
 export { HUB_URL } from './sources-url.js';
+export { modelFolderUrl, parseModelSource } from './parse-source.js';
 
 /**
  * Loads a model from its folder: config.json, then the checkpoint's headers (model.safetensors or the shards of

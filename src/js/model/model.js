@@ -1,19 +1,23 @@
 // A loaded model: its config, its checkpoint opened by the headers, every tensor of the forward found and checked,
 // and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
 // tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
-// that layer's call only, then the final norm and the LM head by blocks of the vocabulary. When every tensor of the
-// forward fits loadModel's `residentBytes`, each is kept in WebAssembly memory the first time a run (or generate)
-// uses it (resident.js), and later runs pass its address to the call: they read and copy no weight.
+// that layer's calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks
+// of the vocabulary. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
+// memory the first time a run (or generate) uses it (resident.js), and later runs pass its address to the call: they
+// read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, layerScratchBytes, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { layerOutputs, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { runLayer } from './layer-call.js';
 import { editWeights, layerEdits, readEdits } from './edits.js';
+import { checkEditsFrom, logitRows, pickRows, readFrom } from './partial.js';
 import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
 import { generate } from './generate.js';
+import { layerAttentionWeights } from './layer-weights.js';
 import { blockRows, floatBytes, modelResidency } from './resident.js';
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
@@ -55,6 +59,18 @@ export class Model {
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
     this.generate = this.generate.bind(this);
+    this.attentionWeights = this.attentionWeights.bind(this);
+  }
+
+  /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
+  async attentionWeights(layer, options) {
+    this.#checkOpen();
+    const parts = { spec: this.spec, json: this.config, entries: this.#tensors.layers, resident: this.#resident };
+    return layerAttentionWeights(
+      { ...parts, checkpoint: this.#checkpoint, heap: () => this.#module.HEAPF32 },
+      layer,
+      options,
+    );
   }
 
   /** Bytes of tensors read from the checkpoint so far (headers not counted). */
@@ -135,42 +151,51 @@ export class Model {
    * | ids           | number[] n                                                             |
    * | attentions    | num_layers Tensors [H, n, n] (as output_attentions, no batch)          |
    * | hiddenStates  | num_layers + 1 Tensors [n, d_model] (as output_hidden_states)          |
-   * | logits        | Tensor [n, vocab], or null without an LM head (BertModel)              |
+   * | logits        | Tensor [n, vocab] ([rows, vocab] for `logits` rows), or null without an LM head |
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
    * With `edits`, every step after an edited number follows from it (edits.js).
+   * With `from` (partial.js), the layers before from.layer are not run: null in attentions and hiddenStates.
    */
   async run(input, options) {
     this.#checkOpen();
     const config = this.spec;
     const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
     const o = readRunOptions(options, config);
+    const from = readFrom(o.from, config, ids.length, o); // a start at a layer's input (partial.js)
+    const rows = logitRows(o.logits, ids.length);
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
-    const ctx = { signal: o.signal, total: this.bytesRead + runBytes(this.#tensors, ids, o, this.#resident) };
+    const ctx = {
+      signal: o.signal,
+      total: this.bytesRead + runBytes(this.#tensors, ids, { ...o, first: from?.layer }, this.#resident),
+    };
     checkAborted(ctx.signal, 'run');
     const n = ids.length;
     const edits = readEdits(o.edits, config, n);
+    checkEditsFrom(edits, from);
     const tables =
       config.rope &&
       ropeTables(
         config.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
-    this.#resident?.prefetch(this.#tensors, o, ctx.signal); // every weight asked for now, read in the order used
-    let hidden = await this.#embed(ids, o.tokenTypeIds, 0, ctx);
-    const hiddenStates = [hidden];
-    const attentions = [];
+    const first = from?.layer ?? 0; // the layers before are not run: null in attentions and hiddenStates
+    this.#resident?.prefetch(this.#tensors, { ...o, first }, ctx.signal); // every weight asked for now, in order
+    let hidden = from ? from.tensor : await this.#embed(ids, o.tokenTypeIds, 0, ctx);
+    const hiddenStates = [...Array(first).fill(null), hidden];
+    const attentions = Array(first).fill(null);
     const captured = new Map();
     const layers = this.#tensors.layers.slice(0, o.layers);
     const whole = layers.length === this.#tensors.layers.length;
     // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
-    const ahead = floatBytes(layers[0] ?? []) <= READ_AHEAD_BYTES;
-    let next = layers.length ? this.#readLayer(0, ctx) : null;
-    for (let l = 0; l < layers.length; l++) {
+    const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
+    let next = layers.length ? this.#readLayer(first, ctx) : null;
+    for (let l = first; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
       const capture = o.capture.some((c) => c.layer === l);
       const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
-      const inputs = { x: made(hidden.data, hidden.shape, `hiddenStates[${l}]`), ...weights.inputs };
+      const x = l === first && from ? from.hidden : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
+      const inputs = { x, ...weights.inputs };
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       const addresses = { ...weights.addresses };
       editWeights(edits, l, inputs, config, { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 });
@@ -185,11 +210,13 @@ export class Model {
       if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
       const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const plan = modelPlan('modelLayer', dims, inputs, outputs, {
+      const result = runLayer((plan) => this.#call(plan), config, n, {
+        inputs,
+        dims,
+        outputs,
         causal: config.choices.causal,
-        scratchBytes: layerScratchBytes(config, n) + (edit?.scratchBytes ?? 0),
+        scratchBytes: edit?.scratchBytes ?? 0,
       });
-      const result = this.#call(plan);
       hidden = result.output;
       hiddenStates.push(hidden);
       if (o.attentions) attentions.push(result.weights);
@@ -198,7 +225,8 @@ export class Model {
     const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
     // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
     if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
-    const logits = whole && o.logits && this.#tensors.head ? await this.#logits(final ?? hidden, ctx) : null;
+    const logits =
+      whole && o.logits && this.#tensors.head ? await this.#logits(pickRows(final ?? hidden, rows), ctx) : null;
     this.#progress('done', undefined, ctx);
     this.#checkpoint.flush?.(); // a web source's cache is written now, after the run
     return {

@@ -212,20 +212,21 @@ export class Residency {
   }
 
   /**
-   * Starts keeping every piece a run of `layers` layers (and of the LM head with `logits`) will use, in the order
+   * Starts keeping every piece a run of layers [first, layers) (and of the LM head with `logits`) will use, in the order
    * it uses them, PIECES_AHEAD at a time: the run then finds each piece kept or being kept (group and matrix share
    * one read), and the reads of later layers go on while earlier ones compute. Stops at the first failure or abort
    * (the run sees the same error when it asks for that piece).
    */
-  prefetch(tensors, { layers, logits }, signal) {
+  prefetch(tensors, { layers, logits, first = 0 }, signal) {
     const all = layers === tensors.layers.length;
-    const pieces = Object.values(tensors.embeddings)
+    // A run from layer `first` (> 0) starts at that layer's input: no embeddings.
+    const pieces = (first ? [] : Object.values(tensors.embeddings))
       .filter(Boolean)
       .map((entry) => () => this.matrix(entry, signal));
-    pieces.push(() => this.group('embedNorm', tensors.embedNorm, signal));
+    if (!first) pieces.push(() => this.group('embedNorm', tensors.embedNorm, signal));
     tensors.layers
-      .slice(0, layers)
-      .forEach((entries, l) => pieces.push(() => this.group(`layer ${l}`, entries, signal)));
+      .slice(first, layers)
+      .forEach((entries, l) => pieces.push(() => this.group(`layer ${first + l}`, entries, signal)));
     if (all && tensors.final.length) pieces.push(() => this.group('final', tensors.final, signal));
     if (all && logits && tensors.head) {
       pieces.push(() => this.matrix(tensors.head, signal));
@@ -274,7 +275,7 @@ export function modelResidency(module, checkpoint, tensors, budget) {
  * each piece it uses that is not kept yet, whole; an embedding table that did not fit, by the rows the run uses.
  * @param {(entry: object, whole: boolean) => number} bytes  an entry's bytes: whole, or the rows this run uses
  */
-export function residentRunBytes(store, tensors, { logits, layers }, bytes) {
+export function residentRunBytes(store, tensors, { logits, layers, first = 0 }, bytes) {
   const all = layers === tensors.layers.length;
   const pieces = new Map();
   const group = (key, entries) =>
@@ -283,12 +284,12 @@ export function residentRunBytes(store, tensors, { logits, layers }, bytes) {
       key,
       entries.reduce((sum, e) => sum + bytes(e, true), 0),
     );
-  for (const entry of Object.values(tensors.embeddings)) {
+  for (const entry of first ? [] : Object.values(tensors.embeddings)) {
     const kept = store.kept(matrixKey(entry));
     if (!kept) pieces.set(matrixKey(entry), bytes(entry, kept === undefined));
   }
-  group('embedNorm', tensors.embedNorm);
-  tensors.layers.slice(0, layers).forEach((entries, l) => group(`layer ${l}`, entries));
+  if (!first) group('embedNorm', tensors.embedNorm);
+  tensors.layers.slice(first, layers).forEach((entries, l) => group(`layer ${first + l}`, entries));
   if (all) group('final', tensors.final);
   if (all && logits && tensors.head) {
     if (!store.kept(matrixKey(tensors.head))) pieces.set(matrixKey(tensors.head), bytes(tensors.head, true));

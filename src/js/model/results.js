@@ -3,6 +3,7 @@
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
+import { readLogits } from './partial.js';
 import { readSignal } from './signal.js';
 
 const RUN_OPTIONS = [
@@ -16,6 +17,7 @@ const RUN_OPTIONS = [
   'tokenTypeIds',
   'signal',
   'layers',
+  'from',
 ];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -66,7 +68,7 @@ function checkIds(ids, config, name) {
 /** run's options, checked against the model's sizes. */
 export function readRunOptions(options, config) {
   const o = readRecord(options, 'options', RUN_OPTIONS, 'option');
-  for (const flag of ['attentions', 'hiddenStates', 'logits']) {
+  for (const flag of ['attentions', 'hiddenStates']) {
     if (o[flag] !== undefined && typeof o[flag] !== 'boolean')
       throw bad(`${flag} must be true or false, got ${describe(o[flag])}`);
   }
@@ -112,12 +114,13 @@ export function readRunOptions(options, config) {
     signal: readSignal(o.signal, 'run options'),
     attentions: o.attentions ?? true,
     hiddenStates: o.hiddenStates ?? true,
-    logits: o.logits ?? true,
+    logits: readLogits(o.logits), // true, false, 'last' or rows (partial.js)
     capture,
     ablate,
     topK: Math.min(topK, config.vocabSize),
     tokenTypeIds,
     edits: o.edits, // read by edits.js, which needs n
+    from: o.from, // read by partial.js, which needs n
   };
 }
 

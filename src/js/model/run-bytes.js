@@ -10,12 +10,18 @@ const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry
  * @param {{ embeddings: object, embedNorm: object[], layers: object[][], final: object[], head: object | null,
  *   headBias: object | null }} tensors  the resolved tensors (checkpoint.js's resolveModel)
  * @param {number[]} ids
- * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number }} options  run's options, read (`layers`:
- *   the first layers run; fewer than all read no final norm and no LM head)
+ * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number, first?: number }} options  run's options, read
+ *   (`layers`: the first layers run; fewer than all read no final norm and no LM head; `first`: the layer a run
+ *   `from` a hidden state starts at, which reads no embeddings and no earlier layer)
  * @param {object | null} store  the model's resident weights (resident.js), when it keeps them: then what is not
  *   kept yet is counted, whole
  */
-export function runBytes(tensors, ids, { logits, tokenTypeIds, layers = tensors.layers.length }, store = null) {
+export function runBytes(
+  tensors,
+  ids,
+  { logits, tokenTypeIds, layers = tensors.layers.length, first = 0 },
+  store = null,
+) {
   const all = layers === tensors.layers.length;
   const { tokens, positions, types } = tensors.embeddings;
   const counts = {
@@ -23,17 +29,17 @@ export function runBytes(tensors, ids, { logits, tokenTypeIds, layers = tensors.
     positions: ids.length,
     types: new Set(ids.map((_, i) => tokenTypeIds?.[i] ?? 0)).size,
   };
-  const rows = (entry) => (entry ? entryBytes(entry, [0, counts[entry.slot]]) : 0);
+  const rows = (entry) => (entry && !first ? entryBytes(entry, [0, counts[entry.slot]]) : 0);
   if (store) {
     const bytes = (entry, wholeEntry) => (wholeEntry ? entryBytes(entry) : rows(entry));
-    return residentRunBytes(store, tensors, { logits, layers }, bytes);
+    return residentRunBytes(store, tensors, { logits, layers, first }, bytes);
   }
   return (
     rows(tokens) +
     rows(positions) +
     rows(types) +
-    whole(tensors.embedNorm) +
-    tensors.layers.slice(0, layers).reduce((sum, layer) => sum + whole(layer), 0) +
+    (first ? 0 : whole(tensors.embedNorm)) +
+    tensors.layers.slice(first, layers).reduce((sum, layer) => sum + whole(layer), 0) +
     (all ? whole(tensors.final) : 0) +
     (all && logits && tensors.head ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])]) : 0)
   );

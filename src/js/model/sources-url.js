@@ -56,7 +56,7 @@ function hubFolder({ hub, revision = 'main', base = HUB_URL, ...rest }) {
 }
 
 /** The folder URL of a web source, ending in '/'. */
-function folderUrl(source) {
+export function folderUrl(source) {
   if (!(source instanceof URL) && typeof source !== 'string') return hubFolder(source);
   const url = new URL(source instanceof URL ? source.href : source);
   if (!/^https?:$/.test(url.protocol)) {

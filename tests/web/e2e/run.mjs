@@ -25,4 +25,7 @@ import './real-model-files.mjs';
 import './real-model-generate.mjs';
 import './real-model-views.mjs';
 import './real-model-edits.mjs';
+import './real-model-partial.mjs';
+import './real-model-hub.mjs';
+import './real-model-narrow.mjs';
 import './views.mjs';

@@ -12,3 +12,4 @@ import './pictures.mjs';
 import './fallback.mjs';
 import './model.mjs';
 import './model-loading.mjs';
+import './model-view.mjs';

@@ -1,15 +1,16 @@
 // The real-model source's pure parts: its link parameters, tokens shown readably, a tokenizer.json's vocabulary, the
 // top tokens of a logits row and an ablation's changes, and a layer's captures in selfAttention's layout.
 import { describe, expect, it } from 'vitest';
-import { captureResult, isLayerAttention, walkSizes } from '../../../web/src/model/modelWalk.js';
+import { captureResult, walkSizes } from '../../../web/src/model/modelWalk.js';
 import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
 import {
+  loadMessage,
   predictionChanges,
+  probabilityOf,
   readModelLink,
   readableToken,
   toggleHead,
   topTokens,
-  typedSource,
   vocabulary,
   writeModelLink,
 } from '../../../web/src/model/realModel.js';
@@ -66,11 +67,19 @@ describe('real model: links', () => {
     expect(readModelLink(bad).edits).toEqual([{ layer: 0, step: 'wk', row: 3, col: 4, value: -1 }]);
   });
 
-  it('tells a folder URL from a Hub id, and neither from other text', () => {
-    expect(typedSource('https://example.org/models/gpt2')).toEqual({ url: 'https://example.org/models/gpt2/' });
-    expect(typedSource(' openai-community/gpt2 ')).toEqual({ hub: 'openai-community/gpt2' });
-    expect(typedSource('gpt2')).toBeNull();
-    expect(typedSource('javascript:alert(1)')).toBeNull();
+  it('says which origin to allow in connect-src when a model cannot be fetched', () => {
+    const error = Object.assign(
+      new Error('https://hub.example.org/a/b/resolve/main/config.json could not be fetched'),
+      {
+        code: 'FETCH_FAILED',
+      },
+    );
+    const message = loadMessage(error, 'https://hub.example.org/a/b/resolve/main/');
+    expect(message).toMatch(/^This model could not be opened, and the page is as it was\. FETCH_FAILED: /u);
+    expect(message).toMatch(/could not be fetched\. This page reads only/u);
+    expect(message).toMatch(/its host adds https:\/\/hub\.example\.org \(for the Hub/u);
+    expect(message).toMatch(/download the files and drop them here/u);
+    expect(loadMessage(error)).not.toMatch(/its host adds/u);
   });
 });
 
@@ -116,6 +125,21 @@ describe('real model: tokens and predictions', () => {
     ]);
     expect(toggleHead([[0, 3]], 0, 3)).toEqual([]);
   });
+
+  it('keeps the top k of a row in one pass as a sort would: by logit, ties by id; p from the whole row', () => {
+    const V = 997;
+    const logits = Float32Array.from({ length: 2 * V }, (_, i) => Math.round(Math.sin(i * 12.9898) * 40) / 8);
+    for (const row of [0, 1]) {
+      const values = Array.from(logits.subarray(row * V, (row + 1) * V));
+      const order = values.map((_, id) => id).sort((a, b) => values[b] - values[a] || a - b);
+      const max = Math.max(...values);
+      const sum = values.reduce((s, x) => s + Math.exp(x - max), 0);
+      const top = topTokens(logits, V, row, 10);
+      expect(top.map((t) => t.id)).toEqual(order.slice(0, 10));
+      top.forEach((t) => expect(t.p).toBeCloseTo(Math.exp(values[t.id] - max) / sum, 12));
+      expect(probabilityOf(logits, V, row, order[50])).toBeCloseTo(Math.exp(values[order[50]] - max) / sum, 12);
+    }
+  });
 });
 
 describe('real model: a layer in the walk', () => {
@@ -141,14 +165,6 @@ describe('real model: a layer in the walk', () => {
     expect(r.weights.data[9 * 3]).toBe(3);
     expect(r.output.shape).toEqual([3, 8]);
     expect(walkSizes({ ...spec, dModel: 2048 }, 3).errors).toHaveLength(1);
-  });
-
-  it("names a layer's attention tensors in each family", () => {
-    expect(isLayerAttention('transformer.h.1.attn.c_attn.weight', 1)).toBe(true);
-    expect(isLayerAttention('h.11.attn.c_attn.weight', 1)).toBe(false);
-    expect(isLayerAttention('bert.encoder.layer.0.attention.self.query.weight', 0)).toBe(true);
-    expect(isLayerAttention('model.layers.2.self_attn.k_proj.weight', 2)).toBe(true);
-    expect(isLayerAttention('model.layers.2.mlp.up_proj.weight', 2)).toBe(false);
   });
 });
 

@@ -205,6 +205,11 @@ function show(element, { settings, spec, out, display, problems }) {
   element.pendingNode.hidden = true;
   element.showDisplay([...problems, ...display.problems]);
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
+  // A head opened from the model view: shown as `layer` and `head` would show it, with a way back (drawHead).
+  const open = (layer, head) => {
+    element.focusNext = { part: 'heatmap' };
+    pick({ layer, head, modelView: false, fromModelView: true });
+  };
   const shown = { result, labels, causal, spec, settings };
   const parts =
     element.localName === 'attention-explorer'
@@ -213,9 +218,10 @@ function show(element, { settings, spec, out, display, problems }) {
           ...drawModelSteps(element, shown),
         ]
       : settings.modelView
-        ? drawModelView(shown)
+        ? drawModelView(shown, open)
         : drawHead(element, shown, pick);
   element.content.replaceChildren(...parts, ...(settings.next ? [nextList(result.next, settings)] : []));
+  moveFocus(element);
   element.status = 'ready';
   element.dispatchEvent(
     new CustomEvent('attention-change', {
@@ -230,6 +236,7 @@ function show(element, { settings, spec, out, display, problems }) {
           ids: result.ids,
           tokens: result.tokens,
           ablate: settings.ablate.map(([l, h]) => `${l + 1}.${h + 1}`),
+          modelView: settings.modelView,
         },
         result,
         weights: result.weights.toArray(),
@@ -238,14 +245,30 @@ function show(element, { settings, spec, out, display, problems }) {
   );
 }
 
+/**
+ * The focus on what the reader chose, once drawn: a head opened from the model view (its heatmap), the model view
+ * again (that head's map), or a picker's button.
+ */
+function moveFocus(element) {
+  const next = element.focusNext;
+  element.focusNext = null;
+  if (next?.part === 'heatmap') element.modelMap?.grid.focus();
+  else if (next?.part?.endsWith('-picker'))
+    element.shadowRoot.querySelectorAll(`[part="${next.part}"] button`)[next.index]?.focus();
+  else if (next?.part === 'model-view')
+    element.shadowRoot
+      .querySelector(`[part="model-view"] canvas[data-layer="${next.layer}"][data-head="${next.head}"]`)
+      ?.focus();
+}
+
 /** A heatmap cell as a sentence for its readout and its screen-reader label. */
 export const describeCell = (labels, causal, what) => (i, j, value) =>
   `query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked (a token does not look ahead)' : `${what} ${formatValue(value, 3)}`}`;
 
 /** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
 function heading(element, { spec, settings }, pick, title) {
-  const focus = (part, k) =>
-    queueMicrotask(() => element.shadowRoot.querySelectorAll(`[part="${part}"] button`)[k]?.focus());
+  // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
+  const focus = (part, index) => (element.focusNext = { part, index });
   const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
@@ -255,12 +278,12 @@ function heading(element, { spec, settings }, pick, title) {
     }),
     ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
     picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
-      pick({ layer: l });
       focus('layer-picker', l);
+      pick({ layer: l });
     }),
     picker('Head', 'head-picker', spec.numHeads, settings.head, (h) => {
-      pick({ head: h });
       focus('head-picker', h);
+      pick({ head: h });
     }),
   ].filter(Boolean);
 }
@@ -286,7 +309,22 @@ function drawHead(element, shown, pick) {
     blocked: (i, j) => causal && j > i,
     values,
   });
-  return [...heading(element, shown, pick, title), element.modelMap.element];
+  // Opened from the model view: a button back to it, where this head's map takes the focus again.
+  const back =
+    settings.fromModelView &&
+    el('button', {
+      type: 'button',
+      class: 'back',
+      text: '← Every layer and head',
+      attrs: { part: 'back' },
+      on: {
+        click: () => {
+          element.focusNext = { part: 'model-view', layer, head };
+          pick({ modelView: true, fromModelView: false });
+        },
+      },
+    });
+  return [...(back ? [back] : []), ...heading(element, shown, pick, title), element.modelMap.element];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */

@@ -1,6 +1,7 @@
 // What an element on a real model reads from its attributes: `model` (builtin, a folder URL or a Hub id), `layer`
 // and `head` (from 1), `sentence` or `ids`, `ablate` ("2.1 2.3": layer.head, each from 1), `next` and `model-view`.
 // Sizes are checked against the model once it is loaded (checkAgainst). Pure: no DOM.
+import { modelFolderUrl, parseModelSource } from '../../../src/js/model/index.js';
 import { shorten } from './config.js';
 import { ELEMENT_LIMITS } from './limits.js';
 
@@ -11,35 +12,24 @@ export const BUILTIN_NAME = 'the built-in induction model';
 /** The sentence shown when there is neither `sentence` nor `ids`: a repeat, for the induction heads. */
 export const DEFAULT_SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
 
-const HUB_ID = /^[\w.-]+\/[\w.-]+$/u;
-const RELATIVE = /^(?:\.{1,2}\/|\/)/u;
-
 const flag = (text) => text !== null && !/^(?:false|off|no|0)$/iu.test(text.trim());
 
 /**
  * Where `model="…"` points: { key, source, name }, or { problem }. `builtin` is resolved by the caller (its folder
- * is next to the elements' files); a folder URL (http(s), or starting with ./, ../ or /) against `base`; an
- * owner/name is a Hub id.
+ * is next to the elements' files); anything else is read by attention-wasm/model's parseModelSource: a folder URL
+ * (http(s), or starting with ./, ../ or /) against `base`, an owner/name (or owner/name@revision) as a Hub id.
  */
 export function modelSource(text, base) {
   const value = text.trim();
   if (value === BUILTIN) return { key: BUILTIN, source: null, name: BUILTIN_NAME };
-  if (/^https?:\/\//iu.test(value) || RELATIVE.test(value)) {
-    let url;
-    try {
-      url = new URL(value, base);
-    } catch {
-      url = null;
-    }
-    if (url && /^https?:$/u.test(url.protocol)) {
-      if (!url.pathname.endsWith('/')) url.pathname += '/';
-      return { key: url.href, source: url.href, name: value };
-    }
+  try {
+    const source = parseModelSource(value, { base });
+    return { key: typeof source === 'string' ? source : `hub:${modelFolderUrl(source)}`, source, name: value };
+  } catch {
+    return {
+      problem: `model="${shorten(value)}" should be ${BUILTIN}, a folder URL (https://…/, ./folder/ or /folder/) or a Hub model id such as openai-community/gpt2`,
+    };
   }
-  if (HUB_ID.test(value)) return { key: `hub:${value}`, source: { hub: value }, name: value };
-  return {
-    problem: `model="${shorten(value)}" should be ${BUILTIN}, a folder URL (https://…/, ./folder/ or /folder/) or a Hub model id such as openai-community/gpt2`,
-  };
 }
 
 function readCount(text, name, problems) {

@@ -9,7 +9,7 @@ const RULES = `
 .mv .corner, .mv .lh, .mv .ll { font-size: 0.75rem; color: var(--aw-muted); }
 .mv .lh { text-align: center; }
 .mv .ll { align-self: center; white-space: nowrap; }
-.mv .mini { width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 2px; }
+.mv .mini { width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 2px; cursor: pointer; }
 .mv .mini:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; }
 .mv .off { opacity: 0.35; }
 .next { margin: 0.7rem 0 0; }
@@ -21,6 +21,7 @@ const RULES = `
 .next .pwrap { background: var(--aw-panel); border-radius: 2px; height: 0.7rem; }
 .next .pbar { display: block; height: 100%; background: var(--aw-accent); border-radius: 2px; }
 .next .pct { text-align: right; font-variant-numeric: tabular-nums; color: var(--aw-muted); }
+.back { margin: 0 0 0.5rem; }
 progress { width: min(16rem, 80%); margin-top: 0.4rem; }
 .pending:has(progress:not([hidden])) { align-content: center; justify-items: center; }`;
 
@@ -59,15 +60,17 @@ const CELL = 8; // canvas pixels per cell; CSS scales the canvas to its column
 /**
  * One head's weights as a small canvas (a DOM cell each would be 147 456 nodes for GPT-2 small at 32 tokens): a tab
  * stop whose arrow keys (Home, End) move an outlined cell, read out as the heatmaps' cells are; hovering reads too.
+ * A click, Enter or Space opens the head alone (`open`).
  */
-function miniMap({ data, n, causal, where, describe, readout }) {
+function miniMap({ data, n, causal, where, describe, readout, open }) {
   const canvas = el('canvas', {
     class: 'mini',
     tabIndex: 0,
     attrs: {
-      role: 'img',
-      'aria-label': `Attention weights, ${where}: ${n} queries by ${n} keys; arrow keys read each cell`,
+      role: 'button',
+      'aria-label': `Attention weights, ${where}: ${n} queries by ${n} keys; arrow keys read each cell, Enter shows this head alone`,
     },
+    on: { click: open },
   });
   canvas.width = canvas.height = n * CELL;
   const active = { i: 0, j: 0, shown: false };
@@ -89,6 +92,10 @@ function miniMap({ data, n, causal, where, describe, readout }) {
     paint();
   };
   canvas.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      return open();
+    }
     const step = KEYS[event.key];
     if (!step && event.key !== 'Home' && event.key !== 'End') return;
     event.preventDefault();
@@ -116,12 +123,12 @@ function miniMap({ data, n, causal, where, describe, readout }) {
  * The model view: a grid of every layer's heads, each a small heatmap of its weights (query rows, key columns), as
  * bertviz's model view; one readout line for all.
  */
-export function drawModelView({ result, labels, causal, spec, settings }) {
+export function drawModelView({ result, labels, causal, spec, settings }, onOpen) {
   const n = labels.length;
   const size = n * n;
   const readout = el('p', {
     class: 'readout',
-    text: 'Hover over a head’s map, or focus it and use the arrow keys, to read its weights.',
+    text: 'Hover over a head’s map, or focus it and use the arrow keys, to read its weights; click it (or press Enter) to show that head alone.',
     attrs: { part: 'readout', 'aria-live': 'polite' },
   });
   const grid = el('div', { class: 'mv', attrs: { part: 'model-view' } }, el('span', { class: 'corner' }));
@@ -139,10 +146,13 @@ export function drawModelView({ result, labels, causal, spec, settings }) {
         causal,
         where,
         readout,
+        open: () => onOpen(l, h),
         describe: (i, j, value) =>
           `${where}: query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked' : `weight ${value.toFixed(3)}`}`,
       });
       map.classList.toggle('off', off.has(`${l}.${h}`));
+      map.dataset.layer = String(l);
+      map.dataset.head = String(h);
       grid.append(map);
     }
   });

@@ -94,6 +94,18 @@ function generation(state, name) {
   return { rows, cols, width, designed, byToken, labels, key };
 }
 
+/** The generated matrices cached now, to put back with restoreGenerated (a rehearsal computes other states). */
+export const cachedGenerated = () => new Map(generated);
+
+/**
+ * Puts back what cachedGenerated() returned: the state shown then gets the very arrays of its last call again, so
+ * that the next change still finds its inputs unchanged (a head switched keeps the result, a temperature step on a
+ * large layer previews the weights).
+ */
+export function restoreGenerated(saved) {
+  for (const [name, entry] of saved) generated.set(name, entry);
+}
+
 /** generation(state, name).key, for matrices made elsewhere (prepareGenerated). */
 export const generationKey = (state, name) => generation(state, name).key;
 

@@ -71,14 +71,6 @@ export function writeModelLink(search, link) {
   return text ? `?${text}` : '';
 }
 
-/** What a source typed in the URL / Hub field is: an http(s) folder URL, a Hub id (owner/name), or null. */
-export function typedSource(text) {
-  const value = String(text ?? '').trim();
-  if (/^https?:\/\/\S+$/i.test(value)) return { url: value.endsWith('/') ? value : `${value}/` };
-  if (/^[A-Za-z0-9][\w.-]{0,95}\/[\w.-]{1,96}$/.test(value)) return { hub: value };
-  return null;
-}
-
 /**
  * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a
  * word's continuation (WordPiece's ##) led by "+"; `raw` is the vocabulary's own spelling (Ġ, ▁, ##).
@@ -111,28 +103,47 @@ export function vocabulary(json) {
 /** The id of BERT's mask token in a vocabulary (id → token), or -1. */
 export const maskId = (names) => names.indexOf('[MASK]');
 
+const softmaxes = new WeakMap(); // logits array → Map(row → { max, sum }): each row's softmax normalizer, once
+
+/** The max and the sum of exp(x − max) of one row of logits (a float64 softmax's normalizer), made once per row. */
+function normalizer(logits, V, row) {
+  if (!softmaxes.has(logits)) softmaxes.set(logits, new Map());
+  const rows = softmaxes.get(logits);
+  if (!rows.has(row)) {
+    const values = logits.subarray(row * V, (row + 1) * V);
+    let max = -Infinity;
+    for (const x of values) max = Math.max(max, x);
+    let sum = 0;
+    for (const x of values) sum += Math.exp(x - max);
+    rows.set(row, { max, sum });
+  }
+  return rows.get(row);
+}
+
 /**
- * The k most probable tokens of one row of logits (float64 softmax over the row): [{ id, p, logit }].
+ * The k most probable tokens of one row of logits (float64 softmax over the row, ties by id): [{ id, p, logit }].
+ * One pass keeps the best k (a vocabulary of 50 257 is not sorted).
  * @param {Float32Array} logits  [n, V], row `row`
  */
 export function topTokens(logits, V, row, k = TOP_K) {
   const values = logits.subarray(row * V, (row + 1) * V);
-  let max = -Infinity;
-  for (const x of values) max = Math.max(max, x);
-  let sum = 0;
-  for (const x of values) sum += Math.exp(x - max);
-  const order = Array.from(values.keys()).sort((a, b) => values[b] - values[a] || a - b);
-  return order.slice(0, k).map((id) => ({ id, p: Math.exp(values[id] - max) / sum, logit: values[id] }));
+  const { max, sum } = normalizer(logits, V, row);
+  const best = []; // ids, most probable first
+  for (let id = 0; id < values.length; id++) {
+    const x = values[id];
+    if (best.length === k && !(x > values[best[k - 1]])) continue; // ties keep the smaller id
+    let at = best.length === k ? k - 1 : best.length;
+    while (at > 0 && x > values[best[at - 1]]) at--;
+    best.splice(at, 0, id);
+    if (best.length > k) best.pop();
+  }
+  return best.map((id) => ({ id, p: Math.exp(values[id] - max) / sum, logit: values[id] }));
 }
 
 /** The probability of token `id` in one row of logits. */
 export function probabilityOf(logits, V, row, id) {
-  const values = logits.subarray(row * V, (row + 1) * V);
-  let max = -Infinity;
-  for (const x of values) max = Math.max(max, x);
-  let sum = 0;
-  for (const x of values) sum += Math.exp(x - max);
-  return Math.exp(values[id] - max) / sum;
+  const { max, sum } = normalizer(logits, V, row);
+  return Math.exp(logits[row * V + id] - max) / sum;
 }
 
 /**
@@ -180,17 +191,19 @@ export function describeModel(model, what) {
   return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
 }
 
-/** What the page says when a model cannot be opened: the error, and what to do about it. */
-export function loadMessage(error) {
+/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
+export function loadMessage(error, folder = null) {
   const code = error?.code ? `${error.code}: ` : '';
+  const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
   const hints = {
     UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
     MISSING_FILE:
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
-    FETCH_FAILED:
-      ' This page’s Content-Security-Policy lets it read its own address only, unless its host allows more (connect-src): download the files and drop them here instead.',
+    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
   };
-  return `This model could not be opened, and the page is as it was. ${code}${error?.message ?? error}${hints[error?.code] ?? ''}`;
+  const said = String(error?.message ?? error);
+  const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';
+  return `This model could not be opened, and the page is as it was. ${code}${said}${stop}${hints[error?.code] ?? ''}`;
 }
 
 /** Bytes as "1.2 MB". */

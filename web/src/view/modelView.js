@@ -111,12 +111,21 @@ export class ModelView {
         const isOff = off.has(`${l}.${h}`);
         f.figure.classList.toggle('ablated', isOff);
         f.ablate.setAttribute('aria-pressed', String(isOff));
+      }
+    });
+    this.select(selected);
+    return performance.now() - t0;
+  }
+
+  /** Marks the head opened in the steps (none: null), without drawing the weights again. */
+  select(selected) {
+    this.figures.forEach((row, l) =>
+      row.forEach((f, h) => {
         const chosen = selected?.layer === l && selected?.head === h;
         f.figure.classList.toggle('selected', chosen);
         f.select.setAttribute('aria-pressed', String(chosen));
-      }
-    });
-    return performance.now() - t0;
+      }),
+    );
   }
 
   /** Forgets the figures (another model comes). */

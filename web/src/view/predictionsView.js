@@ -100,7 +100,7 @@ export class PredictionsView {
     this.body.replaceChildren(
       ...rows.map((row, k) => {
         const bar = el('span', { class: 'p-bar', attrs: { 'aria-hidden': 'true' } });
-        bar.style.width = `${Math.max(1, Math.round((row.p / top) * 60))}px`; // the top token's bar is 60 px
+        bar.style.setProperty('--p', (row.p / top).toFixed(3)); // of the top token's bar (realModel.css)
         const cells = [
           el('td', { text: String(k + 1) }),
           el('td', { class: 'p-token', text: readableToken(row.raw ?? row.token, row.token) }),

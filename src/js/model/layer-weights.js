@@ -1,0 +1,39 @@
+// model.attentionWeights(layer): one layer's attention weights in this package's layout, as attentionWeightsFrom
+// gives them from a checkpoint's tensors, taken from the model itself: copied out of WebAssembly memory when the
+// model keeps that layer there (resident.js), else read from its checkpoint (that layer's attention tensors only).
+import { AttentionError, describe } from '../errors.js';
+import { readRecord } from '../read.js';
+import { ATTENTION_SLOTS } from './layerTensors.js';
+import { readSignal } from './signal.js';
+import { attentionWeightsFrom } from './weights.js';
+
+/**
+ * @param {{ spec: object, json: object, entries: object[][], resident: object | null, checkpoint: object,
+ *   heap: () => Float32Array }} model  the model's parts: its layers' entries (checkpoint.js) and its stores
+ * @param {number} layer  from 0
+ * @param {{ signal?: AbortSignal }} [options]
+ */
+export async function layerAttentionWeights(model, layer, options) {
+  const { numLayers } = model.spec;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= numLayers) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `layer must be an integer from 0 to ${numLayers - 1}, got ${describe(layer)}`,
+    );
+  }
+  const signal = readSignal(readRecord(options, 'options', ['signal'], 'option').signal, 'attentionWeights options');
+  const entries = model.entries[layer];
+  const wanted = entries.filter((entry) => ATTENTION_SLOTS.includes(entry.slot));
+  const tensors = new Map();
+  const kept = model.resident && (await model.resident.group(`layer ${layer}`, entries, signal));
+  for (const entry of wanted) {
+    const size = entry.shape.reduce((a, b) => a * b, 1);
+    const address = kept?.addresses[entry.slot];
+    let data;
+    if (address) data = model.heap().slice(address / 4, address / 4 + size);
+    else if (kept) data = kept.inputs[entry.slot].data;
+    else data = (await model.checkpoint.read(entry, undefined, signal)).data;
+    tensors.set(entry.name, { data, shape: entry.shape });
+  }
+  return attentionWeightsFrom(tensors, { layer, config: model.json });
+}
