@@ -191,6 +191,10 @@ async function main() {
     const { context, page } = await openCheckpoint(browser, server.url, false);
     for (let r = 0; r < args.cold; r++) {
       add('first load (ranges over HTTP)', await loadByUrl(page, true));
+      // The ranges are written into Cache Storage after the run: the next load starts once they are.
+      await page.waitForFunction(() => /MB of models/u.test(document.getElementById('model-cache').textContent), null, {
+        timeout: 300000,
+      });
       await settle(page);
     }
     for (let r = 0; r < args.rounds; r++) {

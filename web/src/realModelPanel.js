@@ -170,8 +170,8 @@ export class RealModelPanel {
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.family === 'bert');
     this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
     this.ui.idsHint(!model.hasTokenizer);
-    if (folder) this.#showCache();
     await this.run();
+    if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
       const { numLayers, numHeads } = model.spec;
       if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
@@ -189,6 +189,7 @@ export class RealModelPanel {
   }
 
   #progress({ phase, layer, loaded, total, file }) {
+    if (phase === 'cache') return this.#showCache(); // what a run fetched is written in the cache after it
     if (phase === 'download' && total)
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;

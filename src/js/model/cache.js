@@ -39,11 +39,16 @@ function requestOf({ url, begin, end }) {
  */
 export async function openModelCache(name = MODEL_CACHE_NAME) {
   const cache = await storage().open(checkName(name));
+  // The entries there now, asked for once: a key not among them (nor written since) is a miss without a look-up,
+  // which Cache Storage makes slow when a first load asks for hundreds of ranges.
+  const known = new Set((await cache.keys()).map((request) => request.url));
   return {
     name,
     /** @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean } | { missing: true } | undefined>} */
     async get(key) {
-      const response = await cache.match(requestOf(key));
+      const request = requestOf(key);
+      if (!known.has(request.url)) return undefined;
+      const response = await cache.match(request);
       if (!response) return undefined;
       if (response.headers.get('X-Missing') === '1') return { missing: true };
       const total = response.headers.get('X-Total');
@@ -51,6 +56,7 @@ export async function openModelCache(name = MODEL_CACHE_NAME) {
         bytes: new Uint8Array(await response.arrayBuffer()),
         total: total === '' ? null : Number(total),
         whole: response.headers.get('X-Whole') === '1',
+        own: true, // bytes of this answer alone: a reader may keep them without a copy
       };
     },
     async set(key, value) {
@@ -63,7 +69,9 @@ export async function openModelCache(name = MODEL_CACHE_NAME) {
           };
       const body = value.missing ? null : value.bytes;
       try {
-        await cache.put(requestOf(key), new Response(body, { headers }));
+        const request = requestOf(key);
+        await cache.put(request, new Response(body, { headers }));
+        known.add(request.url);
       } catch {
         // A full disk (QuotaExceededError) leaves the cache as it was: the model is read from the network.
       }

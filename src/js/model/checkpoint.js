@@ -82,6 +82,8 @@ export async function openCheckpoint(folder) {
   };
   return {
     description: shardOf ? `${INDEX} and its ${files.length} shards` : SINGLE,
+    /** Writes a web folder's cache (what its reads fetched); nothing for other folders. */
+    flush: () => folder.flush?.(),
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),

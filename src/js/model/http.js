@@ -40,21 +40,27 @@ function statusError(url, response) {
   return new AttentionError('FETCH_FAILED', `${url} answered HTTP ${response.status} ${response.statusText}${hint}`);
 }
 
-/** Reads a response's body, at most `max` bytes (aborting past that); `onChunk(bytes)` after each chunk. */
-async function readBody(url, { response, controller }, { max, signal, onChunk }) {
+/**
+ * Reads a response's body, at most `max` bytes (aborting past that); `onChunk(bytes)` after each chunk. With
+ * `exact` (a range's length, asked for by the caller: never a size the server states), the bytes are written as
+ * they come into one buffer of `max` bytes, not gathered and copied.
+ */
+async function readBody(url, { response, controller }, { max, signal, onChunk, exact = false }) {
   const chunks = [];
+  const into = exact ? new Uint8Array(max) : null;
   let length = 0;
   try {
     const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      length += value.length;
-      if (length > max) {
+      if (length + value.length > max) {
         controller.abort();
         return null;
       }
-      chunks.push(value);
+      if (into) into.set(value, length);
+      else chunks.push(value);
+      length += value.length;
       onChunk?.(value.length);
     }
   } catch (cause) {
@@ -63,6 +69,7 @@ async function readBody(url, { response, controller }, { max, signal, onChunk })
       cause,
     });
   }
+  if (into) return into.subarray(0, length);
   const bytes = new Uint8Array(length);
   let at = 0;
   for (const chunk of chunks) {
@@ -70,6 +77,30 @@ async function readBody(url, { response, controller }, { max, signal, onChunk })
     at += chunk.length;
   }
   return bytes;
+}
+
+/**
+ * Whether a range's body is taken as a Blob: in a browser (window or worker), where the browser gathers it off the
+ * page's thread (its chunks never pass through JavaScript), when the server declares the length asked for. Its size
+ * is checked before its bytes are read into memory. Elsewhere (Node's fetch keeps a Blob in memory, however large)
+ * the body is read chunk by chunk and counted.
+ */
+const byBlob = (response, length) =>
+  (typeof window === 'object' || typeof importScripts === 'function') &&
+  typeof response.blob === 'function' &&
+  declaredLength(response) === length;
+
+/** A response's body as a Blob, { length, blob } (its bytes not read yet); an abort is ABORTED. */
+async function blobBody(url, { response }, signal) {
+  try {
+    const blob = await response.blob();
+    return { length: blob.size, blob };
+  } catch (cause) {
+    if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    throw new AttentionError('FETCH_FAILED', `${url}: the download failed (${String(cause?.message ?? cause)})`, {
+      cause,
+    });
+  }
 }
 
 const declaredLength = (response) => {
@@ -148,13 +179,17 @@ export async function fetchRange(url, begin, end, options) {
         `${url} answered the Range request for bytes ${begin}-${end - 1} with Content-Range ${JSON.stringify(header)}`,
       );
     }
-    const bytes = await readBody(url, got, { ...options, max: end - begin });
-    if (bytes === null || bytes.length !== end - begin) {
+    const length = end - begin;
+    const body = byBlob(response, length)
+      ? await blobBody(url, got, options.signal)
+      : await readBody(url, got, { ...options, max: length, exact: true });
+    if (body === null || body.length !== length) {
       throw new AttentionError(
         'FETCH_FAILED',
-        `${url}: the Range request for bytes ${begin}-${end - 1} brought ${bytes === null ? 'more' : bytes.length} bytes, not ${end - begin}`,
+        `${url}: the Range request for bytes ${begin}-${end - 1} brought ${body === null ? 'more' : body.length} bytes, not ${length}`,
       );
     }
+    const bytes = body instanceof Uint8Array ? body : new Uint8Array(await body.blob.arrayBuffer());
     return { bytes, total: range[2], whole: false };
   } finally {
     got.done();

@@ -99,9 +99,10 @@ export interface ModelCache {
 export interface ProgressEvent {
   /**
    * 'download' (a web source's JSON file coming in, at load), then per run 'embeddings', 'layer', 'final', 'head'
-   * (one per block of the vocabulary), 'done'.
+   * (one per block of the vocabulary), 'done'; 'cache' once what a web source fetched is written into the `cache`
+   * (after the run that fetched it: `loaded` and `total` are the bytes written).
    */
-  readonly phase: 'download' | 'embeddings' | 'layer' | 'final' | 'head' | 'done';
+  readonly phase: 'download' | 'embeddings' | 'layer' | 'final' | 'head' | 'done' | 'cache';
   /** The layer about to run (phase 'layer'). */
   readonly layer?: number;
   /** The file coming in (phase 'download'). */

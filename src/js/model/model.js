@@ -180,6 +180,7 @@ export class Model {
         Array.from({ length: n }, (_, i) => i),
       );
     const first = from?.layer ?? 0; // the layers before are not run: null in attentions and hiddenStates
+    this.#resident?.prefetch(this.#tensors, { ...o, first }, ctx.signal); // every weight asked for now, in order
     let hidden = from ? from.tensor : await this.#embed(ids, o.tokenTypeIds, 0, ctx);
     const hiddenStates = [...Array(first).fill(null), hidden];
     const attentions = Array(first).fill(null);
@@ -227,6 +228,7 @@ export class Model {
     const logits =
       whole && o.logits && this.#tensors.head ? await this.#logits(pickRows(final ?? hidden, rows), ctx) : null;
     this.#progress('done', undefined, ctx);
+    this.#checkpoint.flush?.(); // a web source's cache is written now, after the run
     return {
       ids,
       ...(tokens ? { tokens } : {}),

@@ -18,6 +18,12 @@ export const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 /** Floats of a matrix (the LM head, the embeddings) read and written per step: 16 MiB of the checkpoint at a time. */
 const MATRIX_BLOCK_BYTES = 16 * 2 ** 20;
 
+/** Blocks of a matrix read at a time while it is kept: the JS side holds at most this many (16 MiB each). */
+const MATRIX_READS = 4;
+
+/** Pieces (a layer's weights, a matrix) a run's prefetch keeps at a time. */
+const PIECES_AHEAD = 3;
+
 /**
  * Rows of the LM head per call, and per read of a matrix: about 16 MiB of float32, a multiple of 4 rows so that a
  * block of a resident matrix starts 16-byte aligned (its results then equal the block's read copy, bit for bit).
@@ -93,9 +99,26 @@ export class Residency {
    * { slot: address } for the call's descriptor; else read, as the call's `inputs` { slot: tensor }.
    */
   async group(key, entries, signal) {
-    const checkpoint = this.#checkpoint;
     const kept = this.#kept.get(key);
+    if (kept instanceof Promise) {
+      // Being kept by another caller (prefetch): asked again once that is over (failed: read here).
+      await kept.catch(() => {});
+      return this.group(key, entries, signal);
+    }
     if (kept) return { inputs: {}, addresses: kept };
+    if (kept === undefined) {
+      const pending = this.#keep(key, entries, signal);
+      this.#kept.set(key, pending);
+      pending.catch(() => this.#kept.get(key) === pending && this.#kept.delete(key)); // asked for again next time
+      return pending;
+    }
+    return this.#keep(key, entries, signal);
+  }
+
+  /** Reads a group and keeps it when it fits (`this.#kept` has no key yet, or null: read only). */
+  async #keep(key, entries, signal) {
+    const checkpoint = this.#checkpoint;
+    const kept = this.#kept.get(key) === null ? null : undefined;
     const read = await Promise.all(entries.map((entry) => checkpoint.read(entry, undefined, signal)));
     this.#checkOpen();
     const bytes = read.reduce((sum, t) => sum + aligned(t.data.length), 0);
@@ -124,11 +147,17 @@ export class Residency {
 
   /**
    * A whole matrix [rows, …] (the LM head, an embedding table): its address, kept the first time when it fits (read
-   * by blocks of rows, so that the JS side holds 16 MiB of it at a time), or 0 when it does not.
+   * by blocks of rows, so that the JS side holds MATRIX_READS × 16 MiB of it at a time), or 0 when it does not.
    */
   async matrix(entry, signal) {
     const key = matrixKey(entry);
     const kept = this.#kept.get(key);
+    if (kept instanceof Promise) {
+      // Being kept by another caller (another run, or its prefetch, with its own signal): asked again once that is
+      // over, so that the other's abort is not this caller's.
+      await kept.catch(() => {});
+      return this.matrix(entry, signal);
+    }
     if (kept !== undefined) return kept ?? 0;
     const [rows, ...rest] = entry.shape;
     const perRow = rest.reduce((a, b) => a * b, 1);
@@ -136,13 +165,7 @@ export class Residency {
     const address = this.#reserve(bytes);
     const block = blockRows(perRow);
     // A concurrent caller waits for this one's reads rather than keeping the matrix twice.
-    const filled = (async () => {
-      for (let r0 = 0; address && r0 < rows; r0 += block) {
-        const part = await this.#checkpoint.read(entry, [r0, Math.min(rows, r0 + block)], signal);
-        this.#checkOpen();
-        this.#write(address, part, entry.name, r0 * perRow);
-      }
-    })();
+    const filled = address ? this.#fill(address, entry, block, signal) : Promise.resolve();
     const pending = filled.then(() => address || null);
     pending.catch(() => {}); // awaited by a concurrent caller, if any
     this.#kept.set(key, pending);
@@ -155,6 +178,69 @@ export class Residency {
     }
     this.#kept.set(key, address || null);
     return address;
+  }
+
+  /**
+   * Reads a matrix's blocks of `block` rows, MATRIX_READS at a time, each written at its place as it comes (the same
+   * bytes as in order). After a failure no block is written or read, and all reads under way are over before the
+   * error is thrown: the caller then gives the memory back.
+   */
+  async #fill(address, entry, block, signal) {
+    const [rows, ...rest] = entry.shape;
+    const perRow = rest.reduce((a, b) => a * b, 1);
+    let next = 0;
+    let failed = false;
+    const reader = async () => {
+      while (!failed && next < rows) {
+        const r0 = next;
+        next += block;
+        try {
+          const part = await this.#checkpoint.read(entry, [r0, Math.min(rows, r0 + block)], signal);
+          if (failed) return;
+          this.#checkOpen();
+          this.#write(address, part, entry.name, r0 * perRow);
+        } catch (error) {
+          failed = true;
+          throw error;
+        }
+      }
+    };
+    const readers = Array.from({ length: Math.min(MATRIX_READS, Math.ceil(rows / block)) }, reader);
+    const settled = await Promise.allSettled(readers);
+    const error = settled.find((s) => s.status === 'rejected');
+    if (error) throw error.reason;
+  }
+
+  /**
+   * Starts keeping every piece a run of layers [first, layers) (and of the LM head with `logits`) will use, in the order
+   * it uses them, PIECES_AHEAD at a time: the run then finds each piece kept or being kept (group and matrix share
+   * one read), and the reads of later layers go on while earlier ones compute. Stops at the first failure or abort
+   * (the run sees the same error when it asks for that piece).
+   */
+  prefetch(tensors, { layers, logits, first = 0 }, signal) {
+    const all = layers === tensors.layers.length;
+    // A run from layer `first` (> 0) starts at that layer's input: no embeddings.
+    const pieces = (first ? [] : Object.values(tensors.embeddings))
+      .filter(Boolean)
+      .map((entry) => () => this.matrix(entry, signal));
+    if (!first) pieces.push(() => this.group('embedNorm', tensors.embedNorm, signal));
+    tensors.layers
+      .slice(first, layers)
+      .forEach((entries, l) => pieces.push(() => this.group(`layer ${first + l}`, entries, signal)));
+    if (all && tensors.final.length) pieces.push(() => this.group('final', tensors.final, signal));
+    if (all && logits && tensors.head) {
+      pieces.push(() => this.matrix(tensors.head, signal));
+      if (tensors.headBias) pieces.push(() => this.group('headBias', [tensors.headBias], signal));
+    }
+    let failed = false;
+    const worker = async () => {
+      while (pieces.length && !failed && !signal?.aborted && !this.#freed) {
+        await pieces
+          .shift()()
+          .catch(() => (failed = true));
+      }
+    };
+    for (let i = 0; i < PIECES_AHEAD; i++) worker();
   }
 
   /** After free(), a read that was under way writes nothing: its memory may be another's by now. */

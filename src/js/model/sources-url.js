@@ -5,6 +5,7 @@
 // tensor (or rows of one) at a time. An optional cache (cache.js, or any object with get/set) keeps each answer.
 import { AttentionError, describe } from '../errors.js';
 import { fetchRange, fetchWhole, fileSize } from './http.js';
+import { joinedReads, readQueue, writeBehind } from './web-reads.js';
 
 /** The Hub's public address: a `{ hub }` source reads `${HUB_URL}/${id}/resolve/${revision}/${file}`. */
 export const HUB_URL = 'https://huggingface.co';
@@ -74,13 +75,16 @@ const absent = (error) => error?.code === 'MISSING_FILE';
  * @param {{ maxJson: number, signal?: AbortSignal, cache?: { get: Function, set: Function }, onProgress?: Function,
  *   fetcher?: typeof fetch }} options
  */
-export async function webFolder(source, { maxJson, signal, cache, onProgress, fetcher }) {
+export async function webFolder(source, { maxJson, signal, cache: given, onProgress, fetcher }) {
   const base = folderUrl(source);
+  const cache = given && writeBehind(given, onProgress); // written once a run is over (flush)
+  const queue = readQueue(); // at most READS_IN_FLIGHT at a time, in order
   const urlOf = (name) => new URL(name, base).href;
   const emit = (file, loaded, total) => onProgress?.({ phase: 'download', file, loaded, total });
 
   /** An answer from the cache, or fetched and then kept there; a 404 is kept as { missing: true }. */
-  async function cached(key, load) {
+  const cached = (key, load) => queue(() => cachedNow(key, load));
+  async function cachedNow(key, load) {
     const hit = cache && (await cache.get(key));
     if (hit) {
       if (hit.missing) throw new AttentionError('MISSING_FILE', `${key.url} was not found (HTTP 404, cached)`);
@@ -109,10 +113,16 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
       emit(name, bytes.length, bytes.length);
       return { bytes, total: bytes.length, whole: true };
     });
-  const range = (name, begin, end, runSignal) =>
-    cached({ url: urlOf(name), begin, end }, () =>
-      fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher }),
-    );
+  // A range's bytes: fetched ones are the reader's own (`fresh`), as are Cache Storage's (`own`); another answer
+  // from a cache is copied, as it may be shared (held for the cache's write, or a cache of your own).
+  const range = async (name, begin, end, runSignal) => {
+    let fetched = null;
+    const value = await cached({ url: urlOf(name), begin, end }, async () => {
+      fetched = await fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher });
+      return fetched;
+    });
+    return value === fetched || value.own ? value : { ...value, bytes: value.bytes.slice() };
+  };
 
   // Where Content-Range is not exposed (CORS), a file's size from HEAD, kept in the cache as a range of no bytes.
   const sizeOf = async (name) =>
@@ -162,6 +172,8 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
     endLoad() {
       signal = undefined;
     },
+    /** Writes what the cache was given (after a run: off the way to its results). */
+    flush: () => cache?.flush(),
     description: `the folder ${base}`,
     url: base,
     names,
@@ -192,12 +204,14 @@ export async function webFolder(source, { maxJson, signal, cache, onProgress, fe
           `${urlOf(name)} states its size neither in Content-Range nor in a HEAD request's Content-Length: the server must state it`,
         );
       }
+      const joined = joinedReads(async (begin, end, runSignal) => (await range(name, begin, end, runSignal)).bytes);
       return {
         size,
+        fresh: true, // each read's bytes are its own (openSafetensorsReader then need not copy them)
         async read(begin, end, where, runSignal) {
-          if (head.whole) return head.bytes.subarray(begin, end);
-          if (begin === 0 && end <= 8) return head.bytes.subarray(0, end);
-          return (await range(name, begin, end, runSignal)).bytes;
+          if (head.whole) return head.bytes.slice(begin, end);
+          if (begin === 0 && end <= 8) return head.bytes.slice(0, end);
+          return joined(begin, end, runSignal);
         },
       };
     },

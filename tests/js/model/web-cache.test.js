@@ -17,8 +17,13 @@ describe.runIf(!isNode)('a cache of the fetched files and ranges (Cache Storage)
     const url = `${server}range/${path}`;
     const ids = [3, 1, 3];
 
-    const first = await loadModel(url, { cache: await openModelCache(name) });
+    // What a run fetched is written after it: onProgress says when ({ phase: 'cache' }).
+    let written;
+    const cached = new Promise((resolve) => (written = resolve));
+    const onProgress = (event) => event.phase === 'cache' && written();
+    const first = await loadModel(url, { cache: await openModelCache(name), onProgress });
     const expected = await first.run({ ids });
+    await cached;
     const fetched = await sent(path);
     expect(fetched.requests.length).toBeGreaterThan(0);
     // Every byte of file the server sent is kept (404s are kept too, as entries of no bytes).
