@@ -13,7 +13,10 @@
 //   first load, no Cache Storage   the same in a page without `caches` (the page then keeps nothing)
 //   load again       the same, the ranges in Cache Storage (what the page keeps of a model read by address)
 //   ablation         an "off" toggle to the model view and the prediction drawn again
-//   new head         a head's number button to its walk drawn in steps 1–8 (its layer's weights read by range)
+//   new head         a head's number button to its walk drawn in steps 1–8: the walk's sentence names the head and
+//                    every grid of the page is drawn, near the screen or not (data-pending-grids 0: those away from
+//                    the screen, and the one-layer head view, draw in idle time), its layer run alone; beside it, the
+//                    first frame whose sentence names the head (the steps are below the model view, off screen)
 //   edit a number    in that walk, a number of X edited (Enter) to the steps drawn again (the page's data-paint-ms)
 //   generation step  Step to the token shown: step 1 is the prefill of the 32 tokens, the others one token each
 // No tokenizer.json: the page takes the 32 token ids typed (benchIds). The machine may be shared: figures vary.
@@ -82,7 +85,7 @@ async function settle(page, ms = 400) {
  * a requestAnimationFrame loop of the page's own (installed by the tool, as `done`'s source): Playwright's 'raf'
  * polling was seen to skip the frames of a busy page, by 200 to 400 ms.
  */
-async function timed(page, action, done, arg) {
+async function timed(page, action, done, arg, early = null) {
   await page.evaluate(() => {
     window.__events.length = 0;
     window.__input = null;
@@ -94,10 +97,12 @@ async function timed(page, action, done, arg) {
   });
   await page.evaluate(`(() => {
     const done = ${done.toString()};
+    const early = ${early ? early.toString() : 'null'};
     const arg = ${JSON.stringify(arg)};
-    window.__at = null;
+    window.__at = window.__early = null;
     const frame = () => {
       const at = done(arg);
+      if (early && window.__early === null) window.__early = early(arg) || at || null;
       if (at) window.__at = at;
       else requestAnimationFrame(frame);
     };
@@ -105,7 +110,7 @@ async function timed(page, action, done, arg) {
   })()`);
   await action();
   await page.waitForFunction(() => window.__at !== null, null, { timeout: 300000 });
-  const at = await page.evaluate(() => window.__at);
+  const [at, first] = await page.evaluate(() => [window.__at, window.__early]);
   await settle(page, 100);
   const { input, events, own } = await page.evaluate(() => ({
     input: window.__input,
@@ -117,7 +122,8 @@ async function timed(page, action, done, arg) {
       step: Number(/last step took (\d+) ms/u.exec(document.getElementById('gen-status')?.textContent ?? '')?.[1]),
     },
   }));
-  return { ms: at - input, inp: events.length ? Math.max(...events.map((e) => e.duration)) : 16, own };
+  const inp = events.length ? Math.max(...events.map((e) => e.duration)) : 16;
+  return { ms: at - input, inp, own, ...(first ? { first: first - input } : {}) };
 }
 
 // The conditions, evaluated in the page every frame: each returns performance.now() once it holds.
@@ -126,6 +132,10 @@ const walkOf = ([text, renders]) =>
   document.getElementById('model-walk').textContent.includes(text) &&
   Number(document.body.dataset.renders ?? 0) > renders &&
   (document.documentElement.dataset.pendingGrids ?? '0') === '0' &&
+  performance.now();
+const walkNamed = ([text, renders]) =>
+  document.getElementById('model-walk').textContent.includes(text) &&
+  Number(document.body.dataset.renders ?? 0) > renders &&
   performance.now();
 const genSteps = (n) => Number(document.body.dataset.genSteps ?? 0) >= n && performance.now();
 
@@ -206,7 +216,7 @@ async function main() {
       const text = `Layer ${layer + 1} head ${head + 1} is in the steps`;
       const renders = await page.evaluate(() => Number(document.body.dataset.renders ?? 0));
       const click = () => page.click(`.head-button[data-layer="${layer}"][data-head="${head}"]`);
-      add('new head (walk drawn)', await timed(page, click, walkOf, [text, renders]));
+      add('new head (walk drawn)', await timed(page, click, walkOf, [text, renders], walkNamed));
       await settle(page);
       const { paint, result } = await INTERACTIONS['edit a number'](page, r);
       add('edit a number (steps drawn again)', { ms: result, inp: paint });
@@ -269,9 +279,11 @@ function print(figures) {
     const own = (key) => median(list.map((f) => f.own?.[key] ?? NaN));
     const page = name.startsWith('generation')
       ? `step ${ms(own('step'))}`
-      : name.startsWith('edit') || name.startsWith('new head')
-        ? ''
-        : `${ms(own('run'))} · ${ms(own('view'))}`;
+      : name.startsWith('new head')
+        ? `sentence named the head: ${ms(median(list.map((f) => f.first)))}`
+        : name.startsWith('edit')
+          ? ''
+          : `${ms(own('run'))} · ${ms(own('view'))}`;
     console.log(
       `| ${name} | ${list.length} | ${ms(median(all))} (${ms(Math.min(...all))}–${ms(Math.max(...all))}) | ${inp <= 16 ? '≤16' : ms(inp)} | ${page} |`,
     );

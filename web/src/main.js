@@ -195,7 +195,7 @@ function render() {
   document.body.dataset.projectedRows = String(projection?.ahead ? 0 : (projection?.rows ?? call.x.shape[0]));
   reportRender(byId('status-time'), { changedAt: started, computeMs, projection });
   scheduleExperiment(app);
-  prepareNextSeed(state);
+  prepareNextSeed(state, pinned?.state === state);
   if (renderCount === 1) warmUp(() => state, rehearse, [() => rehearseEdit(steps.grids.x)]);
 }
 

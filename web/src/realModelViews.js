@@ -7,11 +7,13 @@ import { fromOptions } from './model/rerun.js';
 import { BlockView } from './view/blockView.js';
 import { el } from './view/dom.js';
 import { HeadView } from './view/headView.js';
+import { LAZY_CELLS, drawn, scheduleDraw, watchVisibility } from './view/renderScheduler.js';
 
 export class RealModelViews {
   #run = null; // { model, result, labels, input, ablate }: the panel's last run
   #layer = 0;
   #generation = 0;
+  #headNext = null; // the head view's next { weights, tokens }, drawn when near the screen or in idle time
 
   /** @param {HTMLElement} parent  where the views go (appended) */
   constructor(parent) {
@@ -43,6 +45,9 @@ export class RealModelViews {
       this.details,
     );
     parent.append(this.element);
+    // The head view draws H·n² SVG lines (GPT-2 at 32 tokens: 6 000): away from the screen it waits, as a large grid.
+    this.lazyHead = { element: this.head.element, visible: null, flush: () => this.#drawHead() };
+    watchVisibility(this.lazyHead);
   }
 
   /**
@@ -78,9 +83,17 @@ export class RealModelViews {
     if (!this.#run) return;
     const { result, labels } = this.#run;
     this.layerField.value = String(this.#layer);
-    this.head.update({ weights: result.attentions[this.#layer], tokens: labels });
+    this.#headNext = { weights: result.attentions[this.#layer], tokens: labels };
+    scheduleDraw(this.lazyHead, LAZY_CELLS + 1); // never at once away from the screen
     document.body.dataset.modelViewsLayer = String(this.#layer);
     this.#drawBlock();
+  }
+
+  #drawHead() {
+    drawn(this.lazyHead);
+    const next = this.#headNext;
+    this.#headNext = null;
+    if (next) this.head.update(next);
   }
 
   async #drawBlock() {

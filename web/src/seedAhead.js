@@ -236,11 +236,21 @@ function schedule() {
   if (wanted) timer = setTimeout(post, QUIET_MS);
 }
 
-/** After each render: makes the next seeds' matrices and results ahead when the layer is large (and not designed). */
-export function prepareNextSeed(state) {
-  wanted = failed || state.design || cells(state) < AHEAD_CELLS ? null : state;
+/**
+ * After each render: makes the next seeds' matrices and results ahead when the layer is large (and not designed).
+ * `model`: the steps show a real model's head (its own W's, which no seed changes): nothing is made ahead, and what
+ * was is dropped, so that neither the worker nor the idle time of the page works for a click that is not coming.
+ */
+export function prepareNextSeed(state, model = false) {
+  wanted = failed || model || state.design || cells(state) < AHEAD_CELLS ? null : state;
   if (!wanted) {
     seeds = [];
+    for (const [id, job] of finishing) {
+      if (job.entry === taken) continue; // a click waits for it
+      finishing.delete(id);
+      pending.get(id)?.();
+      pending.delete(id);
+    }
     if (!failed) publish('idle');
   } else if (seeds.length < SEEDS_AHEAD || !seeds.every((e) => complete(wanted, e))) publish('making'); // after QUIET_MS
   schedule();

@@ -108,6 +108,7 @@ describe('real model: edits in the steps run the whole model again', () => {
       assertPredictions(await readPredictions(page), both.next, 'after both edits');
       // the one-layer views: the head view of layer 2 draws the edited run's weights
       assert.equal(await page.evaluate(() => document.body.dataset.modelViewsLayer), '1');
+      await settle(page); // away from the screen, the head view draws in idle time
       const n = both.ids.length;
       await page.hover(`.model-views .head-view-tokens.left li:nth-child(${n}) button`);
       assert.deepEqual(

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
 import { drawnCount, expectedOpacities, opacitiesOf, readLines } from './headViewReader.mjs';
-import { ARTIFACTS, ROOT, withPage } from './helpers.mjs';
+import { ARTIFACTS, ROOT, settle, withPage } from './helpers.mjs';
 import { env } from './session.mjs';
 
 const INDUCTION = `${ROOT}web/public/models/induction`;
@@ -32,6 +32,7 @@ describe('real model: the head view and the block around attention', () => {
       await page.click('.head-button[data-layer="1"][data-head="1"]');
       await page.waitForFunction(() => document.body.dataset.modelViewsLayer === '1');
       assert.equal(await page.inputValue('#model-views-layer'), '1');
+      await settle(page); // away from the screen, the head view draws in idle time (as a large grid)
       const second = plain.attentions[1];
       const n = plain.ids.length;
       await page.hover(`${VIEWS} .head-view-tokens.left li:nth-child(${n}) button`);

@@ -28,4 +28,5 @@ import './real-model-edits.mjs';
 import './real-model-partial.mjs';
 import './real-model-hub.mjs';
 import './real-model-narrow.mjs';
+import './real-model-seed-ahead.mjs';
 import './views.mjs';

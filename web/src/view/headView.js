@@ -199,18 +199,19 @@ export class HeadView {
   }
 
   #lineElements(heads, focus) {
-    const y = (t) => (t + 0.5) * ROW;
-    return headLines(this.#weights, { heads, focus }).map(({ head, i, j, weight }) =>
-      svg('line', {
-        x1: 0,
-        y1: y(i),
-        x2: 100,
-        y2: y(j),
-        stroke: headColor(head),
-        'stroke-opacity': Math.min(1, weight).toFixed(3),
-        'vector-effect': 'non-scaling-stroke',
-      }),
-    );
+    const y = (t) => String((t + 0.5) * ROW);
+    // A layer of GPT-2 at 32 tokens draws 6 000 lines: each a clone of one line with what they share, 4 attributes set.
+    const template = svg('line', { x1: 0, x2: 100, 'vector-effect': 'non-scaling-stroke' });
+    const colors = heads.map(headColor);
+    const colorOf = new Map(heads.map((h, k) => [h, colors[k]]));
+    return headLines(this.#weights, { heads, focus }).map(({ head, i, j, weight }) => {
+      const line = template.cloneNode(false);
+      line.setAttribute('y1', y(i));
+      line.setAttribute('y2', y(j));
+      line.setAttribute('stroke', colorOf.get(head));
+      line.setAttribute('stroke-opacity', Math.min(1, weight).toFixed(3));
+      return line;
+    });
   }
 
   #describe(focus, heads) {
