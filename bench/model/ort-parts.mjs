@@ -49,13 +49,44 @@ const gemm = (width, out) =>
     ['b', [out], random(out)],
   ]);
 const parts = [
-  ['layernorm (2 per layer)', 2 * layers, await part('LayerNormalization', d, [['g', [d], random(d)], ['b', [d], random(d)]], [intAttribute('axis', -1)])],
+  [
+    'layernorm (2 per layer)',
+    2 * layers,
+    await part(
+      'LayerNormalization',
+      d,
+      [
+        ['g', [d], random(d)],
+        ['b', [d], random(d)],
+      ],
+      [intAttribute('axis', -1)],
+    ),
+  ],
   ['qkv MatMul+Add [n,768]x[768,2304]', layers, await gemm(d, 3 * d)],
   ['W_o MatMul+Add [n,768]x[768,768]', layers, await gemm(d, d)],
   ['mlp up [n,768]x[768,3072]', layers, await gemm(d, dFf)],
-  ['gelu (tanh)', layers, await part('Gelu', dFf, [], [[[1, 'approximate'], [20, ATTR_STRING], [4, 'tanh']]])],
+  [
+    'gelu (tanh)',
+    layers,
+    await part(
+      'Gelu',
+      dFf,
+      [],
+      [
+        [
+          [1, 'approximate'],
+          [20, ATTR_STRING],
+          [4, 'tanh'],
+        ],
+      ],
+    ),
+  ],
   ['mlp down [n,3072]x[3072,768]', layers, await gemm(dFf, d)],
-  ['logits Gemm transB [n,768]x[50257,768]^T', 1, await part('Gemm', d, [['wte', [V, d], random(V * d)]], [intAttribute('transB', 1)])],
+  [
+    'logits Gemm transB [n,768]x[50257,768]^T',
+    1,
+    await part('Gemm', d, [['wte', [V, d], random(V * d)]], [intAttribute('transB', 1)]),
+  ],
 ];
 const cpu = () => {
   const u = process.cpuUsage();

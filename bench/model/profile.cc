@@ -5,9 +5,9 @@
 //
 //   model_profile [rounds] [n]     prints one line per part: name, ms (best round), share of the total
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,21 +60,29 @@ int main(int argc, char** argv) {
   };
   std::vector<Layer> w(layers);
   for (Layer& l : w) {
-    l = {random(size_t(d) * 3 * d, 0.02f, gen), random(3 * d, 0.02f, gen), random(size_t(d) * d, 0.02f, gen),
-         random(d, 0.02f, gen),         random(size_t(d) * d_ff, 0.02f, gen), random(d_ff, 0.02f, gen),
-         random(size_t(d_ff) * d, 0.02f, gen), random(d, 0.02f, gen), std::vector<float>(d, 1.0f),
-         std::vector<float>(d, 0.0f)};
+    l = {random(size_t(d) * 3 * d, 0.02f, gen), random(3 * d, 0.02f, gen),
+         random(size_t(d) * d, 0.02f, gen),     random(d, 0.02f, gen),
+         random(size_t(d) * d_ff, 0.02f, gen),  random(d_ff, 0.02f, gen),
+         random(size_t(d_ff) * d, 0.02f, gen),  random(d, 0.02f, gen),
+         std::vector<float>(d, 1.0f),           std::vector<float>(d, 0.0f)};
   }
   const std::vector<float> wte = random(size_t(V) * d, 0.02f, gen);
-  std::vector<float> x = random(size_t(n) * d, 1.0f, gen), normed(x.size()), flat(size_t(n) * 3 * d),
-                     q(size_t(n) * d), k(q.size()), v(q.size()), heads(q.size()), concat(q.size()), attn(q.size()),
-                     residual(q.size()), hidden(size_t(n) * d_ff), out(q.size()), weights(size_t(H) * n * n),
-                     logits(size_t(n) * block);
+  std::vector<float> x = random(size_t(n) * d, 1.0f, gen), normed(x.size()), flat(size_t(n) * 3 * d), q(size_t(n) * d),
+                     k(q.size()), v(q.size()), heads(q.size()), concat(q.size()), attn(q.size()), residual(q.size()),
+                     hidden(size_t(n) * d_ff), out(q.size()), weights(size_t(H) * n * n), logits(size_t(n) * block);
 
-  const char* names[] = {"layernorm (2 per layer)", "qkv linear [n,768]x[768,2304]", "split heads",
-                         "attention (weights kept)", "merge heads",  "W_o linear [n,768]x[768,768]",
-                         "residual sums",            "mlp up [n,768]x[768,3072]", "gelu (tanh)",
-                         "mlp down [n,3072]x[3072,768]", "final norm", "logits [n,768]x[50257,768]^T"};
+  const char* names[] = {"layernorm (2 per layer)",
+                         "qkv linear [n,768]x[768,2304]",
+                         "split heads",
+                         "attention (weights kept)",
+                         "merge heads",
+                         "W_o linear [n,768]x[768,768]",
+                         "residual sums",
+                         "mlp up [n,768]x[768,3072]",
+                         "gelu (tanh)",
+                         "mlp down [n,3072]x[3072,768]",
+                         "final norm",
+                         "logits [n,768]x[50257,768]^T"};
   constexpr int kParts = 12;
   double best[kParts], total_best = 1e300;
   std::fill(best, best + kParts, 1e300);
@@ -104,8 +112,7 @@ int main(int argc, char** argv) {
       attention::AttentionOptions options;
       options.causal = attention::Causal::kTopLeft;
       attention::AttentionResult result{heads.data(), weights.data()};
-      attention::scaled_dot_product_attention({1, H, H, n, n, d_k, d_k}, q.data(), k.data(), v.data(), options,
-                                              result);
+      attention::scaled_dot_product_attention({1, H, H, n, n, d_k, d_k}, q.data(), k.data(), v.data(), options, result);
       lap(3);
       for (int h = 0; h < H; ++h) {
         for (int i = 0; i < n; ++i) {
@@ -125,8 +132,8 @@ int main(int argc, char** argv) {
       lap(7);
       m::activate(attention::Activation::kGeluTanh, hidden.data(), size_t(n) * d_ff);
       lap(8);
-      m::linear(hidden.data(), n, m::matrix(l.down.data(), d_ff, d, attention::WeightLayout::kInOut),
-                l.b_down.data(), out.data());
+      m::linear(hidden.data(), n, m::matrix(l.down.data(), d_ff, d, attention::WeightLayout::kInOut), l.b_down.data(),
+                out.data());
       lap(9);
       for (size_t i = 0; i < x.size(); ++i) x[i] = (residual[i] + out[i]) * 0.5f;  // halved: stays bounded
       lap(6);
