@@ -1,7 +1,7 @@
 // The model bench's per-part profile: GPT-2-small's forward (random weights, 32 tokens, every attention, the tied
 // LM head) through src/core/model's steps, each step timed on its own, 12 layers summed; the best of `rounds`.
-// Built natively (cmake target model_profile) and as WebAssembly with the module's flags (scripts/profile-model.sh),
-// so that the parts of attention-wasm's forward can be set beside onnxruntime-web's (bench/model/ort-parts.mjs).
+// scripts/profile-model.sh builds it natively (cmake target model_profile) and as WebAssembly with the module's
+// flags, runs both, then bench/model/ort-parts.mjs: onnxruntime-web's nodes of the same shapes, set beside these.
 //
 //   model_profile [rounds] [n]     prints one line per part: name, ms (best round), share of the total
 #include <algorithm>
