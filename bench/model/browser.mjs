@@ -24,10 +24,21 @@ export async function runInPage(root, dir, ids, sizes) {
   page.on('pageerror', (e) => console.error('page error:', e));
   await page.goto(`${server.url}bench/model/page.html`);
   await page.waitForFunction(() => globalThis.modelBench);
+  // The page's CPU time (its renderer process, every thread): CDP's Performance metric ProcessTime, in seconds.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const processMs = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    return metrics.find((m) => m.name === 'ProcessTime').value * 1000;
+  };
   const names = await page.evaluate(([d, i, s]) => globalThis.modelBench.setup(d, i, s), [`/${dir}`, ids, sizes]);
   const contenders = names.map((name, index) => ({
     name,
-    run: () => page.evaluate((i) => globalThis.modelBench.run(i), index),
+    async run() {
+      const cpu0 = await processMs();
+      const r = await page.evaluate((i) => globalThis.modelBench.run(i), index);
+      return { ...r, cpuMs: (await processMs()) - cpu0 };
+    },
     async outputs() {
       const { logits, attentions } = await page.evaluate((i) => globalThis.modelBench.outputs(i), index);
       const all = fromBase64(attentions);

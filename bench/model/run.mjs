@@ -81,7 +81,7 @@ outputs.length = 0;
 
 // ---- rounds: every contender once per round, the order reversed every other round ----
 const times = contenders.map(() => []);
-const cpuTimes = contenders.map(() => []); // CPU time of the run (Node: this process's, every thread; native: its own)
+const cpuTimes = contenders.map(() => []); // CPU time of the run (Node: this process's, every thread; the page: its renderer process's, CDP's ProcessTime; native: its own)
 const coreTimes = [];
 for (let round = 0; round < rounds; round++) {
   const order = contenders.map((_, i) => i);
@@ -141,9 +141,9 @@ console.log(
     `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds.\n`,
 );
 console.log(
-  `| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) |${browser ? '' : ' CPU ms | CPU × native | CPU × onnxruntime-web |'} logits vs attention-wasm | attentions vs attention-wasm |`,
+  `| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | CPU ms | CPU × native | CPU × onnxruntime-web | logits vs attention-wasm | attentions vs attention-wasm |`,
 );
-console.log(`|---|--:|--:|--:|--:|--:|--:|${browser ? '' : '--:|--:|--:|'}--:|--:|`);
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 const cpuRatio = (s, other) => (s.cpu && byName[other]?.cpu ? (s.cpu / byName[other].cpu).toFixed(2) : '');
 for (const [name, s] of Object.entries(byName)) {
   const i = contenders.findIndex((c) => c.name === name);
@@ -156,7 +156,9 @@ for (const [name, s] of Object.entries(byName)) {
     ratio(s, 'native', 'min'),
     ratio(s, 'onnxruntime-web', 'median'),
     ratio(s, 'onnxruntime-web', 'min'),
-    ...(browser ? [] : [s.cpu ? fmt(s.cpu) : '', cpuRatio(s, 'native'), cpuRatio(s, 'onnxruntime-web')]),
+    s.cpu ? fmt(s.cpu) : '',
+    cpuRatio(s, 'native'),
+    cpuRatio(s, 'onnxruntime-web'),
     diff ? diff.logits.toExponential(1) : '',
     diff ? diff.attentions.toExponential(1) : '',
   ];

@@ -36,6 +36,7 @@ inline Vec4 load_splat(const float* p) { return {wasm_v128_load32_splat(p)}; }
 inline Vec4 add(Vec4 a, Vec4 b) { return {wasm_f32x4_add(a.v, b.v)}; }
 inline Vec4 sub(Vec4 a, Vec4 b) { return {wasm_f32x4_sub(a.v, b.v)}; }
 inline Vec4 mul(Vec4 a, Vec4 b) { return {wasm_f32x4_mul(a.v, b.v)}; }
+inline Vec4 div(Vec4 a, Vec4 b) { return {wasm_f32x4_div(a.v, b.v)}; }
 // max(a, b) as (a < b ? b : a): one instruction; a NaN in b is dropped, so NaNs are tracked with is_nan.
 inline Vec4 max(Vec4 a, Vec4 b) { return {wasm_f32x4_pmax(a.v, b.v)}; }
 // All bits set in lanes where the condition holds.
@@ -70,6 +71,7 @@ inline Vec4 load_splat(const float* p) { return {_mm_load1_ps(p)}; }
 inline Vec4 add(Vec4 a, Vec4 b) { return {_mm_add_ps(a.v, b.v)}; }
 inline Vec4 sub(Vec4 a, Vec4 b) { return {_mm_sub_ps(a.v, b.v)}; }
 inline Vec4 mul(Vec4 a, Vec4 b) { return {_mm_mul_ps(a.v, b.v)}; }
+inline Vec4 div(Vec4 a, Vec4 b) { return {_mm_div_ps(a.v, b.v)}; }
 inline Vec4 max(Vec4 a, Vec4 b) { return {_mm_max_ps(b.v, a.v)}; }  // maxps returns its 2nd operand on NaN
 inline Vec4 less(Vec4 a, Vec4 b) { return {_mm_cmplt_ps(a.v, b.v)}; }
 inline Vec4 is_nan(Vec4 a) { return {_mm_cmpunord_ps(a.v, a.v)}; }
@@ -121,6 +123,9 @@ inline Vec4 sub(Vec4 a, Vec4 b) {
 }
 inline Vec4 mul(Vec4 a, Vec4 b) {
   return map(a, b, [](float x, float y) { return x * y; });
+}
+inline Vec4 div(Vec4 a, Vec4 b) {
+  return map(a, b, [](float x, float y) { return x / y; });
 }
 inline Vec4 max(Vec4 a, Vec4 b) {
   return map(a, b, [](float x, float y) { return x < y ? y : x; });

@@ -70,6 +70,33 @@ TEST(ModelPieces, ActivationsMatchTheirFormulas) {
   EXPECT_TRUE(all_close(silu, expected([](double v) { return v / (1 + std::exp(-v)); }), 1e-6, 1e-6));
 }
 
+// GELU (tanh) and SiLU run four lanes at a time (mlp.cc's x · sigmoid(z)), the last n % 4 by the scalar formula:
+// both within float32 rounding of the float64 formula over a wide range, ±inf and NaN as the formula gives them.
+TEST(ModelPieces, VectorActivationsMatchFloat64OverAWideRange) {
+  std::vector<float> x;
+  for (double v = -60; v <= 60; v += 0.0137) x.push_back(static_cast<float>(v));
+  x.insert(x.end(), {1e20f, -1e20f, INFINITY, -0.0f, 0.0f, NAN, 3.0f});  // odd length: a scalar tail
+  const double c = std::sqrt(2 / M_PI);
+  const auto gelu = [c](double v) { return 0.5 * v * (1 + std::tanh(c * (v + 0.044715 * v * v * v))); };
+  const auto silu = [](double v) { return v / (1 + std::exp(-v)); };
+  for (const auto act : {Activation::kGeluTanh, Activation::kSiluGated}) {
+    std::vector<float> y = x;
+    model::activate(act, y.data(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(x[i])) {
+        EXPECT_TRUE(std::isnan(y[i]));
+        continue;
+      }
+      const double want = act == Activation::kGeluTanh ? gelu(x[i]) : silu(x[i]);
+      if (std::isinf(want) || std::fabs(x[i]) > 1e19f) {
+        EXPECT_EQ(y[i], static_cast<float>(want)) << "x = " << x[i];
+        continue;
+      }
+      EXPECT_NEAR(y[i], want, 1e-6 + 2e-6 * std::fabs(want)) << "x = " << x[i];
+    }
+  }
+}
+
 TEST(ModelPieces, LinearTakesBothLayoutsAndBlocksOfAFusedMatrix) {
   std::mt19937 rng(4);
   const int64_t rows = 5, in = 9, out = 7;
