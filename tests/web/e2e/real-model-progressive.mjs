@@ -22,22 +22,21 @@ async function walkShows(page, text) {
 }
 
 /**
- * Watches every frame, from now on, for the first one whose steps show `edited` edits (the walk's sentence says so
- * and the steps were drawn again); there, records the model's runs drawn and whether the prediction is marked as
- * updating, and, with `then` ({ row, col, value }), types that number into X's cell at once, as a reader would.
+ * Watches the steps, from now on, for the first render that shows `edited` edits (the walk's sentence says so, and
+ * the steps were drawn again: body[data-renders]); there, records the model's runs drawn and whether the prediction
+ * is marked as updating, and, with `then` ({ row, col, value }), types that number into X's cell at once, as a quick
+ * reader would.
  */
 function watchSteps(page, edited, then = null) {
   return page.evaluate(
     ([count, next]) => {
       const renders = Number(document.body.dataset.renders ?? 0);
       window.__steps = null;
-      const frame = () => {
+      const observer = new MutationObserver(() => {
         const text = document.getElementById('model-walk').textContent;
-        if (
-          !text.includes(`${count} number${count > 1 ? 's' : ''} edited so far`) ||
-          Number(document.body.dataset.renders) <= renders
-        )
-          return requestAnimationFrame(frame);
+        if (!text.includes(`${count} number${count > 1 ? 's' : ''} edited so far`)) return;
+        if (Number(document.body.dataset.renders) <= renders) return;
+        observer.disconnect();
         const predictions = document.querySelector('.model-predictions');
         window.__steps = {
           runs: Number(document.body.dataset.modelRuns ?? 0),
@@ -50,8 +49,8 @@ function watchSteps(page, edited, then = null) {
         const editor = document.querySelector('[data-matrix="x"] .cell-editor');
         editor.value = String(next.value);
         editor.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
-      };
-      requestAnimationFrame(frame);
+      });
+      observer.observe(document.body, { attributes: true, attributeFilter: ['data-renders'] });
     },
     [edited, then],
   );
