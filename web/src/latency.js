@@ -79,14 +79,3 @@ function nextTask(callback) {
 export function afterNextPaint(callback) {
   requestAnimationFrame(() => nextTask(callback));
 }
-
-/**
- * As afterNextPaint, handing the callback what `check()` gave in that frame's animation callbacks (after those asked
- * for before it, e.g. a render), i.e. about the frame just painted.
- */
-export function afterNextPaintWith(check, callback) {
-  requestAnimationFrame(() => {
-    const value = check();
-    nextTask(() => callback(value));
-  });
-}

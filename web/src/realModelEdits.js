@@ -2,7 +2,7 @@
 // (model/walkEdits.js), the model runs again with every edit so far (and the ablations), and the walk, the model
 // view, the one-layer views and the next token follow; "Reset edits" drops them all. An edit of the walk's own layer
 // redraws the steps first, from that layer run alone, then the later layers run for the rest (#stepsFirst).
-import { afterNextPaint, afterNextPaintWith } from './latency.js';
+import { afterNextPaint } from './latency.js';
 import { layerCapture, rememberLayer } from './realModelHead.js';
 import { typedCell } from './model/edits.js';
 import { firstChangedLayer, fromOptions } from './model/rerun.js';
@@ -87,13 +87,10 @@ export class RealModelEdits {
       if (generation !== panel.generation) return true;
       rememberLayer(panel, layer, part); // the walk reads this run's capture of the layer
       this.updating(true);
-      const renders = () => Number(document.body.dataset.renders ?? 0);
-      const before = renders();
       await panel.openHead(layer, head.head);
-      // The steps painted first: the frame whose animation callbacks see them drawn (at most a few frames).
-      for (let frames = 0; frames < 4; frames++) {
-        if (await new Promise((resolve) => afterNextPaintWith(() => renders() > before, resolve))) break;
-      }
+      // The steps painted first, and one frame more: the page's own figure (data-paint-ms, latency.js) is taken in a
+      // task after the next frame; a long run before it would count in it.
+      await new Promise((resolve) => afterNextPaint(() => afterNextPaint(resolve)));
       if (generation === panel.generation) await panel.run({ layer, result: part });
       return true;
     } catch {
