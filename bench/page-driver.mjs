@@ -70,18 +70,23 @@ async function measureView(page, action, shown) {
   return { paint: events.length ? Math.max(...events.map((e) => e.duration)) : 16, result: NaN };
 }
 
+/** The editor opened on X's first cell with `text` typed (not yet committed): its locator. */
+export async function editorOnX(page, text) {
+  // A large X is a heatmap: a click on its first cell opens the numbers of its first block.
+  const heatmap = page.locator('[data-matrix="x"] .cm-canvas');
+  if ((await heatmap.count()) && !(await page.locator('[data-matrix="x"] .cm-zoom .c').count())) {
+    await heatmap.click({ position: { x: 1, y: 1 } });
+  }
+  await page.locator('[data-matrix="x"] .c[data-i="0"][data-j="0"]').dblclick();
+  const editor = page.locator('[data-matrix="x"] .cell-editor');
+  await editor.fill(text);
+  return editor;
+}
+
 /** The interactions measured, each a function of the page and the repetition number. */
 export const INTERACTIONS = {
   'edit a number': async (page, r) => {
-    // A large X is a heatmap: a click on its first cell opens the numbers of its first block.
-    const heatmap = page.locator('[data-matrix="x"] .cm-canvas');
-    if ((await heatmap.count()) && !(await page.locator('[data-matrix="x"] .cm-zoom .c').count())) {
-      await heatmap.click({ position: { x: 1, y: 1 } });
-    }
-    const cell = page.locator('[data-matrix="x"] .c[data-i="0"][data-j="0"]');
-    await cell.dblclick();
-    const editor = page.locator('[data-matrix="x"] .cell-editor');
-    await editor.fill(String(0.5 + r / 10));
+    const editor = await editorOnX(page, String(0.5 + r / 10));
     return measure(page, () => editor.press('Enter'));
   },
   // A click on X's heatmap opens the numbers of its first block (n/a where X is small enough to show its numbers).

@@ -17,7 +17,10 @@
 //                    every grid of the page is drawn, near the screen or not (data-pending-grids 0: those away from
 //                    the screen, and the one-layer head view, draw in idle time), its layer run alone; beside it, the
 //                    first frame whose sentence names the head (the steps are below the model view, off screen)
-//   edit a number    in that walk, a number of X edited (Enter) to the steps drawn again (the page's data-paint-ms)
+//   edit a number    in that walk, a number of X edited (Enter), in two figures: to the steps drawn again (the page's
+//                    data-paint-ms: the edited layer runs alone first, and the walk's steps are drawn from it), and
+//                    to the frame with the model view and the prediction drawn again (the later layers run after the
+//                    steps are painted; both end equal to a whole run with the edit)
 //   generation step  Step to the token shown: step 1 is the prefill of the 32 tokens, the others one token each
 // No tokenizer.json: the page takes the 32 token ids typed (benchIds). The machine may be shared: figures vary.
 /* global document, window -- page.evaluate() callbacks run in the page */
@@ -27,7 +30,7 @@ import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/chromium.mjs';
 import { benchIds, writeGpt2Checkpoint } from './model/checkpoint.mjs';
-import { INTERACTIONS, median, observe } from './page-driver.mjs';
+import { editorOnX, median, observe } from './page-driver.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const args = { rounds: 5, cold: 3, width: 1280, dist: `${ROOT}web/dist` };
@@ -152,6 +155,19 @@ async function loadByUrl(page, clear) {
   return figure;
 }
 
+/**
+ * A number of the walk's X edited (as page-driver's 'edit a number'): timed's figure to the
+ * frame with the model view and the prediction drawn again, and `steps`, the page's own figure to the steps drawn
+ * again (data-paint-ms).
+ */
+async function editNumber(page, r) {
+  const editor = await editorOnX(page, String(0.5 + r / 10));
+  await page.evaluate(() => delete document.body.dataset.paintMs);
+  const figure = await timed(page, () => editor.press('Enter'), modelRunAfter, await runs(page));
+  await page.waitForFunction(() => document.body.dataset.paintMs !== undefined, null, { timeout: 30000 });
+  return { ...figure, steps: await page.evaluate(() => Number(document.body.dataset.paintMs)) };
+}
+
 /** A page with the checkpoint open by its folder URL and the 32 ids typed (a new load of the folder keeps them). */
 async function openCheckpoint(browser, url, withoutCaches) {
   const context = await browser.newContext({ viewport: { width: args.width, height: args.width > 600 ? 800 : 844 } });
@@ -218,8 +234,9 @@ async function main() {
       const click = () => page.click(`.head-button[data-layer="${layer}"][data-head="${head}"]`);
       add('new head (walk drawn)', await timed(page, click, walkOf, [text, renders], walkNamed));
       await settle(page);
-      const { paint, result } = await INTERACTIONS['edit a number'](page, r);
-      add('edit a number (steps drawn again)', { ms: result, inp: paint });
+      const { steps, ...prediction } = await editNumber(page, r);
+      add('edit a number: the steps drawn again', { ...prediction, ms: steps });
+      add('edit a number: the prediction drawn again', prediction);
       await settle(page);
     }
     for (let r = 0; r < 2 * args.rounds; r++) {
@@ -281,7 +298,7 @@ function print(figures) {
       ? `step ${ms(own('step'))}`
       : name.startsWith('new head')
         ? `sentence named the head: ${ms(median(list.map((f) => f.first)))}`
-        : name.startsWith('edit')
+        : name.startsWith('edit a number: the steps')
           ? ''
           : `${ms(own('run'))} · ${ms(own('view'))}`;
     console.log(

@@ -1,8 +1,11 @@
 // Numbers edited in a real model's head in the steps: each typed number becomes an edit of the model's run
 // (model/walkEdits.js), the model runs again with every edit so far (and the ablations), and the walk, the model
-// view, the one-layer views and the next token follow; "Reset edits" drops them all.
+// view, the one-layer views and the next token follow; "Reset edits" drops them all. An edit of the walk's own layer
+// redraws the steps first, from that layer run alone, then the later layers run for the rest (#stepsFirst).
 import { afterNextPaint } from './latency.js';
+import { layerCapture, rememberLayer } from './realModelHead.js';
 import { typedCell } from './model/edits.js';
+import { firstChangedLayer, fromOptions } from './model/rerun.js';
 import { walkEdit, withEdit } from './model/walkEdits.js';
 import { el } from './view/dom.js';
 
@@ -47,10 +50,63 @@ export class RealModelEdits {
     const panel = this.panel;
     this.use(edits);
     const head = panel.selected;
+    if (head && (await this.#stepsFirst(head))) return;
     const drawn = await panel.run(); // from the first layer the edits change
     if (!head || !drawn) return;
     await new Promise((resolve) => afterNextPaint(resolve)); // the prediction painted first
     await panel.openHead(head.layer, head.head);
+  }
+
+  /**
+   * An edit of the walked head's own layer, progressively: that layer runs alone from its input (the last run's,
+   * which the edit does not change), capturing its heads, and the steps are drawn from it; once they are painted,
+   * panel.run runs the later layers from its output and draws the model view, the prediction and the one-layer views
+   * (marked as updating meanwhile). A change made meanwhile (another edit, an ablation, a new sentence) makes the
+   * rest stale: it is not run, or not drawn (the panel's generation). Returns false where this does not apply (the
+   * edits change an earlier layer, the last layer is walked, the walk shows another sentence): a whole run then.
+   */
+  async #stepsFirst(head) {
+    const panel = this.panel;
+    const { model, ran } = panel;
+    const { input, key } = panel.input();
+    const settings = { ablate: panel.ablate, edits: panel.edits };
+    const layer = head.layer;
+    const walking = panel.shown?.sentence === panel.app.state.sentence;
+    const same = ran?.model === model && ran.key === key && panel.result === ran.result;
+    if (!walking || !same || layer >= model.spec.numLayers - 1 || firstChangedLayer(ran, settings) !== layer) {
+      return false;
+    }
+    const generation = ++panel.generation; // a run under way, or an earlier edit's rest, is stale now
+    panel.controller?.abort();
+    let done;
+    const rest = { layer, done: new Promise((resolve) => (done = resolve)) };
+    panel.rest = rest; // openModelHead waits for it before it opens a head of another layer
+    try {
+      const options = fromOptions(ran.result, layer, settings, true);
+      const part = await model.run(input, { ...options, capture: layerCapture(model.spec, layer), logits: false });
+      if (generation !== panel.generation) return true;
+      rememberLayer(panel, layer, part); // the walk reads this run's capture of the layer
+      this.updating(true);
+      await panel.openHead(layer, head.head);
+      // The steps painted first, and one frame more: the page's own figure (data-paint-ms, latency.js) is taken in a
+      // task after the next frame; a long run before it would count in it.
+      await new Promise((resolve) => afterNextPaint(() => afterNextPaint(resolve)));
+      if (generation === panel.generation) await panel.run({ layer, result: part });
+      return true;
+    } catch {
+      return generation !== panel.generation; // not run: the whole run says why
+    } finally {
+      done();
+      if (panel.rest === rest) panel.rest = null;
+    }
+  }
+
+  /** Marks the model view, the prediction and the one-layer views as about to change (the later layers running). */
+  updating(on) {
+    for (const view of [this.panel.predictions.element, this.panel.view.element, this.panel.views.element]) {
+      view.classList.toggle('updating', on);
+      view.setAttribute('aria-busy', String(on));
+    }
   }
 
   /** The walk's sentence on the edits, and the reset button shown while there are any. */

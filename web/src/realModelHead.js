@@ -63,6 +63,7 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     return panel.ui.walk(
       `This layer is larger than the page's steps take (${errors.join('; ')}); the model view and the prediction still show it.`,
     );
+  if (panel.rest && panel.rest.layer !== layer) await panel.rest.done; // an edit's later layers, still running
   const generation = panel.generation;
   try {
     const [r, read] = await Promise.all([

@@ -108,6 +108,7 @@ export class RealModelPanel {
     this.controller = null;
     this.generation++;
     this.ui.busy(false);
+    this.editing.updating(false);
     this.ui.say('Cancelled. The page is as it was.');
   }
 
@@ -234,10 +235,12 @@ export class RealModelPanel {
 
   /**
    * Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. The
-   * same sentence again runs from the first layer whose ablations or edits changed (model/rerun.js).
+   * same sentence again runs from the first layer whose ablations or edits changed (model/rerun.js), or with `start`
+   * (an edited layer run alone on the last run, with its capture: realModelEdits.js) from the layer after it.
+   * @param {{ layer: number, result: object } | null} start
    * @returns {Promise<boolean>} whether the run was drawn
    */
-  async run() {
+  async run(start = null) {
     if (!this.model) return false;
     const generation = ++this.generation;
     const model = this.model;
@@ -252,12 +255,19 @@ export class RealModelPanel {
       // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
       const options = { topK: rm.TOP_K, ...settings, signal, logits: model.family === 'bert' || 'last' };
       const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
-      const layer = last ? Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1) : 0;
-      const from = layer > 0 ? fromOptions(last.result, layer, settings) : {};
+      const begin = last && start; // the edited layer's run holds for this sentence only
+      const prior = begin ? mergeRun(last.result, start.result, start.layer) : last?.result;
+      const layer = !last
+        ? 0
+        : begin
+          ? start.layer + 1
+          : Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1);
+      const from = layer > 0 ? fromOptions(prior, layer, settings) : {};
       // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
       const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
       if (walked >= layer) from.capture = layerCapture(model.spec, walked);
-      const r = mergeRun(last?.result, await model.run(input, { ...options, ...from }), layer);
+      const r = mergeRun(prior, await model.run(input, { ...options, ...from }), layer);
+      if (begin) r.captures = start.result.captures; // the edited layer's, the walk's
       const runMs = performance.now() - t0;
       const plain = !settings.ablate.length && !settings.edits.length;
       if (plain) this.base = { key, result: r };
@@ -268,11 +278,11 @@ export class RealModelPanel {
       this.ran = { model, key, ...settings, result: r };
       if (typeof input === 'string') this.lastIds = r.ids;
       this.result = r;
-      if (walked >= layer) rememberLayer(this, walked, r);
+      if (walked >= layer || (begin && walked === start.layer)) rememberLayer(this, walked, r);
       this.#draw(r, base, runMs);
       this.ui.busy(false);
       this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer + 1} first, for the steps, then from layer ${layer + 1})` : layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
       );
       this.ui.error(null);
       this.writeLink();
@@ -280,6 +290,7 @@ export class RealModelPanel {
     } catch (error) {
       if (generation !== this.generation || error?.code === 'ABORTED') return false;
       this.ui.busy(false);
+      this.editing.updating(false);
       this.ui.error(
         `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
       );
@@ -316,6 +327,7 @@ export class RealModelPanel {
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
     this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
+    this.editing.updating(false);
   }
 
   /** Opens head `head` of layer `layer` in the page's steps (realModelHead.js). */

@@ -69,7 +69,8 @@ export class RealModelViews {
 
   /** Follows a head opened in the steps: shows its layer. @returns {{ layer: number, head: number }} the head */
   select(head) {
-    this.setLayer(head.layer);
+    // The same layer as drawn: nothing to draw again (an edit's steps, another head of the layer).
+    if (head.layer !== this.#layer || this.layerField.value !== String(head.layer)) this.setLayer(head.layer);
     return head;
   }
 

@@ -26,6 +26,7 @@ import './real-model-generate.mjs';
 import './real-model-views.mjs';
 import './real-model-edits.mjs';
 import './real-model-partial.mjs';
+import './real-model-progressive.mjs';
 import './real-model-hub.mjs';
 import './real-model-narrow.mjs';
 import './real-model-seed-ahead.mjs';
