@@ -88,6 +88,7 @@ export class RealModelEdits {
       rememberLayer(panel, layer, part); // the walk reads this run's capture of the layer
       this.updating(true);
       await panel.openHead(layer, head.head);
+      rest.drawn = true; // the steps show the edit; the later layers do not yet (Cancel says so)
       // The steps painted first, and one frame more: the page's own figure (data-paint-ms, latency.js) is taken in a
       // task after the next frame; a long run before it would count in it.
       await new Promise((resolve) => afterNextPaint(() => afterNextPaint(resolve)));

@@ -104,12 +104,17 @@ export class RealModelPanel {
   }
 
   cancel() {
+    const half = this.rest?.drawn ? this.rest.layer : null; // an edit's steps drawn, its later layers not run
     this.controller?.abort();
     this.controller = null;
     this.generation++;
     this.ui.busy(false);
     this.editing.updating(false);
-    this.ui.say('Cancelled. The page is as it was.');
+    this.ui.say(
+      half === null
+        ? 'Cancelled. The page is as it was.'
+        : `Cancelled. The steps show the edit in layer ${half + 1}; the later layers, the model view and the next token are from before it, until the next change runs them.`,
+    );
   }
 
   async loadBuiltin() {

@@ -25,7 +25,7 @@ async function walkShows(page, text) {
  * Watches the steps, from now on, for the first render that shows `edited` edits (the walk's sentence says so, and
  * the steps were drawn again: body[data-renders]); there, records the model's runs drawn and whether the prediction
  * is marked as updating, and, with `then` ({ row, col, value }), types that number into X's cell at once, as a quick
- * reader would.
+ * reader would ('cancel': presses Cancel at once).
  */
 function watchSteps(page, edited, then = null) {
   return page.evaluate(
@@ -43,6 +43,7 @@ function watchSteps(page, edited, then = null) {
           updating: predictions.classList.contains('updating') && predictions.getAttribute('aria-busy') === 'true',
         };
         if (!next) return;
+        if (next === 'cancel') return document.getElementById('model-cancel').click();
         const cell = document.querySelector(`[data-matrix="x"] .c[data-i="${next.row}"][data-j="${next.col}"]`);
         if (!cell) return (window.__steps.missing = 'the cell of the second edit is not shown');
         cell.dispatchEvent(new MouseEvent('dblclick', { bubbles: true }));
@@ -142,6 +143,25 @@ describe('real model: an edit draws the steps first, then the later layers', () 
       await settled(page);
       assert.equal((await runs(page)) - n, 1, "the first edit's later layers were not drawn");
       await assertEverywhere(page, model, [EDIT_1, EDIT_2], 'two edits');
+
+      // Cancel as soon as an edit's steps show: the later layers are not run, the views are no longer marked as
+      // updating, and the status says which part shows the edit (not "as it was"); the next change runs them.
+      await page.click('#model-reset-edits');
+      await settled(page);
+      await page.click('.head-button[data-layer="0"][data-head="2"]');
+      await walkShows(page, 'Layer 1 head 3 is in the steps');
+      await settled(page);
+      n = await runs(page);
+      await watchSteps(page, 1, 'cancel');
+      await typeInX(page, EDIT_1.row, EDIT_1.col, String(EDIT_1.value));
+      await stepsSeen(page);
+      await settled(page);
+      assert.equal(await runs(page), n, 'cancelled: the later layers were not run');
+      const status = await page.locator('#model-status').textContent();
+      assert.match(
+        status,
+        /^Cancelled\. The steps show the edit in layer 1; the later layers, the model view and the next token are from before it/,
+      );
     });
   });
 });
