@@ -110,6 +110,16 @@ async function assertEverywhere(page, model, edits, what) {
   assertShown(await readNumbers(page, 'weights'), r.captures[1].weights.toArray(), PRECISION, `${what}: layer 2`);
 }
 
+/** Resets the edits and opens layer 1 head 3 again, the page settled; returns the model's runs drawn so far. */
+async function resetToHead(page) {
+  await page.click('#model-reset-edits');
+  await settled(page);
+  await page.click('.head-button[data-layer="0"][data-head="2"]');
+  await walkShows(page, 'Layer 1 head 3 is in the steps');
+  await settled(page);
+  return runs(page);
+}
+
 describe('real model: an edit draws the steps first, then the later layers', () => {
   test('the steps before the prediction; both end as model.run with the edit; a quick second edit wins', async () => {
     const model = await loadModel(INDUCTION);
@@ -130,12 +140,7 @@ describe('real model: an edit draws the steps first, then the later layers', () 
 
       // Back to layer 1 head 3; a second edit typed as soon as the first one's steps show: the first one's later
       // layers are never drawn, and every view ends with both edits.
-      await page.click('#model-reset-edits');
-      await settled(page);
-      await page.click('.head-button[data-layer="0"][data-head="2"]');
-      await walkShows(page, 'Layer 1 head 3 is in the steps');
-      await settled(page);
-      n = await runs(page);
+      n = await resetToHead(page);
       await watchSteps(page, 1, EDIT_2);
       await typeInX(page, EDIT_1.row, EDIT_1.col, String(EDIT_1.value));
       assert.deepEqual(await stepsSeen(page), { runs: n, updating: true }, 'the second edit typed as the steps show');
@@ -146,12 +151,7 @@ describe('real model: an edit draws the steps first, then the later layers', () 
 
       // Cancel as soon as an edit's steps show: the later layers are not run, the views are no longer marked as
       // updating, and the status says which part shows the edit (not "as it was"); the next change runs them.
-      await page.click('#model-reset-edits');
-      await settled(page);
-      await page.click('.head-button[data-layer="0"][data-head="2"]');
-      await walkShows(page, 'Layer 1 head 3 is in the steps');
-      await settled(page);
-      n = await runs(page);
+      n = await resetToHead(page);
       await watchSteps(page, 1, 'cancel');
       await typeInX(page, EDIT_1.row, EDIT_1.col, String(EDIT_1.value));
       await stepsSeen(page);
