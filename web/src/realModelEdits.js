@@ -3,9 +3,9 @@
 // view, the one-layer views and the next token follow; "Reset edits" drops them all. An edit of the walk's own layer
 // redraws the steps first, from that layer run alone, then the later layers run for the rest (#stepsFirst).
 import { afterNextPaint } from './latency.js';
-import { layerCapture, rememberLayer } from './realModelHead.js';
+import { layerCapture, rememberLayer, runLayer } from './realModelHead.js';
 import { typedCell } from './model/edits.js';
-import { firstChangedLayer, fromOptions } from './model/rerun.js';
+import { firstChangedLayer } from './model/rerun.js';
 import { walkEdit, withEdit } from './model/walkEdits.js';
 import { el } from './view/dom.js';
 
@@ -68,7 +68,7 @@ export class RealModelEdits {
   async #stepsFirst(head) {
     const panel = this.panel;
     const { model, ran } = panel;
-    const { input, key } = panel.input();
+    const { key } = panel.input();
     const settings = { ablate: panel.ablate, edits: panel.edits };
     const layer = head.layer;
     const walking = panel.shown?.sentence === panel.app.state.sentence;
@@ -82,8 +82,8 @@ export class RealModelEdits {
     const rest = { layer, done: new Promise((resolve) => (done = resolve)) };
     panel.rest = rest; // openModelHead waits for it before it opens a head of another layer
     try {
-      const options = fromOptions(ran.result, layer, settings, true);
-      const part = await model.run(input, { ...options, capture: layerCapture(model.spec, layer), logits: false });
+      // panel.result is ran.result and the settings are the panel's (checked above): its layer alone, from its input.
+      const part = await runLayer(panel, layer, layerCapture(model.spec, layer), { attentions: true });
       if (generation !== panel.generation) return true;
       rememberLayer(panel, layer, part); // the walk reads this run's capture of the layer
       this.updating(true);

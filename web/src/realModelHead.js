@@ -20,11 +20,14 @@ function layerWeights(model, layer) {
   return known.get(layer);
 }
 
-/** Runs layer `layer` alone on the panel's last run, capturing every head: model.run's result. */
-export function runLayer(panel, layer, capture) {
+/**
+ * Runs layer `layer` alone on the panel's last run with its ablations and edits, capturing `capture`: model.run's
+ * result (with the layer's attentions when asked: a run that the later layers' run continues keeps them).
+ */
+export function runLayer(panel, layer, capture, { attentions = false } = {}) {
   const { input } = panel.input();
   const options = fromOptions(panel.result, layer, { ablate: panel.ablate, edits: panel.edits }, true);
-  return panel.model.run(input, { ...options, capture, logits: false, attentions: false });
+  return panel.model.run(input, { ...options, capture, logits: false, attentions });
 }
 
 let last = null; // { result, ablate, edits, layer, run }: the last layer run, which another head of it reuses
