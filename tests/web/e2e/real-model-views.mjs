@@ -62,6 +62,39 @@ describe('real model: the head view and the block around attention', () => {
     });
   });
 
+  test('a head opened in the steps: its heatmaps are drawn by the CPU (not a composited layer each)', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await page.click('.head-button[data-layer="1"][data-head="1"]');
+      await page.waitForFunction(() => /Layer 2 head 2 is in the steps/u.test(document.body.textContent));
+      await settle(page); // every grid drawn, near the screen or not
+      const walk = ['model', 'x', 'qkv', 'scores', 'scale', 'mask', 'softmax', 'output', 'heads'];
+      const selector = walk.map((id) => `#step-${id} canvas`).join(', ');
+      const canvases = await page.$$eval(`${selector}, ${VIEWS} canvas`, (list) =>
+        list.map((canvas) => ({
+          kind: canvas.className,
+          where: canvas.closest('[id]')?.id,
+          drawn: canvas.getClientRects().length > 0, // shown
+          cpu: canvas.getClientRects().length > 0 && canvas.getContext('2d').getContextAttributes().willReadFrequently,
+        })),
+      );
+      const drawn = canvases.filter((c) => c.drawn);
+      assert.ok(
+        drawn.some((c) => c.kind === 'cm-canvas'),
+        'the walk shows large matrices as heatmaps',
+      );
+      assert.ok(
+        drawn.some((c) => c.kind === 'heatmap-canvas'),
+        'and attention weights as heatmaps',
+      );
+      assert.deepEqual(
+        drawn.filter((c) => !c.cpu),
+        [],
+        'every canvas shown in the walk and the views has a CPU context',
+      );
+    });
+  });
+
   test('390 px: the views fit the screen and the tokens take a tap; light and dark', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
       await openBuiltin(page);

@@ -2,7 +2,7 @@
 // layer and head pickers), the model view (every layer × head as a small heatmap, as bertviz's model view, with one
 // readout for all), the next-token list, and their stylesheet (constructable, so a strict style-src allows it).
 import { weightColor } from '../model/colors.js';
-import { el } from '../view/dom.js';
+import { CPU_CANVAS, el } from '../view/dom.js';
 
 const RULES = `
 .mv { display: grid; gap: 0.35rem 0.5rem; align-items: start; overflow-x: auto; }
@@ -75,7 +75,7 @@ function miniMap({ data, n, causal, where, describe, readout, open }) {
   canvas.width = canvas.height = n * CELL;
   const active = { i: 0, j: 0, shown: false };
   const paint = () => {
-    const g = canvas.getContext('2d');
+    const g = canvas.getContext('2d', CPU_CANVAS);
     for (let i = 0; i < n; i++)
       for (let j = 0; j < n; j++) {
         g.fillStyle = causal && j > i ? '#c8c8c8' : weightColor(data[i * n + j]).css;

@@ -5,7 +5,7 @@
 // may live in a shadow root.
 import { diverging, signedColor, viridis, weightColor } from '../model/colors.js';
 import { formatValue } from '../model/format.js';
-import { el } from './dom.js';
+import { CPU_CANVAS, el } from './dom.js';
 import { CellReader } from './cellReader.js';
 import { watchSize } from './renderScheduler.js';
 
@@ -56,7 +56,7 @@ function hatch(ctx) {
     const tile = document.createElement('canvas');
     tile.width = 8;
     tile.height = 8;
-    const t = tile.getContext('2d');
+    const t = tile.getContext('2d', CPU_CANVAS);
     t.fillStyle = '#d9d9d9';
     t.fillRect(0, 0, 8, 8);
     t.strokeStyle = '#9a9a9a';
@@ -117,7 +117,7 @@ export function paintCells(image, { data, rows, cols, maxAbs = 0, blocked }, mod
     }
     if (runStart >= 0) runs.push([i, runStart, cols]);
   }
-  image.getContext('2d').putImageData(pixels, 0, 0);
+  image.getContext('2d', CPU_CANVAS).putImageData(pixels, 0, 0);
   return runs;
 }
 
@@ -227,7 +227,7 @@ export class CanvasMatrix {
   /** Composes the heatmap: the image, hatching of blocked cells, the highlighted row, the block and the active cell. */
   draw() {
     if (!this.view || this.width === 0) return;
-    const ctx = this.canvas.getContext('2d');
+    const ctx = this.canvas.getContext('2d', CPU_CANVAS);
     const { rows, cols } = this.view;
     const sx = this.canvas.width / cols;
     const sy = this.canvas.height / rows;

@@ -63,3 +63,10 @@ export function setError(node, message) {
   node.textContent = message ?? '';
   show(node, Boolean(message));
 }
+
+/**
+ * The 2D context options of the page's drawn canvases (heatmaps, the model view): drawn by the CPU, not the GPU. An
+ * accelerated canvas is a composited layer of its own, and the walk of a real model's head shows dozens of them: the
+ * compositor's layering of every frame then took longer than the drawing itself.
+ */
+export const CPU_CANVAS = Object.freeze({ willReadFrequently: true });

@@ -4,7 +4,7 @@ import { formatValue, wrapText } from '../model/format.js';
 import { shortLabel } from '../model/tokens.js';
 import { drawPainted, paintCells } from './canvasMatrix.js';
 import { CellReader } from './cellReader.js';
-import { el } from './dom.js';
+import { CPU_CANVAS, el } from './dom.js';
 import { drawn, isPrinting, scheduleDraw, watchSize, watchVisibility } from './renderScheduler.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 
@@ -144,7 +144,7 @@ export class Heatmap {
   #widest(font) {
     const key = `${font}`;
     if (this.measured?.view === this.view && this.measured.key === key) return this.measured.width;
-    const ctx = this.canvas.getContext('2d');
+    const ctx = this.canvas.getContext('2d', CPU_CANVAS);
     ctx.font = `${font}px ${FONT}`;
     const width = Math.max(...[...this.view.rowLabels, ...this.view.colLabels].map((l) => ctx.measureText(l).width));
     this.measured = { view: this.view, key, width };
@@ -161,7 +161,7 @@ export class Heatmap {
       this.canvas.width = size;
       this.canvas.height = size;
     }
-    const ctx = this.canvas.getContext('2d');
+    const ctx = this.canvas.getContext('2d', CPU_CANVAS);
     ctx.clearRect(0, 0, size, size);
     const { x0, y0, cell, font } = this.#layout(size, ratio);
     const { rows, cols } = this.view;
@@ -234,7 +234,7 @@ function fit(ctx, label, room) {
 /** A horizontal colour bar for weights from 0 to 1. */
 export function weightsLegend(caption = 'attention weight') {
   const bar = el('canvas', { class: 'legend-bar', width: 256, height: 12, attrs: { 'aria-hidden': 'true' } });
-  const ctx = bar.getContext('2d');
+  const ctx = bar.getContext('2d', CPU_CANVAS);
   for (let x = 0; x < 256; x++) {
     ctx.fillStyle = weightColor(x / 255).css;
     ctx.fillRect(x, 0, 1, 12);
@@ -276,7 +276,7 @@ export function heatmapPicture(view) {
   // At least wide enough for the subtitle; the title wraps onto as many lines as it needs, never cut.
   const width = Math.max(left + cell * view.cols + 24, 420);
   const canvas = document.createElement('canvas');
-  const ctx = canvas.getContext('2d');
+  const ctx = canvas.getContext('2d', CPU_CANVAS);
   const titleFont = `600 18px ${FONT}`;
   ctx.font = titleFont;
   const titleLines = wrapText(view.title, width - 32, (text) => ctx.measureText(text).width);
