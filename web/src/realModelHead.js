@@ -6,18 +6,23 @@ import { captureResult, walkSizes, walkState } from './model/modelWalk.js';
 import { fromOptions } from './model/rerun.js';
 import { editedWeights } from './model/walkEdits.js';
 
-const weightsOf = new WeakMap(); // model → Map(layer → Promise of its attention weights, unedited)
+const weightsOf = new WeakMap(); // model → Map(layer → Promise of its attention weights, unedited), newest last
+// The layers whose weights are kept: copying them out again is a few ms, and a large model's layer is tens of MB.
+const KEPT_LAYERS = 2;
 
-/** Layer `layer`'s attention weights of `model` (asked of the model once per layer). */
+/** Layer `layer`'s attention weights of `model` (asked of the model again once KEPT_LAYERS others were opened). */
 function layerWeights(model, layer) {
   if (!weightsOf.has(model)) weightsOf.set(model, new Map());
   const known = weightsOf.get(model);
-  if (!known.has(layer)) {
-    const weights = model.attentionWeights(layer);
-    weights.catch(() => known.delete(layer)); // asked again next time
-    known.set(layer, weights);
+  let weights = known.get(layer);
+  if (!weights) {
+    weights = model.attentionWeights(layer);
+    weights.catch(() => known.get(layer) === weights && known.delete(layer)); // asked again next time
   }
-  return known.get(layer);
+  known.delete(layer);
+  known.set(layer, weights);
+  for (const old of known.keys()) if (known.size > KEPT_LAYERS) known.delete(old);
+  return weights;
 }
 
 /**

@@ -7,7 +7,8 @@ import { fromOptions } from './model/rerun.js';
 import { BlockView } from './view/blockView.js';
 import { el } from './view/dom.js';
 import { HeadView } from './view/headView.js';
-import { LAZY_CELLS, drawn, scheduleDraw, watchVisibility } from './view/renderScheduler.js';
+import { afterNextPaint } from './latency.js';
+import { LAZY_CELLS, drawn, scheduleDraw, scheduleDrawAfterPaint, watchVisibility } from './view/renderScheduler.js';
 
 export class RealModelViews {
   #run = null; // { model, result, labels, input, ablate }: the panel's last run
@@ -67,10 +68,16 @@ export class RealModelViews {
     this.#draw();
   }
 
-  /** Follows a head opened in the steps: shows its layer. @returns {{ layer: number, head: number }} the head */
+  /**
+   * Follows a head opened in the steps: shows its layer, drawn after the head's own frame is painted (the views
+   * are below the model view, where the head was clicked). @returns {{ layer: number, head: number }} the head
+   */
   select(head) {
     // The same layer as drawn: nothing to draw again (an edit's steps, another head of the layer).
-    if (head.layer !== this.#layer || this.layerField.value !== String(head.layer)) this.setLayer(head.layer);
+    if (head.layer !== this.#layer || this.layerField.value !== String(head.layer)) {
+      this.#layer = head.layer;
+      this.#draw(true);
+    }
     return head;
   }
 
@@ -80,14 +87,16 @@ export class RealModelViews {
     this.#draw();
   }
 
-  #draw() {
+  #draw(afterPaint = false) {
     if (!this.#run) return;
     const { result, labels } = this.#run;
     this.layerField.value = String(this.#layer);
     this.#headNext = { weights: result.attentions[this.#layer], tokens: labels };
-    scheduleDraw(this.lazyHead, LAZY_CELLS + 1); // never at once away from the screen
+    // never at once away from the screen
+    (afterPaint ? scheduleDrawAfterPaint : scheduleDraw)(this.lazyHead, LAZY_CELLS + 1);
     document.body.dataset.modelViewsLayer = String(this.#layer);
-    this.#drawBlock();
+    if (afterPaint) afterNextPaint(() => this.#drawBlock());
+    else this.#drawBlock();
   }
 
   #drawHead() {

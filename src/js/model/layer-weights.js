@@ -26,14 +26,22 @@ export async function layerAttentionWeights(model, layer, options) {
   const wanted = entries.filter((entry) => ATTENTION_SLOTS.includes(entry.slot));
   const tensors = new Map();
   const kept = model.resident && (await model.resident.group(`layer ${layer}`, entries, signal));
-  for (const entry of wanted) {
-    const size = entry.shape.reduce((a, b) => a * b, 1);
-    const address = kept?.addresses[entry.slot];
-    let data;
-    if (address) data = model.heap().slice(address / 4, address / 4 + size);
-    else if (kept) data = kept.inputs[entry.slot].data;
-    else data = (await model.checkpoint.read(entry, undefined, signal)).data;
+  for (const entry of kept ? [] : wanted) {
+    const { data } = await model.checkpoint.read(entry, undefined, signal);
     tensors.set(entry.name, { data, shape: entry.shape });
   }
-  return attentionWeightsFrom(tensors, { layer, config: model.json });
+  // Resident weights are viewed in WebAssembly memory, with no await from here to the copies below: cutting them
+  // into this package's layout copies most of them (GPT-2's c_attn into three blocks), once instead of twice.
+  const heap = model.heap();
+  for (const entry of kept ? wanted : []) {
+    const address = kept.addresses[entry.slot];
+    const size = entry.shape.reduce((a, b) => a * b, 1);
+    const data = address ? heap.subarray(address / 4, address / 4 + size) : kept.inputs[entry.slot].data;
+    tensors.set(entry.name, { data, shape: entry.shape });
+  }
+  const weights = attentionWeightsFrom(tensors, { layer, config: model.json });
+  for (const [slot, value] of Object.entries(weights)) {
+    if (value?.data?.buffer === heap.buffer) weights[slot] = { ...value, data: value.data.slice() };
+  }
+  return weights;
 }

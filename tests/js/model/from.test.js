@@ -154,6 +154,19 @@ describe('model.attentionWeights(layer)', () => {
     });
   }
 
+  it("is the caller's own copy: writing into it changes neither the model nor the next call (GPT-2, resident)", async () => {
+    const model = await loadModel(gpt2Fixture({ layers: 2, prefix: 'transformer.' }).files);
+    const first = await model.run({ ids: [1, 2, 3] });
+    expect(model.resident).not.toBeNull();
+    const got = await model.attentionWeights(1);
+    const kept = Object.fromEntries(['wq', 'wk', 'wv', 'wo', 'bq', 'bo'].map((k) => [k, bits(got[k])]));
+    for (const key of Object.keys(kept)) got[key].data.fill(1e3);
+    const again = await model.run({ ids: [1, 2, 3] });
+    expect(bits(again.logits)).toEqual(bits(first.logits));
+    const next = await model.attentionWeights(1);
+    for (const [key, value] of Object.entries(kept)) expect(bits(next[key])).toEqual(value);
+  });
+
   it('rejects a layer outside the model', async () => {
     const model = await loadModel(gpt2Fixture({ layers: 2 }).files);
     for (const layer of [-1, 2, 0.5, '0'])

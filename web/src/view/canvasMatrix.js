@@ -18,15 +18,15 @@ const MAX_HEIGHT = 480;
 const MAX_CELL = 18;
 
 const LEVELS = 256;
-const rgbTable = (scale) => {
-  const table = new Uint8Array(LEVELS * 3);
-  for (let k = 0; k < LEVELS; k++) table.set(scale(k / (LEVELS - 1)), k * 3);
-  return table;
-};
-// The same 256 levels as colors.js's tables, as bytes for ImageData.
-const VIRIDIS_RGB = rgbTable(viridis);
-const DIVERGING_RGB = rgbTable((t) => diverging(2 * t - 1));
-const BLOCKED_RGB = [217, 217, 217];
+// A pixel as one 32-bit word of ImageData's RGBA bytes, in this machine's byte order.
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+const word = ([r, g, b]) =>
+  LITTLE_ENDIAN ? (255 << 24) | (b << 16) | (g << 8) | r : (r << 24) | (g << 16) | (b << 8) | 255;
+const pixelTable = (scale) => Uint32Array.from({ length: LEVELS }, (_, k) => word(scale(k / (LEVELS - 1))));
+// The same 256 levels as colors.js's tables, as ImageData pixels.
+const VIRIDIS_PIXELS = pixelTable(viridis);
+const DIVERGING_PIXELS = pixelTable((t) => diverging(2 * t - 1));
+const BLOCKED_PIXEL = word([217, 217, 217]);
 
 /** Cell colouring by value: weights use viridis on [0, 1]; signed values a diverging scale. */
 export function colorFor(mode, value, maxAbs) {
@@ -81,39 +81,33 @@ export function paintCells(image, { data, rows, cols, maxAbs = 0, blocked }, mod
     image.width = cols;
     image.height = rows;
   }
-  const table = mode === 'weights' ? VIRIDIS_RGB : DIVERGING_RGB;
+  const table = mode === 'weights' ? VIRIDIS_PIXELS : DIVERGING_PIXELS;
   const pixels = new ImageData(cols, rows);
-  const px = pixels.data;
+  const px = new Uint32Array(pixels.data.buffer); // a word per cell: GPT-2's four W's are 2.4 million cells
   const runs = [];
-  // The colour level as colorLevel gives it, without a call per cell.
+  // The colour level as colorLevel gives it, without a call per cell; v − v is 0 for finite numbers only.
   const weights = mode === 'weights';
   const inverse = maxAbs > 0 ? 1 / maxAbs : 0;
+  const top = LEVELS - 1;
   for (let i = 0; i < rows; i++) {
     let runStart = -1;
     for (let j = 0, k = i * cols; j < cols; j++, k++) {
-      const o = k * 4;
       const v = data[k];
-      if (!Number.isFinite(v) || (blocked !== undefined && blocked(i, j))) {
+      if (v - v !== 0 || (blocked !== undefined && blocked(i, j))) {
         if (runStart < 0) runStart = j;
-        px[o] = BLOCKED_RGB[0];
-        px[o + 1] = BLOCKED_RGB[1];
-        px[o + 2] = BLOCKED_RGB[2];
-      } else {
-        if (runStart >= 0) runs.push([i, runStart, j]);
-        runStart = -1;
-        const t = weights
-          ? v < 0
-            ? 0
-            : v > 1
-              ? 1
-              : v
-          : ((v * inverse < -1 ? -1 : v * inverse > 1 ? 1 : v * inverse) + 1) / 2;
-        const c = Math.round(t * (LEVELS - 1)) * 3;
-        px[o] = table[c];
-        px[o + 1] = table[c + 1];
-        px[o + 2] = table[c + 2];
+        px[k] = BLOCKED_PIXEL;
+        continue;
       }
-      px[o + 3] = 255;
+      if (runStart >= 0) runs.push([i, runStart, j]);
+      runStart = -1;
+      const t = weights
+        ? v < 0
+          ? 0
+          : v > 1
+            ? 1
+            : v
+        : ((v * inverse < -1 ? -1 : v * inverse > 1 ? 1 : v * inverse) + 1) / 2;
+      px[k] = table[Math.round(t * top)];
     }
     if (runStart >= 0) runs.push([i, runStart, cols]);
   }

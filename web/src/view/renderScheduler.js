@@ -137,6 +137,27 @@ export function scheduleDraw(grid, cells) {
   markPending();
 }
 
+/**
+ * As scheduleDraw, once the next frame is painted: a view that an input elsewhere changes (the one-layer head view
+ * following a head opened in the model view) lets that input's own result be painted first. Its nearness to the
+ * screen is measured then (the layout is fresh after a paint): the observer's last report may be older than a jump
+ * to the button clicked. It counts as pending meanwhile; idle time may draw it first.
+ */
+export function scheduleDrawAfterPaint(grid, cells) {
+  waiting.add(grid);
+  markPending();
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel(); // the task after the frame's paint
+    channel.port1.onmessage = () => {
+      if (!waiting.delete(grid)) return; // drawn meanwhile
+      const box = grid.element.getBoundingClientRect();
+      grid.visible = box.bottom >= -NEAR && box.top <= window.innerHeight + NEAR;
+      scheduleDraw(grid, cells);
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
 /** Takes the grid out of the queue (it is drawing now). */
 export function drawn(grid) {
   waiting.delete(grid);
