@@ -9,6 +9,7 @@ import { RealModelEdits } from './realModelEdits.js';
 import { layerCapture, openModelHead, rememberLayer } from './realModelHead.js';
 import * as rm from './model/realModel.js';
 import { firstChangedLayer, fromOptions, mergeRun } from './model/rerun.js';
+import { runInParts } from './model/runParts.js';
 import {
   cacheBytes,
   clearCache,
@@ -271,13 +272,15 @@ export class RealModelPanel {
       // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
       const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
       if (walked >= layer) from.capture = layerCapture(model.spec, walked);
-      const r = mergeRun(prior, await model.run(input, { ...options, ...from }), layer);
+      // In parts with a task between (model/runParts.js), once the model has run: its weights are read then (a
+      // first run's reads stay one run, its cache written after it).
+      const run = (o) => (this.ran?.model === model ? runInParts(model, input, o) : model.run(input, o));
+      const r = mergeRun(prior, await run({ ...options, ...from }), layer);
       if (begin) r.captures = start.result.captures; // the edited layer's, the walk's
       const runMs = performance.now() - t0;
       const plain = !settings.ablate.length && !settings.edits.length;
       if (plain) this.base = { key, result: r };
-      else if (this.base?.key !== key)
-        this.base = { key, result: await model.run(input, { ...options, ablate: [], edits: [] }) };
+      else if (this.base?.key !== key) this.base = { key, result: await run({ ...options, ablate: [], edits: [] }) };
       const base = plain ? null : this.base.result;
       if (generation !== this.generation) return false;
       this.ran = { model, key, ...settings, result: r };

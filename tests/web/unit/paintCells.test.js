@@ -26,8 +26,12 @@ const expected = (mode, value, maxAbs) => {
 };
 
 describe('paintCells', () => {
-  beforeAll(() => (globalThis.ImageData = FakeImageData));
-  afterAll(() => delete globalThis.ImageData);
+  beforeAll(() => {
+    globalThis.ImageData = FakeImageData;
+  });
+  afterAll(() => {
+    delete globalThis.ImageData;
+  });
 
   for (const mode of ['weights', 'signed']) {
     it(`${mode}: each pixel is its cell's colour, grey where not finite or blocked`, () => {
