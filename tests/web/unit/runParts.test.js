@@ -79,7 +79,7 @@ describe('runInParts', () => {
     expect(order).toEqual(['task', 'run']);
   });
 
-  it('stops at `layers`, keeps hiddenStates: false, and leaves bad options to model.run', async () => {
+  it('stops at `layers`, keeps hiddenStates: false and attentions: false, and leaves bad options to model.run', async () => {
     const model = await loadModel(gpt2Fixture({ layers: 4, seed: 35 }).files);
     const between = async () => {};
     const firstThree = await model.run({ ids }, { layers: 3, hiddenStates: false });
@@ -87,6 +87,11 @@ describe('runInParts', () => {
     expect(parts.hiddenStates).toBeUndefined();
     expect(parts.attentions.map(bits)).toEqual(firstThree.attentions.map(bits));
     expect(parts.logits).toBeNull();
+    const plain = await model.run({ ids }, { attentions: false });
+    const without = await runInParts(model, { ids }, { attentions: false }, { partMs: 0, between });
+    expect(without.attentions).toBeUndefined();
+    expect(without.hiddenStates.map(bits)).toEqual(plain.hiddenStates.map(bits));
+    expect(bits(without.logits)).toEqual(bits(plain.logits));
     for (const bad of [{ capture: [{ layer: 7, head: 0 }] }, { ablate: [[-1, 0]] }, { layers: 3, ablate: [[3, 0]] }]) {
       await expect(runInParts(model, { ids }, bad, { partMs: 0, between })).rejects.toMatchObject({
         code: 'BAD_OPTION',

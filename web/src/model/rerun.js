@@ -40,13 +40,12 @@ export function fromOptions(last, layer, { ablate, edits }, alone = false) {
   };
 }
 
-/** A run from `layer` (0: a whole run, as it is) completed with the last run's attentions and hidden states of the layers before it. */
+/**
+ * A run from `layer` (0: a whole run, as it is) completed with the last run's attentions and hidden states of the
+ * layers before it (each list the run returned: without `attentions`, it has none).
+ */
 export function mergeRun(last, part, layer) {
   if (!layer) return part;
-  const keep = (before, after) => [...before.slice(0, layer), ...after.slice(layer)];
-  return {
-    ...part,
-    attentions: keep(last.attentions, part.attentions),
-    hiddenStates: keep(last.hiddenStates, part.hiddenStates),
-  };
+  const keep = (key) => part[key] && { [key]: [...last[key].slice(0, layer), ...part[key].slice(layer)] };
+  return { ...part, ...keep('attentions'), ...keep('hiddenStates') };
 }

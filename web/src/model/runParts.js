@@ -3,6 +3,7 @@
 // Each part starts at the layer where the last one stopped (model.run's `from`, with that layer's input: the last
 // part's last hidden state, before any final norm), with the ablations, edits and captures of its own layers; only
 // the last part computes the logits. The parts' results merged are one run's, bit for bit. No DOM: the panel calls it.
+import { mergeRun } from './rerun.js';
 
 /**
  * About how long one part takes, in ms (an input waits at most about this long; RAIL's 100 ms): after the first part
@@ -63,25 +64,16 @@ export async function runInParts(model, input, options = {}, { partMs = PART_MS,
     start = stop;
     if (start < end) await between();
   }
-  return merged(parts, options, first, end);
+  return merged(parts, options);
 }
 
-/** The parts' results as one run's: each layer's entries from the part that ran it. */
-function merged(parts, options, first, end) {
-  const last = parts[parts.length - 1].result;
-  const partOf = (layer) => parts.find((p) => layer >= p.start && layer < p.stop).result;
-  const result = { ...last };
-  if (options.attentions !== false) {
-    result.attentions = Array.from({ length: end }, (_, l) => (l < first ? null : partOf(l).attentions[l]));
-  }
-  if (options.hiddenStates !== false) {
-    result.hiddenStates = Array.from({ length: end + 1 }, (_, i) =>
-      i <= first ? parts[0].result.hiddenStates[i] : partOf(i - 1).hiddenStates[i],
-    );
-  } else delete result.hiddenStates;
+/** The parts' results as one run's: each layer's entries from the part that ran it (rerun.js's mergeRun). */
+function merged(parts, options) {
+  const result = parts.slice(1).reduce((run, part) => mergeRun(run, part.result, part.start), parts[0].result);
+  if (options.hiddenStates === false) delete result.hiddenStates; // a copy: mergeRun made it (two parts or more)
   const taken = new Map(); // part → how many of its captures are taken
   result.captures = (options.capture ?? []).map(({ layer }) => {
-    const part = partOf(layer);
+    const part = parts.find((p) => layer >= p.start && layer < p.stop).result;
     const k = taken.get(part) ?? 0;
     taken.set(part, k + 1);
     return part.captures[k];
