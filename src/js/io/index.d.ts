@@ -97,14 +97,24 @@ export function openSafetensors(source: Blob | FileBytes): Promise<SafetensorsFi
 /** The typed arrays the writers take: float32, float64, int32 and int64 data. */
 export type WritableData = Float32Array | Float64Array | Int32Array | BigInt64Array;
 
-/**
- * A tensor to write: `{ data, shape }` (a Tensor of Float32Array or Int32Array data, as every call and reader returns),
- * `{ data, dims }`, or a typed array alone (one dimension).
- */
-export type WritableTensor =
-  | { readonly data: WritableData; readonly shape: readonly number[] }
-  | { readonly data: WritableData; readonly dims: readonly number[] }
-  | WritableData;
+/** A tensor to write as `{ data, shape }`: any Tensor of float32, int32 or int64 data (what calls and readers return). */
+export interface WritableTensorLike {
+  /** The values, row-major; `data.length` is the product of `shape`. */
+  readonly data: WritableData;
+  /** The dimensions, outermost first: 1 to 32 positive integers. */
+  readonly shape: readonly number[];
+}
+
+/** A tensor to write as `{ data, dims }` (onnxruntime-web's and transformers.js's Tensor). */
+export interface WritableDimsTensor {
+  /** The values, row-major; `data.length` is the product of `dims`. */
+  readonly data: WritableData;
+  /** The dimensions, outermost first: 1 to 32 positive integers. */
+  readonly dims: readonly number[];
+}
+
+/** A tensor to write: `{ data, shape }`, `{ data, dims }`, or a typed array alone (one dimension). */
+export type WritableTensor = WritableTensorLike | WritableDimsTensor | WritableData;
 
 /** Named tensors: `{ name: tensor }`, a Map, or `[name, tensor]` pairs (written in that order). */
 export type NamedTensors =
