@@ -1,7 +1,6 @@
 // Which tensors of a checkpoint are one layer's attention weights, and how each of this package's weights (wq … bo,
 // [in, out]) is cut from them: the one place that turns the family tables (families.js) into a layer's sources, for
 // attentionWeightsFrom and for readers that hold only names and shapes (the page's "Use your own model").
-import { readRecord } from '../read.js';
 import { candidateNames, FAMILIES } from './families.js';
 
 /** The family rows of a layer's attention, in the order of this package's weights. */
@@ -37,8 +36,7 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * @param {{ layer?: number }} [options]  the layer (default: the first the names hold)
  * @returns {{ family: string, prefix: string, layers: number[], layer: number, sources: object } | null}
  */
-export function attentionTensorsOf(tensors, options) {
-  const { layer } = readRecord(options, 'attentionTensorsOf options', ['layer'], 'option');
+export function attentionTensorsOf(tensors, { layer } = {}) {
   const names = Array.isArray(tensors)
     ? tensors
     : [...(tensors instanceof Map ? tensors.keys() : Object.keys(tensors ?? {}))];

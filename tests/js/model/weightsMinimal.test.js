@@ -76,7 +76,7 @@ describe('attentionTensorsOf', () => {
   });
 });
 
-describe('the options of attentionWeightsFrom and attentionTensorsOf', () => {
+describe('the options of attentionWeightsFrom', () => {
   it('an unknown key is UNKNOWN_OPTION naming the nearest, as the main API says it', () => {
     const fixture = gpt2Fixture({ layers: 2 });
     const tensors = readSafetensors(fixture.files['model.safetensors']);
@@ -89,8 +89,6 @@ describe('the options of attentionWeightsFrom and attentionTensorsOf', () => {
       );
     unknown(() => attentionWeightsFrom(tensors, { Layer: 1, config: fixture.config }), 'Layer', 'layer');
     unknown(() => attentionWeightsFrom(tensors, { layer: 1, confg: fixture.config }), 'confg', 'config');
-    unknown(() => attentionTensorsOf(Object.keys(tensors), { Layer: 1 }), 'Layer', 'layer');
-    expect(attentionTensorsOf(Object.keys(tensors), { layer: 1 }).layer).toBe(1);
     expect(() => attentionWeightsFrom(tensors, [1])).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
   });
 });
