@@ -2,6 +2,7 @@
 // selfAttention(x, attentionWeightsFrom(tensors, { layer, config }), { causal }) computes that layer's attention
 // from its normed input x. The family tables (families.js) name the tensors; the same shape checks as loadModel.
 import { AttentionError, describe } from '../errors.js';
+import { readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
 import { candidateNames, FAMILIES } from './families.js';
@@ -102,7 +103,7 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
  * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
  */
 export function attentionWeightsFrom(tensors, options) {
-  const { layer, config: given } = options ?? {};
+  const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
   const json = typeof given === 'string' ? parseConfigText(given) : given;
   if (json === null || typeof json !== 'object') {
     throw new AttentionError(
