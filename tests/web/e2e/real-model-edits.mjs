@@ -1,4 +1,4 @@
-// Page test (run by run.mjs): numbers edited in a real model's head in the steps (web/src/realModelEdits.js) go
+// Page test (run by run.mjs): numbers edited in a real model's head in the steps (web/src/real-model/tools/walk/headEdits.js) go
 // through attention-wasm/model's `edits`: the walk, a later layer's head and the next-token table (with the change
 // against the unedited run) equal model.run with the same edits in Node, a link reproduces them and "Reset edits"
 // drops them; on the shipped induction model (1280 px, then 390 px) and a tiny LLaMA checkpoint dropped as files

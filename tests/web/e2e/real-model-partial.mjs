@@ -1,8 +1,9 @@
-// Page test (run by run.mjs): what the real model runs again after a change (web/src/model/rerun.js,
-// realModelHead.js). A head opened runs its own layer alone and reads no file (its weights come from the model,
-// model.attentionWeights); an ablation or an edit runs from the first layer it changes; the numbers shown stay those
-// of attention-wasm/model's whole runs in Node. The shipped induction model (2 layers) read by its folder URL, so that
-// every read of its files is a request seen here. body[data-model-layers-run] counts the layers the page's model ran.
+// Page test (run by run.mjs): what the real model runs again after a change (web/src/real-model/run/rerun.js,
+// tools/walk/openHead.js there). A head opened runs its own layer alone and reads no file (its weights come from the
+// model, model.attentionWeights); an ablation or an edit runs from the first layer it changes; the numbers shown stay
+// those of attention-wasm/model's whole runs in Node. The shipped induction model (2 layers) read by its folder URL, so
+// that every read of its files is a request seen here. body[data-model-layers-run] counts the layers the page's model
+// ran.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';

@@ -1,4 +1,4 @@
-// Page test (run by run.mjs): an edit of the walked head's own layer is drawn progressively (web/src/realModelEdits.js):
+// Page test (run by run.mjs): an edit of the walked head's own layer is drawn progressively (web/src/real-model/tools/walk/headEdits.js):
 // the steps first, from that layer run alone, while the model view and the prediction are marked as updating; then the
 // later layers, whose prediction, model view and later layers' heads end equal to model.run with the same edits in
 // Node. A second edit made before the first one's later layers ran makes them stale: they are never drawn, and every

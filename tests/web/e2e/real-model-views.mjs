@@ -1,4 +1,4 @@
-// Page test (run by run.mjs): the real model's one-layer views (web/src/realModelViews.js) on the shipped induction
+// Page test (run by run.mjs): the real model's one-layer views (web/src/real-model/tools/layer/layerViews.js) on the shipped induction
 // model: the head view draws the chosen layer's weights as attention-wasm/model computes them in Node, follows the
 // layer of the head opened in the model view, and the block around attention shows that layer's own numbers when
 // opened; at 1280 and 390 px, light and dark (screenshots in tests/artifacts). Nothing is timed.

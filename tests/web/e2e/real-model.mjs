@@ -27,12 +27,17 @@ describe('real model: the shipped model', () => {
     await withPage(env, {}, async ({ page, problems }) => {
       const before = problems.requests.length;
       assert.equal(
-        problems.requests.filter((u) => /model-simd|realModelPanel|model\.safetensors/u.test(u)).length,
+        problems.requests.filter((u) => /model-simd|\/panel-[^/]*\.js$|model\.safetensors/u.test(u)).length,
         0,
         'the first load carries no model code',
       );
       await openBuiltin(page);
       assert.ok(problems.requests.slice(before).some((u) => /models\/induction\/model\.safetensors$/u.test(u)));
+      // real-model/panel.js's chunk, named after it: the name the first load was checked against
+      assert.ok(
+        problems.requests.slice(before).some((u) => /\/panel-[^/]*\.js$/u.test(u)),
+        'the model code loads',
+      );
       assert.equal(await page.inputValue('#model-text'), SENTENCE);
       const ids = await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id)));
       assert.deepEqual(ids, plain.ids);

@@ -1,6 +1,13 @@
 // The one colour table of the grids and heatmaps.
 import { describe, expect, it } from 'vitest';
-import { COLOR_LEVELS, cssColor, diverging, signedColor, viridis, weightColor } from '../../../web/src/model/colors.js';
+import {
+  COLOR_LEVELS,
+  cssColor,
+  diverging,
+  signedColor,
+  viridis,
+  weightColor,
+} from '../../../web/src/shared/colors.js';
 
 describe('weightColor', () => {
   it('runs from viridis purple at 0 to yellow at 1, with white text only on the dark end', () => {

@@ -1,10 +1,10 @@
 // Cross-attention: queries from the sentence, keys and values from the second sentence, through crossAttention.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { crossStep, crossText, sourceInput } from '../../../web/src/model/cross.js';
-import { EXAMPLES, activeExample } from '../../../web/src/model/examples.js';
-import { embeddingRow } from '../../../web/src/model/positions.js';
-import { DEFAULT_SOURCE, decodeState, defaultState, encodeState } from '../../../web/src/model/state.js';
+import { crossStep, crossText, sourceInput } from '../../../web/src/lessons/cross-attention/cross.js';
+import { EXAMPLES, activeExample } from '../../../web/src/shared/examples.js';
+import { embeddingRow } from '../../../web/src/shared/positions.js';
+import { DEFAULT_SOURCE, decodeState, defaultState, encodeState } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

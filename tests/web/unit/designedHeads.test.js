@@ -1,12 +1,16 @@
 // Designed heads: the hand-built X, W_q and W_k, and the check of each head's pattern, through the public API.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { designedMatrix } from '../../../web/src/model/designedHeads.js';
-import { designedPatterns, designedSizeNote, expectedKeys } from '../../../web/src/model/designedLesson.js';
-import { EXAMPLES, activeExample } from '../../../web/src/model/examples.js';
-import { attentionCall } from '../../../web/src/model/inputs.js';
-import { currentMatrix } from '../../../web/src/model/matrices.js';
-import { decodeState, encodeState } from '../../../web/src/model/state.js';
+import { designedMatrix } from '../../../web/src/lessons/designed-heads/designedHeads.js';
+import {
+  designedPatterns,
+  designedSizeNote,
+  expectedKeys,
+} from '../../../web/src/lessons/designed-heads/designedLesson.js';
+import { EXAMPLES, activeExample } from '../../../web/src/shared/examples.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
+import { currentMatrix } from '../../../web/src/shared/matrices.js';
+import { decodeState, encodeState } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 // Typed cells, pasted matrices and mask clicks: the state they make, or the message that refuses them.
 import { describe, expect, it } from 'vitest';
-import { pastedMatrix, sizesOf, toggledMask, typedCell } from '../../../web/src/model/edits.js';
-import { currentMatrix } from '../../../web/src/model/matrices.js';
-import { defaultState, withSizes } from '../../../web/src/model/state.js';
+import { pastedMatrix, sizesOf, toggledMask, typedCell } from '../../../web/src/shared/cellEdits.js';
+import { currentMatrix } from '../../../web/src/shared/matrices.js';
+import { defaultState, withSizes } from '../../../web/src/shared/state.js';
 
 describe('typedCell', () => {
   it('puts the number into X at the cell', () => {

@@ -1,7 +1,7 @@
 // The examples panel: which preset the state still is, and what the panel says once it was edited.
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES, activeExample, exampleAbout } from '../../../web/src/model/examples.js';
-import { wrapText } from '../../../web/src/model/format.js';
+import { EXAMPLES, activeExample, exampleAbout } from '../../../web/src/shared/examples.js';
+import { wrapText } from '../../../web/src/shared/format.js';
 
 describe('activeExample', () => {
   it('recognizes every preset, also with other decimals or another head followed', () => {

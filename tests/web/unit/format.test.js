@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { exportMatrix, float32Text, formatMs, formatShape, formatValue } from '../../../web/src/model/format.js';
-import { parseMatrix } from '../../../web/src/model/parse.js';
-import { shortLabel, tokenLabels, tokenize } from '../../../web/src/model/tokens.js';
+import { exportMatrix, float32Text, formatMs, formatShape, formatValue } from '../../../web/src/shared/format.js';
+import { parseMatrix } from '../../../web/src/shared/parse.js';
+import { shortLabel, tokenLabels, tokenize } from '../../../web/src/shared/tokens.js';
 
 describe('formatValue', () => {
   it('uses the precision, writes −∞ and never "-0.000"', () => {

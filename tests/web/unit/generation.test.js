@@ -1,4 +1,4 @@
-// Generation on the real model, without the page (web/src/model/generation.js): the settings read from a form or a
+// Generation on the real model, without the page (web/src/real-model/tools/generate/generation.js): the settings read from a form or a
 // link and kept in range, the link written and read back, generate()'s options, and a step's row against the cache.
 import { describe, expect, it } from 'vitest';
 import {
@@ -8,8 +8,8 @@ import {
   readSettings,
   stepRow,
   writeGenerateLink,
-} from '../../../web/src/model/generation.js';
-import { readModelLink } from '../../../web/src/model/realModel.js';
+} from '../../../web/src/real-model/tools/generate/generation.js';
+import { readModelLink } from '../../../web/src/real-model/realModel.js';
 
 const SAMPLED = { maxNewTokens: 6, temperature: 1.2, topK: 20, topP: 0.9, seed: 7 };
 

@@ -1,9 +1,9 @@
 // Grouped-query attention: the groups, the shared K and V, the memory counted, and the message for bad kv heads.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES, activeExample } from '../../../web/src/model/examples.js';
-import { KNOWN_MODELS, cacheBytesPerToken, divisorsOf, gqaStep, gqaText } from '../../../web/src/model/gqa.js';
-import { LIMITS, decodeState, encodeState } from '../../../web/src/model/state.js';
+import { EXAMPLES, activeExample } from '../../../web/src/shared/examples.js';
+import { KNOWN_MODELS, cacheBytesPerToken, divisorsOf, gqaStep, gqaText } from '../../../web/src/lessons/gqa/gqa.js';
+import { LIMITS, decodeState, encodeState } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

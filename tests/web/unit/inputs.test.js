@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { EXPERIMENT_DKS, runScalingExperiment } from '../../../web/src/model/experiment.js';
-import { meanRowEntropy, meanVariance } from '../../../web/src/model/stats.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { EXPERIMENT_DKS, runScalingExperiment } from '../../../web/src/lessons/scaling/experiment.js';
+import { meanRowEntropy, meanVariance } from '../../../web/src/shared/stats.js';
 import {
   attentionCall,
   averageHeads,
@@ -11,9 +11,9 @@ import {
   maskCell,
   scaleFor,
   scaleValue,
-} from '../../../web/src/model/inputs.js';
-import { currentMatrix } from '../../../web/src/model/matrices.js';
-import { defaultState, withSizes } from '../../../web/src/model/state.js';
+} from '../../../web/src/shared/inputs.js';
+import { currentMatrix } from '../../../web/src/shared/matrices.js';
+import { defaultState, withSizes } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 // The KV cache step: the new token's row through the cache against full causal attention, and the work counted.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { kvCacheStep, kvCacheText } from '../../../web/src/model/kvCache.js';
-import { defaultState } from '../../../web/src/model/state.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { kvCacheStep, kvCacheText } from '../../../web/src/lessons/kv-cache/kvCache.js';
+import { defaultState } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,7 +1,12 @@
-// The head view's and the block view's layouts (web/src/model/headLayout.js, blockLayout.js), without the DOM.
+// The head view's and the block view's layouts (web/src/real-model/tools/layer/headLayout.js, blockLayout.js), without the DOM.
 import { describe, expect, it } from 'vitest';
-import { blockParts, residualNorms, tensorPreview } from '../../../web/src/model/blockLayout.js';
-import { focusShares, headColor, headLines, strongestLinks } from '../../../web/src/model/headLayout.js';
+import { blockParts, residualNorms, tensorPreview } from '../../../web/src/real-model/tools/layer/blockLayout.js';
+import {
+  focusShares,
+  headColor,
+  headLines,
+  strongestLinks,
+} from '../../../web/src/real-model/tools/layer/headLayout.js';
 
 // [H = 2, n = 3, n]: head 0 looks back one token, head 1 spreads evenly over what it sees (causal)
 const weights = {

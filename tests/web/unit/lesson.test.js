@@ -2,8 +2,8 @@
 // (scores [[1, 0], [0, 1]] ÷ √2, weights softmax(0.7071, 0) = [0.6698, 0.3302]) and the default sentence.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { attentionCall } from '../../../web/src/model/inputs.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
 import {
   OUTPUT_HINT,
   causalCellMessage,
@@ -17,13 +17,13 @@ import {
   randomNote,
   scaleTexts,
   tokenCountNote,
-} from '../../../web/src/model/lesson.js';
-import { scalingSummary, varianceText } from '../../../web/src/model/scalingText.js';
-import { generatedMatrix } from '../../../web/src/model/matrices.js';
-import { embeddingSourceText, sourcesText } from '../../../web/src/model/provenance.js';
-import { defaultState } from '../../../web/src/model/state.js';
-import { tokenWord } from '../../../web/src/model/tokens.js';
-import { cellName, cellTooltip } from '../../../web/src/model/tooltips.js';
+} from '../../../web/src/shared/explanations.js';
+import { scalingSummary, varianceText } from '../../../web/src/lessons/scaling/scalingText.js';
+import { generatedMatrix } from '../../../web/src/shared/matrices.js';
+import { embeddingSourceText, sourcesText } from '../../../web/src/shared/provenance.js';
+import { defaultState } from '../../../web/src/shared/state.js';
+import { tokenWord } from '../../../web/src/shared/tokens.js';
+import { cellName, cellTooltip } from '../../../web/src/shared/tooltips.js';
 
 let attn;
 beforeAll(async () => {

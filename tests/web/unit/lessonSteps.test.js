@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { LESSON_STEPS, lessonStep } from '../../../web/src/model/lessonSteps.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { LESSON_STEPS, lessonStep } from '../../../web/src/lessons/registry.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { checkMapping, extract, guessMapping, sourceShape, widenKvHeads } from '../../../web/src/model/modelFile.js';
+import {
+  checkMapping,
+  extract,
+  guessMapping,
+  sourceShape,
+  widenKvHeads,
+} from '../../../web/src/own-model/modelFile.js';
 
 const tensor = (rows, cols, base = 0) => ({
   data: Float32Array.from({ length: rows * cols }, (_, k) => base + k),

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom } from '../../../src/js/model/index.js';
-import { checkMapping, extract, familyWeights, guessMapping } from '../../../web/src/model/modelFile.js';
+import { checkMapping, extract, familyWeights, guessMapping } from '../../../web/src/own-model/modelFile.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 
 const FIXTURES = [

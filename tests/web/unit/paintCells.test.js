@@ -1,10 +1,10 @@
-// The heatmaps' pixels (view/canvasMatrix.js paintCells): one per cell, the colour of its level on colors.js's scales
+// The heatmaps' pixels (walk/canvasMatrix.js paintCells): one per cell, the colour of its level on colors.js's scales
 // (viridis for weights on [0, 1], the diverging scale against the largest magnitude), grey where a value is not
 // finite or the cell is blocked, and the runs of grey cells for the hatching. Checked pixel by pixel against the
 // scales themselves, in Node with a stand-in for the canvas.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { colorLevel, paintCells } from '../../../web/src/view/canvasMatrix.js';
-import { diverging, viridis } from '../../../web/src/model/colors.js';
+import { colorLevel, paintCells } from '../../../web/src/walk/canvasMatrix.js';
+import { diverging, viridis } from '../../../web/src/shared/colors.js';
 
 class FakeImageData {
   constructor(width, height) {

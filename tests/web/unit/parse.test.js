@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MatrixParseError, parseMatrix, parseNumber } from '../../../web/src/model/parse.js';
+import { MatrixParseError, parseMatrix, parseNumber } from '../../../web/src/shared/parse.js';
 
 const fails = (text, pattern) => {
   let error;

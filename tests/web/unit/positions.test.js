@@ -1,13 +1,13 @@
 // Tokens, then positions: the embedding table, the sinusoidal encodings, old links, and the word-order demo.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { attentionCall } from '../../../web/src/model/inputs.js';
-import { currentMatrix } from '../../../web/src/model/matrices.js';
-import { shuffleOrder, sinusoidalPositions } from '../../../web/src/model/positions.js';
-import { randomMatrix } from '../../../web/src/model/rng.js';
-import { decodeState, defaultState, encodeState } from '../../../web/src/model/state.js';
-import { wordOrderDemo, wordOrderText } from '../../../web/src/model/wordOrder.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
+import { currentMatrix } from '../../../web/src/shared/matrices.js';
+import { shuffleOrder, sinusoidalPositions } from '../../../web/src/shared/positions.js';
+import { randomMatrix } from '../../../web/src/shared/rng.js';
+import { decodeState, defaultState, encodeState } from '../../../web/src/shared/state.js';
+import { wordOrderDemo, wordOrderText } from '../../../web/src/lessons/word-order/wordOrder.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,11 +1,11 @@
 // Matrices made elsewhere (the page's seed-ahead worker) are handed in by key: used only for the state they were
 // made for, and their flat copies are the ones the page would make.
 import { describe, expect, test } from 'vitest';
-import { generatedMatrix, generationKey, prepareGenerated } from '../../../web/src/model/matrices.js';
-import { adoptFlat, float32Call } from '../../../web/src/model/calls.js';
-import { flatRows, flatten, tensorOf } from '../../../web/src/model/reuse.js';
-import { embeddingRow } from '../../../web/src/model/positions.js';
-import { defaultState } from '../../../web/src/model/state.js';
+import { generatedMatrix, generationKey, prepareGenerated } from '../../../web/src/shared/matrices.js';
+import { adoptFlat, float32Call } from '../../../web/src/app/attentionCalls.js';
+import { flatRows, flatten, tensorOf } from '../../../web/src/shared/reuse.js';
+import { embeddingRow } from '../../../web/src/shared/positions.js';
+import { defaultState } from '../../../web/src/shared/state.js';
 
 describe('prepared matrices', () => {
   test('flatten gives rows.flat() as a Float64Array', () => {

@@ -1,12 +1,12 @@
 // The output projection W_o: its shape, its edits, its place in the link, and the layer output the library gives.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { pastedMatrix, typedCell } from '../../../web/src/model/edits.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { attentionCall } from '../../../web/src/model/inputs.js';
-import { projectionText } from '../../../web/src/model/lesson.js';
-import { currentMatrix, matrixShape } from '../../../web/src/model/matrices.js';
-import { decodeState, defaultState, encodeState, withSizes } from '../../../web/src/model/state.js';
+import { pastedMatrix, typedCell } from '../../../web/src/shared/cellEdits.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
+import { projectionText } from '../../../web/src/shared/explanations.js';
+import { currentMatrix, matrixShape } from '../../../web/src/shared/matrices.js';
+import { decodeState, defaultState, encodeState, withSizes } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

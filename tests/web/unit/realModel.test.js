@@ -1,8 +1,8 @@
 // The real-model source's pure parts: its link parameters, tokens shown readably, a tokenizer.json's vocabulary, the
 // top tokens of a logits row and an ablation's changes, and a layer's captures in selfAttention's layout.
 import { describe, expect, it } from 'vitest';
-import { captureResult, walkSizes } from '../../../web/src/model/modelWalk.js';
-import { editedWeights, walkEdit, withEdit } from '../../../web/src/model/walkEdits.js';
+import { captureResult, walkSizes } from '../../../web/src/real-model/tools/walk/modelWalk.js';
+import { editedWeights, walkEdit, withEdit } from '../../../web/src/real-model/tools/walk/walkEdits.js';
 import {
   loadMessage,
   predictionChanges,
@@ -13,7 +13,7 @@ import {
   topTokens,
   vocabulary,
   writeModelLink,
-} from '../../../web/src/model/realModel.js';
+} from '../../../web/src/real-model/realModel.js';
 
 describe('real model: links', () => {
   it('writes and reads back the model, sentence, head and ablations, keeping other parameters', () => {

@@ -1,7 +1,7 @@
-// What the real model runs again after a change (web/src/model/rerun.js): the first layer whose ablations or edits
+// What the real model runs again after a change (web/src/real-model/run/rerun.js): the first layer whose ablations or edits
 // differ, the options of a run from that layer, and its result completed with the last run's earlier layers.
 import { describe, expect, it } from 'vitest';
-import { firstChangedLayer, fromOptions, mergeRun } from '../../../web/src/model/rerun.js';
+import { firstChangedLayer, fromOptions, mergeRun } from '../../../web/src/real-model/run/rerun.js';
 
 const edit = (layer, value, step = 'x') => ({ layer, step, row: 0, col: 1, value });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { attentionCall } from '../../../web/src/model/inputs.js';
-import { columnBlockOf, flatRows, tensorOf } from '../../../web/src/model/reuse.js';
-import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from '../../../web/src/model/calls.js';
-import { defaultState } from '../../../web/src/model/state.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
+import { columnBlockOf, flatRows, tensorOf } from '../../../web/src/shared/reuse.js';
+import { float32Call, onlyScaleChanged, previewsTemperature, sameCall } from '../../../web/src/app/attentionCalls.js';
+import { defaultState } from '../../../web/src/shared/state.js';
 
 describe('reuse', () => {
   it('copies a matrix once, and a changed matrix again', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cellValue, createRng, hashString, randomMatrix } from '../../../web/src/model/rng.js';
+import { cellValue, createRng, hashString, randomMatrix } from '../../../web/src/shared/rng.js';
 
 const moments = (values) => {
   const mean = values.reduce((a, b) => a + b, 0) / values.length;

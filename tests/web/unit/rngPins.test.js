@@ -2,10 +2,10 @@
 // exactly the values the first one gave. Each digest is FNV-1a over the float64 bits of all values it covers,
 // computed with the original per-cell code (rng.js before the per-matrix/per-row hoisting).
 import { describe, expect, it } from 'vitest';
-import { generatedMatrix, INPUT_NAMES } from '../../../web/src/model/matrices.js';
-import { embeddingRow, shuffleOrder } from '../../../web/src/model/positions.js';
-import { cellValue, MAX_SEED, randomMatrix } from '../../../web/src/model/rng.js';
-import { defaultState } from '../../../web/src/model/state.js';
+import { generatedMatrix, INPUT_NAMES } from '../../../web/src/shared/matrices.js';
+import { embeddingRow, shuffleOrder } from '../../../web/src/shared/positions.js';
+import { cellValue, MAX_SEED, randomMatrix } from '../../../web/src/shared/rng.js';
+import { defaultState } from '../../../web/src/shared/state.js';
 
 function digest(values) {
   const bits = new Uint32Array(Float64Array.from(values).buffer);

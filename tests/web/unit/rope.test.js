@@ -2,10 +2,10 @@
 // apart from the library and the page, the shift test, the pairing, the texts and the link.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { currentMatrix } from '../../../web/src/model/matrices.js';
-import { dialText, pairingText, ropePairs, ropeStep, ropeText } from '../../../web/src/model/rope.js';
-import { decodeState, defaultState, encodeState } from '../../../web/src/model/state.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { currentMatrix } from '../../../web/src/shared/matrices.js';
+import { dialText, pairingText, ropePairs, ropeStep, ropeText } from '../../../web/src/lessons/rope/ropeLesson.js';
+import { decodeState, defaultState, encodeState } from '../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
-// The page's run of a real model in parts (web/src/model/runParts.js): the parts' results merged are one
+// The page's run of a real model in parts (web/src/real-model/run/runParts.js): the parts' results merged are one
 // model.run's, bit for bit (every attention, hidden state, capture, logit and next token), with ablations, edits
 // and captures in several parts, from a layer or from the tokens, for GPT-2, LLaMA (GQA, RoPE) and BERT; the page's
 // thread is given back between the parts; options naming a layer outside the run get model.run's own error.
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
-import { runInParts } from '../../../web/src/model/runParts.js';
+import { runInParts } from '../../../web/src/real-model/run/runParts.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../js/model/fixtures.js';
 
 const FAMILIES = [

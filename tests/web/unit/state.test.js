@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { currentMatrix, generatedMatrix } from '../../../web/src/model/matrices.js';
-import { createRng } from '../../../web/src/model/rng.js';
-import { LIMITS, checkSizes, decodeState, defaultState, encodeState, withSizes } from '../../../web/src/model/state.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { currentMatrix, generatedMatrix } from '../../../web/src/shared/matrices.js';
+import { createRng } from '../../../web/src/shared/rng.js';
+import {
+  LIMITS,
+  checkSizes,
+  decodeState,
+  defaultState,
+  encodeState,
+  withSizes,
+} from '../../../web/src/shared/state.js';
 
 const roundTrip = (state) => decodeState(`#${encodeState(state)}`);
 

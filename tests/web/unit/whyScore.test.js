@@ -1,11 +1,11 @@
 // Why a score is what it is: the dot product term by term, and a weight as e^s over the row's sum.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../src/js/index.js';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { attentionCall } from '../../../web/src/model/inputs.js';
-import { defaultState } from '../../../web/src/model/state.js';
-import { cellTooltip } from '../../../web/src/model/tooltips.js';
-import { SHOWN_TERMS, dotTerms, scoreTermLines, weightLines } from '../../../web/src/model/whyScore.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { attentionCall } from '../../../web/src/shared/inputs.js';
+import { defaultState } from '../../../web/src/shared/state.js';
+import { cellTooltip } from '../../../web/src/shared/tooltips.js';
+import { SHOWN_TERMS, dotTerms, scoreTermLines, weightLines } from '../../../web/src/shared/whyScore.js';
 
 let attn;
 beforeAll(async () => {
