@@ -4,7 +4,8 @@
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { DecodeSession } from './decode.js';
-import { readRunInput, topK as topList } from './results.js';
+import { topK as topList } from './results.js';
+import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
 

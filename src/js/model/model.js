@@ -11,9 +11,9 @@ import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
 import { runLayer } from './layer-call.js';
-import { editWeights, layerEdits, readEdits } from './edits.js';
-import { checkEditsFrom, logitRows, pickRows, readFrom } from './partial.js';
-import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
+import { editWeights, layerEdits } from './edits.js';
+import { pickRows, sliceCapture, topK } from './results.js';
+import { readRunPlan } from './run-plan.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
 import { generate } from './generate.js';
@@ -155,62 +155,56 @@ export class Model {
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
    * With `edits`, every step after an edited number follows from it (edits.js).
-   * With `from` (partial.js), the layers before from.layer are not run: null in attentions and hiddenStates.
+   * With `from`, the layers before from.layer are not run: null in attentions and hiddenStates. The input and the
+   * options are read once into a run plan (run-plan.js), before anything is read or computed.
    */
   async run(input, options) {
     this.#checkOpen();
     const config = this.spec;
-    const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
-    const o = readRunOptions(options, config);
-    const from = readFrom(o.from, config, ids.length, o); // a start at a layer's input (partial.js)
-    const rows = logitRows(o.logits, ids.length);
+    const plan = readRunPlan(input, options, config, this.#tokenizer); // every option read and checked (run-plan.js)
+    const { ids, n, from, first } = plan;
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
-    const ctx = {
-      signal: o.signal,
-      total: this.bytesRead + runBytes(this.#tensors, ids, { ...o, first: from?.layer }, this.#resident),
-    };
+    const ctx = { signal: plan.signal, total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident) };
     checkAborted(ctx.signal, 'run');
-    const n = ids.length;
-    const edits = readEdits(o.edits, config, n);
-    checkEditsFrom(edits, from);
     const tables =
       config.rope &&
       ropeTables(
         config.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
-    const first = from?.layer ?? 0; // the layers before are not run: null in attentions and hiddenStates
-    this.#resident?.prefetch(this.#tensors, { ...o, first }, ctx.signal); // every weight asked for now, in order
-    let hidden = from ? from.tensor : await this.#embed(ids, o.tokenTypeIds, 0, ctx);
+    this.#resident?.prefetch(this.#tensors, plan, ctx.signal); // every weight asked for now, in order
+    let hidden = from ? from.tensor : await this.#embed(ids, plan.tokenTypeIds, 0, ctx);
+    // the layers before `first` are not run: null in attentions and hiddenStates
     const hiddenStates = [...Array(first).fill(null), hidden];
     const attentions = Array(first).fill(null);
     const captured = new Map();
-    const layers = this.#tensors.layers.slice(0, o.layers);
+    const layers = this.#tensors.layers.slice(0, plan.layers);
     const whole = layers.length === this.#tensors.layers.length;
     // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
     const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
     let next = layers.length ? this.#readLayer(first, ctx) : null;
     for (let l = first; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
-      const capture = o.capture.some((c) => c.layer === l);
+      const capture = plan.capture.some((c) => c.layer === l);
       const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
       const x = l === first && from ? from.hidden : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
       const inputs = { x, ...weights.inputs };
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       const addresses = { ...weights.addresses };
-      editWeights(edits, l, inputs, config, { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 });
+      const kept = { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 };
+      editWeights(plan.edits, l, inputs, config, kept);
       if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
-      const ablated = o.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
+      const ablated = plan.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
       if (ablated.length) {
         const mask = new Float32Array(config.numHeads).fill(1);
         for (const head of ablated) mask[head] = 0;
         inputs.headMask = made(mask, [config.numHeads], 'ablate');
       }
-      const edit = layerEdits(edits, l, config, n);
+      const edit = layerEdits(plan.edits, l, config, n);
       if (edit) inputs.edits = edit.tensor;
-      const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
+      const outputs = layerOutputs(config, n, { weights: plan.attentions, capture });
       const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const result = runLayer((plan) => this.#call(plan), config, n, {
+      const result = runLayer((call) => this.#call(call), config, n, {
         inputs,
         dims,
         outputs,
@@ -219,25 +213,27 @@ export class Model {
       });
       hidden = result.output;
       hiddenStates.push(hidden);
-      if (o.attentions) attentions.push(result.weights);
+      if (plan.attentions) attentions.push(result.weights);
       if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
     }
     const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
     // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
     if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
     const logits =
-      whole && o.logits && this.#tensors.head ? await this.#logits(pickRows(final ?? hidden, rows), ctx) : null;
+      whole && plan.logits && this.#tensors.head
+        ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)
+        : null;
     this.#progress('done', undefined, ctx);
     this.#checkpoint.flush?.(); // a web source's cache is written now, after the run
     return {
       ids,
-      ...(tokens ? { tokens } : {}),
-      ...(rawTokens ? { rawTokens } : {}),
-      ...(o.attentions ? { attentions } : {}),
-      ...(o.hiddenStates ? { hiddenStates } : {}),
+      ...(plan.tokens ? { tokens: plan.tokens } : {}),
+      ...(plan.rawTokens ? { rawTokens: plan.rawTokens } : {}),
+      ...(plan.attentions ? { attentions } : {}),
+      ...(plan.hiddenStates ? { hiddenStates } : {}),
       logits,
-      next: logits && topK(logits, o.topK, this.#tokenizer),
-      captures: o.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, config)),
+      next: logits && topK(logits, plan.topK, this.#tokenizer),
+      captures: plan.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, config)),
     };
   }
 
