@@ -77,7 +77,7 @@ export function readGenerateOptions(options, config) {
  */
 export function generate(engine, input, options) {
   const config = engine.spec;
-  if (config.family === 'bert' || !engine.tensors.head) {
+  if (!config.choices.causal || !engine.tensors.head) {
     throw new AttentionError(
       'UNSUPPORTED_MODEL',
       `generate() runs decoder models with an LM head (GPT-2, the LLaMA family); this is a ${config.family} model: use run() and read its logits (a [MASK]'s row for BERT)`,

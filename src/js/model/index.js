@@ -5,7 +5,7 @@ import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { openCheckpoint, resolveModel } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
-import { FAMILIES } from './families.js';
+import { FAMILIES } from './families/index.js';
 import { Model } from './model.js';
 import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';

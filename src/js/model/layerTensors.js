@@ -1,7 +1,7 @@
 // Which tensors of a checkpoint are one layer's attention weights, and how each of this package's weights (wq … bo,
-// [in, out]) is cut from them: the one place that turns the family tables (families.js) into a layer's sources, for
+// [in, out]) is cut from them: the one place that turns the family tables (families/) into a layer's sources, for
 // attentionWeightsFrom and for readers that hold only names and shapes (the page's "Use your own model").
-import { candidateNames, FAMILIES } from './families.js';
+import { candidateNames, FAMILIES } from './families/index.js';
 
 /** The family rows of a layer's attention, in the order of this package's weights. */
 export const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
@@ -16,7 +16,7 @@ export function layerSources(spec, layer, prefix, has) {
   const sources = {};
   for (const row of spec.layer(layer)) {
     if (!ATTENTION_SLOTS.includes(row.slot)) continue;
-    const name = candidateNames(row.name, prefix).find(has);
+    const name = candidateNames(row, prefix).find(has);
     if (name === undefined) continue;
     const kind = row.slot[0];
     if (row.slot.endsWith('Qkv'))
@@ -34,7 +34,8 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * sources.
  * @param {string[] | Map<string, unknown> | Record<string, unknown>} tensors  the names, or tensors by name
  * @param {{ layer?: number }} [options]  the layer (default: the first the names hold)
- * @returns {{ family: string, prefix: string, layers: number[], layer: number, sources: object } | null}
+ * @returns {{ family: string, choices: object, prefix: string, layers: number[], layer: number, sources: object } | null}
+ *   `choices`: the family's (spec.choices)
  */
 export function attentionTensorsOf(tensors, { layer } = {}) {
   const names = Array.isArray(tensors)
@@ -56,7 +57,8 @@ export function attentionTensorsOf(tensors, { layer } = {}) {
       ].sort((a, b) => a - b);
       if (!layers.length) continue;
       const chosen = layers.includes(layer) ? layer : layers[0];
-      return { family, prefix, layers, layer: chosen, sources: layerSources(spec, chosen, prefix, has) };
+      const sources = layerSources(spec, chosen, prefix, has);
+      return { family, choices: spec.choices, prefix, layers, layer: chosen, sources };
     }
   }
   return null;

@@ -49,7 +49,7 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
-    /** 'gpt2' | 'bert' | 'llama' */
+    /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
     this.family = config.family;
     /** config.json as parsed. */
     this.config = json;
@@ -217,8 +217,9 @@ export class Model {
       if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
     }
     const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
-    // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
-    if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
+    // The last hidden state is after a final norm (GPT-2's ln_f, LLaMA's norm); BERT's final rows are its masked-LM
+    // head's transform, which hiddenStates do not hold.
+    if (final && config.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
     const logits =
       whole && plan.logits && this.#tensors.head
         ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)

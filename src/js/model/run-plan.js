@@ -34,7 +34,7 @@ function checkIds(ids, spec, name) {
   if (list.length > spec.maxPositions) {
     throw new AttentionError(
       'TOO_MANY_TOKENS',
-      `${list.length} tokens, but this model has positions for ${spec.maxPositions} (config.json's ${spec.family === 'gpt2' ? 'n_positions' : 'max_position_embeddings'})`,
+      `${list.length} tokens, but this model has positions for ${spec.maxPositions} (config.json's ${spec.fields.maxPositions})`,
     );
   }
   return list;

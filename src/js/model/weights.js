@@ -1,10 +1,10 @@
 // attentionWeightsFrom: one layer's attention weights of a checkpoint, in this package's layout, so that
 // selfAttention(x, attentionWeightsFrom(tensors, { layer, config }), { causal }) computes that layer's attention
-// from its normed input x. The family tables (families.js) name the tensors; the same shape checks as loadModel.
+// from its normed input x. The family tables (families/) name the tensors; the same shape checks as loadModel.
 import { AttentionError, describe } from '../errors.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
-import { candidateNames, FAMILIES } from './families.js';
+import { candidateNames, FAMILIES } from './families/index.js';
 import { ATTENTION_SLOTS, layerSources } from './layerTensors.js';
 
 /** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
@@ -70,7 +70,7 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
   if (numKvHeads !== undefined && numKvHeads !== null && !(Number.isInteger(numKvHeads) && numKvHeads >= 1))
     throw new AttentionError('BAD_OPTION', `config.numKvHeads must be a positive integer, got ${describe(numKvHeads)}`);
   const shape = (slot) => found.find((f) => f.slot === slot)?.entry?.shape ?? [];
-  const fused = family === 'gpt2';
+  const fused = found.some((f) => f.slot === 'wQkv'); // q, k and v in one tensor (GPT-2's c_attn)
   const [dModel, q] = fused ? [shape('wQkv')[0], shape('wO')[0]] : [shape('wQ')[1], shape('wQ')[0]];
   const headDim = q / numHeads;
   const kvHeads = numKvHeads ?? (fused ? numHeads : (shape('wK')[0] ?? q) / headDim);
@@ -126,10 +126,14 @@ export function attentionWeightsFrom(tensors, options) {
     throw new AttentionError('BAD_OPTION', `layer must be an integer ${range}, got ${describe(layer)}`);
   }
   const spec = FAMILIES[known?.family ?? family];
-  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(layer).find((r) => r.slot.startsWith('w')).name);
+  const prefix = findPrefix(
+    checkpoint,
+    spec.prefixes,
+    spec.layer(layer).find((r) => r.slot.startsWith('w')),
+  );
   let rows = spec.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
   // Without config.json, a bias is read when the tensors hold it.
-  const held = (r) => checkpoint.entry(candidateNames(r.name, prefix));
+  const held = (r) => checkpoint.entry(candidateNames(r, prefix));
   if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
   const config =
     known ??
