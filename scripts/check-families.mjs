@@ -8,8 +8,8 @@
 
 /** Comparison operators, longest first. */
 const OPERATOR = /[!=]==?/g;
-/** The identifiers that hold a family's name or a model_type. */
-const FAMILY_WORD = /(?:^|[^\w$])(?:family|modelType|model_type)(?![\w$])/;
+/** An operand that is a family's name or a model_type: `family`, `model.family`, `spec.modelType`, `config.model_type`. */
+const FAMILY_WORD = /(?:^|[.?])(?:family|modelType|model_type)$/;
 /** A literal or a member chain: an operand of a comparison. */
 const OPERAND = /[\w$.?[\]'"`]/;
 

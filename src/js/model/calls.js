@@ -29,9 +29,9 @@ function floatBits(x) {
 export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
 
 /** A layer call's RoPE inputs for n tokens: the cos and sin tables [n, rope.dim / 2] of rope.js's ropeTables. */
-export const ropeInputs = (tables, n, config) => ({
-  ropeCos: made(tables.cos, [n, config.rope.dim / 2], 'rope.cos'),
-  ropeSin: made(tables.sin, [n, config.rope.dim / 2], 'rope.sin'),
+export const ropeInputs = (tables, n, spec) => ({
+  ropeCos: made(tables.cos, [n, spec.rope.dim / 2], 'rope.cos'),
+  ropeSin: made(tables.sin, [n, spec.rope.dim / 2], 'rope.sin'),
 });
 
 /** A tensor read from the checkpoint: scanned for NaN and ±inf in WebAssembly memory, named by its file's name. */
@@ -44,23 +44,23 @@ export const weight = (tensor, name) => ({
 });
 
 /** The descriptor's dims that every model call shares, for n tokens. */
-export function modelDims(config, n, layer = 0) {
-  const { choices, rope } = config;
+export function modelDims(spec, n, layer = 0) {
+  const { choices, rope } = spec;
   return {
     lenQ: n,
     lenK: n,
-    dModel: config.dModel,
-    numHeads: config.numHeads,
-    numKvHeads: config.numKvHeads,
-    dK: config.headDim,
-    dV: config.headDim,
-    dFf: config.dFf,
+    dModel: spec.dModel,
+    numHeads: spec.numHeads,
+    numKvHeads: spec.numKvHeads,
+    dK: spec.headDim,
+    dV: spec.headDim,
+    dFf: spec.dFf,
     normKind: NORM_KINDS[choices.norm],
     normPlacement: NORM_PLACEMENTS[choices.placement],
-    activation: ACTIVATIONS[config.activation],
+    activation: ACTIVATIONS[spec.activation],
     weightLayout: WEIGHT_LAYOUTS[choices.layout],
-    eps: floatBits(config.eps),
-    slidingWindow: config.windows[layer] ?? 0,
+    eps: floatBits(spec.eps),
+    slidingWindow: spec.windows[layer] ?? 0,
     ropeStyle: rope ? ROPE_STYLES.half : ROPE_STYLES.none,
     ropeDim: rope ? rope.dim : 0,
   };
@@ -87,13 +87,13 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
 }
 
 /** The shapes of a layer call's outputs: its output, the weights, and with `capture` every intermediate. */
-export function layerOutputs(config, n, { weights, capture }) {
-  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+export function layerOutputs(spec, n, { weights, capture }) {
+  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = spec;
   const outputs = { output: [n, d] };
   if (weights || capture) outputs.weights = [H, n, n];
   if (!capture) return outputs;
   Object.assign(outputs, { normed: [n, d], q: [H, n, dK], k: [Hkv, n, dK], v: [Hkv, n, dK] });
-  if (config.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [Hkv, n, dK] });
+  if (spec.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [Hkv, n, dK] });
   Object.assign(outputs, {
     rawScores: [H, n, n],
     scaledScores: [H, n, n],

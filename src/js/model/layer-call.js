@@ -13,13 +13,13 @@ const POST_NORM_WEIGHTS = ['norm1Weight', 'norm1Bias'];
 const MLP_STEPS = ['mlpInput', 'mlpHidden', 'mlpOutput', 'output'];
 
 /** The bytes the attention call's core allocates at most for its own activations (the size check's share of it). */
-export function attentionScratchBytes(config, n) {
-  const { dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+export function attentionScratchBytes(spec, n) {
+  const { dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK } = spec;
   return (n * ((H + 2 * Hkv) * dK * 3 + 4 * d) + H * n * n + n * n + 2 * (n + 8) * dK) * 4;
 }
 
 /** The bytes the MLP call's core allocates at most: its norm's output, the MLP's hidden (and gate) rows, its output. */
-export const mlpScratchBytes = (config, n) => n * (2 * config.dModel + 2 * config.dFf) * 4;
+export const mlpScratchBytes = (spec, n) => n * (2 * spec.dModel + 2 * spec.dFf) * 4;
 
 const pick = (from, keys, keep) =>
   Object.fromEntries(Object.entries(from).filter(([key]) => keys.includes(key) === keep));
@@ -31,15 +31,15 @@ const pick = (from, keys, keep) =>
  *   edits), `dims` (modelDims, resident weights' addresses, edit count, KV cache), `outputs`, `causal`, and
  *   `scratchBytes`: what the attention call allocates beyond attentionScratchBytes (edits, a KV cache's scores)
  */
-export function runLayer(run, config, n, { inputs, dims, outputs, causal, scratchBytes = 0 }) {
-  const mlpWeights = config.choices.placement === 'postNorm' ? [...MLP_WEIGHTS, ...POST_NORM_WEIGHTS] : MLP_WEIGHTS;
+export function runLayer(run, spec, n, { inputs, dims, outputs, causal, scratchBytes = 0 }) {
+  const mlpWeights = spec.choices.placement === 'postNorm' ? [...MLP_WEIGHTS, ...POST_NORM_WEIGHTS] : MLP_WEIGHTS;
   const first = run(
     modelPlan(
       'modelAttention',
       dims,
       pick(inputs, MLP_WEIGHTS, false),
-      { ...pick(outputs, MLP_STEPS, false), residual: [n, config.dModel] },
-      { causal, scratchBytes: attentionScratchBytes(config, n) + scratchBytes },
+      { ...pick(outputs, MLP_STEPS, false), residual: [n, spec.dModel] },
+      { causal, scratchBytes: attentionScratchBytes(spec, n) + scratchBytes },
     ),
   );
   const mlpInputs = pick(inputs, mlpWeights, true);
@@ -47,7 +47,7 @@ export function runLayer(run, config, n, { inputs, dims, outputs, causal, scratc
   if (inputs.edits) mlpInputs.edits = inputs.edits;
   const second = run(
     modelPlan('modelMlp', dims, mlpInputs, pick(outputs, MLP_STEPS, true), {
-      scratchBytes: mlpScratchBytes(config, n),
+      scratchBytes: mlpScratchBytes(spec, n),
     }),
   );
   const result = { ...first, ...second };

@@ -1,5 +1,5 @@
-// A loaded model: its config, its checkpoint opened by the headers, every tensor of the forward found and checked,
-// and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
+// A loaded model: its config.json (`config`) and the description read from it (`spec`), its checkpoint opened by
+// the headers, every tensor of the forward found and checked, and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
 // tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
 // that layer's calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks
 // of the vocabulary. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
@@ -17,7 +17,7 @@ import { readRunPlan } from './run-plan.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted } from './signal.js';
 import { generate } from './generate.js';
-import { layerAttentionWeights } from './layer-weights.js';
+import { layerAttentionWeights } from './model-attention-weights.js';
 import { blockRows, floatBytes, modelResidency } from './resident.js';
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
@@ -37,7 +37,7 @@ export class Model {
   #resident; // the weights kept across runs (resident.js), or null: read at every run
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null, residentBytes }) {
+  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -50,11 +50,11 @@ export class Model {
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
     /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
-    this.family = config.family;
-    /** config.json as parsed. */
-    this.config = json;
-    /** The sizes and choices read from config.json (config.js). */
-    this.spec = config;
+    this.family = spec.family;
+    /** config.json as parsed: the raw object. */
+    this.config = config;
+    /** The normalized description read from config.json (spec.js): sizes, choices, labels. */
+    this.spec = spec;
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
@@ -65,7 +65,7 @@ export class Model {
   /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
   async attentionWeights(layer, options) {
     this.#checkOpen();
-    const parts = { spec: this.spec, json: this.config, entries: this.#tensors.layers, resident: this.#resident };
+    const parts = { spec: this.spec, config: this.config, entries: this.#tensors.layers, resident: this.#resident };
     return layerAttentionWeights(
       { ...parts, checkpoint: this.#checkpoint, heap: () => this.#module.HEAPF32 },
       layer,
@@ -160,16 +160,16 @@ export class Model {
    */
   async run(input, options) {
     this.#checkOpen();
-    const config = this.spec;
-    const plan = readRunPlan(input, options, config, this.#tokenizer); // every option read and checked (run-plan.js)
+    const spec = this.spec;
+    const plan = readRunPlan(input, options, spec, this.#tokenizer); // every option read and checked (run-plan.js)
     const { ids, n, from, first } = plan;
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
     const ctx = { signal: plan.signal, total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident) };
     checkAborted(ctx.signal, 'run');
     const tables =
-      config.rope &&
+      spec.rope &&
       ropeTables(
-        config.rope.invFreq,
+        spec.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
     this.#resident?.prefetch(this.#tensors, plan, ctx.signal); // every weight asked for now, in order
@@ -192,23 +192,23 @@ export class Model {
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       const addresses = { ...weights.addresses };
       const kept = { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 };
-      editWeights(plan.edits, l, inputs, config, kept);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
+      editWeights(plan.edits, l, inputs, spec, kept);
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
       const ablated = plan.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
       if (ablated.length) {
-        const mask = new Float32Array(config.numHeads).fill(1);
+        const mask = new Float32Array(spec.numHeads).fill(1);
         for (const head of ablated) mask[head] = 0;
-        inputs.headMask = made(mask, [config.numHeads], 'ablate');
+        inputs.headMask = made(mask, [spec.numHeads], 'ablate');
       }
-      const edit = layerEdits(plan.edits, l, config, n);
+      const edit = layerEdits(plan.edits, l, spec, n);
       if (edit) inputs.edits = edit.tensor;
-      const outputs = layerOutputs(config, n, { weights: plan.attentions, capture });
-      const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const result = runLayer((call) => this.#call(call), config, n, {
+      const outputs = layerOutputs(spec, n, { weights: plan.attentions, capture });
+      const dims = { ...modelDims(spec, n, l), ...addresses, editCount: edit?.count ?? 0 };
+      const result = runLayer((call) => this.#call(call), spec, n, {
         inputs,
         dims,
         outputs,
-        causal: config.choices.causal,
+        causal: spec.choices.causal,
         scratchBytes: edit?.scratchBytes ?? 0,
       });
       hidden = result.output;
@@ -219,7 +219,7 @@ export class Model {
     const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
     // The last hidden state is after a final norm (GPT-2's ln_f, LLaMA's norm); BERT's final rows are its masked-LM
     // head's transform, which hiddenStates do not hold.
-    if (final && config.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
+    if (final && spec.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
     const logits =
       whole && plan.logits && this.#tensors.head
         ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)
@@ -234,7 +234,7 @@ export class Model {
       ...(plan.hiddenStates ? { hiddenStates } : {}),
       logits,
       next: logits && topK(logits, plan.topK, this.#tokenizer),
-      captures: plan.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, config)),
+      captures: plan.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, spec)),
     };
   }
 
@@ -277,8 +277,8 @@ export class Model {
   /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions (from `first`) and types. */
   async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
-    const config = this.spec;
-    const { dModel: d } = config;
+    const spec = this.spec;
+    const { dModel: d } = spec;
     const n = ids.length;
     const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
@@ -293,7 +293,7 @@ export class Model {
     const rows = new Float32Array(n * d); // [n, d]
     ids.forEach((id, i) => rows.set(byId.get(id), i * d));
     const inputs = { x: made(rows, [n, d], tokens.name) };
-    const dims = modelDims(config, n);
+    const dims = modelDims(spec, n);
     // A resident table's rows are passed where they are: the call adds them, element by element.
     if (positionTable) dims.positionEmbeddings = positionTable + first * d * 4;
     else if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
@@ -316,20 +316,20 @@ export class Model {
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */
   async #final(hidden, ctx) {
     this.#progress('final', undefined, ctx);
-    const config = this.spec;
+    const spec = this.spec;
     const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
     const norm = await this.#group('final', this.#tensors.final, ctx);
     Object.assign(inputs, norm.inputs);
-    const dims = { ...modelDims(config, hidden.shape[0]), ...norm.addresses };
+    const dims = { ...modelDims(spec, hidden.shape[0]), ...norm.addresses };
     const plan = modelPlan('modelNorm', dims, inputs, { output: hidden.shape });
     return this.#call(plan).output;
   }
 
   /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
   async #logits(h, ctx) {
-    const config = this.spec;
+    const spec = this.spec;
     const [n, d] = h.shape;
-    const { vocabSize: V } = config;
+    const { vocabSize: V } = spec;
     const logits = new Float32Array(n * V); // [n, V]
     const block = blockRows(d);
     const { head, headBias } = this.#tensors;
@@ -345,7 +345,7 @@ export class Model {
       this.#progress('head', undefined, ctx);
       const rows = Math.min(block, V - v0);
       const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
-      const dims = { ...modelDims(config, n), dOut: rows };
+      const dims = { ...modelDims(spec, n), dOut: rows };
       if (table) dims.wHead = table + v0 * d * 4;
       else inputs.wHead = await next;
       next = readBlock(v0 + block); // the next block is read while this one computes

@@ -33,10 +33,10 @@ const block = (tensor, index, shape) => {
  * | residual, mlpInput, mlpHidden, mlpOutput    | [n, d] …       | x + output, the MLP's input, its activation [n, d_ff], its output |
  * | hidden                                      | [n, d]         | the layer's output                        |
  */
-export function sliceCapture(result, layer, head, config) {
+export function sliceCapture(result, layer, head, spec) {
   const [, n] = result.weights.shape;
-  const dK = config.headDim;
-  const kv = Math.floor(head / (config.numHeads / config.numKvHeads));
+  const dK = spec.headDim;
+  const kv = Math.floor(head / (spec.numHeads / spec.numKvHeads));
   const steps = { layer, head, input: result.input, x: result.normed };
   steps.q = block(result.q, head, [n, dK]);
   if (result.qRotated) steps.qRotated = block(result.qRotated, head, [n, dK]);

@@ -209,7 +209,7 @@ export const RUN_OPTIONS = Object.freeze(Object.keys(OPTIONS));
  * | signal                     | an AbortSignal or undefined                                                   |
  * | layers                     | the layers run: [first, layers)                                               |
  * | from, first                | the start at a layer's input ({ layer, hidden, tensor }) or null; its layer (0) |
- * @param {object} spec  the model's normalized description (config.js)
+ * @param {object} spec  the model's normalized description (spec.js)
  * @param {{ encode: Function, readable: Function } | null} tokenizer
  */
 export function readRunPlan(input, options, spec, tokenizer) {

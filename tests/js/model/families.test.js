@@ -3,7 +3,7 @@
 // comparing family names; scripts/check-families.mjs finds any such comparison left, and a planted one.
 import { describe, expect, it } from 'vitest';
 import { familyComparisons, familyNames } from '../../../scripts/check-families.mjs';
-import { readConfig } from '../../../src/js/model/config.js';
+import { readSpec } from '../../../src/js/model/spec.js';
 import { FAMILIES } from '../../../src/js/model/families/index.js';
 import { CHOICES } from '../../../src/js/model/families/family.js';
 
@@ -66,7 +66,7 @@ describe('spec.choices, spec.labels and spec.fields', () => {
       ['RMSNorm input_layernorm', 'RMSNorm post_attention_layernorm'],
     ],
   ])('%s', (family, name, activation, norm, placement, norms) => {
-    const spec = readConfig(CONFIGS[family]);
+    const spec = readSpec(CONFIGS[family]);
     expect(spec.labels).toEqual({ family: name, activation, norm, placement, norms });
     expect(spec.choices.causal).toBe(family !== 'bert');
     expect(spec.choices.maskedLm).toBe(family === 'bert');
@@ -76,14 +76,14 @@ describe('spec.choices, spec.labels and spec.fields', () => {
   });
 
   it("labels the activation that runs: GPT-2's activation_function 'gelu' is erf (the block view said tanh)", () => {
-    const spec = readConfig({ ...CONFIGS.gpt2, activation_function: 'gelu' });
+    const spec = readSpec({ ...CONFIGS.gpt2, activation_function: 'gelu' });
     expect(spec.activation).toBe('geluErf');
     expect(spec.labels.activation).toBe('GELU (erf)');
-    expect(readConfig({ ...CONFIGS.bert, hidden_act: 'gelu_new' }).labels.activation).toBe('GELU (tanh)');
+    expect(readSpec({ ...CONFIGS.bert, hidden_act: 'gelu_new' }).labels.activation).toBe('GELU (tanh)');
   });
 
   it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {
-    expect(readConfig(CONFIGS.gpt2).fields).toEqual({
+    expect(readSpec(CONFIGS.gpt2).fields).toEqual({
       dModel: 'n_embd',
       numHeads: 'n_head',
       numLayers: 'n_layer',
@@ -92,8 +92,8 @@ describe('spec.choices, spec.labels and spec.fields', () => {
     });
     const nCtx = { ...CONFIGS.gpt2, n_ctx: 16 };
     delete nCtx.n_positions;
-    expect(readConfig(nCtx).fields.maxPositions).toBe('n_ctx');
-    expect(readConfig(CONFIGS.llama).fields.maxPositions).toBe('max_position_embeddings');
+    expect(readSpec(nCtx).fields.maxPositions).toBe('n_ctx');
+    expect(readSpec(CONFIGS.llama).fields.maxPositions).toBe('max_position_embeddings');
   });
 });
 
@@ -137,6 +137,7 @@ describe('scripts/check-families.mjs', () => {
       "const url = 'https://host/gpt2'; const same = url === other;",
       'const family = attentionTensorsOf(names); const causal = family?.choices.causal;',
       "if (spec.choices.placement === 'postNorm') x();",
+      "const transposed = family.choices.layout === 'outIn';",
     ];
     for (const line of fine) expect(familyComparisons(line, names), line).toEqual([]);
   });

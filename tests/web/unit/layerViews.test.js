@@ -1,6 +1,6 @@
 // The head view's and the block view's layouts (web/src/model/headLayout.js, blockLayout.js), without the DOM.
 import { describe, expect, it } from 'vitest';
-import { readConfig } from '../../../src/js/model/config.js';
+import { readSpec } from '../../../src/js/model/spec.js';
 import { blockParts, residualNorms, tensorPreview } from '../../../web/src/model/blockLayout.js';
 import { focusShares, headColor, headLines, strongestLinks } from '../../../web/src/model/headLayout.js';
 
@@ -59,7 +59,7 @@ describe('blockParts', () => {
     bert: { model_type: 'bert', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
     llama: { model_type: 'llama', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
   };
-  const specOf = (family, config = {}) => ({ ...readConfig({ ...specs[family], ...config }), ...sizes });
+  const specOf = (family, config = {}) => ({ ...readSpec({ ...specs[family], ...config }), ...sizes });
   const tensors = (family) => blockParts(specOf(family), 5).filter((p) => p.kind === 'tensor');
   const up = (spec) => blockParts(spec, 5).find((p) => p.label === 'MLP up').detail;
 

@@ -45,7 +45,7 @@ export function labelsOf(table, { choices, activation }) {
   });
 }
 
-/** The sizes that shape letters stand for, from a normalized description (config.js). */
+/** The sizes that shape letters stand for, from a normalized description (spec.js). */
 export function shapeSizes(spec) {
   return {
     d: spec.dModel,

@@ -23,7 +23,7 @@ const ACTIVATIONS = {
 
 const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 
-/** The config's JSON: an object, or BAD_CONFIG. */
+/** config.json's text as its object (`config`), or BAD_CONFIG. */
 export function parseConfigText(text, file = 'config.json') {
   let config;
   try {
@@ -123,7 +123,7 @@ function ropeOf(config, file, headDim, reader) {
  *   rope: { dim: number, theta: number, invFreq: Float64Array } | null, windows: number[], tied: boolean,
  *   qkvBias: boolean, oBias: boolean, mlpBias: boolean }}
  */
-export function readConfig(config, file = 'config.json') {
+export function readSpec(config, file = 'config.json') {
   const family = familyOf(config, file);
   const reader = readerOf(config, file);
   const read = Object.entries(family.sizes).map(([key, names]) => [key, ...reader.required(names)]);
