@@ -97,8 +97,7 @@ export class DecodeSession {
         cacheCapacity: this.#capacity,
       };
       const outputs = wantWeights ? { output: [n, d], weights: [H, n, L] } : { output: [n, d] };
-      const scratchBytes = (n * L + 2 * L * spec.headDim) * 4; // the scores over the cache, its packed keys and values
-      const result = runLayer(run, spec, n, { inputs, dims, outputs, causal: true, scratchBytes });
+      const result = runLayer(run, spec, n, { inputs, dims, outputs, causal: true });
       hidden = result.output;
       if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));
     }

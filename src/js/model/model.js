@@ -9,7 +9,7 @@ import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { layerOutputs, made, modelDims, modelPlan, modelScratchBytes, ropeInputs, weight } from './calls.js';
 import { runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows, sliceCapture, topK } from './results.js';
@@ -137,10 +137,13 @@ export class Model {
     }
   }
 
-  /** Runs a plan on the model's module (TERMINATED when the model was disposed meanwhile). */
+  /**
+   * Runs a model call's plan on the model's module (TERMINATED when the model was disposed meanwhile), with the
+   * scratch its core allocates as the core reckons it (calls.js's modelScratchBytes), for the size check.
+   */
   #call(plan) {
     this.#checkOpen();
-    return runPlan(this.#attention, plan);
+    return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
   }
 
   /**
@@ -200,7 +203,7 @@ export class Model {
         for (const head of ablated) mask[head] = 0;
         inputs.headMask = made(mask, [spec.numHeads], 'ablate');
       }
-      const edit = layerEdits(plan.edits, l, spec, n);
+      const edit = layerEdits(plan.edits, l, spec);
       if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(spec, n, { weights: plan.attentions, capture });
       const dims = { ...modelDims(spec, n, l), ...addresses, editCount: edit?.count ?? 0 };
@@ -209,7 +212,7 @@ export class Model {
         dims,
         outputs,
         causal: spec.choices.causal,
-        scratchBytes: edit?.scratchBytes ?? 0,
+        editedSteps: edit?.steps ?? 0,
       });
       hidden = result.output;
       hiddenStates.push(hidden);
