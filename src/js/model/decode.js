@@ -71,7 +71,7 @@ export class DecodeSession {
    * @param {{ attentions: boolean, check: () => void }} o  check() throws when the generation must stop
    */
   async forward(ids, { attentions: wantWeights, check }) {
-    const { spec: config, run } = this.#engine;
+    const { spec, run } = this.#engine;
     const n = ids.length;
     const first = this.past;
     const L = first + n;
@@ -79,17 +79,17 @@ export class DecodeSession {
     let hidden = await this.#engine.embed(ids, first);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
-    const tables = config.rope && ropeTables(config.rope.invFreq, positions);
-    const { numHeads: H, dModel: d } = config;
+    const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+    const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l]);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
       const { cacheK, cacheV } = this.#layers[l];
       const dims = {
-        ...modelDims(config, n, l),
+        ...modelDims(spec, n, l),
         ...addresses,
         cacheK,
         cacheV,
@@ -97,8 +97,7 @@ export class DecodeSession {
         cacheCapacity: this.#capacity,
       };
       const outputs = wantWeights ? { output: [n, d], weights: [H, n, L] } : { output: [n, d] };
-      const scratchBytes = (n * L + 2 * L * config.headDim) * 4; // the scores over the cache, its packed keys and values
-      const result = runLayer(run, config, n, { inputs, dims, outputs, causal: true, scratchBytes });
+      const result = runLayer(run, spec, n, { inputs, dims, outputs, causal: true });
       hidden = result.output;
       if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));
     }
@@ -113,15 +112,15 @@ export class DecodeSession {
 
   /** The LM head on one row: resident when it fits what the layers left of the budget (read once), else by blocks. */
   async #logits(h) {
-    const { tensors, spec: config, run } = this.#engine;
+    const { tensors, spec, run } = this.#engine;
     const { head, headBias } = tensors;
     const address = await this.#weights.matrix(head);
     if (!address) return this.#engine.logits(h);
-    const V = config.vocabSize;
+    const V = spec.vocabSize;
     const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
     const bias = headBias ? await this.#weights.group('headBias', [headBias]) : { inputs: {}, addresses: {} };
     Object.assign(inputs, bias.inputs);
-    const dims = { ...modelDims(config, 1), ...bias.addresses, dOut: V, wHead: address };
+    const dims = { ...modelDims(spec, 1), ...bias.addresses, dOut: V, wHead: address };
     return run(modelPlan('modelLogits', dims, inputs, { output: [1, V] })).output;
   }
 

@@ -94,7 +94,8 @@ const layerOfName = (name) => {
  * @param {{ name: string, shape: number[] }[]} tensors
  * @param {{ layer?: number, config?: object }} [options]  layer: the one chosen, else the config's; config: a model's
  *   config.json or the README script's JSON (num_attention_heads, n_head, num_key_value_heads, layer)
- * @returns {{ layout: string | null, title: string, layers: number[], layer: number, slots: Record<string, Source>,
+ * @returns {{ layout: string | null, choices: object | null, title: string, layers: number[], layer: number,
+ *   slots: Record<string, Source>,
  *   numHeads: number | null, headsFrom: 'config' | 'attentions' | null, numKvHeads: number | null, notes: string[] }}
  *   slots.attentions is only ever the chosen layer's (a name ending in it, or a name without a layer when the JSON's
  *   layer is the one chosen or the file has one layer)
@@ -145,10 +146,11 @@ export function guessMapping(tensors, { layer, config } = {}) {
   if (numKvHeads === null && numHeads && slots.wq && slots.wk) {
     const q = shapeOf(slots.wq.name)[0];
     const k = shapeOf(slots.wk.name)[0];
-    if (layoutId === 'llama' && k < q && q % numHeads === 0) numKvHeads = k / (q / numHeads);
+    if (family?.choices.groupedKv && k < q && q % numHeads === 0) numKvHeads = k / (q / numHeads);
   }
   return {
     layout: layoutId,
+    choices: family?.choices ?? null,
     title: FAMILY_TITLES[layoutId] ?? page?.title ?? 'unknown layout',
     layers: layerList,
     layer: chosen,

@@ -229,7 +229,7 @@ export class ModelPanel {
       if (values) biases[key] = { data: Float32Array.from(values), shape: [values.length] };
     }
     // GPT-2 and LLaMA are decoders: each token attends only to itself and the tokens before it.
-    const causal = g.layout === 'gpt2' || g.layout === 'llama';
+    const causal = Boolean(g.choices?.causal);
     this.app.setState({
       ...base,
       x,
@@ -265,7 +265,7 @@ export class ModelPanel {
     for (let k = 0; k < theirs.data.length; k++) max = Math.max(max, Math.abs(theirs.data[k] - result.weights.data[k]));
     this.done.textContent += ` Largest difference from the file's own attention probabilities: ${max.toExponential(2)}.`;
     // LLaMA-style models (LLaMA, Mistral, Qwen…) rotate Q and K by position before the scores; the page does not.
-    if (this.guess.layout === 'llama')
+    if (this.guess.choices?.rope)
       this.done.textContent +=
         ' This layout comes from a rotary model: it rotates each query and key by its position (rotary position embeddings, RoPE) before the scores, which the page does not do, so a large difference is expected.';
   }

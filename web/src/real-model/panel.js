@@ -174,7 +174,7 @@ export class RealModelPanel {
     this.view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
-    this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.family === 'bert');
+    this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
     this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
     this.ui.idsHint(!model.hasTokenizer);
     await this.run();
@@ -259,7 +259,7 @@ export class RealModelPanel {
       const signal = this.#signal();
       const settings = { ablate: this.ablate.slice(), edits: this.edits.slice() };
       // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
-      const options = { topK: rm.TOP_K, ...settings, signal, logits: model.family === 'bert' || 'last' };
+      const options = { topK: rm.TOP_K, ...settings, signal, logits: model.spec.choices.maskedLm || 'last' };
       const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
       const begin = last && start; // the edited layer's run holds for this sentence only
       const prior = begin ? mergeRun(last.result, start.result, start.layer) : last?.result;
@@ -308,7 +308,7 @@ export class RealModelPanel {
 
   #draw(r, base, runMs) {
     const model = this.model;
-    const bert = model.family === 'bert';
+    const bert = model.spec.choices.maskedLm;
     const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
     const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;

@@ -64,7 +64,7 @@ export class PredictionsView {
    */
   show({ model, vocab, r, base, row, changed = 'with the heads switched off' }) {
     const V = model.spec.vocabSize;
-    const where = model.family === 'bert' ? `at [MASK] (token ${row + 1})` : 'after the last token';
+    const where = model.spec.choices.maskedLm ? `at [MASK] (token ${row + 1})` : 'after the last token';
     if (!r.logits || row < 0) {
       const why = !r.logits
         ? 'This checkpoint has no language-model head: there is nothing to predict.'

@@ -180,7 +180,7 @@ export function toggleHead(ablate, layer, head) {
 export function defaultText(model, source) {
   if (source === BUILTIN.id) return INDUCTION_SENTENCE;
   if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
-  if (model.family === 'bert') return 'the cat sat on the [MASK] .';
+  if (model.spec.choices.maskedLm) return 'the cat sat on the [MASK] .';
   return 'The cat sat on the mat because it was';
 }
 

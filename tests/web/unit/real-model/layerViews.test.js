@@ -1,5 +1,6 @@
 // The head view's and the block view's layouts (web/src/real-model/tools/layer/headLayout.js, blockLayout.js), without the DOM.
 import { describe, expect, it } from 'vitest';
+import { readSpec } from '../../../../src/js/model/spec.js';
 import { blockParts, residualNorms, tensorPreview } from '../../../../web/src/real-model/tools/layer/blockLayout.js';
 import {
   focusShares,
@@ -55,11 +56,20 @@ describe('headLines', () => {
 });
 
 describe('blockParts', () => {
-  const spec = { dModel: 8, numHeads: 2, numKvHeads: 1, headDim: 4, dFf: 32 };
-  const tensors = (family) => blockParts(family, spec, 5).filter((p) => p.kind === 'tensor');
+  // model.spec of each family, with the same small sizes
+  const sizes = { dModel: 8, numHeads: 2, numKvHeads: 1, headDim: 4, dFf: 32 };
+  const hidden = { hidden_size: 8, num_attention_heads: 2, num_hidden_layers: 1, intermediate_size: 32 };
+  const specs = {
+    gpt2: { model_type: 'gpt2', n_embd: 8, n_head: 2, n_layer: 1, n_positions: 8, vocab_size: 10 },
+    bert: { model_type: 'bert', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
+    llama: { model_type: 'llama', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
+  };
+  const specOf = (family, config = {}) => ({ ...readSpec({ ...specs[family], ...config }), ...sizes });
+  const tensors = (family) => blockParts(specOf(family), 5).filter((p) => p.kind === 'tensor');
+  const up = (spec) => blockParts(spec, 5).find((p) => p.label === 'MLP up').detail;
 
   it('pre-norm (GPT-2, LLaMA): norm → attention → + residual → norm → MLP → + residual, with the real sizes', () => {
-    expect(blockParts('gpt2', spec, 5).map((p) => p.kind)).toEqual(
+    expect(blockParts(specOf('gpt2'), 5).map((p) => p.kind)).toEqual(
       ['tensor', 'norm', 'tensor', 'attention', 'tensor', 'add', 'tensor', 'norm', 'tensor'].concat([
         'mlp',
         'tensor',
@@ -77,8 +87,10 @@ describe('blockParts', () => {
         'hidden 5×8',
       ]),
     );
-    const attention = blockParts('llama', spec, 5).find((p) => p.kind === 'attention');
+    const attention = blockParts(specOf('llama'), 5).find((p) => p.kind === 'attention');
     expect(attention.detail).toMatch(/W_q \[8 × 8\], W_k and W_v \[8 × 4\] \(1·4, 1 key-value head\)/);
+    expect(blockParts(specOf('llama'), 5)[1].label).toBe('RMSNorm input_layernorm');
+    expect(up(specOf('llama'))).toBe('SiLU(x·W_gate)·(x·W_up), W_gate and W_up [8 × 32]');
   });
 
   it('post-norm (BERT): attention first, each norm after its residual sum, no x of its own', () => {
@@ -91,7 +103,15 @@ describe('blockParts', () => {
       'mlpOutput',
       'hidden',
     ]);
-    expect(blockParts('bert', spec, 5)[1].kind).toBe('attention');
+    expect(blockParts(specOf('bert'), 5)[1].kind).toBe('attention');
+    expect(blockParts(specOf('bert'), 5)[5].label).toBe('LayerNorm (attention.output)');
+  });
+
+  it('names the activation that runs: GPT-2 with activation_function "gelu" runs erf, not tanh', () => {
+    expect(up(specOf('gpt2'))).toBe('GELU (tanh)(x·W_up + b), W_up [8 × 32]');
+    expect(up(specOf('gpt2', { activation_function: 'gelu' }))).toBe('GELU (erf)(x·W_up + b), W_up [8 × 32]');
+    expect(up(specOf('bert'))).toBe('GELU (erf)(x·W_up + b), W_up [8 × 32]');
+    expect(up(specOf('bert', { hidden_act: 'gelu_new' }))).toBe('GELU (tanh)(x·W_up + b), W_up [8 × 32]');
   });
 });
 

@@ -39,7 +39,7 @@ export class RealModelGenerate {
   /** A model is loaded: decoders generate, BERT says why it does not; a link's settings are filled in. */
   setModel(model, settings = null) {
     this.model = model;
-    const decoder = model.family !== 'bert';
+    const decoder = model.spec.choices.causal;
     this.view.setModel(
       model.spec,
       decoder

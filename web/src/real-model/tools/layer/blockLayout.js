@@ -1,26 +1,22 @@
-// The block around attention, without the DOM: one layer of a family as its steps in order with their real sizes
+// The block around attention, without the DOM: one layer of a model as its steps in order with their real sizes
 // (pre-norm GPT-2 and LLaMA: norm → attention → + residual → norm → MLP → + residual; post-norm BERT: attention →
 // + residual → norm → MLP → + residual → norm), each tensor named as a capture names it; and the residual stream's
-// norm per layer from hiddenStates. blockView.js draws it.
-
-const NORMS = {
-  gpt2: ['LayerNorm ln_1', 'LayerNorm ln_2'],
-  bert: ['LayerNorm (attention.output)', 'LayerNorm (output)'],
-  llama: ['RMSNorm input_layernorm', 'RMSNorm post_attention_layernorm'],
-};
+// norm per layer from hiddenStates. The model's choices and labels come from its spec (model.spec).
+// blockView.js draws it.
 
 const size = (shape) => `[${shape.join(' × ')}]`;
 
 /**
  * One layer's parts in order: tensors ({ kind: 'tensor', key, label, shape }, key a capture's) and the operations
  * between them ({ kind: 'norm' | 'attention' | 'add' | 'mlp', label, detail }).
- * @param {'gpt2' | 'bert' | 'llama'} family
- * @param {{ dModel: number, numHeads: number, numKvHeads: number, headDim: number, dFf: number }} spec
+ * @param {{ dModel: number, numHeads: number, numKvHeads: number, headDim: number, dFf: number,
+ *   activation: string, mlpBias: boolean, choices: { placement: string }, labels: { activation: string,
+ *   norms: string[] } }} spec  model.spec
  * @param {number} n tokens
  */
-export function blockParts(family, spec, n) {
+export function blockParts(spec, n) {
   const { dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf: ff } = spec;
-  const [norm1, norm2] = NORMS[family];
+  const [norm1, norm2] = spec.labels.norms;
   const tensor = (key, label, cols = d) => ({ kind: 'tensor', key, label, shape: [n, cols] });
   const kv = Hkv === H ? `${H}·${dK}` : `${Hkv}·${dK}, ${Hkv} key-value head${Hkv > 1 ? 's' : ''}`;
   const attention = {
@@ -29,9 +25,9 @@ export function blockParts(family, spec, n) {
     detail: `W_q ${size([d, H * dK])}, W_k and W_v ${size([d, Hkv * dK])} (${kv}), softmax(q·kᵀ/√${dK})·v per head, W_o ${size([H * dK, d])}`,
   };
   const up =
-    family === 'llama'
+    spec.activation === 'siluGated'
       ? `SiLU(x·W_gate)·(x·W_up), W_gate and W_up ${size([d, ff])}`
-      : `${family === 'gpt2' ? 'GELU (tanh)' : 'GELU (erf)'}(x·W_up + b), W_up ${size([d, ff])}`;
+      : `${spec.labels.activation}(x·W_up${spec.mlpBias ? ' + b' : ''}), W_up ${size([d, ff])}`;
   const mlp = [
     { kind: 'mlp', label: 'MLP up', detail: up },
     tensor('mlpHidden', 'the MLP’s activation', ff),
@@ -48,7 +44,7 @@ export function blockParts(family, spec, n) {
     tensor('residual', 'input + attention (residual stream)'),
   ];
   const mlpInput = tensor('mlpInput', 'the MLP’s input');
-  if (family === 'bert') {
+  if (spec.choices.placement === 'postNorm') {
     const last = { kind: 'add', label: `+ residual, then ${norm2}`, detail: 'the MLP’s input added, then normed' };
     return [input, ...attend, norm(norm1), mlpInput, ...mlp, last, tensor('hidden', 'the layer’s output')];
   }

@@ -25,18 +25,17 @@ export class BlockView {
 
   /**
    * Shows layer `layer` of a model run: its steps from a capture of that layer, and the norms of hiddenStates.
-   * @param {{ family: 'gpt2' | 'bert' | 'llama', spec: object, layer: number, capture: Record<string, any>,
+   * @param {{ spec: object, layer: number, capture: Record<string, any>,
    *   hiddenStates: { data: ArrayLike<number>, shape: number[] }[], tokens: string[] }} run
    */
-  update({ family, spec, layer, capture, hiddenStates, tokens }) {
+  update({ spec, layer, capture, hiddenStates, tokens }) {
     const n = capture.input.shape[0];
-    const placement = family === 'bert' ? 'post-norm' : 'pre-norm';
-    this.title.textContent = `Layer ${layer + 1} of ${hiddenStates.length - 1} (${placement}), ${n} tokens`;
-    const items = blockParts(family, spec, n).map((part) =>
+    this.title.textContent = `Layer ${layer + 1} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
+    const items = blockParts(spec, n).map((part) =>
       part.kind === 'tensor' ? this.#tensorItem(part, capture[part.key], tokens) : this.#operation(part),
     );
     this.parts.replaceChildren(...items);
-    this.#drawChart(residualNorms(hiddenStates), layer, family);
+    this.#drawChart(residualNorms(hiddenStates), layer, spec.choices.finalNorm);
   }
 
   #operation({ kind, label, detail }) {
@@ -63,7 +62,7 @@ export class BlockView {
     return el('li', { class: 'block-view-step' }, details);
   }
 
-  #drawChart(norms, layer, family) {
+  #drawChart(norms, layer, finalNorm) {
     const { width, height, pad } = CHART;
     const max = Math.max(...norms, 1e-9);
     const plotW = width - pad.left - pad.right;
@@ -94,7 +93,7 @@ export class BlockView {
         ),
       );
     });
-    const last = family === 'bert' ? '' : ' The last bar is after the final norm.';
+    const last = finalNorm ? ' The last bar is after the final norm.' : '';
     const described = norms.map((v, i) => `${i === 0 ? 'embeddings' : `layer ${i}`} ${formatValue(v, 2)}`);
     const chart = svg(
       'svg',

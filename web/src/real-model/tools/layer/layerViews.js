@@ -123,10 +123,8 @@ export class RealModelViews {
       const options = { ...fromOptions(result, layer, { ablate, edits }, true), capture, logits: false };
       const r = await model.run(input, { ...options, attentions: false, hiddenStates: false });
       if (generation !== this.#generation) return;
-      const { family, spec } = model;
       this.block.update({
-        family,
-        spec,
+        spec: model.spec,
         layer,
         capture: r.captures[0],
         hiddenStates: result.hiddenStates,

@@ -56,9 +56,9 @@ export function walkSizes(spec, n) {
  * causal, and the rows are labelled with the model's tokens.
  * @param {object} state  the page's state now
  * @param {{ x: { data: Float32Array, shape: number[] }, weights: object, tokens: string[], head: number,
- *   spec: object, family: string }} layer
+ *   spec: object }} layer  spec: model.spec
  */
-export function walkState(state, { x, weights, tokens, head, spec, family }) {
+export function walkState(state, { x, weights, tokens, head, spec }) {
   const n = x.shape[0];
   const { sizes } = walkSizes(spec, n);
   const H = spec.numHeads;
@@ -87,7 +87,7 @@ export function walkState(state, { x, weights, tokens, head, spec, family }) {
     kvHeads: grouped ? G : null,
     head,
     ...AS_THE_MODEL,
-    causal: family !== 'bert',
+    causal: spec.choices.causal,
     biases,
   };
 }

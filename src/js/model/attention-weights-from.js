@@ -1,12 +1,13 @@
-// attentionWeightsFrom: one layer's attention weights of a checkpoint, in this package's layout, so that
-// selfAttention(x, attentionWeightsFrom(tensors, { layer, config }), { causal }) computes that layer's attention
-// from its normed input x. The family tables (families.js) name the tensors; the same shape checks as loadModel.
+// attentionWeightsFrom(tensors, { layer, config }): one layer's attention weights cut out of a checkpoint's tensors.
+// They come in this package's layout, so that selfAttention(x, attentionWeightsFrom(tensors, { layer, config }),
+// { causal }) computes that layer's attention from its normed input x. The family tables (families/) name the
+// tensors (attention-sources.js says how each is cut); the same shape checks as loadModel.
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
-import { parseConfigText, readConfig } from './config.js';
-import { candidateNames, FAMILIES } from './families.js';
-import { ATTENTION_SLOTS, layerSources } from './layerTensors.js';
+import { parseConfigText, readSpec } from './spec.js';
+import { candidateNames, FAMILIES } from './families/index.js';
+import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
 
 /** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
 function transpose({ data, shape: [rows, cols] }) {
@@ -62,8 +63,8 @@ function float32(tensor, name) {
 }
 
 /**
- * The sizes a minimal config ({ family, numHeads, numKvHeads? }, no config.json) leaves out, from the tensors'
- * shapes: d_model and d_k from W_q's (GPT-2: c_proj's rows), H_kv from W_k's rows unless given.
+ * The spec of a minimal config ({ family, numHeads, numKvHeads? }, no config.json): the sizes it leaves out come
+ * from the tensors' shapes: d_model and d_k from W_q's (GPT-2: c_proj's rows), H_kv from W_k's rows unless given.
  */
 function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
   if (!Number.isInteger(numHeads) || numHeads < 1)
@@ -71,7 +72,7 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
   if (numKvHeads !== undefined && numKvHeads !== null && !(Number.isInteger(numKvHeads) && numKvHeads >= 1))
     throw new AttentionError('BAD_OPTION', `config.numKvHeads must be a positive integer, got ${describe(numKvHeads)}`);
   const shape = (slot) => found.find((f) => f.slot === slot)?.entry?.shape ?? [];
-  const fused = family === 'gpt2';
+  const fused = found.some((f) => f.slot === 'wQkv'); // q, k and v in one tensor (GPT-2's c_attn)
   const [dModel, q] = fused ? [shape('wQkv')[0], shape('wO')[0]] : [shape('wQ')[1], shape('wQ')[0]];
   const headDim = q / numHeads;
   const kvHeads = numKvHeads ?? (fused ? numHeads : (shape('wK')[0] ?? q) / headDim);
@@ -104,52 +105,56 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
  */
 export function attentionWeightsFrom(tensors, options) {
   const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
-  const json = typeof given === 'string' ? parseConfigText(given) : given;
-  if (json === null || typeof json !== 'object') {
+  const config = typeof given === 'string' ? parseConfigText(given) : given;
+  if (config === null || typeof config !== 'object') {
     throw new AttentionError(
       'BAD_OPTION',
       `attentionWeightsFrom needs { layer, config } with config.json's object, got ${describe(given)}`,
     );
   }
   const checkpoint = tensorCheckpoint(tensors);
-  const minimal = typeof json.family === 'string' && json.model_type === undefined;
-  const family = minimal ? json.family : null;
-  if (minimal && !Object.hasOwn(FAMILIES, family)) {
+  // without config.json: { family, numHeads, numKvHeads? }
+  const minimal = typeof config.family === 'string' && config.model_type === undefined;
+  if (minimal && !Object.hasOwn(FAMILIES, config.family)) {
     throw new AttentionError(
       'BAD_OPTION',
-      `config.family must be one of ${Object.keys(FAMILIES).join(', ')}, got ${describe(family)}`,
+      `config.family must be one of ${Object.keys(FAMILIES).join(', ')}, got ${describe(config.family)}`,
     );
   }
-  const known = minimal ? null : readConfig(json);
+  const known = minimal ? null : readSpec(config);
   const numLayers = known ? known.numLayers : Infinity;
   if (!Number.isInteger(layer) || layer < 0 || layer >= numLayers) {
     const range = known ? `from 0 to ${numLayers - 1}` : 'of 0 or more';
     throw new AttentionError('BAD_OPTION', `layer must be an integer ${range}, got ${describe(layer)}`);
   }
-  const spec = FAMILIES[known?.family ?? family];
-  const prefix = findPrefix(checkpoint, spec.prefixes, spec.layer(layer).find((r) => r.slot.startsWith('w')).name);
-  let rows = spec.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
+  const family = FAMILIES[known?.family ?? config.family];
+  const prefix = findPrefix(
+    checkpoint,
+    family.prefixes,
+    family.layer(layer).find((r) => r.slot.startsWith('w')),
+  );
+  let rows = family.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
   // Without config.json, a bias is read when the tensors hold it.
-  const held = (r) => checkpoint.entry(candidateNames(r.name, prefix));
+  const held = (r) => checkpoint.entry(candidateNames(r, prefix));
   if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
-  const config =
+  const spec =
     known ??
     sizesFromShapes(
-      json,
+      config,
       rows.map((r) => ({ slot: r.slot, entry: held(r) })),
     );
   const byName = new Map(
-    resolveRows(checkpoint, rows, config, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
+    resolveRows(checkpoint, rows, spec, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
   );
-  const { numHeads, numKvHeads } = config;
+  const { numHeads, numKvHeads } = spec;
   const w = {};
-  for (const [slot, source] of Object.entries(layerSources(spec, layer, prefix, (n) => byName.has(n))))
+  for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
     w[slot] = cut(byName.get(source.name), source);
-  const rope = config.rope && {
-    theta: config.rope.theta,
-    dim: config.rope.dim,
+  const rope = spec.rope && {
+    theta: spec.rope.theta,
+    dim: spec.rope.dim,
     style: 'half',
-    invFreq: Array.from(config.rope.invFreq),
+    invFreq: Array.from(spec.rope.invFreq),
   };
   return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
 }

@@ -1,7 +1,8 @@
-// Which tensors of a checkpoint are one layer's attention weights, and how each of this package's weights (wq … bo,
-// [in, out]) is cut from them: the one place that turns the family tables (families.js) into a layer's sources, for
-// attentionWeightsFrom and for readers that hold only names and shapes (the page's "Use your own model").
-import { candidateNames, FAMILIES } from './families.js';
+// Where a layer's attention weights are in a checkpoint: which tensors, and how each of wq … bo is cut from them.
+// The one place that turns the family tables (families/) into a layer's sources ({ name, part?, transpose? }), for
+// attentionWeightsFrom (attention-weights-from.js) and for readers that hold only names and shapes (the page's
+// "Use your own model", through attentionTensorsOf).
+import { candidateNames, FAMILIES } from './families/index.js';
 
 /** The family rows of a layer's attention, in the order of this package's weights. */
 export const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'bK', 'bV', 'bO'];
@@ -11,12 +12,12 @@ export const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'b
  * holds. A fused tensor (GPT-2's c_attn) gives q, k and v as its column blocks (part); a family that stores
  * torch.nn.Linear's [out, in] has its weight matrices transposed, GPT-2's Conv1D [in, out] not.
  */
-export function layerSources(spec, layer, prefix, has) {
-  const transposed = spec.choices.layout === 'outIn';
+export function layerSources(family, layer, prefix, has) {
+  const transposed = family.choices.layout === 'outIn';
   const sources = {};
-  for (const row of spec.layer(layer)) {
+  for (const row of family.layer(layer)) {
     if (!ATTENTION_SLOTS.includes(row.slot)) continue;
-    const name = candidateNames(row.name, prefix).find(has);
+    const name = candidateNames(row, prefix).find(has);
     if (name === undefined) continue;
     const kind = row.slot[0];
     if (row.slot.endsWith('Qkv'))
@@ -34,17 +35,18 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * sources.
  * @param {string[] | Map<string, unknown> | Record<string, unknown>} tensors  the names, or tensors by name
  * @param {{ layer?: number }} [options]  the layer (default: the first the names hold)
- * @returns {{ family: string, prefix: string, layers: number[], layer: number, sources: object } | null}
+ * @returns {{ family: string, choices: object, prefix: string, layers: number[], layer: number, sources: object } | null}
+ *   `choices`: the family's (spec.choices)
  */
 export function attentionTensorsOf(tensors, { layer } = {}) {
   const names = Array.isArray(tensors)
     ? tensors
     : [...(tensors instanceof Map ? tensors.keys() : Object.keys(tensors ?? {}))];
   const has = (name) => names.includes(name);
-  for (const [family, spec] of Object.entries(FAMILIES)) {
-    const probe = spec.layer(SENTINEL).find((r) => r.slot.startsWith('w')).name;
+  for (const family of Object.values(FAMILIES)) {
+    const probe = family.layer(SENTINEL).find((r) => r.slot.startsWith('w')).name;
     const [before, after] = probe.split(SENTINEL).map(escape);
-    for (const prefix of spec.prefixes) {
+    for (const prefix of family.prefixes) {
       const match = new RegExp(`^${escape(prefix)}${before}(\\d+)${after}$`, 'u');
       const layers = [
         ...new Set(
@@ -56,7 +58,8 @@ export function attentionTensorsOf(tensors, { layer } = {}) {
       ].sort((a, b) => a - b);
       if (!layers.length) continue;
       const chosen = layers.includes(layer) ? layer : layers[0];
-      return { family, prefix, layers, layer: chosen, sources: layerSources(spec, chosen, prefix, has) };
+      const sources = layerSources(family, chosen, prefix, has);
+      return { family: family.name, choices: family.choices, prefix, layers, layer: chosen, sources };
     }
   }
   return null;

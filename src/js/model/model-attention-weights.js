@@ -1,14 +1,14 @@
-// model.attentionWeights(layer): one layer's attention weights in this package's layout, as attentionWeightsFrom
-// gives them from a checkpoint's tensors, taken from the model itself: copied out of WebAssembly memory when the
+// model.attentionWeights(layer): a loaded model's layer's attention weights, from its memory or its checkpoint.
+// They are those attentionWeightsFrom gives from the checkpoint's tensors: copied out of WebAssembly memory when the
 // model keeps that layer there (resident.js), else read from its checkpoint (that layer's attention tensors only).
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
-import { ATTENTION_SLOTS } from './layerTensors.js';
+import { ATTENTION_SLOTS } from './attention-sources.js';
 import { readSignal } from './signal.js';
-import { attentionWeightsFrom } from './weights.js';
+import { attentionWeightsFrom } from './attention-weights-from.js';
 
 /**
- * @param {{ spec: object, json: object, entries: object[][], resident: object | null, checkpoint: object,
+ * @param {{ spec: object, config: object, entries: object[][], resident: object | null, checkpoint: object,
  *   heap: () => Float32Array }} model  the model's parts: its layers' entries (checkpoint.js) and its stores
  * @param {number} layer  from 0
  * @param {{ signal?: AbortSignal }} [options]
@@ -39,7 +39,7 @@ export async function layerAttentionWeights(model, layer, options) {
     const data = address ? heap.subarray(address / 4, address / 4 + size) : kept.inputs[entry.slot].data;
     tensors.set(entry.name, { data, shape: entry.shape });
   }
-  const weights = attentionWeightsFrom(tensors, { layer, config: model.json });
+  const weights = attentionWeightsFrom(tensors, { layer, config: model.config });
   for (const [slot, value] of Object.entries(weights)) {
     if (value?.data?.buffer === heap.buffer) weights[slot] = { ...value, data: value.data.slice() };
   }
