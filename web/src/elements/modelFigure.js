@@ -16,6 +16,33 @@ const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Se
 const DISPLAY = ['caption', 'values', 'export'];
 const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
 
+/**
+ * What an element keeps between its computations on a real model (element.modelFigure, made at its first one): every
+ * field this file writes on the element is here.
+ */
+class ModelFigureState {
+  /** The loading bar (a <progress>), made once. */
+  progress = null;
+  /** The model's count of bytes read at a run's first event: its bar counts from there (it goes on run to run). */
+  runStart = 0;
+  /** The model's layers, for the progress text. */
+  numLayers = 0;
+  /** The last forward pass, { key, out }, reused while its inputs stay the same (a head picked). */
+  run = null;
+  /** The AbortController of the forward pass under way: a newer one aborts it. */
+  abort = null;
+  /** What the figure shows, { settings, spec, labels, causal }: figure.js exports it. */
+  shown = null;
+  /** Where the focus goes once the figure is drawn again (moveFocus), or null. */
+  focusNext = null;
+  /** The one head's heatmap (drawHead), kept from draw to draw, and its cells' description. */
+  map = null;
+  describe = null;
+}
+
+/** The element's ModelFigureState. */
+const own = (element) => (element.modelFigure ??= new ModelFigureState());
+
 /** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
 const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
 
@@ -29,16 +56,18 @@ function adoptSheet({ shadowRoot: root }) {
 function showLoading(element, name) {
   adoptSheet(element);
   element.pendingText.textContent = `Loading ${name}…`;
-  element.progressNode ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
-  element.progressNode.removeAttribute('value');
-  element.progressNode.hidden = false;
-  element.pendingNode.append(element.progressNode);
+  const figure = own(element);
+  figure.progress ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
+  figure.progress.removeAttribute('value');
+  figure.progress.hidden = false;
+  element.pendingNode.append(figure.progress);
 }
 
 /** A load's or run's progress event, shown by an element still loading. */
 function showProgress(element, name, event) {
   if (element.status !== 'loading') return;
-  const bar = element.progressNode;
+  const figure = own(element);
+  const bar = figure.progress;
   if (event.phase === 'download') {
     // Per file: config.json, the checkpoint's header, tokenizer.json (the weights are read by each run, by layer).
     if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
@@ -47,10 +76,10 @@ function showProgress(element, name, event) {
   } else if (event.total) {
     // A run (runs one after another): the bytes of the weights it reads (downloaded now from a web source), counted
     // from its first event, since the model's count goes on from run to run.
-    if (event.phase === 'embeddings') element.runStart = event.loaded;
-    const start = element.runStart ?? 0;
+    if (event.phase === 'embeddings') figure.runStart = event.loaded;
+    const start = figure.runStart;
     [bar.max, bar.value] = [event.total - start, event.loaded - start];
-    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${element.numLayers}, ` : '';
+    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${figure.numLayers}, ` : '';
     element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
   }
 }
@@ -58,7 +87,7 @@ function showProgress(element, name, event) {
 /** Shows the problems as the element's message, with the author's fallback content (if any) and no figure. */
 function failed(element, problems, heading) {
   element.status = 'error';
-  if (element.progressNode) element.progressNode.hidden = true;
+  if (element.modelFigure?.progress) element.modelFigure.progress.hidden = true;
   element.content.replaceChildren();
   element.fallbackOnly();
   element.showMessage(problems, heading);
@@ -112,13 +141,14 @@ async function forward(element, shared, settings, input, spec) {
     topK: 5,
   };
   const key = JSON.stringify([settings.key, input, options]);
-  if (element.modelRun?.key !== key) {
+  const figure = own(element);
+  if (figure.run?.key !== key) {
     // A newer computation of this element stops the one before (a download under way included).
-    element.modelAbort?.abort();
-    const abort = (element.modelAbort = new AbortController());
-    element.modelRun = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
+    figure.abort?.abort();
+    const abort = (figure.abort = new AbortController());
+    figure.run = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
   }
-  return element.modelRun.out;
+  return figure.run.out;
 }
 
 /**
@@ -147,7 +177,7 @@ export async function modelFigure(element, current) {
     }
     if (!current()) return;
     const spec = model.spec;
-    element.numLayers = spec.numLayers;
+    own(element).numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
     const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
     if (settings.next && !spec.choices?.causal) {
@@ -199,7 +229,8 @@ function show(element, { settings, spec, out, display, problems }) {
   element.currentState = null;
   element.display = display;
   element.marks = null;
-  element.modelShown = { settings, spec, labels, causal };
+  const figure = own(element);
+  figure.shown = { settings, spec, labels, causal };
   element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
   adoptSheet(element);
   element.pendingNode.hidden = true;
@@ -207,7 +238,7 @@ function show(element, { settings, spec, out, display, problems }) {
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
   // A head opened from the model view: shown as `layer` and `head` would show it, with a way back (drawHead).
   const open = (layer, head) => {
-    element.focusNext = { part: 'heatmap' };
+    figure.focusNext = { part: 'heatmap' };
     pick({ layer, head, modelView: false, fromModelView: true });
   };
   const shown = { result, labels, causal, spec, settings };
@@ -250,9 +281,10 @@ function show(element, { settings, spec, out, display, problems }) {
  * again (that head's map), or a picker's button.
  */
 function moveFocus(element) {
-  const next = element.focusNext;
-  element.focusNext = null;
-  if (next?.part === 'heatmap') element.modelMap?.grid.focus();
+  const figure = own(element);
+  const next = figure.focusNext;
+  figure.focusNext = null;
+  if (next?.part === 'heatmap') figure.map?.grid.focus();
   else if (next?.part?.endsWith('-picker'))
     element.shadowRoot.querySelectorAll(`[part="${next.part}"] button`)[next.index]?.focus();
   else if (next?.part === 'model-view')
@@ -268,7 +300,7 @@ export const describeCell = (labels, causal, what) => (i, j, value) =>
 /** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
 function heading(element, { spec, settings }, pick, title) {
   // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
-  const focus = (part, index) => (element.focusNext = { part, index });
+  const focus = (part, index) => (own(element).focusNext = { part, index });
   const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
@@ -296,11 +328,12 @@ function drawHead(element, shown, pick) {
   const n = labels.length;
   const title = `${TITLES[values]}, layer ${layer + 1} head ${head + 1}`;
   const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
-  element.modelMap ??= new HeatmapGrid({ label: title, describe: (i, j, v) => element.modelDescribe(i, j, v) });
-  element.modelDescribe = describe;
-  element.modelMap.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
+  const figure = own(element);
+  figure.map ??= new HeatmapGrid({ label: title, describe: (i, j, v) => figure.describe(i, j, v) });
+  figure.describe = describe;
+  figure.map.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
   const size = n * n;
-  element.modelMap.update({
+  figure.map.update({
     data: result[values].data.subarray(head * size, (head + 1) * size),
     rows: n,
     cols: n,
@@ -319,12 +352,12 @@ function drawHead(element, shown, pick) {
       attrs: { part: 'back' },
       on: {
         click: () => {
-          element.focusNext = { part: 'model-view', layer, head };
+          figure.focusNext = { part: 'model-view', layer, head };
           pick({ modelView: true, fromModelView: false });
         },
       },
     });
-  return [...(back ? [back] : []), ...heading(element, shown, pick, title), element.modelMap.element];
+  return [...(back ? [back] : []), ...heading(element, shown, pick, title), figure.map.element];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */

@@ -6,10 +6,9 @@ import { loadModel } from '../../../src/js/model/index.js';
 import '../css/realModel.css'; // with this code only
 import { afterNextPaint } from '../app/latency.js';
 import { RealModelEdits } from './tools/walk/headEdits.js';
-import { layerCapture, openModelHead, rememberLayer } from './tools/walk/openHead.js';
+import { openModelHead } from './tools/walk/openHead.js';
 import * as rm from './realModel.js';
-import { firstChangedLayer, fromOptions, mergeRun } from './run/rerun.js';
-import { runInParts } from './run/runParts.js';
+import { RealModelSession } from './session.js';
 import {
   cacheBytes,
   clearCache,
@@ -34,18 +33,7 @@ export class RealModelPanel {
   /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
   constructor(app) {
     this.app = app;
-    this.model = null;
-    this.files = null;
-    this.source = null; // 'builtin' | 'files'
-    this.vocab = [];
-    this.ablate = [];
-    this.edits = []; // numbers edited in the walk, as the model's run takes them (tools/walk/headEdits.js)
-    this.editing = new RealModelEdits(this);
-    this.selected = null;
-    this.masked = -1;
-    this.generation = 0;
-    this.base = null; // { key, result }: the run with every head on, for the ablation's change
-    this.controller = null;
+    this.session = new RealModelSession(); // the state: every part reads and changes it through its methods
     this.layersRun = 0; // layers the model computed, for the page tests (data-model-layers-run)
     this.ui = new RealModelControls({
       onBuiltin: () => this.loadBuiltin(),
@@ -54,17 +42,18 @@ export class RealModelPanel {
       onCancel: () => this.cancel(),
       onUrl: (text) => this.loadUrl(text),
       onClearCache: () => clearCache().then(() => this.#showCache()),
-      onText: () => this.scheduleRun(),
+      onText: () => this.setText(this.ui.text.value),
       onAllOn: () => this.setAblate([]),
     });
+    this.editing = new RealModelEdits(this);
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
     this.predictions = new PredictionsView();
     this.view = new ModelView({
       onSelect: (layer, head) => this.openHead(layer, head),
-      onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
+      onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.session.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
-    this.generator = new RealModelGenerate({ prompt: () => this.input(), vocab: () => this.vocab });
+    this.generator = new RealModelGenerate(this.session);
     this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
     this.ui.mount({
       generate: this.generator.element,
@@ -82,8 +71,8 @@ export class RealModelPanel {
 
   /** Opens the source from a link (readModelLink's), or the shipped model. */
   async open(link) {
-    this.pending = link;
-    if (link?.text !== null && link?.text !== undefined) this.ui.text.value = link.text;
+    this.session.opening(link);
+    this.ui.text.value = this.session.text;
     if (link?.model === 'files') {
       this.ui.say(
         'This link was made with model files dropped on the page, which a link cannot hold: drop or pick the same folder again to reopen its view.',
@@ -97,18 +86,8 @@ export class RealModelPanel {
     await this.loadBuiltin();
   }
 
-  /** A new AbortSignal for a load or a run; Cancel (or the next load) aborts it. */
-  #signal() {
-    this.controller?.abort();
-    this.controller = new AbortController();
-    return this.controller.signal;
-  }
-
   cancel() {
-    const half = this.rest?.drawn ? this.rest.layer : null; // an edit's steps drawn, its later layers not run
-    this.controller?.abort();
-    this.controller = null;
-    this.generation++;
+    const half = this.session.cancel(); // an edit's steps drawn, its later layers not run
     this.ui.busy(false);
     this.editing.updating(false);
     this.ui.say(
@@ -119,7 +98,7 @@ export class RealModelPanel {
   }
 
   async loadBuiltin() {
-    const signal = this.#signal();
+    const signal = this.session.signal();
     this.ui.busy(true, 'Downloading the shipped model…');
     try {
       const files = await fetchBuiltin(signal, (loaded, total) =>
@@ -151,31 +130,27 @@ export class RealModelPanel {
 
   /** Loads a model from `from` (files or a web source): `source` names it in links; `folder` is its URL. */
   async #use(from, source, folder = null) {
-    const generation = ++this.generation;
+    const session = this.session;
+    const generation = session.begin();
     let model;
     try {
       const cache = folder ? await openCache() : undefined;
-      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
+      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: session.signal(), cache });
     } catch (error) {
-      if (generation !== this.generation || error?.code === 'ABORTED') return;
+      if (!session.current(generation) || error?.code === 'ABORTED') return;
       return this.#fail(rm.loadMessage(error, folder));
     }
-    if (generation !== this.generation) return;
-    this.model?.dispose();
-    const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
+    if (!session.current(generation)) return;
     const files = folder ? null : from;
-    Object.assign(this, { model, files, folder, source, base: null, ran: null, selected: null, masked: -1 });
-    const link = this.pending;
-    this.pending = null;
+    const link = session.loaded(model, { source, folder, files });
     this.generator.setModel(model, link?.generate);
-    this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
-    this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
-    this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
+    this.editing.show();
+    session.setVocab(model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : []);
     this.view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
-    this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
+    this.ui.text.value = session.text;
     this.ui.idsHint(!model.hasTokenizer);
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
@@ -199,104 +174,53 @@ export class RealModelPanel {
     if (phase === 'cache') return this.#showCache(); // what a run fetched is written in the cache after it
     if (phase === 'download' && total)
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
-    const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
+    const layers = this.session.model?.spec.numLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
     if (phase === 'layer' && layers) {
       this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
-  /** The run's input: the text, or its ids with one token masked (BERT, a token clicked). */
-  input() {
-    const text = this.ui.text.value;
-    if (!this.model.hasTokenizer) return { input: { ids: (text.match(/\d+/g) ?? []).map(Number) }, key: text };
-    if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
-    const ids = this.lastIds.slice();
-    ids[this.masked] = rm.maskId(this.vocab);
-    return { input: { ids }, key: `${text}|${this.masked}` };
-  }
-
-  scheduleRun() {
-    this.masked = -1;
-    this.editing.use(this.edits.filter((e) => e.step !== 'x')); // X's edits are of the old sentence's tokens
+  /** A sentence typed: the model runs on it 200 ms after the last key. */
+  setText(text) {
+    this.session.setText(text);
+    this.editing.show();
     clearTimeout(this.runTimer);
     this.runTimer = setTimeout(() => this.run(), 200);
   }
 
   mask(index) {
-    if (rm.maskId(this.vocab) < 0) return;
-    this.masked = this.masked === index ? -1 : index;
-    this.run();
+    if (this.session.toggleMask(index)) this.run();
   }
 
   setAblate(ablate) {
-    this.ablate = ablate;
+    const session = this.session;
+    session.setAblate(ablate);
     // The head in the steps follows the ablation, while the steps still show it (not another example chosen since).
-    const walked = this.selected && this.shown && this.app.state.sentence === this.shown.sentence;
+    const walked = session.walking(this.app.state.sentence);
     // The prediction is painted first, then the head is opened again (one layer).
     this.run().then(
-      (drawn) => drawn && walked && afterNextPaint(() => this.openHead(this.selected.layer, this.selected.head)),
+      (drawn) => drawn && walked && afterNextPaint(() => this.openHead(session.selected.layer, session.selected.head)),
     );
   }
 
   /**
-   * Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. The
-   * same sentence again runs from the first layer whose ablations or edits changed (run/rerun.js), or with `start`
-   * (an edited layer run alone on the last run, with its capture: tools/walk/headEdits.js) from the layer after it.
+   * Runs the model (the session's run: from the first layer changed, or after `start`, an edited layer run alone
+   * by tools/walk/headEdits.js), then draws it all.
    * @param {{ layer: number, result: object } | null} start
    * @returns {Promise<boolean>} whether the run was drawn
    */
   async run(start = null) {
-    if (!this.model) return false;
-    const generation = ++this.generation;
-    const model = this.model;
-    const { input, key } = this.input();
-    this.generator.follow(key);
+    const session = this.session;
+    if (!session.model) return false;
+    this.generator.follow(session.input().key);
     this.ui.busy(true, 'Running the model…');
+    // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
+    const walked = session.walking(this.app.state.sentence) ? session.selected.layer : -1;
+    let ran;
     try {
-      this.runLayers = model.spec.numLayers;
-      const t0 = performance.now();
-      const signal = this.#signal();
-      const settings = { ablate: this.ablate.slice(), edits: this.edits.slice() };
-      // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
-      const options = { topK: rm.TOP_K, ...settings, signal, logits: model.spec.choices.maskedLm || 'last' };
-      const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
-      const begin = last && start; // the edited layer's run holds for this sentence only
-      const prior = begin ? mergeRun(last.result, start.result, start.layer) : last?.result;
-      const layer = !last
-        ? 0
-        : begin
-          ? start.layer + 1
-          : Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1);
-      const from = layer > 0 ? fromOptions(prior, layer, settings) : {};
-      // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
-      const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
-      if (walked >= layer) from.capture = layerCapture(model.spec, walked);
-      // In parts with a task between (run/runParts.js), once the model has run: its weights are read then (a
-      // first run's reads stay one run, its cache written after it).
-      const run = (o) => (this.ran?.model === model ? runInParts(model, input, o) : model.run(input, o));
-      const r = mergeRun(prior, await run({ ...options, ...from }), layer);
-      if (begin) r.captures = start.result.captures; // the edited layer's, the walk's
-      const runMs = performance.now() - t0;
-      const plain = !settings.ablate.length && !settings.edits.length;
-      if (plain) this.base = { key, result: r };
-      else if (this.base?.key !== key) this.base = { key, result: await run({ ...options, ablate: [], edits: [] }) };
-      const base = plain ? null : this.base.result;
-      if (generation !== this.generation) return false;
-      this.ran = { model, key, ...settings, result: r };
-      if (typeof input === 'string') this.lastIds = r.ids;
-      this.result = r;
-      if (walked >= layer || (begin && walked === start.layer)) rememberLayer(this, walked, r);
-      this.#draw(r, base, runMs);
-      this.ui.busy(false);
-      this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer + 1} first, for the steps, then from layer ${layer + 1})` : layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
-      );
-      this.ui.error(null);
-      this.writeLink();
-      return true;
+      ran = await session.run({ start, walked });
     } catch (error) {
-      if (generation !== this.generation || error?.code === 'ABORTED') return false;
       this.ui.busy(false);
       this.editing.updating(false);
       this.ui.error(
@@ -304,20 +228,30 @@ export class RealModelPanel {
       );
       return false;
     }
+    if (!ran) return false;
+    const { result: r, base, layer, begin, runMs } = ran;
+    this.#draw(r, base, runMs);
+    this.ui.busy(false);
+    this.ui.say(
+      `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer + 1} first, for the steps, then from layer ${layer + 1})` : layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(session.model.bytesRead)} of weights read.`,
+    );
+    this.ui.error(null);
+    this.writeLink();
+    return true;
   }
 
   #draw(r, base, runMs) {
-    const model = this.model;
+    const { model, vocab, ablate, edits, selected } = this.session;
     const bert = model.spec.choices.maskedLm;
-    const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
+    const rawTokens = r.rawTokens ?? r.ids.map((id) => vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
-    const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
-    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
+    const masked = bert ? r.ids.indexOf(rm.maskId(vocab)) : -1;
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(vocab) >= 0, masked });
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
-    const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
+    const changed = [ablate.length && 'the heads switched off', edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({
       model,
-      vocab: this.vocab,
+      vocab,
       r,
       base,
       row: bert ? masked : (r.logits?.shape[0] ?? 0) - 1, // GPT-2, LLaMA: the last row, the one asked for
@@ -327,15 +261,21 @@ export class RealModelPanel {
       attentions: r.attentions,
       labels,
       causal: model.spec.choices.causal,
-      ablate: this.ablate,
-      selected: this.selected,
+      ablate,
+      selected,
     });
-    this.views.update({ model, result: r, labels, input: this.input().input, ablate: this.ablate, edits: this.edits });
+    const input = this.session.input().input;
+    this.views.update({ model, result: r, labels, input, ablate, edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
-    this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
+    this.ui.ablated(ablate.length ? `Switched off: ${rm.headsText(ablate)}.` : '');
     this.editing.updating(false);
+  }
+
+  /** The views that an edit's later layers change (marked as updating while they run). */
+  busyViews() {
+    return [this.predictions.element, this.view.element, this.views.element];
   }
 
   /** Opens head `head` of layer `layer` in the page's steps (tools/walk/openHead.js). */
@@ -345,14 +285,7 @@ export class RealModelPanel {
 
   /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
   writeLink() {
-    const link = {
-      model: this.source,
-      text: this.ui.text.value,
-      layer: this.selected?.layer,
-      head: this.selected?.head,
-      ablate: this.ablate,
-      edits: this.edits,
-    };
+    const link = this.session.link();
     clearTimeout(this.linkTimer);
     this.linkTimer = setTimeout(() => {
       const search = rm.writeModelLink(location.search, link);

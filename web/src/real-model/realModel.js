@@ -1,6 +1,6 @@
-// The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
-// readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
-// in panel.js.
+// The "Real model" source's pure helpers, without the page: where the model comes from, its link parameters, tokens
+// shown readably, the top tokens of a logits row and how an ablation moved them. The state is session.js's, drawing
+// is in the views beside it, loading in panel.js.
 import { readGenerateLink } from './tools/generate/generation.js';
 import { editsText, readEdits } from './tools/walk/walkEdits.js';
 

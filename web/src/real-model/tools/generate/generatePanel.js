@@ -5,12 +5,9 @@ import * as gen from './generation.js';
 import { GenerateView, tokenName } from './generateView.js';
 
 export class RealModelGenerate {
-  /**
-   * @param {{ prompt: () => { input: string | { ids: number[] }, key: string }, vocab: () => string[] }} source
-   *   the panel's sentence (or ids) and its key, and the vocabulary
-   */
-  constructor(source) {
-    this.source = source;
+  /** @param {import('../../session.js').RealModelSession} session  the sentence (or ids), its key and the vocabulary */
+  constructor(session) {
+    this.session = session;
     this.model = null;
     this.steps = [];
     this.shown = -1;
@@ -79,7 +76,7 @@ export class RealModelGenerate {
       this.controller = new AbortController();
       const settings = this.settings();
       this.view.setValues(settings);
-      const { input, key } = this.source.prompt();
+      const { input, key } = this.session.input();
       this.key = key;
       try {
         this.iterator = this.model.generate(input, gen.generateOptions(settings, this.controller.signal));
@@ -144,7 +141,7 @@ export class RealModelGenerate {
   }
 
   #redraw() {
-    if (this.shown >= 0) this.view.draw(this.steps, this.shown, tokenName(this.source.vocab()));
+    if (this.shown >= 0) this.view.draw(this.steps, this.shown, tokenName(this.session.vocab));
     this.#writeLink();
   }
 
