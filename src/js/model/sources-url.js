@@ -3,7 +3,8 @@
 // model.safetensors.index.json and the shards it names; tokenizer.json and tokenizer_config.json when there. JSON
 // files are read whole after a size check; a safetensors file by Range requests (http.js), its header first, then one
 // tensor (or rows of one) at a time. An optional cache (cache.js, or any object with get/set) keeps each answer.
-import { AttentionError, describe } from '../errors.js';
+import { AttentionError, describe, unknownKeyError } from '../errors.js';
+import { checkFileName } from './file-names.js';
 import { fetchRange, fetchWhole, fileSize } from './http.js';
 import { joinedReads, readQueue, writeBehind } from './web-reads.js';
 
@@ -30,14 +31,43 @@ export const isWebSource = (source) =>
     Object.getPrototypeOf(source) === Object.prototype &&
     'hub' in source);
 
+/** An http(s) URL of `text` (a string or URL), or BAD_OPTION naming `what` and the text: never a raw TypeError. */
+function httpUrl(text, what) {
+  let url;
+  try {
+    url = new URL(text instanceof URL ? text.href : text);
+  } catch {
+    throw new AttentionError('BAD_OPTION', `${what} ${JSON.stringify(String(text).slice(0, 200))} is not a valid URL`);
+  }
+  if (!/^https?:$/.test(url.protocol)) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `${what} must be an http(s) URL, got ${JSON.stringify(url.href.slice(0, 200))}`,
+    );
+  }
+  return url;
+}
+
+/** A branch, tag or commit, as one segment of the URL under resolve/: never `.` or `..`, which would climb out. */
+export function checkRevision(revision) {
+  if (typeof revision !== 'string' || revision === '') {
+    throw new AttentionError('BAD_OPTION', `revision must be a branch, tag or commit, got ${describe(revision)}`);
+  }
+  if (revision.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `revision ${JSON.stringify(revision.slice(0, 130))} is not a branch, tag or commit: it has an empty, '.' or '..' part, which would leave the model's resolve/ folder`,
+    );
+  }
+  return revision;
+}
+
 /** The folder URL of a `{ hub, revision, base }` source. */
 function hubFolder({ hub, revision = 'main', base = HUB_URL, ...rest }) {
   const unknown = Object.keys(rest);
   if (unknown.length) {
-    throw new AttentionError(
-      'UNKNOWN_OPTION',
-      `a { hub } source takes hub, revision and base; got ${unknown.map((k) => JSON.stringify(k)).join(', ')}`,
-    );
+    const [first] = unknown;
+    throw unknownKeyError(first, ['hub', 'revision', 'base'], 'key of a { hub } source');
   }
   if (typeof hub !== 'string' || !MODEL_ID.test(hub) || hub.split('/').some((part) => /^\.+$/.test(part))) {
     throw new AttentionError(
@@ -45,26 +75,31 @@ function hubFolder({ hub, revision = 'main', base = HUB_URL, ...rest }) {
       `hub must be a model id such as 'openai-community/gpt2', got ${describe(hub)}`,
     );
   }
-  if (typeof revision !== 'string' || revision === '') {
-    throw new AttentionError('BAD_OPTION', `revision must be a branch, tag or commit, got ${describe(revision)}`);
-  }
-  const root = String(base instanceof URL ? base.href : base);
-  if (!/^https?:\/\//i.test(root)) {
+  checkRevision(revision);
+  if (typeof base !== 'string' && !(base instanceof URL)) {
     throw new AttentionError('BAD_OPTION', `base must be an http(s) URL, got ${describe(base)}`);
   }
+  const root = httpUrl(base, 'base').href;
   return `${root.replace(/\/+$/, '')}/${hub}/resolve/${encodeURIComponent(revision)}/`;
 }
 
 /** The folder URL of a web source, ending in '/'. */
 export function folderUrl(source) {
   if (!(source instanceof URL) && typeof source !== 'string') return hubFolder(source);
-  const url = new URL(source instanceof URL ? source.href : source);
-  if (!/^https?:$/.test(url.protocol)) {
-    throw new AttentionError('BAD_OPTION', `a model URL must be http(s), got ${JSON.stringify(url.href)}`);
-  }
+  const url = httpUrl(source, 'a model URL');
   url.search = url.hash = '';
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url.href;
+}
+
+/** The URL of file `name` in the folder `base`: a plain name (file-names.js), so that it stays in the folder. */
+export function fileUrl(base, name) {
+  checkFileName(name, `the file name asked of ${base}`);
+  const url = new URL(encodeURIComponent(name), base).href;
+  if (url !== base + encodeURIComponent(name)) {
+    throw new AttentionError('BAD_FILE', `${JSON.stringify(name)} does not stay in the folder ${base}`);
+  }
+  return url;
 }
 
 const absent = (error) => error?.code === 'MISSING_FILE';
@@ -79,7 +114,7 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
   const base = folderUrl(source);
   const cache = given && writeBehind(given, onProgress); // written once a run is over (flush)
   const queue = readQueue(); // at most READS_IN_FLIGHT at a time, in order
-  const urlOf = (name) => new URL(name, base).href;
+  const urlOf = (name) => fileUrl(base, name);
   const emit = (file, loaded, total) => onProgress?.({ phase: 'download', file, loaded, total });
 
   /** An answer from the cache, or fetched and then kept there; a 404 is kept as { missing: true }. */
