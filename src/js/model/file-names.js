@@ -9,7 +9,7 @@ import { quote } from '../io/bytes.js';
 /** Why `name` is not a plain file name inside a folder, or null when it is one. */
 export function notInFolder(name) {
   if (typeof name !== 'string' || name === '') return 'it is empty';
-  if (/[\u0000-\u001f\u007f]/u.test(name)) return 'it holds a control character';
+  if ([...name].some((c) => c.charCodeAt(0) < 0x20 || c === '\u007f')) return 'it holds a control character';
   if (name.trim() !== name) return 'it begins or ends with a space';
   if (name === '.' || name === '..') return 'it names a folder';
   if (/[\\/]/u.test(name)) return 'it holds a path separator';
