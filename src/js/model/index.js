@@ -11,6 +11,7 @@ import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { loadModelModule } from './wasm.js';
 import { checkAborted, readSignal } from './signal.js';
+import { progressReporter } from './progress.js';
 
 export { attentionWeightsFrom } from './weights.js';
 export { attentionTensorsOf } from './layerTensors.js';
@@ -77,7 +78,8 @@ export async function loadModel(source, options) {
     return value;
   };
   checkAborted(signal, 'loadModel');
-  const folder = await step(openFolder(source, { onProgress, signal, cache }));
+  const progress = progressReporter(onProgress); // a handler that throws is BAD_OPTION saying so
+  const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const json = await step(readJson(folder, 'config.json', parseConfigText));
   const config = readConfig(json);
   const checkpoint = await step(openCheckpoint(folder));
@@ -85,5 +87,5 @@ export async function loadModel(source, options) {
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
   folder.endLoad?.();
-  return new Model({ module, checkpoint, config, json, tensors, onProgress, tokenizer, residentBytes });
+  return new Model({ module, checkpoint, config, json, tensors, onProgress: progress, tokenizer, residentBytes });
 }

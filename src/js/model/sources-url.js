@@ -6,6 +6,7 @@
 import { AttentionError, describe, unknownKeyError } from '../errors.js';
 import { checkFileName } from './file-names.js';
 import { fetchRange, fetchWhole, fileSize } from './http.js';
+import { changedError, differs, holds, rangeOf } from './web-answers.js';
 import { joinedReads, readQueue, writeBehind } from './web-reads.js';
 
 /** The Hub's public address: a `{ hub }` source reads `${HUB_URL}/${id}/resolve/${revision}/${file}`. */
@@ -104,6 +105,10 @@ export function fileUrl(base, name) {
 
 const absent = (error) => error?.code === 'MISSING_FILE';
 
+/** For a `{ hub }` source, what a 401, 403 or 404 of its config.json says: the Hub's answer to an unknown model. */
+const hubNotFound = ({ hub, revision = 'main' }) =>
+  `: not found, or gated/private: check '${hub}'${revision === 'main' ? '' : ` and its revision '${revision}'`} (a gated or private model needs an access token, which loadModel does not send: download its files and give them to loadModel instead)`;
+
 /**
  * The folder (sources.js's Folder) of a URL or `{ hub }` source, its files probed.
  * @param {unknown} source
@@ -117,69 +122,117 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
   const urlOf = (name) => fileUrl(base, name);
   const emit = (file, loaded, total) => onProgress?.({ phase: 'download', file, loaded, total });
 
-  /** An answer from the cache, or fetched and then kept there; a 404 is kept as { missing: true }. */
-  const cached = (key, load) => queue(() => cachedNow(key, load));
-  async function cachedNow(key, load) {
-    const hit = cache && (await cache.get(key));
-    if (hit) {
-      if (hit.missing) throw new AttentionError('MISSING_FILE', `${key.url} was not found (HTTP 404, cached)`);
-      return hit;
+  /** The cache's answer to `key`, or undefined: a cache that fails, or answers something else, is a miss. */
+  const lookUp = async (key) => {
+    try {
+      return await cache.get(key);
+    } catch {
+      return undefined; // fetched again, and written again
     }
+  };
+  /** Keeps `value` in the cache; a cache that fails to keep it loses nothing but the next load's time. */
+  const keep = async (key, value) => {
+    try {
+      await cache.set(key, value);
+    } catch {
+      // as a full disk: not kept
+    }
+  };
+
+  /**
+   * An answer from the cache when `usable(hit)`, or fetched and then kept there; a 404 is kept as { missing: true }.
+   * Resolves to { value, fetched }: fetched is false for the cache's answers.
+   */
+  const cached = (key, load, usable, runSignal) => queue(() => cachedNow(key, load, usable), runSignal);
+  async function cachedNow(key, load, usable) {
+    const hit = cache && (await lookUp(key));
+    if (hit?.missing === true) throw new AttentionError('MISSING_FILE', `${key.url} was not found (HTTP 404, cached)`);
+    if (hit && usable(hit)) return { value: hit, fetched: false };
     let value;
     try {
       value = await load();
     } catch (error) {
-      if (cache && absent(error)) await cache.set(key, { missing: true });
+      if (cache && absent(error)) await keep(key, { missing: true });
       throw error;
     }
-    if (cache) await cache.set(key, value);
-    return value;
+    if (cache) await keep(key, value);
+    return { value, fetched: true };
   }
 
-  const whole = (name, max) =>
-    cached({ url: urlOf(name) }, async () => {
-      let loaded = 0;
-      const bytes = await fetchWhole(urlOf(name), {
-        max,
-        signal,
-        fetcher,
-        onChunk: (n) => emit(name, (loaded += n), undefined),
-      });
-      emit(name, bytes.length, bytes.length);
-      return { bytes, total: bytes.length, whole: true };
-    });
-  // A range's bytes: fetched ones are the reader's own (`fresh`), as are Cache Storage's (`own`); another answer
-  // from a cache is copied, as it may be shared (held for the cache's write, or a cache of your own).
-  const range = async (name, begin, end, runSignal) => {
-    let fetched = null;
-    const value = await cached({ url: urlOf(name), begin, end }, async () => {
-      fetched = await fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher });
-      return fetched;
-    });
-    return value === fetched || value.own ? value : { ...value, bytes: value.bytes.slice() };
+  const whole = async (name, max, notFound) =>
+    (
+      await cached(
+        { url: urlOf(name) },
+        async () => {
+          let loaded = 0;
+          const bytes = await fetchWhole(urlOf(name), {
+            max,
+            signal,
+            fetcher,
+            notFound,
+            onChunk: (n) => emit(name, (loaded += n), undefined),
+          });
+          emit(name, bytes.length, bytes.length);
+          return { bytes, total: bytes.length, whole: true };
+        },
+        (hit) => holds(hit) && hit.bytes.length <= max,
+      )
+    ).value;
+
+  // A safetensors file by Range: its first 8 bytes give its size (Content-Range) and the header's length; that first
+  // answer is the file as loaded, which every later answer is checked against (web-answers.js).
+  const heads = new Map(); // name → Promise<{ value: Answer, fetched: boolean }>
+  const headOf = (name) => {
+    if (!heads.has(name)) {
+      const load = () => fetchRange(urlOf(name), 0, 8, { signal, fetcher });
+      heads.set(
+        name,
+        cached({ url: urlOf(name), begin: 0, end: 8 }, load, (hit) => holds(hit, 0, 8)),
+      );
+    }
+    return heads.get(name);
+  };
+
+  // A range's bytes, checked against the file as loaded: a cache's answer from another version is fetched again; a
+  // fetched one from another version is FETCH_FAILED. Fetched bytes are the reader's own (`fresh`), as are Cache
+  // Storage's (`own`); another answer from a cache is copied, as it may be shared (held for the cache's write, or a
+  // cache of your own).
+  const range = async (name, begin, end, runSignal, loaded) => {
+    const { value, fetched } = await cached(
+      { url: urlOf(name), begin, end },
+      () => fetchRange(urlOf(name), begin, end, { signal: runSignal ?? signal, fetcher }),
+      (hit) => holds(hit, begin, end) && differs(hit, loaded) === null,
+      runSignal,
+    );
+    const why =
+      differs(value, loaded) ?? (holds(value, begin, end) ? null : `bytes ${begin} to ${end} are past its end`);
+    if (why) throw changedError(urlOf(name), why, loaded.cached);
+    const bytes = rangeOf(value, begin, end);
+    return fetched || value.own || value.whole ? bytes : bytes.slice();
   };
 
   // Where Content-Range is not exposed (CORS), a file's size from HEAD, kept in the cache as a range of no bytes.
   const sizeOf = async (name) =>
     (
-      await cached({ url: urlOf(name), begin: 0, end: 0 }, async () => ({
-        bytes: new Uint8Array(0),
-        total: await fileSize(urlOf(name), { signal, fetcher }),
-        whole: false,
-      }))
-    ).total;
+      await cached(
+        { url: urlOf(name), begin: 0, end: 0 },
+        async () => ({
+          bytes: new Uint8Array(0),
+          total: await fileSize(urlOf(name), { signal, fetcher }),
+          whole: false,
+        }),
+        (hit) => holds(hit, 0, 0),
+      )
+    ).value.total;
 
-  // A safetensors file by Range: its first 8 bytes give its size (Content-Range) and the header's length.
-  const heads = new Map(); // name → Promise<{ bytes, total, whole }>
-  const headOf = (name) => {
-    if (!heads.has(name)) heads.set(name, range(name, 0, 8));
-    return heads.get(name);
-  };
   const jsons = new Map(); // name → Promise<bytes>: each JSON file read at most once
 
   const names = ['config.json'];
-  const config = await whole('config.json', maxJson).catch((error) => {
-    throw absent(error) ? new AttentionError('MISSING_FILE', `config.json is not at ${base}: ${error.message}`) : error;
+  const hubSource = typeof source === 'object' && !(source instanceof URL);
+  const config = await whole('config.json', maxJson, hubSource ? hubNotFound(source) : undefined).catch((error) => {
+    throw absent(error) && !hubSource
+      ? new AttentionError('MISSING_FILE', `config.json is not at ${base}: ${error.message}`)
+      : error;
   });
   jsons.set('config.json', config.bytes);
   // The weights' first bytes and tokenizer.json are asked for together; a 404 of either says it is not there.
@@ -231,7 +284,7 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
     },
     /** A safetensors file as a range reader: { size, read(begin, end, where, signal) }. */
     async file(name) {
-      const head = await headOf(name);
+      const { value: head, fetched } = await headOf(name);
       const size = head.total ?? (await sizeOf(name));
       if (size === null) {
         throw new AttentionError(
@@ -239,12 +292,14 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
           `${urlOf(name)} states its size neither in Content-Range nor in a HEAD request's Content-Length: the server must state it`,
         );
       }
-      const joined = joinedReads(async (begin, end, runSignal) => (await range(name, begin, end, runSignal)).bytes);
+      // The file as loaded: what every later answer is checked against.
+      const loaded = { total: size, etag: head.etag ?? null, modified: head.modified ?? null, cached: !fetched };
+      const joined = joinedReads((begin, end, runSignal) => range(name, begin, end, runSignal, loaded));
       return {
         size,
         fresh: true, // each read's bytes are its own (openSafetensorsReader then need not copy them)
         async read(begin, end, where, runSignal) {
-          if (head.whole) return head.bytes.slice(begin, end);
+          if (head.whole) return head.bytes.slice(begin, end); // a server that ignores Range: the file, read whole
           if (begin === 0 && end <= 8) return head.bytes.slice(0, end);
           return joined(begin, end, runSignal);
         },
