@@ -85,6 +85,8 @@ export async function openCheckpoint(folder) {
     description: shardOf ? `${INDEX} and its ${files.length} shards` : SINGLE,
     /** Writes a web folder's cache (what its reads fetched); nothing for other folders. */
     flush: () => folder.flush?.(),
+    /** Closes the files a Node folder opened (dispose()); nothing for other folders. */
+    close: () => folder.close?.(),
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),
