@@ -2,7 +2,7 @@
 // config.json and model.safetensors files) in WebAssembly, and returns every layer's attention, the hidden states,
 // the logits and any head's steps. Browser-safe; the Node entry (index.node.js) adds folder paths.
 import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+import { guarded, readRecord } from '../read.js';
 import { openCheckpoint, resolveModel } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
 import { FAMILIES } from './families.js';
@@ -57,7 +57,12 @@ export async function loadModel(source, options) {
   if (simd !== undefined && typeof simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(simd)}`);
   }
-  if (cache !== undefined && (typeof cache?.get !== 'function' || typeof cache?.set !== 'function')) {
+  const isCache = guarded(
+    'BAD_OPTION',
+    'loadModel options.cache',
+    () => cache === undefined || (typeof cache?.get === 'function' && typeof cache?.set === 'function'),
+  );
+  if (!isCache) {
     throw new AttentionError(
       'BAD_OPTION',
       `cache must be a cache of attention-wasm/model/cache (openModelCache()) or an object with get and set, got ${describe(cache)}`,

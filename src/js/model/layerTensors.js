@@ -1,6 +1,8 @@
 // Which tensors of a checkpoint are one layer's attention weights, and how each of this package's weights (wq … bo,
 // [in, out]) is cut from them: the one place that turns the family tables (families.js) into a layer's sources, for
 // attentionWeightsFrom and for readers that hold only names and shapes (the page's "Use your own model").
+import { AttentionError, describe } from '../errors.js';
+import { guarded, readRecord } from '../read.js';
 import { candidateNames, FAMILIES } from './families.js';
 
 /** The family rows of a layer's attention, in the order of this package's weights. */
@@ -36,9 +38,18 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * @param {{ layer?: number }} [options]  the layer (default: the first the names hold)
  * @returns {{ family: string, prefix: string, layers: number[], layer: number, sources: object } | null}
  */
-export function attentionTensorsOf(tensors, { layer } = {}) {
+export function attentionTensorsOf(tensors, options) {
+  // A getter or Proxy trap of the caller's that throws is BAD_OPTION saying so; the names are read once.
+  return guarded('BAD_OPTION', "attentionTensorsOf's arguments", () => tensorsOf(tensors, options));
+}
+
+function tensorsOf(tensors, options) {
+  const { layer } = readRecord(options, 'attentionTensorsOf options', ['layer'], 'option');
+  if (layer !== undefined && !(Number.isSafeInteger(layer) && layer >= 0)) {
+    throw new AttentionError('BAD_OPTION', `layer must be an integer of 0 or more, got ${describe(layer)}`);
+  }
   const names = Array.isArray(tensors)
-    ? tensors
+    ? [...tensors]
     : [...(tensors instanceof Map ? tensors.keys() : Object.keys(tensors ?? {}))];
   const has = (name) => names.includes(name);
   for (const [family, spec] of Object.entries(FAMILIES)) {

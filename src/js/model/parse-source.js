@@ -2,7 +2,7 @@
 // loadModel takes: a folder URL or a `{ hub }` model. One parser for every place a source is typed, so that they
 // all take the same texts. Names of the caller's own (a model shipped with a page, say) are the caller's to read first.
 import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+import { guarded, readRecord } from '../read.js';
 import { HUB_URL, checkRevision, folderUrl } from './sources-url.js';
 
 const PART = '[A-Za-z0-9][\\w.-]{0,95}';
@@ -83,5 +83,5 @@ export function parseModelSource(text, options) {
  * @returns {string}
  */
 export function modelFolderUrl(source) {
-  return folderUrl(source);
+  return guarded('BAD_OPTION', 'the model source', () => folderUrl(source));
 }

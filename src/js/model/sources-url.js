@@ -23,15 +23,6 @@ export const hubHint = (source) =>
     ? ` (for the Hub's model, give { hub: ${JSON.stringify(source)} })`
     : '';
 
-/** Whether `source` names a web folder: a URL object, an http(s) URL string, or `{ hub }`. */
-export const isWebSource = (source) =>
-  (typeof URL === 'function' && source instanceof URL) ||
-  (typeof source === 'string' && /^https?:\/\//i.test(source)) ||
-  (source !== null &&
-    typeof source === 'object' &&
-    Object.getPrototypeOf(source) === Object.prototype &&
-    'hub' in source);
-
 /** An http(s) URL of `text` (a string or URL), or BAD_OPTION naming `what` and the text: never a raw TypeError. */
 function httpUrl(text, what) {
   let url;
