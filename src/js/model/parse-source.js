@@ -3,7 +3,7 @@
 // all take the same texts. Names of the caller's own (a model shipped with a page, say) are the caller's to read first.
 import { AttentionError, describe } from '../errors.js';
 import { guarded, readRecord } from '../read.js';
-import { HUB_URL, checkRevision, folderUrl } from './sources-url.js';
+import { HUB_URL, checkRevision, folderUrl, httpUrl } from './sources-url.js';
 
 const PART = '[A-Za-z0-9][\\w.-]{0,95}';
 const HUB_ID = new RegExp(`^(${PART}/${PART})(?:@([\\w./-]{1,128}))?$`, 'u');
@@ -61,7 +61,7 @@ export function parseModelSource(text, options) {
     throw bad(value, 'is a relative URL, and no base was given to resolve it against');
   let url = null;
   try {
-    if (/^https?:\/\//iu.test(value)) url = new URL(value);
+    if (/^https?:\/\//iu.test(value)) url = httpUrl(value, 'a model URL');
     else if (relative) url = new URL(value, base instanceof URL ? base.href : String(base));
   } catch {
     throw bad(value, relative ? `cannot be resolved against base ${describe(base)}` : 'is not a valid URL');

@@ -23,10 +23,14 @@ export const hubHint = (source) =>
     ? ` (for the Hub's model, give { hub: ${JSON.stringify(source)} })`
     : '';
 
-/** An http(s) URL of `text` (a string or URL), or BAD_OPTION naming `what` and the text: never a raw TypeError. */
-function httpUrl(text, what) {
+/**
+ * An http(s) URL of `text` (a string or URL), or BAD_OPTION naming `what` and the text: never a raw TypeError. A
+ * space or control character in the host is refused here, as the URL standard does (not every browser does).
+ */
+export function httpUrl(text, what) {
   let url;
   try {
+    if (typeof text === 'string' && /^[a-z]+:\/*[^/?#]*\s/iu.test(text.trim())) throw new Error('a space in the host');
     url = new URL(text instanceof URL ? text.href : text);
   } catch {
     throw new AttentionError('BAD_OPTION', `${what} ${JSON.stringify(String(text).slice(0, 200))} is not a valid URL`);
