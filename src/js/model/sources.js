@@ -82,6 +82,12 @@ function badString(text) {
   if (/^[a-z][\w+.-]*:/iu.test(text)) {
     return new AttentionError('BAD_OPTION', `a model URL must be http(s), got ${shown}: give ${SOURCES}`);
   }
+  if (/^[\\/][\\/]/u.test(text)) {
+    return new AttentionError(
+      'BAD_OPTION',
+      `${shown} names a host without a scheme: give its URL in full, https://${text.replace(/^[\\/]+/u, '')}`,
+    );
+  }
   return new AttentionError(
     'BAD_OPTION',
     `a model source given as text is a folder URL (http:// or https://), and ${shown} is not one: for a folder beside the page, give new URL(${shown}, document.baseURI); for a model on the Hub, { hub: 'owner/name' } (parseModelSource(text) reads either)`,

@@ -66,6 +66,13 @@ describe('a string that is not a folder URL (the browser entry)', () => {
     }
   });
 
+  it('a host without a scheme (//host/m) says to write its URL in full, not new URL(…)', async () => {
+    const error = await failure(() => loadModel('//models.example.org/tiny/'));
+    expect(error?.code).toBe('BAD_OPTION');
+    expect(error.message).toContain('https://models.example.org/tiny/');
+    expect(error.message).not.toContain('new URL(');
+  });
+
   it('an empty string says that it is empty', async () => {
     for (const text of ['', '   ']) {
       const error = await failure(() => loadModel(text));
