@@ -172,4 +172,19 @@ describe('readSafetensors and openSafetensors', () => {
     expectBadFile(() => readSafetensors(file.subarray(0, 5)), 'fewer than the 8');
     await expectBadFileAsync(openSafetensors(new Blob([file.subarray(0, 100)])), 'runs past the end');
   });
+
+  it('says that a JSON file given for the weights is JSON text, not a safetensors file', async () => {
+    const config = new TextEncoder().encode(JSON.stringify({ model_type: 'gpt2', n_layer: 2 }, null, 2));
+    for (const bytes of [config, new TextEncoder().encode('{}'), new TextEncoder().encode('\n [1, 2, 3]')]) {
+      const words = ['starts with', 'JSON text', 'config.json', 'not a safetensors file'];
+      expectBadFile(() => readSafetensors(bytes), ...words);
+      await expectBadFileAsync(openSafetensors(new Blob([bytes])), ...words);
+    }
+    // A real header whose length's bytes read " {" (0x7b20 = 31520 bytes) is read as one.
+    const w = { name: 'w', dtype: 'F32', shape: [1], bytes: tensorBytes('F32', [2]) };
+    const header = JSON.stringify({ w: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }).padEnd(0x7b20, ' ');
+    const wide = safetensorsFile([w], { header });
+    expect([...wide.subarray(0, 2)]).toEqual([0x20, 0x7b]);
+    expectTensor(readSafetensors(wide).w, [1], [2]);
+  });
 });

@@ -18,6 +18,7 @@ export { attentionTensorsOf } from './layerTensors.js';
 export { Model };
 export { HUB_URL } from './sources-url.js';
 export { modelFolderUrl, parseModelSource } from './parse-source.js';
+export { BUILTIN_MODEL } from './builtin.js';
 
 /**
  * Loads a model from its folder: config.json, then the checkpoint's headers (model.safetensors or the shards of

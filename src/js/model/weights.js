@@ -2,7 +2,7 @@
 // selfAttention(x, attentionWeightsFrom(tensors, { layer, config }), { causal }) computes that layer's attention
 // from its normed input x. The family tables (families.js) name the tensors; the same shape checks as loadModel.
 import { AttentionError, describe, formatShape } from '../errors.js';
-import { guarded } from '../read.js';
+import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { parseConfigText, readConfig } from './config.js';
 import { candidateNames, FAMILIES } from './families.js';
@@ -133,7 +133,7 @@ export function attentionWeightsFrom(tensors, options) {
 }
 
 function weightsFrom(tensors, options) {
-  const { layer, config: given } = options ?? {};
+  const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
   const json = typeof given === 'string' ? parseConfigText(given) : given;
   if (json === null || typeof json !== 'object') {
     throw new AttentionError(
