@@ -64,15 +64,22 @@ describe.runIf(isNode)('a folder path (Node)', async () => {
   });
 
   it('dispose() closes the files it opened', async () => {
-    const descriptors = async () => (await fs.readdir('/proc/self/fd')).length;
+    /** The names of the files of `folder` this process holds open (Linux's /proc/self/fd). */
+    const held = async (path) => {
+      const folder = await fs.realpath(path); // as /proc names it
+      const targets = await Promise.all(
+        (await fs.readdir('/proc/self/fd')).map((fd) => fs.readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+      );
+      return targets.filter((target) => target.startsWith(folder)).map((target) => target.slice(folder.length + 1));
+    };
     await inTemp(async (folder) => {
       await write(folder, gpt2Fixture({ shards: 3 }).files);
-      const before = await descriptors();
       const model = await loadModel(folder);
       await model.run({ ids });
-      expect(await descriptors()).toBe(before + 3); // the three shards, opened once
+      expect((await held(folder)).sort()).toEqual([1, 2, 3].map((i) => `model-0000${i}-of-00003.safetensors`)); // once each
       await model.dispose();
-      expect(await descriptors()).toBe(before);
+      expect(await held(folder)).toEqual([]);
+      await expect(model.run({ ids })).rejects.toMatchObject({ code: 'TERMINATED' });
     });
   });
 
