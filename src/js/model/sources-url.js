@@ -138,7 +138,7 @@ export async function webFolder(source, { maxJson, signal, cache: given, onProgr
    * An answer from the cache when `usable(hit)`, or fetched and then kept there; a 404 is kept as { missing: true }.
    * Resolves to { value, fetched }: fetched is false for the cache's answers.
    */
-  const cached = (key, load, usable, runSignal) => queue(() => cachedNow(key, load, usable), runSignal);
+  const cached = (key, load, usable, runSignal) => queue(() => cachedNow(key, load, usable), runSignal ?? signal);
   async function cachedNow(key, load, usable) {
     const hit = cache && (await lookUp(key));
     if (hit?.missing === true) throw new AttentionError('MISSING_FILE', `${key.url} was not found (HTTP 404, cached)`);
