@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # npm run lint: Prettier and ESLint over the JS, clang-format over the C++, no import circle among the project's
-# modules (scripts/check-imports.mjs), and the house limit of 500 lines per C++ or CSS file (ESLint's max-lines
+# modules (scripts/check-imports.mjs), no family or model_type compared outside src/js/model/families/
+# (scripts/check-families.mjs), and the house limit of 500 lines per C++ or CSS file (ESLint's max-lines
 # holds JS files to 400). Every check runs; the exit code is non-zero when any failed.
 # bash scripts/lint.sh --write (npm run format) rewrites the files in Prettier's and clang-format's style instead.
 set -uo pipefail
@@ -29,6 +30,7 @@ check prettier npx prettier --log-level warn --check "${js[@]}"
 check eslint npx eslint --max-warnings 0 .
 check clang-format clang-format --dry-run -Werror --ferror-limit=1 "${cpp[@]}"
 check imports node scripts/check-imports.mjs
+check families node scripts/check-families.mjs
 check line-count awk 'FNR == 501 { print FILENAME ": over 500 lines (the house limit for C++ and CSS)"; bad = 1 }
   END { exit bad }' "${cpp[@]}" "${css[@]}"
 

@@ -18,6 +18,7 @@
 #ifdef ATTENTION_WITH_MODEL
 #include "../core/model/edits.h"
 #include "../core/model/forward.h"
+#include "../core/model/scratch.h"
 #endif
 
 namespace {
@@ -210,11 +211,15 @@ attention::model::LayerResult layer_result(const Descriptor& d) {
   return r;
 }
 
-// A layer's first half: x → residual.
+// The KV cache of a decode step (model/decode.h): a kModelAttention call with cache_k set.
+attention::model::KvCache kv_cache(const Descriptor& d) {
+  return {d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past], d[slot::cache_capacity]};
+}
+
+// A layer's first half: x → residual. With cache_k set, a decode step: the new tokens attend over the cache of the
+// earlier ones.
 void model_attention(const Descriptor& d) {
-  // With cache_k set, a decode step: the new tokens attend over the cache of the earlier ones (model/decode.h).
-  attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
-                                  d[slot::cache_capacity]};
+  attention::model::KvCache cache = kv_cache(d);
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
   attention::model::layer_attention(to_model_config(d), layer_weights(d), d.address<const float>(slot::x),
                                     layer_result(d), cache.k ? &cache : nullptr, &edits);
@@ -237,6 +242,25 @@ void model_norm(const Descriptor& d) {
 void model_logits(const Descriptor& d) {
   attention::model::logits(to_model_config(d), d.address<const float>(slot::x), d.address<const float>(slot::w_head),
                            d.address<const float>(slot::b_head), d[slot::d_out], d.address(slot::output));
+}
+
+// Bytes the model call of `kind` that `descriptor` describes allocates for itself (model/scratch.h), its edits
+// changing `edited_steps` (bits 1 << LayerStep): the JS layer adds them to the call's block for its size check. Only
+// whether each address is set is read (the JS layer passes the call's descriptor with its buffers' offsets).
+double model_scratch_bytes(int32_t kind, uintptr_t descriptor, uint32_t edited_steps) {
+  namespace m = attention::model;
+  const Descriptor d(descriptor);
+  const m::ModelConfig c = to_model_config(d);
+  const m::KvCache cache = kv_cache(d);
+  switch (static_cast<CallKind>(kind)) {
+    case CallKind::kModelAttention:
+      return static_cast<double>(
+          m::layer_attention_scratch_bytes(c, layer_result(d), cache.k ? &cache : nullptr, edited_steps));
+    case CallKind::kModelMlp: return static_cast<double>(m::layer_mlp_scratch_bytes(c, layer_result(d)));
+    case CallKind::kModelNorm: return static_cast<double>(m::final_norm_scratch_bytes(c, d[slot::w_dense] != 0));
+    case CallKind::kModelLogits: return static_cast<double>(m::logits_scratch_bytes(c));
+    default: return 0;  // kModelEmbed: none
+  }
 }
 #endif
 
@@ -302,6 +326,9 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_abiHash", &abi_hash);
   emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
   emscripten::function("_outputProjectionScratchBytes", &output_projection_scratch_bytes);
+#ifdef ATTENTION_WITH_MODEL
+  emscripten::function("_modelScratchBytes", &model_scratch_bytes);
+#endif
   emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);
   emscripten::function("_kernelBackend", &kernel_backend);

@@ -212,6 +212,14 @@ const bareKv: number = bareWeights.numKvHeads;
 const found = attentionTensorsOf(['h.0.attn.c_attn.weight'], { layer: 0 });
 const sourceName: string | undefined = found?.sources.wq?.name;
 const block: number | undefined = found?.sources.wq?.part?.of;
+const foundCausal: boolean | undefined = found?.choices.causal;
+// model.spec: the same fields for every family; choices and labels instead of family names
+const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
+const placement: 'preNorm' | 'postNorm' = model.spec.choices.placement;
+const shown: string = `${model.spec.labels.activation} ${model.spec.labels.norms[0]} ${model.spec.fields.maxPositions}`;
+const runs: 'geluTanh' | 'geluErf' | 'siluGated' = model.spec.activation;
+// @ts-expect-error the labels are read-only
+model.spec.labels.activation = 'GELU';
 attn.selfAttention(q, layerWeights, { causal: true });
 const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;

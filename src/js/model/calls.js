@@ -2,7 +2,8 @@
 // runner executes like any other call: one block of WebAssembly memory holding the call descriptor, the inputs (a
 // layer's weights among them, scanned there for NaN and ±inf), the outputs and nothing else, freed when the call
 // returns. So a layer's weights are in WebAssembly memory for that layer's call only.
-import { CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
+import { AttentionError } from '../errors.js';
+import { CALL_KINDS, CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
 import {
   ACTIVATIONS,
   MODEL_SLOTS,
@@ -11,7 +12,7 @@ import {
   NORM_PLACEMENTS,
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
-import { product } from '../plan.js';
+import { callLayout, descriptorTemplate, product } from '../plan.js';
 
 // A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
 const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
@@ -29,9 +30,9 @@ function floatBits(x) {
 export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
 
 /** A layer call's RoPE inputs for n tokens: the cos and sin tables [n, rope.dim / 2] of rope.js's ropeTables. */
-export const ropeInputs = (tables, n, config) => ({
-  ropeCos: made(tables.cos, [n, config.rope.dim / 2], 'rope.cos'),
-  ropeSin: made(tables.sin, [n, config.rope.dim / 2], 'rope.sin'),
+export const ropeInputs = (tables, n, spec) => ({
+  ropeCos: made(tables.cos, [n, spec.rope.dim / 2], 'rope.cos'),
+  ropeSin: made(tables.sin, [n, spec.rope.dim / 2], 'rope.sin'),
 });
 
 /** A tensor read from the checkpoint: scanned for NaN and ±inf in WebAssembly memory, named by its file's name. */
@@ -44,34 +45,35 @@ export const weight = (tensor, name) => ({
 });
 
 /** The descriptor's dims that every model call shares, for n tokens. */
-export function modelDims(config, n, layer = 0) {
-  const { choices, rope } = config;
+export function modelDims(spec, n, layer = 0) {
+  const { choices, rope } = spec;
   return {
     lenQ: n,
     lenK: n,
-    dModel: config.dModel,
-    numHeads: config.numHeads,
-    numKvHeads: config.numKvHeads,
-    dK: config.headDim,
-    dV: config.headDim,
-    dFf: config.dFf,
+    dModel: spec.dModel,
+    numHeads: spec.numHeads,
+    numKvHeads: spec.numKvHeads,
+    dK: spec.headDim,
+    dV: spec.headDim,
+    dFf: spec.dFf,
     normKind: NORM_KINDS[choices.norm],
     normPlacement: NORM_PLACEMENTS[choices.placement],
-    activation: ACTIVATIONS[config.activation],
+    activation: ACTIVATIONS[spec.activation],
     weightLayout: WEIGHT_LAYOUTS[choices.layout],
-    eps: floatBits(config.eps),
-    slidingWindow: config.windows[layer] ?? 0,
+    eps: floatBits(spec.eps),
+    slidingWindow: spec.windows[layer] ?? 0,
     ropeStyle: rope ? ROPE_STYLES.half : ROPE_STYLES.none,
     ropeDim: rope ? rope.dim : 0,
   };
 }
 
 /**
- * A plan of a model call (attention.js runs it as any plan).
+ * A plan of a model call (attention.js runs it as any plan, once modelScratchBytes has given its scratchBytes).
  * @param {'modelEmbed' | 'modelAttention' | 'modelMlp' | 'modelNorm' | 'modelLogits'} kind
- * @param {number} scratchBytes  what the core allocates for itself (its activations), for the size check
+ * @param {{ causal?: boolean, editedSteps?: number }} [options]  editedSteps: the steps the call's edits change, as
+ *   bits 1 << LAYER_STEPS (edits.js's layerEdits)
  */
-export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratchBytes = 0 } = {}) {
+export function modelPlan(kind, dims, inputs, outputs, { causal = false, editedSteps = 0 } = {}) {
   return {
     kind,
     dims,
@@ -79,21 +81,39 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
     outputs,
     options: { causal: causal ? CAUSAL.topLeft : CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
     maskDims: [1, 1, 1, 1],
-    scratchBytes,
+    scratchBytes: 0,
+    editedSteps,
     square: null,
     slotIndex: SLOTS,
     slotCount: MODEL_SLOT_COUNT,
   };
 }
 
+/**
+ * The bytes a model call's core allocates for itself beyond its inputs and results, as the core reckons them
+ * (src/core/model/scratch.h, through _modelScratchBytes): from the call's descriptor, written for it into a small
+ * block of its own (only whether each buffer is given is read), and the steps its edits change.
+ */
+export function modelScratchBytes(module, plan) {
+  const { slots } = descriptorTemplate(plan, callLayout(plan));
+  const at = module._malloc(slots.byteLength);
+  if (!at) throw new AttentionError('OUT_OF_MEMORY', 'WebAssembly memory could not grow for a call descriptor');
+  try {
+    module.HEAP32.set(slots, at / 4);
+    return module._modelScratchBytes(CALL_KINDS[plan.kind], at, plan.editedSteps);
+  } finally {
+    module._free(at);
+  }
+}
+
 /** The shapes of a layer call's outputs: its output, the weights, and with `capture` every intermediate. */
-export function layerOutputs(config, n, { weights, capture }) {
-  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+export function layerOutputs(spec, n, { weights, capture }) {
+  const { dModel: d, dFf: ff, numHeads: H, numKvHeads: Hkv, headDim: dK } = spec;
   const outputs = { output: [n, d] };
   if (weights || capture) outputs.weights = [H, n, n];
   if (!capture) return outputs;
   Object.assign(outputs, { normed: [n, d], q: [H, n, dK], k: [Hkv, n, dK], v: [Hkv, n, dK] });
-  if (config.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [Hkv, n, dK] });
+  if (spec.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [Hkv, n, dK] });
   Object.assign(outputs, {
     rawScores: [H, n, n],
     scaledScores: [H, n, n],

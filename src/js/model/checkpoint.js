@@ -6,7 +6,7 @@ import { AttentionError, formatShape } from '../errors.js';
 import { quote } from '../io/bytes.js';
 import { openSafetensorsReader } from '../io/safetensors.js';
 import { checkFileName } from './file-names.js';
-import { candidateNames, shapeSizes } from './families.js';
+import { candidateNames, shapeSizes } from './families/index.js';
 import { missingFile, readJson, readerOf } from './sources.js';
 
 const SINGLE = 'model.safetensors';
@@ -106,21 +106,21 @@ export const entryBytes = (entry, rows) =>
   (rows ? rows[1] - rows[0] : entry.shape[0]) * entry.shape.slice(1).reduce((a, b) => a * b, 1) * BYTES[entry.dtype];
 
 /**
- * Finds each row of a family table (families.js) in the checkpoint and checks its shape against the config.
+ * Finds each row of a family table (families/) in the checkpoint and checks its shape against the sizes of config.json (the spec).
  * @param {{ slot: string, name: string, shape: string[], when?: Function }[]} rows
  * @returns {{ slot: string, file: string, name: string, dtype: string, shape: number[] }[]}
  */
-export function resolveRows(checkpoint, rows, config, prefix) {
-  const sizes = shapeSizes(config);
+export function resolveRows(checkpoint, rows, spec, prefix) {
+  const sizes = shapeSizes(spec);
   return rows
-    .filter((row) => !row.when || row.when(config))
+    .filter((row) => !row.when || row.when(spec))
     .map((row) => {
-      const names = candidateNames(row.name, prefix);
+      const names = candidateNames(row, prefix);
       const entry = checkpoint.entry(names);
       if (!entry) {
         throw new AttentionError(
           'MISSING_TENSOR',
-          `${checkpoint.description} holds no tensor ${names.map((n) => JSON.stringify(n)).join(' nor ')}, which a ${config.family} model of this config.json needs`,
+          `${checkpoint.description} holds no tensor ${names.map((n) => JSON.stringify(n)).join(' nor ')}, which a ${spec.family} model of this config.json needs`,
         );
       }
       const expected = row.shape.map((letter) => sizes[letter]);
@@ -140,11 +140,11 @@ export function resolveRows(checkpoint, rows, config, prefix) {
     });
 }
 
-/** The base model's prefix: the first of the family's whose name of `probe` the checkpoint holds. */
+/** The base model's prefix: the first of the family's under which the checkpoint holds the tensor of row `probe`. */
 export function findPrefix(checkpoint, prefixes, probe) {
   const prefix = prefixes.find((p) => checkpoint.entry(candidateNames(probe, p)));
   if (prefix === undefined) {
-    const tried = prefixes.map((p) => JSON.stringify(`${p}${probe}`)).join(' nor ');
+    const tried = prefixes.map((p) => JSON.stringify(`${p}${probe.name}`)).join(' nor ');
     const some = checkpoint
       .names()
       .slice(0, 6)
@@ -163,24 +163,24 @@ export function findPrefix(checkpoint, prefixes, probe) {
  * types? }, embedNorm, layers (one list per layer), final, head, headBias }. BERT's masked-LM head is optional
  * (BertModel has none): without cls.predictions.bias, final is empty and head null (no logits).
  */
-export function resolveModel(checkpoint, config, spec) {
-  const prefix = findPrefix(checkpoint, spec.prefixes, spec.embeddings[0].name);
-  const resolve = (rows) => resolveRows(checkpoint, rows, config, prefix);
-  const embeddings = Object.fromEntries(resolve(spec.embeddings).map((entry) => [entry.slot, entry]));
-  const layers = Array.from({ length: config.numLayers }, (_, l) => resolve(spec.layer(l)));
-  const hasHead = !spec.head.bias || checkpoint.entry(candidateNames(spec.head.bias, prefix));
-  const headName = typeof spec.head.weight === 'function' ? spec.head.weight(config) : spec.head.weight;
+export function resolveModel(checkpoint, spec, family) {
+  const prefix = findPrefix(checkpoint, family.prefixes, family.embeddings[0]);
+  const resolve = (rows) => resolveRows(checkpoint, rows, spec, prefix);
+  const embeddings = Object.fromEntries(resolve(family.embeddings).map((entry) => [entry.slot, entry]));
+  const layers = Array.from({ length: spec.numLayers }, (_, l) => resolve(family.layer(l)));
+  const hasHead = !family.head.bias || checkpoint.entry(candidateNames({ name: family.head.bias }, prefix));
+  const headName = typeof family.head.weight === 'function' ? family.head.weight(spec) : family.head.weight;
   const [head, headBias] = hasHead
     ? resolve([
         { slot: 'wHead', name: headName, shape: ['V', 'd'] },
-        ...(spec.head.bias ? [{ slot: 'bHead', name: spec.head.bias, shape: ['V'] }] : []),
+        ...(family.head.bias ? [{ slot: 'bHead', name: family.head.bias, shape: ['V'] }] : []),
       ])
     : [null, null];
   return {
     embeddings,
-    embedNorm: resolve(spec.embedNorm),
+    embedNorm: resolve(family.embedNorm),
     layers,
-    final: hasHead || spec.head.bias === null ? resolve(spec.final) : [],
+    final: hasHead || family.head.bias === null ? resolve(family.final) : [],
     head,
     headBias: headBias ?? null,
   };

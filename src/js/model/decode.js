@@ -72,7 +72,7 @@ export class DecodeSession {
    *   must stop; `signal` stops every read
    */
   async forward(ids, { attentions: wantWeights, check, signal }) {
-    const { spec: config, run } = this.#engine;
+    const { spec, run } = this.#engine;
     const n = ids.length;
     const first = this.past;
     const L = first + n;
@@ -80,17 +80,17 @@ export class DecodeSession {
     let hidden = await this.#engine.embed(ids, first, signal);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
-    const tables = config.rope && ropeTables(config.rope.invFreq, positions);
-    const { numHeads: H, dModel: d } = config;
+    const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+    const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l], signal);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
       const { cacheK, cacheV } = this.#layers[l];
       const dims = {
-        ...modelDims(config, n, l),
+        ...modelDims(spec, n, l),
         ...addresses,
         cacheK,
         cacheV,
@@ -98,8 +98,7 @@ export class DecodeSession {
         cacheCapacity: this.#capacity,
       };
       const outputs = wantWeights ? { output: [n, d], weights: [H, n, L] } : { output: [n, d] };
-      const scratchBytes = (n * L + 2 * L * config.headDim) * 4; // the scores over the cache, its packed keys and values
-      const result = runLayer(run, config, n, { inputs, dims, outputs, causal: true, scratchBytes });
+      const result = runLayer(run, spec, n, { inputs, dims, outputs, causal: true });
       hidden = result.output;
       if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));
     }
@@ -114,15 +113,15 @@ export class DecodeSession {
 
   /** The LM head on one row: resident when it fits what the layers left of the budget (read once), else by blocks. */
   async #logits(h, signal) {
-    const { tensors, spec: config, run } = this.#engine;
+    const { tensors, spec, run } = this.#engine;
     const { head, headBias } = tensors;
     const address = await this.#weights.matrix(head, signal);
     if (!address) return this.#engine.logits(h, signal);
-    const V = config.vocabSize;
+    const V = spec.vocabSize;
     const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
     const bias = headBias ? await this.#weights.group('headBias', [headBias], signal) : { inputs: {}, addresses: {} };
     Object.assign(inputs, bias.inputs);
-    const dims = { ...modelDims(config, 1), ...bias.addresses, dOut: V, wHead: address };
+    const dims = { ...modelDims(spec, 1), ...bias.addresses, dOut: V, wHead: address };
     return run(modelPlan('modelLogits', dims, inputs, { output: [1, V] })).output;
   }
 

@@ -43,16 +43,12 @@ const STEPS = {
 /** The steps an edit may change, in the forward's order. */
 export const EDITABLE_STEPS = Object.freeze(Object.keys(STEPS));
 
-// Floats the core allocates for an edit of attention's inner steps: the scores, scaled and raw scores and weights of
-// every head, and the rotated q and k.
-const innerScratchBytes = (c, n) => 4 * (4 * c.numHeads * n * n + (c.numHeads + c.numKvHeads) * n * c.headDim);
-
 /**
  * run's `edits` for n tokens: [{ layer, head?, step, row, col, value }], each checked against the model's sizes.
  * `head` is given for a head's steps (for k, v and kRotated any head that reads that key-value head) and for no
  * other. @returns {{ layer: number, head: number | undefined, step: string, row: number, col: number, value: number }[]}
  */
-export function readEdits(list, config, n) {
+export function readEdits(list, spec, n) {
   if (list === undefined) return [];
   if (!Array.isArray(list))
     throw bad(`edits must be an array of { layer, head?, step, row, col, value }, got ${describe(list)}`);
@@ -61,18 +57,18 @@ export function readEdits(list, config, n) {
     const name = `edits[${i}] (step ${typeof edit.step === 'string' ? `'${edit.step}'` : describe(edit.step)})`;
     const step = Object.hasOwn(STEPS, edit.step) ? STEPS[edit.step] : null;
     if (!step) throw bad(`${name}: step must be one of ${EDITABLE_STEPS.join(', ')}`);
-    if (step.rope && !config.rope) throw bad(`${name}: ${edit.step} is a step of RoPE models only (LLaMA family)`);
+    if (step.rope && !spec.rope) throw bad(`${name}: ${edit.step} is a step of RoPE models only (LLaMA family)`);
     const within = (key, value, size, what) => {
       if (!Number.isInteger(value) || value < 0 || value >= size)
         throw bad(`${name}: ${key} ${describe(value)} is not ${what} (0 to ${size - 1})`);
     };
-    within('layer', edit.layer, config.numLayers, 'a layer of this model');
-    if (step.head) within('head', edit.head, config.numHeads, 'a head of this model');
+    within('layer', edit.layer, spec.numLayers, 'a layer of this model');
+    if (step.head) within('head', edit.head, spec.numHeads, 'a head of this model');
     else if (edit.head !== undefined)
       throw bad(`${name}: ${edit.step} is the layer's step, not a head's: leave head out`);
-    if (step.weight) within('row', edit.row, step.rows(config), `a row of ${edit.step}`);
+    if (step.weight) within('row', edit.row, step.rows(spec), `a row of ${edit.step}`);
     else within('row', edit.row, n, 'a token of this input');
-    within('col', edit.col, step.cols(config, n), `a column of ${edit.step}`);
+    within('col', edit.col, step.cols(spec, n), `a column of ${edit.step}`);
     if (typeof edit.value !== 'number' || !Number.isFinite(Math.fround(edit.value)))
       throw bad(`${name}: value must be a finite float32 number, got ${describe(edit.value)}`);
     return { layer: edit.layer, head: edit.head, step: edit.step, row: edit.row, col: edit.col, value: edit.value };
@@ -80,26 +76,22 @@ export function readEdits(list, config, n) {
 }
 
 /**
- * Layer l's edits for its call: the `edits` input [m, 5] (step, block, row, col, value), how many, and the bytes the
- * core allocates for them; null when none edits layer l.
+ * Layer l's edits for its call: the `edits` input [m, 5] (step, block, row, col, value), how many, and the steps they
+ * change as bits 1 << LAYER_STEPS (the core's scratch depends on them); null when none edits layer l.
  */
-export function layerEdits(edits, l, config, n) {
+export function layerEdits(edits, l, spec) {
   const mine = edits.filter((edit) => edit.layer === l && !STEPS[edit.step].weight);
   if (!mine.length) return null;
   const rows = new Float32Array(mine.length * 5); // [m, 5]
-  const group = config.numHeads / config.numKvHeads;
-  let inner = false;
+  const group = spec.numHeads / spec.numKvHeads;
+  let steps = 0;
   mine.forEach(({ step, head, row, col, value }, e) => {
     const kind = STEPS[step].head;
     const block = kind === 'kv' ? Math.floor(head / group) : kind ? head : 0;
     rows.set([LAYER_STEPS[step], block, row, col, value], e * 5);
-    inner ||= LAYER_STEPS[step] >= LAYER_STEPS.qRotated && LAYER_STEPS[step] <= LAYER_STEPS.weights;
+    steps |= 1 << LAYER_STEPS[step];
   });
-  return {
-    tensor: made(rows, [mine.length, 5], 'edits'),
-    count: mine.length,
-    scratchBytes: inner ? innerScratchBytes(config, n) : 0,
-  };
+  return { tensor: made(rows, [mine.length, 5], 'edits'), count: mine.length, steps };
 }
 
 /**
@@ -108,9 +100,9 @@ export function layerEdits(edits, l, config, n) {
  * fused c_attn holding q | k | v side by side) or [out, in] (kOutIn). A weight the model keeps in WebAssembly memory
  * (`kept.addresses`, by slot, resident.js) is copied out of `kept.heap` into `inputs`, and the call reads the copy.
  */
-export function editWeights(edits, l, inputs, config, kept = { addresses: {}, entries: [], heap: null }) {
+export function editWeights(edits, l, inputs, spec, kept = { addresses: {}, entries: [], heap: null }) {
   const copied = new Set();
-  const { numHeads: H, numKvHeads: Hkv, headDim: dK } = config;
+  const { numHeads: H, numKvHeads: Hkv, headDim: dK } = spec;
   const has = (slot) => slot in inputs || slot in kept.addresses;
   for (const { layer, step, row, col, value } of edits) {
     const { weight, part } = STEPS[step];
@@ -129,7 +121,7 @@ export function editWeights(edits, l, inputs, config, kept = { addresses: {}, en
     copied.add(slot);
     const [rows, cols] = inputs[slot].shape; // as stored
     const offset = fused ? [0, H * dK, (H + Hkv) * dK][part] : 0;
-    const at = config.choices.layout === 'inOut' ? row * cols + offset + col : (offset + col) * cols + row;
+    const at = spec.choices.layout === 'inOut' ? row * cols + offset + col : (offset + col) * cols + row;
     if (at >= rows * cols) throw new AttentionError('INTERNAL', `edit of ${step} outside ${slot}`);
     inputs[slot].data[at] = value;
   }

@@ -4,7 +4,8 @@
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { DecodeSession } from './decode.js';
-import { readRunInput, topK as topList } from './results.js';
+import { topK as topList } from './results.js';
+import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
 
@@ -43,13 +44,13 @@ function number(o, name, fallback, test, rule) {
 }
 
 /** generate()'s options, checked against the model's sizes. */
-export function readGenerateOptions(options, config) {
+export function readGenerateOptions(options, spec) {
   const o = readRecord(options, 'options', GENERATE_OPTIONS, 'option');
   const stop = o.stop ?? [];
   if (!Array.isArray(stop)) throw bad('stop', stop, 'an array of token ids');
   stop.forEach((id, i) => {
-    if (!Number.isSafeInteger(id) || id < 0 || id >= config.vocabSize)
-      throw bad(`stop[${i}]`, id, `a token id in [0, ${config.vocabSize})`);
+    if (!Number.isSafeInteger(id) || id < 0 || id >= spec.vocabSize)
+      throw bad(`stop[${i}]`, id, `a token id in [0, ${spec.vocabSize})`);
   });
   const signal = o.signal;
   if (signal !== undefined && !(typeof AbortSignal === 'function' && signal instanceof AbortSignal))
@@ -65,7 +66,7 @@ export function readGenerateOptions(options, config) {
     stop: new Set(stop),
     signal,
     attentions: o.attentions ?? true,
-    next: Math.min(integer(o, 'next', 5, 1), config.vocabSize),
+    next: Math.min(integer(o, 'next', 5, 1), spec.vocabSize),
     residentBytes: number(o, 'residentBytes', RESIDENT_BYTES, (b) => b >= 0, 'a number of bytes ≥ 0'),
   };
 }
@@ -75,19 +76,19 @@ export function readGenerateOptions(options, config) {
  * @param {object} engine  the model's parts (model.js)
  */
 export function generate(engine, input, options) {
-  const config = engine.spec;
-  if (config.family === 'bert' || !engine.tensors.head) {
+  const spec = engine.spec;
+  if (!spec.choices.causal || !engine.tensors.head) {
     throw new AttentionError(
       'UNSUPPORTED_MODEL',
-      `generate() runs decoder models with an LM head (GPT-2, the LLaMA family); this is a ${config.family} model: use run() and read its logits (a [MASK]'s row for BERT)`,
+      `generate() runs decoder models with an LM head (GPT-2, the LLaMA family); this is a ${spec.family} model: use run() and read its logits (a [MASK]'s row for BERT)`,
     );
   }
-  const { ids, tokens } = readRunInput(input, config, engine.tokenizer);
-  const o = readGenerateOptions(options, config);
-  if (ids.length >= config.maxPositions) {
+  const { ids, tokens } = readRunInput(input, spec, engine.tokenizer);
+  const o = readGenerateOptions(options, spec);
+  if (ids.length >= spec.maxPositions) {
     throw new AttentionError(
       'TOO_MANY_TOKENS',
-      `the prompt's ${ids.length} tokens fill the model's ${config.maxPositions} positions: no room to generate a token`,
+      `the prompt's ${ids.length} tokens fill the model's ${spec.maxPositions} positions: no room to generate a token`,
     );
   }
   return steps(engine, { ids, tokens }, o);
@@ -95,10 +96,10 @@ export function generate(engine, input, options) {
 
 /** The steps: a prefill, then one token per step, the cache and resident weights freed however it ends. */
 async function* steps(engine, prompt, o) {
-  const config = engine.spec;
+  const spec = engine.spec;
   const ids = prompt.ids.slice();
   const tokens = prompt.tokens && prompt.tokens.slice();
-  const capacity = Math.min(config.maxPositions, ids.length + o.maxNewTokens);
+  const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
   const random = mulberry32(o.seed);
   engine.checkOpen();
   const session = new DecodeSession(engine, capacity, o.residentBytes);
@@ -122,7 +123,7 @@ async function* steps(engine, prompt, o) {
         ? 'stop'
         : step === o.maxNewTokens - 1
           ? 'maxNewTokens'
-          : ids.length >= config.maxPositions
+          : ids.length >= spec.maxPositions
             ? 'positions'
             : null;
       yield {

@@ -441,7 +441,44 @@ export interface GenerateStep {
   readonly finish: null | 'maxNewTokens' | 'stop' | 'positions';
 }
 
-/** The sizes and choices read from config.json. */
+/**
+ * The choices by which the families differ, each read by the forward or by a page (model.spec.choices): read these
+ * rather than asking which family a model is.
+ */
+export interface ModelChoices {
+  /** The norm. */
+  readonly norm: 'layerNorm' | 'rmsNorm';
+  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
+  readonly placement: 'preNorm' | 'postNorm';
+  /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
+  readonly layout: 'inOut' | 'outIn';
+  /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
+  readonly causal: boolean;
+  /** Rotary position embeddings on q and k (else learned positions, added to the embeddings). */
+  readonly rope: boolean;
+  /** Its LM head predicts masked tokens ([MASK]) from the whole sentence (BERT), not the next token. */
+  readonly maskedLm: boolean;
+  /** A norm after the last layer, which the last of hiddenStates includes (GPT-2's ln_f, LLaMA's norm). */
+  readonly finalNorm: boolean;
+  /** The family may have fewer key-value heads than query heads (grouped-query attention). */
+  readonly groupedKv: boolean;
+}
+
+/** What a page shows of a model (model.spec.labels). */
+export interface ModelLabels {
+  /** The family as people write it: 'GPT-2', 'BERT', 'LLaMA'. */
+  readonly family: string;
+  /** The MLP's activation that runs: 'GELU (tanh)', 'GELU (erf)' or 'SiLU-gated'. */
+  readonly activation: string;
+  /** 'LayerNorm' or 'RMSNorm'. */
+  readonly norm: string;
+  /** 'pre-norm' or 'post-norm'. */
+  readonly placement: string;
+  /** A layer's two norms as the checkpoint names them, e.g. ['LayerNorm ln_1', 'LayerNorm ln_2']. */
+  readonly norms: readonly string[];
+}
+
+/** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
   readonly family: 'gpt2' | 'bert' | 'llama';
@@ -463,6 +500,14 @@ export interface ModelSpec {
   readonly maxPositions: number;
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
+  /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
+  readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
+  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
+  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated';
+  /** The choices the forward reads and a page shows. */
+  readonly choices: ModelChoices;
+  /** What a page shows of the model. */
+  readonly labels: ModelLabels;
 }
 
 /** A loaded model (loadModel). */
@@ -470,9 +515,9 @@ export class Model {
   private constructor();
   /** The family the config names. */
   readonly family: 'gpt2' | 'bert' | 'llama';
-  /** config.json as parsed. */
+  /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
-  /** The sizes and choices read from config.json. */
+  /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
   readonly spec: ModelSpec;
   /** Whether the folder had a tokenizer.json: run() then takes text. */
   readonly hasTokenizer: boolean;
@@ -696,6 +741,8 @@ export interface WeightSource {
 export interface LayerTensors {
   /** The family recognised. */
   family: 'gpt2' | 'bert' | 'llama';
+  /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
+  choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */
   prefix: string;
   /** The layers the names hold, ascending. */

@@ -4,8 +4,8 @@
 import { AttentionError, describe } from '../errors.js';
 import { guarded, readRecord } from '../read.js';
 import { openCheckpoint, resolveModel } from './checkpoint.js';
-import { parseConfigText, readConfig } from './config.js';
-import { FAMILIES } from './families.js';
+import { parseConfigText, readSpec } from './spec.js';
+import { FAMILIES } from './families/index.js';
 import { Model } from './model.js';
 import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
@@ -13,8 +13,8 @@ import { loadModelModule } from './wasm.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
 
-export { attentionWeightsFrom } from './weights.js';
-export { attentionTensorsOf } from './layerTensors.js';
+export { attentionWeightsFrom } from './attention-weights-from.js';
+export { attentionTensorsOf } from './attention-sources.js';
 export { Model };
 export { HUB_URL } from './sources-url.js';
 export { modelFolderUrl, parseModelSource } from './parse-source.js';
@@ -86,12 +86,12 @@ export async function loadModel(source, options) {
   checkAborted(signal, 'loadModel');
   const progress = progressReporter(onProgress); // a handler that throws is BAD_OPTION saying so
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
-  const json = await step(readJson(folder, 'config.json', parseConfigText));
-  const config = readConfig(json);
+  const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
+  const spec = readSpec(config); // what this package reads from it (spec.js)
   const checkpoint = await step(openCheckpoint(folder));
-  const tensors = resolveModel(checkpoint, config, FAMILIES[config.family]);
+  const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
   folder.endLoad?.();
-  return new Model({ module, checkpoint, config, json, tensors, onProgress: progress, tokenizer, residentBytes });
+  return new Model({ module, checkpoint, config, spec, tensors, onProgress: progress, tokenizer, residentBytes });
 }

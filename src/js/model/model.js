@@ -1,5 +1,5 @@
-// A loaded model: its config, its checkpoint opened by the headers, every tensor of the forward found and checked,
-// and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
+// A loaded model: its config.json (`config`) and the description read from it (`spec`), its checkpoint opened by
+// the headers, every tensor of the forward found and checked, and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
 // tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
 // that layer's calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks
 // of the vocabulary. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
@@ -9,15 +9,15 @@ import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, made, modelDims, modelPlan, ropeInputs, weight } from './calls.js';
+import { layerOutputs, made, modelDims, modelPlan, modelScratchBytes, ropeInputs, weight } from './calls.js';
 import { runLayer } from './layer-call.js';
-import { editWeights, layerEdits, readEdits } from './edits.js';
-import { checkEditsFrom, logitRows, pickRows, readFrom } from './partial.js';
-import { readRunInput, readRunOptions, sliceCapture, topK } from './results.js';
+import { editWeights, layerEdits } from './edits.js';
+import { pickRows, sliceCapture, topK } from './results.js';
+import { readRunPlan } from './run-plan.js';
 import { runBytes } from './run-bytes.js';
 import { checkAborted, eitherSignal } from './signal.js';
 import { generate } from './generate.js';
-import { layerAttentionWeights } from './layer-weights.js';
+import { layerAttentionWeights } from './model-attention-weights.js';
 import { blockRows, floatBytes, modelResidency } from './resident.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
@@ -42,7 +42,7 @@ export class Model {
   #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, json, tensors, onProgress, tokenizer = null, residentBytes }) {
+  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -54,12 +54,12 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
-    /** 'gpt2' | 'bert' | 'llama' */
-    this.family = config.family;
-    /** config.json as parsed. */
-    this.config = json;
-    /** The sizes and choices read from config.json (config.js). */
-    this.spec = config;
+    /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
+    this.family = spec.family;
+    /** config.json as parsed: the raw object. */
+    this.config = config;
+    /** The normalized description read from config.json (spec.js): sizes, choices, labels. */
+    this.spec = spec;
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
@@ -70,7 +70,7 @@ export class Model {
   /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
   async attentionWeights(layer, options) {
     this.#checkOpen();
-    const parts = { spec: this.spec, json: this.config, entries: this.#tensors.layers, resident: this.#resident };
+    const parts = { spec: this.spec, config: this.config, entries: this.#tensors.layers, resident: this.#resident };
     return layerAttentionWeights(
       { ...parts, checkpoint: this.#checkpoint, heap: () => this.#module.HEAPF32 },
       layer,
@@ -158,10 +158,13 @@ export class Model {
     if (!this.#attention) throw terminated();
   }
 
-  /** Runs a plan on the model's module (TERMINATED when the model was disposed meanwhile). */
+  /**
+   * Runs a model call's plan on the model's module (TERMINATED when the model was disposed meanwhile), with the
+   * scratch its core allocates as the core reckons it (calls.js's modelScratchBytes), for the size check.
+   */
   #call(plan) {
     this.#checkOpen();
-    return runPlan(this.#attention, plan);
+    return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
   }
 
   /**
@@ -176,7 +179,8 @@ export class Model {
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
    * | captures      | per { layer, head } asked: that head's steps and its layer's           |
    * With `edits`, every step after an edited number follows from it (edits.js).
-   * With `from` (partial.js), the layers before from.layer are not run: null in attentions and hiddenStates.
+   * With `from`, the layers before from.layer are not run: null in attentions and hiddenStates. The input and the
+   * options are read once into a run plan (run-plan.js), before anything is read or computed.
    */
   async run(input, options) {
     try {
@@ -188,85 +192,84 @@ export class Model {
 
   async #run(input, options) {
     this.#checkOpen();
-    const config = this.spec;
-    const { ids, tokens, rawTokens } = readRunInput(input, config, this.#tokenizer);
-    const o = readRunOptions(options, config);
-    const from = readFrom(o.from, config, ids.length, o); // a start at a layer's input (partial.js)
-    const rows = logitRows(o.logits, ids.length);
+    const spec = this.spec;
+    const plan = readRunPlan(input, options, spec, this.#tokenizer); // every option read and checked (run-plan.js)
+    const { ids, n, from, first } = plan;
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
     const ctx = {
-      signal: this.#signalOf(o.signal),
-      total: this.bytesRead + runBytes(this.#tensors, ids, { ...o, first: from?.layer }, this.#resident),
+      signal: this.#signalOf(plan.signal),
+      total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident),
     };
     checkAborted(ctx.signal, 'run');
-    const n = ids.length;
-    const edits = readEdits(o.edits, config, n);
-    checkEditsFrom(edits, from);
     const tables =
-      config.rope &&
+      spec.rope &&
       ropeTables(
-        config.rope.invFreq,
+        spec.rope.invFreq,
         Array.from({ length: n }, (_, i) => i),
       );
-    const first = from?.layer ?? 0; // the layers before are not run: null in attentions and hiddenStates
-    this.#resident?.prefetch(this.#tensors, { ...o, first }, ctx.signal); // every weight asked for now, in order
-    let hidden = from ? from.tensor : await this.#embed(ids, o.tokenTypeIds, 0, ctx);
+    this.#resident?.prefetch(this.#tensors, plan, ctx.signal); // every weight asked for now, in order
+    let hidden = from ? from.tensor : await this.#embed(ids, plan.tokenTypeIds, 0, ctx);
+    // the layers before `first` are not run: null in attentions and hiddenStates
     const hiddenStates = [...Array(first).fill(null), hidden];
     const attentions = Array(first).fill(null);
     const captured = new Map();
-    const layers = this.#tensors.layers.slice(0, o.layers);
+    const layers = this.#tensors.layers.slice(0, plan.layers);
     const whole = layers.length === this.#tensors.layers.length;
     // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
     const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
     let next = layers.length ? this.#readLayer(first, ctx) : null;
     for (let l = first; l < layers.length; l++) {
       this.#progress('layer', l, ctx);
-      const capture = o.capture.some((c) => c.layer === l);
+      const capture = plan.capture.some((c) => c.layer === l);
       const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
       const x = l === first && from ? from.hidden : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
       const inputs = { x, ...weights.inputs };
       next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
       const addresses = { ...weights.addresses };
-      editWeights(edits, l, inputs, config, { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 });
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, config));
-      const ablated = o.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
+      const kept = { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 };
+      editWeights(plan.edits, l, inputs, spec, kept);
+      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+      const ablated = plan.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
       if (ablated.length) {
-        const mask = new Float32Array(config.numHeads).fill(1);
+        const mask = new Float32Array(spec.numHeads).fill(1);
         for (const head of ablated) mask[head] = 0;
-        inputs.headMask = made(mask, [config.numHeads], 'ablate');
+        inputs.headMask = made(mask, [spec.numHeads], 'ablate');
       }
-      const edit = layerEdits(edits, l, config, n);
+      const edit = layerEdits(plan.edits, l, spec);
       if (edit) inputs.edits = edit.tensor;
-      const outputs = layerOutputs(config, n, { weights: o.attentions, capture });
-      const dims = { ...modelDims(config, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const result = runLayer((plan) => this.#call(plan), config, n, {
+      const outputs = layerOutputs(spec, n, { weights: plan.attentions, capture });
+      const dims = { ...modelDims(spec, n, l), ...addresses, editCount: edit?.count ?? 0 };
+      const result = runLayer((call) => this.#call(call), spec, n, {
         inputs,
         dims,
         outputs,
-        causal: config.choices.causal,
-        scratchBytes: edit?.scratchBytes ?? 0,
+        causal: spec.choices.causal,
+        editedSteps: edit?.steps ?? 0,
       });
       hidden = result.output;
       hiddenStates.push(hidden);
-      if (o.attentions) attentions.push(result.weights);
+      if (plan.attentions) attentions.push(result.weights);
       if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
     }
     const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
-    // GPT-2's and LLaMA's last hidden state is after the final norm; BERT's final rows are its MLM head's transform.
-    if (final && config.family !== 'bert') hiddenStates[hiddenStates.length - 1] = final;
+    // The last hidden state is after a final norm (GPT-2's ln_f, LLaMA's norm); BERT's final rows are its masked-LM
+    // head's transform, which hiddenStates do not hold.
+    if (final && spec.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
     const logits =
-      whole && o.logits && this.#tensors.head ? await this.#logits(pickRows(final ?? hidden, rows), ctx) : null;
+      whole && plan.logits && this.#tensors.head
+        ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)
+        : null;
     this.#progress('done', undefined, ctx);
     this.#checkpoint?.flush?.(); // a web source's cache is written now, after the run
     return {
       ids,
-      ...(tokens ? { tokens } : {}),
-      ...(rawTokens ? { rawTokens } : {}),
-      ...(o.attentions ? { attentions } : {}),
-      ...(o.hiddenStates ? { hiddenStates } : {}),
+      ...(plan.tokens ? { tokens: plan.tokens } : {}),
+      ...(plan.rawTokens ? { rawTokens: plan.rawTokens } : {}),
+      ...(plan.attentions ? { attentions } : {}),
+      ...(plan.hiddenStates ? { hiddenStates } : {}),
       logits,
-      next: logits && topK(logits, o.topK, this.#tokenizer),
-      captures: o.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, config)),
+      next: logits && topK(logits, plan.topK, this.#tokenizer),
+      captures: plan.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, spec)),
     };
   }
 
@@ -310,8 +313,8 @@ export class Model {
   /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions (from `first`) and types. */
   async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
-    const config = this.spec;
-    const { dModel: d } = config;
+    const spec = this.spec;
+    const { dModel: d } = spec;
     const n = ids.length;
     const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
@@ -326,7 +329,7 @@ export class Model {
     const rows = new Float32Array(n * d); // [n, d]
     ids.forEach((id, i) => rows.set(byId.get(id), i * d));
     const inputs = { x: made(rows, [n, d], tokens.name) };
-    const dims = modelDims(config, n);
+    const dims = modelDims(spec, n);
     // A resident table's rows are passed where they are: the call adds them, element by element.
     if (positionTable) dims.positionEmbeddings = positionTable + first * d * 4;
     else if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
@@ -349,20 +352,20 @@ export class Model {
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */
   async #final(hidden, ctx) {
     this.#progress('final', undefined, ctx);
-    const config = this.spec;
+    const spec = this.spec;
     const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
     const norm = await this.#group('final', this.#tensors.final, ctx);
     Object.assign(inputs, norm.inputs);
-    const dims = { ...modelDims(config, hidden.shape[0]), ...norm.addresses };
+    const dims = { ...modelDims(spec, hidden.shape[0]), ...norm.addresses };
     const plan = modelPlan('modelNorm', dims, inputs, { output: hidden.shape });
     return this.#call(plan).output;
   }
 
   /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
   async #logits(h, ctx) {
-    const config = this.spec;
+    const spec = this.spec;
     const [n, d] = h.shape;
-    const { vocabSize: V } = config;
+    const { vocabSize: V } = spec;
     const logits = new Float32Array(n * V); // [n, V]
     const block = blockRows(d);
     const { head, headBias } = this.#tensors;
@@ -378,7 +381,7 @@ export class Model {
       this.#progress('head', undefined, ctx);
       const rows = Math.min(block, V - v0);
       const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
-      const dims = { ...modelDims(config, n), dOut: rows };
+      const dims = { ...modelDims(spec, n), dOut: rows };
       if (table) dims.wHead = table + v0 * d * 4;
       else inputs.wHead = await next;
       next = readBlock(v0 + block); // the next block is read while this one computes

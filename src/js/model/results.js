@@ -1,127 +1,14 @@
-// model.run's input and options, read and checked before anything is read from the checkpoint, and the pieces
-// of its results: one head's steps cut out of its layer's, and the top-k of the last position.
-import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+// The pieces of model.run's results: the rows of the LM head asked for, one head's steps cut out of its layer's, and
+// the top-k of the last position.
 import { Tensor } from '../tensor.js';
-import { readLogits } from './partial.js';
-import { readSignal } from './signal.js';
 
-const RUN_OPTIONS = [
-  'attentions',
-  'hiddenStates',
-  'logits',
-  'capture',
-  'ablate',
-  'edits',
-  'topK',
-  'tokenTypeIds',
-  'signal',
-  'layers',
-  'from',
-];
-const bad = (message) => new AttentionError('BAD_OPTION', message);
-
-/** A list of integers (an array or typed array), each checked by `check(value, i)`. */
-function integers(value, name, check) {
-  if (!Array.isArray(value) && !(ArrayBuffer.isView(value) && !(value instanceof DataView))) {
-    throw bad(`${name} must be an array of integers, got ${describe(value)}`);
-  }
-  return Array.from(value, (x, i) => {
-    if (!Number.isSafeInteger(x)) throw bad(`${name}[${i}] is ${describe(x)}, not an integer`);
-    check(x, i);
-    return x;
-  });
-}
-
-/**
- * run's input: text (with the folder's tokenizer.json) or { ids } (token ids in [0, vocab)), at most as many as
- * the model has positions. @returns {{ ids: number[], rawTokens?: string[], tokens?: string[] }}
- */
-export function readRunInput(input, config, tokenizer) {
-  if (typeof input === 'string') {
-    if (!tokenizer) throw bad('the model folder has no tokenizer.json: pass token ids, run({ ids: [...] })');
-    const encoded = tokenizer.encode(input);
-    return { ...encoded, ids: checkIds(encoded.ids, config, 'the tokenizer’s ids') };
-  }
-  const { ids } = readRecord(input, 'input', ['ids'], 'input');
-  const list = checkIds(ids, config, 'ids');
-  return tokenizer ? { ids: list, tokens: list.map(tokenizer.readable) } : { ids: list };
-}
-
-/** Token ids: integers in the vocabulary, at least one, at most the model's positions. */
-function checkIds(ids, config, name) {
-  const list = integers(ids, name, (id, i) => {
-    if (id < 0 || id >= config.vocabSize) {
-      throw bad(`${name}[${i}] is ${id}, outside the vocabulary [0, ${config.vocabSize})`);
-    }
-  });
-  if (list.length === 0) throw bad(`${name} is empty: give at least one token`);
-  if (list.length > config.maxPositions) {
-    throw new AttentionError(
-      'TOO_MANY_TOKENS',
-      `${list.length} tokens, but this model has positions for ${config.maxPositions} (config.json's ${config.family === 'gpt2' ? 'n_positions' : 'max_position_embeddings'})`,
-    );
-  }
-  return list;
-}
-
-/** run's options, checked against the model's sizes. */
-export function readRunOptions(options, config) {
-  const o = readRecord(options, 'options', RUN_OPTIONS, 'option');
-  for (const flag of ['attentions', 'hiddenStates']) {
-    if (o[flag] !== undefined && typeof o[flag] !== 'boolean')
-      throw bad(`${flag} must be true or false, got ${describe(o[flag])}`);
-  }
-  const layerHead = (layer, head, where) => {
-    if (!Number.isInteger(layer) || layer < 0 || layer >= config.numLayers) {
-      throw bad(`${where}: layer ${describe(layer)} is not a layer of this model (0 to ${config.numLayers - 1})`);
-    }
-    if (!Number.isInteger(head) || head < 0 || head >= config.numHeads) {
-      throw bad(`${where}: head ${describe(head)} is not a head of this model (0 to ${config.numHeads - 1})`);
-    }
-  };
-  const capture = (o.capture ?? []).map((entry, i) => {
-    const { layer, head } = readRecord(entry, `capture[${i}]`, ['layer', 'head'], 'key');
-    layerHead(layer, head, `capture[${i}]`);
-    return { layer, head };
-  });
-  const ablate = (o.ablate ?? []).map((pair, i) => {
-    if (!Array.isArray(pair) || pair.length !== 2)
-      throw bad(`ablate[${i}] must be [layer, head], got ${describe(pair)}`);
-    layerHead(pair[0], pair[1], `ablate[${i}]`);
-    return [pair[0], pair[1]];
-  });
-  const topK = o.topK ?? 5;
-  if (!Number.isInteger(topK) || topK < 1) throw bad(`topK must be a positive integer, got ${describe(topK)}`);
-  const tokenTypeIds =
-    o.tokenTypeIds === undefined
-      ? undefined
-      : integers(o.tokenTypeIds, 'tokenTypeIds', (type, i) => {
-          if (type < 0 || type >= Math.max(config.typeVocabSize, 1)) {
-            throw bad(`tokenTypeIds[${i}] is ${type}, outside [0, ${config.typeVocabSize}) (type_vocab_size)`);
-          }
-        });
-  // layers: run the first `layers` only (a view of layer 3 needs 3 layers' weights); fewer than all gives no logits.
-  const layers = o.layers ?? config.numLayers;
-  if (!Number.isInteger(layers) || layers < 1 || layers > config.numLayers) {
-    throw bad(`layers must be a whole number from 1 to ${config.numLayers}, got ${describe(o.layers)}`);
-  }
-  for (const { layer } of [...capture, ...ablate.map(([l]) => ({ layer: l }))]) {
-    if (layer >= layers) throw bad(`layer ${layer} is captured or ablated, but only ${layers} layer(s) run`);
-  }
-  return {
-    layers,
-    signal: readSignal(o.signal, 'run options'),
-    attentions: o.attentions ?? true,
-    hiddenStates: o.hiddenStates ?? true,
-    logits: readLogits(o.logits), // true, false, 'last' or rows (partial.js)
-    capture,
-    ablate,
-    topK: Math.min(topK, config.vocabSize),
-    tokenTypeIds,
-    edits: o.edits, // read by edits.js, which needs n
-    from: o.from, // read by partial.js, which needs n
-  };
+/** Rows `rows` of h [n, d], as a call's input [rows.length, d]; h itself when rows is null. */
+export function pickRows(h, rows) {
+  if (!rows) return h;
+  const d = h.shape[1];
+  const data = new Float32Array(rows.length * d);
+  rows.forEach((row, i) => data.set(h.data.subarray(row * d, (row + 1) * d), i * d));
+  return new Tensor(data, [rows.length, d]);
 }
 
 /** Block `index` of a [blocks, …] tensor, as a Tensor of `shape`. */
@@ -146,10 +33,10 @@ const block = (tensor, index, shape) => {
  * | residual, mlpInput, mlpHidden, mlpOutput    | [n, d] …       | x + output, the MLP's input, its activation [n, d_ff], its output |
  * | hidden                                      | [n, d]         | the layer's output                        |
  */
-export function sliceCapture(result, layer, head, config) {
+export function sliceCapture(result, layer, head, spec) {
   const [, n] = result.weights.shape;
-  const dK = config.headDim;
-  const kv = Math.floor(head / (config.numHeads / config.numKvHeads));
+  const dK = spec.headDim;
+  const kv = Math.floor(head / (spec.numHeads / spec.numKvHeads));
   const steps = { layer, head, input: result.input, x: result.normed };
   steps.q = block(result.q, head, [n, dK]);
   if (result.qRotated) steps.qRotated = block(result.qRotated, head, [n, dK]);

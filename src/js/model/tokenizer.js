@@ -39,8 +39,8 @@ function parseJson(text, file) {
  */
 export async function loadTokenizer(folder) {
   if (!folder.names.includes('tokenizer.json')) return null;
-  const json = await readJson(folder, 'tokenizer.json', parseJson);
-  const config = folder.names.includes('tokenizer_config.json')
+  const tokenizerJson = await readJson(folder, 'tokenizer.json', parseJson);
+  const tokenizerConfig = folder.names.includes('tokenizer_config.json')
     ? await readJson(folder, 'tokenizer_config.json', parseJson)
     : {};
   const { Tokenizer } = await tokenizersModule().catch((cause) => {
@@ -52,11 +52,11 @@ export async function loadTokenizer(folder) {
   });
   let tokenizer;
   try {
-    tokenizer = new Tokenizer(json, config);
+    tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
   } catch (cause) {
     throw new AttentionError(
       'UNSUPPORTED_MODEL',
-      `tokenizer.json (model ${JSON.stringify(String(json.model?.type ?? 'missing'))}) cannot be read: ${String(cause?.message ?? cause).slice(0, 120)}`,
+      `tokenizer.json (model ${JSON.stringify(String(tokenizerJson.model?.type ?? 'missing'))}) cannot be read: ${String(cause?.message ?? cause).slice(0, 120)}`,
       { cause },
     );
   }

@@ -64,6 +64,7 @@ describe('attentionTensorsOf', () => {
     );
     expect(llama).toEqual({
       family: 'llama',
+      choices: expect.objectContaining({ causal: true, rope: true, groupedKv: true }),
       prefix: 'model.',
       layers: [4],
       layer: 4,

@@ -1,0 +1,190 @@
+// attentionWeightsFrom(tensors, { layer, config }): one layer's attention weights cut out of a checkpoint's tensors.
+// They come in this package's layout, so that selfAttention(x, attentionWeightsFrom(tensors, { layer, config }),
+// { causal }) computes that layer's attention from its normed input x. The family tables (families/) name the
+// tensors (attention-sources.js says how each is cut); the same shape checks as loadModel.
+import { AttentionError, describe, formatShape } from '../errors.js';
+import { guarded, readRecord } from '../read.js';
+import { findPrefix, resolveRows } from './checkpoint.js';
+import { parseConfigText, readSpec } from './spec.js';
+import { candidateNames, FAMILIES } from './families/index.js';
+import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
+
+/** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
+function transpose({ data, shape: [rows, cols] }) {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = data[r * cols + c];
+  return { data: out, shape: [cols, rows] };
+}
+
+/** Columns [from, to) of [rows, cols] (GPT-2's c_attn split into q, k and v), or of a vector. */
+function columns({ data, shape }, from, to) {
+  if (shape.length === 1) return { data: Float32Array.from(data.subarray(from, to)), shape: [to - from] };
+  const [rows, cols] = shape;
+  const out = new Float32Array(rows * (to - from));
+  for (let r = 0; r < rows; r++) out.set(data.subarray(r * cols + from, r * cols + to), r * (to - from));
+  return { data: out, shape: [rows, to - from] };
+}
+
+/** A source (layerSources) cut out of its tensor: the column block, then the transpose. */
+function cut({ data, shape }, { part, transpose: flip }) {
+  let t = { data, shape: shape.slice() };
+  if (part) {
+    const width = shape[shape.length - 1] / part.of;
+    t = columns(t, part.index * width, (part.index + 1) * width);
+  }
+  return flip ? transpose(t) : t;
+}
+
+/** The tensors as a checkpoint of one file, for the family tables' lookups. */
+function tensorCheckpoint(tensors) {
+  const map = tensors instanceof Map ? tensors : new Map(Object.entries(tensors ?? {}));
+  const shapeOf = (t) => (Array.isArray(t?.shape) ? t.shape : undefined);
+  return {
+    description: 'the tensors given',
+    entry: (names) => {
+      const name = names.find((n) => shapeOf(map.get(n)));
+      return name && { file: 'the tensors given', name, shape: shapeOf(map.get(name)) }; // no dtype: values in memory
+    },
+    names: () => [...map.keys()],
+    get: (name) => map.get(name),
+  };
+}
+
+/**
+ * A tensor as float32 data (a Float32Array is used as it is): numbers only (NOT_A_TENSOR), exactly as many as its
+ * shape holds (DATA_LENGTH_MISMATCH), each read once.
+ */
+function float32(tensor, name) {
+  const { data, shape } = tensor;
+  let values;
+  if (data instanceof Float32Array) values = data;
+  else if (data instanceof Float64Array) values = Float32Array.from(data);
+  else if (Array.isArray(data)) {
+    values = new Float32Array(data.length);
+    for (let i = 0; i < data.length; i++) {
+      const value = data[i];
+      if (typeof value !== 'number') {
+        throw new AttentionError(
+          'NOT_A_TENSOR',
+          `tensor ${JSON.stringify(name)} has data[${i}] ${describe(value)}, not a number: give a flat array (or a Float32Array) of its values`,
+        );
+      }
+      values[i] = value;
+    }
+  } else {
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      `tensor ${JSON.stringify(name)} has data ${describe(data)}, not float values`,
+    );
+  }
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (values.length !== count) {
+    throw new AttentionError(
+      'DATA_LENGTH_MISMATCH',
+      `tensor ${JSON.stringify(name)} has ${values.length} values, but its shape ${formatShape(shape)} holds ${count}`,
+    );
+  }
+  return { data: values, shape: shape.slice() };
+}
+
+/**
+ * The spec of a minimal config ({ family, numHeads, numKvHeads? }, no config.json): the sizes it leaves out come
+ * from the tensors' shapes: d_model and d_k from W_q's (GPT-2: c_proj's rows), H_kv from W_k's rows unless given.
+ */
+function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
+  if (!Number.isInteger(numHeads) || numHeads < 1)
+    throw new AttentionError('BAD_OPTION', `config.numHeads must be a positive integer, got ${describe(numHeads)}`);
+  if (numKvHeads !== undefined && numKvHeads !== null && !(Number.isInteger(numKvHeads) && numKvHeads >= 1))
+    throw new AttentionError('BAD_OPTION', `config.numKvHeads must be a positive integer, got ${describe(numKvHeads)}`);
+  const shape = (slot) => found.find((f) => f.slot === slot)?.entry?.shape ?? [];
+  const fused = found.some((f) => f.slot === 'wQkv'); // q, k and v in one tensor (GPT-2's c_attn)
+  const [dModel, q] = fused ? [shape('wQkv')[0], shape('wO')[0]] : [shape('wQ')[1], shape('wQ')[0]];
+  const headDim = q / numHeads;
+  const kvHeads = numKvHeads ?? (fused ? numHeads : (shape('wK')[0] ?? q) / headDim);
+  // A tensor missing leaves its size undefined: resolveRows names it (MISSING_TENSOR).
+  const known = q !== undefined && dModel !== undefined;
+  if (known && (!Number.isInteger(headDim) || !Number.isInteger(kvHeads) || kvHeads < 1 || numHeads % kvHeads)) {
+    throw new AttentionError(
+      'WEIGHT_SHAPE_MISMATCH',
+      `${q} query columns (${fused ? 'c_proj' : 'W_q'}) do not split into ${numHeads} heads with ${kvHeads} key/value heads`,
+    );
+  }
+  return { family, numHeads, numKvHeads: kvHeads, headDim, dModel, rope: null };
+}
+
+/**
+ * One layer's attention weights from a checkpoint's tensors (e.g. readSafetensors of model.safetensors), with or
+ * without their usual prefixes.
+ *
+ * | family  | from                                         | to (this package's layout)                     |
+ * |---------|----------------------------------------------|------------------------------------------------|
+ * | GPT-2   | c_attn [d, 3d] + bias, c_proj [d, d] + bias | wq, wk, wv [d, d] (c_attn's column blocks), wo  |
+ * | BERT    | query, key, value [d, d] (Linear [out, in])  | wq, wk, wv [d, d] transposed; wo likewise       |
+ * | LLaMA   | q_proj [H·d_k, d], k_proj, v_proj [H_kv·d_k, d], o_proj | transposed; numKvHeads; rope          |
+ *
+ * @param {Record<string, { data: ArrayLike<number>, shape: number[] }> | Map<string, object>} tensors
+ * @param {{ layer: number, config: object | string }} options  config: config.json, parsed or as text; or, when
+ *   there is none (one layer's tensors), { family: 'gpt2' | 'bert' | 'llama', numHeads, numKvHeads? }: d_model and
+ *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and there is no rope
+ * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
+ */
+export function attentionWeightsFrom(tensors, options) {
+  // A getter or Proxy trap of the caller's that throws, anywhere in the arguments, is BAD_OPTION saying so.
+  return guarded('BAD_OPTION', "attentionWeightsFrom's arguments", () => weightsFrom(tensors, options));
+}
+
+function weightsFrom(tensors, options) {
+  const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
+  const config = typeof given === 'string' ? parseConfigText(given) : given;
+  if (config === null || typeof config !== 'object') {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `attentionWeightsFrom needs { layer, config } with config.json's object, got ${describe(given)}`,
+    );
+  }
+  const checkpoint = tensorCheckpoint(tensors);
+  // without config.json: { family, numHeads, numKvHeads? }
+  const minimal = typeof config.family === 'string' && config.model_type === undefined;
+  if (minimal && !Object.hasOwn(FAMILIES, config.family)) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `config.family must be one of ${Object.keys(FAMILIES).join(', ')}, got ${describe(config.family)}`,
+    );
+  }
+  const known = minimal ? null : readSpec(config);
+  const numLayers = known ? known.numLayers : Infinity;
+  if (!Number.isInteger(layer) || layer < 0 || layer >= numLayers) {
+    const range = known ? `from 0 to ${numLayers - 1}` : 'of 0 or more';
+    throw new AttentionError('BAD_OPTION', `layer must be an integer ${range}, got ${describe(layer)}`);
+  }
+  const family = FAMILIES[known?.family ?? config.family];
+  const prefix = findPrefix(
+    checkpoint,
+    family.prefixes,
+    family.layer(layer).find((r) => r.slot.startsWith('w')),
+  );
+  let rows = family.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
+  // Without config.json, a bias is read when the tensors hold it.
+  const held = (r) => checkpoint.entry(candidateNames(r, prefix));
+  if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
+  const spec =
+    known ??
+    sizesFromShapes(
+      config,
+      rows.map((r) => ({ slot: r.slot, entry: held(r) })),
+    );
+  const byName = new Map(
+    resolveRows(checkpoint, rows, spec, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
+  );
+  const { numHeads, numKvHeads } = spec;
+  const w = {};
+  for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
+    w[slot] = cut(byName.get(source.name), source);
+  const rope = spec.rope && {
+    theta: spec.rope.theta,
+    dim: spec.rope.dim,
+    style: 'half',
+    invFreq: Array.from(spec.rope.invFreq),
+  };
+  return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
+}

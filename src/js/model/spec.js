@@ -1,0 +1,178 @@
+// config.json (`config`, the raw object) read into one normalized description of the model (`spec`) for every
+// family: the family (families/), the sizes (checked: positive integers that divide as they must, and the field
+// each was read from), the choices the forward reads and the labels the page shows, the activation, the norm's eps,
+// RoPE's inverse frequencies (rope_theta or rope_parameters, with rope_scaling of type linear or llama3), and what
+// the family file reads (each layer's sliding window, the biases, a tied head). UNSUPPORTED_MODEL for what this
+// package does not run, BAD_CONFIG for what is malformed; each names the field.
+import { AttentionError, describe } from '../errors.js';
+import { inverseFrequencies } from '../rope.js';
+import { familyOf, labelsOf } from './families/index.js';
+
+// Past these a config is no model that fits in WebAssembly memory: refused before anything is sized from it.
+const MAX_SIZE = 2 ** 24;
+
+// config.json's activation names → the core's activation (abi.h).
+const ACTIVATIONS = {
+  gelu_new: 'geluTanh',
+  gelu_pytorch_tanh: 'geluTanh',
+  gelu_fast: 'geluTanh',
+  gelu: 'geluErf',
+  silu: 'siluGated',
+  swish: 'siluGated',
+};
+
+const isRecord = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** config.json's text as its object (`config`), or BAD_CONFIG. */
+export function parseConfigText(text, file = 'config.json') {
+  let config;
+  try {
+    config = JSON.parse(text);
+  } catch (cause) {
+    throw new AttentionError('BAD_CONFIG', `${file} is not JSON: ${String(cause?.message ?? cause).slice(0, 80)}`, {
+      cause,
+    });
+  }
+  if (!isRecord(config)) throw new AttentionError('BAD_CONFIG', `${file} is not a JSON object`);
+  return config;
+}
+
+/** How config.json's fields are read and checked, with messages that name the file and the field. */
+function readerOf(config, file) {
+  const badConfig = (field, value, rule) =>
+    new AttentionError('BAD_CONFIG', `${file}: ${field} is ${describe(value)}, but must be ${rule}`);
+  const size = (field, value) => {
+    if (!Number.isInteger(value) || value < 1 || value > MAX_SIZE) {
+      throw badConfig(field, value, `an integer from 1 to ${MAX_SIZE}`);
+    }
+    return value;
+  };
+  return {
+    badConfig,
+    /** A required size under one of its names: [value, the field it was read from]. */
+    required(names) {
+      const list = [names].flat();
+      const field = list.find((name) => config[name] !== undefined && config[name] !== null);
+      if (field === undefined) {
+        throw new AttentionError('BAD_CONFIG', `${file} has no ${list.join(' (nor ')}${list.length > 1 ? ')' : ''}`);
+      }
+      return [size(field, config[field]), field];
+    },
+    /** An optional size: undefined when absent or null. */
+    optional(field) {
+      return config[field] === undefined || config[field] === null ? undefined : size(field, config[field]);
+    },
+    number(field, fallback, rule, ok) {
+      const value = config[field] ?? fallback;
+      if (typeof value !== 'number' || !ok(value)) throw badConfig(field, value, rule);
+      return value;
+    },
+  };
+}
+
+/** RoPE's inverse frequencies and rotated dims from rope_theta/rope_scaling or rope_parameters. */
+function ropeOf(config, file, headDim, reader) {
+  const parameters = isRecord(config.rope_parameters) ? config.rope_parameters : null;
+  const scaling = parameters ?? (isRecord(config.rope_scaling) ? config.rope_scaling : {});
+  const field = parameters ? 'rope_parameters' : 'rope_scaling';
+  const theta = parameters?.rope_theta ?? config.rope_theta ?? 10000;
+  if (typeof theta !== 'number' || !(theta > 0) || theta === Infinity) {
+    throw reader.badConfig('rope_theta', theta, 'a number above 0');
+  }
+  const partial = scaling.partial_rotary_factor ?? config.partial_rotary_factor ?? 1;
+  const dim = Math.floor(headDim * partial);
+  if (!(dim >= 2 && dim % 2 === 0 && dim <= headDim)) {
+    throw reader.badConfig('partial_rotary_factor', partial, `such that head_dim · it is even, from 2 to ${headDim}`);
+  }
+  const invFreq = inverseFrequencies(theta, dim);
+  const type = scaling.rope_type ?? scaling.type ?? 'default';
+  const number = (key) => {
+    const value = scaling[key];
+    if (typeof value !== 'number' || !(value > 0)) throw reader.badConfig(`${field}.${key}`, value, 'a number above 0');
+    return value;
+  };
+  if (type === 'linear') return { dim, theta, invFreq: invFreq.map((f) => f / number('factor')) };
+  if (type === 'llama3') {
+    // transformers' _compute_llama3_parameters
+    const [factor, low, high] = [number('factor'), number('low_freq_factor'), number('high_freq_factor')];
+    const context = number('original_max_position_embeddings');
+    const [lowWavelen, highWavelen] = [context / low, context / high];
+    const scaled = invFreq.map((f) => {
+      const wavelen = (2 * Math.PI) / f;
+      if (wavelen < highWavelen) return f;
+      if (wavelen > lowWavelen) return f / factor;
+      const smooth = (context / wavelen - low) / (high - low);
+      return (1 - smooth) * (f / factor) + smooth * f;
+    });
+    return { dim, theta, invFreq: scaled };
+  }
+  if (type !== 'default') {
+    throw new AttentionError(
+      'UNSUPPORTED_MODEL',
+      `${file}: ${field} has the rope type ${describe(type)}; attention-wasm/model runs default, linear and llama3`,
+    );
+  }
+  return { dim, theta, invFreq };
+}
+
+/**
+ * The normalized description (`spec`) of a config.json object (`config`).
+ * @returns {{ family: string, modelType: string, dModel: number, numHeads: number, numKvHeads: number,
+ *   headDim: number, dFf: number, numLayers: number, maxPositions: number, vocabSize: number, typeVocabSize: number,
+ *   fields: Record<string, string>, eps: number, activation: string, choices: object, labels: object,
+ *   rope: { dim: number, theta: number, invFreq: Float64Array } | null, windows: number[], tied: boolean,
+ *   qkvBias: boolean, oBias: boolean, mlpBias: boolean }}
+ */
+export function readSpec(config, file = 'config.json') {
+  const family = familyOf(config, file);
+  const reader = readerOf(config, file);
+  const read = Object.entries(family.sizes).map(([key, names]) => [key, ...reader.required(names)]);
+  const sizes = Object.fromEntries(read.map(([key, value]) => [key, value]));
+  const fields = Object.fromEntries(read.map(([key, , field]) => [key, field]));
+  const { dModel, numHeads, numLayers } = sizes;
+  const { optional } = family;
+  const numKvHeads = optional.numKvHeads ? (reader.optional(optional.numKvHeads) ?? numHeads) : numHeads;
+  const headDim = optional.headDim ? reader.optional(optional.headDim) : undefined;
+  if (headDim === undefined && dModel % numHeads !== 0) {
+    throw reader.badConfig(fields.numHeads, numHeads, `a divisor of ${fields.dModel} (${dModel})`);
+  }
+  if (numHeads % numKvHeads !== 0) {
+    throw reader.badConfig(optional.numKvHeads, numKvHeads, `a divisor of ${fields.numHeads} (${numHeads})`);
+  }
+  const [epsField, epsDefault] = optional.eps;
+  const eps = reader.number(epsField, epsDefault, 'a number from 0 below 1', (x) => x >= 0 && x < 1);
+  const [actField, actDefault] = optional.activation;
+  const activationName = config[actField] ?? actDefault;
+  const activation = Object.hasOwn(ACTIVATIONS, activationName) ? ACTIVATIONS[activationName] : undefined;
+  if (!family.activations.includes(activation)) {
+    throw new AttentionError(
+      'UNSUPPORTED_MODEL',
+      `${file}: ${actField} is ${describe(activationName)}, which attention-wasm/model does not run for ${family.name}`,
+    );
+  }
+  const dims = headDim ?? dModel / numHeads;
+  const modelType = config.model_type ?? family.name;
+  const { choices } = family;
+  const rope = choices.rope ? ropeOf(config, file, dims, reader) : null;
+  const own = family.read(config, { file, modelType, numLayers, reader }); // its checks, windows, tied head, biases
+  return {
+    family: family.name,
+    modelType,
+    ...sizes,
+    dFf: sizes.dFf ?? (optional.dFf ? reader.optional(optional.dFf) : undefined) ?? 4 * dModel,
+    numKvHeads,
+    headDim: dims,
+    typeVocabSize: optional.typeVocabSize ? (reader.optional(optional.typeVocabSize) ?? 2) : 0,
+    fields,
+    eps,
+    activation,
+    choices,
+    labels: labelsOf(family, { choices, activation }),
+    rope,
+    windows: own.windows,
+    tied: own.tied,
+    qkvBias: own.qkvBias,
+    oBias: own.oBias,
+    mlpBias: own.mlpBias,
+  };
+}

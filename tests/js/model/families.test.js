@@ -1,0 +1,144 @@
+// The families as files (src/js/model/families/): every file registered, every table whole, and what the rest of
+// the package and the page read from the normalized description (spec.choices, spec.labels, spec.fields) instead of
+// comparing family names; scripts/check-families.mjs finds any such comparison left, and a planted one.
+import { describe, expect, it } from 'vitest';
+import { familyComparisons, familyNames } from '../../../scripts/check-families.mjs';
+import { readSpec } from '../../../src/js/model/spec.js';
+import { FAMILIES } from '../../../src/js/model/families/index.js';
+import { CHOICES } from '../../../src/js/model/families/family.js';
+
+// every file of families/ but the index and family.js (what a family file holds) is a family
+const familyFiles = import.meta.glob(
+  [
+    '../../../src/js/model/families/*.js',
+    '!../../../src/js/model/families/index.js',
+    '!../../../src/js/model/families/family.js',
+  ],
+  { import: 'default', eager: true },
+);
+const sources = import.meta.glob(
+  [
+    '../../../src/js/**/*.js',
+    '../../../web/src/**/*.js',
+    '!../../../src/js/model/families/**',
+    '!../../../src/js/generated/**',
+    '!../../../src/js/wasm/**',
+    '!../../../src/js/inline.js',
+  ],
+  { query: '?raw', import: 'default', eager: true },
+);
+
+const HIDDEN = { hidden_size: 8, num_attention_heads: 2, num_hidden_layers: 2, intermediate_size: 16 };
+const CONFIGS = {
+  gpt2: { model_type: 'gpt2', n_embd: 8, n_head: 2, n_layer: 2, n_positions: 16, vocab_size: 10 },
+  bert: { model_type: 'bert', ...HIDDEN, max_position_embeddings: 16, vocab_size: 10 },
+  llama: { model_type: 'llama', ...HIDDEN, max_position_embeddings: 16, vocab_size: 10 },
+};
+
+describe('the family files', () => {
+  it('each file of families/ (but the index and family.js) is a family that the index registers under its name', () => {
+    const tables = Object.entries(familyFiles);
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    for (const [path, table] of tables) {
+      expect(path.endsWith(`/${table.name}.js`), path).toBe(true);
+      expect(FAMILIES[table.name], path).toBe(table);
+    }
+    expect(Object.keys(FAMILIES)).toHaveLength(tables.length);
+  });
+
+  it('no model_type belongs to two families, and every table makes every choice', () => {
+    const types = Object.values(FAMILIES).flatMap((f) => f.modelTypes);
+    expect(new Set(types).size).toBe(types.length);
+    for (const table of Object.values(FAMILIES)) expect(Object.keys(table.choices).sort()).toEqual([...CHOICES].sort());
+  });
+});
+
+describe('spec.choices, spec.labels and spec.fields', () => {
+  it.each([
+    ['gpt2', 'GPT-2', 'GELU (tanh)', 'LayerNorm', 'pre-norm', ['LayerNorm ln_1', 'LayerNorm ln_2']],
+    ['bert', 'BERT', 'GELU (erf)', 'LayerNorm', 'post-norm', ['LayerNorm (attention.output)', 'LayerNorm (output)']],
+    [
+      'llama',
+      'LLaMA',
+      'SiLU-gated',
+      'RMSNorm',
+      'pre-norm',
+      ['RMSNorm input_layernorm', 'RMSNorm post_attention_layernorm'],
+    ],
+  ])('%s', (family, name, activation, norm, placement, norms) => {
+    const spec = readSpec(CONFIGS[family]);
+    expect(spec.labels).toEqual({ family: name, activation, norm, placement, norms });
+    expect(spec.choices.causal).toBe(family !== 'bert');
+    expect(spec.choices.maskedLm).toBe(family === 'bert');
+    expect(spec.choices.finalNorm).toBe(family !== 'bert');
+    expect(spec.choices.rope).toBe(family === 'llama');
+    expect(spec.choices.groupedKv).toBe(family === 'llama');
+  });
+
+  it("labels the activation that runs: GPT-2's activation_function 'gelu' is erf (the block view said tanh)", () => {
+    const spec = readSpec({ ...CONFIGS.gpt2, activation_function: 'gelu' });
+    expect(spec.activation).toBe('geluErf');
+    expect(spec.labels.activation).toBe('GELU (erf)');
+    expect(readSpec({ ...CONFIGS.bert, hidden_act: 'gelu_new' }).labels.activation).toBe('GELU (tanh)');
+  });
+
+  it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {
+    expect(readSpec(CONFIGS.gpt2).fields).toEqual({
+      dModel: 'n_embd',
+      numHeads: 'n_head',
+      numLayers: 'n_layer',
+      maxPositions: 'n_positions',
+      vocabSize: 'vocab_size',
+    });
+    const nCtx = { ...CONFIGS.gpt2, n_ctx: 16 };
+    delete nCtx.n_positions;
+    expect(readSpec(nCtx).fields.maxPositions).toBe('n_ctx');
+    expect(readSpec(CONFIGS.llama).fields.maxPositions).toBe('max_position_embeddings');
+  });
+});
+
+describe('scripts/check-families.mjs', () => {
+  const names = familyNames(FAMILIES);
+
+  it('knows every family and model_type', () => {
+    expect(names).toEqual(expect.arrayContaining(['gpt2', 'bert', 'llama', 'mistral', 'qwen2']));
+  });
+
+  it('finds no family or model_type compared outside src/js/model/families/ (src/js and web/src)', () => {
+    expect(Object.keys(sources).length).toBeGreaterThan(100);
+    const found = Object.entries(sources).flatMap(([path, source]) =>
+      familyComparisons(source, names).map(({ line, text }) => `${path}:${line}: ${text}`),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('finds a planted comparison, in any of its forms', () => {
+    const planted = [
+      "if (model.family === 'bert') return null;",
+      "const decoder = spec.family !== 'bert';",
+      "const useWindow = modelType == 'mistral';",
+      "const x = 'qwen2' === config.model_type;",
+      "const fused = layout === 'gpt2';",
+      "const text = `${spec.family === 'gpt2' ? 'n_positions' : 'max_position_embeddings'}`;",
+      'if (a.family === b.family) go();',
+      "switch (x) { case 'llama': break; }",
+      "const causal = ['gpt2', 'llama'].includes(g.layout);",
+      'switch (spec.family) { default: }',
+    ];
+    for (const line of planted) expect(familyComparisons(`const a = 1;\n${line}\n`, names), line).toHaveLength(1);
+  });
+
+  it('leaves alone what asks no question of which family: presence, types, names in text and comments', () => {
+    const fine = [
+      "const minimal = typeof json.family === 'string' && json.model_type === undefined;",
+      'const text = `a ${spec.family} model`;',
+      "// if (family === 'bert') this would be flagged",
+      "/* spec.modelType === 'qwen2' */",
+      "const url = 'https://host/gpt2'; const same = url === other;",
+      'const family = attentionTensorsOf(names); const causal = family?.choices.causal;',
+      "if (spec.choices.placement === 'postNorm') x();",
+      "const transposed = family.choices.layout === 'outIn';",
+    ];
+    for (const line of fine) expect(familyComparisons(line, names), line).toEqual([]);
+  });
+});
