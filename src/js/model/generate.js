@@ -5,7 +5,7 @@ import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { DecodeSession } from './decode.js';
 import { topK as topList } from './results.js';
-import { readRunInput } from './run-plan.js';
+import { readAblate, readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
 
@@ -20,6 +20,7 @@ const GENERATE_OPTIONS = [
   'attentions',
   'next',
   'residentBytes',
+  'ablate',
 ];
 
 /** The default budget of weights kept in WebAssembly memory during a generation (decode.js). */
@@ -68,6 +69,7 @@ export function readGenerateOptions(options, spec) {
     attentions: o.attentions ?? true,
     next: Math.min(integer(o, 'next', 5, 1), spec.vocabSize),
     residentBytes: number(o, 'residentBytes', RESIDENT_BYTES, (b) => b >= 0, 'a number of bytes ≥ 0'),
+    ablate: readAblate(o.ablate, spec), // heads switched off at every step, as run's
   };
 }
 
@@ -109,7 +111,7 @@ async function* steps(engine, prompt, o) {
     if (session.freed) throw new AttentionError('TERMINATED', 'the model was disposed during generate()');
     checkAborted(signal, 'generate()');
   };
-  const forward = (tokens) => session.forward(tokens, { attentions: o.attentions, check, signal });
+  const forward = (tokens) => session.forward(tokens, { attentions: o.attentions, ablate: o.ablate, check, signal });
   try {
     check();
     let { logits, attentions } = await forward(ids);

@@ -26,6 +26,18 @@ export function halfWeights(list, placement) {
 const share = (record, reads, other) =>
   Object.fromEntries(Object.entries(record).filter(([key]) => (LAYER_WEIGHTS.has(key) ? reads.has(key) : other(key))));
 
+/**
+ * The head mask of layer `layer` for the heads `ablate` switches off ([layer, head] pairs): an input [H] of 1s with 0
+ * for each of them (forward.h's head_mask), or null when none of its heads is off.
+ */
+export function headMask(ablate, layer, numHeads) {
+  const heads = ablate.filter(([l]) => l === layer).map(([, head]) => head);
+  if (!heads.length) return null;
+  const mask = new Float32Array(numHeads).fill(1);
+  for (const head of heads) mask[head] = 0;
+  return made(mask, [numHeads], 'ablate');
+}
+
 const pick = (from, keys, keep) =>
   Object.fromEntries(Object.entries(from).filter(([key]) => keys.includes(key) === keep));
 

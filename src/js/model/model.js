@@ -10,7 +10,7 @@ import { Attention, runPlan } from '../attention.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, modelPlan, modelScratchBytes, ropeInputs, weight } from './calls.js';
-import { runLayer } from './layer-call.js';
+import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows, sliceCapture, topK } from './results.js';
 import { readRunPlan } from './run-plan.js';
@@ -229,12 +229,8 @@ export class Model {
       const kept = { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 };
       editWeights(plan.edits, l, inputs, spec, kept);
       if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
-      const ablated = plan.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
-      if (ablated.length) {
-        const mask = new Float32Array(spec.numHeads).fill(1);
-        for (const head of ablated) mask[head] = 0;
-        inputs.headMask = made(mask, [spec.numHeads], 'ablate');
-      }
+      const mask = headMask(plan.ablate, l, spec.numHeads);
+      if (mask) inputs.headMask = mask;
       const edit = layerEdits(plan.edits, l, spec);
       if (edit) inputs.edits = edit.tensor;
       const outputs = layerOutputs(spec, n, { weights: plan.attentions, capture });

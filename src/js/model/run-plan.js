@@ -134,6 +134,18 @@ function readFrom(value, { spec, n, plan }) {
   return { from: { layer, hidden: { ...hidden, data }, tensor: new Tensor(data, [rows, cols]) }, first: layer };
 }
 
+/** `ablate`: heads switched off, [layer, head] pairs of the model's (run's option, and generate's). */
+export function readAblate(value, spec) {
+  if (value !== undefined && !Array.isArray(value))
+    throw bad(`ablate must be an array of [layer, head] pairs, got ${describe(value)}`);
+  return (value ?? []).map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2)
+      throw bad(`ablate[${i}] must be [layer, head], got ${describe(pair)}`);
+    checkLayerHead(spec, pair[0], pair[1], `ablate[${i}]`);
+    return [pair[0], pair[1]];
+  });
+}
+
 /**
  * run's options, in the order they are read: each entry reads its option's value (undefined when not given) with
  * `{ spec, n, plan }` (the model's normalized description, the number of tokens, and the plan so far, with the
@@ -150,14 +162,7 @@ const OPTIONS = {
       return { layer, head };
     }),
   }),
-  ablate: (value, { spec }) => ({
-    ablate: (value ?? []).map((pair, i) => {
-      if (!Array.isArray(pair) || pair.length !== 2)
-        throw bad(`ablate[${i}] must be [layer, head], got ${describe(pair)}`);
-      checkLayerHead(spec, pair[0], pair[1], `ablate[${i}]`);
-      return [pair[0], pair[1]];
-    }),
-  }),
+  ablate: (value, { spec }) => ({ ablate: readAblate(value, spec) }),
   edits: (value, { spec, n }) => ({ edits: readEdits(value, spec, n) }), // edits.js: each step's shape
   topK: (value, { spec }) => {
     const topK = value ?? 5;

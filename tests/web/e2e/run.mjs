@@ -30,4 +30,6 @@ import './real-model/progressive.mjs';
 import './real-model/hub.mjs';
 import './real-model/narrow.mjs';
 import './real-model/seed-ahead.mjs';
+import './real-model/controls.mjs';
+import './real-model/instructor.mjs';
 import './views.mjs';

@@ -26,6 +26,7 @@ import { ModelView } from './allHeadsView.js';
 import { PredictionsView, TokensView } from './predictionsView.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
+import { copyText } from '../walk/clipboard.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -44,6 +45,7 @@ export class RealModelPanel {
       onClearCache: () => clearCache().then(() => this.#showCache()),
       onText: () => this.setText(this.ui.text.value),
       onAllOn: () => this.setAblate([]),
+      onPartLink: (href, said) => this.#copyPartLink(href, said),
     });
     this.editing = new RealModelEdits(this);
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
@@ -63,6 +65,7 @@ export class RealModelPanel {
       rope: this.rope.element,
     });
     this.ui.walkLine.after(this.editing.reset);
+    this.views.title.append(' ', ...this.ui.partLink('layer', 'One layer'));
   }
 
   get element() {
@@ -146,12 +149,13 @@ export class RealModelPanel {
     this.generator.setModel(model, link?.generate);
     this.editing.show();
     session.setVocab(model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : []);
-    this.view.clear();
+    // Nothing of the model before stays on screen, under this one's name (its first run may not run).
+    for (const view of [this.tokens, this.predictions, this.view, this.views]) view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
     this.ui.text.value = session.text;
-    this.ui.idsHint(!model.hasTokenizer);
+    this.ui.idsHint(model.hasTokenizer ? null : model.spec.vocabSize);
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
@@ -159,6 +163,31 @@ export class RealModelPanel {
       if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
     }
     if (link?.generate) await this.generator.replay();
+    if (link?.section) this.#goTo(link.section);
+  }
+
+  /** Brings a part (realModel.js's SECTIONS) to the top of the screen, its heading focused; a name it lacks is said. */
+  #goTo(section) {
+    const heading = Object.hasOwn(rm.SECTIONS, section) && document.getElementById(rm.SECTIONS[section]);
+    if (!heading || heading.closest('[hidden]')) {
+      const parts = Object.keys(rm.SECTIONS).join(', ');
+      return this.ui.say(`This link's section=${section} is not a part shown here (the parts: ${parts}).`);
+    }
+    heading.tabIndex = -1;
+    heading.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
+  }
+
+  /** The first control of the loaded model (its sentence), focused: after the section is opened by its button. */
+  focusStart() {
+    if (!this.ui.work.hidden) this.ui.text.focus();
+  }
+
+  /** A part's link clicked: its address copied (or shown to copy by hand). */
+  async #copyPartLink(href, said) {
+    said.textContent = '';
+    const copied = await copyText(href, { mount: said, label: 'Link to this part', lead: 'Copy this link: ' });
+    if (copied) said.textContent = 'Link copied: it opens the page here, with this model, sentence and heads.';
   }
 
   async #showCache() {
@@ -181,12 +210,26 @@ export class RealModelPanel {
     }
   }
 
-  /** A sentence typed: the model runs on it 200 ms after the last key. */
+  /**
+   * A sentence typed: the model runs on it 200 ms after the last key, and the head in the steps (while they show it)
+   * opens again on its tokens.
+   */
   setText(text) {
-    this.session.setText(text);
+    const session = this.session;
+    session.setText(text);
     this.editing.show();
     clearTimeout(this.runTimer);
-    this.runTimer = setTimeout(() => this.run(), 200);
+    this.runTimer = setTimeout(async () => {
+      const walked = session.walking(this.app.state.sentence) && session.selected;
+      if (!(await this.run()) || !walked || session.selected !== walked) return;
+      afterNextPaint(() => this.openHead(walked.layer, walked.head));
+    }, 200);
+  }
+
+  /** A sentence typed in the page's settings while the steps show a head of the model: the model's own sentence. */
+  typed(text) {
+    this.ui.text.value = text;
+    this.setText(text);
   }
 
   mask(index) {
@@ -213,7 +256,14 @@ export class RealModelPanel {
   async run(start = null) {
     const session = this.session;
     if (!session.model) return false;
-    this.generator.follow(session.input().key);
+    const problem = session.inputProblem(); // words for a model that takes ids: said, not run
+    this.ui.textProblem(problem && `${problem}${session.result ? ' What is shown is of the last ids run.' : ''}`);
+    if (problem) {
+      session.begin(); // a run under way is stale: its result is not of this text
+      this.ui.busy(false);
+      return false;
+    }
+    this.generator.follow();
     this.ui.busy(true, 'Running the model…');
     // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
     const walked = session.walking(this.app.state.sentence) ? session.selected.layer : -1;
@@ -223,9 +273,8 @@ export class RealModelPanel {
     } catch (error) {
       this.ui.busy(false);
       this.editing.updating(false);
-      this.ui.error(
-        `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
-      );
+      const stays = session.result ? ', so the last result stays' : ''; // none yet: a model just loaded
+      this.ui.error(`This sentence could not be run${stays}: ${error.code ? `${error.code}: ` : ''}${error.message}`);
       return false;
     }
     if (!ran) return false;
@@ -290,6 +339,9 @@ export class RealModelPanel {
     this.linkTimer = setTimeout(() => {
       const search = rm.writeModelLink(location.search, link);
       if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
+      const at = (section) =>
+        new URL(`${rm.writeModelLink(search, { ...link, section })}${location.hash}`, location.href);
+      this.ui.setPartLinks((section) => at(section).href);
     }, 100);
   }
 }

@@ -2,6 +2,7 @@
 // address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
 // tokens, the predictions and the model view.
 import { el, setError, show } from '../shared/dom.js';
+import { SECTIONS } from './realModel.js';
 
 const PAPERS = [
   [
@@ -47,9 +48,12 @@ export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
    *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
-   *   onAllOn: Function }} handlers
+   *   onAllOn: Function, onPartLink: (href: string, said: HTMLElement) => void }} handlers  onPartLink: a part's
+   *   link clicked (its address, and where to say it was copied)
    */
   constructor(handlers) {
+    this.partLinks = [];
+    this.onPartLink = handlers.onPartLink;
     const folder = el('input', {
       type: 'file',
       id: 'model-folder',
@@ -137,11 +141,8 @@ export class RealModelControls {
       maxLength: 2000,
       on: { input: handlers.onText },
     });
-    this.idsLine = el('p', {
-      class: 'hint',
-      hidden: true,
-      text: 'This folder has no tokenizer.json: type token ids, separated by spaces.',
-    });
+    this.idsLine = el('p', { id: 'model-ids-hint', class: 'hint', hidden: true });
+    this.textLabel = el('span', { text: 'Sentence' });
     this.maskHint = el('p', {
       class: 'hint',
       hidden: true,
@@ -188,31 +189,82 @@ export class RealModelControls {
       this.drop.classList.remove('dragging');
       handlers.onDrop(event.dataTransfer);
     });
+    const part = (section, text) => this.#part(section, text);
     this.work = el(
       'div',
       { class: 'model-work', hidden: true },
       this.about,
-      el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
+      el('label', { class: 'field', for: 'model-text' }, this.textLabel, this.text),
       this.maskHint,
       this.idsLine,
       this.lesson,
-      el('h3', { class: 'model-tokens-title', text: 'Tokens and their ids' }),
+      part('tokens', 'Tokens and their ids'),
       this.mounts.tokens,
-      el('h3', { text: 'What comes next' }),
-      this.mounts.predictions,
-      el('h3', { text: 'Generate, step by step: the KV cache' }),
+      // The prediction beside the heads (a column that stays in view while they scroll), under them when narrow.
+      el(
+        'div',
+        { class: 'model-pair' },
+        el('section', { class: 'model-next' }, part('next', 'What comes next'), this.mounts.predictions),
+        el(
+          'section',
+          { class: 'model-heads' },
+          part('heads', 'Every head: the model view'),
+          el('p', {
+            class: 'hint',
+            text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction beside shows the change.',
+          }),
+          el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
+          this.walkLine,
+          this.mounts.view,
+        ),
+      ),
+      part('generate', 'Generate, step by step: the KV cache'),
       this.mounts.generate,
-      el('h3', { text: 'Every head: the model view' }),
-      el('p', {
-        class: 'hint',
-        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction above shows the change.',
-      }),
-      el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
-      this.walkLine,
       this.mounts.rope,
-      this.mounts.view,
     );
     this.element = el('div', { class: 'real-model' }, this.drop, this.work);
+  }
+
+  /**
+   * A part's heading (realModel.js's SECTIONS: its id) with its link (partLink).
+   */
+  #part(section, text) {
+    return el(
+      'h3',
+      { id: SECTIONS[section], class: `model-${section}-title` },
+      text,
+      ' ',
+      ...this.partLink(section, text),
+    );
+  }
+
+  /**
+   * A link that opens the page at a part (`section`, titled `text`): its address is the model's link with `section`
+   * (setPartLinks); a click copies it (the handlers' onPartLink), and the span after it says so.
+   * @returns {HTMLElement[]} the link and the span
+   */
+  partLink(section, text) {
+    const said = el('span', { class: 'hint part-link-said', attrs: { role: 'status' } });
+    const link = el('a', {
+      class: 'part-link',
+      href: '#',
+      text: 'link',
+      dataset: { section },
+      attrs: { 'aria-label': `Link to this part: ${text}` },
+      on: {
+        click: (event) => {
+          event.preventDefault();
+          this.onPartLink(link.href, said);
+        },
+      },
+    });
+    this.partLinks.push(link);
+    return [link, said];
+  }
+
+  /** Sets each part's link: `href(section)` is the page's address opening at it. */
+  setPartLinks(href) {
+    for (const link of this.partLinks) link.href = href(link.dataset.section);
   }
 
   /** Places the tokens, the predictions and the model view. */
@@ -267,8 +319,25 @@ export class RealModelControls {
     show(this.clearCache, bytes > 0);
   }
 
-  idsHint(on) {
-    show(this.idsLine, on);
+  /**
+   * A model without a tokenizer.json (`vocabSize`) takes token ids, not words: the field says so; null: words.
+   * @param {number | null} vocabSize
+   */
+  idsHint(vocabSize) {
+    const ids = vocabSize !== null;
+    show(this.idsLine, ids);
+    this.textLabel.textContent = ids ? 'Token ids' : 'Sentence';
+    this.idsLine.textContent = ids
+      ? `This model has no tokenizer.json, so the page cannot split words into tokens: type token ids, whole numbers from 0 to ${vocabSize - 1} separated by spaces.`
+      : '';
+    if (ids) this.text.setAttribute('aria-describedby', 'model-ids-hint');
+    else this.text.removeAttribute('aria-describedby');
+  }
+
+  /** Marks the sentence field as holding what the model cannot run (`problem`, said as the error), or not. */
+  textProblem(problem) {
+    this.text.setAttribute('aria-invalid', String(Boolean(problem)));
+    if (problem) this.error(problem);
   }
 
   ablated(text) {

@@ -42,6 +42,11 @@ export class TokensView {
     });
     this.element.replaceChildren(...items);
   }
+
+  /** No tokens (a model loaded, not run yet). */
+  clear() {
+    this.element.replaceChildren();
+  }
 }
 
 export class PredictionsView {
@@ -118,5 +123,10 @@ export class PredictionsView {
     this.gone.textContent = gone.length
       ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)})`).join(', ')}.`
       : '';
+  }
+
+  /** No prediction (a model loaded, not run yet). */
+  clear() {
+    this.draw({ title: '', rows: [], compared: false, gone: [] });
   }
 }

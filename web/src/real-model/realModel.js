@@ -23,12 +23,22 @@ export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (ll
 /** The longest sentence the page sends to a model, in characters. */
 export const MAX_TEXT = 2000;
 
+/** The parts of the real model's section that a link can open at (`section=`), by name: their headings' ids. */
+export const SECTIONS = Object.freeze({
+  tokens: 'model-tokens-title',
+  next: 'model-next-title',
+  heads: 'model-heads-title',
+  generate: 'model-generate-title',
+  layer: 'model-views-title',
+});
+
 /**
  * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
- * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs) and, when the
- * link has them, the walk's edits (`edits`, walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
+ * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs), `section` (a
+ * part to open at: SECTIONS' names, checked by the panel) and, when the link has them, the walk's edits (`edits`,
+ * walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
  * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][], edits: object[],
- *   generate?: object } | null}
+ *   section: string | null, generate?: object } | null}
  */
 export function readModelLink(search) {
   const params = new URLSearchParams(search);
@@ -49,6 +59,7 @@ export function readModelLink(search) {
     head: whole(params.get('head')),
     ablate,
     edits: readEdits(params.get('edits')), // numbers edited in the walk (walkEdits.js)
+    section: params.get('section')?.slice(0, 40) ?? null,
     ...(generate ? { generate } : {}),
   };
 }
@@ -56,7 +67,7 @@ export function readModelLink(search) {
 /** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
 export function writeModelLink(search, link) {
   const params = new URLSearchParams(search);
-  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits']) params.delete(key);
+  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits', 'section']) params.delete(key);
   if (link) {
     params.set('model', link.model);
     if (link.text !== null && link.text !== undefined) params.set('text', link.text);
@@ -66,6 +77,7 @@ export function writeModelLink(search, link) {
     }
     if (link.ablate?.length) params.set('ablate', link.ablate.map(([l, h]) => `${l}.${h}`).join(','));
     if (link.edits?.length) params.set('edits', editsText(link.edits));
+    if (link.section) params.set('section', link.section);
   }
   const text = params.toString();
   return text ? `?${text}` : '';

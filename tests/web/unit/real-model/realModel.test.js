@@ -36,7 +36,9 @@ describe('real model: links', () => {
         [0, 2],
       ],
       edits: [],
+      section: null,
     });
+    expect(readModelLink(writeModelLink('', { ...link, section: 'generate' })).section).toBe('generate');
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
   });
@@ -49,6 +51,7 @@ describe('real model: links', () => {
       head: 2,
       ablate: [[1, 0]],
       edits: [],
+      section: null,
     });
   });
 

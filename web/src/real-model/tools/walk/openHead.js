@@ -41,7 +41,13 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
       return panel.writeLink();
     }
     session.showInSteps(state);
-    panel.app.showModelHead(state, captureResult(r.captures, spec), panel.editing.handler(layer));
+    // What the page's controls do to it: a cell typed is an edit, a sentence typed runs the model, a head chosen opens it.
+    panel.app.showModelHead(state, captureResult(r.captures, spec), {
+      name: `layer ${layer + 1} head ${head + 1} of ${session.model.family}`,
+      onEdit: panel.editing.handler(layer),
+      onSentence: (text) => panel.typed(text),
+      onHead: (other) => panel.openHead(layer, other),
+    });
     panel.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
     const rope = r.captures[head].qRotated
       ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
