@@ -10,6 +10,7 @@ apt_packages=(
   clang libclang-rt-14-dev   # the libFuzzer target and LeakSanitizer runtime
   chromium                   # real-browser tests (Vitest browser project, Playwright page tests)
   clang-format               # npm run lint / npm run format (the C++ style in .clang-format)
+  python3-numpy              # tests/js/io-write.test.js: NumPy reads back the .npz and .safetensors files written
 )
 missing=()
 for package in "${apt_packages[@]}"; do

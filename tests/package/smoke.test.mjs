@@ -98,7 +98,7 @@ test('Node 20 imports it by name and computes the worked example', async () => {
   writeFileSync(join(app, 'node-example.mjs'), `${EXAMPLE}\nconsole.log(JSON.stringify(result));\n`);
   const result = JSON.parse(run('node', ['node-example.mjs'], app));
   for (const [entry, exports] of [
-    ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors'],
+    ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors,writeNpz,writeSafetensors'],
     [
       'attention-wasm/model',
       'HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',

@@ -143,6 +143,20 @@ attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: boolMask });
 attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: int64Mask });
 attn.scaledDotProductAttention(fromNpy, fromNpy, fromNpy, { mask: { data: Int32Array.of(1, 0), shape: [2] } });
 const int64Json: string[] = int64Mask.toJSON().data;
+// Writing named tensors (Tensors, typed arrays, Maps or pairs) as .npz and .safetensors bytes.
+import { writeNpz, writeSafetensors } from 'attention-wasm/io';
+import type { NamedTensors } from 'attention-wasm/io';
+const toWrite: NamedTensors = { q: fromNpy, ids, mask: int64Mask, wide: { data: new Float64Array(2), shape: [1, 2] } };
+const npzBytes: Uint8Array = writeNpz(toWrite);
+const safetensorsBytes: Uint8Array = writeSafetensors(new Map([['q', fromNpy]]), { metadata: { format: 'pt' } });
+writeNpz([
+  ['q', fromNpy],
+  ['k', new Float32Array(3)],
+]);
+// @ts-expect-error a bool Tensor (Uint8Array data) is not written
+writeNpz({ mask: boolMask });
+// @ts-expect-error metadata holds strings only
+writeSafetensors({}, { metadata: { layers: 2 } });
 // @ts-expect-error integer data is a mask, not a float input
 attn.scaledDotProductAttention(ids, fromNpy, fromNpy);
 // @ts-expect-error a Tensor of integer data is not a float input either

@@ -165,7 +165,7 @@ const INTEGER_TYPES = {
   u8: BigUint64Array,
 };
 
-const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+export const LITTLE_ENDIAN_HOST = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 let halfTable;
 
 /** float16 bits → float32 value, exactly (subnormals, ±0, ±inf, NaN). */

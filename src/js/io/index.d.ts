@@ -1,8 +1,10 @@
-// Hand-written declarations for attention-wasm/io: reading .npy, .npz and .safetensors files into Tensors.
+// Hand-written declarations for attention-wasm/io: reading .npy, .npz and .safetensors files into Tensors, and
+// writing named tensors as .npz and .safetensors files.
 // A malformed or unsupported file, a Blob that cannot be read, or bytes whose buffer is detached raise
 // AttentionError with code 'BAD_FILE'.
 /**
- * Reads the tensor files people already have (.npy, .npz, .safetensors) into Tensors every call accepts.
+ * Reads the tensor files people already have (.npy, .npz, .safetensors) into Tensors every call accepts, and writes
+ * named tensors (a run's attentions, hidden states, logits) as .npz and .safetensors files.
  * @module attention-wasm/io
  */
 import type { Tensor, TensorData } from '../index.js';
@@ -91,3 +93,70 @@ export interface SafetensorsFile {
 
 /** Opens a safetensors file, reading only its header; a Blob or File is never copied whole. */
 export function openSafetensors(source: Blob | FileBytes): Promise<SafetensorsFile>;
+
+/** The typed arrays the writers take: float32, float64, int32 and int64 data. */
+export type WritableData = Float32Array | Float64Array | Int32Array | BigInt64Array;
+
+/** A tensor to write as `{ data, shape }`: any Tensor of float32, int32 or int64 data (what calls and readers return). */
+export interface WritableTensorLike {
+  /** The values, row-major; `data.length` is the product of `shape`. */
+  readonly data: WritableData;
+  /** The dimensions, outermost first: 1 to 32 positive integers. */
+  readonly shape: readonly number[];
+}
+
+/** A tensor to write as `{ data, dims }` (onnxruntime-web's and transformers.js's Tensor). */
+export interface WritableDimsTensor {
+  /** The values, row-major; `data.length` is the product of `dims`. */
+  readonly data: WritableData;
+  /** The dimensions, outermost first: 1 to 32 positive integers. */
+  readonly dims: readonly number[];
+}
+
+/** A tensor to write: `{ data, shape }`, `{ data, dims }`, or a typed array alone (one dimension). */
+export type WritableTensor = WritableTensorLike | WritableDimsTensor | WritableData;
+
+/** Named tensors: `{ name: tensor }`, a Map, or `[name, tensor]` pairs (written in that order). */
+export type NamedTensors =
+  | Readonly<Record<string, WritableTensor>>
+  | ReadonlyMap<string, WritableTensor>
+  | readonly (readonly [string, WritableTensor])[];
+
+/**
+ * Writes named tensors as a NumPy .npz file (numpy.savez's layout: stored members "name.npy", .npy format 1.0,
+ * little-endian, row-major), which `numpy.load`, readNpz and openNpz read back under the same names.
+ *
+ * | tensor data                  | array written        | read back by readNpz                            |
+ * |------------------------------|----------------------|-------------------------------------------------|
+ * | Float32Array, shape [d0, …]  | `<f4`, shape (d0, …) | Float32Array, the same values                   |
+ * | Float64Array                 | `<f8`                | Float32Array, rounded                           |
+ * | Int32Array                   | `<i4`                | Int32Array                                      |
+ * | BigInt64Array                | `<i8`                | Int32Array, or BigInt64Array beyond int32       |
+ *
+ * NaN, ±Infinity and −0 are written as they are. AttentionError: BAD_OPTION (a name not a non-empty string, given
+ * twice, or over a zip name's 65 535 bytes), NOT_A_TENSOR (other data), BAD_RANK (no or over 32 dimensions),
+ * BAD_DIMENSION, DATA_LENGTH_MISMATCH, TOO_LARGE (a tensor over MAX_CALL_BYTES as float32, a file of 4 GiB or more).
+ */
+export function writeNpz(arrays: NamedTensors): Uint8Array;
+
+/** The options of writeSafetensors. */
+export interface WriteSafetensorsOptions {
+  /** The header's `__metadata__`: strings only (`{ format: 'pt' }`, as PyTorch's files have it). */
+  metadata?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Writes named tensors as a safetensors file (the JSON header padded to 8 bytes, the tensors back to back in the
+ * order given), which readSafetensors, openSafetensors, the `safetensors` library and PyTorch read back.
+ *
+ * | tensor data                  | dtype written | read back by readSafetensors                   |
+ * |------------------------------|---------------|------------------------------------------------|
+ * | Float32Array, shape [d0, …]  | F32, [d0, …]  | Float32Array, the same values                  |
+ * | Float64Array                 | F64           | Float32Array, rounded                          |
+ * | Int32Array                   | I32           | Int32Array                                     |
+ * | BigInt64Array                | I64           | Int32Array, or BigInt64Array beyond int32      |
+ *
+ * Errors as writeNpz's; also BAD_OPTION for the name `__metadata__` or metadata that is not strings, and TOO_LARGE
+ * for a header over the format's 100,000,000 bytes.
+ */
+export function writeSafetensors(tensors: NamedTensors, options?: WriteSafetensorsOptions): Uint8Array;

@@ -4,11 +4,12 @@
 import { MAX_CALL_BYTES } from '../limits.js';
 import { badFile, held, quote, u16, u32, u64 } from './bytes.js';
 
-const EOCD = 0x06054b50;
-const ZIP64_LOCATOR = 0x07064b50;
-const ZIP64_EOCD = 0x06064b50;
-const CENTRAL = 0x02014b50;
-const LOCAL = 0x04034b50;
+// The signatures of the records (zip-write.js writes them too).
+export const EOCD = 0x06054b50;
+export const ZIP64_LOCATOR = 0x07064b50;
+export const ZIP64_EOCD = 0x06064b50;
+export const CENTRAL = 0x02014b50;
+export const LOCAL = 0x04034b50;
 // deflate cannot expand data by more than about 1032:1; a member claiming more is not a real one.
 const MAX_DEFLATE_RATIO = 1032;
 // The largest member worth inflating: a float64 .npy whose float32 tensor fills MAX_CALL_BYTES, plus a header.
@@ -150,7 +151,8 @@ export function listZip(bytes) {
 }
 
 let crcTable;
-function crc32(data) {
+/** The CRC-32 (IEEE 802.3, as zip stores it) of `data`, as an unsigned 32-bit number. */
+export function crc32(data) {
   if (!crcTable) {
     crcTable = new Int32Array(256);
     for (let n = 0; n < 256; n++) {

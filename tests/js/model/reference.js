@@ -15,7 +15,7 @@ export const WEIGHTS = { atol: 2e-6, rtol: 0 };
 export const VALUES = { atol: 5e-6, rtol: 5e-6 };
 
 /** x [n, in] · Wᵀ for W [out, in] (torch.nn.Linear), + b. */
-function linear(x, n, W, b) {
+export function linear(x, n, W, b) {
   const [out, inner] = W.shape;
   const y = new Float64Array(n * out);
   for (let i = 0; i < n; i++) {
@@ -42,7 +42,8 @@ function conv1d(x, n, W, b) {
   return y;
 }
 
-function layerNorm(x, n, w, b, eps) {
+/** LayerNorm of the n rows of x [n, d]: (x − mean) / sqrt(var + eps) · w + b. */
+export function layerNorm(x, n, w, b, eps) {
   const d = w.data.length;
   const y = new Float64Array(n * d);
   for (let i = 0; i < n; i++) {
@@ -54,7 +55,8 @@ function layerNorm(x, n, w, b, eps) {
   return y;
 }
 
-function rmsNorm(x, n, w, eps) {
+/** RMSNorm of the n rows of x [n, d]: x / sqrt(mean(x²) + eps) · w. */
+export function rmsNorm(x, n, w, eps) {
   const d = w.data.length;
   const y = new Float64Array(n * d);
   for (let i = 0; i < n; i++) {
@@ -85,7 +87,8 @@ const erf = (x) => {
   return Math.sign(x) * (1 - erfc);
 };
 
-const ACT = {
+/** The activations by config.json's name: GPT-2's gelu_new (tanh), BERT's gelu (erf), LLaMA's silu. */
+export const ACT = {
   gelu_new: (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))),
   gelu: (x) => 0.5 * x * (1 + erf(x / Math.SQRT2)),
   silu: (x) => x / (1 + Math.exp(-x)),
@@ -135,7 +138,20 @@ const T = (W) => ({ data: W.data, shape: W.shape });
 /** The heads of layer l that `ablate` ([[layer, head], …]) zeroes. */
 const ablatedIn = (ablate, l) => new Set(ablate.filter(([layer]) => layer === l).map(([, head]) => head));
 
-function gpt2(fixture, ids, { ablate = [], edits = [] } = {}) {
+/**
+ * Layer l's writer of its steps: edit(step, array) writes the run's `edits` into the array (edit-reference.js), then
+ * calls `hook(l, step, array, { n, H, Hkv, dk })`, which may change the array in place; returns the array.
+ */
+function stepWriter(edits, hook, l, dims) {
+  const edit = editorFor(edits, l, dims);
+  return (step, array) => {
+    edit(step, array);
+    hook?.(l, step, array, dims);
+    return array;
+  };
+}
+
+function gpt2(fixture, ids, { ablate = [], edits = [], hook } = {}) {
   const { config: c, values, prefix } = fixture;
   const t = (name) => values[`${prefix}${name}`];
   const n = ids.length;
@@ -144,15 +160,16 @@ function gpt2(fixture, ids, { ablate = [], edits = [] } = {}) {
   let h = add(rows(t('wte.weight'), ids), t('wpe.weight').data.subarray(0, n * d));
   const [hiddenStates, attentions, steps] = [[], [], []];
   for (let l = 0; l < c.n_layer; l++) {
-    hiddenStates.push(h);
     const L = (name) => t(`h.${l}.${name}`);
-    const E = editorFor(edits, l, { n, H, Hkv: H, dk: d / H });
+    const E = stepWriter(edits, hook, l, { n, H, Hkv: H, dk: d / H });
+    h = E('input', h.slice());
+    hiddenStates.push(h);
     const x = E('x', layerNorm(h, n, L('ln_1.weight'), L('ln_1.bias'), eps));
     const qkv = conv1d(x, n, L('attn.c_attn.weight'), L('attn.c_attn.bias')); // [n, 3d]: q | k | v
     const part = (p) =>
       Float64Array.from({ length: n * d }, (_, i) => qkv[Math.floor(i / d) * 3 * d + p * d + (i % d)]);
     const [q, k, v] = [E('q', part(0)), E('k', part(1)), E('v', part(2))];
-    const attention = edits.length ? attendEdited : attend;
+    const attention = edits.length || hook ? attendEdited : attend;
     const { weights, context } = attention(q, k, v, n, H, H, d / H, (i, j) => j <= i, ablatedIn(ablate, l), E);
     attentions.push(weights);
     const output = E('output', conv1d(context, n, L('attn.c_proj.weight'), L('attn.c_proj.bias')));
@@ -171,7 +188,7 @@ function gpt2(fixture, ids, { ablate = [], edits = [] } = {}) {
   return { attentions, hiddenStates, steps, logits: linear(h, n, T(t('wte.weight'))) };
 }
 
-function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [], edits = [] } = {}) {
+function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [], edits = [], hook } = {}) {
   const { config: c, values, prefix } = fixture;
   const t = (name) => values[`${prefix}${name}`] ?? values[name];
   const ln = (at) => [
@@ -189,12 +206,14 @@ function bert(fixture, ids, { tokenTypeIds: types = ids.map(() => 0), ablate = [
   for (let l = 0; l < c.num_hidden_layers; l++) {
     const at = `encoder.layer.${l}.`;
     const L = (name) => t(`${at}${name}`);
-    const E = editorFor(edits, l, { n, H, Hkv: H, dk: d / H });
+    const E = stepWriter(edits, hook, l, { n, H, Hkv: H, dk: d / H });
+    h = E('input', h.slice());
+    hiddenStates[l] = h;
     const x = E('x', h.slice()); // attention's input: an edit of it reaches q, k and v, not the residual
     const proj = (part, step) =>
       E(step, linear(x, n, L(`attention.self.${part}.weight`), L(`attention.self.${part}.bias`)));
     const [q, k, v] = [proj('query', 'q'), proj('key', 'k'), proj('value', 'v')];
-    const attention = edits.length ? attendEdited : attend;
+    const attention = edits.length || hook ? attendEdited : attend;
     const { weights, context } = attention(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l), E);
     attentions.push(weights);
     const output = E(
@@ -245,7 +264,7 @@ function llamaInvFreq(c, dim) {
   });
 }
 
-function llama(fixture, ids, { ablate = [], edits = [] } = {}) {
+function llama(fixture, ids, { ablate = [], edits = [], hook } = {}) {
   const { config: c, values } = fixture;
   const t = (name) => values[name];
   const n = ids.length;
@@ -268,14 +287,15 @@ function llama(fixture, ids, { ablate = [], edits = [] } = {}) {
   let h = rows(t('model.embed_tokens.weight'), ids);
   const [hiddenStates, attentions, steps] = [[], [], []];
   for (let l = 0; l < c.num_hidden_layers; l++) {
-    hiddenStates.push(h);
     const L = (name) => t(`model.layers.${l}.${name}`);
-    const E = editorFor(edits, l, { n, H, Hkv, dk });
+    const E = stepWriter(edits, hook, l, { n, H, Hkv, dk });
+    h = E('input', h.slice());
+    hiddenStates.push(h);
     const x = E('x', rmsNorm(h, n, L('input_layernorm.weight'), eps));
     const proj = (p) => E(p, linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`)));
     const [q, k, v] = [proj('q'), proj('k'), proj('v')];
     const [qRotated, kRotated] = [E('qRotated', rotate(q, H)), E('kRotated', rotate(k, Hkv))];
-    const attention = edits.length ? attendEdited : attend;
+    const attention = edits.length || hook ? attendEdited : attend;
     const { weights, context } = attention(qRotated, kRotated, v, n, H, Hkv, dk, allowed, ablatedIn(ablate, l), E);
     attentions.push(weights);
     const output = E('output', linear(context, n, L('self_attn.o_proj.weight')));
@@ -315,8 +335,12 @@ function llama(fixture, ids, { ablate = [], edits = [] } = {}) {
  * The reference forward of a fixture (fixtures.js) on token ids: { attentions [H, n, n] per layer, hiddenStates
  * [n, d] (num_layers + 1), logits [n, V] or null, steps per layer: { x, q, k, v, qRotated?, kRotated? ([n, heads·d_k],
  * heads side by side), concat, output, residual, mlpInput, mlpHidden, mlpOutput, hidden } }.
- * @param {{ tokenTypeIds?: number[], ablate?: [number, number][], edits?: object[] }} [options]  edits: as
- *   model.run's (edit-reference.js)
+ * @param {{ tokenTypeIds?: number[], ablate?: [number, number][], edits?: object[],
+ *   hook?: (layer: number, step: string, array: Float64Array, dims: { n, H, Hkv, dk }) => void }} [options]
+ *   edits: as model.run's (edit-reference.js). hook: called with each step's array of each layer right after the
+ *   forward computes it (and after the edits), in the order the forward computes them, which it may change in place:
+ *   'input' (the residual stream entering the layer, hiddenStates[layer]) first, then the steps above and, inside
+ *   attention, rawScores, scaledScores, scores, weights and headOutput (edit-reference.js's attendEdited and layouts)
  */
 export function referenceForward(fixture, ids, options = {}) {
   const type = fixture.config.model_type;
