@@ -16,6 +16,7 @@
 #include "../core/abi.h"
 #include "../core/attention.h"
 #ifdef ATTENTION_WITH_MODEL
+#include "../core/model/cells.h"
 #include "../core/model/edits.h"
 #include "../core/model/forward.h"
 #endif
@@ -216,8 +217,13 @@ void model_attention(const Descriptor& d) {
   attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
                                   d[slot::cache_capacity]};
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
+  // With cell_count > 0, a batch of cells continuing a base run (model/cells.h).
+  const attention::model::Cells cells{d.address<const float>(slot::cells), d[slot::cell_count],
+                                      d.address<const float>(slot::base_k), d.address<const float>(slot::base_v),
+                                      d[slot::base_len]};
   attention::model::layer_attention(to_model_config(d), layer_weights(d), d.address<const float>(slot::x),
-                                    layer_result(d), cache.k ? &cache : nullptr, &edits);
+                                    layer_result(d), cache.k ? &cache : nullptr, &edits,
+                                    cells.count > 0 ? &cells : nullptr);
 }
 
 // A layer's second half: x (the first half's residual) → output.

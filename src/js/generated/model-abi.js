@@ -87,5 +87,10 @@ export const MODEL_SLOTS = Object.freeze({
   cacheCapacity: 83,
   edits: 84,
   editCount: 85,
+  cells: 86,
+  cellCount: 87,
+  baseK: 88,
+  baseV: 89,
+  baseLen: 90,
 });
-export const MODEL_SLOT_COUNT = 86;
+export const MODEL_SLOT_COUNT = 91;

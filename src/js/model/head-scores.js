@@ -5,12 +5,14 @@
 //   induction       P[i][j] = 1 for 1 ≤ j ≤ i with ids[j − 1] = ids[i] (the duplicate pattern shifted one right)
 // and a head's score is sum(A ⊙ P) / sum(A) over its attention weights A, after `excludeBos` zeroes column 0 and
 // `excludeCurrentToken` the diagonal; averaged over the sequences given. A head with nothing left (sum(A) = 0) scores
-// NaN. (detect_head drops the exclusions for a list of sequences; here they apply to each.)
+// NaN. (detect_head drops the exclusions for a list of sequences; here they apply to each.) A decoder's sequences run
+// side by side as cells (cells.js): one batch of rows per layer call.
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { forwardPass } from './forward-pass.js';
 import { readRunPlan } from './run-plan.js';
+import { batchesOf, runCells } from './cells.js';
 
 /** The kinds of head scores. */
 export const HEAD_SCORE_KINDS = Object.freeze(['previousToken', 'duplicateToken', 'induction']);
@@ -80,13 +82,28 @@ export async function headScores(engine, kind, options) {
   const signal = readRunPlan({ ids: plans[0].ids }, { signal: o.signal }, engine.spec, null).signal;
   const { numLayers: L, numHeads: H } = engine.spec;
   const sums = new Float64Array(L * H);
-  for (const plan of plans) {
-    plan.signal = signal;
-    const { attentions } = await forwardPass(engine, plan);
-    addScores(sums, attentions, plan.ids, kind, {
-      excludeBos: o.excludeBos,
-      excludeCurrentToken: o.excludeCurrentToken,
-    });
+  const exclude = { excludeBos: o.excludeBos, excludeCurrentToken: o.excludeCurrentToken };
+  if (engine.spec.choices.causal) {
+    // a decoder's sequences as cells at position 0, in batches of rows (cells.js)
+    const cells = [];
+    for (const { ids } of plans) {
+      cells.push({ first: 0, rows: (await engine.embed(ids, undefined, 0, { signal })).data, ids });
+    }
+    for (const batch of batchesOf(cells, engine.spec.dModel)) {
+      const { attentions } = await runCells(engine, batch, { layer: 0, signal, attentions: true });
+      let at = 0;
+      for (const { ids } of batch) {
+        const size = H * ids.length ** 2;
+        const layers = attentions.map((data) => new Tensor(data.subarray(at, at + size), [H, ids.length, ids.length]));
+        addScores(sums, layers, ids, kind, exclude);
+        at += size;
+      }
+    }
+  } else {
+    for (const plan of plans) {
+      plan.signal = signal;
+      addScores(sums, (await forwardPass(engine, plan)).attentions, plan.ids, kind, exclude);
+    }
   }
   return new Tensor(
     Float32Array.from(sums, (sum) => sum / plans.length),

@@ -5,22 +5,27 @@
 // − logit[position][b] (or logit a alone):
 //   'input' (resid_pre), 'output' (attn_out), 'mlpOutput' (mlp_out)   one layer at one token position: [L, n]
 //   'headOutput' (z)                                                  one head at every position: [L, H]
-// A cell runs from its layer only (the corrupted run's input of that layer), and only the metric's row of the LM head.
+// m needs no LM head: it is the final norm's output at `position` times the LM head's row a (minus row b), plus their
+// biases' difference, in float64 for every run alike. In a decoder (sweep-cells.js) a cell runs from its layer only,
+// from the first row its patch changes, up to `position`, beside the other cells of its layer in batches of rows; a cell
+// whose patch changes nothing scores 0. In BERT every row sees every other: each cell is a run from its layer.
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { made } from './calls.js';
 import { forwardPass } from './forward-pass.js';
-import { logitMetric, plainPlan, readPosition, readTarget } from './instrument-options.js';
+import { plainPlan, readPosition, readTarget } from './instrument-options.js';
 import { readRunInput } from './run-plan.js';
 import { readStep } from './patches.js';
+import { sweepByCells } from './sweep-cells.js';
 
-/** The steps a sweep patches, and the layer call's output that holds each (the clean run's). */
+/** The steps a sweep patches. */
 export const SWEEP_STEPS = Object.freeze(['input', 'output', 'mlpOutput', 'headOutput']);
-const OUTPUT_OF = { output: 'attentionOutput', mlpOutput: 'mlpOutput', headOutput: 'heads' };
+/** The layer call's output that holds each step's activation ('input': the run's hidden states). */
+export const OUTPUT_OF = { output: 'attentionOutput', mlpOutput: 'mlpOutput', headOutput: 'heads' };
 
 /** The sweep's options, read and checked: { clean, corrupted (plans), target, step, position, onProgress }. */
-export function readSweep(engine, options) {
+function readSweep(engine, options) {
   const { spec, tokenizer } = engine;
   const o = readRecord(
     options,
@@ -43,8 +48,66 @@ export function readSweep(engine, options) {
     throw new AttentionError('BAD_OPTION', `patchSweep: onProgress must be a function, got ${describe(o.onProgress)}`);
   }
   if (!engine.tensors.head) throw new AttentionError('UNSUPPORTED_MODEL', 'patchSweep: this model has no LM head');
-  const plan = (input) => plainPlan({ ids: input.ids }, engine, { position, signal: o.signal });
+  const plan = (input) => plainPlan({ ids: input.ids }, engine, { signal: o.signal });
   return { clean: plan(clean), corrupted: plan(corrupted), target, step: o.step, position, onProgress: o.onProgress };
+}
+
+/**
+ * The metric of final-norm rows: m(rows [C, d]) → Float64Array(C), each row · (W_head[a] − W_head[b]) + the bias
+ * difference, in float64.
+ */
+async function metricOf(engine, [a, b], ctx) {
+  const { tensors } = engine;
+  const d = engine.spec.dModel;
+  const row = async (id) => Float64Array.from(await engine.rows(tensors.head, [id, id + 1], ctx));
+  const u = await row(a);
+  if (b !== undefined) (await row(b)).forEach((v, e) => (u[e] -= v));
+  let bias = 0;
+  if (tensors.headBias) {
+    const kept = await engine.group('headBias', [tensors.headBias], ctx);
+    const all = kept.inputs.bHead?.data ?? engine.heap().subarray(kept.addresses.bHead / 4);
+    bias = all[a] - (b === undefined ? 0 : all[b]);
+  }
+  return (rows) =>
+    Float64Array.from({ length: rows.length / d }, (_, c) => {
+      let sum = bias;
+      for (let e = 0; e < d; e++) sum += rows[c * d + e] * u[e];
+      return sum;
+    });
+}
+
+/** Each cell as a run from its layer, of every row (any family). @returns {Promise<void>} */
+async function sweepByRuns(engine, sweep, runs, score) {
+  const { step, position } = sweep;
+  const { n } = sweep.clean;
+  const { numHeads: H, headDim: dK, dModel: d } = engine.spec;
+  const columns = step === 'headOutput' ? H : n;
+  const all = Array.from({ length: n }, (_, i) => i);
+  for (let layer = 0; layer < engine.spec.numLayers; layer++) {
+    const state = runs.corrupted.hiddenStates[layer];
+    const from = { layer, hidden: made(state.data, state.shape, `hiddenStates[${layer}]`), tensor: state };
+    const values = [];
+    for (let column = 0; column < columns; column++) {
+      const clean = runs.clean.activations[layer];
+      const patch =
+        step === 'headOutput'
+          ? {
+              layer,
+              head: column,
+              step,
+              rows: all,
+              cols: dK,
+              data: clean.subarray(column * n * dK, (column + 1) * n * dK),
+            }
+          : { layer, step, rows: [column], cols: d, data: clean };
+      const { final } = await forwardPass(engine, { ...sweep.corrupted, from, first: layer, patches: [patch] });
+      values.push(final.data.subarray(position * d, (position + 1) * d));
+    }
+    score(
+      layer,
+      values.map((rows) => runs.metric(rows)[0]),
+    );
+  }
 }
 
 /**
@@ -54,43 +117,45 @@ export function readSweep(engine, options) {
 export async function patchSweep(engine, options) {
   const sweep = readSweep(engine, options);
   const { spec } = engine;
-  const { step, target, onProgress } = sweep;
+  const { step, position, onProgress } = sweep;
   const { n } = sweep.clean;
-  const { numLayers: L, numHeads: H, headDim: dK, dModel: d } = spec;
-  // the clean run's activation of `step` at every layer
-  const activations = [];
+  const { numLayers: L, numHeads: H, numKvHeads: Hkv, headDim: dK, dModel: d } = spec;
+  const cells = spec.choices.causal;
   const name = OUTPUT_OF[step];
   const shape = step === 'headOutput' ? [H, n, dK] : [n, d];
-  const clean = await forwardPass(engine, sweep.clean, {
-    outputs: () => (name ? { [name]: shape } : {}),
-    layer: (l, result) => name && (activations[l] = result[name].data),
-  });
-  if (!name) for (let l = 0; l < L; l++) activations[l] = clean.hiddenStates[l].data;
-  const corrupted = await forwardPass(engine, sweep.corrupted);
-  const mClean = logitMetric(clean.logits, target);
-  const mCorrupted = logitMetric(corrupted.logits, target);
+  const keyName = spec.rope ? 'kRotated' : 'k';
+  // each run's activation of `step` at every layer; the corrupted run's keys and values, for the cells
+  const run = async (plan, kv) => {
+    const activations = [];
+    const keys = [];
+    const values = [];
+    const pass = await forwardPass(engine, plan, {
+      outputs: () => ({
+        ...(name ? { [name]: shape } : {}),
+        ...(kv ? { [keyName]: [Hkv, n, dK], v: [Hkv, n, dK] } : {}),
+      }),
+      layer: (l, result) => {
+        if (name) activations[l] = result[name].data;
+        if (kv) [keys[l], values[l]] = [result[keyName].data, result.v.data];
+      },
+    });
+    if (!name) for (let l = 0; l < L; l++) activations[l] = pass.hiddenStates[l].data;
+    return { ...pass, activations, keys, values };
+  };
+  const runs = { clean: await run(sweep.clean, false), corrupted: await run(sweep.corrupted, cells) };
+  runs.metric = await metricOf(engine, sweep.target, { signal: sweep.clean.signal });
+  const at = (pass) => runs.metric(pass.final.data.subarray(position * d, (position + 1) * d))[0];
+  const [mClean, mCorrupted] = [at(runs.clean), at(runs.corrupted)];
+  runs.mCorrupted = mCorrupted;
   const columns = step === 'headOutput' ? H : n;
   const scores = new Tensor(new Float32Array(L * columns).fill(NaN), [L, columns]);
-  const cell = async (layer, column) => {
-    const state = corrupted.hiddenStates[layer];
-    const patch =
-      step === 'headOutput'
-        ? { layer, head: column, step, rows: Array.from({ length: n }, (_, i) => i), cols: dK }
-        : { layer, step, rows: [column], cols: d };
-    patch.data =
-      step === 'headOutput' ? activations[layer].subarray(column * n * dK, (column + 1) * n * dK) : activations[layer];
-    const from = { layer, hidden: made(state.data, state.shape, `hiddenStates[${layer}]`), tensor: state };
-    const plan = { ...sweep.corrupted, from, first: layer, patches: [patch] };
-    const { logits } = await forwardPass(engine, plan);
-    return (logitMetric(logits, target) - mCorrupted) / (mClean - mCorrupted);
-  };
   let done = 0;
-  for (let layer = 0; layer < L; layer++) {
-    for (let column = 0; column < columns; column++) {
-      scores.data[layer * columns + column] = await cell(layer, column);
-      done++;
-    }
+  const score = (layer, ms) => {
+    ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
+    done += columns;
     onProgress?.({ phase: 'patch', layer, done, total: L * columns, scores });
-  }
+  };
+  if (cells) await sweepByCells(engine, sweep, runs, score);
+  else await sweepByRuns(engine, sweep, runs, score);
   return { scores, clean: mClean, corrupted: mCorrupted };
 }
