@@ -1,12 +1,20 @@
-// npm run lint's import check: no import circle among the project's own modules (src/, web/src/, scripts/,
-// bench/, tests/). Static `import … from`, `export … from` and literal dynamic `import('…')` all count, since a
-// module loaded on demand still depends on what it imports. Prints each circle as a → b → a and exits 1.
-//   node scripts/check-imports.mjs [--graph]   (--graph prints every edge, for a look at the layering)
+// npm run lint's import check, over the project's own modules (src/, web/src/, scripts/, bench/, tests/):
+//   - no import circle: each is printed as a → b → a;
+//   - the layer rules of scripts/import-rules.mjs (shared and pure lesson modules import no view and no DOM, the
+//     elements only shared/, the lessons' pure modules and the package's entries, the page the package only through
+//     its entries): each import that breaks one is printed with the rule.
+// Static `import … from`, `export … from` and literal dynamic `import('…')` all count (scripts/import-graph.mjs).
+// Exits 1 on any finding.
+//   node scripts/check-imports.mjs [--graph] [--root DIR]   (--graph prints every edge, for a look at the layering;
+//   --root checks another copy of the repository)
 import { readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { importsOf } from './import-graph.mjs';
+import { layerViolations, packageEntries } from './import-rules.mjs';
 
-const root = join(dirname(new URL(import.meta.url).pathname), '..');
+const rootArg = process.argv.indexOf('--root');
+const root = rootArg > 0 ? resolve(process.argv[rootArg + 1]) : join(import.meta.dirname, '..');
 const roots = ['src', 'web/src', 'scripts', 'bench', 'tests'];
 const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--', ...roots], {
   cwd: root,
@@ -16,23 +24,7 @@ const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard', '--'
   .filter((f) => /\.(m?js)$/.test(f) && !f.includes('/generated/') && !/\/wasm\//.test(f));
 const known = new Set(files);
 
-const specifiers =
-  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
-
-/** The project-relative files a module imports (bare and absolute specifiers are not ours). */
-function importsOf(file) {
-  const text = readFileSync(join(root, file), 'utf8').replace(/\/\*[\s\S]*?\*\/|^\s*\/\/.*$/gm, '');
-  const out = new Set();
-  for (const match of text.matchAll(specifiers)) {
-    const spec = match[1] ?? match[2] ?? match[3];
-    if (!spec.startsWith('.')) continue;
-    const target = normalize(join(dirname(file), spec));
-    if (known.has(target)) out.add(target);
-  }
-  return [...out];
-}
-
-const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const graph = new Map(files.map((f) => [f, importsOf(root, f, (path) => known.has(path))]));
 if (process.argv.includes('--graph')) {
   for (const [from, tos] of graph) for (const to of tos) console.log(`${from} -> ${to}`);
 }
@@ -93,5 +85,8 @@ for (const component of circles) {
       .join(' → ')}`,
   );
 }
-if (circles.length) process.exit(1);
-console.log(`imports: ${files.length} modules, no circle`);
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const broken = layerViolations(graph, packageEntries(pkg));
+for (const problem of broken) console.log(`layer rule: ${problem}`);
+if (circles.length || broken.length) process.exit(1);
+console.log(`imports: ${files.length} modules, no circle, the layer rules hold`);

@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // The table of the elements' attributes in docs/elements.md, made from the list the elements themselves read
-// (web/src/elements/config.js: SETTINGS, then OWN_ATTRIBUTES, in that order) and the words of each attribute below,
+// (web/src/elements/attributes.js: SETTINGS, then OWN_ATTRIBUTES, in that order) and the words of each attribute below,
 // kept here so that they add nothing to what a post downloads. An attribute of the list without words here, or
 // words for an attribute the list lacks, is an error.
 //   node scripts/gen-attributes.mjs            prints the table
 //   node scripts/gen-attributes.mjs --docs     writes it into docs/elements.md (tests/readme/attributes.test.mjs checks it)
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { OWN_ATTRIBUTES, SETTINGS, propertyName } from '../web/src/elements/config.js';
+import { OWN_ATTRIBUTES, SETTINGS, propertyName } from '../web/src/elements/attributes.js';
 import { WORDS } from '../web/src/elements/display.js';
-import { ELEMENT_LIMITS } from '../web/src/elements/limits.js';
-import { EXAMPLES } from '../web/src/model/examples.js';
+import { ELEMENT_LIMITS } from '../web/src/elements/elementLimits.js';
+import { EXAMPLES } from '../web/src/shared/examples.js';
 
 const code = (words) => words.map((w) => `\`${w}\``).join(', ');
 const L = ELEMENT_LIMITS;

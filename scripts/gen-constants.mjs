@@ -29,6 +29,7 @@ export function parseAbi(header) {
     'CALL_KINDS',
     'DESCRIPTOR_SLOTS',
     'MODEL_SLOTS',
+    ...HALF_WEIGHTS,
   ];
   for (const list of [...required, ...ENUMS]) {
     if (!lists[list]) throw new Error(`abi.h: no ATTENTION_${list}(X) list`);
@@ -52,6 +53,9 @@ const ENUM_DOCS = {
 
 export { camelName, constantName, enumeratorName };
 
+/** The weights each half of a layer reads (model-abi.js), by slot: bits 1 << NORM_PLACEMENTS of the placements. */
+const HALF_WEIGHTS = ['LAYER_ATTENTION_WEIGHTS', 'LAYER_MLP_WEIGHTS'];
+
 // The lists in the order of abi.h's kAbiText.
 const ABI_TEXT_LISTS = [
   'CONSTANTS',
@@ -61,6 +65,7 @@ const ABI_TEXT_LISTS = [
   'CALL_KINDS',
   'DESCRIPTOR_SLOTS',
   'MODEL_SLOTS',
+  ...HALF_WEIGHTS,
   'ERROR_CODES',
 ];
 
@@ -101,6 +106,12 @@ export function jsAbi(lists) {
     slotCount,
     modelSlots: Object.fromEntries(Object.entries(slots).filter(([, at]) => at >= slotCount)),
     modelSlotCount: index,
+    halfWeights: Object.fromEntries(
+      HALF_WEIGHTS.map((list) => [
+        list,
+        Object.fromEntries(lists[list].map(([name, bits]) => [camelName(name), bits])),
+      ]),
+    ),
   };
 }
 
@@ -159,11 +170,16 @@ export function render(lists) {
     "\n/** Int32 slots of a model call's descriptor after the attention calls' (abi.js's DESCRIPTOR_SLOTS). */\n",
     `export const MODEL_SLOTS = ${object(abi.modelSlots)};\n`,
     `export const MODEL_SLOT_COUNT = ${abi.modelSlotCount};\n`,
+    ...HALF_WEIGHTS.flatMap((list) => [
+      `\n/** The weights (by slot) that ${list === 'LAYER_MLP_WEIGHTS' ? "a layer's MLP call" : "a layer's attention call"} reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */\n`,
+      `export const ${list} = ${object(abi.halfWeights[list])};\n`,
+    ]),
   ].join('');
   const modelDts = [
     HEADER,
     ...[...MODEL_ENUMS, 'MODEL_SLOTS'].map((name) => `export const ${name}: Readonly<Record<string, number>>;\n`),
     'export const MODEL_SLOT_COUNT: number;\n',
+    ...HALF_WEIGHTS.map((name) => `export const ${name}: Readonly<Record<string, number>>;\n`),
   ].join('');
   return { js, dts, modelJs, modelDts };
 }

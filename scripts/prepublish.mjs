@@ -7,13 +7,16 @@
 //   - each .wasm holds the current license notice (scripts/wasm-notice.mjs), and src/js/inline.js holds each
 //     .wasm of the main module as it is;
 //   - each build loads through the package itself and is the build it claims to be, compiled from the same
-//     abi.h (the loader's own check: its kernel backend, constants and call descriptor layout).
+//     abi.h (the loader's own check: its kernel backend, constants and call descriptor layout);
+//   - package.json's files hold exactly the files of web/src the elements ship, from their import graph, and its
+//     sideEffects name files that exist (scripts/shipped-files.mjs).
 // Prints what is wrong and exits 1; prints one line and exits 0 when all is well.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseAbi, render } from './gen-constants.mjs';
 import { customSectionText, noticeText } from './wasm-notice.mjs';
+import { shippedFileProblems } from './shipped-files.mjs';
 
 const VARIANTS = ['simd', 'scalar'];
 const MODULES = ['attention', 'model']; // the main module and attention-wasm/model's
@@ -47,7 +50,7 @@ function nodeEntry(target) {
 
 /** What is wrong with the build in `root`, as sentences; empty when it may be published. */
 export async function releaseProblems(root) {
-  const problems = [];
+  const problems = shippedFileProblems(root);
   const built = [];
   for (const build of MODULES.flatMap((module) => VARIANTS.map((variant) => `${module}-${variant}`))) {
     for (const ext of ['js', 'wasm']) {

@@ -25,21 +25,22 @@ configure_once() {
   fi
 }
 
-# part NAME DIR TARGET CTEST_EXCLUDE CMAKE_ARGS...: configures, builds TARGET (all when empty) and runs ctest.
+# part NAME DIR TARGETS CTEST_EXCLUDE CMAKE_ARGS...: configures, builds TARGETS (all when empty) and runs ctest.
 part() {
   local name=$1 dir=$2 target=$3 exclude=$4
   shift 4
   echo "== $name =="
   configure_once "$dir" "$@" || { failed+=("$name"); return; }
-  cmake --build "$dir" -j "$JOBS" ${target:+--target "$target"} || { failed+=("$name"); return; }
+  # shellcheck disable=SC2086 # TARGETS: one or more names
+  cmake --build "$dir" -j "$JOBS" ${target:+--target $target} || { failed+=("$name"); return; }
   ctest --test-dir "$dir" --output-on-failure -j "$JOBS" --output-junit "$TEST_RESULTS/$name.xml" \
     ${exclude:+--exclude-regex "$exclude"} || failed+=("$name")
 }
 
 part release build/native "" "" -DCMAKE_BUILD_TYPE=Release
 part asan build/native-asan "" "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTENTION_SANITIZE=ON
-# Lean: the GoogleTest binary only (the fuzz regressions run in the two builds above).
-part scalar-asan build/native-scalar-asan attention_tests '^fuzz_regressions$' -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+# Lean: the GoogleTest binaries only (the fuzz regressions run in the two builds above).
+part scalar-asan build/native-scalar-asan 'attention_tests model_scratch_tests' '^fuzz_regressions$' -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DATTENTION_SANITIZE=ON -DATTENTION_NO_SIMD=ON
 
 # One JUnit test case for the fuzz run: failed with the log's tail when libFuzzer found an input or did not run.

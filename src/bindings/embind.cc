@@ -19,6 +19,7 @@
 #include "../core/model/cells.h"
 #include "../core/model/edits.h"
 #include "../core/model/forward.h"
+#include "../core/model/scratch.h"
 #endif
 
 namespace {
@@ -211,16 +212,23 @@ attention::model::LayerResult layer_result(const Descriptor& d) {
   return r;
 }
 
-// A layer's first half: x → residual.
+// The KV cache of a decode step (model/decode.h): a kModelAttention call with cache_k set.
+attention::model::KvCache kv_cache(const Descriptor& d) {
+  return {d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past], d[slot::cache_capacity]};
+}
+
+// The cells of a layer call (model/cells.h): with cell_count > 0, a batch of cells continuing a base run.
+attention::model::Cells cells_of(const Descriptor& d) {
+  return {d.address<const float>(slot::cells), d[slot::cell_count], d.address<const float>(slot::base_k),
+          d.address<const float>(slot::base_v), d[slot::base_len]};
+}
+
+// A layer's first half: x → residual. With cache_k set, a decode step: the new tokens attend over the cache of the
+// earlier ones.
 void model_attention(const Descriptor& d) {
-  // With cache_k set, a decode step: the new tokens attend over the cache of the earlier ones (model/decode.h).
-  attention::model::KvCache cache{d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past],
-                                  d[slot::cache_capacity]};
+  attention::model::KvCache cache = kv_cache(d);
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
-  // With cell_count > 0, a batch of cells continuing a base run (model/cells.h).
-  const attention::model::Cells cells{d.address<const float>(slot::cells), d[slot::cell_count],
-                                      d.address<const float>(slot::base_k), d.address<const float>(slot::base_v),
-                                      d[slot::base_len]};
+  const attention::model::Cells cells = cells_of(d);
   attention::model::layer_attention(to_model_config(d), layer_weights(d), d.address<const float>(slot::x),
                                     layer_result(d), cache.k ? &cache : nullptr, &edits,
                                     cells.count > 0 ? &cells : nullptr);
@@ -243,6 +251,27 @@ void model_norm(const Descriptor& d) {
 void model_logits(const Descriptor& d) {
   attention::model::logits(to_model_config(d), d.address<const float>(slot::x), d.address<const float>(slot::w_head),
                            d.address<const float>(slot::b_head), d[slot::d_out], d.address(slot::output));
+}
+
+// Bytes the model call of `kind` that `descriptor` describes allocates for itself (model/scratch.h), its edits
+// changing `edited_steps` (bits 1 << LayerStep): the JS layer adds them to the call's block for its size check. Only
+// whether each address is set is read (the JS layer passes the call's descriptor with its buffers' offsets), and a
+// batch of cells' table (which the JS layer writes beside the descriptor: the cells' sizes count).
+double model_scratch_bytes(int32_t kind, uintptr_t descriptor, uint32_t edited_steps) {
+  namespace m = attention::model;
+  const Descriptor d(descriptor);
+  const m::ModelConfig c = to_model_config(d);
+  const m::KvCache cache = kv_cache(d);
+  const m::Cells cells = cells_of(d);
+  switch (static_cast<CallKind>(kind)) {
+    case CallKind::kModelAttention:
+      return static_cast<double>(m::layer_attention_scratch_bytes(c, layer_result(d), cache.k ? &cache : nullptr,
+                                                                  edited_steps, cells.count > 0 ? &cells : nullptr));
+    case CallKind::kModelMlp: return static_cast<double>(m::layer_mlp_scratch_bytes(c, layer_result(d)));
+    case CallKind::kModelNorm: return static_cast<double>(m::final_norm_scratch_bytes(c, d[slot::w_dense] != 0));
+    case CallKind::kModelLogits: return static_cast<double>(m::logits_scratch_bytes(c));
+    default: return 0;  // kModelEmbed: none
+  }
 }
 #endif
 
@@ -308,6 +337,9 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_abiHash", &abi_hash);
   emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
   emscripten::function("_outputProjectionScratchBytes", &output_projection_scratch_bytes);
+#ifdef ATTENTION_WITH_MODEL
+  emscripten::function("_modelScratchBytes", &model_scratch_bytes);
+#endif
   emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);
   emscripten::function("_kernelBackend", &kernel_backend);

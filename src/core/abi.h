@@ -287,6 +287,39 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(base_len, 1)
 // clang-format on
 
+// Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:
+// layer_attention (the attention call) and layer_mlp (the MLP call). The value says under which norm placement, as
+// bits 1 << NormPlacement: 1 kPreNorm, 2 kPostNorm, 3 both. With kPostNorm (BERT) the norm before the MLP is norm1,
+// read by the MLP's call; with kPreNorm norm1 comes before attention. Each half is given only its own (forward.cc's
+// half_weights), and the JS layer passes each call only these (src/js/model/layer-call.js).
+// clang-format off
+#define ATTENTION_LAYER_ATTENTION_WEIGHTS(X) \
+  X(norm1_weight, 1)                         \
+  X(norm1_bias, 1)                           \
+  X(w_qkv, 3)                                \
+  X(b_qkv, 3)                                \
+  X(w_q, 3)                                  \
+  X(w_k, 3)                                  \
+  X(w_v, 3)                                  \
+  X(w_o, 3)                                  \
+  X(b_q, 3)                                  \
+  X(b_k, 3)                                  \
+  X(b_v, 3)                                  \
+  X(b_o, 3)                                  \
+  X(head_mask, 3)
+#define ATTENTION_LAYER_MLP_WEIGHTS(X) \
+  X(norm1_weight, 2)                   \
+  X(norm1_bias, 2)                     \
+  X(norm2_weight, 3)                   \
+  X(norm2_bias, 3)                     \
+  X(w_up, 3)                           \
+  X(b_up, 3)                           \
+  X(w_gate, 3)                         \
+  X(b_gate, 3)                         \
+  X(w_down, 3)                         \
+  X(b_down, 3)
+// clang-format on
+
 namespace slot {
 #define X(name, count) name, name##_end = name + (count)-1,
 enum DescriptorSlot : int32_t { ATTENTION_DESCRIPTOR_SLOTS(X) ATTENTION_MODEL_SLOTS(X) kCount };
@@ -332,6 +365,8 @@ inline constexpr char kAbiText[] =
     ";CALL_KINDS:" ATTENTION_CALL_KINDS(ATTENTION_ABI_ENTRY)
     ";DESCRIPTOR_SLOTS:" ATTENTION_DESCRIPTOR_SLOTS(ATTENTION_ABI_ENTRY)
     ";MODEL_SLOTS:" ATTENTION_MODEL_SLOTS(ATTENTION_ABI_ENTRY)
+    ";LAYER_ATTENTION_WEIGHTS:" ATTENTION_LAYER_ATTENTION_WEIGHTS(ATTENTION_ABI_ENTRY)
+    ";LAYER_MLP_WEIGHTS:" ATTENTION_LAYER_MLP_WEIGHTS(ATTENTION_ABI_ENTRY)
     ";ERROR_CODES:" ATTENTION_ERROR_CODES(ATTENTION_ABI_CODE) ";";
 // clang-format on
 #undef ATTENTION_ABI_ENTRY

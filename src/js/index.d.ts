@@ -175,38 +175,39 @@ export type PreparedAttention = (q: Float32Array, k: Float32Array, v: Float32Arr
 /** options.out: a Float32Array per result name (output, weights, rawScores, …, q, k, v, heads, concat). */
 export type OutArrays = { [result: string]: Float32Array | undefined };
 
-/** The steps before the softmax, each shaped like the weights. */
+/** The steps before the softmax (with returnSteps), each shaped like the weights: [..., L_q, L_k]. */
 export interface AttentionSteps {
-  /** q·kᵀ */
+  /** [..., L_q, L_k]: q·kᵀ, each query row's dot product with each key, before any scaling. */
   rawScores?: Tensor;
-  /** q·kᵀ·scale */
+  /** [..., L_q, L_k]: q·kᵀ·scale (scale 1/√d_k unless options.scale says otherwise). */
   scaledScores?: Tensor;
-  /** q·kᵀ·scale + mask: the softmax input, -Infinity where masked */
+  /** [..., L_q, L_k]: q·kᵀ·scale + mask: the softmax's input, −Infinity where masked. */
   scores?: Tensor;
 }
 
+/** What scaledDotProductAttention returns ("..." is the leading dimensions of q: [H] or [B, H], or none). */
 export interface SdpaResult extends AttentionSteps, RopeSteps {
-  /** [..., L_q, d_v] */
+  /** [..., L_q, d_v]: weights·v, each query's weighted sum of the values. */
   output: Tensor;
-  /** [..., L_q, L_k]: each row sums to 1, or is all 0 when every key of that row is masked */
+  /** [..., L_q, L_k]: the softmax of the scores: each row sums to 1, or is all 0 when every key of that row is masked. */
   weights?: Tensor;
 }
 
 /** Projection weights; heads are consecutive column blocks. W_q and W_k may be the same matrix. */
 export interface ProjectionWeights {
-  /** [d_model, H·d_k] */
+  /** [d_model, H·d_k]: W_q, [in, out] (q = x·W_q; PyTorch's nn.Linear weight transposed). */
   wq: TensorInput;
-  /** [d_model or d_context, H_kv·d_k] */
+  /** [d_model or d_context, H_kv·d_k]: W_k, [in, out] as W_q. */
   wk: TensorInput;
-  /** [d_model or d_context, H_kv·d_v] */
+  /** [d_model or d_context, H_kv·d_v]: W_v, [in, out] as W_q. */
   wv: TensorInput;
   /** [H·d_v, d_out]: the output projection (optional) */
   wo?: TensorInput;
-  /** [H·d_k] */
+  /** [H·d_k]: q's bias. */
   bq?: TensorInput;
-  /** [H_kv·d_k] */
+  /** [H_kv·d_k]: k's bias. */
   bk?: TensorInput;
-  /** [H_kv·d_v] */
+  /** [H_kv·d_v]: v's bias. */
   bv?: TensorInput;
   /** [d_out] (needs wo) */
   bo?: TensorInput;
@@ -218,41 +219,43 @@ export interface ProjectionWeights {
   rope?: RopeOptions;
 }
 
+/** Projection weights with the number of heads, for multiHeadAttention (and selfAttention's per-head results). */
 export interface MultiHeadWeights extends ProjectionWeights {
+  /** H: the query heads, each d_k = the width of W_q / H. */
   numHeads: number;
 }
 
 /** Results of selfAttention and crossAttention without numHeads ("..." is [B] for a batched input). */
 export interface SelfAttentionResult extends AttentionSteps, RopeSteps {
-  /** [..., L_q, d_k] */
+  /** [..., L_q, d_k]: the queries, x·W_q + b_q. */
   q: Tensor;
-  /** [..., L_k, d_k] */
+  /** [..., L_k, d_k]: the keys, x·W_k + b_k (the context's, in crossAttention). */
   k: Tensor;
-  /** [..., L_k, d_v] */
+  /** [..., L_k, d_v]: the values, x·W_v + b_v (the context's, in crossAttention). */
   v: Tensor;
-  /** [..., L_q, L_k] */
+  /** [..., L_q, L_k]: the attention weights, the softmax of the scores (each row sums to 1). */
   weights?: Tensor;
-  /** [..., L_q, d_v] before wo; present when wo is given */
+  /** [..., L_q, d_v]: weights·v, before W_o; present when wo is given. */
   concat?: Tensor;
-  /** [..., L_q, d_out], or [..., L_q, d_v] without wo */
+  /** [..., L_q, d_out]: concat·W_o + b_o; without wo, [..., L_q, d_v]: weights·v. */
   output: Tensor;
 }
 
 /** Results with a head dimension: multiHeadAttention, or numHeads given. */
 export interface MultiHeadResult extends AttentionSteps, RopeSteps {
-  /** [..., H, L_q, d_k] */
+  /** [..., H, L_q, d_k]: each head's queries (its columns of x·W_q + b_q). */
   q: Tensor;
-  /** [..., H_kv, L_k, d_k] */
+  /** [..., H_kv, L_k, d_k]: each key-value head's keys. */
   k: Tensor;
-  /** [..., H_kv, L_k, d_v] */
+  /** [..., H_kv, L_k, d_v]: each key-value head's values. */
   v: Tensor;
-  /** [..., H, L_q, L_k] */
+  /** [..., H, L_q, L_k]: each head's attention weights, the softmax of its scores (each row sums to 1). */
   weights?: Tensor;
-  /** [..., H, L_q, d_v]: each head's attention output */
+  /** [..., H, L_q, d_v]: each head's attention output, its weights·v. */
   heads: Tensor;
-  /** [..., L_q, H·d_v]: the heads side by side */
+  /** [..., L_q, H·d_v]: the heads side by side. */
   concat: Tensor;
-  /** [..., L_q, d_out], or [..., L_q, H·d_v] without wo */
+  /** [..., L_q, d_out]: concat·W_o + b_o; without wo, [..., L_q, H·d_v]: concat. */
   output: Tensor;
 }
 
@@ -439,9 +442,36 @@ export interface CreateAttentionOptions {
   workers?: number;
 }
 
-/** Loads the WebAssembly module (Node 20, browsers, module workers, bundlers) and returns an instance. */
-export function createAttention(options: CreateAttentionOptions & { workers: number }): Promise<ParallelAttention>;
+/**
+ * Loads the WebAssembly module (Node 20, browsers, module workers, bundlers) and returns an instance.
+ *
+ * @example
+ * ```js
+ * import { createAttention } from 'attention-wasm';
+ *
+ * const attn = await createAttention();
+ * const x = [[1, 0], [0, 1]]; // two tokens, d_model = 2
+ * const s = attn.selfAttention(x, { wq: x, wk: x, wv: [[1, 2], [3, 4]] });
+ * console.log(s.weights.toArray(4)); // prints: [ [ 0.6698, 0.3302 ], [ 0.3302, 0.6698 ] ]
+ * console.log(s.output.toArray(4)); // prints: [ [ 1.6605, 2.6605 ], [ 2.3395, 3.3395 ] ]
+ * ```
+ */
 export function createAttention(options?: CreateAttentionOptions & { workers?: undefined }): Promise<Attention>;
+/**
+ * With `workers`: the module in that many Web Workers (worker_threads in Node), each call spread over them.
+ *
+ * @example
+ * ```js
+ * import { createAttention } from 'attention-wasm';
+ *
+ * const attn = await createAttention({ workers: 2 });
+ * const x = [[1, 0], [0, 1]];
+ * const s = await attn.multiHeadAttention(x, { wq: x, wk: x, wv: [[1, 2], [3, 4]], numHeads: 2 });
+ * console.log(s.weights.shape, s.output.toArray(2)); // prints: [ 2, 2, 2 ] [ [ 1.54, 3 ], [ 2, 3.46 ] ]
+ * await attn.terminate();
+ * ```
+ */
+export function createAttention(options: CreateAttentionOptions & { workers: number }): Promise<ParallelAttention>;
 
 /** True where this engine supports WebAssembly SIMD128. */
 export function simdSupported(): boolean;

@@ -5,7 +5,7 @@
 // for Rollup, the config file it needs to use a plugin at all. Run by node's test runner (node --test).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from '../chromium.mjs';
 import { serveStatic } from '../serve-static.mjs';
@@ -116,6 +116,10 @@ function build(bundler) {
   copyFileSync(join(APP, 'model.js'), join(source, 'model.js'));
   copyFileSync(join(repo, 'tests/js/model/tokenizers.js'), join(source, 'tokenizers.js'));
   for (const [name, text] of Object.entries(bundler.config ?? {})) writeFileSync(join(app, name), text);
+  // The shipped model, where docs/model.md's recipe puts it: Vite's public/ (copied into dist/), else dist/ itself.
+  const shipped = join(folder, 'node_modules/attention-wasm/web/public/models/induction');
+  const copyModel = (models) => cpSync(shipped, join(models, 'induction'), { recursive: true });
+  if (bundler.name === 'vite') copyModel(join(app, 'public/models'));
   const [command, args] = bundler.build;
   run(command, args, app, {
     quiet: bundler.quiet ?? true,
@@ -123,6 +127,7 @@ function build(bundler) {
     env: { NO_COLOR: '1', FORCE_COLOR: '0' },
   });
   const dist = join(app, 'dist');
+  if (bundler.name !== 'vite') copyModel(join(dist, 'models'));
   if (bundler.html) writeFileSync(join(dist, 'index.html'), bundler.html);
   if (!bundler.wasm) {
     // attention-wasm/model has no inline build: the app serves its .wasm where the bundle's URL points.
@@ -157,7 +162,7 @@ async function open(dist) {
     await tab.goto(server.url);
     const written = () => document.getElementById('out').textContent.startsWith('{');
     await Promise.race([tab.waitForFunction(written), failed]);
-    return { result: JSON.parse(await tab.textContent('#out')), errors, requests: server.requests };
+    return { result: JSON.parse(await tab.textContent('#out')), errors, requests: server.requests, url: server.url };
   } finally {
     await tab.close();
     await server.close();
@@ -185,7 +190,7 @@ for (const bundler of BUNDLERS) {
     if (bundler.wasm) assert.ok(emitted.length >= 2, `no .wasm emitted among ${files.join(', ')}`);
     else assert.deepEqual(emitted, [], 'the inline entry needs no .wasm file');
 
-    const { result, errors, requests } = await open(dist);
+    const { result, errors, requests, url } = await open(dist);
     assert.equal(result.error, undefined, `the app failed: ${result.error}`);
     assert.equal(result.simd, true);
     assert.deepEqual(result.shape, [2, 2]);
@@ -202,6 +207,8 @@ for (const bundler of BUNDLERS) {
     assert.equal(result.model.attentions, 1);
     near(result.model.lastLogits, expectedModel.lastLogits, 'model logits');
     assert.equal(result.cacheBytes, true);
+    // BUILTIN_MODEL in a bundle: the copy the page serves at models/induction/.
+    assert.deepEqual(result.builtin, { href: `${url}models/induction/`, next: 'ball' });
     assert.deepEqual(errors, []);
   });
 }

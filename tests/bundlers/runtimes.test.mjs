@@ -5,6 +5,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { goldenOutput } from '../js/worked-example.js';
 import { loadModel } from '../../src/js/model/index.node.js';
 import { runModel } from './app/model.js';
@@ -51,6 +52,8 @@ for (const runtime of RUNTIMES) {
       const expected = await runModel(loadModel);
       assert.deepEqual(result.model.tokens, expected.tokens);
       result.model.lastLogits.forEach((x, i) => assert.ok(Math.abs(x - expected.lastLogits[i]) < 1e-6));
+      const folder = pathToFileURL(join(app, 'node_modules/attention-wasm/web/public/models/induction/')).href;
+      assert.deepEqual(result.builtin, { href: folder, next: 'ball' });
     } else assert.equal(runtime.args[0], 'runtime.cjs');
   });
 }

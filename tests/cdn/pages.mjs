@@ -77,7 +77,7 @@ document.addEventListener('securitypolicyviolation', (e) => violations.push(\`\$
 // Imported here, after the listener: static imports would run before it.`,
       `await import('${cdn}web/src/elements/index.js');
   const lib = await import('${cdn}src/js/inline.js');
-  const { attentionCall } = await import('${cdn}web/src/model/inputs.js');
+  const { attentionCall } = await import('${cdn}web/src/shared/inputs.js');
   const ids = ['heatmap', 'explorer'];
   const done = async (id) => {
     while (!['ready', 'error'].includes(document.getElementById(id).status)) await new Promise((r) => setTimeout(r, 50));

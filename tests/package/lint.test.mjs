@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,4 +57,13 @@ test('@arethetypeswrong/cli finds no problem in any entry point', () => {
   const ignored = new Set(['node10', 'node16-cjs']);
   const problems = report.analysis.problems.filter((p) => !ignored.has(p.resolutionKind));
   assert.deepEqual(problems, []);
+});
+
+test('package.json names the repository, its home page and its issues, on GitHub', () => {
+  // The registry's page links to them, and renders the README's relative links and pictures against the repository.
+  const pkg = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+  const github = 'https://github.com/attention-wasm/attention-wasm';
+  assert.deepEqual(pkg.repository, { type: 'git', url: `git+${github}.git` });
+  assert.equal(pkg.homepage, `${github}#readme`);
+  assert.deepEqual(pkg.bugs, { url: `${github}/issues` });
 });

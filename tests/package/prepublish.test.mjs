@@ -12,7 +12,7 @@ import { releaseProblems } from '../../scripts/prepublish.mjs';
 import { withCustomSection } from '../../scripts/wasm-notice.mjs';
 
 const repo = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const COPIED = ['src', 'scripts', 'CMakeLists.txt', 'LICENSE', 'THIRD_PARTY_NOTICES.txt', 'package.json'];
+const COPIED = ['src', 'web/src', 'scripts', 'CMakeLists.txt', 'LICENSE', 'THIRD_PARTY_NOTICES.txt', 'package.json'];
 const wasm = (variant, ext = 'wasm') => `src/js/wasm/attention-${variant}.${ext}`;
 
 /** A copy of the repository's sources and build (times kept), changed by `change(root)`; its problems. */
@@ -98,4 +98,15 @@ test('a build compiled from another abi.h is named, even when it is newer than a
   assert.equal(problems.length, 2);
   for (const problem of problems)
     assert.match(problem, /does not load: .*comes from another version of attention-wasm/);
+});
+
+test("a file of web/src that package.json's files list but the elements do not import is named", async () => {
+  const problems = await problemsAfter((root) => {
+    const path = join(root, 'package.json');
+    const pkg = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify({ ...pkg, files: [...pkg.files, 'web/src/app/latency.js'] }));
+  });
+  assert.deepEqual(problems, [
+    "package.json's files ship web/src/app/latency.js, which the elements do not import: run node scripts/shipped-files.mjs --write",
+  ]);
 });

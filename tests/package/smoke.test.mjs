@@ -74,7 +74,7 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|model)\/[^/]+\.(js|d\.ts)|web\/src\/view\/dom\.js|web\/public\/models\/induction\/(config\.json|model\.safetensors|tokenizer(_config)?\.json|README\.md))$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|shared|lessons(\/[^/]+)?)\/[^/]+\.(js|d\.ts)|web\/public\/models\/induction\/(config\.json|model\.safetensors|tokenizer(_config)?\.json|README\.md))$/.test(
         f,
       ),
   );
@@ -101,7 +101,7 @@ test('Node 20 imports it by name and computes the worked example', async () => {
     ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors,writeNpz,writeSafetensors'],
     [
       'attention-wasm/model',
-      'HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',
+      'BUILTIN_MODEL,HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',
     ],
     ['attention-wasm/model/cache', 'MODEL_CACHE_NAME,clearModelCache,modelCacheBytes,openModelCache'],
   ]) {
@@ -127,6 +127,29 @@ console.log(JSON.stringify(Array.from(s.output.data)));
   assertGolden(output);
 });
 
+/**
+ * Serves `root`, opens `file` there in Chromium, waits for its #out to hold JSON, checks that nothing was logged as an
+ * error, and gives that JSON and the server's URL.
+ */
+async function pageResult(root, file) {
+  const server = await serveStatic(root);
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${server.url}${file}`);
+    await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'));
+    const result = JSON.parse(await page.textContent('#out'));
+    assert.deepEqual(errors, []);
+    return { result, url: server.url };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
 test('a static page imports it with <script type="module">, no bundler, and computes in Chromium', async () => {
   const pkg = join(app, 'node_modules/attention-wasm');
   writeFileSync(
@@ -137,21 +160,25 @@ document.getElementById('out').textContent = JSON.stringify(result);
 </script>
 `,
   );
-  const server = await serveStatic(pkg);
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    await page.goto(`${server.url}static-page.html`);
-    await page.waitForFunction(() => document.getElementById('out').textContent.startsWith('{'));
-    const result = JSON.parse(await page.textContent('#out'));
-    assert.equal(result.simd, true);
-    assertGolden(result.output);
-    assert.deepEqual(errors, []);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+  const { result } = await pageResult(pkg, 'static-page.html');
+  assert.equal(result.simd, true);
+  assertGolden(result.output);
+});
+
+test('a static page of the installed files, as a CDN serves them, loads BUILTIN_MODEL from beside them in Chromium', async () => {
+  // The project's folder served as it is; @huggingface/tokenizers mapped as the docs say for a page without a bundler.
+  writeFileSync(
+    join(app, 'builtin-page.html'),
+    `<!doctype html><title>builtin</title><link rel="icon" href="data:,"><pre id="out">…</pre>
+<script type="importmap">{ "imports": { "@huggingface/tokenizers": "./node_modules/@huggingface/tokenizers/dist/tokenizers.min.mjs" } }</script>
+<script type="module">
+import { BUILTIN_MODEL, loadModel } from './node_modules/attention-wasm/src/js/model/index.js';
+const model = await loadModel(BUILTIN_MODEL);
+const r = await model.run('the cat saw a red ball near the old tree . the cat saw a red');
+document.getElementById('out').textContent = JSON.stringify({ href: BUILTIN_MODEL.href, next: r.next[0].token });
+</script>
+`,
+  );
+  const { result, url } = await pageResult(app, 'builtin-page.html');
+  assert.deepEqual(result, { href: `${url}node_modules/attention-wasm/web/public/models/induction/`, next: 'ball' });
 });

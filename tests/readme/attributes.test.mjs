@@ -1,10 +1,10 @@
 // The table of the elements' attributes (docs/elements.md) is the one scripts/gen-attributes.mjs makes from the list
-// the elements read (web/src/elements/config.js), so an attribute cannot be added, renamed or dropped without it.
+// the elements read (web/src/elements/attributes.js), so an attribute cannot be added, renamed or dropped without it.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { DOCS, attributeTable, withAttributeTable } from '../../scripts/gen-attributes.mjs';
-import { OWN_ATTRIBUTES, SETTINGS } from '../../web/src/elements/config.js';
+import { OWN_ATTRIBUTES, SETTINGS } from '../../web/src/elements/attributes.js';
 
 const docs = readFileSync(DOCS, 'utf8');
 

@@ -246,6 +246,33 @@ const edited = await model.run(
 await model.run({ ids: [1, 2] }, { edits: [{ layer: 0, step: 'hidden', row: 0, col: 0, value: edited.ids[0] }] });
 // @ts-expect-error a layer's step takes no head
 model.run({ ids: [1] }, { edits: [{ layer: 0, head: 0, step: 'hidden', row: 0, col: 0, value: 1 }] });
+// The shipped model's folder; attentions and hiddenStates present when asked (the default), optional when they may
+// be off; a layer's weights with the shapes the docs print.
+import { BUILTIN_MODEL } from 'attention-wasm/model';
+import type { RunResultOf, WeightMatrix } from 'attention-wasm/model';
+const builtin: Model = await loadModel(BUILTIN_MODEL);
+const builtinHref: string = BUILTIN_MODEL.href;
+const plainRun = await builtin.run('the cat');
+const everyLayer: Tensor[] = plainRun.attentions;
+const everyHidden: Tensor = plainRun.hiddenStates[0];
+const asked: Tensor[] = (await builtin.run('the cat', { attentions: true, topK: 3 })).attentions;
+const fromRun: (Tensor | null)[] = (await builtin.run('the cat', { from: { layer: 1, hiddenState: everyHidden } }))
+  .hiddenStates;
+declare const maybe: boolean;
+const offRun: RunResultOf = await builtin.run('the cat', { attentions: maybe });
+// @ts-expect-error attentions may be off: absent
+const notThere: Tensor[] = offRun.attentions;
+// @ts-expect-error hiddenStates: false leaves them out
+const leftOut: Tensor[] = (await builtin.run('the cat', { hiddenStates: false })).hiddenStates;
+const wq: WeightMatrix = (await builtin.attentionWeights(0)).wq;
+const [rowsIn, colsOut]: [number, number] = wq.shape;
+const biasLength: number | undefined = (await builtin.attentionWeights(0)).bq?.shape[0];
+console.log(builtinHref, everyLayer, asked, fromRun, notThere, leftOut, rowsIn + colsOut, biasLength);
+// @ts-expect-error BUILTIN_MODEL is a constant
+BUILTIN_MODEL = new URL('https://example.org/');
+// @ts-expect-error attentionWeightsFrom's options are layer and config
+attentionWeightsFrom(readSafetensors(new ArrayBuffer(0)), { Layer: 0, config: '{}' });
+
 // Web sources, cancelling, progress with totals and the browser's cache.
 import { HUB_URL } from 'attention-wasm/model';
 import { clearModelCache, modelCacheBytes, openModelCache } from 'attention-wasm/model/cache';

@@ -1,7 +1,7 @@
 // Connects the page: the state and its URL, attention-wasm for the numbers, the controls, the steps and the √d_k panel.
 import { createAttention } from 'attention-wasm';
-import { attentionCall } from './model/inputs.js';
-import './model/designedHeads.js'; // the designed heads' matrices, for matrices.js
+import { attentionCall } from './shared/inputs.js';
+import './lessons/designed-heads/designedHeads.js'; // the designed heads' matrices, for matrices.js
 import {
   computeCall,
   float32Call,
@@ -10,32 +10,32 @@ import {
   onlyScaleChanged,
   previewsTemperature,
   sameCall,
-} from './model/calls.js';
-import { ModelPanel } from './modelPanel.js';
-import { previewWeights, setStale } from './preview.js';
-import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './latency.js';
-import { decodeState, encodeState } from './model/state.js';
-import { cachedGenerated, restoreGenerated } from './model/matrices.js';
-import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './controls.js';
-import { scheduleExperiment } from './scalingPanel.js';
-import { byId, el, setError } from './view/dom.js';
-import { gqaStep } from './model/gqa.js';
-import { kvCacheStep } from './model/kvCache.js';
-import { wordOrderDemo } from './model/wordOrder.js';
-import { ropeStep } from './model/rope.js';
-import { RopeView } from './view/ropeView.js';
-import { DesignedView } from './view/designedView.js';
-import { GqaView } from './view/gqaView.js';
-import { CrossView } from './view/crossView.js';
-import { KvView } from './view/kvView.js';
-import { LazySection } from './view/lazySection.js';
-import { OrderView } from './view/orderView.js';
-import { Steps } from './view/steps.js';
-import { setupEmbed } from './embed.js';
-import { prepareNextSeed, takeResultAhead } from './seedAhead.js';
-import { warmUp } from './warmUp.js';
-import { rehearseEdit } from './view/editRehearsal.js';
-import { setupRealModel } from './realModelEntry.js';
+} from './app/attentionCalls.js';
+import { ModelPanel } from './own-model/ownModelPanel.js';
+import { previewWeights, setStale } from './app/preview.js';
+import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './app/latency.js';
+import { decodeState, encodeState } from './shared/state.js';
+import { cachedGenerated, restoreGenerated } from './shared/matrices.js';
+import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './app/controls.js';
+import { scheduleExperiment } from './lessons/scaling/scalingPanel.js';
+import { byId, el, setError } from './shared/dom.js';
+import { gqaStep } from './lessons/gqa/gqa.js';
+import { kvCacheStep } from './lessons/kv-cache/kvCache.js';
+import { wordOrderDemo } from './lessons/word-order/wordOrder.js';
+import { ropeStep } from './lessons/rope/ropeLesson.js';
+import { RopeView } from './lessons/rope/ropeView.js';
+import { DesignedView } from './lessons/designed-heads/designedView.js';
+import { GqaView } from './lessons/gqa/gqaView.js';
+import { CrossView } from './lessons/cross-attention/crossView.js';
+import { KvView } from './lessons/kv-cache/kvView.js';
+import { LazySection } from './walk/lazySection.js';
+import { OrderView } from './lessons/word-order/orderView.js';
+import { Steps } from './walk/stepsView.js';
+import { setupEmbed } from './app/embed.js';
+import { prepareNextSeed, takeResultAhead } from './app/seedAhead.js';
+import { warmUp } from './app/warmUp.js';
+import { rehearseEdit } from './app/editRehearsal.js';
+import { setupRealModel } from './real-model/entry.js';
 
 let state;
 let attn = null;
@@ -53,7 +53,7 @@ let steps;
 let orderView;
 let lessons;
 let designedView;
-let pinned = null; // a real model's head in the steps: its state and the model's own numbers (realModelPanel.js)
+let pinned = null; // a real model's head in the steps: its state and the model's own numbers (real-model/panel.js)
 
 /** What the controls, the steps and the √d_k panel read and change. */
 const app = {
@@ -69,7 +69,7 @@ const app = {
   setState,
   /** Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. */
   showModelHead(next, result, onEdit = null) {
-    pinned = { state: next, result, onEdit }; // onEdit: its cells' edits go to the model (realModelEdits.js)
+    pinned = { state: next, result, onEdit }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
     setState(next);
   },
   writeHash,

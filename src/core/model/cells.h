@@ -30,6 +30,10 @@ struct Cells {
 // beyond the base, NULL_ARGUMENT for a base missing.
 int64_t cells_weights_floats(const ModelConfig& c, const Cells& cells);
 
+// The bytes cells_attention allocates for itself (scratch.h counts them in layer_attention's), with or without the
+// weights: the buffers of its largest cell, and the largest of its cells' attention calls.
+int64_t cells_scratch_bytes(const ModelConfig& c, const Cells& cells, bool weights);
+
 // heads [H, R, d_k] of the batch: cell by cell, its queries (q [H, R, d_k], before RoPE) over the base's keys before
 // first_c and its own rows' keys (k, v [H_kv, R, d_k], k before RoPE), causally, grouped-query heads reading kv head
 // h / (H / H_kv), with c.sliding_window as a layer over the whole sequence has it. `weights` (may be null): cell by

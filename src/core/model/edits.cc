@@ -30,6 +30,15 @@ bool LayerEdits::inner() const {
   return false;
 }
 
+uint32_t LayerEdits::steps() const {
+  uint32_t steps = 0;
+  for (int32_t e = 0; e < count; ++e) {
+    const float step = data[e * kFields];
+    if (step >= 0 && step < 32) steps |= 1u << static_cast<uint32_t>(step);  // apply() refuses any other
+  }
+  return steps;
+}
+
 void LayerEdits::apply(LayerStep step, float* values, int64_t blocks, int64_t rows, int64_t cols) const {
   for (int32_t e = 0; e < count; ++e) {
     const float* edit = data + e * kFields;

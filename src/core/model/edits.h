@@ -25,6 +25,8 @@ struct LayerEdits {
   void apply(LayerStep step, float* values, int64_t blocks, int64_t rows, int64_t cols) const;
   // Whether an edit changes one of attention's inner steps (q_rotated … weights).
   bool inner() const;
+  // The steps the edits change, as bits 1 << LayerStep (scratch.h sizes a call by them).
+  uint32_t steps() const;
 };
 
 // attention's buffers, as forward.h names and shapes them; q_rotated and k_rotated null without a rope.

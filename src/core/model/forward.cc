@@ -68,7 +68,26 @@ void merge_heads(const float* split, int64_t n, int64_t heads, int64_t d_k, floa
   }
 }
 
+// Keeps weight `name` of `w` in `half` when a list of abi.h (ATTENTION_LAYER_*_WEIGHTS) has it under `bit`.
+#define ATTENTION_KEEP_WEIGHT(name, placements) \
+  if ((placements)&bit) half.name = w.name;
+
 }  // namespace
+
+LayerWeights attention_half(const LayerWeights& w, NormPlacement placement) {
+  const int bit = 1 << static_cast<int>(placement);
+  LayerWeights half;
+  ATTENTION_LAYER_ATTENTION_WEIGHTS(ATTENTION_KEEP_WEIGHT)
+  return half;
+}
+
+LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement) {
+  const int bit = 1 << static_cast<int>(placement);
+  LayerWeights half;
+  ATTENTION_LAYER_MLP_WEIGHTS(ATTENTION_KEEP_WEIGHT)
+  return half;
+}
+#undef ATTENTION_KEEP_WEIGHT
 
 void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
            const float* norm_weight, const float* norm_bias, float* out) {
@@ -82,9 +101,10 @@ void embed(const ModelConfig& c, const float* tokens, const float* positions, co
   require_finite(out, size, "the embeddings' output");
 }
 
-void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
+void layer_attention(const ModelConfig& c, const LayerWeights& all, const float* x, const LayerResult& result,
                      const KvCache* cache, const LayerEdits* edits_or_null, const Cells* cells) {
   check_config(c, true);
+  const LayerWeights w = attention_half(all, c.placement);
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
@@ -187,9 +207,10 @@ void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x
   edits.apply(LayerStep::kResidual, residual, 1, n, d);
 }
 
-void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,
+void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* residual, const LayerResult& result,
                const LayerEdits* edits_or_null) {
   check_config(c, true);
+  const LayerWeights w = mlp_half(all, c.placement);
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool pre = c.placement == NormPlacement::kPreNorm;

@@ -100,16 +100,23 @@ struct Cells;       // cells.h
 void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
            const KvCache* cache = nullptr, const LayerEdits* edits = nullptr);
 
+// The weights of `w` that one half of a layer reads under `placement` (abi.h's ATTENTION_LAYER_ATTENTION_WEIGHTS and
+// ATTENTION_LAYER_MLP_WEIGHTS), every other one null: layer_attention and layer_mlp read theirs through these, so
+// that a weight missing from its list is missing from the forward too, whoever calls it.
+LayerWeights attention_half(const LayerWeights& w, NormPlacement placement);
+LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement);
+
 // layer() as its two halves, one call each from the JS layer, so that one call holds half a layer's weights (a
 // LLaMA-7B layer's 772 MiB of float32 are 256 MiB of attention and 516 MiB of MLP). layer() is the one, then the other.
 //   layer_attention  x → result.residual (required): norm1 (kPreNorm), q, k, v, attention (with `cache` as layer()'s),
 //                    W_o, the residual sum; writes the steps normed … residual of `result`, edits of kX … kResidual.
-//                    Reads w's attention weights, and norm1 with kPreNorm. With `cells` (cells.h), x holds the rows of
-//                    a batch of cells, each attending over a base run's keys and its own; then only result.weights of
-//                    attention's inner steps may be given (cell by cell), and no edit of them.
+//                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm. With `cells` (cells.h),
+//                    x holds the rows of a batch of cells, each attending over a base run's keys and its own; then only
+//                    result.weights of attention's inner steps may be given (cell by cell), and no edit of them.
 //   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm),
 //                    the MLP, the residual sum (and norm2 with kPostNorm); writes mlp_input … output, edits of
-//                    kMlpInput … kHidden. Reads w's MLP weights and norms, and checks the output as layer() does.
+//                    kMlpInput … kHidden. Reads mlp_half(w): the MLP's weights and norms. Checks the output as layer()
+//                    does.
 void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
                      const KvCache* cache = nullptr, const LayerEdits* edits = nullptr, const Cells* cells = nullptr);
 void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,

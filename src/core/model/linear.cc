@@ -174,6 +174,10 @@ Matrix columns(const Matrix& w, int64_t first, int64_t count) {
   return block;
 }
 
+int64_t linear_scratch_bytes(int64_t rows, WeightLayout layout) {
+  return rows <= kFewRows && layout == WeightLayout::kInOut ? kDepth * kPanel * int64_t{sizeof(float)} : 0;
+}
+
 void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float* y) {
   Eigen::Map<RowMatrix> Y(y, rows, w.out);  // [rows, out]
   if (rows <= kFewRows) {

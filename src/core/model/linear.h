@@ -31,4 +31,8 @@ Matrix columns(const Matrix& w, int64_t first, int64_t count);
 //   y         [rows, w.out]
 void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float* y);
 
+// Bytes linear() allocates for itself on `rows` rows of weights in `layout`: the few-rows product's panel of [in, out]
+// weights, or 0. (Eigen's GEMM, past 96 rows, packs blocks of its own, bounded by its cache sizes: not counted.)
+int64_t linear_scratch_bytes(int64_t rows, WeightLayout layout);
+
 }  // namespace attention::model

@@ -6,3 +6,5 @@ export const WEIGHT_LAYOUTS: Readonly<Record<string, number>>;
 export const LAYER_STEPS: Readonly<Record<string, number>>;
 export const MODEL_SLOTS: Readonly<Record<string, number>>;
 export const MODEL_SLOT_COUNT: number;
+export const LAYER_ATTENTION_WEIGHTS: Readonly<Record<string, number>>;
+export const LAYER_MLP_WEIGHTS: Readonly<Record<string, number>>;

@@ -94,3 +94,34 @@ export const MODEL_SLOTS = Object.freeze({
   baseLen: 90,
 });
 export const MODEL_SLOT_COUNT = 91;
+
+/** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
+export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
+  norm1Weight: 1,
+  norm1Bias: 1,
+  wQkv: 3,
+  bQkv: 3,
+  wQ: 3,
+  wK: 3,
+  wV: 3,
+  wO: 3,
+  bQ: 3,
+  bK: 3,
+  bV: 3,
+  bO: 3,
+  headMask: 3,
+});
+
+/** The weights (by slot) that a layer's MLP call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
+export const LAYER_MLP_WEIGHTS = Object.freeze({
+  norm1Weight: 2,
+  norm1Bias: 2,
+  norm2Weight: 3,
+  norm2Bias: 3,
+  wUp: 3,
+  bUp: 3,
+  wGate: 3,
+  bGate: 3,
+  wDown: 3,
+  bDown: 3,
+});

@@ -59,7 +59,20 @@ export interface NpzFile {
 /** Opens an .npz file, inflating only each member's header: shapes can be checked before any value is read. */
 export function openNpz(source: Blob | FileBytes): Promise<NpzFile>;
 
-/** Reads the F32, F16, BF16, F64, BOOL and integer (I8 … U64) tensors of a safetensors file held in memory; `__metadata__` is skipped. */
+/**
+ * Reads the F32, F16, BF16, F64, BOOL and integer (I8 … U64) tensors of a safetensors file held in memory;
+ * `__metadata__` is skipped. A file that is not one (JSON text, a truncated file, a bad header) is BAD_FILE.
+ *
+ * @example
+ * ```js
+ * import { readFile } from 'node:fs/promises';
+ * import { readSafetensors } from 'attention-wasm/io';
+ * import { BUILTIN_MODEL } from 'attention-wasm/model';
+ *
+ * const tensors = readSafetensors(await readFile(new URL('model.safetensors', BUILTIN_MODEL)));
+ * console.log(Object.keys(tensors).length, tensors['transformer.h.0.attn.c_attn.weight'].shape); // prints: 28 [ 64, 192 ]
+ * ```
+ */
 export function readSafetensors<Data extends FileData = Float32Array>(
   bytes: FileBytes,
   options?: ReadOptions,

@@ -6,8 +6,8 @@ import { badFile, checkShape, convertData, held, makeTensor, quote, rangeReader,
 
 // The reference implementation refuses larger headers.
 const MAX_HEADER_BYTES = 100_000_000;
-// The dtypes read, as the kinds of bytes.js's convertData.
-const READABLE = {
+// The dtypes read, as the kinds of bytes.js's convertData (the writers name their dtypes from it too).
+export const READABLE = {
   F32: 'f4',
   F16: 'f2',
   BF16: 'bf16',
@@ -46,14 +46,30 @@ const isPlainObject = (value) => value !== null && typeof value === 'object' && 
 const isCount = (value) => Number.isSafeInteger(value) && value >= 0;
 const formatDims = (shape) => `[${shape.join(', ')}]`;
 
+/**
+ * BAD_FILE for a file whose header length does not fit and that starts as JSON text does (`{` or `[`, after spaces):
+ * a config.json or an index given instead of the weights (as a length, 8 bytes of text are over 2⁶¹). Checked only
+ * once the length is wrong, since a real header of 123 bytes starts with the byte of `{`.
+ */
+function checkNotJson(first8) {
+  const text = String.fromCharCode(...first8);
+  if (/^\s*[[{]/u.test(text)) {
+    throw badFile(
+      'safetensors at byte 0',
+      `the file starts with ${quote(text)}: it is JSON text (config.json or model.safetensors.index.json?), not a safetensors file, which starts with its header's length in 8 bytes`,
+    );
+  }
+}
+
 /** The header length N from the first 8 bytes, checked against the file's size. */
 function headerLength(first8, fileSize) {
-  if (first8.length < 8)
+  const length = first8.length < 8 ? undefined : u64(first8, 0);
+  if (length === undefined || length > MAX_HEADER_BYTES || 8 + length > fileSize) checkNotJson(first8);
+  if (length === undefined)
     throw badFile(
       'safetensors at byte 0',
       `the file has ${fileSize} bytes, fewer than the 8 of the header length (truncated?)`,
     );
-  const length = u64(first8, 0);
   if (length > MAX_HEADER_BYTES) {
     throw badFile(
       'safetensors at byte 0',

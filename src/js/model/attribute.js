@@ -51,7 +51,7 @@ export async function attribute(engine, input, options) {
     },
   });
   // the final norm's weight and bias, and the LM head's rows of the target
-  const ctx = { signal: plan.signal };
+  const ctx = { signal: engine.signal(plan.signal) };
   const norm = await engine.group('final', tensors.final, ctx);
   const gamma = values(norm, 'norm1Weight', tensors.final, engine.heap);
   const beta = values(norm, 'norm1Bias', tensors.final, engine.heap);

@@ -2,10 +2,14 @@
  * attention-wasm/model/cache: an opt-in cache of what a web model source fetched, in the browser's Cache Storage,
  * so that a page's second visit reads the model from the disk and not the network.
  *
- * ```js
- * import { loadModel } from 'attention-wasm/model';
- * import { openModelCache, modelCacheBytes, clearModelCache } from 'attention-wasm/model/cache';
- * const model = await loadModel({ hub: 'openai-community/gpt2' }, { cache: await openModelCache() });
+ * ```html
+ * <script type="module">
+ *   import { loadModel } from 'attention-wasm/model';
+ *   import { openModelCache, modelCacheBytes, clearModelCache } from 'attention-wasm/model/cache';
+ *
+ *   const model = await loadModel({ hub: 'openai-community/gpt2' }, { cache: await openModelCache() });
+ *   console.log(await modelCacheBytes()); // the bytes kept; clearModelCache() deletes them
+ * </script>
  * ```
  * @module attention-wasm/model/cache
  */

@@ -2,7 +2,8 @@
 // runner executes like any other call: one block of WebAssembly memory holding the call descriptor, the inputs (a
 // layer's weights among them, scanned there for NaN and ±inf), the outputs and nothing else, freed when the call
 // returns. So a layer's weights are in WebAssembly memory for that layer's call only.
-import { CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
+import { AttentionError } from '../errors.js';
+import { CALL_KINDS, CAUSAL, DESCRIPTOR_SLOTS, ROPE_STYLES } from '../generated/abi.js';
 import {
   ACTIVATIONS,
   MODEL_SLOTS,
@@ -11,7 +12,7 @@ import {
   NORM_PLACEMENTS,
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
-import { product } from '../plan.js';
+import { callLayout, descriptorTemplate, product } from '../plan.js';
 
 // A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
 const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
@@ -67,11 +68,12 @@ export function modelDims(spec, n, layer = 0) {
 }
 
 /**
- * A plan of a model call (attention.js runs it as any plan).
+ * A plan of a model call (attention.js runs it as any plan, once modelScratchBytes has given its scratchBytes).
  * @param {'modelEmbed' | 'modelAttention' | 'modelMlp' | 'modelNorm' | 'modelLogits'} kind
- * @param {number} scratchBytes  what the core allocates for itself (its activations), for the size check
+ * @param {{ causal?: boolean, editedSteps?: number }} [options]  editedSteps: the steps the call's edits change, as
+ *   bits 1 << LAYER_STEPS (edits.js's layerEdits)
  */
-export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratchBytes = 0 } = {}) {
+export function modelPlan(kind, dims, inputs, outputs, { causal = false, editedSteps = 0 } = {}) {
   return {
     kind,
     dims,
@@ -79,11 +81,36 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, scratch
     outputs,
     options: { causal: causal ? CAUSAL.topLeft : CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
     maskDims: [1, 1, 1, 1],
-    scratchBytes,
+    scratchBytes: 0,
+    editedSteps,
     square: null,
     slotIndex: SLOTS,
     slotCount: MODEL_SLOT_COUNT,
   };
+}
+
+/**
+ * The bytes a model call's core allocates for itself beyond its inputs and results, as the core reckons them
+ * (src/core/model/scratch.h, through _modelScratchBytes): from the call's descriptor, written for it into a small
+ * block of its own (only whether each buffer is given is read), and the steps its edits change. A batch of cells'
+ * table (cells.js) is written beside it, the cells slot pointing at it: the cells' sizes count.
+ */
+export function modelScratchBytes(module, plan) {
+  const { slots } = descriptorTemplate(plan, callLayout(plan));
+  const table = plan.inputs.cells?.data;
+  const bytes = slots.byteLength + (table ? table.byteLength : 0);
+  const at = module._malloc(bytes);
+  if (!at) throw new AttentionError('OUT_OF_MEMORY', 'WebAssembly memory could not grow for a call descriptor');
+  try {
+    if (table) {
+      slots[SLOTS.cells] = at + slots.byteLength;
+      module.HEAPF32.set(table, (at + slots.byteLength) / 4);
+    }
+    module.HEAP32.set(slots, at / 4);
+    return module._modelScratchBytes(CALL_KINDS[plan.kind], at, plan.editedSteps);
+  } finally {
+    module._free(at);
+  }
 }
 
 /** The shapes of a layer call's outputs: its output, the weights, and with `capture` every intermediate. */

@@ -7,6 +7,7 @@
 import { ropeTables } from '../rope.js';
 import { made, modelDims, ropeInputs } from './calls.js';
 import { runLayer } from './layer-call.js';
+import { editInput } from './forward-pass.js';
 import { checkAborted } from './signal.js';
 
 /** Rows of a batch: the cells are cut into batches of at most this many rows (a layer call's memory grows with them). */
@@ -63,14 +64,13 @@ export async function runCells(engine, cells, { layer, keys, values, length = 0,
     }
     at += counts[c];
   });
-  const editRows = new Float32Array(edits.reduce((sum, e) => sum + e.length, 0));
-  edits.reduce((offset, e) => (editRows.set(e, offset), offset + e.length), 0);
+  const edit = editInput(edits);
   const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
   const weightFloats = cells.reduce((sum, cell, c) => sum + H * counts[c] * (cell.first + counts[c]), 0);
-  const ctx = { signal };
+  const ctx = { signal: engine.signal(signal) };
   const attentions = [];
   for (let l = layer; l < L; l++) {
-    checkAborted(signal, 'patchSweep');
+    checkAborted(ctx.signal, 'patchSweep');
     const weights = await engine.readLayer(l, ctx);
     const inputs = { x: made(x, [R, d], `the cells' rows of layer ${l}`), ...weights.inputs };
     inputs.cells = made(table, [cells.length, 2], 'cells');
@@ -80,12 +80,11 @@ export async function runCells(engine, cells, { layer, keys, values, length = 0,
       inputs.baseV = made(values[l], [values[l].length], `the base run's values of layer ${l}`);
     }
     if (tables) Object.assign(inputs, ropeInputs(tables, R, spec));
-    if (l === layer && editRows.length) {
-      inputs.edits = made(editRows, [editRows.length / 5, 5], 'edits');
-      dims.editCount = editRows.length / 5;
-    }
+    const edited = l === layer && edit;
+    if (edited) [inputs.edits, dims.editCount] = [edit.tensor, edit.count];
     const outputs = wanted ? { output: [R, d], weights: [weightFloats] } : { output: [R, d] };
-    const result = runLayer(engine.call, spec, R, { inputs, dims, outputs, causal: true });
+    const editedSteps = edited ? edit.steps : 0;
+    const result = runLayer(engine.call, spec, R, { inputs, dims, outputs, causal: true, editedSteps });
     x = result.output.data;
     if (wanted) attentions.push(result.weights.data);
   }

@@ -43,10 +43,6 @@ export const STEPS = {
 /** The steps an edit may change, in the forward's order. */
 export const EDITABLE_STEPS = Object.freeze(Object.keys(STEPS));
 
-// Floats the core allocates for an edit of attention's inner steps: the scores, scaled and raw scores and weights of
-// every head, and the rotated q and k.
-const innerScratchBytes = (c, n) => 4 * (4 * c.numHeads * n * n + (c.numHeads + c.numKvHeads) * n * c.headDim);
-
 /**
  * run's `edits` for n tokens: [{ layer, head?, step, row, col, value }], each checked against the model's sizes.
  * `head` is given for a head's steps (for k, v and kRotated any head that reads that key-value head) and for no
@@ -80,26 +76,22 @@ export function readEdits(list, spec, n) {
 }
 
 /**
- * Layer l's edits for its call: the `edits` input [m, 5] (step, block, row, col, value), how many, and the bytes the
- * core allocates for them; null when none edits layer l.
+ * Layer l's edits for its call: the `edits` input [m, 5] (step, block, row, col, value), how many, and the steps they
+ * change as bits 1 << LAYER_STEPS (the core's scratch depends on them); null when none edits layer l.
  */
-export function layerEdits(edits, l, spec, n) {
+export function layerEdits(edits, l, spec) {
   const mine = edits.filter((edit) => edit.layer === l && !STEPS[edit.step].weight);
   if (!mine.length) return null;
   const rows = new Float32Array(mine.length * 5); // [m, 5]
   const group = spec.numHeads / spec.numKvHeads;
-  let inner = false;
+  let steps = 0;
   mine.forEach(({ step, head, row, col, value }, e) => {
     const kind = STEPS[step].head;
     const block = kind === 'kv' ? Math.floor(head / group) : kind ? head : 0;
     rows.set([LAYER_STEPS[step], block, row, col, value], e * 5);
-    inner ||= LAYER_STEPS[step] >= LAYER_STEPS.qRotated && LAYER_STEPS[step] <= LAYER_STEPS.weights;
+    steps |= 1 << LAYER_STEPS[step];
   });
-  return {
-    tensor: made(rows, [mine.length, 5], 'edits'),
-    count: mine.length,
-    scratchBytes: inner ? innerScratchBytes(spec, n) : 0,
-  };
+  return { tensor: made(rows, [mine.length, 5], 'edits'), count: mine.length, steps };
 }
 
 /**

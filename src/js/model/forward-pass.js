@@ -9,7 +9,6 @@
 // that order (a later row wins); zero ablations are the call's head mask.
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { LAYER_STEPS } from '../generated/model-abi.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
 import { runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
@@ -25,24 +24,22 @@ import { headResultRows, outputMatrix } from './head-result.js';
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
 const READ_AHEAD_BYTES = 256 * 2 ** 20;
 
-// Floats the core allocates for an edit of attention's inner steps: the scores, scaled and raw scores and weights of
-// every head, and the rotated q and k.
-const innerScratchBytes = (c, n) => 4 * (4 * c.numHeads * n * n + (c.numHeads + c.numKvHeads) * n * c.headDim);
-const isInner = (code) => code >= LAYER_STEPS.qRotated && code <= LAYER_STEPS.weights;
-
-/** Rows of the `edits` input [m, 5] from parts (Float32Arrays of whole rows) as one input, or null. */
-function editInput(parts, spec, n) {
+/**
+ * Rows of the `edits` input [m, 5] from parts (Float32Arrays of whole rows) as one input, with their count and the
+ * steps they change (bits 1 << LAYER_STEPS, which the core's scratch depends on); null when there are none.
+ */
+export function editInput(parts) {
   const count = parts.reduce((sum, part) => sum + part.length / 5, 0);
   if (!count) return null;
   const data = new Float32Array(count * 5);
   let at = 0;
-  let inner = false;
+  let steps = 0;
   for (const part of parts) {
     data.set(part, at);
-    for (let e = 0; e < part.length; e += 5) inner ||= isInner(part[e]);
+    for (let e = 0; e < part.length; e += 5) steps |= 1 << part[e];
     at += part.length;
   }
-  return { tensor: made(data, [count, 5], 'edits'), count, scratchBytes: inner ? innerScratchBytes(spec, n) : 0 };
+  return { tensor: made(data, [count, 5], 'edits'), count, steps };
 }
 
 /**
@@ -61,7 +58,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { ids, n, from, first } = plan;
   const wantLogits = plan.logits !== false || plan.loss;
   const ctx = {
-    signal: plan.signal,
+    signal: engine.signal(plan.signal),
     total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
   };
   checkAborted(ctx.signal, 'run');
@@ -105,7 +102,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
       for (const { head } of zeroed) mask[head] = 0;
       inputs.headMask = made(mask, [H], 'ablate');
     }
-    const own = layerEdits(plan.edits, l, spec, n)?.tensor.data;
+    const own = layerEdits(plan.edits, l, spec)?.tensor.data;
     const patched = patchEditRows(plan.patches, l, spec);
     const ablated = [...(hooks.ablationRows?.get(l) ?? [])];
     const outputs = { ...layerOutputs(spec, n, { weights: plan.attentions, capture }), ...hooks.outputs?.(l) };
@@ -118,7 +115,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
         dims: { ...dims, editCount: edit?.count ?? 0 },
         outputs: wanted,
         causal: spec.choices.causal,
-        scratchBytes: edit?.scratchBytes ?? 0,
+        editedSteps: edit?.steps ?? 0,
       });
     };
     const meanOwn = plan.ablate.filter((a) => a.layer === l && a.mode === 'mean' && !a.reference);
@@ -131,14 +128,14 @@ export async function forwardPass(engine, plan, hooks = {}) {
           l,
           spec,
         );
-      const pass = call(editInput([own, ...ablated, early?.data].filter(Boolean), spec, n), {
+      const pass = call(editInput([own, ...ablated, early?.data].filter(Boolean)), {
         output: [n, spec.dModel],
         heads: [H, n, dK],
       });
       for (const { head } of meanOwn)
         ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, dK), n, dK));
     }
-    const result = call(editInput([own, ...ablated, patched?.data].filter(Boolean), spec, n), outputs);
+    const result = call(editInput([own, ...ablated, patched?.data].filter(Boolean)), outputs);
     hidden = result.output;
     hiddenStates.push(hidden);
     if (plan.attentions) attentions.push(result.weights);

@@ -87,7 +87,11 @@ export async function headScores(engine, kind, options) {
     // a decoder's sequences as cells at position 0, in batches of rows (cells.js)
     const cells = [];
     for (const { ids } of plans) {
-      cells.push({ first: 0, rows: (await engine.embed(ids, undefined, 0, { signal })).data, ids });
+      cells.push({
+        first: 0,
+        rows: (await engine.embed(ids, undefined, 0, { signal: engine.signal(signal) })).data,
+        ids,
+      });
     }
     for (const batch of batchesOf(cells, engine.spec.dModel)) {
       const { attentions } = await runCells(engine, batch, { layer: 0, signal, attentions: true });

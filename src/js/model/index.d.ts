@@ -36,6 +36,28 @@ export interface HubModel {
 /** The Hub's public address, the default `base` of a {@link HubModel}: 'https://huggingface.co'. */
 export const HUB_URL: string;
 
+/**
+ * The folder of the model shipped in the package (`web/public/models/induction/`: a GPT-2 of 2 layers × 4 heads,
+ * trained with a previous-token head, layer 0 head 2, and four induction heads in layer 1; its README.md is its
+ * model card), as a URL that {@link loadModel} takes:
+ *
+ * | where the package runs                                        | BUILTIN_MODEL                                                  |
+ * |---------------------------------------------------------------|----------------------------------------------------------------|
+ * | Node, Bun, Deno                                               | the installed folder's `file:` URL                            |
+ * | the package's files as they are: a CDN, a server of node_modules | the folder's URL beside them (read by Range requests)       |
+ * | an app a bundler built (Vite, webpack, …)                     | `models/induction/` under the page's base URL: copy the folder there (docs/model.md's Vite recipe) |
+ *
+ * @example
+ * ```js
+ * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+ *
+ * const model = await loadModel(BUILTIN_MODEL);
+ * const r = await model.run('the cat saw a red ball near the old tree . the cat saw a red');
+ * console.log(r.next[0].token, r.next[0].p.toFixed(2)); // prints: ball 0.12
+ * ```
+ */
+export const BUILTIN_MODEL: URL;
+
 /** parseModelSource's options. */
 export interface ParseModelSourceOptions {
   /** What a relative folder URL (./folder/, ../folder/, /folder/) is resolved against: a page's base URL, say. */
@@ -72,7 +94,10 @@ export interface ModelCacheKey {
   end?: number;
 }
 
-/** A cache entry: bytes fetched, or a file the server does not have (HTTP 404). */
+/**
+ * A cache entry: bytes fetched, or a file the server does not have (HTTP 404). An entry that is not one, or whose
+ * bytes are not the length of its range, is taken as a miss and fetched again.
+ */
 export type ModelCacheEntry =
   | {
       /** The bytes of the range (or of the whole file). */
@@ -81,6 +106,10 @@ export type ModelCacheEntry =
       total: number | null;
       /** Whether `bytes` is the whole file (a server that ignored Range for a small file). */
       whole: boolean;
+      /** The file's ETag when the server stated it: an entry of another version than the file loaded is fetched again. */
+      etag?: string | null;
+      /** The file's Last-Modified when the server stated it, compared likewise. */
+      modified?: string | null;
     }
   | {
       /** The server answered 404. */
@@ -337,9 +366,9 @@ export interface HeadCapture extends LayerHead {
   readonly qRotated?: Tensor;
   /** [n, d_k]: k after RoPE (LLaMA family). */
   readonly kRotated?: Tensor;
-  /** [n, n]: q·kᵀ. */
+  /** [n, n]: q·kᵀ, before the scaling. */
   readonly rawScores: Tensor;
-  /** [n, n]: q·kᵀ / √d_k. */
+  /** [n, n]: q·kᵀ / √d_k, before the mask. */
   readonly scaledScores: Tensor;
   /** [n, n]: the softmax's input, −Infinity where masked (causal, sliding window). */
   readonly scores: Tensor;
@@ -377,7 +406,7 @@ export interface NextToken {
   readonly token?: string;
 }
 
-/** What model.run returns. */
+/** What model.run returns (with `attentions` and `hiddenStates` left on, as they are by default). */
 export interface RunResult {
   /** The token ids run. */
   readonly ids: number[];
@@ -385,10 +414,13 @@ export interface RunResult {
   readonly tokens?: string[];
   /** With text in: the tokenizer's own tokens (Ġ, ▁, ## and byte characters as the vocabulary writes them). */
   readonly rawTokens?: string[];
-  /** One per layer, [H, n, n], as transformers' output_attentions (no batch dimension). */
-  readonly attentions?: Tensor[];
-  /** num_layers + 1, [n, d], as transformers' output_hidden_states: the last after the final norm (GPT-2, LLaMA). */
-  readonly hiddenStates?: Tensor[];
+  /** One per layer, [H, n, n]: each head's attention weights, as transformers' output_attentions (no batch dimension). */
+  readonly attentions: Tensor[];
+  /**
+   * num_layers + 1, [n, d]: the embeddings, then each layer's output, as transformers' output_hidden_states (the last
+   * after the final norm for GPT-2 and LLaMA).
+   */
+  readonly hiddenStates: Tensor[];
   /**
    * [n, V]: the LM head (tied or lm_head), or BERT's masked-LM head ([rows, V] with `logits: 'last'` or rows); null
    * without one (BertModel) or logits: false.
@@ -521,11 +553,33 @@ export interface PatchSweepResult {
 
 /** What model.run returns with `from`: the layers before `from.layer` did not run, and hold null. */
 export interface RunFromResult extends Omit<RunResult, 'attentions' | 'hiddenStates'> {
-  /** One per layer, [H, n, n]; null before `from.layer`. */
+  /** One per layer, [H, n, n]: each head's attention weights; null before `from.layer`. */
+  readonly attentions: (Tensor | null)[];
+  /** num_layers + 1, [n, d]: the layers' inputs and the last output; null before `from.layer`, whose entry is the hidden state given. */
+  readonly hiddenStates: (Tensor | null)[];
+}
+
+/**
+ * What model.run returns when its options may turn `attentions` or `hiddenStates` off (`false`, or a boolean not
+ * known when compiling) or may hold `from`: each of the two is absent when off, and null for the layers before
+ * `from.layer`.
+ */
+export interface RunResultOf extends Omit<RunResult, 'attentions' | 'hiddenStates'> {
+  /** One per layer, [H, n, n], unless `attentions: false`; null before `from.layer`. */
   readonly attentions?: (Tensor | null)[];
-  /** num_layers + 1, [n, d]; null before `from.layer`, whose entry is the hidden state given. */
+  /** num_layers + 1, [n, d], unless `hiddenStates: false`; null before `from.layer`. */
   readonly hiddenStates?: (Tensor | null)[];
 }
+
+/** RunOptions that leave `attentions` and `hiddenStates` on (the default) and have no `from`: run's plain form. */
+export type DefaultRunOptions = RunOptions & {
+  /** None: the plain form. */
+  from?: undefined;
+  /** On (true or left out). */
+  attentions?: true;
+  /** On (true or left out). */
+  hiddenStates?: true;
+};
 
 /** model.generate's options. */
 export interface GenerateOptions {
@@ -680,11 +734,42 @@ export class Model {
    * | attentions    | num_layers × [H, n, n]                    |
    * | hiddenStates  | (num_layers + 1) × [n, d]                 |
    * | logits        | [n, V]                                    |
+   * | next          | the topK most probable next tokens        |
    * | captures      | per { layer, head }: see HeadCapture       |
    * | loss          | with `loss`: { perToken [n − 1], mean }   |
+   *
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL);
+   * const text = 'the cat saw a red ball near the old tree . the cat saw a red';
+   * const r = await model.run(text, { capture: [{ layer: 1, head: 3 }] });
+   * console.log(r.tokens.length, r.attentions[1].shape, r.hiddenStates[2].shape); // prints: 16 [ 4, 16, 16 ] [ 16, 64 ]
+   * console.log(r.next[0].token, r.captures[0].weights.toArray(2)[15][5]); // prints: ball 0.43
+   * ```
    */
-  run(input: string | { ids: ArrayLike<number> }, options: RunOptions & { from: RunFrom }): Promise<RunFromResult>;
-  run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResult>;
+  run(input: string | { ids: ArrayLike<number> }, options?: DefaultRunOptions): Promise<RunResult>;
+  /**
+   * With `from: { layer, hiddenState }`: layers `layer` and after only, from that hidden state (RunOptions.from).
+   *
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL);
+   * const text = 'the cat saw a red ball near the old tree . the cat saw a red';
+   * const whole = await model.run(text);
+   * const part = await model.run(text, { from: { layer: 1, hiddenState: whole.hiddenStates[1] }, logits: 'last' });
+   * console.log(part.attentions[0], part.next[0].token); // prints: null ball
+   * ```
+   */
+  run(
+    input: string | { ids: ArrayLike<number> },
+    options: RunOptions & { from: RunFrom; attentions?: true; hiddenStates?: true },
+  ): Promise<RunFromResult>;
+  /** With `attentions` or `hiddenStates` that may be false: each is then absent from the result. */
+  run(input: string | { ids: ArrayLike<number> }, options?: RunOptions): Promise<RunResultOf>;
   /**
    * Layer `layer`'s attention weights, as attentionWeightsFrom gives them from the checkpoint: copied out of
    * WebAssembly memory when the model keeps them there (resident), else read (that layer's attention tensors only).
@@ -708,6 +793,17 @@ export class Model {
    * | next        | top tokens at the same position                 |
    * | attentions  | num_layers × [H, 1, n]                          |
    * | ids         | the prompt and the tokens so far                |
+   *
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL);
+   * const words = [];
+   * for await (const step of model.generate('the cat saw a red ball near the old tree . the cat saw', { maxNewTokens: 4 }))
+   *   words.push(step.token);
+   * console.log(words.join(' ')); // prints: a red ball near
+   * ```
    */
   generate(input: string | { ids: ArrayLike<number> }, options?: GenerateOptions): AsyncGenerator<GenerateStep, void>;
   /**
@@ -764,6 +860,15 @@ export class Model {
  * Loads a model: reads config.json and the checkpoint's headers, finds every tensor of the forward and checks its
  * shape against config.json (UNSUPPORTED_MODEL, BAD_CONFIG, MISSING_FILE, MISSING_TENSOR, WEIGHT_SHAPE_MISMATCH,
  * BAD_FILE otherwise), and reads tokenizer.json when there is one; no weight is read until a run.
+ *
+ * @example
+ * ```js
+ * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+ *
+ * // Or a folder path (Node), a folder URL, { hub: 'openai-community/gpt2' }, a dropped folder's Files.
+ * const model = await loadModel(BUILTIN_MODEL);
+ * console.log(model.family, model.spec.numLayers, model.spec.numHeads, model.hasTokenizer); // prints: gpt2 2 4 true
+ * ```
  */
 export function loadModel(source: ModelSource, options?: LoadModelOptions): Promise<Model>;
 
@@ -787,18 +892,63 @@ export interface LayerRope extends RopeOptions {
 
 /** attentionWeightsFrom's result: selfAttention's weights for one layer of a checkpoint. */
 export interface LayerWeights extends MultiHeadWeights {
-  /** [H·d_k, d]: the output projection. */
-  wo: TensorInput;
-  /** H_kv. */
+  /** [d, H·d_k]: W_q, [in, out] (q = x·W_q). */
+  wq: WeightMatrix;
+  /** [d, H_kv·d_k]: W_k, [in, out]. */
+  wk: WeightMatrix;
+  /** [d, H_kv·d_k]: W_v, [in, out]. */
+  wv: WeightMatrix;
+  /** [H·d_k, d]: the output projection W_o. */
+  wo: WeightMatrix;
+  /** [H·d_k]: q's bias, when the family has one (GPT-2, BERT, Qwen2). */
+  bq?: WeightVector;
+  /** [H_kv·d_k]: k's bias. */
+  bk?: WeightVector;
+  /** [H_kv·d_k]: v's bias. */
+  bv?: WeightVector;
+  /** [d]: the output projection's bias (GPT-2, BERT). */
+  bo?: WeightVector;
+  /** H: query heads. */
+  numHeads: number;
+  /** H_kv: key-value heads. */
   numKvHeads: number;
   /** The layer's rope (LLaMA family only). */
   rope?: LayerRope;
 }
 
+/** A weight matrix of LayerWeights: float32 values, row-major, [in, out] as the main API takes it. */
+export interface WeightMatrix {
+  /** The values, row-major. */
+  data: Float32Array;
+  /** [rows, cols]: [in, out]. */
+  shape: [rows: number, cols: number];
+}
+
+/** A bias of LayerWeights: float32 values. */
+export interface WeightVector {
+  /** The values. */
+  data: Float32Array;
+  /** [length]. */
+  shape: [length: number];
+}
+
 /**
  * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
  * transposed, prefixes handled, LLaMA's rope), so that selfAttention(x, weights, { causal }) computes that layer's
- * attention from its normed input x.
+ * attention from its normed input x. An option other than `layer` and `config` is UNKNOWN_OPTION, naming the
+ * nearest one.
+ *
+ * @example
+ * ```js
+ * import { readFile } from 'node:fs/promises';
+ * import { readSafetensors } from 'attention-wasm/io';
+ * import { BUILTIN_MODEL, attentionWeightsFrom } from 'attention-wasm/model';
+ *
+ * const config = JSON.parse(await readFile(new URL('config.json', BUILTIN_MODEL), 'utf8'));
+ * const tensors = readSafetensors(await readFile(new URL('model.safetensors', BUILTIN_MODEL)));
+ * const weights = attentionWeightsFrom(tensors, { layer: 0, config });
+ * console.log(weights.wq.shape, weights.bq.shape, weights.numHeads); // prints: [ 64, 64 ] [ 64 ] 4
+ * ```
  */
 export function attentionWeightsFrom(
   tensors: Record<string, CheckpointTensor> | Map<string, CheckpointTensor>,

@@ -9,10 +9,10 @@
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { Tensor } from '../tensor.js';
-import { made, modelDims, modelPlan, weight } from './calls.js';
+import { made, modelDims, modelPlan, modelScratchBytes, weight } from './calls.js';
 import { readRunPlan } from './run-plan.js';
 import { runModel } from './run.js';
-import { checkAborted } from './signal.js';
+import { checkAborted, eitherSignal } from './signal.js';
 import { generate } from './generate.js';
 import { layerAttentionWeights } from './model-attention-weights.js';
 import { blockRows, modelResidency } from './resident.js';
@@ -20,6 +20,10 @@ import { unembed } from './unembed.js';
 import { attribute } from './attribute.js';
 import { headScores } from './head-scores.js';
 import { patchSweep } from './patch-sweep.js';
+
+/** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
+const terminated = (cause) =>
+  new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel', cause && { cause });
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
 export const MODEL_RESIDENT_BYTES = 2 ** 30;
@@ -33,6 +37,7 @@ export class Model {
   #module;
   #sessions = new Set(); // generations under way (decode.js), freed by dispose()
   #resident; // the weights kept across runs (resident.js), or null: read at every run
+  #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
 
   /** @internal use loadModel */
   constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
@@ -90,12 +95,27 @@ export class Model {
     return this.#attention?.heapBytesInUse() ?? 0;
   }
 
-  /** Forgets the checkpoint and the module; later runs throw TERMINATED. */
+  /**
+   * Forgets the checkpoint and the module; a run or a generation under way stops (its reads too) with TERMINATED,
+   * and so do later calls.
+   */
   async dispose() {
     for (const session of this.#sessions) session.free();
     this.#sessions.clear();
     this.#resident?.free();
+    this.#checkpoint?.close?.(); // a Node folder's open files
     this.#attention = this.#checkpoint = this.#tensors = this.#resident = null;
+    this.#closing.abort(terminated());
+  }
+
+  /** The signal of a run's (or a generation's) reads: its own, or the model's dispose(). */
+  #signalOf(signal) {
+    return eitherSignal(signal, this.#closing.signal);
+  }
+
+  /** A run's error: TERMINATED when the model was disposed meanwhile (whatever stopped it then), else as it is. */
+  #failure(error) {
+    return this.#attention || error?.code === 'TERMINATED' ? error : terminated(error);
   }
 
   /**
@@ -110,6 +130,9 @@ export class Model {
    */
   generate(input, options) {
     const engine = {
+      signal: (signal) => this.#signalOf(signal),
+      failure: (error) => this.#failure(error),
+      flush: () => this.#checkpoint?.flush?.(), // a web source's cache, written after the generation
       module: this.#module,
       checkpoint: this.#checkpoint,
       tensors: this.#tensors,
@@ -117,9 +140,9 @@ export class Model {
       spec: this.spec,
       tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
-      embed: (ids, first) => this.#embed(ids, undefined, first),
-      final: (h) => this.#final(h),
-      logits: (h) => this.#logits(h),
+      embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
+      final: (h, signal) => this.#final(h, { signal }),
+      logits: (h, signal) => this.#logits(h, { signal }),
       checkOpen: () => this.#checkOpen(),
       hold: (session) => {
         this.#sessions.add(session);
@@ -131,15 +154,26 @@ export class Model {
   }
 
   #checkOpen() {
-    if (!this.#attention) {
-      throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
-    }
+    if (!this.#attention) throw terminated();
   }
 
-  /** Runs a plan on the model's module (TERMINATED when the model was disposed meanwhile). */
+  /**
+   * Runs a model call's plan on the model's module (TERMINATED when the model was disposed meanwhile), with the
+   * scratch its core allocates as the core reckons it (calls.js's modelScratchBytes), for the size check.
+   */
   #call(plan) {
     this.#checkOpen();
-    return runPlan(this.#attention, plan);
+    return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
+  }
+
+  /** Runs `work` (an instrument or a run): TERMINATED when the model was disposed meanwhile. */
+  async #guard(work) {
+    try {
+      this.#checkOpen();
+      return await work();
+    } catch (error) {
+      throw this.#failure(error);
+    }
   }
 
   /**
@@ -161,9 +195,10 @@ export class Model {
    * options are read once into a run plan (run-plan.js), before anything is read or computed.
    */
   async run(input, options) {
-    this.#checkOpen();
-    const plan = readRunPlan(input, options, this.spec, this.#tokenizer); // every option read and checked (run-plan.js)
-    return runModel(this.#engine(), plan, this.#tokenizer);
+    return this.#guard(() => {
+      const plan = readRunPlan(input, options, this.spec, this.#tokenizer); // every option read and checked (run-plan.js)
+      return runModel(this.#engine(), plan, this.#tokenizer);
+    });
   }
 
   /**
@@ -176,8 +211,7 @@ export class Model {
    * BERT: its masked-LM head's transform and decoder (`norm` does not apply). instruments.md's definitions.
    */
   async unembed(hidden, options) {
-    this.#checkOpen();
-    return unembed(this.#engine(), hidden, options);
+    return this.#guard(() => unembed(this.#engine(), hidden, options));
   }
 
   /**
@@ -194,8 +228,7 @@ export class Model {
    * | finalBias    | number: the final norm's bias (and an LM-head bias) part            |
    */
   async attribute(input, options) {
-    this.#checkOpen();
-    return attribute(this.#engine(), input, options);
+    return this.#guard(() => attribute(this.#engine(), input, options));
   }
 
   /**
@@ -203,8 +236,7 @@ export class Model {
    * on one sequence of ids or several (averaged). @returns {Promise<Tensor>} [L, H]
    */
   async headScores(kind, options) {
-    this.#checkOpen();
-    return headScores(this.#engine(), kind, options);
+    return this.#guard(() => headScores(this.#engine(), kind, options));
   }
 
   /**
@@ -218,8 +250,7 @@ export class Model {
    * | corrupted  | number: m of the corrupted run                                          |
    */
   async patchSweep(options) {
-    this.#checkOpen();
-    return patchSweep(this.#engine(), options);
+    return this.#guard(() => patchSweep(this.#engine(), options));
   }
 
   /** The model's parts that a forward and the instruments use (forward-pass.js's `engine`). */
@@ -230,6 +261,7 @@ export class Model {
       resident: this.#resident,
       tokenizer: this.#tokenizer,
       heap: () => this.#module.HEAPF32,
+      signal: (signal) => this.#signalOf(signal),
       bytesRead: () => this.bytesRead,
       call: (plan) => this.#call(plan),
       embed: (ids, types, first, ctx) => this.#embed(ids, types, first, ctx),
@@ -239,13 +271,14 @@ export class Model {
       group: (key, entries, ctx) => this.#group(key, entries, ctx),
       rows: async (entry, range, ctx) => this.#rows(entry, range, await this.#matrix(entry, ctx), ctx),
       progress: (phase, layer, ctx) => this.#progress(phase, layer, ctx),
-      flush: () => this.#checkpoint.flush?.(),
+      flush: () => this.#checkpoint?.flush?.(), // a web source's cache is written now, after the run
       checkOpen: () => this.#checkOpen(),
     };
   }
 
   /** A progress event ({ phase, layer, loaded, total }), once the run's signal is checked. */
   #progress(phase, layer, ctx) {
+    this.#checkOpen();
     checkAborted(ctx?.signal, 'run');
     this.#onProgress?.({ phase, layer, loaded: this.bytesRead, total: ctx?.total });
   }

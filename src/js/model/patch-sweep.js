@@ -143,7 +143,7 @@ export async function patchSweep(engine, options) {
     return { ...pass, activations, keys, values };
   };
   const runs = { clean: await run(sweep.clean, false), corrupted: await run(sweep.corrupted, cells) };
-  runs.metric = await metricOf(engine, sweep.target, { signal: sweep.clean.signal });
+  runs.metric = await metricOf(engine, sweep.target, { signal: engine.signal(sweep.clean.signal) });
   const at = (pass) => runs.metric(pass.final.data.subarray(position * d, (position + 1) * d))[0];
   const [mClean, mCorrupted] = [at(runs.clean), at(runs.corrupted)];
   runs.mCorrupted = mCorrupted;

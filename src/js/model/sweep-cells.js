@@ -70,7 +70,7 @@ export async function sweepByCells(engine, sweep, runs, score) {
       const { outputs } = await runCells(engine, batch, { ...base, layer });
       const last = new Float32Array(batch.length * d); // each cell's row at `position`: its last
       outputs.forEach((rows, c) => last.set(rows.subarray(rows.length - d), c * d));
-      const normed = await engine.final(new Tensor(last, [batch.length, d]), { signal });
+      const normed = await engine.final(new Tensor(last, [batch.length, d]), { signal: engine.signal(signal) });
       runs.metric(normed.data).forEach((m, c) => (ms[batch[c].column] = m));
     }
     score(layer, ms);

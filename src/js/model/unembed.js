@@ -52,8 +52,8 @@ export async function unembed(engine, hidden, options) {
       `hidden[${Math.floor(at / d)}][${at % d}] is ${x.data[at]}, not a finite float32`,
     );
   }
-  const ctx = { signal };
-  checkAborted(signal, 'unembed');
+  const ctx = { signal: engine.signal(signal) };
+  checkAborted(ctx.signal, 'unembed');
   const rows = new Tensor(data, [n, d]);
   const normed = o.norm !== false || spec.choices.maskedLm ? await engine.final(rows, ctx) : rows;
   const logits = await engine.logits(normed, ctx);

@@ -3,8 +3,8 @@
 // itself (the test copies them into dist/wasm/, where the bundle's `new URL('../wasm/…', import.meta.url)` points).
 import { AttentionError, Tensor, createAttention } from 'attention-wasm/inline';
 import { readNpy } from 'attention-wasm/io';
-import { loadModel } from 'attention-wasm/model';
+import * as model from 'attention-wasm/model';
 import { openModelCache } from 'attention-wasm/model/cache';
 import { run } from './run.js';
 
-await run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers: false });
+await run({ createAttention, readNpy, AttentionError, Tensor, ...model, openModelCache, workers: false });

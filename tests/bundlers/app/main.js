@@ -2,8 +2,8 @@
 // attention-wasm/model with its cache entry.
 import { AttentionError, Tensor, createAttention } from 'attention-wasm';
 import { readNpy } from 'attention-wasm/io';
-import { loadModel } from 'attention-wasm/model';
+import * as model from 'attention-wasm/model';
 import { openModelCache } from 'attention-wasm/model/cache';
 import { run } from './run.js';
 
-await run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers: true });
+await run({ createAttention, readNpy, AttentionError, Tensor, ...model, openModelCache, workers: true });

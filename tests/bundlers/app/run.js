@@ -2,7 +2,8 @@
 // file made in memory (attention-wasm/io), computes self-attention, and with workers the same over 2 Web
 // Workers, then writes what it got into #out as JSON ({ error } when something threw). It uses only the public
 // API, as a new user's app would; its entry (main.js or inline.js) says which entry point it imports. It runs a
-// tiny GPT-2 on text through attention-wasm/model (model.js) and opens a cache of attention-wasm/model/cache. It also
+// tiny GPT-2 on text through attention-wasm/model (model.js), the shipped model by BUILTIN_MODEL (the app serves a copy
+// at models/induction/, as docs/model.md's recipe says), and opens a cache of attention-wasm/model/cache. It also
 // checks that io's tensors and errors are instances of the classes that entry exports (one class per package).
 import { runModel } from './model.js';
 import { goldenOutput, weights } from './worked-example.js';
@@ -20,9 +21,10 @@ function npy(shape, values) {
 
 /**
  * @param {{ createAttention: Function, readNpy: Function, AttentionError: Function, Tensor: Function,
- *   loadModel: Function, openModelCache: Function, workers: boolean }} api
+ *   loadModel: Function, BUILTIN_MODEL: URL, openModelCache: Function, workers: boolean }} api
  */
-export async function run({ createAttention, readNpy, AttentionError, Tensor, loadModel, openModelCache, workers }) {
+export async function run(api) {
+  const { createAttention, readNpy, AttentionError, Tensor, loadModel, BUILTIN_MODEL, openModelCache, workers } = api;
   const out = document.getElementById('out');
   try {
     const x = readNpy(npy([2, 2], [1, 0, 0, 1]));
@@ -43,6 +45,10 @@ export async function run({ createAttention, readNpy, AttentionError, Tensor, lo
       output: Array.from(attn.selfAttention(x, weights).output.data),
     };
     result.model = await runModel(loadModel);
+    const builtin = await (
+      await loadModel(BUILTIN_MODEL)
+    ).run('the cat saw a red ball near the old tree . the cat saw a red');
+    result.builtin = { href: BUILTIN_MODEL.href, next: builtin.next[0].token };
     result.cacheBytes = (await openModelCache(`bundler-app`)).name === 'bundler-app';
     if (workers) {
       const parallel = await createAttention({ workers: 2 });

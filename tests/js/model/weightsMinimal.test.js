@@ -76,3 +76,20 @@ describe('attentionTensorsOf', () => {
     expect(attentionTensorsOf(['in_proj_weight', 'wq'])).toBeNull();
   });
 });
+
+describe('the options of attentionWeightsFrom', () => {
+  it('an unknown key is UNKNOWN_OPTION naming the nearest, as the main API says it', () => {
+    const fixture = gpt2Fixture({ layers: 2 });
+    const tensors = readSafetensors(fixture.files['model.safetensors']);
+    const unknown = (call, key, nearest) =>
+      expect(call).toThrow(
+        expect.objectContaining({
+          code: 'UNKNOWN_OPTION',
+          message: expect.stringContaining(`unknown option '${key}'; did you mean '${nearest}'?`),
+        }),
+      );
+    unknown(() => attentionWeightsFrom(tensors, { Layer: 1, config: fixture.config }), 'Layer', 'layer');
+    unknown(() => attentionWeightsFrom(tensors, { layer: 1, confg: fixture.config }), 'confg', 'config');
+    expect(() => attentionWeightsFrom(tensors, [1])).toThrow(expect.objectContaining({ code: 'BAD_OPTION' }));
+  });
+});

@@ -1,7 +1,7 @@
-// Reading the head view (web/src/view/headView.js) in a page test: the lines drawn, and the opacities a layer's
+// Reading the head view (web/src/real-model/tools/layer/headView.js) in a page test: the lines drawn, and the opacities a layer's
 // weights give them.
 
-const MIN_WEIGHT = 0.02; // web/src/model/headLayout.js
+const MIN_WEIGHT = 0.02; // web/src/real-model/tools/layer/headLayout.js
 
 /** The lines shown under `root` (hidden groups left out): { y1, y2, opacity, stroke } each. */
 export const readLines = (page, root = '') =>

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { parseMatrix } from '../../../web/src/model/parse.js';
+import { parseMatrix } from '../../../web/src/shared/parse.js';
 import { ARTIFACTS, afterChange, readMatrix, typeInCell, withPage } from './helpers.mjs';
 import { env, expectMatchesLibrary, libraryResult } from './session.mjs';
 

@@ -1,8 +1,8 @@
 // A float64 reference of multi-head attention, written out loop by loop, that the page tests check the page's
 // float32 numbers against.
 
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { generatedMatrix, kvHeadsOf } from '../../../web/src/model/matrices.js';
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { generatedMatrix, kvHeadsOf } from '../../../web/src/shared/matrices.js';
 
 const zeros = (rows, cols) => Array.from({ length: rows }, () => new Array(cols).fill(0));
 

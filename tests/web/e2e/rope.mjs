@@ -13,9 +13,9 @@ import {
   showLesson,
   withPage,
 } from './helpers.mjs';
-import { EXAMPLES } from '../../../web/src/model/examples.js';
-import { encodeState } from '../../../web/src/model/state.js';
-import '../../../web/src/model/ropeLink.js'; // the lesson's settings in encodeState's links, as on the page
+import { EXAMPLES } from '../../../web/src/shared/examples.js';
+import { encodeState } from '../../../web/src/shared/state.js';
+import '../../../web/src/lessons/rope/ropeLink.js'; // the lesson's settings in encodeState's links, as on the page
 import { columns, matmul } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 

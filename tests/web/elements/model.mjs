@@ -151,7 +151,7 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     // Every map is drawn from its head's weights: each cell of the last query's row has the colour of run's weight.
     const wrong = await page.evaluate(
       async ({ attentions, count }) => {
-        const { weightColor } = await import('/web/src/model/colors.js');
+        const { weightColor } = await import('/web/src/shared/colors.js');
         const maps = document.getElementById('mv').shadowRoot.querySelectorAll('[part="model-view"] canvas');
         const bad = [];
         maps.forEach((canvas, m) => {

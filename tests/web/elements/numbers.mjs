@@ -106,7 +106,7 @@ test('attention-change carries float32 results within 1e-6 of float64, for 2 cau
     assert.deepEqual(detail.x, [2, 4, 3]);
     // The inputs the element used, from its own model (the same module the page uses), in float64.
     const inputs = await page.evaluate(async () => {
-      const { currentMatrix } = await import('/web/src/model/matrices.js');
+      const { currentMatrix } = await import('/web/src/shared/matrices.js');
       const state = document.getElementById('event').currentState;
       return Object.fromEntries(['x', 'wq', 'wk', 'wv'].map((name) => [name, currentMatrix(state, name)]));
     });

@@ -45,7 +45,7 @@ test('export: Download SVG / PNG buttons; toSVG() draws the cells from the numbe
     const weights = await page.evaluate(() => document.getElementById('x').result.weights.toArray()[0]);
     const colours = await page.evaluate(
       (rows) =>
-        import('/web/src/model/colors.js').then(({ weightColor }) =>
+        import('/web/src/shared/colors.js').then(({ weightColor }) =>
           rows.flat().map((v, k) => (k % 3 > Math.floor(k / 3) ? 'url(#aw-hatch)' : weightColor(v).css)),
         ),
       weights,

@@ -22,7 +22,7 @@ function measure(label, requests, simdFile) {
   const wasm = part(/\.wasm(\.js)?$/);
   console.log(
     `elements size, ${label}: ${files.length} files, ${kb(sum('raw'))} raw, ${kb(sum('gzip'))} gzipped ` +
-      `(elements ${kb(sum('gzip', part(/elements\//)))}, page model ${kb(sum('gzip', part(/web\/src\/(model|view)\//)))}, ` +
+      `(elements ${kb(sum('gzip', part(/elements\//)))}, shared and lessons ${kb(sum('gzip', part(/web\/src\/(shared|lessons)\//)))}, ` +
       `API JS ${kb(sum('gzip', (f) => /^\/src\/js\/.*\.js$/.test(f.p) && !wasm(f)))}, SIMD build ${kb(sum('gzip', wasm))})`,
   );
   assert.ok(sum('gzip') <= BUDGET, `${label}: ${kb(sum('gzip'))} gzipped, over the ${kb(BUDGET)} budget`);

@@ -3,16 +3,16 @@
 import { describe, expect, it } from 'vitest';
 
 const MODULES = [
-  'view/matrixGrid.js',
-  'view/renderScheduler.js',
-  'view/heatmap.js',
-  'view/steps.js',
-  'view/designedView.js',
-  'view/gqaView.js',
-  'view/crossView.js',
-  'model/whyScore.js',
-  'controls.js',
-  'scalingPanel.js',
+  'walk/matrixGrid.js',
+  'walk/renderScheduler.js',
+  'walk/heatmap.js',
+  'walk/stepsView.js',
+  'lessons/designed-heads/designedView.js',
+  'lessons/gqa/gqaView.js',
+  'lessons/cross-attention/crossView.js',
+  'shared/whyScore.js',
+  'app/controls.js',
+  'lessons/scaling/scalingPanel.js',
 ];
 
 describe('importing the page’s modules', () => {

@@ -2,11 +2,11 @@
 // page's state, exact numbers from a child JSON script or a file, the shared attention-wasm instance, computing
 // only once in view, polite messages for bad input, the attention-change event, the author's fallback content (shown
 // until the figure is ready, and when it cannot be), the caption, the highlight, and the figure's export.
-import { attentionCall, labelsFor } from '../model/inputs.js';
-import { encodeState } from '../model/state.js';
-import { el } from '../view/dom.js';
+import { attentionCall, labelsFor } from '../shared/inputs.js';
+import { encodeState } from '../shared/state.js';
+import { el } from '../shared/dom.js';
 import { sharedAttention } from './api.js';
-import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './config.js';
+import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './attributes.js';
 import { styleSheet } from './styles.js';
 
 const warned = new Set();
@@ -148,7 +148,7 @@ export class AttentionElement extends HTMLElement {
   /** The state to show, with the problems found reading it. */
   async readState() {
     // The examples' model loads only for an `example` attribute, so that a post without one stays small.
-    const examples = this.hasAttribute('example') ? (await import('../model/examples.js')).EXAMPLES : [];
+    const examples = this.hasAttribute('example') ? (await import('../shared/examples.js')).EXAMPLES : [];
     const { state, problems } = stateFromAttributes((name) => this.getAttribute(name), examples);
     let data = this.dataObject;
     const script = this.querySelector(':scope > script[type="application/json"]');
@@ -202,7 +202,7 @@ export class AttentionElement extends HTMLElement {
       if (run !== this.run) return;
     }
     if (state.design) {
-      await import('../model/designedHeads.js'); // hands the designed X, W_q and W_k to matrices.js
+      await import('../lessons/designed-heads/designedHeads.js'); // hands the designed X, W_q and W_k to matrices.js
       if (run !== this.run) return;
     }
     let result;

@@ -1,10 +1,10 @@
 // Exact numbers for an element: a JSON object (a child <script type="application/json">, or a .json file named by
 // `src`), or the tensors of a .npz / .safetensors file (source.js), checked and laid over the attributes' state.
 // Pure: no DOM.
-import { checkSizes, withSizes } from '../model/state.js';
-import { ELEMENT_LIMITS } from './limits.js';
-import { sizesOf } from '../model/edits.js';
-import { tokenWord } from '../model/tokens.js';
+import { checkSizes, withSizes } from '../shared/state.js';
+import { ELEMENT_LIMITS } from './elementLimits.js';
+import { sizesOf } from '../shared/cellEdits.js';
+import { tokenWord } from '../shared/tokens.js';
 
 /** The names an exact-numbers object may hold. */
 export const DATA_KEYS = ['x', 'wq', 'wk', 'wv', 'wo', 'tokens', 'mask', 'heads'];

@@ -1,6 +1,6 @@
 // The attributes that shape an element's figure rather than its numbers: `caption`, `values`, `hide` and `export`,
 // read only for an element that has one of them (base.js loads this module then). Pure: no DOM.
-import { nearest, shorten } from './config.js';
+import { nearest, shorten } from './attributes.js';
 
 /** The words of the attributes that take words: `values` one of them, `hide` and `export` any of them. */
 export const WORDS = { values: ['weights', 'scores'], hide: ['entropy', 'caveat'], export: ['svg', 'png'] };

@@ -1,11 +1,11 @@
 // <attention-explorer>: the page's step-by-step walk for one example, in a box that fits a blog column. `steps`
 // chooses the steps; numbers are editable unless `readonly`; `highlight` marks the query × key figures, `hide` drops
 // paragraphs; its exported figure is the weights' heatmap of the head shown.
-import { toggledMask, typedCell } from '../model/edits.js';
-import { cellTooltip } from '../model/tooltips.js';
-import { el } from '../view/dom.js';
+import { toggledMask, typedCell } from '../shared/cellEdits.js';
+import { cellTooltip } from '../shared/tooltips.js';
+import { el } from '../shared/dom.js';
 import { AttentionElement, defineProperties } from './base.js';
-import { OWN_ATTRIBUTES, nearest } from './config.js';
+import { OWN_ATTRIBUTES, nearest } from './attributes.js';
 import { HeatmapGrid, joinLines } from './heatmapGrid.js';
 import { headPicker } from './heatmapElement.js';
 import { MatrixTable } from './matrixTable.js';

@@ -1,10 +1,10 @@
 // An element's figure as a picture: the heatmap with its title, token labels, highlight, colour scale and caption,
 // laid out once as a list of shapes, then written as SVG (built as DOM nodes: every text goes in as text, never as
 // markup) or drawn on a canvas for a PNG. Loaded only when a picture is asked for.
-import { signedColor, weightColor } from '../model/colors.js';
-import { wrapText } from '../model/format.js';
-import { shortLabel } from '../model/tokens.js';
-import { el, svg } from '../view/dom.js';
+import { signedColor, weightColor } from '../shared/colors.js';
+import { wrapText } from '../shared/format.js';
+import { shortLabel } from '../shared/tokens.js';
+import { el, svg } from '../shared/dom.js';
 import { TITLES, largest, legendTexts, weightsView } from './heatmapGrid.js';
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';

@@ -1,6 +1,6 @@
 // Keyboard and pointer for the elements' grids: one tab stop per grid, arrows (Home/End, PageUp/PageDown) move an
 // active cell named by aria-activedescendant, and hovering a cell makes it active too.
-import { el } from '../view/dom.js';
+import { el } from '../shared/dom.js';
 
 /** The box scrolling a wider `grid` (aria-labelled) sideways: while it scrolls, a named tab stop. */
 export function scrollBox(grid) {

@@ -1,10 +1,10 @@
 // <attention-heatmap>: the attention weights (or, with values="scores", the scores softmax gets) of one example as a
 // heatmap with token labels, a readout of each cell by pointer or keyboard, and a head picker when there are several
 // heads.
-import { cellTooltip } from '../model/tooltips.js';
-import { el } from '../view/dom.js';
+import { cellTooltip } from '../shared/tooltips.js';
+import { el } from '../shared/dom.js';
 import { AttentionElement, defineProperties } from './base.js';
-import { OWN_ATTRIBUTES } from './config.js';
+import { OWN_ATTRIBUTES } from './attributes.js';
 import { HeatmapGrid, TITLES, joinLines, weightsView } from './heatmapGrid.js';
 
 /** A row of buttons choosing the head shown; empty with one head. */

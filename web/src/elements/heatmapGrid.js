@@ -1,15 +1,15 @@
 // The weights as a heatmap for the elements: a CSS grid of coloured cells with the tokens as row and column
 // labels, a legend, and a readout of the cell under the pointer or the keyboard's active cell.
-import { headSlice, labelsFor, maskCell } from '../model/inputs.js';
-import { el } from '../view/dom.js';
-import { formatValue } from '../model/format.js';
+import { headSlice, labelsFor, maskCell } from '../shared/inputs.js';
+import { el } from '../shared/dom.js';
+import { formatValue } from '../shared/format.js';
 import { gridKeys, scrollBox } from './gridKeys.js';
 import { signedClass, weightClass } from './styles.js';
 
 let maps = 0;
 
 /**
- * A cell's tooltip lines (model/tooltips.js) as one sentence for a readout and a screen reader: the heading, a
+ * A cell's tooltip lines (shared/tooltips.js) as one sentence for a readout and a screen reader: the heading, a
  * colon, then the lines, each after the one that introduces it.
  */
 export function joinLines(lines) {

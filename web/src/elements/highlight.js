@@ -1,6 +1,6 @@
 // The `highlight` attribute: cells, rows or columns of the query × key figures that an author points at, written
 // "query → key" with a token's text, its position (#3, from 1) or * for all, several separated by ";". Pure: no DOM.
-import { nearest, shorten } from './config.js';
+import { nearest, shorten } from './attributes.js';
 
 const ARROW = /^(\S+?)\s*(?:→|->)\s*(\S+)$/u;
 

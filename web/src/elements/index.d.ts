@@ -36,31 +36,31 @@ export interface AttentionChangeDetail {
    * output. On a real model: the shown layer's, per head ([heads, n, …]), with x, attentions, ids, tokens and next.
    */
   result: Record<string, Tensor> | ModelResult;
-  /** [heads, n, n] */
+  /** [heads, n, n]: the attention weights shown, as nested arrays. */
   weights: number[][][];
 }
 
 /** An element's `result` on a real model (`model`): the shown layer's steps, one block per head. */
 export interface ModelResult {
-  /** [heads, n, n] */
+  /** [heads, n, n]: each head's attention weights, the softmax of its scores (each row sums to 1). */
   weights: Tensor;
   /** [heads, n, n]: the softmax's input, −Infinity where masked. */
   scores: Tensor;
-  /** [heads, n, n] */
+  /** [heads, n, n]: q·kᵀ, before the scaling. */
   rawScores: Tensor;
-  /** [heads, n, n] */
+  /** [heads, n, n]: q·kᵀ / √d_k, before the mask. */
   scaledScores: Tensor;
-  /** [heads, n, d_k] */
+  /** [heads, n, d_k]: each head's queries. */
   q: Tensor;
-  /** [heads, n, d_k]: each head's key-value head's. */
+  /** [heads, n, d_k]: each head's key-value head's keys. */
   k: Tensor;
-  /** [heads, n, d_k] */
+  /** [heads, n, d_k]: each head's key-value head's values. */
   v: Tensor;
   /** [heads, n, d_k]: each head's output. */
   heads: Tensor;
   /** [n, d_model]: the layer's attention input, after its norm. */
   x: Tensor;
-  /** [n, heads·d_k] */
+  /** [n, heads·d_k]: every head's output side by side. */
   concat: Tensor;
   /** [n, d_model]: after W_o. */
   output: Tensor;

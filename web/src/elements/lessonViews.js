@@ -1,19 +1,19 @@
 // The views of the page's later lessons in <attention-explorer> (designed heads, grouped-query attention,
 // cross-attention, why a score is what it is), loaded with the lessons' model only by an explorer that shows one of
-// them (moreSteps.js). Their numbers come from the page's one table of lessons (model/lessonSteps.js), through the
+// them (moreSteps.js). Their numbers come from the page's one table of lessons (lessons/registry.js), through the
 // public API; here they are only drawn.
-import { labelsFor } from '../model/inputs.js';
-import { lessonStep } from '../model/lessonSteps.js';
-import { notDesignedText } from '../model/provenance.js';
-import { weightLines, scoreTermLines } from '../model/whyScore.js';
-import { el } from '../view/dom.js';
+import { labelsFor } from '../shared/inputs.js';
+import { lessonStep } from '../lessons/registry.js';
+import { notDesignedText } from '../shared/provenance.js';
+import { weightLines, scoreTermLines } from '../shared/whyScore.js';
+import { el } from '../shared/dom.js';
 import { weightsView } from './heatmapGrid.js';
 
 const para = (text = '') => el('p', { text });
 
 /**
  * A lesson drawn as one heatmap per head of the weights its compute returns, with its text.
- * @param {string} id  the lesson's id in model/lessonSteps.js
+ * @param {string} id  the lesson's id in lessons/registry.js
  * @param {(step: object, state: object) => { weights: object, cols?: string[], caption: (h: number) => string }} pick
  * @param {(state: object, step: object) => string} describe  the lesson's words
  */

@@ -1,7 +1,7 @@
 // A compact matrix for the elements: a <table> with token labels, cells coloured by class, one tab stop, arrows to
 // move, and (when editable) Enter or a double click to type a number. Text only ever goes in as text.
-import { formatValue } from '../model/format.js';
-import { el } from '../view/dom.js';
+import { formatValue } from '../shared/format.js';
+import { el } from '../shared/dom.js';
 import { gridKeys, scrollBox } from './gridKeys.js';
 import { signedClass, weightClass } from './styles.js';
 

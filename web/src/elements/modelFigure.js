@@ -3,13 +3,13 @@
 // through the layers it needs, then the heatmap of one head (layer and head pickers), or every layer × head
 // (`model-view`), and the next-token prediction (`next`). Errors are the element's polite message, never thrown.
 import { Tensor } from '../../../src/js/tensor.js';
-import { formatValue } from '../model/format.js';
-import { el } from '../view/dom.js';
+import { formatValue } from '../shared/format.js';
+import { el } from '../shared/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
 import { drawModelSteps } from './modelSteps.js';
 import { drawModelView, modelSheet, picker } from './modelView.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
-import { ELEMENT_LIMITS } from './limits.js';
+import { ELEMENT_LIMITS } from './elementLimits.js';
 import { sharedModel } from './sharedModel.js';
 
 const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };

@@ -2,8 +2,8 @@
 // and `head` (from 1), `sentence` or `ids`, `ablate` ("2.1 2.3": layer.head, each from 1), `next` and `model-view`.
 // Sizes are checked against the model once it is loaded (checkAgainst). Pure: no DOM.
 import { modelFolderUrl, parseModelSource } from '../../../src/js/model/index.js';
-import { shorten } from './config.js';
-import { ELEMENT_LIMITS } from './limits.js';
+import { shorten } from './attributes.js';
+import { ELEMENT_LIMITS } from './elementLimits.js';
 
 /** The `model` value that names the model shipped with the package (web/public/models/induction). */
 export const BUILTIN = 'builtin';

@@ -1,7 +1,7 @@
 // <attention-explorer model="…">: the step-by-step walk of one head of a real model, with the numbers of its
 // forward pass (the head's capture: attention-wasm/model's run with `capture`), read-only. The steps are named as
 // the explorer's (`steps`): x, qkv, scores, scale, mask, softmax, output, wo; the others need the examples' model.
-import { el } from '../view/dom.js';
+import { el } from '../shared/dom.js';
 import { HeatmapGrid } from './heatmapGrid.js';
 import { MatrixTable } from './matrixTable.js';
 

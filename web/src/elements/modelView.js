@@ -1,8 +1,8 @@
 // The parts of an element's figure on a real model that the examples' figures lack: a row of numbered buttons (the
 // layer and head pickers), the model view (every layer × head as a small heatmap, as bertviz's model view, with one
 // readout for all), the next-token list, and their stylesheet (constructable, so a strict style-src allows it).
-import { weightColor } from '../model/colors.js';
-import { CPU_CANVAS, el } from '../view/dom.js';
+import { weightColor } from '../shared/colors.js';
+import { CPU_CANVAS, el } from '../shared/dom.js';
 
 const RULES = `
 .mv { display: grid; gap: 0.35rem 0.5rem; align-items: start; overflow-x: auto; }

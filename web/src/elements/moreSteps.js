@@ -1,7 +1,7 @@
 // The page's later lessons as steps of <attention-explorer>: designed heads, grouped-query attention,
 // cross-attention and why a score is what it is. Their views (lessonViews.js) and the lessons' own model load only
 // for an explorer that shows one of them, so that a post without them stays small.
-import { el } from '../view/dom.js';
+import { el } from '../shared/dom.js';
 
 /**
  * A step's update that first loads its lesson's model: `draw(model, state, attn)` runs for the latest update only,

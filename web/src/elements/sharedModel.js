@@ -1,9 +1,9 @@
 // The real models of the elements' page, loaded with attention-wasm/model only when an element has `model`: one
 // load per source, shared by every element that names it (each element listening to its progress), and its runs
-// one after another. `builtin` is the model shipped in the package, found next to these files. The elements load the
+// one after another. `builtin` is the model shipped in the package, at attention-wasm/model's BUILTIN_MODEL. The elements load the
 // raw files (from a CDN, say), where the package name @huggingface/tokenizers means nothing: that module is then
 // loaded from where a CDN or node_modules keeps it, relative to this file.
-import { loadModel } from '../../../src/js/model/index.js';
+import { BUILTIN_MODEL, loadModel } from '../../../src/js/model/index.js';
 import { installTokenizersFallback } from '../../../src/js/model/tokenizer.js';
 import { BUILTIN } from './modelSettings.js';
 
@@ -11,11 +11,8 @@ import { BUILTIN } from './modelSettings.js';
 export const TOKENIZERS_VERSION = '0.2.0';
 const [TOKENIZERS, TOKENIZERS_FILE] = ['@huggingface/tokenizers', 'dist/tokenizers.min.mjs'];
 
-// Not a literal inside new URL(…), so that bundlers neither rewrite nor inline it (a bundled page names the folder).
-const BUILTIN_FOLDER = '../../public/models/induction/';
-
-/** The URL of the built-in model's folder: in the package, beside web/src/elements. */
-export const builtinUrl = () => new URL(BUILTIN_FOLDER, import.meta.url).href;
+/** The URL of the built-in model's folder: BUILTIN_MODEL's (in the package; in a bundle, the page's models/induction/). */
+export const builtinUrl = () => BUILTIN_MODEL.href;
 
 /**
  * Where @huggingface/tokenizers may be beside these files: on a CDN that serves packages as /name@version/… (jsDelivr,

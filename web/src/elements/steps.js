@@ -1,6 +1,6 @@
 // The steps <attention-explorer> can show, named as the page's steps (#step-x, #step-qkv, …) and lessons, each
 // a section whose matrices and texts come from the page's model and the result of attention-wasm.
-import { attentionInput, columnBlock, headSlice, labelsFor, maskCell } from '../model/inputs.js';
+import { attentionInput, columnBlock, headSlice, labelsFor, maskCell } from '../shared/inputs.js';
 import {
   entropyText,
   explainOutputRow,
@@ -13,17 +13,17 @@ import {
   randomNote,
   scaleTexts,
   tokenCountNote,
-} from '../model/lesson.js';
-import { currentMatrix, headBlock, headWidth, kvHeadsOf } from '../model/matrices.js';
-import { embeddingSourceText } from '../model/provenance.js';
-import { sinusoidalPositions } from '../model/positions.js';
-import { el } from '../view/dom.js';
+} from '../shared/explanations.js';
+import { currentMatrix, headBlock, headWidth, kvHeadsOf } from '../shared/matrices.js';
+import { embeddingSourceText } from '../shared/provenance.js';
+import { sinusoidalPositions } from '../shared/positions.js';
+import { el } from '../shared/dom.js';
 import { weightsView } from './heatmapGrid.js';
 import { MORE_STEPS, lazyUpdate } from './moreSteps.js';
 
 // The word-order and KV-cache lessons' model loads only with their steps, so a post without them stays small.
-const wordOrderModel = () => import('../model/wordOrder.js');
-const kvCacheModel = () => import('../model/kvCache.js');
+const wordOrderModel = () => import('../lessons/word-order/wordOrder.js');
+const kvCacheModel = () => import('../lessons/kv-cache/kvCache.js');
 
 const dims = (count) => Array.from({ length: count }, (_, i) => String(i));
 const flat = (rows) => Float64Array.from(rows.flat());

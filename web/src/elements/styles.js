@@ -1,8 +1,8 @@
 // The elements' one stylesheet, adopted by every shadow root (a constructable stylesheet: no <style> element and
 // no style="" attribute, so a strict style-src allows it). Colours are classes (w0…w255 for weights, s0…s255 for
 // signed values) from the page's one colour table, and grid widths are classes too: nothing is styled inline.
-import { COLOR_LEVELS, signedColor, weightColor } from '../model/colors.js';
-import { ELEMENT_LIMITS } from './limits.js';
+import { COLOR_LEVELS, signedColor, weightColor } from '../shared/colors.js';
+import { ELEMENT_LIMITS } from './elementLimits.js';
 
 /**
  * The theme: every custom property an author may set on the element (or an ancestor), with its light default.

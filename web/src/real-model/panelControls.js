@@ -1,0 +1,282 @@
+// The "Real model" section's controls: where the model comes from (the shipped one, a folder picked or dropped, an
+// address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
+// tokens, the predictions and the model view.
+import { el, setError, show } from '../shared/dom.js';
+
+const PAPERS = [
+  [
+    'https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html',
+    'Olsson et al. 2022, “In-context learning and induction heads”',
+  ],
+  [
+    'https://transformer-circuits.pub/2021/framework/index.html',
+    'Elhage et al. 2021, “A Mathematical Framework for Transformer Circuits”',
+  ],
+];
+
+/** The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). */
+function lesson() {
+  const p = (text) => el('p', { text });
+  return el(
+    'div',
+    { class: 'lesson-note model-lesson' },
+    el('h3', { text: 'Induction heads: how a model copies' }),
+    p(
+      'This model was trained here on sequences with repeats. The sentence repeats its start: after “the cat saw a red” comes “ball” the first time, so the model predicts “ball” again (the top word, p ≈ 0.12).',
+    ),
+    p(
+      'Layer 1 head 3 is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
+    ),
+    p(
+      'The four heads of layer 2 are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
+    ),
+    p(
+      'Switch off the four heads of layer 2 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
+    ),
+    el(
+      'p',
+      {},
+      'Read more: ',
+      PAPERS.flatMap(([href, text], i) => [i ? '; ' : '', el('a', { href, text, attrs: { rel: 'noopener' } })]),
+      '.',
+    ),
+  );
+}
+
+export class RealModelControls {
+  /**
+   * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
+   *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
+   *   onAllOn: Function }} handlers
+   */
+  constructor(handlers) {
+    const folder = el('input', {
+      type: 'file',
+      id: 'model-folder',
+      on: { change: () => handlers.onFiles([...folder.files]) },
+    });
+    folder.webkitdirectory = true;
+    const files = el('input', {
+      type: 'file',
+      id: 'model-files',
+      multiple: true,
+      on: { change: () => handlers.onFiles([...files.files]) },
+    });
+    this.url = el('input', {
+      type: 'text',
+      id: 'model-url',
+      autocomplete: 'off',
+      spellcheck: false,
+      placeholder: 'openai-community/gpt2 or https://…/folder/',
+    });
+    this.urlButton = el('button', {
+      type: 'button',
+      id: 'model-url-open',
+      class: 'secondary',
+      text: 'Open',
+      on: { click: () => handlers.onUrl(this.url.value) },
+    });
+    this.url.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') handlers.onUrl(this.url.value);
+    });
+    this.cacheLine = el('span', { id: 'model-cache', class: 'hint' });
+    this.clearCache = el('button', {
+      type: 'button',
+      id: 'model-cache-clear',
+      class: 'secondary small',
+      text: 'Clear the cache',
+      hidden: true,
+      on: { click: handlers.onClearCache },
+    });
+    this.urlField = el(
+      'div',
+      {},
+      el(
+        'div',
+        { class: 'model-url' },
+        el(
+          'label',
+          { class: 'field grow', for: 'model-url' },
+          el('span', { text: 'Hub model id or folder URL' }),
+          this.url,
+        ),
+        this.urlButton,
+      ),
+      el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
+    );
+    this.builtin = el('button', {
+      type: 'button',
+      id: 'model-builtin',
+      text: 'The shipped induction model',
+      on: { click: handlers.onBuiltin },
+    });
+    this.cancel = el('button', {
+      type: 'button',
+      id: 'model-cancel',
+      class: 'secondary',
+      text: 'Cancel',
+      hidden: true,
+      on: { click: handlers.onCancel },
+    });
+    this.bar = el('progress', {
+      id: 'model-progress',
+      max: 1,
+      value: 0,
+      hidden: true,
+      attrs: { 'aria-label': 'Loading the model' },
+    });
+    this.status = el('p', { id: 'model-status', class: 'hint', attrs: { role: 'status' } });
+    this.errorLine = el('p', { id: 'model-error', class: 'inline-error', attrs: { role: 'alert' } });
+    setError(this.errorLine, null);
+    this.about = el('p', { id: 'model-about', class: 'hint' });
+    this.text = el('input', {
+      type: 'text',
+      id: 'model-text',
+      autocomplete: 'off',
+      spellcheck: false,
+      maxLength: 2000,
+      on: { input: handlers.onText },
+    });
+    this.idsLine = el('p', {
+      class: 'hint',
+      hidden: true,
+      text: 'This folder has no tokenizer.json: type token ids, separated by spaces.',
+    });
+    this.maskHint = el('p', {
+      class: 'hint',
+      hidden: true,
+      text: 'BERT guesses masked words: type [MASK] in the sentence, or click a token to mask it.',
+    });
+    this.lesson = lesson();
+    this.ablatedLine = el('p', { id: 'model-ablated', class: 'hint', attrs: { role: 'status' } });
+    this.allOn = el('button', {
+      type: 'button',
+      class: 'secondary small',
+      text: 'Switch every head on',
+      hidden: true,
+      on: { click: handlers.onAllOn },
+    });
+    this.walkLine = el('p', { id: 'model-walk', class: 'hint', attrs: { role: 'status' } });
+    this.mounts = { tokens: el('div'), predictions: el('div'), view: el('div'), rope: el('div'), generate: el('div') };
+    this.drop = el(
+      'div',
+      { class: 'model-drop', attrs: { 'aria-label': 'Model source' } },
+      el(
+        'div',
+        { class: 'model-sources' },
+        this.builtin,
+        el('span', { class: 'hint', text: 'or' }),
+        el('label', { class: 'file-button' }, el('span', { text: 'Pick a model folder' }), folder),
+        el('label', { class: 'file-button' }, el('span', { text: 'Pick its files' }), files),
+      ),
+      el('p', {
+        class: 'hint',
+        text: 'Drop a model folder here: config.json, model.safetensors (or its index and shards) and tokenizer.json of a GPT-2, BERT or LLaMA-family checkpoint. The files stay on this computer.',
+      }),
+      this.urlField,
+      el('div', { class: 'model-progress' }, this.bar, this.cancel),
+      this.status,
+      this.errorLine,
+    );
+    this.drop.addEventListener('dragover', (event) => {
+      event.preventDefault();
+      this.drop.classList.add('dragging');
+    });
+    this.drop.addEventListener('dragleave', () => this.drop.classList.remove('dragging'));
+    this.drop.addEventListener('drop', (event) => {
+      event.preventDefault();
+      this.drop.classList.remove('dragging');
+      handlers.onDrop(event.dataTransfer);
+    });
+    this.work = el(
+      'div',
+      { class: 'model-work', hidden: true },
+      this.about,
+      el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
+      this.maskHint,
+      this.idsLine,
+      this.lesson,
+      el('h3', { class: 'model-tokens-title', text: 'Tokens and their ids' }),
+      this.mounts.tokens,
+      el('h3', { text: 'What comes next' }),
+      this.mounts.predictions,
+      el('h3', { text: 'Generate, step by step: the KV cache' }),
+      this.mounts.generate,
+      el('h3', { text: 'Every head: the model view' }),
+      el('p', {
+        class: 'hint',
+        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction above shows the change.',
+      }),
+      el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
+      this.walkLine,
+      this.mounts.rope,
+      this.mounts.view,
+    );
+    this.element = el('div', { class: 'real-model' }, this.drop, this.work);
+  }
+
+  /** Places the tokens, the predictions and the model view. */
+  mount({ tokens, predictions, view, rope, generate }) {
+    this.mounts.generate.append(generate);
+    this.mounts.rope.append(rope);
+    this.mounts.tokens.append(tokens);
+    this.mounts.predictions.append(predictions);
+    this.mounts.view.append(view);
+  }
+
+  /** Shows the progress bar and Cancel (with a status line), or hides them. */
+  busy(on, text = '') {
+    show(this.bar, on);
+    show(this.cancel, on);
+    if (on) {
+      this.bar.removeAttribute('value'); // indeterminate until a count comes
+      this.status.textContent = text;
+    } else if (this.status.textContent.endsWith('…')) this.status.textContent = '';
+    this.element.setAttribute('aria-busy', String(on));
+  }
+
+  progress(done, total, text) {
+    this.bar.max = Math.max(total, 1);
+    this.bar.value = done;
+    this.status.textContent = text;
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  error(message) {
+    setError(this.errorLine, message);
+  }
+
+  /** A model is loaded: what it is, the lesson for the shipped one, the mask hint for BERT. */
+  loaded(about, builtin, bert) {
+    this.about.textContent = about;
+    show(this.lesson, builtin);
+    show(this.maskHint, bert);
+    show(this.work, true);
+    this.walkLine.textContent = '';
+    this.error(null);
+  }
+
+  /** The bytes of models read by address kept in the browser's cache (a second visit reads them from there). */
+  cache(bytes) {
+    this.cacheLine.textContent = bytes
+      ? `${(bytes / 1e6).toFixed(1)} MB of models read by address are kept in this browser's cache.`
+      : 'Nothing is kept in the cache.';
+    show(this.clearCache, bytes > 0);
+  }
+
+  idsHint(on) {
+    show(this.idsLine, on);
+  }
+
+  ablated(text) {
+    this.ablatedLine.textContent = text || 'Every head is on.';
+    show(this.allOn, Boolean(text));
+  }
+
+  walk(text) {
+    this.walkLine.textContent = text;
+  }
+}

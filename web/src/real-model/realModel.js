@@ -1,0 +1,214 @@
+// The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
+// readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
+// in panel.js.
+import { readGenerateLink } from './tools/generate/generation.js';
+import { editsText, readEdits } from './tools/walk/walkEdits.js';
+
+/** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
+export const BUILTIN = Object.freeze({
+  id: 'builtin',
+  base: './models/induction/',
+  files: ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'],
+});
+
+/** The lesson's sentence: a repeat the induction heads continue ("ball", p ≈ 0.12; the model card's example). */
+export const INDUCTION_SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
+
+/** How many next tokens are listed. */
+export const TOP_K = 10;
+
+/** The families attention-wasm/model runs, for messages. */
+export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
+
+/** The longest sentence the page sends to a model, in characters. */
+export const MAX_TEXT = 2000;
+
+/**
+ * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
+ * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs) and, when the
+ * link has them, the walk's edits (`edits`, walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
+ * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][], edits: object[],
+ *   generate?: object } | null}
+ */
+export function readModelLink(search) {
+  const params = new URLSearchParams(search);
+  const model = params.get('model');
+  if (!model) return null;
+  const whole = (value) => (value !== null && /^\d{1,4}$/.test(value) ? Number(value) : null);
+  const ablate = [];
+  for (const pair of (params.get('ablate') ?? '').split(',')) {
+    const m = /^(\d{1,4})\.(\d{1,4})$/.exec(pair.trim());
+    if (m) ablate.push([Number(m[1]), Number(m[2])]);
+  }
+  const text = params.get('text');
+  const generate = readGenerateLink(search); // generation's settings (generation.js), when the link has them
+  return {
+    model,
+    text: text === null ? null : text.slice(0, MAX_TEXT),
+    layer: whole(params.get('layer')),
+    head: whole(params.get('head')),
+    ablate,
+    edits: readEdits(params.get('edits')), // numbers edited in the walk (walkEdits.js)
+    ...(generate ? { generate } : {}),
+  };
+}
+
+/** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
+export function writeModelLink(search, link) {
+  const params = new URLSearchParams(search);
+  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits']) params.delete(key);
+  if (link) {
+    params.set('model', link.model);
+    if (link.text !== null && link.text !== undefined) params.set('text', link.text);
+    if (Number.isInteger(link.layer) && Number.isInteger(link.head)) {
+      params.set('layer', String(link.layer));
+      params.set('head', String(link.head));
+    }
+    if (link.ablate?.length) params.set('ablate', link.ablate.map(([l, h]) => `${l}.${h}`).join(','));
+    if (link.edits?.length) params.set('edits', editsText(link.edits));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a
+ * word's continuation (WordPiece's ##) led by "+"; `raw` is the vocabulary's own spelling (Ġ, ▁, ##).
+ */
+export function readableToken(raw, decoded = null) {
+  const spelling = String(raw ?? '');
+  const continued = spelling.startsWith('##') && spelling.length > 2;
+  let text = decoded ?? spelling.replace(/^##/, '').replace(/^[Ġ▁]/u, ' ');
+  text = text.replace(/^ /, '␣').replace(/\n/g, '↵').replace(/\t/g, '⇥');
+  if (/^\s*$/u.test(text)) text = text.replace(/ /g, '␣') || '∅';
+  return continued ? `+${text}` : text;
+}
+
+/**
+ * A tokenizer.json's vocabulary as id → token (WordPiece and BPE write { token: id }, Unigram [[piece, score]]),
+ * with its added tokens ([MASK], <|endoftext|>). Ids it does not name stay undefined.
+ */
+export function vocabulary(json) {
+  const names = [];
+  const vocab = json?.model?.vocab;
+  if (Array.isArray(vocab)) vocab.forEach((entry, id) => (names[id] = String(Array.isArray(entry) ? entry[0] : entry)));
+  else if (vocab && typeof vocab === 'object') {
+    for (const [token, id] of Object.entries(vocab)) if (Number.isInteger(id) && id >= 0) names[id] = token;
+  }
+  for (const added of json?.added_tokens ?? [])
+    if (Number.isInteger(added?.id)) names[added.id] = String(added.content);
+  return names;
+}
+
+/** The id of BERT's mask token in a vocabulary (id → token), or -1. */
+export const maskId = (names) => names.indexOf('[MASK]');
+
+const softmaxes = new WeakMap(); // logits array → Map(row → { max, sum }): each row's softmax normalizer, once
+
+/** The max and the sum of exp(x − max) of one row of logits (a float64 softmax's normalizer), made once per row. */
+function normalizer(logits, V, row) {
+  if (!softmaxes.has(logits)) softmaxes.set(logits, new Map());
+  const rows = softmaxes.get(logits);
+  if (!rows.has(row)) {
+    const values = logits.subarray(row * V, (row + 1) * V);
+    let max = -Infinity;
+    for (const x of values) max = Math.max(max, x);
+    let sum = 0;
+    for (const x of values) sum += Math.exp(x - max);
+    rows.set(row, { max, sum });
+  }
+  return rows.get(row);
+}
+
+/**
+ * The k most probable tokens of one row of logits (float64 softmax over the row, ties by id): [{ id, p, logit }].
+ * One pass keeps the best k (a vocabulary of 50 257 is not sorted).
+ * @param {Float32Array} logits  [n, V], row `row`
+ */
+export function topTokens(logits, V, row, k = TOP_K) {
+  const values = logits.subarray(row * V, (row + 1) * V);
+  const { max, sum } = normalizer(logits, V, row);
+  const best = []; // ids, most probable first
+  for (let id = 0; id < values.length; id++) {
+    const x = values[id];
+    if (best.length === k && !(x > values[best[k - 1]])) continue; // ties keep the smaller id
+    let at = best.length === k ? k - 1 : best.length;
+    while (at > 0 && x > values[best[at - 1]]) at--;
+    best.splice(at, 0, id);
+    if (best.length > k) best.pop();
+  }
+  return best.map((id) => ({ id, p: Math.exp(values[id] - max) / sum, logit: values[id] }));
+}
+
+/** The probability of token `id` in one row of logits. */
+export function probabilityOf(logits, V, row, id) {
+  const { max, sum } = normalizer(logits, V, row);
+  return Math.exp(logits[row * V + id] - max) / sum;
+}
+
+/**
+ * The predictions with ablations beside those without: each of `now`'s tokens with its p without the ablations
+ * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it.
+ */
+export function predictionChanges(now, base, before) {
+  const rows = now.map((t) => ({ ...t, before: before(t.id), delta: t.p - before(t.id) }));
+  const listed = new Set(now.map((t) => t.id));
+  const gone = base.filter((t) => !listed.has(t.id));
+  return { rows, gone };
+}
+
+/** "+0.031" / "−0.120": a change in probability, signed. */
+export function signedChange(delta) {
+  const text = Math.abs(delta).toFixed(3);
+  if (text === '0.000') return '±0.000';
+  return `${delta > 0 ? '+' : '−'}${text}`;
+}
+
+/** Heads named for ablation: "layer 2 head 1, layer 2 head 3" (counted from 1, as the page names heads). */
+export function headsText(ablate) {
+  return ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`).join(', ');
+}
+
+/** Toggles [layer, head] in a list of ablated heads, kept sorted. */
+export function toggleHead(ablate, layer, head) {
+  const has = ablate.some(([l, h]) => l === layer && h === head);
+  const next = has ? ablate.filter(([l, h]) => l !== layer || h !== head) : [...ablate, [layer, head]];
+  return next.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+/** The sentence a model starts on: the lesson's for the shipped one, ids without a tokenizer, a [MASK] for BERT. */
+export function defaultText(model, source) {
+  if (source === BUILTIN.id) return INDUCTION_SENTENCE;
+  if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+  if (model.spec.choices.maskedLm) return 'the cat sat on the [MASK] .';
+  return 'The cat sat on the mat because it was';
+}
+
+/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · `what`". */
+export function describeModel(model, what) {
+  const s = model.spec;
+  const kv = s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : '';
+  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
+}
+
+/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
+export function loadMessage(error, folder = null) {
+  const code = error?.code ? `${error.code}: ` : '';
+  const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
+  const hints = {
+    UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
+    MISSING_FILE:
+      ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
+    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
+  };
+  const said = String(error?.message ?? error);
+  const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';
+  return `This model could not be opened, and the page is as it was. ${code}${said}${stop}${hints[error?.code] ?? ''}`;
+}
+
+/** Bytes as "1.2 MB". */
+export function bytesText(bytes) {
+  if (bytes < 1000) return `${bytes} B`;
+  if (bytes < 1e6) return `${(bytes / 1e3).toFixed(0)} kB`;
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
