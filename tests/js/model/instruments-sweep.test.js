@@ -8,6 +8,7 @@ import { expectClose } from '../reference.js';
 import { referencePatchSweep } from './instruments-reference.js';
 import { VALUES } from './reference.js';
 import { FAMILIES, RESIDENCY } from './instruments-families.js';
+import { bertFixture } from './fixtures.js';
 
 const clean = [3, 1, 4, 1, 5, 9, 2, 6];
 const corrupted = [3, 1, 4, 7, 5, 9, 8, 6]; // differs at tokens 3 and 6
@@ -54,5 +55,28 @@ describe.each(FAMILIES)('%s', (name, make) => {
         }
       },
     );
+  });
+});
+
+describe('BERT: every row sees every other, so each cell runs whole from its layer', () => {
+  it.each(['input', 'headOutput'])('a sweep of %s: every cell as in the reference', async (step) => {
+    const fixture = bertFixture({ seed: 24 });
+    const model = await loadModel(fixture.files);
+    const ids = { clean: [3, 1, 4, 1, 5, 9], corrupted: [3, 1, 4, 7, 5, 9] };
+    const bertTarget = [0, 3];
+    const p = await model.patchSweep({
+      clean: { ids: ids.clean },
+      corrupted: { ids: ids.corrupted },
+      target: bertTarget,
+      step,
+      position: 2,
+    });
+    const ref = referencePatchSweep(fixture, { ...ids, target: bertTarget, step, position: 2 });
+    const gap = Math.abs(ref.clean - ref.corrupted);
+    expect(gap).toBeGreaterThan(0.03); // BERT's post-norm fixture moves its logits little
+    // a later token's patch reaches the earlier position of the metric; a head's too
+    expect(Math.abs(step === 'input' ? ref.scores[0][3] : ref.scores[1][0])).toBeGreaterThan(0.05);
+    const atol = (4 * VALUES.atol * (1 + Math.abs(ref.clean) + Math.abs(ref.corrupted))) / gap;
+    expectClose(p.scores.data, ref.scores.flat(), { atol, rtol: 0, what: step });
   });
 });
