@@ -40,10 +40,15 @@ export function batchesOf(cells, d, most = CELL_BATCH_ROWS) {
  *   block, row, col, value) that change it, `row` counted from its first row
  * @param {{ layer: number, keys?: Float32Array[], values?: Float32Array[], length?: number, signal?: AbortSignal,
  *   attentions?: boolean }} o  the layer it starts at; the base run's keys (after RoPE) and values per layer
- *   ([H_kv, length, d_k]); with `attentions`, each layer's weights of the cells, cell after cell
+ *   ([H_kv, length, d_k]); with `attentions`, each layer's weights of the cells, cell after cell, and without
+ *   `outputs` (default true) no MLP in the last layer, and no outputs
  * @returns {Promise<{ outputs: Float32Array[], attentions: Float32Array[] }>}  outputs: per cell [count, d_model]
  */
-export async function runCells(engine, cells, { layer, keys, values, length = 0, signal, attentions: wanted = false }) {
+export async function runCells(
+  engine,
+  cells,
+  { layer, keys, values, length = 0, signal, attentions: wanted = false, outputs: rows = true },
+) {
   const { spec } = engine;
   const { dModel: d, numHeads: H, numLayers: L } = spec;
   const counts = cells.map((cell) => cell.rows.length / d);
@@ -84,11 +89,12 @@ export async function runCells(engine, cells, { layer, keys, values, length = 0,
     if (edited) [inputs.edits, dims.editCount] = [edit.tensor, edit.count];
     const outputs = wanted ? { output: [R, d], weights: [weightFloats] } : { output: [R, d] };
     const editedSteps = edited ? edit.steps : 0;
-    const result = runLayer(engine.call, spec, R, { inputs, dims, outputs, causal: true, editedSteps });
-    x = result.output.data;
+    const mlp = rows || l < L - 1; // the last layer's MLP gives only the outputs
+    const result = runLayer(engine.call, spec, R, { inputs, dims, outputs, causal: true, editedSteps, mlp });
+    x = result.output?.data;
     if (wanted) attentions.push(result.weights.data);
   }
   let row = 0;
-  const outputs = counts.map((count) => x.subarray((row += count) * d - count * d, row * d));
+  const outputs = rows ? counts.map((count) => x.subarray((row += count) * d - count * d, row * d)) : [];
   return { outputs, attentions };
 }

@@ -94,7 +94,12 @@ export async function headScores(engine, kind, options) {
       });
     }
     for (const batch of batchesOf(cells, engine.spec.dModel)) {
-      const { attentions } = await runCells(engine, batch, { layer: 0, signal, attentions: true });
+      const { attentions } = await runCells(engine, batch, {
+        layer: 0,
+        signal,
+        attentions: true,
+        outputs: false,
+      });
       let at = 0;
       for (const { ids } of batch) {
         const size = H * ids.length ** 2;

@@ -58,6 +58,32 @@ describe.each(FAMILIES)('%s', (name, make) => {
   });
 });
 
+describe('a sweep stopped', () => {
+  it('by its signal after the first layer: ABORTED, and the events stop there; a disposed model: TERMINATED', async () => {
+    const model = await loadModel(FAMILIES[1][1]().files);
+    const controller = new AbortController();
+    const layers = [];
+    const sweep = model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'input',
+      signal: controller.signal,
+      onProgress: ({ layer }) => layers.push(layer) && controller.abort(),
+    });
+    await expect(sweep).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(layers).toEqual([0]);
+    const running = model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'headOutput',
+    });
+    await model.dispose();
+    await expect(running).rejects.toMatchObject({ code: 'TERMINATED' });
+  });
+});
+
 describe('BERT: every row sees every other, so each cell runs whole from its layer', () => {
   it.each(['input', 'headOutput'])('a sweep of %s: every cell as in the reference', async (step) => {
     const fixture = bertFixture({ seed: 24 });
