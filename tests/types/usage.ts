@@ -248,7 +248,13 @@ const result: Tensor = run.captures[0].headResult;
 const lens: Tensor = await model.unembed(run.hiddenStates![1], { norm: true });
 const parts = await model.attribute({ ids: [1, 2, 3] }, { target: [4, 5], position: 1 });
 const share: number = parts.total - parts.embeddings - parts.finalBias + parts.heads.data[0] + parts.mlps[0];
-const scores: Tensor = await model.headScores('induction', { ids: [[1, 2], [3, 4]], excludeBos: true });
+const scores: Tensor = await model.headScores('induction', {
+  ids: [
+    [1, 2],
+    [3, 4],
+  ],
+  excludeBos: true,
+});
 const sweep = await model.patchSweep({
   clean: 'the cat',
   corrupted: { ids: [1, 2] },
