@@ -24,6 +24,16 @@ function values(group, slot, entries, heap, size) {
 }
 
 /**
+ * model.attribute(input, { target, position, ablate?, signal? }).
+ *
+ * | result       | shape                                                              |
+ * |--------------|--------------------------------------------------------------------|
+ * | total        | number: the logit (difference) the run computes                     |
+ * | embeddings   | number: the token (+ position) embeddings' part                     |
+ * | heads        | Tensor [L, H]: each head's result's part                            |
+ * | attnBiases   | Float32Array(L): each attention output bias's part                  |
+ * | mlps         | Float32Array(L): each MLP output's part                             |
+ * | finalBias    | number: the final norm's bias (and an LM-head bias) part            |
  * @param {object} engine  the model's parts (model.js)
  * @param {{ target: number[], position?: number, ablate?: unknown[], signal?: AbortSignal }} options
  * @returns {Promise<{ total: number, embeddings: number, heads: Tensor, attnBiases: Float32Array,

@@ -63,6 +63,12 @@ function addScores(sums, attentions, ids, kind, { excludeBos, excludeCurrentToke
 }
 
 /**
+ * model.headScores(kind, { ids, excludeBos?, excludeCurrentToken?, signal? }).
+ *
+ * | argument, result | shape                                              |
+ * |------------------|----------------------------------------------------|
+ * | ids              | number[] n, or number[][] of sequences              |
+ * | result           | Tensor [L, H]: each head's score, averaged          |
  * @param {object} engine  the model's parts (model.js)
  * @param {'previousToken' | 'duplicateToken' | 'induction'} kind
  * @param {{ ids: number[] | number[][], excludeBos?: boolean, excludeCurrentToken?: boolean, signal?: AbortSignal }} options

@@ -201,54 +201,22 @@ export class Model {
     });
   }
 
-  /**
-   * The logit lens: rows of the residual stream through the final norm (with `norm`, the default) and the LM head.
-   *
-   * | argument, result | shape                                                            |
-   * |------------------|------------------------------------------------------------------|
-   * | hidden           | [n, d_model]: e.g. hiddenStates[l] of a run                       |
-   * | result           | Tensor [n, vocab]: the logits those rows would give               |
-   * BERT: its masked-LM head's transform and decoder (`norm` does not apply). instruments.md's definitions.
-   */
+  /** The logit lens (unembed.js): rows [n, d_model] of the residual stream → logits [n, vocab]. */
   async unembed(hidden, options) {
     return this.#guard(() => unembed(this.#engine(), hidden, options));
   }
 
-  /**
-   * Direct logit attribution at `position` (default the last) of the logit of `target[0]` (or the difference of
-   * target[0]'s and target[1]'s): the final residual's parts, each through the final norm with its scale frozen.
-   *
-   * | result       | shape                                                              |
-   * |--------------|--------------------------------------------------------------------|
-   * | total        | number: the logit (difference) the run computes                     |
-   * | embeddings   | number: the token (+ position) embeddings' part                     |
-   * | heads        | Tensor [L, H]: each head's result's part                            |
-   * | attnBiases   | Float32Array(L): each attention output bias's part                  |
-   * | mlps         | Float32Array(L): each MLP output's part                             |
-   * | finalBias    | number: the final norm's bias (and an LM-head bias) part            |
-   */
+  /** Direct logit attribution (attribute.js): { total, embeddings, heads [L, H], attnBiases, mlps, finalBias }. */
   async attribute(input, options) {
     return this.#guard(() => attribute(this.#engine(), input, options));
   }
 
-  /**
-   * TransformerLens's head detectors ("mul" measure) of `kind` ('previousToken' | 'duplicateToken' | 'induction')
-   * on one sequence of ids or several (averaged). @returns {Promise<Tensor>} [L, H]
-   */
+  /** TransformerLens's head detectors (head-scores.js): a Tensor [L, H] of `kind`'s scores. */
   async headScores(kind, options) {
     return this.#guard(() => headScores(this.#engine(), kind, options));
   }
 
-  /**
-   * Activation patching over every layer (and token position, or head): the clean run's activation of `step` in
-   * the corrupted run, each cell scored (m − m_corrupted) / (m_clean − m_corrupted).
-   *
-   * | result     | shape                                                                  |
-   * |------------|------------------------------------------------------------------------|
-   * | scores     | Tensor [L, n] ('input', 'output', 'mlpOutput') or [L, H] ('headOutput') |
-   * | clean      | number: m of the clean run                                              |
-   * | corrupted  | number: m of the corrupted run                                          |
-   */
+  /** A patching sweep (patch-sweep.js): { scores [L, n] or [L, H], clean, corrupted }. */
   async patchSweep(options) {
     return this.#guard(() => patchSweep(this.#engine(), options));
   }

@@ -111,8 +111,14 @@ async function sweepByRuns(engine, sweep, runs, score) {
 }
 
 /**
+ * model.patchSweep({ clean, corrupted, target, step, position?, signal?, onProgress? }).
+ *
+ * | result     | shape                                                                  |
+ * |------------|------------------------------------------------------------------------|
+ * | scores     | Tensor [L, n] ('input', 'output', 'mlpOutput') or [L, H] ('headOutput') |
+ * | clean      | number: m of the clean run                                              |
+ * | corrupted  | number: m of the corrupted run                                          |
  * @param {object} engine  the model's parts (model.js)
- * @returns {Promise<{ scores: Tensor, clean: number, corrupted: number }>}  scores [L, n] or [L, H]
  */
 export async function patchSweep(engine, options) {
   const sweep = readSweep(engine, options);

@@ -10,6 +10,12 @@ import { Tensor } from '../tensor.js';
 import { checkAborted, readSignal } from './signal.js';
 
 /**
+ * model.unembed(hidden, { norm?, signal? }).
+ *
+ * | argument, result | shape                                                 |
+ * |------------------|-------------------------------------------------------|
+ * | hidden           | [n, d_model]: e.g. hiddenStates[l] of a run            |
+ * | result           | Tensor [n, vocab]: the logits those rows would give    |
  * @param {object} engine  the model's parts (model.js)
  * @param {unknown} hidden  [n, d_model]: a Tensor, { data, shape } or nested arrays
  * @param {{ norm?: boolean, signal?: AbortSignal }} [options]
