@@ -14,7 +14,7 @@ import {
 import { ModelPanel } from './own-model/ownModelPanel.js';
 import { previewWeights, setStale } from './app/preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './app/latency.js';
-import { decodeState, encodeState } from './shared/state.js';
+import { decodeState, encodeState } from './shared/link.js';
 import { cachedGenerated, restoreGenerated } from './shared/matrices.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './app/controls.js';
 import { scheduleExperiment } from './lessons/scaling/scalingPanel.js';

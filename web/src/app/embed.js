@@ -2,7 +2,7 @@
 // embed mode (?embed&steps=…: only the chosen steps, without the page's chrome).
 import { version } from '../../../package.json';
 import { LESSON_STEPS } from '../lessons/registry.js';
-import { encodeState } from '../shared/state.js';
+import { encodeState, readQuery } from '../shared/link.js';
 import { copyText } from '../walk/clipboard.js';
 import { byId, el } from '../shared/dom.js';
 import { chooseSteps, STEPS } from '../elements/steps.js';
@@ -30,9 +30,9 @@ export const ELEMENTS_URL = `https://cdn.jsdelivr.net/npm/attention-wasm@${versi
 
 /** The steps an embed URL asks for (?embed&steps=a+b), or null when the page is not embedded. */
 export function embedSteps(search) {
-  const params = new URLSearchParams(search);
-  if (!params.has('embed')) return null;
-  return chooseSteps(params.get('steps') || null).steps.map((step) => step.names[0]);
+  const { values } = readQuery(search);
+  if (!values.embed) return null;
+  return chooseSteps(values.steps || null).steps.map((step) => step.names[0]);
 }
 
 const escapeAttribute = (text) =>

@@ -3,7 +3,8 @@
 import { sizesOf } from '../shared/cellEdits.js';
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
-import { checkSizes, decodeState, defaultState, withSizes } from '../shared/state.js';
+import { decodeState } from '../shared/link.js';
+import { checkSizes, defaultState, withSizes } from '../shared/state.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { tokenize } from '../shared/tokens.js';
 

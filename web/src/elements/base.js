@@ -3,7 +3,7 @@
 // only once in view, polite messages for bad input, the attention-change event, the author's fallback content (shown
 // until the figure is ready, and when it cannot be), the caption, the highlight, and the figure's export.
 import { attentionCall, labelsFor } from '../shared/inputs.js';
-import { encodeState } from '../shared/state.js';
+import { encodeState } from '../shared/link.js';
 import { el } from '../shared/dom.js';
 import { sharedAttention } from './api.js';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './attributes.js';

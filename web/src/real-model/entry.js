@@ -2,6 +2,7 @@
 // code (panel.js, attention-wasm/model and its WebAssembly) by import() only then, so the page's first
 // load does not carry it.
 import { byId, setError } from '../shared/dom.js';
+import { readQuery } from '../shared/link.js';
 
 /** Loads the real-model code and opens its section, with the link's model, sentence, head and ablations. */
 async function open(app, fromLink) {
@@ -23,5 +24,5 @@ async function open(app, fromLink) {
 /** Wires the button, and opens the section at once when the link names a model. */
 export function setupRealModel(app) {
   byId('real-model-button').addEventListener('click', () => open(app, false));
-  if (new URLSearchParams(location.search).has('model')) open(app, true);
+  if (readQuery(location.search).given.has('model')) open(app, true);
 }

@@ -6,7 +6,6 @@ import { currentMatrix, headBlock } from '../../shared/matrices.js';
 import { sinusoidalPositions } from '../../shared/positions.js';
 import { columnBlockOf } from '../../shared/reuse.js';
 import { quote, shortNumber } from '../../shared/tooltips.js';
-import './ropeLink.js'; // the lesson's settings in the page's state and links
 
 /** The columns RoPE turns: all of d_k, or d_k − 1 when it is odd (the API's default `dim`). */
 export const ropeDim = (dK) => dK - (dK % 2);
