@@ -107,19 +107,22 @@ function writeHash() {
 }
 
 function loadHash() {
-  const { state: decoded, warnings } = decodeState(location.hash);
+  const { state: decoded, warnings, notes } = decodeState(location.hash);
   const warning = byId('link-warning');
-  if (warnings.length) {
-    warning.replaceChildren(
-      el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
-      el(
-        'ul',
-        {},
-        warnings.slice(0, 8).map((w) => el('li', { text: w })),
-      ),
-    );
-    warning.hidden = false;
-  } else warning.hidden = true;
+  warning.replaceChildren(
+    ...notes.map((note) => el('p', { class: 'link-note', text: note })),
+    ...(warnings.length
+      ? [
+          el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
+          el(
+            'ul',
+            {},
+            warnings.slice(0, 8).map((w) => el('li', { text: w })),
+          ),
+        ]
+      : []),
+  );
+  warning.hidden = !warnings.length && !notes.length;
   clearFieldErrors();
   steps.clearInvalid();
   setState(decoded);

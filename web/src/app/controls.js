@@ -270,7 +270,7 @@ export function syncControls(state, from) {
   const head = byId('head');
   if (head.options.length !== state.numHeads) {
     head.replaceChildren(
-      ...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })),
+      ...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h}` })),
     );
   }
   head.value = String(state.head);
@@ -312,7 +312,7 @@ function downloadPng(app) {
   if (!result) return;
   const labels = labelsFor(state);
   const weights = headSlice(result.weights, state.head);
-  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
+  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
   const picture = heatmapPicture({
     data: weights.data,
     rows: state.n,

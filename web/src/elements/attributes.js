@@ -5,6 +5,7 @@ import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
 import { decodeState } from '../shared/link.js';
 import { checkSizes, defaultState, withSizes } from '../shared/state.js';
+import { readCounts } from '../shared/counting.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { tokenize } from '../shared/tokens.js';
 
@@ -122,6 +123,22 @@ function readWhole(text, name, min, max, problems) {
   return undefined;
 }
 
+/**
+ * The `head` attribute, counted from 0: one the figure does not have counted so but has counted from 1 (as the older
+ * elements counted) is read so, and said.
+ */
+function readHead(text, numHeads, problems) {
+  const written = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : null;
+  const { head, fromOne } = readCounts({ head: written ?? -1 }, { numHeads });
+  if (fromOne)
+    problems.push(
+      `head="${written}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head}, written head="${head}"`,
+    );
+  else if (head === null)
+    problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
+  return head;
+}
+
 const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 'numHeads' };
 
 /**
@@ -146,7 +163,7 @@ export function stateFromAttributes(get, examples = []) {
   const hash = get('state');
   if (hash !== null) {
     const decoded = decodeState(hash.includes('#') ? hash.slice(hash.indexOf('#')) : hash);
-    for (const warning of decoded.warnings) problems.push(`state: ${warning}`);
+    for (const warning of [...decoded.notes, ...decoded.warnings]) problems.push(`state: ${warning}`);
     // The page draws larger layers than an element does: such a link keeps the element's defaults.
     const tooLarge = Object.values(checkSizes(sizesOf(decoded.state), ELEMENT_LIMITS));
     if (tooLarge.length) problems.push(`state: ${tooLarge.join('; ')} in an element (open it on the page instead)`);
@@ -184,10 +201,7 @@ export function stateFromAttributes(get, examples = []) {
 function readSettings(input, get, problems) {
   const state = { ...input };
   const head = get('head');
-  if (head !== null) {
-    const value = readWhole(head, 'head', 1, state.numHeads, problems);
-    if (value !== undefined) state.head = value - 1;
-  }
+  if (head !== null) state.head = readHead(head, state.numHeads, problems) ?? state.head;
   for (const [name, field] of [
     ['causal', 'causal'],
     ['scale', 'scaling'],

@@ -25,6 +25,7 @@ const STATE_FIELDS = {
   'd-k': 'dK',
   'd-v': 'dV',
   heads: 'numHeads',
+  head: 'head',
   causal: 'causal',
   temperature: 'temperature',
   scale: 'scaling',
@@ -348,7 +349,6 @@ export function defineProperties(target, names) {
       get() {
         const field = STATE_FIELDS[attribute];
         if (field && this.currentState) return this.currentState[field];
-        if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
         if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
         return this.getAttribute(attribute);
       },

@@ -8,9 +8,14 @@ import { readQuery } from '../shared/link.js';
 async function open(app, fromLink) {
   const section = byId('step-model');
   section.hidden = false;
+  // The link's #… holds an example of its own (the page's links do; the documented ?model=… form not): read before
+  // the page writes its own hash.
+  const example = location.hash.length > 1;
   try {
     const { openRealModel, readModelLink } = await import('./panel.js');
-    const link = fromLink ? readModelLink(location.search) : { model: 'builtin', text: null, ablate: [] };
+    const link = fromLink
+      ? { ...readModelLink(location.search), example }
+      : { model: 'builtin', text: null, ablate: [] };
     if (!fromLink) section.scrollIntoView({ block: 'start' });
     await openRealModel(app, link);
   } catch (error) {

@@ -1,7 +1,7 @@
 // The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
 // in panel.js.
-import { headNames } from '../shared/counting.js';
+import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
 import { generateSettings, readQuery, writeQuery } from '../shared/link.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
@@ -141,6 +141,32 @@ export function signedChange(delta) {
 
 /** Heads named for ablation: "L1H0, L1H2" (counted from 0). */
 export const headsText = headNames;
+
+/**
+ * A link's layer, head and heads switched off against the model's counts (shared/counting.js's readCounts), and
+ * what the page says of them (empty when they fit as written): read counted from 1 when they fit only so (a link
+ * written from the labels of an older page), or left out when they fit neither way.
+ * @returns {{ layer: number | null, head: number | null, ablate: number[][], message: string }}
+ */
+export function linkCounts(link, spec) {
+  const written = { layer: link?.layer ?? null, head: link?.head ?? null, ablate: link?.ablate ?? [] };
+  const read = readCounts(written, spec);
+  let message = '';
+  if (read.fromOne) {
+    const head = read.layer !== null && read.head !== null;
+    const opens = head ? `opens ${headName(read.layer, read.head)} (layer ${read.layer} head ${read.head})` : '';
+    const off = read.ablate.length ? `switches off ${headNames(read.ablate)}` : '';
+    const query = [
+      ...(read.layer !== null ? [`layer=${read.layer}`] : []),
+      ...(read.head !== null ? [`head=${read.head}`] : []),
+      ...(read.ablate.length ? [`ablate=${read.ablate.map(([l, h]) => `${l}.${h}`).join(',')}`] : []),
+    ];
+    message = `This link counts layers and heads from 1 (an older version of the page): it now ${[opens, off].filter(Boolean).join(' and ')}, written ?${query.join('&')}.`;
+  } else if (read.outside.length) {
+    message = `This link names ${read.outside.join(', ')}, which this model does not have (${countsText(spec)}: they count from 0), so ${read.outside.length > 1 ? 'they are' : 'it is'} left out.`;
+  }
+  return { layer: read.layer, head: read.head, ablate: read.ablate, message };
+}
 
 /** Toggles [layer, head] in a list of ablated heads, kept sorted. */
 export function toggleHead(ablate, layer, head) {
