@@ -67,10 +67,17 @@ const app = {
     return attn;
   },
   setState,
-  /** Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. */
-  showModelHead(next, result, onEdit = null) {
-    pinned = { state: next, result, onEdit }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
+  /**
+   * Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it; `shown`:
+   * the panel's link values of that head (model, text, layer, head, ablate, edits), which Embed… writes.
+   */
+  showModelHead(next, result, onEdit = null, shown = null) {
+    pinned = { state: next, result, onEdit, shown }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
     setState(next);
+  },
+  /** The real model's head in the steps (its link values), or null when the steps show an example. */
+  get modelHead() {
+    return pinned?.state === state ? pinned.shown : null;
   },
   writeHash,
   loadHash,

@@ -36,7 +36,7 @@ test('properties read the values in use, writing them recomputes and fires atten
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'p', 'attention-heatmap', { sentence: 'a b c d', heads: '2', 'd-model': '8', head: '2' });
+    await add(page, 'p', 'attention-heatmap', { sentence: 'a b c d', heads: '2', 'd-model': '8', head: '1' });
     const first = await page.evaluate(() => {
       const e = document.getElementById('p');
       const pressed = Array.from(e.shadowRoot.querySelectorAll('[part="head-picker"] button'), (b) =>
@@ -46,7 +46,7 @@ test('properties read the values in use, writing them recomputes and fires atten
     });
     assert.deepEqual(first, {
       heads: 2,
-      head: 2,
+      head: 1,
       dModel: 8,
       dK: 4,
       seed: 42,

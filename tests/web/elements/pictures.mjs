@@ -87,7 +87,7 @@ test('export: toPNG(scale) draws the same figure on a canvas; the explorer expor
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'p', 'attention-explorer', { sentence: 'a b c d', heads: '2', head: '2', steps: 'scores' });
+    await add(page, 'p', 'attention-explorer', { sentence: 'a b c d', heads: '2', head: '1', steps: 'scores' });
     const made = await page.evaluate(async () => {
       const e = document.getElementById('p');
       const svg = await e.toSVG();

@@ -124,7 +124,10 @@ export function checkAgainst(settings, spec, problems) {
       `${attributesText(written)} count from 1, as older versions of the elements did: layers and heads count from 0, so this shows ${shown}${off}, written ${attributesText(read)}`,
     );
   }
-  for (const what of read.outside)
-    problems.push(`${what} is not in this model (${countsText(spec)}; they count from 0): it is left out`);
+  const instead = { layer: 'layer 0 is shown', head: 'head 0 is shown', ablate: 'that head stays on' };
+  for (const { name, text } of read.outside)
+    problems.push(
+      `${name}="${text}" is not in this model (${countsText(spec)}: they count from 0), so ${instead[name]}`,
+    );
   return { ...settings, layer: read.layer ?? 0, head: read.head ?? 0, ablate: read.ablate };
 }

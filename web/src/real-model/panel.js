@@ -202,7 +202,8 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    if (phase === 'layer' && layers) {
+    // While the panel runs the model (busy): a head opened afterwards runs its layer alone, and leaves the run's line.
+    if (phase === 'layer' && layers && this.ui.element.getAttribute('aria-busy') === 'true') {
       this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
@@ -344,16 +345,22 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
-  writeLink() {
-    const link = {
+  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  linkValues() {
+    return {
       model: this.source,
       text: this.ui.text.value,
+      ids: !this.model?.hasTokenizer,
       layer: this.selected?.layer,
       head: this.selected?.head,
       ablate: this.ablate,
       edits: this.edits,
     };
+  }
+
+  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  writeLink() {
+    const link = this.linkValues();
     clearTimeout(this.linkTimer);
     this.linkTimer = setTimeout(() => {
       const search = rm.writeModelLink(location.search, link);

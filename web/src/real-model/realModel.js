@@ -163,7 +163,8 @@ export function linkCounts(link, spec) {
     ];
     message = `This link counts layers and heads from 1 (an older version of the page): it now ${[opens, off].filter(Boolean).join(' and ')}, written ?${query.join('&')}.`;
   } else if (read.outside.length) {
-    message = `This link names ${read.outside.join(', ')}, which this model does not have (${countsText(spec)}: they count from 0), so ${read.outside.length > 1 ? 'they are' : 'it is'} left out.`;
+    const named = read.outside.map(({ name, text }) => `${name}=${text}`).join(', ');
+    message = `This link names ${named}, which this model does not have (${countsText(spec)}: they count from 0), so ${read.outside.length > 1 ? 'they are' : 'it is'} left out.`;
   }
   return { layer: read.layer, head: read.head, ablate: read.ablate, message };
 }

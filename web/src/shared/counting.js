@@ -15,10 +15,11 @@ export const headNames = (pairs) => pairs.map(([layer, head]) => headName(layer,
  * A layer, head and heads switched off as someone wrote them (a link, an element's attributes), against the counts
  * of a model: used as written when every one fits counted from 0; read counted from 1 (`fromOne`) when some do not
  * fit that way but all fit counted from 1, as the labels of the page's older versions did; else what fits from 0 is
- * kept and the rest is named in `outside` (as written, e.g. "layer 7", "head 4", "ablate 3.1").
+ * kept and the rest is named in `outside` (as written: { name: 'layer', text: '7' }, { name: 'ablate', text: '3.1' }).
  * @param {{ layer?: number | null, head?: number | null, ablate?: number[][] }} written  null or absent: not given
  * @param {{ numLayers?: number, numHeads: number }} counts  numLayers absent: no layer (a figure of one layer)
- * @returns {{ layer: number | null, head: number | null, ablate: number[][], fromOne: boolean, outside: string[] }}
+ * @returns {{ layer: number | null, head: number | null, ablate: number[][], fromOne: boolean,
+ *   outside: { name: 'layer' | 'head' | 'ablate', text: string }[] }}
  */
 export function readCounts({ layer = null, head = null, ablate = [] }, { numLayers = 1, numHeads }) {
   const inLayers = (l, shift) => l - shift >= 0 && l - shift < numLayers;
@@ -34,11 +35,11 @@ export function readCounts({ layer = null, head = null, ablate = [] }, { numLaye
     return { layer: less(layer), head: less(head), ablate: shifted, fromOne: true, outside: [] };
   }
   const outside = [];
-  if (layer !== null && !inLayers(layer, 0)) outside.push(`layer ${layer}`);
-  if (head !== null && !inHeads(head, 0)) outside.push(`head ${head}`);
+  if (layer !== null && !inLayers(layer, 0)) outside.push({ name: 'layer', text: String(layer) });
+  if (head !== null && !inHeads(head, 0)) outside.push({ name: 'head', text: String(head) });
   const kept = ablate.filter(([l, h]) => {
     const ok = inLayers(l, 0) && inHeads(h, 0);
-    if (!ok) outside.push(`ablate ${l}.${h}`);
+    if (!ok) outside.push({ name: 'ablate', text: `${l}.${h}` });
     return ok;
   });
   return {

@@ -59,9 +59,16 @@ describe('counting from 0', () => {
       head: 0,
       ablate: [[0, 1]],
       fromOne: false,
-      outside: ['layer 7', 'ablate 0.9'],
+      outside: [
+        { name: 'layer', text: '7' },
+        { name: 'ablate', text: '0.9' },
+      ],
     });
     // a 0 cannot be counted from 1
-    expect(readCounts({ layer: 0, head: 4 }, INDUCTION)).toMatchObject({ layer: 0, head: null, outside: ['head 4'] });
+    expect(readCounts({ layer: 0, head: 4 }, INDUCTION)).toMatchObject({
+      layer: 0,
+      head: null,
+      outside: [{ name: 'head', text: '4' }],
+    });
   });
 });

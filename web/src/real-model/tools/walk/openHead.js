@@ -94,7 +94,7 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
       return panel.writeLink();
     }
     panel.shown = state;
-    panel.app.showModelHead(state, captureResult(r.captures, spec), panel.editing.handler(layer));
+    panel.app.showModelHead(state, captureResult(r.captures, spec), panel.editing.handler(layer), panel.linkValues());
     panel.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
     const rope = r.captures[head].qRotated
       ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
