@@ -43,7 +43,7 @@ describe('real model: only what a change touches runs again', () => {
       // A head of layer 1: that layer alone, and no request for its weights.
       let [layers, requests] = [await layersRun(page), reads()];
       await page.click('.head-button[data-layer="1"][data-head="0"]');
-      await walkShows(page, 'L1H0 \(layer 1 head 0\) is in the steps');
+      await walkShows(page, 'L1H0 (layer 1 head 0) is in the steps');
       assert.equal((await layersRun(page)) - layers, 1, 'a head opened runs its own layer only');
       assert.equal(reads(), requests, 'its weights come from the model, not from the files again');
 
@@ -53,7 +53,7 @@ describe('real model: only what a change touches runs again', () => {
       await page.click('.ablate-button[data-layer="1"][data-head="2"]');
       await waitForRun(page, n);
       assertPredictions(await readPredictions(page), ablated.next, 'layer 1 head 2 off');
-      await walkShows(page, 'L1H0 \(layer 1 head 0\) is in the steps');
+      await walkShows(page, 'L1H0 (layer 1 head 0) is in the steps');
       assertShown(await readNumbers(page, 'weights'), ablated.captures[0].weights.toArray(), PRECISION, 'walk');
       assert.equal((await layersRun(page)) - layers, 1, 'the ablation runs layer 1 once, for the prediction and walk');
       assert.equal(reads(), requests);
