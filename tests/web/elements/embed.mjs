@@ -71,7 +71,7 @@ test(
       });
       assert.equal(shown.state, hash);
       assert.deepEqual(shown.steps, ['scores', 'mask', 'softmax', 'output']);
-      assert.equal(shown.head, 2);
+      assert.equal(shown.head, 1);
       await assertClean(session);
     } finally {
       await session.context.close();

@@ -138,7 +138,7 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     const got = await shown(page, 'mv');
     assert.equal(got.maps, 8, '2 layers × 4 heads');
     const n = ref.tokens.length;
-    // Layer 1 head 3 (the previous-token head) by keyboard: focus its map, move to query 6, key 5 (from 1).
+    // L0H2 (the previous-token head) by keyboard: focus its map, move to query 6, key 5 (from 1).
     const map = page.locator('#mv').locator('[part="model-view"] canvas').nth(2);
     await map.focus();
     for (const key of [...Array(5).fill('ArrowDown'), ...Array(4).fill('ArrowRight')]) await map.press(key);
@@ -146,7 +146,7 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     const k = 2 * n * n + 5 * n + 4;
     assert.equal(
       read,
-      `layer 1 head 3: query “${ref.tokens[5]}” → key “${ref.tokens[4]}”: weight ${ref.attentions[0][k].toFixed(3)}`,
+      `L0H2: query “${ref.tokens[5]}” → key “${ref.tokens[4]}”: weight ${ref.attentions[0][k].toFixed(3)}`,
     );
     // Every map is drawn from its head's weights: each cell of the last query's row has the colour of run's weight.
     const wrong = await page.evaluate(

@@ -2,7 +2,8 @@
 // embed mode (?embed&steps=…: only the chosen steps, without the page's chrome).
 import { version } from '../../../package.json';
 import { LESSON_STEPS } from '../lessons/registry.js';
-import { encodeState, readQuery, writeQuery } from '../shared/link.js';
+import { encodeState } from '../shared/link.js';
+import { readQuery, writeQuery } from './link.js';
 import { copyText } from '../walk/clipboard.js';
 import { byId, el } from '../shared/dom.js';
 import { chooseSteps, STEPS } from '../elements/steps.js';

@@ -8,7 +8,7 @@
 // the view that is not on the page (editRehearsal.js).
 import { typedSentence } from './controls.js';
 import { typedCell } from '../shared/cellEdits.js';
-import { readQuery } from '../shared/link.js';
+import { readQuery } from './link.js';
 import { currentMatrix } from '../shared/matrices.js';
 import { LIMITS } from '../shared/state.js';
 

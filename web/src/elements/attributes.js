@@ -5,7 +5,6 @@ import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
 import { decodeState } from '../shared/link.js';
 import { checkSizes, defaultState, withSizes } from '../shared/state.js';
-import { readCounts } from '../shared/counting.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { tokenize } from '../shared/tokens.js';
 
@@ -124,19 +123,19 @@ function readWhole(text, name, min, max, problems) {
 }
 
 /**
- * The `head` attribute, counted from 0: one the figure does not have counted so but has counted from 1 (as the older
- * elements counted) is read so, and said.
+ * The `head` attribute, counted from 0. For one head, shared/counting.js's readCounts comes to this: the one value
+ * that fits only counted from 1 (as the older elements counted) is head="<heads>", read as the last head, and said.
+ * Written here, so that a post without a model does not load counting.js (the elements' 150 kB).
  */
 function readHead(text, numHeads, problems) {
-  const written = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : null;
-  const { head, fromOne } = readCounts({ head: written ?? -1 }, { numHeads });
-  if (fromOne)
+  const head = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : -1;
+  if (head >= 0 && head < numHeads) return head;
+  if (head === numHeads)
     problems.push(
-      `head="${written}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head}, written head="${head}"`,
+      `head="${head}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head - 1}, written head="${head - 1}"`,
     );
-  else if (head === null)
-    problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
-  return head;
+  else problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
+  return head === numHeads ? head - 1 : null;
 }
 
 const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 'numHeads' };

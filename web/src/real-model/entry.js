@@ -2,7 +2,7 @@
 // code (panel.js, attention-wasm/model and its WebAssembly) by import() only then, so the page's first
 // load does not carry it.
 import { byId, setError } from '../shared/dom.js';
-import { readQuery } from '../shared/link.js';
+import { readQuery } from '../app/link.js';
 
 /** Loads the real-model code and opens its section, with the link's model, sentence, head and ablations. */
 async function open(app, fromLink) {

@@ -2,7 +2,7 @@
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
 // in panel.js.
 import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
-import { generateSettings, readQuery, writeQuery } from '../shared/link.js';
+import { generateSettings, readQuery, writeQuery } from '../app/link.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -21,7 +21,7 @@ export const TOP_K = 10;
 export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
 
 /**
- * The real-model part of a link, from the page's query string (shared/link.js's table): `model` (builtin, files, an
+ * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
  * http(s) URL or a Hub id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ([layer, head] pairs), the
  * walk's edits, generation's settings when the link has them (`gen`), and a warning for each part it cannot read.
  * Layers and heads are as written: the panel checks them against the model (shared/counting.js's readCounts).

@@ -29,12 +29,7 @@ export const SIZE_NAMES = { n: 'n', dModel: 'd_model', dK: 'd_k', dV: 'd_v', num
 /** The cross-attention lesson's second sentence, until one is typed: the default sentence in French. */
 export const DEFAULT_SOURCE = 'le temps vole comme une flèche';
 
-/**
- * The RoPE lesson's settings (step 10): `thetas`, LLaMA's `rope_theta`, the frequencies' base (10 000: the RoPE paper,
- * LLaMA 2, GPT-NeoX; 500 000: LLaMA 3); `styles`: 'half' pairs dimension i with i + d/2 (LLaMA, GPT-NeoX
- * rotate_half), 'interleaved' 2i with 2i + 1 (GPT-J); `maxShift`, the largest shift of the whole sentence (from a
- * link; the lesson's slider goes less far); their `defaults`.
- */
+/** The RoPE lesson's choices (lessons/rope/ropeView.js names them): theta (rope_theta), pairing style, shift. */
 export const ROPE = Object.freeze({
   thetas: Object.freeze([10, 100, 1000, 10000, 500000, 1000000]),
   styles: Object.freeze(['half', 'interleaved']),

@@ -2,7 +2,7 @@
 // link), the options for model.generate(), and one step's query row against the KV cache (which keys were cached
 // and which one is new). Drawing is in generateView.js, the steps' iterator in generatePanel.js.
 import { headName } from '../../../shared/counting.js';
-import { GENERATE_DEFAULTS, MAX_NEW_TOKENS, generateSettings, readQuery, writeQuery } from '../../../shared/link.js';
+import { GENERATE_DEFAULTS, MAX_NEW_TOKENS, generateSettings, readQuery, writeQuery } from '../../../app/link.js';
 
 export { GENERATE_DEFAULTS, MAX_NEW_TOKENS };
 
@@ -11,7 +11,7 @@ export const ALTERNATIVES = 5;
 
 /**
  * Settings from loose values (a form's strings, a link's parameters): each checked and kept in range, or its
- * default (shared/link.js's rows of generation). topK 0 means no top-k.
+ * default (app/link.js's rows of generation). topK 0 means no top-k.
  * @returns {{ maxNewTokens: number, temperature: number, topK: number, topP: number, seed: number }}
  */
 export const readSettings = generateSettings;

@@ -1,7 +1,7 @@
 // A real model's head in the steps, edited: a number typed into the walk's X or one of its W's becomes an edit of
 // attention-wasm/model's run (`edits`: { layer, step, row, col, value }, the step named as the engine names it), so
 // that the model runs again with every edit and the later layers and the next token follow. The edits in a link:
-// shared/linkTypes.js's edits.
+// app/link.js's edits.
 import { headBlock, headWidth } from '../../../shared/matrices.js';
 
 /**

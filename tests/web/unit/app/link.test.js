@@ -1,18 +1,11 @@
-// The page's URL in one table (web/src/shared/link.js): the links it writes are those of the page before the table
+// The page's URL in one table (web/src/app/link.js's LINK: the hash's rows, shared/link.js, then the query's): the links it writes are those of the page before the table
 // (but for the hash's version and its head, now counted from 0), every row reads back what it writes, the query's
 // parts keep each other's keys, an older link's head counted from 1 is read as it meant and said, and what cannot be
 // read is named.
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../../../web/src/shared/examples.js';
-import {
-  GENERATE_DEFAULTS,
-  LINK,
-  decodeState,
-  encodeState,
-  generateSettings,
-  readQuery,
-  writeQuery,
-} from '../../../../web/src/shared/link.js';
+import { GENERATE_DEFAULTS, LINK, generateSettings, readQuery, writeQuery } from '../../../../web/src/app/link.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
 import '../../../../web/src/lessons/designed-heads/designedHeads.js'; // the designed matrices of design=1
 import { currentMatrix } from '../../../../web/src/shared/matrices.js';
 import { defaultState, withSizes } from '../../../../web/src/shared/state.js';
@@ -94,7 +87,7 @@ describe('the link table', () => {
       ],
     };
     const hash = encodeState(changed);
-    const hashRows = LINK.filter((e) => e.part === 'hash').map((e) => e.key);
+    const hashRows = LINK.filter((e) => !e.group).map((e) => e.key);
     const written = hash.split('&').map((pair) => pair.split('=')[0]);
     // every row but those a state skips (W_k with W_q = W_k; here none) or leaves at its default (typed W's)
     expect(written).toEqual(hashRows.filter((key) => !['wq', 'wk', 'wv', 'wo'].includes(key)));
@@ -118,10 +111,10 @@ describe('the link table', () => {
       steps: 'scores softmax',
       nowarm: true,
     };
-    const groups = [...new Set(LINK.filter((e) => e.part === 'query').map((e) => e.group))];
+    const groups = [...new Set(LINK.filter((e) => e.group).map((e) => e.group))];
     const search = groups.reduce((s, group) => writeQuery(s, group, values), '');
     const keys = new URLSearchParams(search);
-    expect([...keys.keys()]).toEqual(LINK.filter((e) => e.part === 'query').map((e) => e.key));
+    expect([...keys.keys()]).toEqual(LINK.filter((e) => e.group).map((e) => e.key));
     expect(readQuery(search).values).toEqual(values);
     expect(readQuery(search).warnings).toEqual([]);
   });
