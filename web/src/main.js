@@ -14,7 +14,7 @@ import {
 import { ModelPanel } from './own-model/ownModelPanel.js';
 import { previewWeights, setStale } from './app/preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './app/latency.js';
-import { decodeState, encodeState } from './shared/state.js';
+import { decodeState, encodeState } from './shared/link.js';
 import { cachedGenerated, restoreGenerated } from './shared/matrices.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './app/controls.js';
 import { scheduleExperiment } from './lessons/scaling/scalingPanel.js';
@@ -67,10 +67,17 @@ const app = {
     return attn;
   },
   setState,
-  /** Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. */
-  showModelHead(next, result, onEdit = null) {
-    pinned = { state: next, result, onEdit }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
+  /**
+   * Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it; `shown`:
+   * the panel's link values of that head (model, text, layer, head, ablate, edits), which Embed… writes.
+   */
+  showModelHead(next, result, onEdit = null, shown = null) {
+    pinned = { state: next, result, onEdit, shown }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
     setState(next);
+  },
+  /** The real model's head in the steps (its link values), or null when the steps show an example. */
+  get modelHead() {
+    return pinned?.state === state ? pinned.shown : null;
   },
   writeHash,
   loadHash,
@@ -107,19 +114,22 @@ function writeHash() {
 }
 
 function loadHash() {
-  const { state: decoded, warnings } = decodeState(location.hash);
+  const { state: decoded, warnings, notes } = decodeState(location.hash);
   const warning = byId('link-warning');
-  if (warnings.length) {
-    warning.replaceChildren(
-      el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
-      el(
-        'ul',
-        {},
-        warnings.slice(0, 8).map((w) => el('li', { text: w })),
-      ),
-    );
-    warning.hidden = false;
-  } else warning.hidden = true;
+  warning.replaceChildren(
+    ...notes.map((note) => el('p', { class: 'link-note', text: note })),
+    ...(warnings.length
+      ? [
+          el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
+          el(
+            'ul',
+            {},
+            warnings.slice(0, 8).map((w) => el('li', { text: w })),
+          ),
+        ]
+      : []),
+  );
+  warning.hidden = !warnings.length && !notes.length;
   clearFieldErrors();
   steps.clearInvalid();
   setState(decoded);

@@ -30,4 +30,5 @@ import './real-model/progressive.mjs';
 import './real-model/hub.mjs';
 import './real-model/narrow.mjs';
 import './real-model/seed-ahead.mjs';
+import './real-model/links.mjs';
 import './views.mjs';

@@ -3,6 +3,7 @@
 // through the layers it needs, then the heatmap of one head (layer and head pickers), or every layer × head
 // (`model-view`), and the next-token prediction (`next`). Errors are the element's polite message, never thrown.
 import { Tensor } from '../../../src/js/tensor.js';
+import { headName, headNames } from '../shared/counting.js';
 import { formatValue } from '../shared/format.js';
 import { el } from '../shared/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
@@ -50,7 +51,7 @@ function showProgress(element, name, event) {
     if (event.phase === 'embeddings') element.runStart = event.loaded;
     const start = element.runStart ?? 0;
     [bar.max, bar.value] = [event.total - start, event.loaded - start];
-    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${element.numLayers}, ` : '';
+    const layer = event.phase === 'layer' ? `layer ${event.layer} of ${element.numLayers}, ` : '';
     element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
   }
 }
@@ -149,7 +150,7 @@ export async function modelFigure(element, current) {
     const spec = model.spec;
     element.numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
-    const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
+    const settings = { ...checkAgainst(read, spec, problems), ...(element.edited ?? {}) };
     if (settings.next && !spec.choices?.causal) {
       // BERT's head predicts masked tokens, not a next one: its "next" at the last position ([SEP]) means nothing.
       problems.push(`next: ${spec.family} predicts masked tokens, not the next one, so no prediction is shown`);
@@ -214,7 +215,7 @@ function show(element, { settings, spec, out, display, problems }) {
   const parts =
     element.localName === 'attention-explorer'
       ? [
-          ...heading(element, shown, pick, `Layer ${settings.layer + 1} head ${settings.head + 1}, step by step`),
+          ...heading(element, shown, pick, `${headName(settings.layer, settings.head)}, step by step`),
           ...drawModelSteps(element, shown),
         ]
       : settings.modelView
@@ -231,11 +232,11 @@ function show(element, { settings, spec, out, display, problems }) {
         state: null,
         settings: {
           model: settings.name,
-          layer: settings.layer + 1,
-          head: settings.head + 1,
+          layer: settings.layer,
+          head: settings.head,
           ids: result.ids,
           tokens: result.tokens,
-          ablate: settings.ablate.map(([l, h]) => `${l + 1}.${h + 1}`),
+          ablate: settings.ablate.map(([l, h]) => `${l}.${h}`),
           modelView: settings.modelView,
         },
         result,
@@ -269,14 +270,14 @@ export const describeCell = (labels, causal, what) => (i, j, value) =>
 function heading(element, { spec, settings }, pick, title) {
   // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
   const focus = (part, index) => (element.focusNext = { part, index });
-  const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
+  const off = headNames(settings.ablate);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
     el('p', {
       class: 'sub',
       text: `${settings.name} (${spec.family}, ${spec.numLayers} layers of ${spec.numHeads} heads) · rows: queries · columns: keys`,
     }),
-    ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
+    ...(off ? [el('p', { class: 'sub', text: `Switched off: ${off}` })] : []),
     picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
       focus('layer-picker', l);
       pick({ layer: l });
@@ -294,7 +295,7 @@ function drawHead(element, shown, pick) {
   const { layer, head } = settings;
   const values = element.display.values;
   const n = labels.length;
-  const title = `${TITLES[values]}, layer ${layer + 1} head ${head + 1}`;
+  const title = `${TITLES[values]}, ${headName(layer, head)}`;
   const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
   element.modelMap ??= new HeatmapGrid({ label: title, describe: (i, j, v) => element.modelDescribe(i, j, v) });
   element.modelDescribe = describe;

@@ -1,6 +1,7 @@
 // The parts of an element's figure on a real model that the examples' figures lack: a row of numbered buttons (the
 // layer and head pickers), the model view (every layer × head as a small heatmap, as bertviz's model view, with one
 // readout for all), the next-token list, and their stylesheet (constructable, so a strict style-src allows it).
+import { headName } from '../shared/counting.js';
 import { weightColor } from '../shared/colors.js';
 import { CPU_CANVAS, el } from '../shared/dom.js';
 
@@ -46,8 +47,8 @@ export function picker(name, part, count, chosen, onPick) {
     Array.from({ length: count }, (_, k) =>
       el('button', {
         type: 'button',
-        text: String(k + 1),
-        attrs: { 'aria-pressed': String(k === chosen), 'aria-label': `${name.toLowerCase()} ${k + 1} of ${count}` },
+        text: String(k),
+        attrs: { 'aria-pressed': String(k === chosen), 'aria-label': `${name.toLowerCase()} ${k} of ${count}` },
         on: { click: () => onPick(k) },
       }),
     ),
@@ -134,12 +135,12 @@ export function drawModelView({ result, labels, causal, spec, settings }, onOpen
   const grid = el('div', { class: 'mv', attrs: { part: 'model-view' } }, el('span', { class: 'corner' }));
   grid.style.gridTemplateColumns = `max-content repeat(${spec.numHeads}, minmax(2.2rem, 1fr))`; // CSSOM
   for (let h = 0; h < spec.numHeads; h++)
-    grid.append(el('span', { class: 'lh', text: `${spec.numHeads > 8 ? 'h' : 'head '}${h + 1}` }));
+    grid.append(el('span', { class: 'lh', text: `${spec.numHeads > 8 ? 'h' : 'head '}${h}` }));
   const off = new Set(settings.ablate.map(([l, h]) => `${l}.${h}`));
   result.attentions.forEach((weights, l) => {
-    grid.append(el('span', { class: 'll', text: `layer ${l + 1}` }));
+    grid.append(el('span', { class: 'll', text: `layer ${l}` }));
     for (let h = 0; h < spec.numHeads; h++) {
-      const where = `layer ${l + 1} head ${h + 1}${off.has(`${l}.${h}`) ? ' (switched off)' : ''}`;
+      const where = `${headName(l, h)}${off.has(`${l}.${h}`) ? ' (switched off)' : ''}`;
       const map = miniMap({
         data: weights.data.subarray(h * size, (h + 1) * size),
         n,

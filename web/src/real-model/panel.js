@@ -114,7 +114,7 @@ export class RealModelPanel {
     this.ui.say(
       half === null
         ? 'Cancelled. The page is as it was.'
-        : `Cancelled. The steps show the edit in layer ${half + 1}; the later layers, the model view and the next token are from before it, until the next change runs them.`,
+        : `Cancelled. The steps show the edit in layer ${half}; the later layers, the model view and the next token are from before it, until the next change runs them.`,
     );
   }
 
@@ -168,7 +168,9 @@ export class RealModelPanel {
     const link = this.pending;
     this.pending = null;
     this.generator.setModel(model, link?.generate);
-    this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
+    const counts = rm.linkCounts(link, model.spec); // counted from 0; a link written counted from 1 is said so
+    this.ablate = counts.ablate;
+    this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
     this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
     this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
     this.view.clear();
@@ -179,10 +181,9 @@ export class RealModelPanel {
     this.ui.idsHint(!model.hasTokenizer);
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
-    if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
-      const { numLayers, numHeads } = model.spec;
-      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
-    }
+    // A link without an example of its own (no #…, as the documented ?model=…&layer=…&head=…) opens the head in the
+    // steps as a click does; one whose #… holds another example keeps that example (openHead's fromLink).
+    if (counts.layer !== null && counts.head !== null) await this.openHead(counts.layer, counts.head, link.example);
     if (link?.generate) await this.generator.replay();
   }
 
@@ -201,8 +202,9 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    if (phase === 'layer' && layers) {
-      this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
+    // While the panel runs the model (busy): a head opened afterwards runs its layer alone, and leaves the run's line.
+    if (phase === 'layer' && layers && this.ui.element.getAttribute('aria-busy') === 'true') {
+      this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
@@ -290,7 +292,7 @@ export class RealModelPanel {
       this.#draw(r, base, runMs);
       this.ui.busy(false);
       this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer + 1} first, for the steps, then from layer ${layer + 1})` : layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
+        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer} first, for the steps, then from layer ${layer})` : layer ? ` (from layer ${layer}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
       );
       this.ui.error(null);
       this.writeLink();
@@ -343,16 +345,22 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
-  writeLink() {
-    const link = {
+  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  linkValues() {
+    return {
       model: this.source,
       text: this.ui.text.value,
+      ids: !this.model?.hasTokenizer,
       layer: this.selected?.layer,
       head: this.selected?.head,
       ablate: this.ablate,
       edits: this.edits,
     };
+  }
+
+  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  writeLink() {
+    const link = this.linkValues();
     clearTimeout(this.linkTimer);
     this.linkTimer = setTimeout(() => {
       const search = rm.writeModelLink(location.search, link);

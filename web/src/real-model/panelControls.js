@@ -25,13 +25,13 @@ function lesson() {
       'This model was trained here on sequences with repeats. The sentence repeats its start: after “the cat saw a red” comes “ball” the first time, so the model predicts “ball” again (the top word, p ≈ 0.12).',
     ),
     p(
-      'Layer 1 head 3 is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
+      'L0H2 (layer 0 head 2) is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
     ),
     p(
-      'The four heads of layer 2 are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
+      'The four heads of layer 1 (L1H0–L1H3) are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
     ),
     p(
-      'Switch off the four heads of layer 2 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
+      'Switch off the four heads of layer 1 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off L0H2 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
     ),
     el(
       'p',
@@ -127,6 +127,8 @@ export class RealModelControls {
     });
     this.status = el('p', { id: 'model-status', class: 'hint', attrs: { role: 'status' } });
     this.errorLine = el('p', { id: 'model-error', class: 'inline-error', attrs: { role: 'alert' } });
+    // What the page made of its link: parts it could not read, a layer or head counted from 1 (realModel.js).
+    this.linkLine = el('p', { id: 'model-link-note', class: 'notice', hidden: true, attrs: { role: 'status' } });
     setError(this.errorLine, null);
     this.about = el('p', { id: 'model-about', class: 'hint' });
     this.text = el('input', {
@@ -177,6 +179,7 @@ export class RealModelControls {
       el('div', { class: 'model-progress' }, this.bar, this.cancel),
       this.status,
       this.errorLine,
+      this.linkLine,
     );
     this.drop.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -278,5 +281,11 @@ export class RealModelControls {
 
   walk(text) {
     this.walkLine.textContent = text;
+  }
+
+  /** What the page made of its link (empty: nothing to say). */
+  linkNote(text) {
+    this.linkLine.textContent = text;
+    show(this.linkLine, Boolean(text));
   }
 }

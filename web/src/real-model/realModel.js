@@ -1,8 +1,8 @@
 // The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
 // in panel.js.
-import { readGenerateLink } from './tools/generate/generation.js';
-import { editsText, readEdits } from './tools/walk/walkEdits.js';
+import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
+import { generateSettings, readQuery, writeQuery } from '../app/link.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -20,56 +20,31 @@ export const TOP_K = 10;
 /** The families attention-wasm/model runs, for messages. */
 export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
 
-/** The longest sentence the page sends to a model, in characters. */
-export const MAX_TEXT = 2000;
-
 /**
- * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
- * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs) and, when the
- * link has them, the walk's edits (`edits`, walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
- * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][], edits: object[],
- *   generate?: object } | null}
+ * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
+ * http(s) URL or a Hub id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ([layer, head] pairs), the
+ * walk's edits, generation's settings when the link has them (`gen`), and a warning for each part it cannot read.
+ * Layers and heads are as written: the panel checks them against the model (shared/counting.js's readCounts).
+ * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
+ *   edits: object[], warnings: string[], generate?: object } | null}
  */
 export function readModelLink(search) {
-  const params = new URLSearchParams(search);
-  const model = params.get('model');
-  if (!model) return null;
-  const whole = (value) => (value !== null && /^\d{1,4}$/.test(value) ? Number(value) : null);
-  const ablate = [];
-  for (const pair of (params.get('ablate') ?? '').split(',')) {
-    const m = /^(\d{1,4})\.(\d{1,4})$/.exec(pair.trim());
-    if (m) ablate.push([Number(m[1]), Number(m[2])]);
-  }
-  const text = params.get('text');
-  const generate = readGenerateLink(search); // generation's settings (generation.js), when the link has them
+  const { values, warnings, given } = readQuery(search);
+  if (!values.model) return null;
   return {
-    model,
-    text: text === null ? null : text.slice(0, MAX_TEXT),
-    layer: whole(params.get('layer')),
-    head: whole(params.get('head')),
-    ablate,
-    edits: readEdits(params.get('edits')), // numbers edited in the walk (walkEdits.js)
-    ...(generate ? { generate } : {}),
+    model: values.model,
+    text: values.text ?? null,
+    layer: values.layer ?? null,
+    head: values.head ?? null,
+    ablate: values.ablate ?? [],
+    edits: values.edits ?? [], // numbers edited in the walk (tools/walk/walkEdits.js)
+    warnings,
+    ...(given.has('gen') ? { generate: generateSettings(values) } : {}),
   };
 }
 
 /** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
-export function writeModelLink(search, link) {
-  const params = new URLSearchParams(search);
-  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits']) params.delete(key);
-  if (link) {
-    params.set('model', link.model);
-    if (link.text !== null && link.text !== undefined) params.set('text', link.text);
-    if (Number.isInteger(link.layer) && Number.isInteger(link.head)) {
-      params.set('layer', String(link.layer));
-      params.set('head', String(link.head));
-    }
-    if (link.ablate?.length) params.set('ablate', link.ablate.map(([l, h]) => `${l}.${h}`).join(','));
-    if (link.edits?.length) params.set('edits', editsText(link.edits));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
+export const writeModelLink = (search, link) => writeQuery(search, 'model', link);
 
 /**
  * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a
@@ -164,9 +139,34 @@ export function signedChange(delta) {
   return `${delta > 0 ? '+' : '−'}${text}`;
 }
 
-/** Heads named for ablation: "layer 2 head 1, layer 2 head 3" (counted from 1, as the page names heads). */
-export function headsText(ablate) {
-  return ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`).join(', ');
+/** Heads named for ablation: "L1H0, L1H2" (counted from 0). */
+export const headsText = headNames;
+
+/**
+ * A link's layer, head and heads switched off against the model's counts (shared/counting.js's readCounts), and
+ * what the page says of them (empty when they fit as written): read counted from 1 when they fit only so (a link
+ * written from the labels of an older page), or left out when they fit neither way.
+ * @returns {{ layer: number | null, head: number | null, ablate: number[][], message: string }}
+ */
+export function linkCounts(link, spec) {
+  const written = { layer: link?.layer ?? null, head: link?.head ?? null, ablate: link?.ablate ?? [] };
+  const read = readCounts(written, spec);
+  let message = '';
+  if (read.fromOne) {
+    const head = read.layer !== null && read.head !== null;
+    const opens = head ? `opens ${headName(read.layer, read.head)} (layer ${read.layer} head ${read.head})` : '';
+    const off = read.ablate.length ? `switches off ${headNames(read.ablate)}` : '';
+    const query = [
+      ...(read.layer !== null ? [`layer=${read.layer}`] : []),
+      ...(read.head !== null ? [`head=${read.head}`] : []),
+      ...(read.ablate.length ? [`ablate=${read.ablate.map(([l, h]) => `${l}.${h}`).join(',')}`] : []),
+    ];
+    message = `This link counts layers and heads from 1 (an older version of the page): it now ${[opens, off].filter(Boolean).join(' and ')}, written ?${query.join('&')}.`;
+  } else if (read.outside.length) {
+    const named = read.outside.map(({ name, text }) => `${name}=${text}`).join(', ');
+    message = `This link names ${named}, which this model does not have (${countsText(spec)}: they count from 0), so ${read.outside.length > 1 ? 'they are' : 'it is'} left out.`;
+  }
+  return { layer: read.layer, head: read.head, ablate: read.ablate, message };
 }
 
 /** Toggles [layer, head] in a list of ablated heads, kept sorted. */

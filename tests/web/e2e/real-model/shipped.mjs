@@ -65,10 +65,7 @@ describe('real model: the shipped model', () => {
             !plain.next.some((t) => t.id === r.id),
         ),
       );
-      assert.match(
-        await page.textContent('#model-ablated'),
-        /layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4/u,
-      );
+      assert.match(await page.textContent('#model-ablated'), /L1H0, L1H1, L1H2, L1H3/u);
       assert.match(await page.textContent('.model-predictions'), /Left the list after the ablation: “␣?ball”/u);
 
       await page.locator('#step-model').screenshot({ path: `${ARTIFACTS}/real-model-ablated-1280.png` });
@@ -88,11 +85,11 @@ describe('real model: the shipped model', () => {
         });
         await page.setViewportSize({ width: 1280, height: 800 });
       }
-      // Layer 1 head 3, the previous-token head, in the steps: the model's own numbers.
+      // Layer 0 head 2, the previous-token head, in the steps: the model's own numbers.
       const [cap] = (await model.run(SENTENCE, { capture: [{ layer: 0, head: 2 }], ablate: INDUCTION_HEADS })).captures;
       await page.click('.head-button[data-layer="0"][data-head="2"]');
       await page.waitForFunction(() =>
-        /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        /L0H2 \(layer 0 head 2\) is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       await settle(page);
       for (const [matrix, key] of [
@@ -101,7 +98,7 @@ describe('real model: the shipped model', () => {
         ['rawScores', 'rawScores'],
         ['output', 'headOutput'],
       ]) {
-        assertShown(await readNumbers(page, matrix), cap[key].toArray(), PRECISION, `layer 1 head 3 ${matrix}`);
+        assertShown(await readNumbers(page, matrix), cap[key].toArray(), PRECISION, `layer 0 head 2 ${matrix}`);
       }
       assert.equal(await page.inputValue('#head'), '2');
       assert.ok(await page.isChecked('#causal'));
@@ -122,7 +119,7 @@ describe('real model: the shipped model', () => {
     await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
       await waitForRun(page);
       await page.waitForFunction(() =>
-        /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        /L0H2 \(layer 0 head 2\) is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       await settle(page);
       assertPredictions(await readPredictions(page), ablated.next, 'reopened link');
@@ -141,7 +138,7 @@ describe('real model: the shipped model', () => {
       await page.locator('.model-head canvas').nth(4).focus();
       await page.keyboard.press('ArrowRight');
       const readout = await page.textContent('.model-view .cm-readout');
-      assert.match(readout, /layer 2 head 1: “the” \(row 1\) → “cat” \(column 2\)/u);
+      assert.match(readout, /L1H0: “the” \(row 1\) → “cat” \(column 2\)/u);
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark.png`, fullPage: false });
       await page.evaluate(() => document.getElementById('step-model').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark-top.png`, fullPage: false });
@@ -182,10 +179,10 @@ describe('real model: the shipped model', () => {
       assert.equal(fetched(), before, 'the second load reads the weights from the cache');
       await page.click('.head-button[data-layer="1"][data-head="0"]');
       await page.waitForFunction(() =>
-        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        /L1H0 \(layer 1 head 0\) is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       await settle(page);
-      assertShown(await readNumbers(page, 'weights'), cap.weights.toArray(), PRECISION, 'by URL: layer 2 head 1');
+      assertShown(await readNumbers(page, 'weights'), cap.weights.toArray(), PRECISION, 'by URL: layer 1 head 0');
       await page.waitForTimeout(300);
       link = await page.evaluate(() => location.href);
       assert.equal(new URL(link).searchParams.get('model'), folder);
@@ -194,7 +191,7 @@ describe('real model: the shipped model', () => {
     });
     await withPage(env, { hash: link.slice(env.server.url.length) }, async ({ page }) => {
       await page.waitForFunction(() =>
-        /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        /L1H0 \(layer 1 head 0\) is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       assert.equal(await page.inputValue('#model-url'), folder);
       assertPredictions(await readPredictions(page), plain.next, 'by URL, reopened');
@@ -257,7 +254,7 @@ describe('real model: the shipped model', () => {
       await openBuiltin(page);
       await page.click('.head-button[data-layer="1"][data-head="3"]');
       await page.waitForFunction(() =>
-        /Layer 2 head 4 is in the steps/u.test(document.getElementById('model-walk').textContent),
+        /L1H3 \(layer 1 head 3\) is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       await chooseExample(page, 'causal');
       sentence = await page.inputValue('#sentence');

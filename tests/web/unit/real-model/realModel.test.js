@@ -36,12 +36,13 @@ describe('real model: links', () => {
         [0, 2],
       ],
       edits: [],
+      warnings: [],
     });
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
   });
 
-  it('drops what it cannot read: bad layer or head, bad ablation pairs', () => {
+  it('leaves out what it cannot read, and names it: bad layer or head, bad ablation pairs', () => {
     expect(readModelLink('?model=files&layer=x&head=2&ablate=1.0,a.b,2')).toEqual({
       model: 'files',
       text: null,
@@ -49,6 +50,10 @@ describe('real model: links', () => {
       head: 2,
       ablate: [[1, 0]],
       edits: [],
+      warnings: [
+        'layer=x is not a layer from 0 to 9999',
+        'ablate=1.0,a.b,2 holds parts that are not layer.head pairs such as 1.0,1.2: they are left out',
+      ],
     });
   });
 

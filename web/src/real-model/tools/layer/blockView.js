@@ -30,7 +30,7 @@ export class BlockView {
    */
   update({ spec, layer, capture, hiddenStates, tokens }) {
     const n = capture.input.shape[0];
-    this.title.textContent = `Layer ${layer + 1} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
+    this.title.textContent = `Layer ${layer} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
     const items = blockParts(spec, n).map((part) =>
       part.kind === 'tensor' ? this.#tensorItem(part, capture[part.key], tokens) : this.#operation(part),
     );
@@ -89,12 +89,12 @@ export class BlockView {
             y: height - 8,
             'text-anchor': 'middle',
           },
-          i === 0 ? 'emb' : String(i),
+          i === 0 ? 'emb' : String(i - 1), // after layer i − 1
         ),
       );
     });
     const last = finalNorm ? ' The last bar is after the final norm.' : '';
-    const described = norms.map((v, i) => `${i === 0 ? 'embeddings' : `layer ${i}`} ${formatValue(v, 2)}`);
+    const described = norms.map((v, i) => `${i === 0 ? 'embeddings' : `after layer ${i - 1}`} ${formatValue(v, 2)}`);
     const chart = svg(
       'svg',
       { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'block-view-svg' },

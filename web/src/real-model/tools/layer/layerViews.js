@@ -66,7 +66,7 @@ export class RealModelViews {
     this.#run = run;
     const layers = run.model.spec.numLayers;
     if (this.layerField.options.length !== layers) {
-      const options = Array.from({ length: layers }, (_, l) => el('option', { value: String(l), text: String(l + 1) }));
+      const options = Array.from({ length: layers }, (_, l) => el('option', { value: String(l), text: String(l) }));
       this.layerField.replaceChildren(...options);
     }
     this.#layer = Math.min(this.#layer, layers - 1);

@@ -1,6 +1,7 @@
 // A real model's head opened in the page's steps: its layer run alone, from that layer's input in the panel's last
 // run (model.run's `from` and `layers`), capturing every head of it, and its weights from the model itself
 // (model.attentionWeights: WebAssembly memory when the model keeps them, never a second read of the files).
+import { headName } from '../../../shared/counting.js';
 import * as rm from '../../realModel.js';
 import { captureResult, walkSizes, walkState } from './modelWalk.js';
 import { fromOptions } from '../../run/rerun.js';
@@ -88,18 +89,18 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     panel.view.select(panel.selected);
     if (fromLink && panel.app.state.sentence !== state.sentence) {
       panel.ui.walk(
-        `Layer ${layer + 1} head ${head + 1} was chosen when this link was made; the steps show the link's own example. Its button opens it there.`,
+        `${headName(layer, head)} was chosen when this link was made; the steps show the link's own example. Its button opens it there.`,
       );
       return panel.writeLink();
     }
     panel.shown = state;
-    panel.app.showModelHead(state, captureResult(r.captures, spec), panel.editing.handler(layer));
+    panel.app.showModelHead(state, captureResult(r.captures, spec), panel.editing.handler(layer), panel.linkValues());
     panel.rope.draw(r.captures[head], { layer, head, labels: state.sentence.split(' ') });
     const rope = r.captures[head].qRotated
       ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
       : '';
     panel.ui.walk(
-      `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${panel.editing.text()}`,
+      `${headName(layer, head)} (layer ${layer} head ${head}) is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${panel.editing.text()}`,
     );
     panel.writeLink();
   } catch (error) {
