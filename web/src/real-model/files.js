@@ -86,6 +86,26 @@ export function typedModel(text) {
   }
 }
 
+/**
+ * Listens, from now on, for what the page's Content-Security-Policy refuses to fetch (connect-src): `refused()`
+ * stops listening and says whether anything was refused (after a task, so that a refusal of the last request is
+ * counted: its event comes as a task of its own).
+ */
+export function watchRefusals() {
+  let refused = false;
+  const listen = (event) => {
+    if (/^(connect|default)-src/u.test(event.effectiveDirective ?? event.violatedDirective ?? '')) refused = true;
+  };
+  document.addEventListener('securitypolicyviolation', listen);
+  return {
+    refused: async () => {
+      await new Promise((resolve) => setTimeout(resolve));
+      document.removeEventListener('securitypolicyviolation', listen);
+      return refused;
+    },
+  };
+}
+
 /** The model cache (Cache Storage) for models read by address, or undefined where the browser has none. */
 export const openCache = () => openModelCache().catch(() => undefined);
 

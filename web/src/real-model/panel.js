@@ -19,6 +19,7 @@ import {
   openCache,
   tokenizerJson,
   typedModel,
+  watchRefusals,
 } from './files.js';
 import { RealModelViews } from './tools/layer/layerViews.js';
 import { RealModelControls } from './panelControls.js';
@@ -153,13 +154,16 @@ export class RealModelPanel {
   async #use(from, source, folder = null) {
     const generation = ++this.generation;
     let model;
+    const refusals = watchRefusals(); // what the page's CSP refused, for the message
     try {
       const cache = folder ? await openCache() : undefined;
       model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
     } catch (error) {
+      const blocked = await refusals.refused();
       if (generation !== this.generation || error?.code === 'ABORTED') return;
-      return this.#fail(rm.loadMessage(error, folder));
+      return this.#fail(rm.loadMessage(error, folder, { page: location.origin, blocked }));
     }
+    refusals.refused();
     if (generation !== this.generation) return;
     this.model?.dispose();
     const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence

@@ -191,15 +191,26 @@ export function describeModel(model, what) {
   return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
 }
 
-/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
-export function loadMessage(error, folder = null) {
+/**
+ * What the page says when a model cannot be opened: the error, and what to do about it. `folder` is the URL read;
+ * `where.page` the page's origin (a folder there is on the page's own server, which its CSP always allows) and
+ * `where.blocked` whether the page's Content-Security-Policy refused a request of the load (unknown when unset).
+ */
+export function loadMessage(error, folder = null, where = {}) {
   const code = error?.code ? `${error.code}: ` : '';
   const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
+  const own = origin !== null && origin === where.page;
+  const instead = ' Or download the files and drop them here instead.';
+  const fetchHint = own
+    ? ` This folder is on the page's own server: check that it holds the model's files and that the server answers Range requests (HTTP 206).${instead}`
+    : where.blocked === false
+      ? ` Check the connection: the server must be reachable, let this page read it (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests.${instead}`
+      : ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}.${instead}`;
   const hints = {
     UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
     MISSING_FILE:
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
-    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
+    FETCH_FAILED: fetchHint,
   };
   const said = String(error?.message ?? error);
   const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';
