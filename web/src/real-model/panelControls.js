@@ -2,6 +2,8 @@
 // address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
 // tokens, the predictions and the model view.
 import { el, setError, show } from '../shared/dom.js';
+import { typedModel } from './files.js';
+import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
 
 const PAPERS = [
   [
@@ -39,6 +41,44 @@ function lesson() {
       'Read more: ',
       PAPERS.flatMap(([href, text], i) => [i ? '; ' : '', el('a', { href, text, attrs: { rel: 'noopener' } })]),
       '.',
+    ),
+  );
+}
+
+/** The Hub's models offered by name (hubModels.js): a button each, with its family, size and id. */
+function hubList(onPick) {
+  const host = (id) => {
+    const { folder } = typedModel(id);
+    return folder ? new URL(folder).origin : 'the Hub';
+  };
+  return el(
+    'section',
+    { class: 'hub-models', attrs: { 'aria-labelledby': 'hub-models-title' } },
+    el('h3', { id: 'hub-models-title', text: 'Or a real English model, one click away' }),
+    el('p', { class: 'hint', text: hubNote(host(HUB_MODELS[0].id)) }),
+    el(
+      'ul',
+      { class: 'hub-list' },
+      HUB_MODELS.map(({ id, name, about, mb }) =>
+        el(
+          'li',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'secondary hub-model',
+            text: name,
+            dataset: { model: id },
+            attrs: { 'aria-describedby': `hub-${id.replace(/\W/gu, '-')}` },
+            on: { click: () => onPick(id) },
+          }),
+          el(
+            'span',
+            { class: 'hint', id: `hub-${id.replace(/\W/gu, '-')}` },
+            `${about} · ${downloadText(mb)} · `,
+            el('code', { text: id }),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -103,6 +143,10 @@ export class RealModelControls {
         this.urlButton,
       ),
       el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
+      hubList((id) => {
+        this.url.value = id;
+        handlers.onUrl(id);
+      }),
     );
     this.builtin = el('button', {
       type: 'button',

@@ -1,7 +1,7 @@
 // Page test (run by run.mjs): the "Real model" source on the shipped induction model: tokens, ids, predictions, the
 // model view, the ablation of the induction heads, a head's walk through the steps and the link, checked against
-// attention-wasm/model run here in Node on the same files; at 390 px dark; by its folder URL; a Hub id under the
-// strict CSP; the download's progress and Cancel. Dropped files: files.mjs. Screenshots: tests/artifacts/.
+// attention-wasm/model run here in Node on the same files; at 390 px dark; by its folder URL; a Hub id when the Hub
+// cannot be reached; the download's progress and Cancel. Dropped files: files.mjs. Screenshots: tests/artifacts/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
@@ -201,7 +201,7 @@ describe('real model: the shipped model', () => {
     });
   });
 
-  test('a Hub id under the page’s strict CSP: a plain FETCH_FAILED that says to download the files; nothing breaks', async () => {
+  test('a Hub id when the Hub cannot be reached: a plain FETCH_FAILED that says to check the connection; nothing breaks', async () => {
     const session = await openPage(env, {});
     try {
       const { page } = session;
@@ -211,13 +211,11 @@ describe('real model: the shipped model', () => {
       await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
       const message = await page.textContent('#model-error');
       assert.match(message, /FETCH_FAILED/u);
+      assert.match(message, /Check the connection/u);
+      assert.doesNotMatch(message, /Content-Security-Policy|connect-src/u, 'the page’s CSP allows the Hub');
       assert.match(message, /download the files and drop them here/u);
       assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
-      const csp = await page.evaluate(() => window.__cspViolations);
-      assert.ok(
-        csp.length > 0 && csp.every((v) => /^connect-src blocked https:\/\/huggingface\.co\//u.test(v)),
-        csp.join('; '),
-      );
+      assert.deepEqual(await page.evaluate(() => window.__cspViolations), []);
       assert.deepEqual(session.problems.pageErrors, []);
     } finally {
       await session.context.close();
