@@ -30,6 +30,7 @@ import './real-model/progressive.mjs';
 import './real-model/hub.mjs';
 import './real-model/cached-range.mjs';
 import './real-model/hub-list.mjs';
+import './real-model/vocabulary.mjs';
 import './real-model/narrow.mjs';
 import './real-model/seed-ahead.mjs';
 import './views.mjs';

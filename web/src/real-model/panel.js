@@ -26,6 +26,7 @@ import { RealModelControls } from './panelControls.js';
 import { RealModelGenerate } from './tools/generate/generatePanel.js';
 import { ModelView } from './allHeadsView.js';
 import { PredictionsView, TokensView } from './predictionsView.js';
+import { VocabularyView } from './vocabularyView.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
 
@@ -57,9 +58,14 @@ export class RealModelPanel {
       onClearCache: () => clearCache().then(() => this.#showCache()),
       onText: () => this.scheduleRun(),
       onAllOn: () => this.setAblate([]),
+      onLessonSentence: () => {
+        this.ui.text.value = rm.INDUCTION_SENTENCE;
+        this.scheduleRun();
+      },
     });
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
     this.predictions = new PredictionsView();
+    this.vocabulary = new VocabularyView(); // the tokens the model knows, under its tokens
     this.view = new ModelView({
       onSelect: (layer, head) => this.openHead(layer, head),
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
@@ -70,6 +76,7 @@ export class RealModelPanel {
     this.ui.mount({
       generate: this.generator.element,
       tokens: this.tokens.element,
+      vocabulary: this.vocabulary.element,
       predictions: this.predictions.element,
       view: this.view.element,
       rope: this.rope.element,
@@ -174,7 +181,9 @@ export class RealModelPanel {
     this.generator.setModel(model, link?.generate);
     this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < model.spec.numLayers && h < model.spec.numHeads);
     this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
-    this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
+    const tokenizer = model.hasTokenizer ? await tokenizerJson(files, folder) : null; // tokenizer.json's object
+    this.vocab = tokenizer ? rm.vocabulary(tokenizer) : [];
+    this.vocabulary.show(this.vocab, tokenizer);
     this.view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
@@ -316,7 +325,13 @@ export class RealModelPanel {
     const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
     const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
-    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
+    // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
+    const typed = typeof this.input().input === 'string';
+    const marks = typed ? this.vocabulary.marks(this.ui.text.value, rawTokens) : {};
+    const maskable = bert && rm.maskId(this.vocab) >= 0;
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable, masked, ...marks });
+    const text = this.ui.text.value; // the lesson's first paragraph follows the run with every head on
+    if (this.source === 'builtin') this.ui.lessonRun(rm.lessonOf(text, base ?? r, this.vocab), rm.isLesson(text));
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
     const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({

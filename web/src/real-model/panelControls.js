@@ -16,16 +16,25 @@ const PAPERS = [
   ],
 ];
 
-/** The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). */
-function lesson() {
+/**
+ * The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). Its first
+ * paragraph (`lead`) follows the run (lessonRun); `back` puts the lesson's sentence back.
+ */
+function lesson(onLessonSentence) {
   const p = (text) => el('p', { text });
-  return el(
+  const lead = el('span', {});
+  const back = el('button', {
+    type: 'button',
+    class: 'secondary small',
+    text: 'Back to the lesson’s sentence',
+    hidden: true,
+    on: { click: onLessonSentence },
+  });
+  const node = el(
     'div',
     { class: 'lesson-note model-lesson' },
     el('h3', { text: 'Induction heads: how a model copies' }),
-    p(
-      'This model was trained here on sequences with repeats. The sentence repeats its start: after “the cat saw a red” comes “ball” the first time, so the model predicts “ball” again (the top word, p ≈ 0.12).',
-    ),
+    el('p', { id: 'model-lesson-lead' }, lead, ' ', back),
     p(
       'Layer 1 head 3 is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
     ),
@@ -43,6 +52,7 @@ function lesson() {
       '.',
     ),
   );
+  return { node, lead, back };
 }
 
 /** The Hub's models offered by name (hubModels.js): a button each, with its family, size and id. */
@@ -87,7 +97,7 @@ export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
    *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
-   *   onAllOn: Function }} handlers
+   *   onAllOn: Function, onLessonSentence: Function }} handlers
    */
   constructor(handlers) {
     const folder = el('input', {
@@ -191,7 +201,8 @@ export class RealModelControls {
       hidden: true,
       text: 'BERT guesses masked words: type [MASK] in the sentence, or click a token to mask it.',
     });
-    this.lesson = lesson();
+    this.lessonParts = lesson(handlers.onLessonSentence);
+    this.lesson = this.lessonParts.node;
     this.ablatedLine = el('p', { id: 'model-ablated', class: 'hint', attrs: { role: 'status' } });
     this.allOn = el('button', {
       type: 'button',
@@ -259,11 +270,11 @@ export class RealModelControls {
     this.element = el('div', { class: 'real-model' }, this.drop, this.work);
   }
 
-  /** Places the tokens, the predictions and the model view. */
-  mount({ tokens, predictions, view, rope, generate }) {
+  /** Places the tokens (with the vocabulary), the predictions and the model view. */
+  mount({ tokens, vocabulary, predictions, view, rope, generate }) {
     this.mounts.generate.append(generate);
     this.mounts.rope.append(rope);
-    this.mounts.tokens.append(tokens);
+    this.mounts.tokens.append(tokens, vocabulary);
     this.mounts.predictions.append(predictions);
     this.mounts.view.append(view);
   }
@@ -309,6 +320,12 @@ export class RealModelControls {
       ? `${(bytes / 1e6).toFixed(1)} MB of models read by address are kept in this browser's cache.`
       : 'Nothing is kept in the cache.';
     show(this.clearCache, bytes > 0);
+  }
+
+  /** The lesson's first paragraph for the run (realModel.js's lessonLead), and whether its sentence is shown. */
+  lessonRun(text, onLessonSentence) {
+    this.lessonParts.lead.textContent = text;
+    show(this.lessonParts.back, !onLessonSentence);
   }
 
   idsHint(on) {

@@ -14,6 +14,37 @@ export const BUILTIN = Object.freeze({
 /** The lesson's sentence: a repeat the induction heads continue ("ball", p ≈ 0.12; the model card's example). */
 export const INDUCTION_SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
 
+/**
+ * The lesson's first sentences, following the run (`top`: the top next word and its p, with every head on): on the
+ * lesson's sentence, the word the model predicts and its p as this run has them; on another, that sentence's top word,
+ * and what the lesson's sentence shows.
+ * @param {string} text  the sentence run
+ * @param {{ word: string, p: number } | null} top
+ */
+export function lessonLead(text, top) {
+  const trained = 'This model was trained here on sequences with repeats.';
+
+  const repeat = 'after “the cat saw a red” comes “ball” the first time';
+  const p = (x) => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(1));
+  if (isLesson(text)) {
+    if (!top) return `${trained} The sentence repeats its start: ${repeat}, so the model predicts “ball” again.`;
+    const again = top.word === 'ball' ? '“ball” again' : `“${top.word}” (not “ball”)`;
+    return `${trained} The sentence repeats its start: ${repeat}, so the model predicts ${again} (the top word, p ≈ ${p(top.p)}).`;
+  }
+  const yours = top ? ` For this sentence its top next word is “${top.word}” (p ≈ ${p(top.p)}).` : '';
+  return `${trained}${yours} The lesson’s sentence, “${INDUCTION_SENTENCE}”, repeats its start: ${repeat}, and there the model predicts “ball” again.`;
+}
+
+/** Whether `text` is the lesson's sentence. */
+export const isLesson = (text) => text.trim() === INDUCTION_SENTENCE;
+
+/** lessonLead for run `r` (its last row's top token, named by `vocab`: id → token). */
+export function lessonOf(text, r, vocab) {
+  const rows = r.logits?.shape[0] ?? 0;
+  const [best] = rows ? topTokens(r.logits.data, r.logits.shape[1], rows - 1, 1) : [];
+  return lessonLead(text, best ? { word: readableToken(vocab[best.id] ?? String(best.id)), p: best.p } : null);
+}
+
 /** How many next tokens are listed. */
 export const TOP_K = 10;
 
