@@ -1,7 +1,8 @@
-// What the package ships of web/src, from the elements' import graph: every module that the elements' entries
-// (package.json's exports under web/src) reach by static or dynamic imports, and the declarations those exports
-// name. package.json's "files" lists exactly these (a folder as one glob where all of its modules ship): one source
-// of truth, the graph; prepublish.mjs and tests/package/shipped-files.test.mjs check the list against it.
+// What the package ships, from its import graph: every module that package.json's exports reach by static or
+// dynamic imports must be in its "files" (src/js's and web/src's alike: a folder left out of "files" breaks the
+// installed package), and of web/src exactly the modules the elements reach and the declarations their exports
+// name (a folder as one glob where all of its modules ship): one source of truth, the graph; prepublish.mjs and
+// tests/package/shipped-files.test.mjs check the list against it.
 //   node scripts/shipped-files.mjs          prints what is wrong (exit 1), or one line
 //   node scripts/shipped-files.mjs --write  writes the web/src entries of package.json's "files" from the graph
 import { readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -11,9 +12,9 @@ import { exportTargets, importsOf } from './import-graph.mjs';
 
 const WEB = 'web/src/';
 
-/** Each module the elements' entries reach (entries included), with the module that imports it first (null: an entry). */
-export function elementsGraph(root, pkg) {
-  const entries = exportTargets(pkg).filter((t) => t.startsWith(WEB) && t.endsWith('.js'));
+/** Each module the exports reach (entries included), with the module that imports it first (null: an entry). */
+export function packageGraph(root, pkg) {
+  const entries = exportTargets(pkg).filter((t) => t.endsWith('.js'));
   const isFile = (path) => existsSync(join(root, path)) && !path.endsWith('/');
   const importer = new Map(entries.map((e) => [e, null]));
   const queue = [...entries];
@@ -30,7 +31,7 @@ export function elementsGraph(root, pkg) {
 
 /** The files of web/src that ship: the modules the elements reach and the declarations the exports name. */
 export function shippedWebFiles(root, pkg) {
-  const modules = [...elementsGraph(root, pkg).keys()].filter((f) => f.startsWith(WEB));
+  const modules = [...packageGraph(root, pkg).keys()].filter((f) => f.startsWith(WEB));
   const types = exportTargets(pkg).filter((t) => t.startsWith(WEB) && t.endsWith('.d.ts'));
   return [...new Set([...modules, ...types])].sort();
 }
@@ -73,12 +74,13 @@ export function filesEntries(root, shipped) {
 /** What is wrong with package.json's files and sideEffects against the elements' graph, as sentences. */
 export function shippedFileProblems(root, pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))) {
   const problems = [];
-  const graph = elementsGraph(root, pkg);
+  const graph = packageGraph(root, pkg);
   const listed = (path) => pkg.files.some((entry) => listedBy(entry, path));
   for (const [file, from] of graph) {
     if (!listed(file)) {
       const by = from ? `imported by ${from}` : "an entry of package.json's exports";
-      problems.push(`${file} (${by}) is not in package.json's files: run node scripts/shipped-files.mjs --write`);
+      const fix = file.startsWith(WEB) ? 'run node scripts/shipped-files.mjs --write' : 'add it or its folder there';
+      problems.push(`${file} (${by}) is not in package.json's files: ${fix}`);
     }
   }
   const shipped = new Set(shippedWebFiles(root, pkg));

@@ -34,6 +34,17 @@ test('a module the elements import that files omit is named, with its importer',
   ]);
 });
 
+test("a folder of the package's own modules that files omit is named (src/js/model/families/ once was)", () => {
+  const files = pkg.files.filter((f) => f !== 'src/js/model/families/*.js');
+  assert.notEqual(files.length, pkg.files.length);
+  const problems = shippedFileProblems(repo, { ...pkg, files });
+  assert.ok(problems.length > 0);
+  assert.match(
+    problems[0],
+    /^src\/js\/model\/families\/index\.js \(imported by src\/js\/model\/index\.js\) is not in package\.json's files: add it or its folder there$/,
+  );
+});
+
 test('a glob that ships a module the elements do not import is named', () => {
   const files = [...pkg.files, 'web/src/lessons/rope/*.js'];
   const problems = shippedFileProblems(repo, { ...pkg, files });

@@ -1,7 +1,7 @@
 // What the file readers share: the BAD_FILE error, the inputs they take and how their bytes are read, the shape
 // checks made before any allocation, and the exact conversion of each dtype's data to a Tensor (float16, bfloat16,
 // float32 and float64 to float32; booleans to 0/1 bytes; integers to Int32Array or BigInt64Array).
-import { AttentionError } from '../errors.js';
+import { AttentionError, isAttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../limits.js';
 import { Tensor } from '../tensor.js';
 
@@ -88,6 +88,8 @@ export function rangeReader(source, fn) {
     try {
       data = new Uint8Array(await source.slice(begin, end).arrayBuffer());
     } catch (error) {
+      // A reader's own error (a file changed on disk since it was opened) says what happened: kept, with where.
+      if (isAttentionError(error)) throw new AttentionError(error.code, `${where}: ${error.message}`, { cause: error });
       const what = `${error?.name ?? 'Error'}: ${String(error?.message ?? error).slice(0, 80)}`;
       const hint =
         typeof File === 'function' && source instanceof File

@@ -6,8 +6,8 @@ import { badFile, checkShape, convertData, held, makeTensor, quote, rangeReader,
 
 // The reference implementation refuses larger headers.
 const MAX_HEADER_BYTES = 100_000_000;
-// The dtypes read, as the kinds of bytes.js's convertData.
-const READABLE = {
+// The dtypes read, as the kinds of bytes.js's convertData (the writers name their dtypes from it too).
+export const READABLE = {
   F32: 'f4',
   F16: 'f2',
   BF16: 'bf16',

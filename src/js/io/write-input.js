@@ -6,13 +6,18 @@ import { getterOf, typedArrayLength, typedArrayTag, typedArrayView } from '../in
 import { MAX_CALL_BYTES } from '../limits.js';
 import { guarded, readField, readRecord } from '../read.js';
 import { LITTLE_ENDIAN_HOST, quote } from './bytes.js';
+import { READABLE } from './safetensors.js';
+
+/** The safetensors dtype whose kind (safetensors.js's READABLE) is NumPy's descr without its byte order. */
+const dtypeOf = (descr) => Object.keys(READABLE).find((dtype) => READABLE[dtype] === descr.slice(1));
+const written = (Type, descr) => ({ Type, descr, dtype: dtypeOf(descr), size: Type.BYTES_PER_ELEMENT });
 
 /** The data types written, by typed array: NumPy's descr and the safetensors dtype. */
 export const WRITTEN = {
-  Float32Array: { Type: Float32Array, descr: '<f4', dtype: 'F32', size: 4 },
-  Float64Array: { Type: Float64Array, descr: '<f8', dtype: 'F64', size: 8 },
-  Int32Array: { Type: Int32Array, descr: '<i4', dtype: 'I32', size: 4 },
-  BigInt64Array: { Type: BigInt64Array, descr: '<i8', dtype: 'I64', size: 8 },
+  Float32Array: written(Float32Array, '<f4'),
+  Float64Array: written(Float64Array, '<f8'),
+  Int32Array: written(Int32Array, '<i4'),
+  BigInt64Array: written(BigInt64Array, '<i8'),
 };
 const WRITTEN_LIST = 'Float32Array, Float64Array, Int32Array or BigInt64Array';
 

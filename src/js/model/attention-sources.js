@@ -2,6 +2,8 @@
 // The one place that turns the family tables (families/) into a layer's sources ({ name, part?, transpose? }), for
 // attentionWeightsFrom (attention-weights-from.js) and for readers that hold only names and shapes (the page's
 // "Use your own model", through attentionTensorsOf).
+import { AttentionError, describe } from '../errors.js';
+import { guarded, readRecord } from '../read.js';
 import { candidateNames, FAMILIES } from './families/index.js';
 
 /** The family rows of a layer's attention, in the order of this package's weights. */
@@ -38,9 +40,18 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * @returns {{ family: string, choices: object, prefix: string, layers: number[], layer: number, sources: object } | null}
  *   `choices`: the family's (spec.choices)
  */
-export function attentionTensorsOf(tensors, { layer } = {}) {
+export function attentionTensorsOf(tensors, options) {
+  // A getter or Proxy trap of the caller's that throws is BAD_OPTION saying so; the names are read once.
+  return guarded('BAD_OPTION', "attentionTensorsOf's arguments", () => tensorsOf(tensors, options));
+}
+
+function tensorsOf(tensors, options) {
+  const { layer } = readRecord(options, 'attentionTensorsOf options', ['layer'], 'option');
+  if (layer !== undefined && !(Number.isSafeInteger(layer) && layer >= 0)) {
+    throw new AttentionError('BAD_OPTION', `layer must be an integer of 0 or more, got ${describe(layer)}`);
+  }
   const names = Array.isArray(tensors)
-    ? tensors
+    ? [...tensors]
     : [...(tensors instanceof Map ? tensors.keys() : Object.keys(tensors ?? {}))];
   const has = (name) => names.includes(name);
   for (const family of Object.values(FAMILIES)) {

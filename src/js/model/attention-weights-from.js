@@ -2,8 +2,8 @@
 // They come in this package's layout, so that selfAttention(x, attentionWeightsFrom(tensors, { layer, config }),
 // { causal }) computes that layer's attention from its normed input x. The family tables (families/) name the
 // tensors (attention-sources.js says how each is cut); the same shape checks as loadModel.
-import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+import { AttentionError, describe, formatShape } from '../errors.js';
+import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { parseConfigText, readSpec } from './spec.js';
 import { candidateNames, FAMILIES } from './families/index.js';
@@ -50,16 +50,41 @@ function tensorCheckpoint(tensors) {
   };
 }
 
-/** A tensor as float32 data (a Float32Array is used as it is). */
+/**
+ * A tensor as float32 data (a Float32Array is used as it is): numbers only (NOT_A_TENSOR), exactly as many as its
+ * shape holds (DATA_LENGTH_MISMATCH), each read once.
+ */
 function float32(tensor, name) {
-  const data = tensor.data;
-  if (data instanceof Float32Array) return { data, shape: tensor.shape.slice() };
-  if (data instanceof Float64Array || Array.isArray(data))
-    return { data: Float32Array.from(data), shape: tensor.shape.slice() };
-  throw new AttentionError(
-    'NOT_A_TENSOR',
-    `tensor ${JSON.stringify(name)} has data ${describe(data)}, not float values`,
-  );
+  const { data, shape } = tensor;
+  let values;
+  if (data instanceof Float32Array) values = data;
+  else if (data instanceof Float64Array) values = Float32Array.from(data);
+  else if (Array.isArray(data)) {
+    values = new Float32Array(data.length);
+    for (let i = 0; i < data.length; i++) {
+      const value = data[i];
+      if (typeof value !== 'number') {
+        throw new AttentionError(
+          'NOT_A_TENSOR',
+          `tensor ${JSON.stringify(name)} has data[${i}] ${describe(value)}, not a number: give a flat array (or a Float32Array) of its values`,
+        );
+      }
+      values[i] = value;
+    }
+  } else {
+    throw new AttentionError(
+      'NOT_A_TENSOR',
+      `tensor ${JSON.stringify(name)} has data ${describe(data)}, not float values`,
+    );
+  }
+  const count = shape.reduce((a, b) => a * b, 1);
+  if (values.length !== count) {
+    throw new AttentionError(
+      'DATA_LENGTH_MISMATCH',
+      `tensor ${JSON.stringify(name)} has ${values.length} values, but its shape ${formatShape(shape)} holds ${count}`,
+    );
+  }
+  return { data: values, shape: shape.slice() };
 }
 
 /**
@@ -104,6 +129,11 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
  * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
  */
 export function attentionWeightsFrom(tensors, options) {
+  // A getter or Proxy trap of the caller's that throws, anywhere in the arguments, is BAD_OPTION saying so.
+  return guarded('BAD_OPTION', "attentionWeightsFrom's arguments", () => weightsFrom(tensors, options));
+}
+
+function weightsFrom(tensors, options) {
   const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
   const config = typeof given === 'string' ? parseConfigText(given) : given;
   if (config === null || typeof config !== 'object') {

@@ -44,20 +44,30 @@ export async function openModelCache(name = MODEL_CACHE_NAME) {
   const known = new Set((await cache.keys()).map((request) => request.url));
   return {
     name,
-    /** @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean } | { missing: true } | undefined>} */
+    /** @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean, etag: string | null, modified: string | null } | { missing: true } | undefined>} */
     async get(key) {
       const request = requestOf(key);
       if (!known.has(request.url)) return undefined;
-      const response = await cache.match(request);
-      if (!response) return undefined;
-      if (response.headers.get('X-Missing') === '1') return { missing: true };
-      const total = response.headers.get('X-Total');
-      return {
-        bytes: new Uint8Array(await response.arrayBuffer()),
-        total: total === '' ? null : Number(total),
-        whole: response.headers.get('X-Whole') === '1',
-        own: true, // bytes of this answer alone: a reader may keep them without a copy
-      };
+      try {
+        const response = await cache.match(request);
+        if (!response) return undefined;
+        const { headers } = response;
+        if (headers.get('X-Missing') === '1') return { missing: true };
+        const total = headers.get('X-Total');
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        // An entry cut short (or whose body cannot be read) is a miss: fetched again, and written again.
+        if (String(bytes.length) !== headers.get('X-Bytes')) return undefined;
+        return {
+          bytes,
+          total: total === '' || total === null ? null : Number(total),
+          whole: headers.get('X-Whole') === '1',
+          etag: headers.get('X-ETag') || null,
+          modified: headers.get('X-Last-Modified') || null,
+          own: true, // bytes of this answer alone: a reader may keep them without a copy
+        };
+      } catch {
+        return undefined;
+      }
     },
     async set(key, value) {
       const headers = value.missing
@@ -66,6 +76,9 @@ export async function openModelCache(name = MODEL_CACHE_NAME) {
             'X-Total': String(value.total ?? ''),
             'X-Whole': value.whole ? '1' : '0',
             'X-Bytes': String(value.bytes.length),
+            // Which version of the file the bytes are of (web-answers.js compares them with the file as loaded).
+            ...(value.etag ? { 'X-ETag': value.etag } : {}),
+            ...(value.modified ? { 'X-Last-Modified': value.modified } : {}),
           };
       const body = value.missing ? null : value.bytes;
       try {

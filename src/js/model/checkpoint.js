@@ -3,7 +3,9 @@
 // read is found and its shape checked against config.json at load, before any weight is read, so that a missing
 // tensor, a missing shard or a wrong shape fails then and nothing is half-loaded. Reads count their bytes.
 import { AttentionError, formatShape } from '../errors.js';
+import { quote } from '../io/bytes.js';
 import { openSafetensorsReader } from '../io/safetensors.js';
+import { checkFileName } from './file-names.js';
 import { candidateNames, shapeSizes } from './families/index.js';
 import { missingFile, readJson, readerOf } from './sources.js';
 
@@ -26,11 +28,10 @@ function parseIndex(text, file) {
     throw new AttentionError('BAD_FILE', `${file} has no weight_map object of tensor names to shard files`);
   }
   for (const [name, shard] of Object.entries(map)) {
-    if (typeof shard !== 'string' || !/^[^\\/]+\.safetensors$/.test(shard)) {
-      throw new AttentionError(
-        'BAD_FILE',
-        `${file}: weight_map[${JSON.stringify(name)}] is not a .safetensors file name`,
-      );
+    // A shard is a file of this folder: never a URL, a path or a name that a URL would read elsewhere.
+    checkFileName(shard, `${file}: weight_map[${quote(name, 60)}]`);
+    if (!shard.endsWith('.safetensors')) {
+      throw new AttentionError('BAD_FILE', `${file}: weight_map[${quote(name, 60)}] is not a .safetensors file name`);
     }
   }
   return new Map(Object.entries(map));
@@ -84,6 +85,8 @@ export async function openCheckpoint(folder) {
     description: shardOf ? `${INDEX} and its ${files.length} shards` : SINGLE,
     /** Writes a web folder's cache (what its reads fetched); nothing for other folders. */
     flush: () => folder.flush?.(),
+    /** Closes the files a Node folder opened (dispose()); nothing for other folders. */
+    close: () => folder.close?.(),
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),

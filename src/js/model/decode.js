@@ -68,22 +68,23 @@ export class DecodeSession {
    * | logits      | Tensor [1, vocab]: the last new token's                |
    * | attentions  | per layer Tensor [H, 1, past + n]: its attention row   |
    * @param {number[]} ids
-   * @param {{ attentions: boolean, check: () => void }} o  check() throws when the generation must stop
+   * @param {{ attentions: boolean, check: () => void, signal?: AbortSignal }} o  check() throws when the generation
+   *   must stop; `signal` stops every read
    */
-  async forward(ids, { attentions: wantWeights, check }) {
+  async forward(ids, { attentions: wantWeights, check, signal }) {
     const { spec, run } = this.#engine;
     const n = ids.length;
     const first = this.past;
     const L = first + n;
     if (L > this.#capacity) throw new AttentionError('INTERNAL', `the KV cache holds ${this.#capacity} tokens`);
-    let hidden = await this.#engine.embed(ids, first);
+    let hidden = await this.#engine.embed(ids, first, signal);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
     const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
     const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {
-      const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l]);
+      const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l], signal);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
       if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
@@ -103,22 +104,22 @@ export class DecodeSession {
     }
     this.past = L;
     const last = new Tensor(hidden.data.slice((n - 1) * d), [1, d]);
-    const normed = this.#engine.tensors.final.length ? await this.#engine.final(last) : last;
+    const normed = this.#engine.tensors.final.length ? await this.#engine.final(last, signal) : last;
     check();
-    const logits = await this.#logits(normed);
+    const logits = await this.#logits(normed, signal);
     check();
     return { logits, attentions };
   }
 
   /** The LM head on one row: resident when it fits what the layers left of the budget (read once), else by blocks. */
-  async #logits(h) {
+  async #logits(h, signal) {
     const { tensors, spec, run } = this.#engine;
     const { head, headBias } = tensors;
-    const address = await this.#weights.matrix(head);
-    if (!address) return this.#engine.logits(h);
+    const address = await this.#weights.matrix(head, signal);
+    if (!address) return this.#engine.logits(h, signal);
     const V = spec.vocabSize;
     const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
-    const bias = headBias ? await this.#weights.group('headBias', [headBias]) : { inputs: {}, addresses: {} };
+    const bias = headBias ? await this.#weights.group('headBias', [headBias], signal) : { inputs: {}, addresses: {} };
     Object.assign(inputs, bias.inputs);
     const dims = { ...modelDims(spec, 1), ...bias.addresses, dOut: V, wHead: address };
     return run(modelPlan('modelLogits', dims, inputs, { output: [1, V] })).output;

@@ -53,7 +53,7 @@ export function readGenerateOptions(options, spec) {
       throw bad(`stop[${i}]`, id, `a token id in [0, ${spec.vocabSize})`);
   });
   const signal = o.signal;
-  if (signal !== undefined && (signal === null || typeof signal !== 'object' || typeof signal.aborted !== 'boolean'))
+  if (signal !== undefined && !(typeof AbortSignal === 'function' && signal instanceof AbortSignal))
     throw bad('signal', signal, 'an AbortSignal');
   if (o.attentions !== undefined && typeof o.attentions !== 'boolean')
     throw bad('attentions', o.attentions, 'true or false');
@@ -104,13 +104,15 @@ async function* steps(engine, prompt, o) {
   engine.checkOpen();
   const session = new DecodeSession(engine, capacity, o.residentBytes);
   const forget = engine.hold(session);
+  const signal = engine.signal(o.signal); // its own, or the model's dispose(): passed to every read
   const check = () => {
     if (session.freed) throw new AttentionError('TERMINATED', 'the model was disposed during generate()');
-    checkAborted(o.signal, 'generate()');
+    checkAborted(signal, 'generate()');
   };
+  const forward = (tokens) => session.forward(tokens, { attentions: o.attentions, check, signal });
   try {
     check();
-    let { logits, attentions } = await session.forward(ids, { attentions: o.attentions, check });
+    let { logits, attentions } = await forward(ids);
     for (let step = 0; step < o.maxNewTokens; step++) {
       const row = logits.data;
       const id = sample(row, o, random);
@@ -138,10 +140,13 @@ async function* steps(engine, prompt, o) {
       };
       if (finish) return;
       check();
-      ({ logits, attentions } = await session.forward([id], { attentions: o.attentions, check }));
+      ({ logits, attentions } = await forward([id]));
     }
+  } catch (error) {
+    throw session.freed ? engine.failure(error) : error; // freed before the end: by dispose()
   } finally {
     session.free();
     forget();
+    engine.flush(); // what its reads fetched is written to a web source's cache, as after a run
   }
 }

@@ -5,7 +5,7 @@
 // Ranges and sizes are asked of the server itself, past the browser's HTTP cache (`cache: 'no-store'`): a cache that
 // holds the whole file from an earlier plain request (compressed, say, by a server that compresses whole answers)
 // may answer a range from those stored bytes, which are not the file's.
-import { AttentionError } from '../errors.js';
+import { AttentionError, isAttentionError } from '../errors.js';
 import { abortError, checkAborted } from './signal.js';
 
 /** Files up to this size are kept whole when a server ignores Range (config-sized files, tiny checkpoints). */
@@ -37,15 +37,19 @@ async function get(url, { signal, headers, method, cache, fetcher = globalThis.f
   }
 }
 
-/** MISSING_FILE for a 404 (the caller may treat it as "absent"), FETCH_FAILED for any other error status. */
-function statusError(url, response) {
+/**
+ * MISSING_FILE for a 404 (the caller may treat it as "absent"), FETCH_FAILED for any other error status. `notFound`,
+ * when given, is what a 401, 403, 404 or 410 says instead of the usual hint (a Hub model that is not there).
+ */
+function statusError(url, response, notFound) {
   if (response.status === 404 || response.status === 410) {
-    return new AttentionError('MISSING_FILE', `${url} was not found (HTTP ${response.status})`);
+    return new AttentionError('MISSING_FILE', `${url} was not found (HTTP ${response.status})${notFound ?? ''}`);
   }
-  const hint =
-    response.status === 401 || response.status === 403
-      ? ' (a gated or private model needs an access token, which loadModel does not send: download the files instead)'
-      : '';
+  const denied = response.status === 401 || response.status === 403;
+  const hint = !denied
+    ? ''
+    : (notFound ??
+      ' (a gated or private model needs an access token, which loadModel does not send: download the files instead)');
   return new AttentionError('FETCH_FAILED', `${url} answered HTTP ${response.status} ${response.statusText}${hint}`);
 }
 
@@ -73,7 +77,9 @@ async function readBody(url, { response, controller }, { max, signal, onChunk, e
       onChunk?.(value.length);
     }
   } catch (cause) {
+    controller.abort();
     if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    if (isAttentionError(cause)) throw cause; // onChunk's (a progress handler that threw): not the network's
     throw new AttentionError('FETCH_FAILED', `${url}: the download failed (${String(cause?.message ?? cause)})`, {
       cause,
     });
@@ -119,13 +125,14 @@ const declaredLength = (response) => {
 
 /**
  * A file whole, of at most `max` bytes: its Content-Length is checked first and its body counted as it comes.
- * @param {{ max: number, signal?: AbortSignal, onChunk?: (bytes: number) => void, fetcher?: typeof fetch }} options
+ * @param {{ max: number, signal?: AbortSignal, onChunk?: (bytes: number) => void, fetcher?: typeof fetch,
+ *   notFound?: string }} options  notFound: what an answer of 401, 403, 404 or 410 says (statusError)
  * @returns {Promise<Uint8Array>}
  */
 export async function fetchWhole(url, options) {
   const got = await get(url, options);
   try {
-    if (!got.response.ok) throw statusError(url, got.response);
+    if (!got.response.ok) throw statusError(url, got.response, options.notFound);
     const declared = declaredLength(got.response);
     const tooLarge = () =>
       new AttentionError('BAD_FILE', `${url} has more than the ${options.max} bytes such a file may have`);
@@ -141,6 +148,12 @@ export async function fetchWhole(url, options) {
   }
 }
 
+/** What names the version of a file in an answer, when the server states it (and, across origins, exposes it). */
+const validators = (response) => ({
+  etag: response.headers.get('ETag'),
+  modified: response.headers.get('Last-Modified'),
+});
+
 /** [begin, end, total] of a Content-Range header `bytes a-b/total` (total null when `*`), or null. */
 function contentRange(header) {
   const match = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(header ?? '');
@@ -151,7 +164,9 @@ function contentRange(header) {
  * Bytes [begin, end) of a file by a Range request. The answer is 206 with those bytes, or, from a server that
  * ignores Range, 200 with the whole file: then `whole` holds it if it has at most MAX_WHOLE_BYTES, else the
  * request is aborted and FETCH_FAILED says that the server must support Range requests.
- * @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean }>}
+ * The answer's ETag and Last-Modified (null where the server does not state them) say which version of the file it is.
+ * @returns {Promise<{ bytes: Uint8Array, total: number | null, whole: boolean, etag: string | null,
+ *   modified: string | null }>}
  */
 export async function fetchRange(url, begin, end, options) {
   const got = await get(url, { ...options, headers: { Range: `bytes=${begin}-${end - 1}` }, cache: PAST_THE_CACHE });
@@ -169,7 +184,7 @@ export async function fetchRange(url, begin, end, options) {
           `${url} answered a Range request with the whole file (HTTP 200${declared === undefined ? '' : `, ${declared} bytes`}): the server must support Range requests (HTTP 206), so that a checkpoint is read a tensor at a time; or download the files and give them to loadModel as Files`,
         );
       }
-      return { bytes, total: bytes.length, whole: true };
+      return { bytes, total: bytes.length, whole: true, ...validators(response) };
     }
     if (response.status !== 206) {
       if (response.status === 416) {
@@ -199,7 +214,7 @@ export async function fetchRange(url, begin, end, options) {
       );
     }
     const bytes = body instanceof Uint8Array ? body : new Uint8Array(await body.blob.arrayBuffer());
-    return { bytes, total: range[2], whole: false };
+    return { bytes, total: range[2], whole: false, ...validators(response) };
   } finally {
     got.done();
   }

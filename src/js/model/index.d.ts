@@ -94,7 +94,10 @@ export interface ModelCacheKey {
   end?: number;
 }
 
-/** A cache entry: bytes fetched, or a file the server does not have (HTTP 404). */
+/**
+ * A cache entry: bytes fetched, or a file the server does not have (HTTP 404). An entry that is not one, or whose
+ * bytes are not the length of its range, is taken as a miss and fetched again.
+ */
 export type ModelCacheEntry =
   | {
       /** The bytes of the range (or of the whole file). */
@@ -103,6 +106,10 @@ export type ModelCacheEntry =
       total: number | null;
       /** Whether `bytes` is the whole file (a server that ignored Range for a small file). */
       whole: boolean;
+      /** The file's ETag when the server stated it: an entry of another version than the file loaded is fetched again. */
+      etag?: string | null;
+      /** The file's Last-Modified when the server stated it, compared likewise. */
+      modified?: string | null;
     }
   | {
       /** The server answered 404. */

@@ -2,7 +2,7 @@
 // config.json and model.safetensors files) in WebAssembly, and returns every layer's attention, the hidden states,
 // the logits and any head's steps. Browser-safe; the Node entry (index.node.js) adds folder paths.
 import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+import { guarded, readRecord } from '../read.js';
 import { openCheckpoint, resolveModel } from './checkpoint.js';
 import { parseConfigText, readSpec } from './spec.js';
 import { FAMILIES } from './families/index.js';
@@ -11,6 +11,7 @@ import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { loadModelModule } from './wasm.js';
 import { checkAborted, readSignal } from './signal.js';
+import { progressReporter } from './progress.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -57,7 +58,12 @@ export async function loadModel(source, options) {
   if (simd !== undefined && typeof simd !== 'boolean') {
     throw new AttentionError('BAD_OPTION', `simd must be true or false, got ${describe(simd)}`);
   }
-  if (cache !== undefined && (typeof cache?.get !== 'function' || typeof cache?.set !== 'function')) {
+  const isCache = guarded(
+    'BAD_OPTION',
+    'loadModel options.cache',
+    () => cache === undefined || (typeof cache?.get === 'function' && typeof cache?.set === 'function'),
+  );
+  if (!isCache) {
     throw new AttentionError(
       'BAD_OPTION',
       `cache must be a cache of attention-wasm/model/cache (openModelCache()) or an object with get and set, got ${describe(cache)}`,
@@ -78,7 +84,8 @@ export async function loadModel(source, options) {
     return value;
   };
   checkAborted(signal, 'loadModel');
-  const folder = await step(openFolder(source, { onProgress, signal, cache }));
+  const progress = progressReporter(onProgress); // a handler that throws is BAD_OPTION saying so
+  const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
   const checkpoint = await step(openCheckpoint(folder));
@@ -86,5 +93,5 @@ export async function loadModel(source, options) {
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
   folder.endLoad?.();
-  return new Model({ module, checkpoint, config, spec, tensors, onProgress, tokenizer, residentBytes });
+  return new Model({ module, checkpoint, config, spec, tensors, onProgress: progress, tokenizer, residentBytes });
 }

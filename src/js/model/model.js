@@ -15,10 +15,14 @@ import { editWeights, layerEdits } from './edits.js';
 import { pickRows, sliceCapture, topK } from './results.js';
 import { readRunPlan } from './run-plan.js';
 import { runBytes } from './run-bytes.js';
-import { checkAborted } from './signal.js';
+import { checkAborted, eitherSignal } from './signal.js';
 import { generate } from './generate.js';
 import { layerAttentionWeights } from './model-attention-weights.js';
 import { blockRows, floatBytes, modelResidency } from './resident.js';
+
+/** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
+const terminated = (cause) =>
+  new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel', cause && { cause });
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
 export const MODEL_RESIDENT_BYTES = 2 ** 30;
@@ -35,6 +39,7 @@ export class Model {
   #module;
   #sessions = new Set(); // generations under way (decode.js), freed by dispose()
   #resident; // the weights kept across runs (resident.js), or null: read at every run
+  #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
 
   /** @internal use loadModel */
   constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
@@ -91,12 +96,27 @@ export class Model {
     return this.#attention?.heapBytesInUse() ?? 0;
   }
 
-  /** Forgets the checkpoint and the module; later runs throw TERMINATED. */
+  /**
+   * Forgets the checkpoint and the module; a run or a generation under way stops (its reads too) with TERMINATED,
+   * and so do later calls.
+   */
   async dispose() {
     for (const session of this.#sessions) session.free();
     this.#sessions.clear();
     this.#resident?.free();
+    this.#checkpoint?.close?.(); // a Node folder's open files
     this.#attention = this.#checkpoint = this.#tensors = this.#resident = null;
+    this.#closing.abort(terminated());
+  }
+
+  /** The signal of a run's (or a generation's) reads: its own, or the model's dispose(). */
+  #signalOf(signal) {
+    return eitherSignal(signal, this.#closing.signal);
+  }
+
+  /** A run's error: TERMINATED when the model was disposed meanwhile (whatever stopped it then), else as it is. */
+  #failure(error) {
+    return this.#attention || error?.code === 'TERMINATED' ? error : terminated(error);
   }
 
   /**
@@ -111,6 +131,9 @@ export class Model {
    */
   generate(input, options) {
     const engine = {
+      signal: (signal) => this.#signalOf(signal),
+      failure: (error) => this.#failure(error),
+      flush: () => this.#checkpoint?.flush?.(), // a web source's cache, written after the generation
       module: this.#module,
       checkpoint: this.#checkpoint,
       tensors: this.#tensors,
@@ -118,9 +141,9 @@ export class Model {
       spec: this.spec,
       tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
-      embed: (ids, first) => this.#embed(ids, undefined, first),
-      final: (h) => this.#final(h),
-      logits: (h) => this.#logits(h),
+      embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
+      final: (h, signal) => this.#final(h, { signal }),
+      logits: (h, signal) => this.#logits(h, { signal }),
       checkOpen: () => this.#checkOpen(),
       hold: (session) => {
         this.#sessions.add(session);
@@ -132,9 +155,7 @@ export class Model {
   }
 
   #checkOpen() {
-    if (!this.#attention) {
-      throw new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel');
-    }
+    if (!this.#attention) throw terminated();
   }
 
   /**
@@ -162,12 +183,23 @@ export class Model {
    * options are read once into a run plan (run-plan.js), before anything is read or computed.
    */
   async run(input, options) {
+    try {
+      return await this.#run(input, options);
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
+  async #run(input, options) {
     this.#checkOpen();
     const spec = this.spec;
     const plan = readRunPlan(input, options, spec, this.#tokenizer); // every option read and checked (run-plan.js)
     const { ids, n, from, first } = plan;
     // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
-    const ctx = { signal: plan.signal, total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident) };
+    const ctx = {
+      signal: this.#signalOf(plan.signal),
+      total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident),
+    };
     checkAborted(ctx.signal, 'run');
     const tables =
       spec.rope &&
@@ -228,7 +260,7 @@ export class Model {
         ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)
         : null;
     this.#progress('done', undefined, ctx);
-    this.#checkpoint.flush?.(); // a web source's cache is written now, after the run
+    this.#checkpoint?.flush?.(); // a web source's cache is written now, after the run
     return {
       ids,
       ...(plan.tokens ? { tokens: plan.tokens } : {}),
@@ -243,6 +275,7 @@ export class Model {
 
   /** A progress event ({ phase, layer, loaded, total }), once the run's signal is checked. */
   #progress(phase, layer, ctx) {
+    this.#checkOpen();
     checkAborted(ctx?.signal, 'run');
     this.#onProgress?.({ phase, layer, loaded: this.bytesRead, total: ctx?.total });
   }

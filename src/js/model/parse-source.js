@@ -2,12 +2,12 @@
 // loadModel takes: a folder URL or a `{ hub }` model. One parser for every place a source is typed, so that they
 // all take the same texts. Names of the caller's own (a model shipped with a page, say) are the caller's to read first.
 import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
-import { HUB_URL, folderUrl } from './sources-url.js';
+import { guarded, readRecord } from '../read.js';
+import { HUB_URL, checkRevision, folderUrl, httpUrl } from './sources-url.js';
 
 const PART = '[A-Za-z0-9][\\w.-]{0,95}';
 const HUB_ID = new RegExp(`^(${PART}/${PART})(?:@([\\w./-]{1,128}))?$`, 'u');
-const RELATIVE = /^(?:\.{1,2}\/|\/)/u;
+const RELATIVE = /^(?:\.{1,2}[\\/]|[\\/])/u; // ./x, ../x, /x (and their backslash forms, which URLs read alike)
 const MAX_TEXT = 2048;
 
 const bad = (text, why) =>
@@ -55,18 +55,23 @@ export function parseModelSource(text, options) {
   const hubRoot = hub === undefined ? HUB_URL : folderUrl(hub); // checks it is an http(s) URL
   const withBase = (found) => (hub === undefined ? found : { ...found, base: hubRoot.replace(/\/+$/u, '') });
   const id = HUB_ID.exec(value);
-  if (id) return withBase({ hub: id[1], ...(id[2] ? { revision: id[2] } : {}) });
+  if (id) return withBase({ hub: id[1], ...(id[2] ? { revision: checkRevision(id[2]) } : {}) });
   const relative = RELATIVE.test(value);
   if (relative && base === undefined)
     throw bad(value, 'is a relative URL, and no base was given to resolve it against');
   let url = null;
   try {
-    if (/^https?:\/\//iu.test(value)) url = new URL(value);
+    if (/^https?:\/\//iu.test(value)) url = httpUrl(value, 'a model URL');
     else if (relative) url = new URL(value, base instanceof URL ? base.href : String(base));
   } catch {
     throw bad(value, relative ? `cannot be resolved against base ${describe(base)}` : 'is not a valid URL');
   }
   if (!url || !/^https?:$/u.test(url.protocol)) throw bad(value, 'is neither');
+  // `//host/m` and `/\\host/m` are relative to the base's scheme only: they name another host. Written in full, such
+  // a source says so; typed as relative, it is refused rather than read from a host the text does not seem to name.
+  if (relative && url.origin !== new URL(base instanceof URL ? base.href : String(base)).origin) {
+    throw bad(value, `names another host (${url.host}) than the base's: write its URL in full, https://…`);
+  }
   const page = hubPage(url, hubRoot);
   return page ? withBase(page) : folderUrl(url);
 }
@@ -78,5 +83,5 @@ export function parseModelSource(text, options) {
  * @returns {string}
  */
 export function modelFolderUrl(source) {
-  return folderUrl(source);
+  return guarded('BAD_OPTION', 'the model source', () => folderUrl(source));
 }

@@ -9,6 +9,7 @@
 import { AttentionError } from '../errors.js';
 import { checkValues } from '../plan.js';
 import { weight } from './calls.js';
+import { settledOrAborted } from './signal.js';
 
 /** Bytes of `count` floats rounded up to 16. */
 const aligned = (count) => Math.ceil(count / 4) * 16;
@@ -101,8 +102,9 @@ export class Residency {
   async group(key, entries, signal) {
     const kept = this.#kept.get(key);
     if (kept instanceof Promise) {
-      // Being kept by another caller (prefetch): asked again once that is over (failed: read here).
-      await kept.catch(() => {});
+      // Being kept by another caller (prefetch): asked again once that is over (failed: read here); this caller's
+      // abort ends the wait at once, even when the other's read has no signal and is stalled.
+      await settledOrAborted(kept, signal, `reading ${key}`);
       return this.group(key, entries, signal);
     }
     if (kept) return { inputs: {}, addresses: kept };
@@ -154,8 +156,8 @@ export class Residency {
     const kept = this.#kept.get(key);
     if (kept instanceof Promise) {
       // Being kept by another caller (another run, or its prefetch, with its own signal): asked again once that is
-      // over, so that the other's abort is not this caller's.
-      await kept.catch(() => {});
+      // over, so that the other's abort is not this caller's (and this caller's own abort ends the wait at once).
+      await settledOrAborted(kept, signal, `reading ${entry.name}`);
       return this.matrix(entry, signal);
     }
     if (kept !== undefined) return kept ?? 0;

@@ -18,3 +18,35 @@ export function abortError(signal, what) {
 export function checkAborted(signal, what) {
   if (signal?.aborted) throw abortError(signal, what);
 }
+
+const ignore = () => {};
+
+/**
+ * Resolves once `promise` has settled (its outcome ignored: another caller's read, which that caller reports), or
+ * rejects ABORTED as soon as `signal` aborts: a run never waits on a read it cannot stop.
+ */
+export function settledOrAborted(promise, signal, what) {
+  const done = promise.then(ignore, ignore);
+  if (!signal) return done;
+  checkAborted(signal, what);
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(abortError(signal, what));
+    signal.addEventListener('abort', stop, { once: true });
+    done.then(() => {
+      signal.removeEventListener('abort', stop);
+      resolve();
+    });
+  });
+}
+
+/** A signal that aborts when either does (`signal` may be undefined): AbortSignal.any where there is one. */
+export function eitherSignal(signal, other) {
+  if (!signal) return other;
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any([signal, other]);
+  const controller = new AbortController();
+  for (const s of [signal, other]) {
+    if (s.aborted) controller.abort(s.reason);
+    else s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
+}

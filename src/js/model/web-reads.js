@@ -3,6 +3,7 @@
 // layer's first; the ranges of a layer that follow each other in the file joined into one request; and its cache
 // written behind: what was fetched is kept in memory until the run that needed it is
 // over (flush), then written one entry at a time, off the way to the first result.
+import { abortError, checkAborted } from './signal.js';
 
 /** Reads of one folder at a time: Chromium opens 6 connections per origin over HTTP/1.1. */
 export const READS_IN_FLIGHT = 6;
@@ -13,7 +14,11 @@ export const READS_IN_FLIGHT = 6;
  */
 export const MAX_PENDING_BYTES = 512 * 2 ** 20;
 
-/** A queue that runs at most `max` tasks at a time, first come first served: `(task) => Promise of its result`. */
+/**
+ * A queue that runs at most `max` tasks at a time, first come first served: `(task, signal?) => Promise of its
+ * result`. A task whose signal aborts while it waits leaves the queue (ABORTED) without waiting for a place: reads
+ * stalled ahead of it (another run's, or a load's without a signal) do not hold it.
+ */
 export function readQueue(max = READS_IN_FLIGHT) {
   let active = 0;
   const waiting = [];
@@ -23,9 +28,20 @@ export function readQueue(max = READS_IN_FLIGHT) {
       waiting.shift()();
     }
   };
-  return async (task) => {
-    await new Promise((resolve) => {
-      waiting.push(resolve);
+  return async (task, signal) => {
+    checkAborted(signal, 'a read');
+    await new Promise((resolve, reject) => {
+      const stop = () => {
+        const at = waiting.indexOf(start);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(abortError(signal, 'a read'));
+      };
+      const start = () => {
+        signal?.removeEventListener('abort', stop);
+        resolve();
+      };
+      signal?.addEventListener('abort', stop, { once: true });
+      waiting.push(start);
       next();
     });
     try {

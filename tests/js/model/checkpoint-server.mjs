@@ -7,6 +7,14 @@
 //   hidden   as range, but no Access-Control-Expose-Headers: a page cannot read Content-Range, only Content-Length
 //   slow     as range, but an answer of 1 KiB or more, past the header (from byte 8), sends half its bytes and then
 //            stalls until the client goes away (or 60 s): a download under way, for the tests of abort
+//   etag     as range, with an ETag and a Last-Modified of the file's upload (exposed to pages), and If-Range honoured
+//   lastmod  as etag, but a Last-Modified alone
+//   whole    Range requests from byte 0 answered with 206, every other one with 200 and the whole file (a CDN that
+//            ignores some ranges)
+//   badtotal as range, but a Content-Range past byte 0 states a total 1000 bytes larger than the file
+//   gated    every file answered 401, as the Hub answers a gated, private or unknown model without a token
+//   html     every path answered 200 with an HTML page, as a server that answers any path with its index.html
+// A PUT to a path that has a file replaces it: a file that changes on the server after a model was loaded.
 // GET /stats?prefix=<path> gives { requests: [{ path, range, status, bytes }], bytes } of the files under <path>:
 // the bytes of files the server sent (in 200 and 206 answers), counted here, not by the code under test.
 import { createServer } from 'node:http';
@@ -15,15 +23,21 @@ const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Headers': 'Range, Content-Type',
   'Access-Control-Allow-Methods': 'GET, HEAD, PUT, OPTIONS',
-  'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges',
+  'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges, ETag, Last-Modified',
+  'Cache-Control': 'no-store',
 };
 const UNEXPOSED = { ...CORS };
 delete UNEXPOSED['Access-Control-Expose-Headers'];
-const MODES = ['range', 'norange', 'nocors', 'slow', 'hidden'];
+const MODES = ['range', 'norange', 'nocors', 'slow', 'hidden', 'etag', 'lastmod', 'whole', 'badtotal'];
+const HTML = Buffer.from(
+  '<!doctype html>\n<html><head><title>App</title></head><body><div id="app"></div></body></html>\n',
+);
 
 /** @returns {Promise<{ url: string, close: () => Promise<void> }>} */
 export async function serveCheckpoints() {
   const files = new Map(); // path → Buffer
+  const versions = new Map(); // path → the number of the PUT that last wrote it
+  let puts = 0;
   const log = []; // { path, range, status, bytes }
   const server = createServer((request, response) => {
     const url = new URL(request.url, 'http://localhost');
@@ -39,6 +53,7 @@ export async function serveCheckpoints() {
       request.on('data', (chunk) => chunks.push(chunk));
       request.on('end', () => {
         files.set(path, Buffer.concat(chunks));
+        versions.set(path, ++puts);
         response.writeHead(201, CORS).end();
       });
       return;
@@ -52,13 +67,33 @@ export async function serveCheckpoints() {
     }
     const file = files.get(path);
     const range = request.headers.range ?? null;
+    const version = versions.get(path);
+    // A file's validators, in the modes that state them: a version number as ETag, and a date a second per version.
+    const validators = !file
+      ? {}
+      : mode === 'etag'
+        ? {
+            ETag: `"v${version}-${file.length}"`,
+            'Last-Modified': new Date(Date.UTC(2024, 0, 1) + version * 1000).toUTCString(),
+          }
+        : mode === 'lastmod'
+          ? { 'Last-Modified': new Date(Date.UTC(2024, 0, 1) + version * 1000).toUTCString() }
+          : {};
     const send = (status, headers, body = Buffer.alloc(0)) => {
       log.push({ path, range, status, bytes: body.length });
-      response.writeHead(status, { ...cors, ...headers, 'Content-Length': body.length }).end(body);
+      response.writeHead(status, { ...cors, ...validators, ...headers, 'Content-Length': body.length }).end(body);
     };
+    if (mode === 'gated' && request.method !== 'OPTIONS') {
+      send(401, { ...CORS, 'Content-Type': 'text/plain' }, Buffer.from('Invalid username or password.'));
+      return;
+    }
+    if (mode === 'html' && request.method === 'GET') {
+      send(200, { ...CORS, 'Content-Type': 'text/html' }, HTML);
+      return;
+    }
     if (MODES.includes(mode) && request.method === 'HEAD' && file) {
       log.push({ path, range: null, status: 200, bytes: 0, head: true });
-      response.writeHead(200, { ...cors, 'Content-Length': file.length }).end();
+      response.writeHead(200, { ...cors, ...validators, 'Content-Length': file.length }).end();
       return;
     }
     if (!MODES.includes(mode) || request.method !== 'GET' || !file) {
@@ -80,12 +115,16 @@ export async function serveCheckpoints() {
       response.on('close', () => clearTimeout(timer));
       return;
     }
-    if (mode === 'norange' || !match) {
+    // If-Range: a range only while the file is as the client knew it (its ETag, or its Last-Modified), else it whole.
+    const ifRange = request.headers['if-range'];
+    const stale = ifRange !== undefined && ifRange !== validators.ETag && ifRange !== validators['Last-Modified'];
+    if (mode === 'norange' || !match || stale || (mode === 'whole' && match[1] !== '0')) {
       send(200, { 'Content-Type': 'application/octet-stream' }, file);
       return;
     }
     const begin = Number(match[1]);
     const end = Math.min(Number(match[2]) + 1, file.length);
+    const total = mode === 'badtotal' && begin > 0 ? file.length + 1000 : file.length;
     if (begin >= file.length) {
       send(416, { 'Content-Range': `bytes */${file.length}` });
       return;
@@ -107,7 +146,7 @@ export async function serveCheckpoints() {
     }
     send(
       206,
-      { 'Content-Range': `bytes ${begin}-${end - 1}/${file.length}`, 'Accept-Ranges': 'bytes' },
+      { 'Content-Range': `bytes ${begin}-${end - 1}/${total}`, 'Accept-Ranges': 'bytes' },
       file.subarray(begin, end),
     );
   });

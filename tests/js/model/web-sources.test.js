@@ -164,6 +164,8 @@ describe('a Hub model id', () => {
     const { loadModel: loadHere } = isNode ? await import('../../../src/js/model/index.node.js') : { loadModel };
     const error = await loadHere('acme/tiny-gpt2').catch((e) => e);
     expect(error.code).toBe(isNode ? 'MISSING_FILE' : 'BAD_OPTION');
-    expect(error.message).toContain(`{ hub: "acme/tiny-gpt2" }`);
+    // In Node a missing folder named like a Hub id says how to give one; a page hears of both readings of the text.
+    if (isNode) expect(error.message).toContain(`{ hub: "acme/tiny-gpt2" }`);
+    else expect(error.message).toMatch(/new URL\("acme\/tiny-gpt2", document\.baseURI\).*\{ hub: 'owner\/name' \}/);
   });
 });
