@@ -6,6 +6,7 @@
 // holds the whole file from an earlier plain request (compressed, say, by a server that compresses whole answers)
 // may answer a range from those stored bytes, which are not the file's.
 import { AttentionError, isAttentionError } from '../errors.js';
+import { watchRefusals } from './csp-refusals.js';
 import { abortError, checkAborted } from './signal.js';
 
 /** Files up to this size are kept whole when a server ignores Range (config-sized files, tiny checkpoints). */
@@ -23,15 +24,22 @@ async function get(url, { signal, headers, method, cache, fetcher = globalThis.f
   const controller = new AbortController();
   const stop = () => controller.abort(signal.reason);
   signal?.addEventListener('abort', stop, { once: true });
+  const refusals = watchRefusals(); // the page's CSP, which fails a fetch as the network does
   try {
     const response = await fetcher(url, { method, headers, signal: controller.signal, ...(cache ? { cache } : {}) });
+    refusals.stop();
     return { response, controller, done: () => signal?.removeEventListener('abort', stop) };
   } catch (cause) {
     signal?.removeEventListener('abort', stop);
+    const refused = await refusals.refused(url);
     if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    const what = `${url} could not be fetched (${cause?.name ?? 'Error'}: ${String(cause?.message ?? cause).slice(0, 80)})`;
+    const why = refused
+      ? `: this page's Content-Security-Policy refused it, so its connect-src must allow ${new URL(url).origin} (and, where that address redirects, the host it redirects to: for the Hub, the host of its files)`
+      : ": the server must be reachable, allow this page's origin (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests";
     throw new AttentionError(
       'FETCH_FAILED',
-      `${url} could not be fetched (${cause?.name ?? 'Error'}: ${String(cause?.message ?? cause).slice(0, 80)}): the server must be reachable, allow this page's origin (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests; or download the files and give them to loadModel as Files`,
+      `${what}${why}; or download the files and give them to loadModel as Files`,
       { cause },
     );
   }

@@ -13,3 +13,4 @@ import './fallback.mjs';
 import './model.mjs';
 import './model-loading.mjs';
 import './model-view.mjs';
+import './model-marks.mjs';

@@ -142,6 +142,7 @@ describe('real model: the shipped model', () => {
       await page.keyboard.press('ArrowRight');
       const readout = await page.textContent('.model-view .cm-readout');
       assert.match(readout, /layer 2 head 1: “the” \(row 1\) → “cat” \(column 2\)/u);
+      assert.match(readout, /masked: a token does not look ahead/u, 'a masked cell reads masked, not weight 0.000');
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark.png`, fullPage: false });
       await page.evaluate(() => document.getElementById('step-model').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-390-dark-top.png`, fullPage: false });
