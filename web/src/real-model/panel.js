@@ -10,6 +10,7 @@ import { layerCapture, openModelHead, rememberLayer } from './tools/walk/openHea
 import * as rm from './realModel.js';
 import { firstChangedLayer, fromOptions, mergeRun } from './run/rerun.js';
 import { runInParts } from './run/runParts.js';
+import { knownMaskId, runInput } from './run/runInput.js';
 import {
   cacheBytes,
   clearCache,
@@ -19,7 +20,7 @@ import {
   openCache,
   tokenizerJson,
   typedModel,
-  watchRefusals,
+  watchLoad,
 } from './files.js';
 import { RealModelViews } from './tools/layer/layerViews.js';
 import { RealModelControls } from './panelControls.js';
@@ -161,16 +162,17 @@ export class RealModelPanel {
   async #use(from, source, folder = null) {
     const generation = ++this.generation;
     let model;
-    const refusals = watchRefusals(); // what the page's CSP refused, for the message
+    const watch = watchLoad(); // what the page's CSP refused and the files fetched, for what the page says
     try {
       const cache = folder ? await openCache() : undefined;
-      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
+      const onProgress = (event) => this.#progress(watch.saw(event));
+      model = await loadModel(from, { onProgress, signal: this.#signal(), cache });
     } catch (error) {
-      const blocked = await refusals.refused();
+      const blocked = await watch.refused();
       if (generation !== this.generation || error?.code === 'ABORTED') return;
       return this.#fail(rm.loadMessage(error, folder, { page: location.origin, blocked }));
     }
-    refusals.refused();
+    watch.refused();
     if (generation !== this.generation) return;
     this.model?.dispose();
     const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
@@ -189,7 +191,8 @@ export class RealModelPanel {
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
     this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
-    this.ui.idsHint(!model.hasTokenizer);
+    this.ui.idsHint(!model.hasTokenizer, model.spec.choices.maskedLm && knownMaskId(model.spec.vocabSize));
+    this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
@@ -214,19 +217,21 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    if (phase === 'layer' && layers) {
+    // Only while a load or a run is shown under way: a head opened in the steps runs its layer again, and the status
+    // line keeps what the last run said.
+    if (phase === 'layer' && layers && this.ui.working) {
       this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
-  /** The run's input: the text, or its ids with one token masked (BERT, a token clicked). */
+  /** The run's input: the text, or its ids typed, with one token masked (BERT: a token clicked, or [MASK] typed). */
   input() {
-    const text = this.ui.text.value;
-    if (!this.model.hasTokenizer) return { input: { ids: (text.match(/\d+/g) ?? []).map(Number) }, key: text };
-    if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
-    const ids = this.lastIds.slice();
-    ids[this.masked] = rm.maskId(this.vocab);
-    return { input: { ids }, key: `${text}|${this.masked}` };
+    return runInput(this.ui.text.value, this.model, this, this.maskId());
+  }
+
+  /** BERT's [MASK] id: the vocabulary's, or (without tokenizer.json) the one typed beside the ids; -1 when unknown. */
+  maskId() {
+    return this.model.hasTokenizer ? rm.maskId(this.vocab) : this.ui.maskIdTyped(this.model.spec.vocabSize);
   }
 
   scheduleRun() {
@@ -237,7 +242,7 @@ export class RealModelPanel {
   }
 
   mask(index) {
-    if (rm.maskId(this.vocab) < 0) return;
+    if (this.maskId() < 0) return;
     this.masked = this.masked === index ? -1 : index;
     this.run();
   }
@@ -297,7 +302,7 @@ export class RealModelPanel {
       const base = plain ? null : this.base.result;
       if (generation !== this.generation) return false;
       this.ran = { model, key, ...settings, result: r };
-      if (typeof input === 'string') this.lastIds = r.ids;
+      if (this.masked < 0) this.lastIds = r.ids; // the ids a token clicked is masked in
       this.result = r;
       if (walked >= layer || (begin && walked === start.layer)) rememberLayer(this, walked, r);
       this.#draw(r, base, runMs);
@@ -324,14 +329,14 @@ export class RealModelPanel {
     const bert = model.spec.choices.maskedLm;
     const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
-    const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
+    const mask = bert ? this.maskId() : -1;
+    const masked = mask >= 0 ? r.ids.indexOf(mask) : -1;
     // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
     const typed = typeof this.input().input === 'string';
     const marks = typed ? this.vocabulary.marks(this.ui.text.value, rawTokens) : {};
-    const maskable = bert && rm.maskId(this.vocab) >= 0;
+    const maskable = mask >= 0;
     this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable, masked, ...marks });
-    const text = this.ui.text.value; // the lesson's first paragraph follows the run with every head on
-    if (this.source === 'builtin') this.ui.lessonRun(rm.lessonOf(text, base ?? r, this.vocab), rm.isLesson(text));
+    if (this.source === 'builtin') this.ui.lessonRun(base ?? r, this.vocab); // the run with every head on
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
     const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({

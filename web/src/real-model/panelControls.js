@@ -4,6 +4,7 @@
 import { el, setError, show } from '../shared/dom.js';
 import { typedModel } from './files.js';
 import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
+import { isLesson, lessonOf } from './realModel.js';
 
 const PAPERS = [
   [
@@ -183,6 +184,7 @@ export class RealModelControls {
     this.errorLine = el('p', { id: 'model-error', class: 'inline-error', attrs: { role: 'alert' } });
     setError(this.errorLine, null);
     this.about = el('p', { id: 'model-about', class: 'hint' });
+    this.filesLine = el('p', { id: 'model-files-note', class: 'hint', hidden: true });
     this.text = el('input', {
       type: 'text',
       id: 'model-text',
@@ -191,11 +193,29 @@ export class RealModelControls {
       maxLength: 2000,
       on: { input: handlers.onText },
     });
-    this.idsLine = el('p', {
-      class: 'hint',
-      hidden: true,
-      text: 'This folder has no tokenizer.json: type token ids, separated by spaces.',
+    // Without tokenizer.json: ids typed; for BERT, [MASK] among them stands for the id typed here.
+    this.maskIdField = el('input', {
+      type: 'number',
+      id: 'model-mask-id',
+      min: 0,
+      step: 1,
+      on: { input: handlers.onText },
     });
+    this.maskPart = el(
+      'span',
+      { hidden: true },
+      ' Type [MASK] where the model should guess (or click a token to mask it): ',
+      el('label', { for: 'model-mask-id', text: 'its id in this vocabulary' }),
+      ' ',
+      this.maskIdField,
+      ' (103 in BERT’s English vocabularies).',
+    );
+    this.idsLine = el(
+      'p',
+      { class: 'hint model-ids', hidden: true },
+      'This folder has no tokenizer.json: type token ids, separated by spaces.',
+      this.maskPart,
+    );
     this.maskHint = el('p', {
       class: 'hint',
       hidden: true,
@@ -247,6 +267,7 @@ export class RealModelControls {
       'div',
       { class: 'model-work', hidden: true },
       this.about,
+      this.filesLine,
       el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
       this.maskHint,
       this.idsLine,
@@ -290,6 +311,11 @@ export class RealModelControls {
     this.element.setAttribute('aria-busy', String(on));
   }
 
+  /** Whether a load or a run is shown under way (busy). */
+  get working() {
+    return this.element.getAttribute('aria-busy') === 'true';
+  }
+
   progress(done, total, text) {
     this.bar.max = Math.max(total, 1);
     this.bar.value = done;
@@ -322,14 +348,33 @@ export class RealModelControls {
     show(this.clearCache, bytes > 0);
   }
 
-  /** The lesson's first paragraph for the run (realModel.js's lessonLead), and whether its sentence is shown. */
-  lessonRun(text, onLessonSentence) {
-    this.lessonParts.lead.textContent = text;
-    show(this.lessonParts.back, !onLessonSentence);
+  /** The lesson's first paragraph for run `r` (realModel.js's lessonOf; `vocab`: id → token), its way back. */
+  lessonRun(r, vocab) {
+    const text = this.text.value;
+    this.lessonParts.lead.textContent = lessonOf(text, r, vocab);
+    show(this.lessonParts.back, !isLesson(text));
   }
 
-  idsHint(on) {
+  /** What the page says of the optional files a folder URL does not have (`absent`: their names, or none). */
+  filesNote(absent) {
+    const names = absent || [];
+    this.filesLine.textContent = names.length
+      ? `${names.join(' and ')}, which ${names.length > 1 ? 'are' : 'is'} optional, ${names.length > 1 ? 'are' : 'is'} not in this folder: the page asked for ${names.length > 1 ? 'them' : 'it'}, and the 404 the browser's console shows is its answer.`
+      : '';
+    show(this.filesLine, names.length > 0);
+  }
+
+  /** Token ids are typed (no tokenizer.json); `mask`: BERT's [MASK] id offered (-1: unknown), or false (no BERT). */
+  idsHint(on, mask = false) {
     show(this.idsLine, on);
+    show(this.maskPart, on && mask !== false);
+    this.maskIdField.value = typeof mask === 'number' && mask >= 0 ? String(mask) : '';
+  }
+
+  /** The [MASK] id typed beside the ids: a whole number below the vocabulary's size, else -1. */
+  maskIdTyped(vocabSize) {
+    const value = this.maskIdField.value.trim();
+    return /^\d{1,9}$/u.test(value) && Number(value) < vocabSize ? Number(value) : -1;
   }
 
   ablated(text) {

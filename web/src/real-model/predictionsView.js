@@ -90,14 +90,19 @@ export class PredictionsView {
     if (!base)
       return this.draw({ title: `The model's top ${top.length} ${where}`, rows: top, compared: false, gone: [] });
     const baseTop = topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
-    const { rows, gone } = predictionChanges(top, baseTop, (id) => probabilityOf(base.logits.data, V, row, id));
+    const { rows, gone } = predictionChanges(
+      top,
+      baseTop,
+      (id) => probabilityOf(base.logits.data, V, row, id),
+      (id) => probabilityOf(r.logits.data, V, row, id),
+    );
     const title = `The model's top ${top.length} ${where}, ${changed}`;
     this.draw({ title, rows, compared: true, gone, plain: changed.includes('edit') ? 'unedited' : 'all heads on' });
   }
 
   /**
    * @param {{ title: string, rows: { id: number, token: string, p: number, before?: number, delta?: number }[],
-   *   compared: boolean, gone: { id: number, token: string, p: number }[] }} shown
+   *   compared: boolean, gone: { id: number, token: string, p: number, now?: number }[] }} shown
    *   compared: the ablated run beside the full one (columns "without ablation" and the change)
    */
   draw({ title, rows, compared, gone, plain = 'all heads on' }) {
@@ -130,7 +135,7 @@ export class PredictionsView {
       }),
     );
     this.gone.textContent = gone.length
-      ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)})`).join(', ')}.`
+      ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)}${t.now === undefined ? '' : `, now ${t.now.toFixed(3)}`})`).join(', ')}.`
       : '';
   }
 }

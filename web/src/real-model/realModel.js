@@ -179,12 +179,13 @@ export function probabilityOf(logits, V, row, id) {
 
 /**
  * The predictions with ablations beside those without: each of `now`'s tokens with its p without the ablations
- * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it.
+ * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it, each with its p now
+ * (`after(id)`, as `now` for a listed one: its p in the run with the ablations).
  */
-export function predictionChanges(now, base, before) {
+export function predictionChanges(now, base, before, after = () => undefined) {
   const rows = now.map((t) => ({ ...t, before: before(t.id), delta: t.p - before(t.id) }));
   const listed = new Set(now.map((t) => t.id));
-  const gone = base.filter((t) => !listed.has(t.id));
+  const gone = base.filter((t) => !listed.has(t.id)).map((t) => ({ ...t, now: after(t.id) }));
   return { rows, gone };
 }
 
@@ -210,7 +211,8 @@ export function toggleHead(ablate, layer, head) {
 /** The sentence a model starts on: the lesson's for the shipped one, ids without a tokenizer, a [MASK] for BERT. */
 export function defaultText(model, source) {
   if (source === BUILTIN.id) return INDUCTION_SENTENCE;
-  if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+  // No tokenizer.json: token ids (and BERT's [MASK], which the page then reads as the id typed beside the field).
+  if (!model.hasTokenizer) return model.spec.choices.maskedLm ? '1 2 3 [MASK] 5 6' : '1 2 3 4 5 6';
   if (model.spec.choices.maskedLm) return 'the cat sat on the [MASK] .';
   return 'The cat sat on the mat because it was';
 }

@@ -26,6 +26,14 @@ const OFFERED = {
 };
 const CONFIG = JSON.stringify({ tokenizer_class: 'GPT2Tokenizer', model_max_length: 32 });
 const filesOf = (id) => ({ ...OFFERED[id].files, 'tokenizer.json': TOKENIZER, 'tokenizer_config.json': CONFIG });
+/** A model of the Hub without tokenizer_config.json (optional: the page asks for it, and the Hub answers 404). */
+const PLAIN = 'someone/plain-gpt2';
+OFFERED[PLAIN] = gpt2Fixture({ vocab: VOCAB, positions: 32, seed: 9 });
+const folderOf = (id) => {
+  const files = filesOf(id);
+  if (id === PLAIN) delete files['tokenizer_config.json'];
+  return files;
+};
 
 /** Answers the Hub's addresses as the Hub does: 206 for a range, 200 for a whole file, 404 else; CORS for all. */
 async function routeHub(page, asked) {
@@ -39,7 +47,7 @@ async function routeHub(page, asked) {
       'Accept-Ranges': 'bytes',
     };
     const match = /^\/(.+)\/resolve\/main\/([\w.]+)$/u.exec(url.pathname);
-    const content = match && OFFERED[match[1]] ? filesOf(match[1])[match[2]] : undefined;
+    const content = match && OFFERED[match[1]] ? folderOf(match[1])[match[2]] : undefined;
     if (content === undefined) return route.fulfill({ status: 404, headers, body: 'Entry not found' });
     const body = Buffer.from(content);
     const range = /^bytes=(\d+)-(\d+)$/u.exec(request.headers().range ?? '');
@@ -73,12 +81,12 @@ describe('real model: English models of the Hub, one click away', () => {
         rows.map((r) => r.button),
         ['GPT-2 small', 'distilgpt2', 'SmolLM-135M', 'Qwen2.5-0.5B'],
       );
-      for (const [k, id] of Object.keys(OFFERED).entries()) {
+      for (const [k, id] of Object.keys(OFFERED).slice(0, 4).entries()) {
         assert.ok(rows[k].text.includes(id), `${rows[k].button} names ${id}`);
         assert.match(rows[k].text, /· \d[\d.]* (MB|GB) ·/u, `${rows[k].button} says its download size`);
       }
       await list.screenshot({ path: `${ARTIFACTS}/real-model-hub-list.png` });
-      for (const id of Object.keys(OFFERED)) {
+      for (const id of Object.keys(OFFERED).slice(0, 4)) {
         const model = await loadModel(filesOf(id));
         const expected = await model.run(TEXT, { topK: 10 });
         model.dispose();
@@ -93,6 +101,7 @@ describe('real model: English models of the Hub, one click away', () => {
         await waitForRun(page, n);
         assertPredictions(await readPredictions(page), expected.next, id);
         assert.equal(await page.textContent('#model-error'), '');
+        assert.equal(await page.isVisible('#model-files-note'), false, 'every file asked for is there');
         assert.ok(asked.some((a) => a.startsWith(`GET /${id}/resolve/main/model.safetensors bytes=`)));
       }
       assert.deepEqual(await page.evaluate(() => window.__cspViolations), [], 'the page’s CSP allows the Hub');
@@ -100,6 +109,29 @@ describe('real model: English models of the Hub, one click away', () => {
       assert.deepEqual(problems.console, []);
       const elsewhere = problems.foreignRequests.filter((u) => !u.startsWith('https://huggingface.co/'));
       assert.deepEqual(elsewhere, [], 'nothing but the Hub’s files is asked of another origin');
+    } finally {
+      await session.context.close();
+    }
+  });
+
+  test('a folder without the optional tokenizer_config.json: the page says once why the console shows a 404', async () => {
+    const asked = [];
+    const session = await openPage(env, { route: (page) => routeHub(page, asked) });
+    try {
+      const { page, problems } = session;
+      await openBuiltin(page);
+      const before = await runs(page);
+      await page.fill('#model-url', PLAIN);
+      await page.press('#model-url', 'Enter');
+      await waitForRun(page, before);
+      assert.ok(asked.includes(`GET /${PLAIN}/resolve/main/tokenizer_config.json`));
+      assert.equal(
+        await page.textContent('#model-files-note'),
+        "tokenizer_config.json, which is optional, is not in this folder: the page asked for it, and the 404 the browser's console shows is its answer.",
+      );
+      assert.equal(problems.console.length, 1, problems.console.join('\n'));
+      assert.match(problems.console[0], /404/u);
+      assert.equal(await page.textContent('#model-error'), '');
     } finally {
       await session.context.close();
     }

@@ -69,7 +69,12 @@ describe('real model: the shipped model', () => {
         await page.textContent('#model-ablated'),
         /layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4/u,
       );
-      assert.match(await page.textContent('.model-predictions'), /Left the list after the ablation: “␣?ball”/u);
+      const left = /Left the list after the ablation: “␣?ball” \(was (0\.\d{3}), now (0\.\d{3})\)/u.exec(
+        await page.textContent('.model-predictions'),
+      );
+      assert.ok(left, 'a token that left the list says its p before and now');
+      assert.equal(left[1], plain.next[0].p.toFixed(3));
+      assert.ok(Number(left[2]) < shown[shown.length - 1].p + 5e-4, 'now below the last one listed');
 
       await page.locator('#step-model').screenshot({ path: `${ARTIFACTS}/real-model-ablated-1280.png` });
       // README_SHOTS=1 rewrites the README's picture: from the tokens to the model view, the induction heads off.
@@ -95,6 +100,8 @@ describe('real model: the shipped model', () => {
         /Layer 1 head 3 is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       await settle(page);
+      // The status line keeps what the run said: the layer run again for the steps is no "layer 1 of 2" left behind.
+      assert.match(await page.textContent('#model-status'), /^Ran 16 tokens in \d+ ms/u);
       for (const [matrix, key] of [
         ['weights', 'weights'],
         ['q', 'q'],
@@ -104,6 +111,13 @@ describe('real model: the shipped model', () => {
         assertShown(await readNumbers(page, matrix), cap[key].toArray(), PRECISION, `layer 1 head 3 ${matrix}`);
       }
       assert.equal(await page.inputValue('#head'), '2');
+      // Step 1 says what X is here: the layer's normed input, computed by the shipped model (not "embeddings").
+      assert.match(
+        await page.textContent('#x-source'),
+        /^Here X is computed by the shipped induction model, run up to this layer: this layer's input after its first norm \(LayerNorm ln_1\)/u,
+      );
+      assert.doesNotMatch(await page.textContent('#step-x'), /your model's file|hidden states entering/u);
+      assert.equal(await page.textContent('[data-matrix="x"] .matrix-note'), "the layer's normed input · rows: tokens");
       assert.ok(await page.isChecked('#causal'));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-walk-1280.png`, fullPage: false });
       await page.evaluate(() => document.getElementById('step-softmax').scrollIntoView({ block: 'start' }));
@@ -198,6 +212,7 @@ describe('real model: the shipped model', () => {
         /Layer 2 head 1 is in the steps/u.test(document.getElementById('model-walk').textContent),
       );
       assert.equal(await page.inputValue('#model-url'), folder);
+      assert.match(await page.textContent('#model-status'), /^Ran 16 tokens in \d+ ms/u, 'the status after a link');
       assertPredictions(await readPredictions(page), plain.next, 'by URL, reopened');
     });
   });

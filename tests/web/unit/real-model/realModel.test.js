@@ -135,6 +135,14 @@ describe('real model: tokens and predictions', () => {
     const { rows, gone } = predictionChanges(top, base, (id) => ({ 0: 0.1, 2: 0 })[id]);
     expect(rows[0].delta).toBeCloseTo(0.4, 6);
     expect(gone.map((t) => t.id)).toEqual([1]);
+    // A token that left the list says its p now, beside its p before.
+    const after = predictionChanges(
+      top,
+      base,
+      () => 0,
+      (id) => ({ 1: 0.02 })[id],
+    ).gone;
+    expect(after).toEqual([{ id: 1, p: 0.9, now: 0.02 }]);
     expect(toggleHead(toggleHead([], 1, 2), 0, 3)).toEqual([
       [0, 3],
       [1, 2],

@@ -82,7 +82,8 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     const weights = editedWeights(read, panel.edits, layer); // the weights the model ran with
     const rawTokens = r.rawTokens ?? r.ids.map((id) => panel.vocab[id] ?? String(id));
     const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
-    const state = walkState(panel.app.state, { x: r.captures[0].x, weights, tokens, head, spec });
+    const name = panel.source === 'builtin' ? 'the shipped induction model' : 'this model';
+    const state = walkState(panel.app.state, { x: r.captures[0].x, weights, tokens, head, spec, name });
     panel.selected = panel.views.select({ layer, head }); // the one-layer views follow the head opened
     panel.generator.setHead(layer, head);
     panel.view.select(panel.selected);
