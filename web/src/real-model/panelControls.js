@@ -378,7 +378,8 @@ export class RealModelControls {
   }
 
   ablated(text) {
-    this.ablatedLine.textContent = text || 'Every head is on.';
+    const faded = ' Their maps are faded: their weights are still computed, but their output is zeroed.';
+    this.ablatedLine.textContent = text ? `${text}${faded}` : 'Every head is on.';
     show(this.allOn, Boolean(text));
   }
 

@@ -69,6 +69,7 @@ describe('real model: the shipped model', () => {
         await page.textContent('#model-ablated'),
         /layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4/u,
       );
+      assert.match(await page.textContent('#model-ablated'), /Their maps are faded: their weights are still computed/u);
       const left = /Left the list after the ablation: “␣?ball” \(was (0\.\d{3}), now (0\.\d{3})\)/u.exec(
         await page.textContent('.model-predictions'),
       );

@@ -36,6 +36,10 @@ describe('real model: the lesson follows the run; words the shipped model does n
       await page.click('.ablate-button[data-layer="1"][data-head="0"]');
       await waitForRun(page, m);
       assert.equal(await lead(), said);
+      // That head opened in the steps says it is switched off (its weights at full colour there are still its own).
+      await page.click('.head-button[data-layer="1"][data-head="0"]');
+      await page.waitForFunction(() => /is in the steps/u.test(document.getElementById('model-walk').textContent));
+      assert.match(await page.textContent('#model-walk'), /It is switched off: its weights are computed/u);
       const k = await runs(page);
       await page.click('#model-lesson-lead button');
       await waitForRun(page, k);

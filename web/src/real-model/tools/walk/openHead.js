@@ -99,8 +99,11 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     const rope = r.captures[head].qRotated
       ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
       : '';
+    const off = panel.ablate.some(([l, h]) => l === layer && h === head)
+      ? ' It is switched off: its weights are computed as the steps show them, but its output is zeroed before W_o, so nothing it reads reaches the later layers.'
+      : '';
     panel.ui.walk(
-      `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${panel.editing.text()}`,
+      `Layer ${layer + 1} head ${head + 1} is in the steps below: X is the layer's ${state.modelLayer.normed ? 'normed input' : 'input'}, and every step shows the model's own numbers.${off}${rope}${panel.editing.text()}`,
     );
     panel.writeLink();
   } catch (error) {
