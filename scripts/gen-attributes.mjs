@@ -26,7 +26,7 @@ export const ATTRIBUTE_DOCS = {
   'd-k': `d_k, the size of each head's queries and keys (heads·d_k ≤ ${L.headsWidth})`,
   'd-v': `d_v, the size of each head's values (heads·d_v ≤ ${L.headsWidth})`,
   heads: `the number of heads (at most ${L.numHeads})`,
-  head: 'the head shown, from 1',
+  head: 'the head shown, counted from 0 (default 0)',
   causal: 'no looking ahead: each token attends to itself and the tokens before it',
   temperature: `${L.temperatureMin} to ${L.temperatureMax} (1 is standard attention)`,
   scale: 'divide the scores by √d_k (on by default; `scale="false"` turns it off)',
@@ -43,9 +43,10 @@ export const ATTRIBUTE_DOCS = {
   export: `buttons that download the figure (the heatmap; an explorer's is the weights of the head shown): ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
   model:
     'a real model: `builtin` (the 2-layer induction model shipped in the package), a folder URL (`https://…/`, `./folder/`, `/folder/`) or a Hub model id (`openai-community/gpt2`); read through `attention-wasm/model`, which loads only then. Elements naming the same model share one load',
-  layer: 'with `model`: the layer shown, from 1 (default 1)',
+  layer: 'with `model`: the layer shown, counted from 0 (default 0)',
   ids: 'with `model`: token ids instead of `sentence` (for a checkpoint without `tokenizer.json`, or exact tokens), e.g. `464 3797 3332`',
-  ablate: 'with `model`: heads switched off (their output zeroed), as `layer.head` from 1, space-separated: `2.1 2.3`',
+  ablate:
+    'with `model`: heads switched off (their output zeroed), as `layer.head` counted from 0, space-separated: `1.0 1.2`',
   next: "with `model`: show the model's prediction of the next token, the 5 most probable",
   steps: 'the steps shown, in order',
   hide: `paragraphs left out: ${code(WORDS.hide)} (the random-weights notice), space-separated`,

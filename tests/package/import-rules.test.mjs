@@ -48,9 +48,9 @@ for (const [file, line, expected] of [
     "web/src/lessons/gqa/gqa.js (a lesson's pure module) imports web/src/walk/heatmap.js (a page module): a lesson's pure module imports only",
   ],
   [
-    'web/src/lessons/rope/ropeLink.js',
+    'web/src/lessons/rope/ropeLesson.js',
     "import { RopeView } from './ropeView.js';",
-    "web/src/lessons/rope/ropeLink.js (a lesson's pure module) imports web/src/lessons/rope/ropeView.js (a lesson's view)",
+    "web/src/lessons/rope/ropeLesson.js (a lesson's pure module) imports web/src/lessons/rope/ropeView.js (a lesson's view)",
   ],
   [
     'web/src/elements/figure.js',

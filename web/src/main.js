@@ -14,7 +14,7 @@ import {
 import { ModelPanel } from './own-model/ownModelPanel.js';
 import { previewWeights, setStale } from './app/preview.js';
 import { SLOW_RENDER_MS, afterNextPaint, reportRender, watchInputs } from './app/latency.js';
-import { decodeState, encodeState } from './shared/state.js';
+import { decodeState, encodeState } from './shared/link.js';
 import { cachedGenerated, restoreGenerated } from './shared/matrices.js';
 import { buildControls, clearFieldErrors, editCell, syncControls, toggleMaskCell } from './app/controls.js';
 import { scheduleExperiment } from './lessons/scaling/scalingPanel.js';
@@ -70,13 +70,14 @@ const app = {
   /**
    * Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. `head`
    * says what the page's controls do to it (real-model/tools/walk/openHead.js): onEdit (a cell typed), onSentence
-   * (a sentence typed in the settings), onHead (another head chosen), and `name` ("layer 1 head 2 of gpt2").
+   * (a sentence typed in the settings), onHead (another head chosen), `name` ("L1H2 of gpt2"), and `link`: the
+   * panel's link values of that head (model, text, layer, head, ablate, edits), which Embed… writes.
    */
   showModelHead(next, result, head = null) {
     pinned = { state: next, result, head };
     setState(next);
   },
-  /** The real model's head while the steps show it (showModelHead's `head`), or null. */
+  /** The real model's head while the steps show it (showModelHead's `head`), or null when they show an example. */
   get modelHead() {
     return pinned?.state === state ? pinned.head : null;
   },
@@ -115,19 +116,22 @@ function writeHash() {
 }
 
 function loadHash() {
-  const { state: decoded, warnings } = decodeState(location.hash);
+  const { state: decoded, warnings, notes } = decodeState(location.hash);
   const warning = byId('link-warning');
-  if (warnings.length) {
-    warning.replaceChildren(
-      el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
-      el(
-        'ul',
-        {},
-        warnings.slice(0, 8).map((w) => el('li', { text: w })),
-      ),
-    );
-    warning.hidden = false;
-  } else warning.hidden = true;
+  warning.replaceChildren(
+    ...notes.map((note) => el('p', { class: 'link-note', text: note })),
+    ...(warnings.length
+      ? [
+          el('strong', { text: 'Part of this link could not be read, so defaults were used there: ' }),
+          el(
+            'ul',
+            {},
+            warnings.slice(0, 8).map((w) => el('li', { text: w })),
+          ),
+        ]
+      : []),
+  );
+  warning.hidden = !warnings.length && !notes.length;
   clearFieldErrors();
   steps.clearInvalid();
   setState(decoded);

@@ -68,9 +68,9 @@ export class DecodeSession {
    * | logits      | Tensor [1, vocab]: the last new token's                |
    * | attentions  | per layer Tensor [H, 1, past + n]: its attention row   |
    * @param {number[]} ids
-   * @param {{ attentions: boolean, ablate?: number[][], check: () => void, signal?: AbortSignal }} o  ablate: the
-   *   heads switched off ([layer, head], as run's); check() throws when the generation must stop; `signal` stops every
-   *   read
+   * @param {{ attentions: boolean, ablate?: object[], check: () => void, signal?: AbortSignal }} o  ablate: the
+   *   heads switched off (ablation.js's entries, 'zero'); check() throws when the generation must stop; `signal` stops
+   *   every read
    */
   async forward(ids, { attentions: wantWeights, ablate = [], check, signal }) {
     const { spec, run } = this.#engine;

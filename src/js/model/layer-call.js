@@ -27,14 +27,15 @@ const share = (record, reads, other) =>
   Object.fromEntries(Object.entries(record).filter(([key]) => (LAYER_WEIGHTS.has(key) ? reads.has(key) : other(key))));
 
 /**
- * The head mask of layer `layer` for the heads `ablate` switches off ([layer, head] pairs): an input [H] of 1s with 0
- * for each of them (forward.h's head_mask), or null when none of its heads is off.
+ * The head mask of layer `layer` for the zero ablations among `ablate` (run-plan's entries, ablation.js: { layer, head,
+ * mode }): an input [H] of 1s with 0 for each head switched off (forward.h's head_mask), or null when none of its heads
+ * is. 'mean' and 'resample' ablations are rows of the edits input instead (forward-pass.js).
  */
 export function headMask(ablate, layer, numHeads) {
-  const heads = ablate.filter(([l]) => l === layer).map(([, head]) => head);
-  if (!heads.length) return null;
+  const zeroed = ablate.filter((a) => a.layer === layer && a.mode === 'zero');
+  if (!zeroed.length) return null;
   const mask = new Float32Array(numHeads).fill(1);
-  for (const head of heads) mask[head] = 0;
+  for (const { head } of zeroed) mask[head] = 0;
   return made(mask, [numHeads], 'ablate');
 }
 
@@ -46,9 +47,10 @@ const pick = (from, keys, keep) =>
  * `outputs` by name (layerOutputs' shapes, or the decode step's), the residual only when asked for.
  * @param {object} layer  the layer call's parts: `inputs` (x, the layer's weights by slot, RoPE tables, head mask,
  *   edits), `dims` (modelDims, resident weights' addresses by slot, edit count, KV cache), `outputs`, `causal`, and
- *   `editedSteps`: the steps its edits change (edits.js's layerEdits), which the core's scratch depends on
+ *   `editedSteps`: the steps its edits change (edits.js's layerEdits), which the core's scratch depends on; with
+ *   `mlp: false`, the attention call only (the attention's outputs and the residual, no `output`)
  */
-export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSteps = 0 }) {
+export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSteps = 0, mlp = true }) {
   const { placement } = spec.choices;
   const attentionReads = halfWeights(LAYER_ATTENTION_WEIGHTS, placement);
   const mlpReads = halfWeights(LAYER_MLP_WEIGHTS, placement);
@@ -62,6 +64,7 @@ export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSt
       { causal, editedSteps },
     ),
   );
+  if (!mlp) return first;
   // The MLP reads the residual sum, its weights and the edits (of its steps): no RoPE table, no head mask.
   const mlpInputs = share(inputs, mlpReads, (key) => key === 'edits');
   mlpInputs.x = made(first.residual.data, first.residual.shape, 'the residual sum');

@@ -136,6 +136,13 @@ describe('model.generate against model.run of the whole sequence at each step', 
       expect(() => bad({ ablate: [[2, 0]] })).toThrow(/ablate\[0\]/u);
       expect(() => bad({ ablate: [0, 1] })).toThrow(/ablate\[0\] must be \[layer, head\]/u);
       expect(() => bad({ ablate: 'L0H1' })).toThrow(/ablate must be an array/u);
+      expect(() => bad({ ablate: [{ layer: 0, head: 1, mode: 'mean' }] })).toThrow(/ablate\[0\].*'mean'.*run\(\)'s/u);
+      const zero = [{ layer: 0, head: 0, mode: 'zero' }];
+      const modeZero = [];
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: zero })) modeZero.push(step.id);
+      const pairs = [];
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: [[0, 0]] })) pairs.push(step.id);
+      expect(modeZero).toEqual(pairs);
     },
   );
 

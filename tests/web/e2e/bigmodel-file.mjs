@@ -15,7 +15,7 @@ const FILES = [
 ];
 
 describe('use your own model', () => {
-  test(`a GPT-2-shaped file and the JSON's "layer": ${LAYER}: layer ${LAYER}, head 3 match a float64 reference`, async () => {
+  test(`a GPT-2-shaped file and the JSON's "layer": ${LAYER}: layer ${LAYER}, head 2 match a float64 reference`, async () => {
     await withPage(env, {}, async ({ page }) => {
       await dropFiles(page, FILES);
       await page.waitForFunction(() => document.querySelectorAll('.model-panel .mp-list li').length === 10);
@@ -28,7 +28,7 @@ describe('use your own model', () => {
       await afterChange(page, () => page.click('.model-panel button'));
       await afterChange(page, () => page.selectOption('#head', '2'));
       assert.equal(await page.isChecked('#causal'), true, 'GPT-2 is causal');
-      assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, `layer ${LAYER}, head 3 weights`);
+      assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, `layer ${LAYER}, head 2 weights`);
       const status = await page.textContent('.model-panel [role="status"]');
       assert.match(status, new RegExp(`Loaded layer ${LAYER}: n = ${N}, d_model = ${D}, ${HEADS} heads, causal`, 'u'));
       await page.waitForFunction(() =>
@@ -57,7 +57,7 @@ describe('use your own model', () => {
       assert.match(done, /^Loaded layer 0:/u);
       assert.doesNotMatch(done, /Largest difference/u);
       const ref0 = gpt2Files({ layers: 2, layer: 1 }).reference(0);
-      assertShown(await readNumbers(page, 'weights'), ref0.weights[0], PRECISION, 'layer 0, head 1 weights');
+      assertShown(await readNumbers(page, 'weights'), ref0.weights[0], PRECISION, 'layer 0, head 0 weights');
     });
   });
 

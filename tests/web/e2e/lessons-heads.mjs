@@ -46,8 +46,7 @@ describe('lesson: designed heads', () => {
       assert.equal(shown.length, 4);
       want.weights.forEach((weights, h) => {
         weights.forEach((row, i) => {
-          if (EXPECTED[h][i])
-            assert.ok(EXPECTED[h][i].includes(argmax(row)), `head ${h + 1}, query ${i}: ${argmax(row)}`);
+          if (EXPECTED[h][i]) assert.ok(EXPECTED[h][i].includes(argmax(row)), `head ${h}, query ${i}: ${argmax(row)}`);
         });
         assert.match(shown[h].verdict, /^The pattern holds/);
         // “the → itself 0.99 · cat → the 0.99 · …”: each query's argmax and its weight, as the reference has them.
@@ -56,12 +55,12 @@ describe('lesson: designed heads', () => {
           if (/no match/.test(item)) return assert.equal(EXPECTED[h][i], null);
           const [, target, weight] = /→ (\S+) ([\d.]+)$/.exec(item);
           const j = argmax(weights[i]);
-          assert.equal(target, j === i ? 'itself' : LABELS[j], `head ${h + 1}, query ${i}`);
-          assert.ok(Math.abs(Number(weight) - weights[i][j]) <= 0.005 + 1e-9, `head ${h + 1}, query ${i}: ${weight}`);
+          assert.equal(target, j === i ? 'itself' : LABELS[j], `head ${h}, query ${i}`);
+          assert.ok(Math.abs(Number(weight) - weights[i][j]) <= 0.005 + 1e-9, `head ${h}, query ${i}: ${weight}`);
         });
       });
 
-      // Break head 1: position 3 no longer has a key, so the query at position 4 (“dog”) finds no previous token.
+      // Break head 0: position 3 no longer has a key, so the query at position 4 (“dog”) finds no previous token.
       await afterChange(page, () => page.selectOption('#head', '0'));
       await afterChange(page, () => typeInCell(page, 'wk', 11, 3, '0'));
       const broken = attention64(await readInputs(page));
@@ -111,8 +110,8 @@ describe('lesson: grouped-query attention', () => {
       assert.equal(inputs.numKvHeads, 2);
       const want = attention64(inputs);
       for (const g of [0, 1]) {
-        assertShown(await readNumbers(page, `gqaK${g}`), want.keys[g], PRECISION, `K of kv head ${g + 1}`);
-        assertShown(await readNumbers(page, `gqaV${g}`), want.values[g], PRECISION, `V of kv head ${g + 1}`);
+        assertShown(await readNumbers(page, `gqaK${g}`), want.keys[g], PRECISION, `K of kv head ${g}`);
+        assertShown(await readNumbers(page, `gqaV${g}`), want.values[g], PRECISION, `V of kv head ${g}`);
       }
       const groups = await page.$$eval('#mount-gqa-heads figure', (figures) => figures.map((f) => f.dataset.group));
       assert.deepEqual(groups, ['0', '0', '1', '1']);

@@ -196,7 +196,7 @@ describe('lesson: the KV cache', () => {
         await readNumbers(page, 'kvWeights'),
         [want.weights[1][5]],
         PRECISION,
-        'head 2 weights of the new token',
+        'head 1 weights of the new token',
       );
       assert.equal((await readMatrix(page, 'kvK')).rowLabels[5], 'mat (new)');
       const text = await page.textContent('#kv-text');

@@ -164,7 +164,7 @@ describe('every heatmap has token labels and a keyboard readout', () => {
         '#step-heads .cm-readout',
         ['ArrowDown', 'ArrowRight', 'ArrowRight'],
       );
-      assert.equal(lines[0], 'head 2: query “flies” → key “like”');
+      assert.equal(lines[0], 'head 1: query “flies” → key “like”');
       assert.equal(lines[1], `weight ${want.weights[1][1][2].toFixed(PRECISION)}`);
     });
   });
@@ -202,16 +202,16 @@ describe('every heatmap has token labels and a keyboard readout', () => {
       const maps = await smallHeatmaps(page, '#mount-gqa-heads canvas');
       assert.equal(maps.length, 4);
       for (const [k, map] of maps.entries()) {
-        assert.equal(map.tabIndex, 0, `query head ${k + 1} is a tab stop`);
-        assert.ok(map.cornerEmpty && map.ink > 20, `query head ${k + 1} draws token labels: ${JSON.stringify(map)}`);
+        assert.equal(map.tabIndex, 0, `query head ${k} is a tab stop`);
+        assert.ok(map.cornerEmpty && map.ink > 20, `query head ${k} draws token labels: ${JSON.stringify(map)}`);
       }
       // The head shown in the steps (3, of kv group 2) as numbers: grouped-query attention's, not multi-head's.
-      assertShown(await readNumbers(page, 'gqaWeights'), want.weights[2], PRECISION, 'grouped weights of head 3');
+      assertShown(await readNumbers(page, 'gqaWeights'), want.weights[2], PRECISION, 'grouped weights of head 2');
       const lines = await readWithKeys(page, '#mount-gqa-heads figure:nth-child(4) canvas', '#mount-gqa .cm-readout', [
         'End',
         'ArrowDown',
       ]);
-      assert.equal(lines[0], 'head 4 · K, V 2: query “flies” → key “arrow”');
+      assert.equal(lines[0], 'head 3 · K, V 1: query “flies” → key “arrow”');
       assert.equal(lines[1], `weight ${want.weights[3][1][4].toFixed(PRECISION)}`);
       await page.locator('#step-gqa').screenshot({ path: `${ARTIFACTS}/gqa-readable-1280.png` });
     });

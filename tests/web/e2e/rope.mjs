@@ -14,8 +14,7 @@ import {
   withPage,
 } from './helpers.mjs';
 import { EXAMPLES } from '../../../web/src/shared/examples.js';
-import { encodeState } from '../../../web/src/shared/state.js';
-import '../../../web/src/lessons/rope/ropeLink.js'; // the lesson's settings in encodeState's links, as on the page
+import { encodeState } from '../../../web/src/shared/link.js';
 import { columns, matmul } from './reference64.mjs';
 import { PRECISION, env } from './session.mjs';
 

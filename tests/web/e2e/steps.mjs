@@ -140,7 +140,7 @@ describe('masks, scaling and heads', () => {
       await afterChange(page, () => page.click('button[data-example="heads"]'));
       assert.equal(await page.locator('#mount-heads .head-figure canvas').count(), 5);
       await afterChange(page, () => page.selectOption('#head', '2'));
-      assert.match((await readMatrix(page, 'q')).title, /head 3 of 4/);
+      assert.match((await readMatrix(page, 'q')).title, /head 2 of 4/);
       assert.equal(await page.getAttribute('#mount-heads figure:nth-child(3) button', 'aria-pressed'), 'true');
       const x = await readNumbers(page, 'x');
       const [wq, wk, wv] = [
@@ -149,7 +149,7 @@ describe('masks, scaling and heads', () => {
         await readNumbers(page, 'wv'),
       ];
       const single = attn.selfAttention(x, { wq, wk, wv });
-      assertShown(await readNumbers(page, 'weights'), toRows(single.weights), PRECISION, 'head 3 weights');
+      assertShown(await readNumbers(page, 'weights'), toRows(single.weights), PRECISION, 'head 2 weights');
       assert.equal((await readMatrix(page, 'concat')).shape, '[5, 16]');
     });
   });

@@ -10,33 +10,33 @@ import { dropFiles, gpt2Files, llamaFiles, plainNpz, randomRows } from './model-
 import { PRECISION, env } from './session.mjs';
 
 describe('grouped-query attention in every step', () => {
-  test('the "Grouped-query" example, head 3: W_k, K, the weights and the layer output are those of kv head 2', async () => {
+  test('the "Grouped-query" example, head 2: W_k, K, the weights and the layer output are those of kv head 1', async () => {
     const { m, state, ref } = exampleReference('gqa');
     const { dK, dV } = state;
     await withPage(env, {}, async ({ page }) => {
       await afterChange(page, () => page.click('button[data-example="gqa"]'));
       await afterChange(page, () => page.selectOption('#head', '2'));
-      assertShown(await readNumbers(page, 'wk'), columns(m.wk, dK, dK), PRECISION, 'W_k of kv head 2');
+      assertShown(await readNumbers(page, 'wk'), columns(m.wk, dK, dK), PRECISION, 'W_k of kv head 1');
       const note = (name) => page.textContent(`[data-matrix="${name}"] .matrix-note`);
-      assert.equal((await readMatrix(page, 'wk')).title, 'W_k (kv head 2)');
+      assert.equal((await readMatrix(page, 'wk')).title, 'W_k (kv head 1)');
       assert.equal(await note('wk'), 'shared by heads 3 and 4 · weights · editable');
-      assertShown(await readNumbers(page, 'wv'), columns(m.wv, dV, dV), PRECISION, 'W_v of kv head 2');
-      assertShown(await readNumbers(page, 'wq'), columns(m.wq, 2 * dK, dK), PRECISION, 'W_q of head 3');
-      assert.equal((await readMatrix(page, 'k')).title, 'K (kv head 2)');
+      assertShown(await readNumbers(page, 'wv'), columns(m.wv, dV, dV), PRECISION, 'W_v of kv head 1');
+      assertShown(await readNumbers(page, 'wq'), columns(m.wq, 2 * dK, dK), PRECISION, 'W_q of head 2');
+      assert.equal((await readMatrix(page, 'k')).title, 'K (kv head 1)');
       assert.equal(await note('k'), 'shared by heads 3 and 4 · keys');
       assert.equal(await note('wq'), 'weights · editable');
-      assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 2');
-      assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, 'head 3 weights');
-      assertShown(await readNumbers(page, 'vOut'), ref.values[1], PRECISION, 'V of kv head 2 in step 7');
-      assertShown(await readNumbers(page, 'output'), ref.heads[2], PRECISION, 'head 3 output');
+      assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 1');
+      assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, 'head 2 weights');
+      assertShown(await readNumbers(page, 'vOut'), ref.values[1], PRECISION, 'V of kv head 1 in step 7');
+      assertShown(await readNumbers(page, 'output'), ref.heads[2], PRECISION, 'head 2 output');
       assertShown(await readNumbers(page, 'layerOutput'), ref.output, PRECISION, 'layer output');
-      assert.match(await page.textContent('#qkv-heads-note'), /4–7 of W_k and 4–7 of W_v, the block of kv head 2/u);
+      assert.match(await page.textContent('#qkv-heads-note'), /4–7 of W_k and 4–7 of W_v, the block of kv head 1/u);
       assert.match(await page.textContent('#heads-text'), /each group of 2 heads shares one block of W_k and W_v/u);
       assert.doesNotMatch(await page.textContent('#heads-text'), /Each head has its own blocks of W_q, W_k and W_v/u);
-      assert.equal(await page.textContent('#mount-heads .head-figure:nth-child(3) button'), 'head 3 · K, V 2');
-      // Step 13 shows the same K for kv head 2: one answer.
+      assert.equal(await page.textContent('#mount-heads .head-figure:nth-child(3) button'), 'head 2 · K, V 1');
+      // Step 13 shows the same K for kv head 1: one answer.
       await showLesson(page, 'step-gqa');
-      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 2");
+      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 1");
     });
   });
 });
@@ -52,16 +52,16 @@ describe('a loaded grouped-query model', () => {
       await page.waitForFunction(() => !document.querySelector('.model-panel button').disabled);
       await afterChange(page, () => page.click('.model-panel button'));
       await afterChange(page, () => page.selectOption('#head', '3'));
-      assertShown(await readNumbers(page, 'wk'), columns(wk, dK, dK), PRECISION, 'W_k of kv head 2');
-      assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 2');
-      assertShown(await readNumbers(page, 'weights'), ref.weights[3], PRECISION, 'head 4 weights');
+      assertShown(await readNumbers(page, 'wk'), columns(wk, dK, dK), PRECISION, 'W_k of kv head 1');
+      assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 1');
+      assertShown(await readNumbers(page, 'weights'), ref.weights[3], PRECISION, 'head 3 weights');
       assertShown(await readNumbers(page, 'layerOutput'), ref.output, PRECISION, 'layer output');
       await showLesson(page, 'step-gqa');
       assert.equal(await page.inputValue('#kv-heads'), '2');
       assert.match(await page.textContent('#gqa-text'), /^With 2 kv heads for 4 query heads/u);
-      assert.equal((await readMatrix(page, 'gqaK0')).title, 'K of kv head 1');
-      assertShown(await readNumbers(page, 'gqaK0'), ref.keys[0], PRECISION, "step 13's K of kv head 1");
-      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 2");
+      assert.equal((await readMatrix(page, 'gqaK0')).title, 'K of kv head 0');
+      assertShown(await readNumbers(page, 'gqaK0'), ref.keys[0], PRECISION, "step 13's K of kv head 0");
+      assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 1");
       assert.match(await page.textContent('.model-panel [role="status"]'), /sharing 2 key\/value heads/u);
       assert.equal(await page.inputValue('#sentence'), '<s> The cat sat on the');
     });
@@ -106,7 +106,7 @@ describe('the tensor chooser', () => {
       await page.fill('.model-panel input[type="number"]', '2');
       await afterChange(page, () => page.click('.model-panel button'));
       await afterChange(page, () => page.selectOption('#head', '1'));
-      assertShown(await readNumbers(page, 'weights'), ref.weights[1], PRECISION, 'head 2 weights');
+      assertShown(await readNumbers(page, 'weights'), ref.weights[1], PRECISION, 'head 1 weights');
       assertShown(await readNumbers(page, 'layerOutput'), ref.output, PRECISION, 'layer output');
     });
   });

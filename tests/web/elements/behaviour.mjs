@@ -36,7 +36,7 @@ test('properties read the values in use, writing them recomputes and fires atten
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'p', 'attention-heatmap', { sentence: 'a b c d', heads: '2', 'd-model': '8', head: '2' });
+    await add(page, 'p', 'attention-heatmap', { sentence: 'a b c d', heads: '2', 'd-model': '8', head: '1' });
     const first = await page.evaluate(() => {
       const e = document.getElementById('p');
       const pressed = Array.from(e.shadowRoot.querySelectorAll('[part="head-picker"] button'), (b) =>
@@ -46,7 +46,7 @@ test('properties read the values in use, writing them recomputes and fires atten
     });
     assert.deepEqual(first, {
       heads: 2,
-      head: 2,
+      head: 1,
       dModel: 8,
       dK: 4,
       seed: 42,
@@ -70,12 +70,12 @@ test('properties read the values in use, writing them recomputes and fires atten
     assert.equal(detail.w[0][0][1], 0);
     assert.equal(detail.w[1][2][3], 0);
     assert.equal(await page.evaluate(() => document.getElementById('p').seed), 3);
-    // The head picker by keyboard: Tab to head 1, Enter.
+    // The head picker by keyboard: Tab to head 0, Enter.
     await page.evaluate(() =>
       document.getElementById('p').shadowRoot.querySelector('[part="head-picker"] button').focus(),
     );
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => document.getElementById('p').head === 1);
+    await page.waitForFunction(() => document.getElementById('p').head === 0);
     await assertClean(session);
   } finally {
     await session.context.close();

@@ -23,7 +23,7 @@ test(
   { skip: !built && 'run scripts/build.sh first' },
   async () => {
     const hash =
-      'v=2&s=the+cat+sat+on+the+mat&n=6&dm=8&dk=4&dv=4&h=2&seed=7&dist=normal&p=3&causal=1&scale=1&t=1&tie=0&pos=0&head=2';
+      'v=3&s=the+cat+sat+on+the+mat&n=6&dm=8&dk=4&dv=4&h=2&seed=7&dist=normal&p=3&causal=1&scale=1&t=1&tie=0&pos=0&head=1';
     const { page, context, errors } = await openPage(`#${hash}`);
     let snippets;
     try {
@@ -46,9 +46,9 @@ test(
       snippets.element,
       /^<script type="module" src="https:\/\/cdn\.jsdelivr\.net\/npm\/attention-wasm@\d+\.\d+\.\d+\/web\/src\/elements\/index\.js"><\/script>\n/,
     );
-    assert.match(snippets.element, /<attention-explorer steps="scores mask softmax output" state="v=2&amp;s=the\+cat/);
+    assert.match(snippets.element, /<attention-explorer steps="scores mask softmax output" state="v=3&amp;s=the\+cat/);
     const src = /src="([^"]+)"/.exec(snippets.iframe)[1].replaceAll('&amp;', '&');
-    assert.match(src, /\?embed&steps=scores\+mask\+softmax\+output#v=2&/);
+    assert.match(src, /\?embed&steps=scores\+mask\+softmax\+output#v=3&/);
 
     // The element snippet on a post (its script tag swapped for the local file): the same state, decoded.
     const session = await open();
@@ -71,7 +71,7 @@ test(
       });
       assert.equal(shown.state, hash);
       assert.deepEqual(shown.steps, ['scores', 'mask', 'softmax', 'output']);
-      assert.equal(shown.head, 2);
+      assert.equal(shown.head, 1);
       await assertClean(session);
     } finally {
       await session.context.close();

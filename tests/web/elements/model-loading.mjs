@@ -165,7 +165,7 @@ test('a Hub model id reads <Hub>/<id>/resolve/main/<file> (the Hub answered here
     await page.evaluate((sentence) => {
       const e = document.createElement('attention-heatmap');
       e.id = 'hub';
-      for (const [k, v] of Object.entries({ model: 'someone/induction', layer: '2', next: '', sentence }))
+      for (const [k, v] of Object.entries({ model: 'someone/induction', layer: '1', next: '', sentence }))
         e.setAttribute(k, v);
       document.getElementById('main').prepend(e);
     }, SENTENCE);
@@ -231,10 +231,10 @@ test('a folder URL by Range: an element of layer 1 reads no weight of layer 2, t
         .filter(([name]) => test.test(name))
         .reduce((sum, [, t]) => sum + t.data_offsets[1] - t.data_offsets[0], 0);
     const rest = tensorBytes(/\.h\.1\.|ln_f/u);
-    assert.equal((await add('first', { model, layer: '1', sentence: SENTENCE })).status, 'ready');
+    assert.equal((await add('first', { model, layer: '0', sentence: SENTENCE })).status, 'ready');
     const first = await bytes();
     assert.ok(first <= size - rest, `layer 1 alone read ${first} of the checkpoint's ${size} bytes`);
-    assert.equal((await add('all', { model, layer: '2', next: '', sentence: SENTENCE })).status, 'ready');
+    assert.equal((await add('all', { model, layer: '1', next: '', sentence: SENTENCE })).status, 'ready');
     const all = (await bytes()) - first;
     assert.equal(all, rest, `with next, layer 2 and the final norm: ${all} bytes, against ${rest}`);
     console.log(`checkpoint ${size} bytes: layer 1 read ${first}, layers 1-2 with next ${all}`);

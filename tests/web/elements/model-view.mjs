@@ -62,7 +62,7 @@ for (const { width, colorScheme } of [
     const { page } = session;
     try {
       // The same head by its attributes: what the opened head must show.
-      await add(page, 'attrs', 'attention-heatmap', { model: 'builtin', layer: '2', head: '3', sentence: SENTENCE });
+      await add(page, 'attrs', 'attention-heatmap', { model: 'builtin', layer: '1', head: '2', sentence: SENTENCE });
       const wanted = await view(page, 'attrs');
       await page.evaluate(() => document.getElementById('attrs').remove());
 
@@ -73,24 +73,24 @@ for (const { width, colorScheme } of [
       assert.equal(before.back, null, 'no way back where the reader has not left the model view');
       const label = await mapOf(page, 'mv', 1, 2).getAttribute('aria-label');
       assert.equal(await mapOf(page, 'mv', 1, 2).getAttribute('role'), 'button');
-      assert.match(label, /layer 2 head 3: .* Enter shows this head alone/u);
+      assert.match(label, /L1H2: .* Enter shows this head alone/u);
       await page
         .locator('#mv')
         .screenshot({ path: `${ARTIFACTS}/elements-model-view-open-${width}-${colorScheme}.png` });
 
-      // A click on layer 2 head 3.
+      // A click on L1H2.
       await mapOf(page, 'mv', 1, 2).click();
-      await waitTitle(page, 'mv', 'Attention weights, layer 2 head 3');
+      await waitTitle(page, 'mv', 'Attention weights, L1H2');
       const opened = await view(page, 'mv');
-      assert.deepEqual(opened.cells, wanted.cells, 'the cells are those layer="2" head="3" shows');
-      assert.deepEqual(opened.weights, wanted.weights, "the result's weights are layer 2's");
+      assert.deepEqual(opened.cells, wanted.cells, 'the cells are those layer="1" head="2" shows');
+      assert.deepEqual(opened.weights, wanted.weights, "the result's weights are layer 1's");
       assert.equal(opened.maps, 0);
       assert.equal(opened.back, '← Every layer and head');
       assert.equal(opened.focus?.role, 'grid', 'the focus is on the opened head’s heatmap');
-      assert.match(opened.focus.label, /^Attention weights, layer 2 head 3 of the built-in induction model/u);
+      assert.match(opened.focus.label, /^Attention weights, L1H2 of the built-in induction model/u);
       let fired = await changes(page, 'mv');
       assert.equal(fired.length, 1, 'attention-change once');
-      assert.deepEqual([fired[0].settings.layer, fired[0].settings.head, fired[0].settings.modelView], [2, 3, false]);
+      assert.deepEqual([fired[0].settings.layer, fired[0].settings.head, fired[0].settings.modelView], [1, 2, false]);
       assert.deepEqual(fired[0].weights, wanted.weights);
       await page
         .locator('#mv')
@@ -109,21 +109,21 @@ for (const { width, colorScheme } of [
       assert.equal(fired.length, 2);
       assert.equal(fired[1].settings.modelView, true);
 
-      // Layer 1 head 2 with the keyboard: Enter on its focused map.
+      // L0H1 with the keyboard: Enter on its focused map.
       await mapOf(page, 'mv', 0, 1).focus();
       await page.keyboard.press('Enter');
-      await waitTitle(page, 'mv', 'Attention weights, layer 1 head 2');
+      await waitTitle(page, 'mv', 'Attention weights, L0H1');
       const keyed = await view(page, 'mv');
       assert.equal(keyed.focus?.role, 'grid');
       // The opened head is the attributes' head: its layer and head pickers choose another, the focus staying on the
       // button pressed (drawn again with the figure).
       await page.locator('#mv').locator('[part="head-picker"] button').nth(3).focus();
       await page.keyboard.press('Enter');
-      await waitTitle(page, 'mv', 'Attention weights, layer 1 head 4');
+      await waitTitle(page, 'mv', 'Attention weights, L0H3');
       const picked = await view(page, 'mv');
-      assert.equal(picked.focus?.label, 'head 4 of 4', 'the focus is on the head picked');
+      assert.equal(picked.focus?.label, 'head 3 of 4', 'the focus is on the head picked');
       fired = await changes(page, 'mv');
-      assert.deepEqual([fired.at(-1).settings.layer, fired.at(-1).settings.head], [1, 4]);
+      assert.deepEqual([fired.at(-1).settings.layer, fired.at(-1).settings.head], [0, 3]);
       assert.equal((await view(page, 'mv')).back, '← Every layer and head', 'still a way back');
       const width$ = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width$ <= width, `the page is ${width$} px wide at ${width}`);

@@ -78,15 +78,15 @@ const shown = (page, id) =>
 
 const screenshot = (page, id, name) => page.locator(`#${id}`).screenshot({ path: `${ARTIFACTS}/${name}.png` });
 
-test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of loadModel/run', async () => {
+test('builtin: the heatmap of L1H0 (layer 1 head 0) and the next tokens are those of loadModel/run', async () => {
   const session = await open();
   const { page } = session;
   try {
     await setUp(page);
     await add(page, 'b', 'attention-heatmap', {
       model: 'builtin',
-      layer: '2',
-      head: '1',
+      layer: '1',
+      head: '0',
       sentence: SENTENCE,
       next: '',
     });
@@ -96,8 +96,8 @@ test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of lo
     assert.deepEqual(got.tokens, ref.tokens);
     const n = ref.tokens.length;
     assert.deepEqual(got.shape, [4, n, n]);
-    assert.deepEqual(got.weights, ref.attentions[1], "the result's weights are layer 2's [heads, n, n]");
-    // The cells shown are head 1's, rounded to 3 decimals.
+    assert.deepEqual(got.weights, ref.attentions[1], "the result's weights are layer 1's [heads, n, n]");
+    // The cells shown are head 0's, rounded to 3 decimals.
     const head1 = ref.attentions[1].slice(0, n * n);
     got.cells.forEach((text, k) => {
       const [i, j] = [Math.floor(k / n), k % n];
@@ -113,14 +113,14 @@ test('builtin: the heatmap of layer 2 head 1 and the next tokens are those of lo
     assert.match(got.next[0], new RegExp(`${(ref.next[0].p * 100).toFixed(1)}%$`));
     await screenshot(page, 'b', 'elements-model-heatmap');
     const svg = await page.evaluate(() => document.getElementById('b').toSVG());
-    assert.match(svg, />Attention weights of the built-in induction model, layer 2<\/text>.*>head 1<\/text>/);
+    assert.match(svg, />Attention weights of the built-in induction model, L1H0<\/text>/);
     assert.equal((svg.match(/<rect /g) ?? []).length >= n * n, true);
-    // Picking head 3 shows it without a new attribute.
+    // Picking head 2 shows it without a new attribute.
     await page.evaluate(() =>
       document.getElementById('b').shadowRoot.querySelectorAll('[part="head-picker"] button')[2].click(),
     );
     await page.waitForFunction(() =>
-      document.getElementById('b').shadowRoot.querySelector('[part="title"]')?.textContent.endsWith('head 3'),
+      document.getElementById('b').shadowRoot.querySelector('[part="title"]')?.textContent.endsWith('L1H2'),
     );
     await assertClean(session);
   } finally {
@@ -138,7 +138,7 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     const got = await shown(page, 'mv');
     assert.equal(got.maps, 8, '2 layers × 4 heads');
     const n = ref.tokens.length;
-    // Layer 1 head 3 (the previous-token head) by keyboard: focus its map, move to query 6, key 5 (from 1).
+    // L0H2 (the previous-token head) by keyboard: focus its map, move to query 6, key 5 (from 1).
     const map = page.locator('#mv').locator('[part="model-view"] canvas').nth(2);
     await map.focus();
     for (const key of [...Array(5).fill('ArrowDown'), ...Array(4).fill('ArrowRight')]) await map.press(key);
@@ -146,7 +146,7 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     const k = 2 * n * n + 5 * n + 4;
     assert.equal(
       read,
-      `layer 1 head 3: query “${ref.tokens[5]}” → key “${ref.tokens[4]}”: weight ${ref.attentions[0][k].toFixed(3)}`,
+      `L0H2: query “${ref.tokens[5]}” → key “${ref.tokens[4]}”: weight ${ref.attentions[0][k].toFixed(3)}`,
     );
     // Every map is drawn from its head's weights: each cell of the last query's row has the colour of run's weight.
     const wrong = await page.evaluate(
@@ -170,13 +170,13 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     assert.deepEqual(wrong, []);
     await screenshot(page, 'mv', 'elements-model-view-390');
 
-    // ablate="2.1 2.2 2.3 2.4": the induction heads off, the repeat is no longer continued.
+    // ablate="1.0 1.1 1.2 1.3": the induction heads off, the repeat is no longer continued.
     await add(page, 'ab', 'attention-heatmap', {
       model: 'builtin',
-      layer: '2',
+      layer: '1',
       sentence: SENTENCE,
       next: '',
-      ablate: '2.1 2.2 2.3 2.4',
+      ablate: '1.0 1.1 1.2 1.3',
     });
     const off = [
       [1, 0],
@@ -188,16 +188,14 @@ test('builtin: model-view shows every layer × head, each the weights of loadMod
     const ablated = await shown(page, 'ab');
     assert.notEqual(refOff.next[0].token.trim(), 'ball');
     ablated.next.forEach((text, k) => assert.ok(text.startsWith(refOff.next[k].token.trim()), `${text}`));
-    assert.deepEqual(await shadowTexts(page, 'ab', '.sub:nth-of-type(3)'), [
-      'Switched off: layer 2 head 1, layer 2 head 2, layer 2 head 3, layer 2 head 4',
-    ]);
+    assert.deepEqual(await shadowTexts(page, 'ab', '.sub:nth-of-type(3)'), ['Switched off: L1H0, L1H1, L1H2, L1H3']);
     await assertClean(session);
   } finally {
     await session.context.close();
   }
 });
 
-test('builtin: the explorer walks layer 2 head 1 with the numbers of its capture', async () => {
+test('builtin: the explorer walks L1H0 with the numbers of its capture', async () => {
   const session = await open();
   const { page } = session;
   const sentence = 'the cat saw a cat';
@@ -205,8 +203,8 @@ test('builtin: the explorer walks layer 2 head 1 with the numbers of its capture
     await setUp(page);
     await add(page, 'x', 'attention-explorer', {
       model: 'builtin',
-      layer: '2',
-      head: '1',
+      layer: '1',
+      head: '0',
       sentence,
       steps: 'x qkv scores scale mask softmax output wo positions',
     });
@@ -280,7 +278,7 @@ test('a tiny GPT-2 without a tokenizer, by ids: layer 2 weights and next as run 
       window.events = [];
       document.addEventListener('attention-change', (e) => window.events.push(e.detail.weights));
     });
-    await add(page, 't', 'attention-heatmap', { model: './tiny/', layer: '2', head: '2', ids: '3 1 4 1 5', next: '' });
+    await add(page, 't', 'attention-heatmap', { model: './tiny/', layer: '1', head: '1', ids: '3 1 4 1 5', next: '' });
     const ref = await page.evaluate(() => window.reference('./tiny/', { ids: [3, 1, 4, 1, 5] }));
     const got = await shown(page, 't');
     assert.equal(got.status, 'ready', await message(page, 't'));
@@ -334,8 +332,11 @@ test('a bad model is a polite message: not found, an unsupported family, a bad v
     assert.match(await message(page, 't5'), /could not be loaded[^]*t5[^]*gpt2/i);
     assert.match(await message(page, 'bad'), /model="not a model!" should be builtin/);
     assert.equal((await shown(page, 'deep')).status, 'ready');
-    assert.match(await message(page, 'deep'), /layer="9" is not in this model, which has 2 layers/);
-    // It shows layer 1, so it ran layer 1 alone (the layers it needs).
+    assert.match(
+      await message(page, 'deep'),
+      /layer="9" is not in this model \(layers 0 to 1, heads 0 to 3: they count from 0\), so layer 0 is shown/,
+    );
+    // It shows layer 0, so it ran layer 0 alone (the layers it needs).
     assert.equal(await page.evaluate(() => document.getElementById('deep').result.attentions.length), 1);
     await screenshot(page, 't5', 'elements-model-unsupported');
     // Nothing thrown into the page (the 404 of the missing folder is the only console error).

@@ -123,7 +123,7 @@ test('a state copied from the page and a named example give the page’s numbers
   const session = await open();
   const { page } = session;
   try {
-    const hash = 'v=2&s=the+cat+sat&n=3&dm=4&dk=2&dv=2&h=1&seed=5&dist=normal&p=2&causal=0&scale=1&t=1&tie=0&pos=0';
+    const hash = 'v=3&s=the+cat+sat&n=3&dm=4&dk=2&dv=2&h=1&seed=5&dist=normal&p=2&causal=0&scale=1&t=1&tie=0&pos=0';
     await add(page, 'fromState', 'attention-explorer', { state: `https://example.org/#${hash}`, steps: 'softmax' });
     const read = await page.evaluate(() => {
       const element = document.getElementById('fromState');

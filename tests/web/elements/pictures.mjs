@@ -87,7 +87,7 @@ test('export: toPNG(scale) draws the same figure on a canvas; the explorer expor
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'p', 'attention-explorer', { sentence: 'a b c d', heads: '2', head: '2', steps: 'scores' });
+    await add(page, 'p', 'attention-explorer', { sentence: 'a b c d', heads: '2', head: '1', steps: 'scores' });
     const made = await page.evaluate(async () => {
       const e = document.getElementById('p');
       const svg = await e.toSVG();
@@ -102,7 +102,7 @@ test('export: toPNG(scale) draws the same figure on a canvas; the explorer expor
     assert.deepEqual(made.one, { type: 'image/png', width: svgSize[0], height: svgSize[1] });
     assert.deepEqual(made.two, { type: 'image/png', width: 2 * svgSize[0], height: 2 * svgSize[1] });
     const read = await readSvg(page, made.svg);
-    assert.ok(read.texts.includes('Attention weights, head 2 of 2'), read.texts.join(' | '));
+    assert.ok(read.texts.includes('Attention weights, head 1 of 2'), read.texts.join(' | '));
     assert.equal(read.rects.length, 1 + 16 + 1);
     const png = await page.evaluate(async () => {
       const blob = await document.getElementById('p').toPNG(1);

@@ -13,3 +13,5 @@ import './fallback.mjs';
 import './model.mjs';
 import './model-loading.mjs';
 import './model-view.mjs';
+import './counting.mjs';
+import './model-marks.mjs';

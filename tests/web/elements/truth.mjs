@@ -7,23 +7,23 @@ import { add, assertClean, assertClose, open, shadowTexts, shownMatrix } from '.
 
 const assertNear = (shown, expected, what) => assertClose(shown, expected, 0.5e-3 + 1e-6, what);
 
-test('example="gqa" head 3: W_k, K, V and the weights are those of kv head 2, labelled as shared', async () => {
+test('example="gqa" head 2: W_k, K, V and the weights are those of kv head 1, labelled as shared', async () => {
   const { m, state, ref } = exampleReference('gqa');
   const { dK } = state;
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'g', 'attention-explorer', { example: 'gqa', steps: 'qkv softmax output heads gqa', head: '3' });
+    await add(page, 'g', 'attention-explorer', { example: 'gqa', steps: 'qkv softmax output heads gqa', head: '2' });
     assertNear(await shownMatrix(page, 'g', 'wk'), columns(m.wk, dK, dK), 'W_k');
     assertNear(await shownMatrix(page, 'g', 'k'), ref.keys[1], 'K');
     assertNear(await shownMatrix(page, 'g', 'vOut'), ref.values[1], 'V');
     assertNear(await shownMatrix(page, 'g', 'weights'), ref.weights[2], 'weights');
     const titles = await shadowTexts(page, 'g', '[data-matrix="wk"] figcaption, [data-matrix="k"] figcaption');
-    assert.deepEqual(titles, ['W_k (kv head 2)[16, 4]', 'K (kv head 2)[5, 4]']);
+    assert.deepEqual(titles, ['W_k (kv head 1)[16, 4]', 'K (kv head 1)[5, 4]']);
     const notes = await shadowTexts(page, 'g', '[data-matrix="wk"] .sub, [data-matrix="k"] .sub');
-    assert.deepEqual(notes, ['shared by heads 3 and 4 · weights', 'shared by heads 3 and 4 · keys']);
+    assert.deepEqual(notes, ['shared by heads 2 and 3 · weights', 'shared by heads 2 and 3 · keys']);
     const captions = await shadowTexts(page, 'g', '[data-step="heads"] figcaption');
-    assert.deepEqual(captions, ['head 1 · K, V 1', 'head 2 · K, V 1', 'head 3 · K, V 2', 'head 4 · K, V 2']);
+    assert.deepEqual(captions, ['head 0 · K, V 0', 'head 1 · K, V 0', 'head 2 · K, V 1', 'head 3 · K, V 1']);
     const [heads] = await shadowTexts(page, 'g', '[data-step="heads"] > p');
     assert.match(heads, /each group of 2 heads shares one block of W_k and W_v/u);
     await assertClean(session);

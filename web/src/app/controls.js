@@ -6,7 +6,8 @@ import { tokenCountNote } from '../shared/explanations.js';
 import { LESSON_STEPS } from '../lessons/registry.js';
 import { INPUT_NAMES } from '../shared/matrices.js';
 import { MAX_SEED } from '../shared/rng.js';
-import { LIMITS, SIZE_NAMES, checkSizes, encodeState, withSizes } from '../shared/state.js';
+import { encodeState } from '../shared/link.js';
+import { LIMITS, SIZE_NAMES, checkSizes, withSizes } from '../shared/state.js';
 import { tokenize } from '../shared/tokens.js';
 import { takeNextSeed } from './seedAhead.js';
 import { buildModelHold, holdForModel } from './modelHold.js';
@@ -282,7 +283,7 @@ export function syncControls(state, from, modelHead = null) {
   const head = byId('head');
   if (head.options.length !== state.numHeads) {
     head.replaceChildren(
-      ...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h + 1}` })),
+      ...Array.from({ length: state.numHeads }, (_, h) => el('option', { value: String(h), text: `head ${h}` })),
     );
   }
   head.value = String(state.head);
@@ -324,7 +325,7 @@ function downloadPng(app) {
   if (!result) return;
   const labels = labelsFor(state);
   const weights = headSlice(result.weights, state.head);
-  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head + 1}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
+  const title = `Attention weights${state.numHeads > 1 ? `, head ${state.head}` : ''}: ${state.sentence.length > 300 ? `${state.sentence.slice(0, 300)}…` : state.sentence}`;
   const picture = heatmapPicture({
     data: weights.data,
     rows: state.n,

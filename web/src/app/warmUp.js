@@ -8,6 +8,7 @@
 // the view that is not on the page (editRehearsal.js).
 import { typedSentence } from './controls.js';
 import { typedCell } from '../shared/cellEdits.js';
+import { readQuery } from './link.js';
 import { currentMatrix } from '../shared/matrices.js';
 import { LIMITS } from '../shared/state.js';
 
@@ -64,7 +65,7 @@ const idle = (callback) =>
  * @param {(() => boolean | null)[]} [views]  rehearsals of a view's own code, run on views that are not on the page
  */
 export function warmUp(current, rehearse, views = []) {
-  if (new URLSearchParams(location.search).has('nowarm')) return; // the page tests' page without rehearsals
+  if (readQuery(location.search).values.nowarm) return; // the page tests' page without rehearsals
   const round = [
     ...CHANGES.map((change) => () => {
       const next = change(current());

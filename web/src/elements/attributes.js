@@ -3,7 +3,8 @@
 import { sizesOf } from '../shared/cellEdits.js';
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
-import { checkSizes, decodeState, defaultState, withSizes } from '../shared/state.js';
+import { decodeState } from '../shared/link.js';
+import { checkSizes, defaultState, withSizes } from '../shared/state.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { tokenize } from '../shared/tokens.js';
 
@@ -121,6 +122,22 @@ function readWhole(text, name, min, max, problems) {
   return undefined;
 }
 
+/**
+ * The `head` attribute, counted from 0. For one head, shared/counting.js's readCounts comes to this: the one value
+ * that fits only counted from 1 (as the older elements counted) is head="<heads>", read as the last head, and said.
+ * Written here, so that a post without a model does not load counting.js (the elements' 150 kB).
+ */
+function readHead(text, numHeads, problems) {
+  const head = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : -1;
+  if (head >= 0 && head < numHeads) return head;
+  if (head === numHeads)
+    problems.push(
+      `head="${head}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head - 1}, written head="${head - 1}"`,
+    );
+  else problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
+  return head === numHeads ? head - 1 : null;
+}
+
 const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 'numHeads' };
 
 /**
@@ -145,7 +162,7 @@ export function stateFromAttributes(get, examples = []) {
   const hash = get('state');
   if (hash !== null) {
     const decoded = decodeState(hash.includes('#') ? hash.slice(hash.indexOf('#')) : hash);
-    for (const warning of decoded.warnings) problems.push(`state: ${warning}`);
+    for (const warning of [...decoded.notes, ...decoded.warnings]) problems.push(`state: ${warning}`);
     // The page draws larger layers than an element does: such a link keeps the element's defaults.
     const tooLarge = Object.values(checkSizes(sizesOf(decoded.state), ELEMENT_LIMITS));
     if (tooLarge.length) problems.push(`state: ${tooLarge.join('; ')} in an element (open it on the page instead)`);
@@ -183,10 +200,7 @@ export function stateFromAttributes(get, examples = []) {
 function readSettings(input, get, problems) {
   const state = { ...input };
   const head = get('head');
-  if (head !== null) {
-    const value = readWhole(head, 'head', 1, state.numHeads, problems);
-    if (value !== undefined) state.head = value - 1;
-  }
+  if (head !== null) state.head = readHead(head, state.numHeads, problems) ?? state.head;
   for (const [name, field] of [
     ['causal', 'causal'],
     ['scale', 'scaling'],

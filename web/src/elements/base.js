@@ -3,7 +3,7 @@
 // only once in view, polite messages for bad input, the attention-change event, the author's fallback content (shown
 // until the figure is ready, and when it cannot be), the caption, the highlight, and the figure's export.
 import { attentionCall, labelsFor } from '../shared/inputs.js';
-import { encodeState } from '../shared/state.js';
+import { encodeState } from '../shared/link.js';
 import { el } from '../shared/dom.js';
 import { sharedAttention } from './api.js';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './attributes.js';
@@ -25,6 +25,7 @@ const STATE_FIELDS = {
   'd-k': 'dK',
   'd-v': 'dV',
   heads: 'numHeads',
+  head: 'head',
   causal: 'causal',
   temperature: 'temperature',
   scale: 'scaling',
@@ -349,7 +350,6 @@ export function defineProperties(target, names) {
       get() {
         const field = STATE_FIELDS[attribute];
         if (field && this.currentState) return this.currentState[field];
-        if (attribute === 'head' && this.currentState) return this.currentState.head + 1;
         if (BOOLEAN.has(attribute)) return this.hasAttribute(attribute) && this.getAttribute(attribute) !== 'false';
         return this.getAttribute(attribute);
       },

@@ -2,6 +2,7 @@
 // laid out once as a list of shapes, then written as SVG (built as DOM nodes: every text goes in as text, never as
 // markup) or drawn on a canvas for a PNG. Loaded only when a picture is asked for.
 import { signedColor, weightColor } from '../shared/colors.js';
+import { headName } from '../shared/counting.js';
 import { wrapText } from '../shared/format.js';
 import { shortLabel } from '../shared/tokens.js';
 import { el, svg } from '../shared/dom.js';
@@ -39,7 +40,7 @@ export function figureOf(element) {
   const { currentState: state, result, display, marks } = element;
   if (!state && element.modelFigure?.shown) return modelFigureOf(element);
   const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
-  const head = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+  const head = state.numHeads > 1 ? `, head ${state.head} of ${state.numHeads}` : '';
   const sentence = element.localName === 'attention-heatmap' ? ` of “${state.sentence}”` : '';
   return {
     ...weightsView(state, result[values], state.head),
@@ -51,7 +52,7 @@ export function figureOf(element) {
 }
 
 /** The figure of an element on a real model (modelFigure.js): the head shown, or the first of the model view. */
-function modelFigureOf({ result, display, modelFigure }) {
+function modelFigureOf({ result, display, modelFigure, marks }) {
   const { settings, labels, causal } = modelFigure.shown;
   const values = display.values;
   const n = labels.length;
@@ -66,9 +67,9 @@ function modelFigureOf({ result, display, modelFigure }) {
     colLabels: labels,
     blocked: (i, j) => causal && j > i,
     values: settings.modelView ? 'weights' : values,
-    title: `${TITLES[values]} of ${settings.name}, layer ${layer + 1} head ${head + 1}`,
+    title: `${TITLES[values]} of ${settings.name}, ${headName(layer, head)}`,
     caption: display.caption,
-    marked: null,
+    marked: settings.modelView ? null : (marks?.marked ?? null),
   };
 }
 

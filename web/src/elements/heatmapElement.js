@@ -17,8 +17,8 @@ export function headPicker(state, onPick) {
     Array.from({ length: state.numHeads }, (_, h) =>
       el('button', {
         type: 'button',
-        text: String(h + 1),
-        attrs: { 'aria-pressed': String(h === state.head), 'aria-label': `head ${h + 1} of ${state.numHeads}` },
+        text: String(h),
+        attrs: { 'aria-pressed': String(h === state.head), 'aria-label': `head ${h} of ${state.numHeads}` },
         on: { click: () => onPick(h) },
       }),
     ),
@@ -36,7 +36,7 @@ export class AttentionHeatmap extends AttentionElement {
   draw(state, result) {
     const { values } = this.display;
     const [title, sub] = [TITLES[values], SUBTITLES[values]];
-    const headNote = state.numHeads > 1 ? `, head ${state.head + 1} of ${state.numHeads}` : '';
+    const headNote = state.numHeads > 1 ? `, head ${state.head} of ${state.numHeads}` : '';
     const label = `${title} of “${state.sentence}”${headNote}: rows are queries, columns are keys`;
     this.map ??= new HeatmapGrid({
       label,

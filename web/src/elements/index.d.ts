@@ -99,7 +99,7 @@ export class AttentionElement extends HTMLElement {
   dV: number;
   /** How many heads (at most 8; heads·d_k ≤ 64). */
   heads: number;
-  /** 1-based */
+  /** The head shown, counted from 0. */
   head: number;
   /** No looking ahead: query i sees keys j ≤ i. */
   causal: boolean;
@@ -137,11 +137,11 @@ export class AttentionElement extends HTMLElement {
    * ("owner/name"), read through attention-wasm/model (loaded only then).
    */
   model: string | null;
-  /** With `model`: the layer shown, from 1. */
+  /** With `model`: the layer shown, counted from 0. */
   layer: string | null;
   /** With `model`: token ids instead of `sentence`, space-separated. */
   ids: string | null;
-  /** With `model`: heads switched off, "layer.head" from 1, space-separated ("2.1 2.3"). */
+  /** With `model`: heads switched off, "layer.head" counted from 0, space-separated ("1.0 1.2"). */
   ablate: string | null;
   /** With `model`: show the 5 most probable next tokens ("" or the attribute alone). */
   next: string | null;

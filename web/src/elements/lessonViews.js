@@ -48,7 +48,7 @@ function headsLesson(id, pick, describe) {
 const designedWords = (state, step) => {
   const lines = step.patterns.map(
     ({ head, design, holds, checked }) =>
-      `Head ${head + 1}, ${design.title}: ${holds} of ${checked} rows have their largest weight where the design puts it.`,
+      `Head ${head}, ${design.title}: ${holds} of ${checked} rows have their largest weight where the design puts it.`,
   );
   const intro = state.design
     ? 'X, W_q and W_k are built by hand, so each head shows a pattern trained models are known for.'
@@ -60,17 +60,17 @@ const designedWords = (state, step) => {
 export const MAKERS = {
   'designed-heads': headsLesson(
     'designed-heads',
-    (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1}: ${step.patterns[h].design.title}` }),
+    (step) => ({ weights: step.result.weights, caption: (h) => `head ${h}: ${step.patterns[h].design.title}` }),
     designedWords,
   ),
   gqa: headsLesson(
     'gqa',
-    (step) => ({ weights: step.result.weights, caption: (h) => `head ${h + 1} · K, V ${step.group[h] + 1}` }),
+    (step) => ({ weights: step.result.weights, caption: (h) => `head ${h} · K, V ${step.group[h]}` }),
     (state, step) => lessonStep('gqa').text(state, step),
   ),
   'cross-attention': headsLesson(
     'cross-attention',
-    (step) => ({ weights: step.result.weights, cols: step.keys, caption: (h) => `head ${h + 1}: queries × keys` }),
+    (step) => ({ weights: step.result.weights, cols: step.keys, caption: (h) => `head ${h}: queries × keys` }),
     (state, step) => lessonStep('cross-attention').text(state, step),
   ),
   'why-score'(ctx) {

@@ -3,45 +3,20 @@
 // through the layers it needs, then the heatmap of one head (layer and head pickers), or every layer × head
 // (`model-view`), and the next-token prediction (`next`). Errors are the element's polite message, never thrown.
 import { Tensor } from '../../../src/js/tensor.js';
+import { headName, headNames } from '../shared/counting.js';
 import { formatValue } from '../shared/format.js';
 import { el } from '../shared/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
 import { drawModelSteps } from './modelSteps.js';
-import { drawModelView, modelSheet, picker } from './modelView.js';
+import { OFF_NOTE, drawModelView, modelSheet, picker } from './modelView.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { sharedModel } from './sharedModel.js';
+import { own } from './modelFigureState.js';
 
 const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
 const DISPLAY = ['caption', 'values', 'export'];
 const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
-
-/**
- * What an element keeps between its computations on a real model (element.modelFigure, made at its first one): every
- * field this file writes on the element is here.
- */
-class ModelFigureState {
-  /** The loading bar (a <progress>), made once. */
-  progress = null;
-  /** The model's count of bytes read at a run's first event: its bar counts from there (it goes on run to run). */
-  runStart = 0;
-  /** The model's layers, for the progress text. */
-  numLayers = 0;
-  /** The last forward pass, { key, out }, reused while its inputs stay the same (a head picked). */
-  run = null;
-  /** The AbortController of the forward pass under way: a newer one aborts it. */
-  abort = null;
-  /** What the figure shows, { settings, spec, labels, causal }: figure.js exports it. */
-  shown = null;
-  /** Where the focus goes once the figure is drawn again (moveFocus), or null. */
-  focusNext = null;
-  /** The one head's heatmap (drawHead), kept from draw to draw, and its cells' description. */
-  map = null;
-  describe = null;
-}
-
-/** The element's ModelFigureState. */
-const own = (element) => (element.modelFigure ??= new ModelFigureState());
 
 /** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
 const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
@@ -79,7 +54,7 @@ function showProgress(element, name, event) {
     if (event.phase === 'embeddings') figure.runStart = event.loaded;
     const start = figure.runStart;
     [bar.max, bar.value] = [event.total - start, event.loaded - start];
-    const layer = event.phase === 'layer' ? `layer ${event.layer + 1} of ${figure.numLayers}, ` : '';
+    const layer = event.phase === 'layer' ? `layer ${event.layer} of ${figure.numLayers}, ` : '';
     element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
   }
 }
@@ -179,7 +154,7 @@ export async function modelFigure(element, current) {
     const spec = model.spec;
     own(element).numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
-    const settings = checkAgainst({ ...read, ...(element.edited ?? {}) }, spec, problems);
+    const settings = { ...checkAgainst(read, spec, problems), ...(element.edited ?? {}) };
     if (settings.next && !spec.choices?.causal) {
       // BERT's head predicts masked tokens, not a next one: its "next" at the last position ([SEP]) means nothing.
       problems.push(`next: ${spec.family} predicts masked tokens, not the next one, so no prediction is shown`);
@@ -213,22 +188,43 @@ export async function modelFigure(element, current) {
     const display = DISPLAY.some((name) => element.hasAttribute(name))
       ? (await import('./display.js')).displayFromAttributes(get)
       : PLAIN;
+    const marks = await highlightOf(element, settings, out);
     if (!current()) return;
-    show(element, { settings, spec, out, display, problems });
+    show(element, { settings, spec, out, display, problems: [...problems, ...(marks?.problems ?? [])], marks });
   } finally {
     shared.forget();
   }
 }
 
+/**
+ * `highlight` read against the tokens (written as the sentence has them: GPT-2's leading space is not typed), or null
+ * without it; the model view, which draws every head small, says it marks one head's figure.
+ */
+async function highlightOf(element, settings, out) {
+  const text = element.getAttribute('highlight');
+  if (text === null) return null;
+  if (settings.modelView && element.localName !== 'attention-explorer') {
+    return {
+      marked: null,
+      mark: () => {},
+      problems: [
+        'highlight marks the cells of one head’s figure, and the model view draws every layer × head: give layer and head (without model-view) to see it',
+      ],
+    };
+  }
+  const tokens = (out.tokens ?? out.ids.map(String)).map((t) => t.trim() || t);
+  return (await import('./highlight.js')).parseHighlight(text, tokens);
+}
+
 /** Draws the figure, and tells the page (attention-change). */
-function show(element, { settings, spec, out, display, problems }) {
+function show(element, { settings, spec, out, display, problems, marks = null }) {
   const result = resultOf(out, settings.layer);
   const labels = result.tokens.map(label);
   const causal = Boolean(spec.choices?.causal);
   element.result = result;
   element.currentState = null;
   element.display = display;
-  element.marks = null;
+  element.marks = marks; // highlight's cells (highlight.js), marked by each query × key figure
   const figure = own(element);
   figure.shown = { settings, spec, labels, causal };
   element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
@@ -245,7 +241,7 @@ function show(element, { settings, spec, out, display, problems }) {
   const parts =
     element.localName === 'attention-explorer'
       ? [
-          ...heading(element, shown, pick, `Layer ${settings.layer + 1} head ${settings.head + 1}, step by step`),
+          ...heading(element, shown, pick, `${headName(settings.layer, settings.head)}, step by step`),
           ...drawModelSteps(element, shown),
         ]
       : settings.modelView
@@ -262,11 +258,11 @@ function show(element, { settings, spec, out, display, problems }) {
         state: null,
         settings: {
           model: settings.name,
-          layer: settings.layer + 1,
-          head: settings.head + 1,
+          layer: settings.layer,
+          head: settings.head,
           ids: result.ids,
           tokens: result.tokens,
-          ablate: settings.ablate.map(([l, h]) => `${l + 1}.${h + 1}`),
+          ablate: settings.ablate.map(([l, h]) => `${l}.${h}`),
           modelView: settings.modelView,
         },
         result,
@@ -301,14 +297,14 @@ export const describeCell = (labels, causal, what) => (i, j, value) =>
 function heading(element, { spec, settings }, pick, title) {
   // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
   const focus = (part, index) => (own(element).focusNext = { part, index });
-  const off = settings.ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`);
+  const off = headNames(settings.ablate);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
     el('p', {
       class: 'sub',
       text: `${settings.name} (${spec.family}, ${spec.numLayers} layers of ${spec.numHeads} heads) · rows: queries · columns: keys`,
     }),
-    ...(off.length ? [el('p', { class: 'sub', text: `Switched off: ${off.join(', ')}` })] : []),
+    ...(off ? [el('p', { class: 'sub', text: `Switched off: ${off}` })] : []),
     picker('Layer', 'layer-picker', spec.numLayers, settings.layer, (l) => {
       focus('layer-picker', l);
       pick({ layer: l });
@@ -326,10 +322,14 @@ function drawHead(element, shown, pick) {
   const { layer, head } = settings;
   const values = element.display.values;
   const n = labels.length;
-  const title = `${TITLES[values]}, layer ${layer + 1} head ${head + 1}`;
+  const title = `${TITLES[values]}, ${headName(layer, head)}`;
   const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
   const figure = own(element);
-  figure.map ??= new HeatmapGrid({ label: title, describe: (i, j, v) => figure.describe(i, j, v) });
+  figure.map ??= new HeatmapGrid({
+    label: title,
+    describe: (i, j, v) => figure.describe(i, j, v),
+    mark: (cells) => element.mark(cells),
+  });
   figure.describe = describe;
   figure.map.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
   const size = n * n;
@@ -357,7 +357,16 @@ function drawHead(element, shown, pick) {
         },
       },
     });
-  return [...(back ? [back] : []), ...heading(element, shown, pick, title), figure.map.element];
+  // A head switched off is drawn faded, with what that means (its weights are computed; its output is not used).
+  const off = settings.ablate.some(([l, h]) => l === layer && h === head);
+  figure.map.element.classList.toggle('off', off);
+  const note = off && el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE });
+  return [
+    ...(back ? [back] : []),
+    ...heading(element, shown, pick, title),
+    figure.map.element,
+    ...(note ? [note] : []),
+  ];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */

@@ -1,8 +1,10 @@
 // What an element on a real model reads from its attributes: `model` (builtin, a folder URL or a Hub id), `layer`
-// and `head` (from 1), `sentence` or `ids`, `ablate` ("2.1 2.3": layer.head, each from 1), `next` and `model-view`.
-// Sizes are checked against the model once it is loaded (checkAgainst). Pure: no DOM.
+// and `head` (from 0), `sentence` or `ids`, `ablate` ("1.0 1.2": layer.head, each from 0), `next` and `model-view`.
+// Sizes are checked against the model once it is loaded (checkAgainst), which also tells attributes written for the
+// older elements, counted from 1, apart (shared/counting.js). Pure: no DOM.
 import { modelFolderUrl, parseModelSource } from '../../../src/js/model/index.js';
 import { shorten } from './attributes.js';
+import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 
 /** The `model` value that names the model shipped with the package (web/public/models/induction). */
@@ -34,8 +36,8 @@ export function modelSource(text, base) {
 
 function readCount(text, name, problems) {
   if (text === null) return null;
-  if (/^\s*\d{1,4}\s*$/u.test(text) && Number(text) >= 1) return Number(text) - 1;
-  problems.push(`${name}="${shorten(text)}" should be a whole number from 1`);
+  if (/^\s*\d{1,4}\s*$/u.test(text)) return Number(text);
+  problems.push(`${name}="${shorten(text)}" should be a whole number from 0 (${name}s count from 0)`);
   return null;
 }
 
@@ -56,9 +58,8 @@ function readAblate(text, problems) {
   const pairs = [];
   for (const word of text.split(/[\s,]+/u).filter(Boolean)) {
     const match = /^(\d{1,4})\.(\d{1,4})$/u.exec(word);
-    if (match && Number(match[1]) >= 1 && Number(match[2]) >= 1)
-      pairs.push([Number(match[1]) - 1, Number(match[2]) - 1]);
-    else problems.push(`ablate: "${shorten(word)}" should be layer.head, both from 1 (e.g. 2.1)`);
+    if (match) pairs.push([Number(match[1]), Number(match[2])]);
+    else problems.push(`ablate: "${shorten(word)}" should be layer.head, both from 0 (e.g. 1.0)`);
   }
   return pairs;
 }
@@ -97,31 +98,36 @@ export function modelSettings(get, base) {
   };
 }
 
+/** The attributes as they are written now: `layer="1" head="0" ablate="1.0 1.2"`. */
+function attributesText({ layer, head, ablate }) {
+  const parts = [];
+  if (layer !== null) parts.push(`layer="${layer}"`);
+  if (head !== null) parts.push(`head="${head}"`);
+  if (ablate.length) parts.push(`ablate="${ablate.map(([l, h]) => `${l}.${h}`).join(' ')}"`);
+  return parts.join(' ');
+}
+
 /**
- * The settings checked against the loaded model's sizes: a layer or head it does not have falls back to the first
- * (named in `problems`), an ablated head it does not have is dropped.
+ * The settings checked against the loaded model's sizes. Layers and heads count from 0; attributes that do not fit
+ * the model so but fit counted from 1 (as the older elements counted) are read so, and the message says how they are
+ * written now; a layer or head the model has neither way falls back to the first, an ablated head is dropped (each
+ * named in `problems`).
  * @param {{ numLayers: number, numHeads: number }} spec  the model's sizes (model.spec)
  */
 export function checkAgainst(settings, spec, problems) {
-  const { numLayers, numHeads } = spec;
-  const within = (value, count, name) => {
-    if (value === null) return 0;
-    if (value < count) return value;
-    problems.push(`${name}="${value + 1}" is not in this model, which has ${count} ${name}s: ${name} 1 is shown`);
-    return 0;
-  };
-  const ablate = settings.ablate.filter(([layer, head]) => {
-    const ok = layer < numLayers && head < numHeads;
-    if (!ok)
-      problems.push(
-        `ablate: ${layer + 1}.${head + 1} is not a head of this model (${numLayers} layers of ${numHeads} heads)`,
-      );
-    return ok;
-  });
-  return {
-    ...settings,
-    layer: within(settings.layer, numLayers, 'layer'),
-    head: within(settings.head, numHeads, 'head'),
-    ablate,
-  };
+  const written = { layer: settings.layer, head: settings.head, ablate: settings.ablate };
+  const read = readCounts(written, spec);
+  if (read.fromOne) {
+    const shown = headName(read.layer ?? 0, read.head ?? 0);
+    const off = read.ablate.length ? ` with ${headNames(read.ablate)} switched off` : '';
+    problems.push(
+      `${attributesText(written)} count from 1, as older versions of the elements did: layers and heads count from 0, so this shows ${shown}${off}, written ${attributesText(read)}`,
+    );
+  }
+  const instead = { layer: 'layer 0 is shown', head: 'head 0 is shown', ablate: 'that head stays on' };
+  for (const { name, text } of read.outside)
+    problems.push(
+      `${name}="${text}" is not in this model (${countsText(spec)}: they count from 0), so ${instead[name]}`,
+    );
+  return { ...settings, layer: read.layer ?? 0, head: read.head ?? 0, ablate: read.ablate };
 }

@@ -2,6 +2,7 @@
 // forward pass (the head's capture: attention-wasm/model's run with `capture`), read-only. The steps are named as
 // the explorer's (`steps`): x, qkv, scores, scale, mask, softmax, output, wo; the others need the examples' model.
 import { el } from '../shared/dom.js';
+import { headName } from '../shared/counting.js';
 import { HeatmapGrid } from './heatmapGrid.js';
 import { MatrixTable } from './matrixTable.js';
 
@@ -56,17 +57,19 @@ export function drawModelSteps(element, { result, labels, causal, spec, settings
     t.update(view);
     return t.element;
   };
+  const mark = (cells) => element.mark(cells); // `highlight`'s cells, on every query × key figure
   const keyed = (tensor, name, title, note, options) =>
     table(name, title, note, block(tensor, h, labels, labels, precision), {
       masked: (i, j) => causal && j > i,
+      mark,
       ...options,
     });
-  const where = `layer ${layer + 1} head ${h + 1}`;
+  const where = headName(layer, h);
   const make = {
     x: () => [
       'The layer’s input: X',
       para(
-        `Each token’s vector as it enters layer ${layer + 1}, after the layer’s norm: what its heads read (d_model = ${spec.dModel}).`,
+        `Each token’s vector as it enters layer ${layer}, after the layer’s norm: what its heads read (d_model = ${spec.dModel}).`,
       ),
       table('x', 'X', 'rows: tokens', whole(result.x, labels, precision)),
     ],
@@ -106,7 +109,9 @@ export function drawModelSteps(element, { result, labels, causal, spec, settings
     softmax: () => {
       const map = new HeatmapGrid({
         label: `Attention weights of ${where}`,
-        describe: (i, j, v) => `query “${labels[i]}” → key “${labels[j]}”: weight ${v.toFixed(3)}`,
+        describe: (i, j, v) =>
+          `query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked (a token does not look ahead)' : `weight ${v.toFixed(3)}`}`,
+        mark,
       });
       const n = labels.length;
       map.update({ ...block(result.weights, h, labels, labels), rows: n, cols: n, blocked: (i, j) => causal && j > i });
@@ -120,7 +125,7 @@ export function drawModelSteps(element, { result, labels, causal, spec, settings
     output: () => [
       'Output: weights · V',
       para('Each token’s output is the weighted sum of the value rows: what this head passes on.'),
-      table('output', 'weights · V', `head ${h + 1}’s output`, block(result.heads, h, labels, dims(dK), precision)),
+      table('output', 'weights · V', `head ${h}’s output`, block(result.heads, h, labels, dims(dK), precision)),
     ],
     wo: () => [
       'All heads: concat · W_o',

@@ -1,6 +1,7 @@
 // The parts of an element's figure on a real model that the examples' figures lack: a row of numbered buttons (the
 // layer and head pickers), the model view (every layer × head as a small heatmap, as bertviz's model view, with one
 // readout for all), the next-token list, and their stylesheet (constructable, so a strict style-src allows it).
+import { headName } from '../shared/counting.js';
 import { weightColor } from '../shared/colors.js';
 import { CPU_CANVAS, el } from '../shared/dom.js';
 
@@ -12,6 +13,8 @@ const RULES = `
 .mv .mini { width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 2px; cursor: pointer; }
 .mv .mini:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; }
 .mv .off { opacity: 0.35; }
+.heatmap.off .hm { opacity: 0.35; }
+.offnote { font-size: 0.8rem; color: var(--aw-muted); margin: 0.25rem 0 0; }
 .next { margin: 0.7rem 0 0; }
 .next figcaption { font-size: 0.85rem; font-weight: 600; margin-bottom: 0.25rem; }
 .next ol { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.15rem; max-width: 26rem;
@@ -46,8 +49,8 @@ export function picker(name, part, count, chosen, onPick) {
     Array.from({ length: count }, (_, k) =>
       el('button', {
         type: 'button',
-        text: String(k + 1),
-        attrs: { 'aria-pressed': String(k === chosen), 'aria-label': `${name.toLowerCase()} ${k + 1} of ${count}` },
+        text: String(k),
+        attrs: { 'aria-pressed': String(k === chosen), 'aria-label': `${name.toLowerCase()} ${k} of ${count}` },
         on: { click: () => onPick(k) },
       }),
     ),
@@ -119,6 +122,10 @@ function miniMap({ data, n, causal, where, describe, readout, open }) {
   return canvas;
 }
 
+/** What a faded head means, under a figure that shows one switched off (ablate). */
+export const OFF_NOTE =
+  'Faded: a head switched off (ablate). Its weights are still computed and shown, but its output is zeroed: nothing it reads reaches the layers after it.';
+
 /**
  * The model view: a grid of every layer's heads, each a small heatmap of its weights (query rows, key columns), as
  * bertviz's model view; one readout line for all.
@@ -134,12 +141,12 @@ export function drawModelView({ result, labels, causal, spec, settings }, onOpen
   const grid = el('div', { class: 'mv', attrs: { part: 'model-view' } }, el('span', { class: 'corner' }));
   grid.style.gridTemplateColumns = `max-content repeat(${spec.numHeads}, minmax(2.2rem, 1fr))`; // CSSOM
   for (let h = 0; h < spec.numHeads; h++)
-    grid.append(el('span', { class: 'lh', text: `${spec.numHeads > 8 ? 'h' : 'head '}${h + 1}` }));
+    grid.append(el('span', { class: 'lh', text: `${spec.numHeads > 8 ? 'h' : 'head '}${h}` }));
   const off = new Set(settings.ablate.map(([l, h]) => `${l}.${h}`));
   result.attentions.forEach((weights, l) => {
-    grid.append(el('span', { class: 'll', text: `layer ${l + 1}` }));
+    grid.append(el('span', { class: 'll', text: `layer ${l}` }));
     for (let h = 0; h < spec.numHeads; h++) {
-      const where = `layer ${l + 1} head ${h + 1}${off.has(`${l}.${h}`) ? ' (switched off)' : ''}`;
+      const where = `${headName(l, h)}${off.has(`${l}.${h}`) ? ' (switched off)' : ''}`;
       const map = miniMap({
         data: weights.data.subarray(h * size, (h + 1) * size),
         n,
@@ -169,8 +176,9 @@ export function drawModelView({ result, labels, causal, spec, settings }, onOpen
       el('span', { text: '0' }),
       el('span', { class: 'bar' }),
       el('span', { text: '1' }),
-      el('span', { text: 'attention weight · grey: masked' }),
+      el('span', { text: `attention weight · grey: masked${off.size ? ' · faded: switched off' : ''}` }),
     ),
+    ...(off.size ? [el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE })] : []),
     readout,
   ];
 }

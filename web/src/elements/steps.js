@@ -275,12 +275,10 @@ export const STEPS = [
           text.textContent = headsText(state, 'element');
           const figures = [];
           for (let h = 0; h < (state.numHeads > 1 ? state.numHeads : 0); h++) {
-            const map = ctx.heatmap(`head${h}`, { label: `Head ${h + 1} attention weights`, readout, matrix: 'head' });
+            const map = ctx.heatmap(`head${h}`, { label: `Head ${h} attention weights`, readout, matrix: 'head' });
             map.update(weightsView(state, result.weights, h));
-            const kv = kvHeadsOf(state) < state.numHeads ? ` · K, V ${headBlock(state, 'wk', h) + 1}` : '';
-            figures.push(
-              el('div', { class: 'head-map' }, el('figcaption', { text: `head ${h + 1}${kv}` }), map.element),
-            );
+            const kv = kvHeadsOf(state) < state.numHeads ? ` · K, V ${headBlock(state, 'wk', h)}` : '';
+            figures.push(el('div', { class: 'head-map' }, el('figcaption', { text: `head ${h}${kv}` }), map.element));
           }
           mount.replaceChildren(...figures);
         },
@@ -301,7 +299,7 @@ export const STEPS = [
           const { n, numHeads: H, dV, dModel } = state;
           const labels = labelsFor(state);
           const cols = Array.from({ length: H * dV }, (_, c) =>
-            H > 1 ? `h${Math.floor(c / dV) + 1}·${c % dV}` : String(c),
+            H > 1 ? `h${Math.floor(c / dV)}·${c % dV}` : String(c),
           );
           text.textContent = projectionText(state);
           const view = (tensor, count) => ({

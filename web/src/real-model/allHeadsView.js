@@ -1,6 +1,7 @@
 // The model view: every layer × head of a real model as a small heatmap with token labels (the page's Heatmap: one
 // Tab stop each, arrow keys and the pointer read a cell into one shared readout), each with a button that opens the
 // head in the steps and a switch that ablates it.
+import { headName } from '../shared/counting.js';
 import { formatValue } from '../shared/format.js';
 import { Heatmap, weightsLegend } from '../walk/heatmap.js';
 import { el } from '../shared/dom.js';
@@ -26,26 +27,26 @@ export class ModelView {
   }
 
   #figure(layer, head) {
-    const name = `layer ${layer + 1} head ${head + 1}`;
+    const name = headName(layer, head);
     const map = new Heatmap({
-      label: `Layer ${layer + 1} head ${head + 1} attention weights`,
+      label: `${name} (layer ${layer} head ${head}) attention weights`,
       labels: true,
       readout: this.readout,
       describe: (i, j, w) => {
-        const { rowLabels, colLabels } = map.view;
+        const { rowLabels, colLabels, blocked } = map.view;
         return [
           `${name}: “${rowLabels[i]}” (row ${i + 1}) → “${colLabels[j]}” (column ${j + 1})`,
-          `weight ${formatValue(w, 3)}`,
+          blocked?.(i, j) ? 'masked: a token does not look ahead' : `weight ${formatValue(w, 3)}`,
         ];
       },
     });
     const select = el('button', {
       type: 'button',
       class: 'head-button',
-      text: `${layer + 1}.${head + 1}`,
+      text: name,
       dataset: { layer: String(layer), head: String(head) },
       attrs: {
-        'aria-label': `${layer + 1}.${head + 1}: show layer ${layer + 1} head ${head + 1} in the steps`,
+        'aria-label': `${name}: show layer ${layer} head ${head} in the steps`,
         'aria-pressed': 'false',
       },
       on: { click: () => this.handlers.onSelect(layer, head) },
@@ -56,7 +57,7 @@ export class ModelView {
       text: 'off',
       dataset: { layer: String(layer), head: String(head) },
       // A toggle: its name stays, aria-pressed says whether the head is switched off (the visible text leads the name).
-      attrs: { 'aria-label': `off: switch off layer ${layer + 1} head ${head + 1}`, 'aria-pressed': 'false' },
+      attrs: { 'aria-label': `off: switch off ${name}`, 'aria-pressed': 'false' },
       on: { click: () => this.handlers.onAblate(layer, head) },
     });
     const figure = el('figure', { class: 'head-figure model-head' }, el('figcaption', {}, select, ablate), map.element);
@@ -78,8 +79,8 @@ export class ModelView {
       ...this.figures.map((row, l) =>
         el(
           'section',
-          { class: 'model-layer', attrs: { 'aria-label': `Layer ${l + 1}` } },
-          el('h4', { class: 'model-layer-title', text: `layer ${l + 1}` }),
+          { class: 'model-layer', attrs: { 'aria-label': `Layer ${l}` } },
+          el('h4', { class: 'model-layer-title', text: `layer ${l}` }),
           el(
             'div',
             { class: 'heads' },

@@ -9,6 +9,7 @@ import { RealModelEdits } from './tools/walk/headEdits.js';
 import { openModelHead } from './tools/walk/openHead.js';
 import * as rm from './realModel.js';
 import { RealModelSession } from './session.js';
+import { knownMaskId } from './run/runInput.js';
 import {
   cacheBytes,
   clearCache,
@@ -18,15 +19,17 @@ import {
   openCache,
   tokenizerJson,
   typedModel,
+  watchLoad,
 } from './files.js';
 import { RealModelViews } from './tools/layer/layerViews.js';
 import { RealModelControls } from './panelControls.js';
 import { RealModelGenerate } from './tools/generate/generatePanel.js';
 import { ModelView } from './allHeadsView.js';
 import { PredictionsView, TokensView } from './predictionsView.js';
+import { VocabularyView } from './vocabularyView.js';
+import { partId } from './partLinks.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
-import { copyText } from '../walk/clipboard.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -45,11 +48,12 @@ export class RealModelPanel {
       onClearCache: () => clearCache().then(() => this.#showCache()),
       onText: () => this.setText(this.ui.text.value),
       onAllOn: () => this.setAblate([]),
-      onPartLink: (href, said) => this.#copyPartLink(href, said),
+      onLessonSentence: () => this.typed(rm.INDUCTION_SENTENCE),
     });
     this.editing = new RealModelEdits(this);
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
     this.predictions = new PredictionsView();
+    this.vocabulary = new VocabularyView(); // the tokens the model knows, under its tokens
     this.view = new ModelView({
       onSelect: (layer, head) => this.openHead(layer, head),
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.session.ablate, layer, head)),
@@ -60,12 +64,13 @@ export class RealModelPanel {
     this.ui.mount({
       generate: this.generator.element,
       tokens: this.tokens.element,
+      vocabulary: this.vocabulary.element,
       predictions: this.predictions.element,
       view: this.view.element,
       rope: this.rope.element,
     });
     this.ui.walkLine.after(this.editing.reset);
-    this.views.title.append(' ', ...this.ui.partLink('layer', 'One layer'));
+    this.views.title.append(' ', ...this.ui.parts.link('layer', 'One layer'));
   }
 
   get element() {
@@ -96,7 +101,7 @@ export class RealModelPanel {
     this.ui.say(
       half === null
         ? 'Cancelled. The page is as it was.'
-        : `Cancelled. The steps show the edit in layer ${half + 1}; the later layers, the model view and the next token are from before it, until the next change runs them.`,
+        : `Cancelled. The steps show the edit in layer ${half}; the later layers, the model view and the next token are from before it, until the next change runs them.`,
     );
   }
 
@@ -136,43 +141,50 @@ export class RealModelPanel {
     const session = this.session;
     const generation = session.begin();
     let model;
+    const watch = watchLoad(); // what the page's CSP refused and the files fetched, for what the page says
     try {
       const cache = folder ? await openCache() : undefined;
-      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: session.signal(), cache });
+      const onProgress = (event) => this.#progress(watch.saw(event));
+      model = await loadModel(from, { onProgress, signal: session.signal(), cache });
     } catch (error) {
+      const blocked = await watch.refused();
       if (!session.current(generation) || error?.code === 'ABORTED') return;
-      return this.#fail(rm.loadMessage(error, folder));
+      return this.#fail(rm.loadMessage(error, folder, { page: location.origin, blocked }));
     }
+    watch.refused();
     if (!session.current(generation)) return;
     const files = folder ? null : from;
-    const link = session.loaded(model, { source, folder, files });
+    const { link, counts } = session.loaded(model, { source, folder, files });
     this.generator.setModel(model, link?.generate);
     this.editing.show();
-    session.setVocab(model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : []);
+    this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
+    const tokenizer = model.hasTokenizer ? await tokenizerJson(files, folder) : null; // tokenizer.json's object
+    session.setVocab(tokenizer ? rm.vocabulary(tokenizer) : []);
+    this.vocabulary.show(session.vocab, tokenizer);
     // Nothing of the model before stays on screen, under this one's name (its first run may not run).
     for (const view of [this.tokens, this.predictions, this.view, this.views]) view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
     this.ui.text.value = session.text;
-    this.ui.idsHint(model.hasTokenizer ? null : model.spec.vocabSize);
+    const { vocabSize, choices } = model.spec;
+    this.ui.idsHint(model.hasTokenizer ? null : vocabSize, choices.maskedLm && knownMaskId(vocabSize));
+    session.setTypedMask(this.ui.maskIdTyped(vocabSize));
+    this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
-    if (Number.isInteger(link?.layer) && Number.isInteger(link?.head)) {
-      const { numLayers, numHeads } = model.spec;
-      if (link.layer < numLayers && link.head < numHeads) await this.openHead(link.layer, link.head, true);
-    }
+    // A link without an example of its own (no #…, as the documented ?model=…&layer=…&head=…) opens the head in the
+    // steps as a click does; one whose #… holds another example keeps that example (openHead's fromLink).
+    if (counts.layer !== null && counts.head !== null) await this.openHead(counts.layer, counts.head, link.example);
     if (link?.generate) await this.generator.replay();
     if (link?.section) this.#goTo(link.section);
   }
 
-  /** Brings a part (realModel.js's SECTIONS) to the top of the screen, its heading focused; a name it lacks is said. */
+  /** Brings a part (app/link.js's SECTIONS) to the top of the screen, its heading focused. */
   #goTo(section) {
-    const heading = Object.hasOwn(rm.SECTIONS, section) && document.getElementById(rm.SECTIONS[section]);
-    if (!heading || heading.closest('[hidden]')) {
-      const parts = Object.keys(rm.SECTIONS).join(', ');
-      return this.ui.say(`This link's section=${section} is not a part shown here (the parts: ${parts}).`);
-    }
+    const heading = document.getElementById(partId(section));
+    if (!heading || heading.closest('[hidden]'))
+      return this.ui.linkNote(`This link opens at section=${section}, which this model does not show.`);
     heading.tabIndex = -1;
     heading.scrollIntoView({ block: 'start' });
     heading.focus({ preventScroll: true });
@@ -181,13 +193,6 @@ export class RealModelPanel {
   /** The first control of the loaded model (its sentence), focused: after the section is opened by its button. */
   focusStart() {
     if (!this.ui.work.hidden) this.ui.text.focus();
-  }
-
-  /** A part's link clicked: its address copied (or shown to copy by hand). */
-  async #copyPartLink(href, said) {
-    said.textContent = '';
-    const copied = await copyText(href, { mount: said, label: 'Link to this part', lead: 'Copy this link: ' });
-    if (copied) said.textContent = 'Link copied: it opens the page here, with this model, sentence and heads.';
   }
 
   async #showCache() {
@@ -205,8 +210,10 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.session.model?.spec.numLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    if (phase === 'layer' && layers) {
-      this.ui.progress(layer, layers, `layer ${layer + 1} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
+    // Only while a load or a run is shown under way: a head opened in the steps runs its layer again, and the status
+    // line keeps what the last run said.
+    if (phase === 'layer' && layers && this.ui.working) {
+      this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
@@ -217,6 +224,7 @@ export class RealModelPanel {
   setText(text) {
     const session = this.session;
     session.setText(text);
+    if (session.model) session.setTypedMask(this.ui.maskIdTyped(session.model.spec.vocabSize)); // [MASK]'s id
     this.editing.show();
     clearTimeout(this.runTimer);
     this.runTimer = setTimeout(async () => {
@@ -282,7 +290,7 @@ export class RealModelPanel {
     this.#draw(r, base, runMs);
     this.ui.busy(false);
     this.ui.say(
-      `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer + 1} first, for the steps, then from layer ${layer + 1})` : layer ? ` (from layer ${layer + 1}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(session.model.bytesRead)} of weights read.`,
+      `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer} first, for the steps, then from layer ${layer})` : layer ? ` (from layer ${layer}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(session.model.bytesRead)} of weights read.`,
     );
     this.ui.error(null);
     this.writeLink();
@@ -290,12 +298,18 @@ export class RealModelPanel {
   }
 
   #draw(r, base, runMs) {
-    const { model, vocab, ablate, edits, selected } = this.session;
+    const session = this.session;
+    const { model, vocab, ablate, edits, selected } = session;
     const bert = model.spec.choices.maskedLm;
     const rawTokens = r.rawTokens ?? r.ids.map((id) => vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
-    const masked = bert ? r.ids.indexOf(rm.maskId(vocab)) : -1;
-    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(vocab) >= 0, masked });
+    const mask = bert ? session.maskId() : -1;
+    const masked = mask >= 0 ? r.ids.indexOf(mask) : -1;
+    // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
+    const typed = typeof session.input().input === 'string';
+    const marks = typed ? this.vocabulary.marks(session.text, rawTokens) : {};
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: mask >= 0, masked, ...marks });
+    if (session.source === 'builtin') this.ui.lessonRun(base ?? r, vocab); // the run with every head on
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
     const changed = [ablate.length && 'the heads switched off', edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({
@@ -332,6 +346,11 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
+  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  linkValues() {
+    return this.session.link();
+  }
+
   /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
   writeLink() {
     const link = this.session.link();
@@ -341,7 +360,7 @@ export class RealModelPanel {
       if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
       const at = (section) =>
         new URL(`${rm.writeModelLink(search, { ...link, section })}${location.hash}`, location.href);
-      this.ui.setPartLinks((section) => at(section).href);
+      this.ui.parts.set((section) => at(section).href); // each part's link: this one, opening there
     }, 100);
   }
 }

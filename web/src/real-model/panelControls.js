@@ -1,45 +1,48 @@
 // The "Real model" section's controls: where the model comes from (the shipped one, a folder picked or dropped, an
-// address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
-// tokens, the predictions and the model view.
+// address), the progress bar with Cancel, the messages, the sentence (or ids), the induction lesson, and the places of
+// the tokens, the prediction beside the model view's heads, and Generate, each part under a heading with its link
+// (partLinks.js).
 import { el, setError, show } from '../shared/dom.js';
-import { SECTIONS } from './realModel.js';
+import { typedModel } from './files.js';
+import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
+import { isLesson, lessonOf } from './realModel.js';
+import { lesson } from './inductionLesson.js';
+import { PartLinks } from './partLinks.js';
 
-const PAPERS = [
-  [
-    'https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html',
-    'Olsson et al. 2022, “In-context learning and induction heads”',
-  ],
-  [
-    'https://transformer-circuits.pub/2021/framework/index.html',
-    'Elhage et al. 2021, “A Mathematical Framework for Transformer Circuits”',
-  ],
-];
-
-/** The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). */
-function lesson() {
-  const p = (text) => el('p', { text });
+/** The Hub's models offered by name (hubModels.js): a button each, with its family, size and id. */
+function hubList(onPick) {
+  const host = (id) => {
+    const { folder } = typedModel(id);
+    return folder ? new URL(folder).origin : 'the Hub';
+  };
   return el(
-    'div',
-    { class: 'lesson-note model-lesson' },
-    el('h3', { text: 'Induction heads: how a model copies' }),
-    p(
-      'This model was trained here on sequences with repeats. The sentence repeats its start: after “the cat saw a red” comes “ball” the first time, so the model predicts “ball” again (the top word, p ≈ 0.12).',
-    ),
-    p(
-      'Layer 1 head 3 is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
-    ),
-    p(
-      'The four heads of layer 2 are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
-    ),
-    p(
-      'Switch off the four heads of layer 2 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off layer 1 head 3 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
-    ),
+    'section',
+    { class: 'hub-models', attrs: { 'aria-labelledby': 'hub-models-title' } },
+    el('h3', { id: 'hub-models-title', text: 'Or a real English model, one click away' }),
+    el('p', { class: 'hint', text: hubNote(host(HUB_MODELS[0].id)) }),
     el(
-      'p',
-      {},
-      'Read more: ',
-      PAPERS.flatMap(([href, text], i) => [i ? '; ' : '', el('a', { href, text, attrs: { rel: 'noopener' } })]),
-      '.',
+      'ul',
+      { class: 'hub-list' },
+      HUB_MODELS.map(({ id, name, about, mb }) =>
+        el(
+          'li',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'secondary hub-model',
+            text: name,
+            dataset: { model: id },
+            attrs: { 'aria-describedby': `hub-${id.replace(/\W/gu, '-')}` },
+            on: { click: () => onPick(id) },
+          }),
+          el(
+            'span',
+            { class: 'hint', id: `hub-${id.replace(/\W/gu, '-')}` },
+            `${about} · ${downloadText(mb)} · `,
+            el('code', { text: id }),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -48,12 +51,10 @@ export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
    *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
-   *   onAllOn: Function, onPartLink: (href: string, said: HTMLElement) => void }} handlers  onPartLink: a part's
-   *   link clicked (its address, and where to say it was copied)
+   *   onAllOn: Function, onLessonSentence: Function }} handlers
    */
   constructor(handlers) {
-    this.partLinks = [];
-    this.onPartLink = handlers.onPartLink;
+    this.parts = new PartLinks(); // each part's heading and link
     const folder = el('input', {
       type: 'file',
       id: 'model-folder',
@@ -107,6 +108,10 @@ export class RealModelControls {
         this.urlButton,
       ),
       el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
+      hubList((id) => {
+        this.url.value = id;
+        handlers.onUrl(id);
+      }),
     );
     this.builtin = el('button', {
       type: 'button',
@@ -131,8 +136,11 @@ export class RealModelControls {
     });
     this.status = el('p', { id: 'model-status', class: 'hint', attrs: { role: 'status' } });
     this.errorLine = el('p', { id: 'model-error', class: 'inline-error', attrs: { role: 'alert' } });
+    // What the page made of its link: parts it could not read, a layer or head counted from 1 (realModel.js).
+    this.linkLine = el('p', { id: 'model-link-note', class: 'notice', hidden: true, attrs: { role: 'status' } });
     setError(this.errorLine, null);
     this.about = el('p', { id: 'model-about', class: 'hint' });
+    this.filesLine = el('p', { id: 'model-files-note', class: 'hint', hidden: true });
     this.text = el('input', {
       type: 'text',
       id: 'model-text',
@@ -141,14 +149,40 @@ export class RealModelControls {
       maxLength: 2000,
       on: { input: handlers.onText },
     });
-    this.idsLine = el('p', { id: 'model-ids-hint', class: 'hint', hidden: true });
+    // Without tokenizer.json: ids typed; for BERT, [MASK] among them stands for the id typed here.
+    this.maskIdField = el('input', {
+      type: 'number',
+      id: 'model-mask-id',
+      min: 0,
+      step: 1,
+      on: { input: handlers.onText },
+    });
+    this.maskPart = el(
+      'span',
+      { hidden: true },
+      ' Type [MASK] where the model should guess (or click a token to mask it): ',
+      el('label', { for: 'model-mask-id', text: 'its id in this vocabulary' }),
+      ' ',
+      this.maskIdField,
+      ' (103 in BERT’s English vocabularies).',
+    );
+    this.idsRange = el('span');
+    this.idsLine = el(
+      'p',
+      { id: 'model-ids-hint', class: 'hint model-ids', hidden: true },
+      'This model has no tokenizer.json, so the page cannot split words into tokens: type token ids',
+      this.idsRange,
+      ', separated by spaces.',
+      this.maskPart,
+    );
     this.textLabel = el('span', { text: 'Sentence' });
     this.maskHint = el('p', {
       class: 'hint',
       hidden: true,
       text: 'BERT guesses masked words: type [MASK] in the sentence, or click a token to mask it.',
     });
-    this.lesson = lesson();
+    this.lessonParts = lesson(handlers.onLessonSentence);
+    this.lesson = this.lessonParts.node;
     this.ablatedLine = el('p', { id: 'model-ablated', class: 'hint', attrs: { role: 'status' } });
     this.allOn = el('button', {
       type: 'button',
@@ -178,6 +212,7 @@ export class RealModelControls {
       el('div', { class: 'model-progress' }, this.bar, this.cancel),
       this.status,
       this.errorLine,
+      this.linkLine,
     );
     this.drop.addEventListener('dragover', (event) => {
       event.preventDefault();
@@ -189,11 +224,12 @@ export class RealModelControls {
       this.drop.classList.remove('dragging');
       handlers.onDrop(event.dataTransfer);
     });
-    const part = (section, text) => this.#part(section, text);
+    const part = (section, text) => this.parts.heading(section, text);
     this.work = el(
       'div',
       { class: 'model-work', hidden: true },
       this.about,
+      this.filesLine,
       el('label', { class: 'field', for: 'model-text' }, this.textLabel, this.text),
       this.maskHint,
       this.idsLine,
@@ -225,53 +261,11 @@ export class RealModelControls {
     this.element = el('div', { class: 'real-model' }, this.drop, this.work);
   }
 
-  /**
-   * A part's heading (realModel.js's SECTIONS: its id) with its link (partLink).
-   */
-  #part(section, text) {
-    return el(
-      'h3',
-      { id: SECTIONS[section], class: `model-${section}-title` },
-      text,
-      ' ',
-      ...this.partLink(section, text),
-    );
-  }
-
-  /**
-   * A link that opens the page at a part (`section`, titled `text`): its address is the model's link with `section`
-   * (setPartLinks); a click copies it (the handlers' onPartLink), and the span after it says so.
-   * @returns {HTMLElement[]} the link and the span
-   */
-  partLink(section, text) {
-    const said = el('span', { class: 'hint part-link-said', attrs: { role: 'status' } });
-    const link = el('a', {
-      class: 'part-link',
-      href: '#',
-      text: 'link',
-      dataset: { section },
-      attrs: { 'aria-label': `Link to this part: ${text}` },
-      on: {
-        click: (event) => {
-          event.preventDefault();
-          this.onPartLink(link.href, said);
-        },
-      },
-    });
-    this.partLinks.push(link);
-    return [link, said];
-  }
-
-  /** Sets each part's link: `href(section)` is the page's address opening at it. */
-  setPartLinks(href) {
-    for (const link of this.partLinks) link.href = href(link.dataset.section);
-  }
-
-  /** Places the tokens, the predictions and the model view. */
-  mount({ tokens, predictions, view, rope, generate }) {
+  /** Places the tokens (with the vocabulary), the predictions and the model view. */
+  mount({ tokens, vocabulary, predictions, view, rope, generate }) {
     this.mounts.generate.append(generate);
     this.mounts.rope.append(rope);
-    this.mounts.tokens.append(tokens);
+    this.mounts.tokens.append(tokens, vocabulary);
     this.mounts.predictions.append(predictions);
     this.mounts.view.append(view);
   }
@@ -285,6 +279,11 @@ export class RealModelControls {
       this.status.textContent = text;
     } else if (this.status.textContent.endsWith('…')) this.status.textContent = '';
     this.element.setAttribute('aria-busy', String(on));
+  }
+
+  /** Whether a load or a run is shown under way (busy). */
+  get working() {
+    return this.element.getAttribute('aria-busy') === 'true';
   }
 
   progress(done, total, text) {
@@ -319,18 +318,34 @@ export class RealModelControls {
     show(this.clearCache, bytes > 0);
   }
 
-  /**
-   * A model without a tokenizer.json (`vocabSize`) takes token ids, not words: the field says so; null: words.
-   * @param {number | null} vocabSize
-   */
-  idsHint(vocabSize) {
-    const ids = vocabSize !== null;
-    show(this.idsLine, ids);
-    this.textLabel.textContent = ids ? 'Token ids' : 'Sentence';
-    this.idsLine.textContent = ids
-      ? `This model has no tokenizer.json, so the page cannot split words into tokens: type token ids, whole numbers from 0 to ${vocabSize - 1} separated by spaces.`
+  /** The lesson's first paragraph for run `r` (realModel.js's lessonOf; `vocab`: id → token), its way back. */
+  lessonRun(r, vocab) {
+    const text = this.text.value;
+    this.lessonParts.lead.textContent = lessonOf(text, r, vocab);
+    show(this.lessonParts.back, !isLesson(text));
+  }
+
+  /** What the page says of the optional files a folder URL does not have (`absent`: their names, or none). */
+  filesNote(absent) {
+    const names = absent || [];
+    this.filesLine.textContent = names.length
+      ? `${names.join(' and ')}, which ${names.length > 1 ? 'are' : 'is'} optional, ${names.length > 1 ? 'are' : 'is'} not in this folder: the page asked for ${names.length > 1 ? 'them' : 'it'}, and the 404 the browser's console shows is its answer.`
       : '';
-    if (ids) this.text.setAttribute('aria-describedby', 'model-ids-hint');
+    show(this.filesLine, names.length > 0);
+  }
+
+  /**
+   * Token ids are typed (no tokenizer.json: `vocabSize`, else null), in a field labelled so; `mask`: BERT's [MASK]
+   * id offered (-1: unknown), or false (no BERT).
+   */
+  idsHint(vocabSize, mask = false) {
+    const on = vocabSize !== null;
+    show(this.idsLine, on);
+    show(this.maskPart, on && mask !== false);
+    this.maskIdField.value = typeof mask === 'number' && mask >= 0 ? String(mask) : '';
+    this.idsRange.textContent = on ? `, whole numbers from 0 to ${vocabSize - 1}` : '';
+    this.textLabel.textContent = on ? 'Token ids' : 'Sentence';
+    if (on) this.text.setAttribute('aria-describedby', 'model-ids-hint');
     else this.text.removeAttribute('aria-describedby');
   }
 
@@ -340,12 +355,25 @@ export class RealModelControls {
     if (problem) this.error(problem);
   }
 
+  /** The [MASK] id typed beside the ids: a whole number below the vocabulary's size, else -1. */
+  maskIdTyped(vocabSize) {
+    const value = this.maskIdField.value.trim();
+    return /^\d{1,9}$/u.test(value) && Number(value) < vocabSize ? Number(value) : -1;
+  }
+
   ablated(text) {
-    this.ablatedLine.textContent = text || 'Every head is on.';
+    const faded = ' Their maps are faded: their weights are still computed, but their output is zeroed.';
+    this.ablatedLine.textContent = text ? `${text}${faded}` : 'Every head is on.';
     show(this.allOn, Boolean(text));
   }
 
   walk(text) {
     this.walkLine.textContent = text;
+  }
+
+  /** What the page made of its link (empty: nothing to say). */
+  linkNote(text) {
+    this.linkLine.textContent = text;
+    show(this.linkLine, Boolean(text));
   }
 }

@@ -1,8 +1,8 @@
-// The "Real model" source's pure helpers, without the page: where the model comes from, its link parameters, tokens
-// shown readably, the top tokens of a logits row and how an ablation moved them. The state is session.js's, drawing
-// is in the views beside it, loading in panel.js.
-import { readGenerateLink } from './tools/generate/generation.js';
-import { editsText, readEdits } from './tools/walk/walkEdits.js';
+// The "Real model" source's state, without the page: where the model comes from, its link parameters, tokens shown
+// readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
+// in panel.js.
+import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
+import { generateSettings, readQuery, writeQuery } from '../app/link.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -14,74 +14,70 @@ export const BUILTIN = Object.freeze({
 /** The lesson's sentence: a repeat the induction heads continue ("ball", p ≈ 0.12; the model card's example). */
 export const INDUCTION_SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
 
+/**
+ * The lesson's first sentences, following the run (`top`: the top next word and its p, with every head on): on the
+ * lesson's sentence, the word the model predicts and its p as this run has them; on another, that sentence's top word,
+ * and what the lesson's sentence shows.
+ * @param {string} text  the sentence run
+ * @param {{ word: string, p: number } | null} top
+ */
+export function lessonLead(text, top) {
+  const trained = 'This model was trained here on sequences with repeats.';
+
+  const repeat = 'after “the cat saw a red” comes “ball” the first time';
+  const p = (x) => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(1));
+  if (isLesson(text)) {
+    if (!top) return `${trained} The sentence repeats its start: ${repeat}, so the model predicts “ball” again.`;
+    const again = top.word === 'ball' ? '“ball” again' : `“${top.word}” (not “ball”)`;
+    return `${trained} The sentence repeats its start: ${repeat}, so the model predicts ${again} (the top word, p ≈ ${p(top.p)}).`;
+  }
+  const yours = top ? ` For this sentence its top next word is “${top.word}” (p ≈ ${p(top.p)}).` : '';
+  return `${trained}${yours} The lesson’s sentence, “${INDUCTION_SENTENCE}”, repeats its start: ${repeat}, and there the model predicts “ball” again.`;
+}
+
+/** Whether `text` is the lesson's sentence. */
+export const isLesson = (text) => text.trim() === INDUCTION_SENTENCE;
+
+/** lessonLead for run `r` (its last row's top token, named by `vocab`: id → token). */
+export function lessonOf(text, r, vocab) {
+  const rows = r.logits?.shape[0] ?? 0;
+  const [best] = rows ? topTokens(r.logits.data, r.logits.shape[1], rows - 1, 1) : [];
+  return lessonLead(text, best ? { word: readableToken(vocab[best.id] ?? String(best.id)), p: best.p } : null);
+}
+
 /** How many next tokens are listed. */
 export const TOP_K = 10;
 
 /** The families attention-wasm/model runs, for messages. */
 export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
 
-/** The longest sentence the page sends to a model, in characters. */
-export const MAX_TEXT = 2000;
-
-/** The parts of the real model's section that a link can open at (`section=`), by name: their headings' ids. */
-export const SECTIONS = Object.freeze({
-  tokens: 'model-tokens-title',
-  next: 'model-next-title',
-  heads: 'model-heads-title',
-  generate: 'model-generate-title',
-  layer: 'model-views-title',
-});
-
 /**
- * The real-model part of a link, from the page's query string: `model` (builtin, files, an http(s) URL or a Hub
- * id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ("1.0,1.2": layer.head pairs), `section` (a
- * part to open at: SECTIONS' names, checked by the panel) and, when the link has them, the walk's edits (`edits`,
- * walkEdits.js) and generation's settings (`generate`, generation.js's readGenerateLink).
- * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][], edits: object[],
- *   section: string | null, generate?: object } | null}
+ * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
+ * http(s) URL or a Hub id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ([layer, head] pairs), the
+ * walk's edits, the part to open at (`section`), generation's settings when the link has them (`gen`), and a warning
+ * for each part it cannot read.
+ * Layers and heads are as written: the panel checks them against the model (shared/counting.js's readCounts).
+ * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
+ *   edits: object[], section: string | null, warnings: string[], generate?: object } | null}
  */
 export function readModelLink(search) {
-  const params = new URLSearchParams(search);
-  const model = params.get('model');
-  if (!model) return null;
-  const whole = (value) => (value !== null && /^\d{1,4}$/.test(value) ? Number(value) : null);
-  const ablate = [];
-  for (const pair of (params.get('ablate') ?? '').split(',')) {
-    const m = /^(\d{1,4})\.(\d{1,4})$/.exec(pair.trim());
-    if (m) ablate.push([Number(m[1]), Number(m[2])]);
-  }
-  const text = params.get('text');
-  const generate = readGenerateLink(search); // generation's settings (generation.js), when the link has them
+  const { values, warnings, given } = readQuery(search);
+  if (!values.model) return null;
   return {
-    model,
-    text: text === null ? null : text.slice(0, MAX_TEXT),
-    layer: whole(params.get('layer')),
-    head: whole(params.get('head')),
-    ablate,
-    edits: readEdits(params.get('edits')), // numbers edited in the walk (walkEdits.js)
-    section: params.get('section')?.slice(0, 40) ?? null,
-    ...(generate ? { generate } : {}),
+    model: values.model,
+    text: values.text ?? null,
+    layer: values.layer ?? null,
+    head: values.head ?? null,
+    ablate: values.ablate ?? [],
+    edits: values.edits ?? [], // numbers edited in the walk (tools/walk/walkEdits.js)
+    section: values.section ?? null, // a part to open at (app/link.js's SECTIONS)
+    warnings,
+    ...(given.has('gen') ? { generate: generateSettings(values) } : {}),
   };
 }
 
 /** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
-export function writeModelLink(search, link) {
-  const params = new URLSearchParams(search);
-  for (const key of ['model', 'text', 'layer', 'head', 'ablate', 'edits', 'section']) params.delete(key);
-  if (link) {
-    params.set('model', link.model);
-    if (link.text !== null && link.text !== undefined) params.set('text', link.text);
-    if (Number.isInteger(link.layer) && Number.isInteger(link.head)) {
-      params.set('layer', String(link.layer));
-      params.set('head', String(link.head));
-    }
-    if (link.ablate?.length) params.set('ablate', link.ablate.map(([l, h]) => `${l}.${h}`).join(','));
-    if (link.edits?.length) params.set('edits', editsText(link.edits));
-    if (link.section) params.set('section', link.section);
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
+export const writeModelLink = (search, link) => writeQuery(search, 'model', link);
 
 /**
  * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a
@@ -160,12 +156,13 @@ export function probabilityOf(logits, V, row, id) {
 
 /**
  * The predictions with ablations beside those without: each of `now`'s tokens with its p without the ablations
- * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it.
+ * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it, each with its p now
+ * (`after(id)`, as `now` for a listed one: its p in the run with the ablations).
  */
-export function predictionChanges(now, base, before) {
+export function predictionChanges(now, base, before, after = () => undefined) {
   const rows = now.map((t) => ({ ...t, before: before(t.id), delta: t.p - before(t.id) }));
   const listed = new Set(now.map((t) => t.id));
-  const gone = base.filter((t) => !listed.has(t.id));
+  const gone = base.filter((t) => !listed.has(t.id)).map((t) => ({ ...t, now: after(t.id) }));
   return { rows, gone };
 }
 
@@ -176,9 +173,34 @@ export function signedChange(delta) {
   return `${delta > 0 ? '+' : '−'}${text}`;
 }
 
-/** Heads named for ablation: "layer 2 head 1, layer 2 head 3" (counted from 1, as the page names heads). */
-export function headsText(ablate) {
-  return ablate.map(([l, h]) => `layer ${l + 1} head ${h + 1}`).join(', ');
+/** Heads named for ablation: "L1H0, L1H2" (counted from 0). */
+export const headsText = headNames;
+
+/**
+ * A link's layer, head and heads switched off against the model's counts (shared/counting.js's readCounts), and
+ * what the page says of them (empty when they fit as written): read counted from 1 when they fit only so (a link
+ * written from the labels of an older page), or left out when they fit neither way.
+ * @returns {{ layer: number | null, head: number | null, ablate: number[][], message: string }}
+ */
+export function linkCounts(link, spec) {
+  const written = { layer: link?.layer ?? null, head: link?.head ?? null, ablate: link?.ablate ?? [] };
+  const read = readCounts(written, spec);
+  let message = '';
+  if (read.fromOne) {
+    const head = read.layer !== null && read.head !== null;
+    const opens = head ? `opens ${headName(read.layer, read.head)} (layer ${read.layer} head ${read.head})` : '';
+    const off = read.ablate.length ? `switches off ${headNames(read.ablate)}` : '';
+    const query = [
+      ...(read.layer !== null ? [`layer=${read.layer}`] : []),
+      ...(read.head !== null ? [`head=${read.head}`] : []),
+      ...(read.ablate.length ? [`ablate=${read.ablate.map(([l, h]) => `${l}.${h}`).join(',')}`] : []),
+    ];
+    message = `This link counts layers and heads from 1 (an older version of the page): it now ${[opens, off].filter(Boolean).join(' and ')}, written ?${query.join('&')}.`;
+  } else if (read.outside.length) {
+    const named = read.outside.map(({ name, text }) => `${name}=${text}`).join(', ');
+    message = `This link names ${named}, which this model does not have (${countsText(spec)}: they count from 0), so ${read.outside.length > 1 ? 'they are' : 'it is'} left out.`;
+  }
+  return { layer: read.layer, head: read.head, ablate: read.ablate, message };
 }
 
 /** Toggles [layer, head] in a list of ablated heads, kept sorted. */
@@ -191,7 +213,8 @@ export function toggleHead(ablate, layer, head) {
 /** The sentence a model starts on: the lesson's for the shipped one, ids without a tokenizer, a [MASK] for BERT. */
 export function defaultText(model, source) {
   if (source === BUILTIN.id) return INDUCTION_SENTENCE;
-  if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+  // No tokenizer.json: token ids (and BERT's [MASK], which the page then reads as the id typed beside the field).
+  if (!model.hasTokenizer) return model.spec.choices.maskedLm ? '1 2 3 [MASK] 5 6' : '1 2 3 4 5 6';
   if (model.spec.choices.maskedLm) return 'the cat sat on the [MASK] .';
   return 'The cat sat on the mat because it was';
 }
@@ -203,15 +226,26 @@ export function describeModel(model, what) {
   return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
 }
 
-/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
-export function loadMessage(error, folder = null) {
+/**
+ * What the page says when a model cannot be opened: the error, and what to do about it. `folder` is the URL read;
+ * `where.page` the page's origin (a folder there is on the page's own server, which its CSP always allows) and
+ * `where.blocked` whether the page's Content-Security-Policy refused a request of the load (unknown when unset).
+ */
+export function loadMessage(error, folder = null, where = {}) {
   const code = error?.code ? `${error.code}: ` : '';
   const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
+  const own = origin !== null && origin === where.page;
+  const instead = ' Or download the files and drop them here instead.';
+  const fetchHint = own
+    ? ` This folder is on the page's own server: check that it holds the model's files and that the server answers Range requests (HTTP 206).${instead}`
+    : where.blocked === false
+      ? ` Check the connection: the server must be reachable, let this page read it (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests.${instead}`
+      : ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}.${instead}`;
   const hints = {
     UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
     MISSING_FILE:
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
-    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
+    FETCH_FAILED: fetchHint,
   };
   const said = String(error?.message ?? error);
   const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';

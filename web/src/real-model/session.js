@@ -7,12 +7,10 @@
 import * as rm from './realModel.js';
 import { firstChangedLayer, fromOptions, layerCapture, mergeRun } from './run/rerun.js';
 import { runInParts } from './run/runParts.js';
+import { runInput } from './run/runInput.js';
 
 // The layers whose attention weights are kept: copying them out again is a few ms, a large model's layer tens of MB.
 const KEPT_LAYERS = 2;
-
-/** Whole numbers in a text, as token ids. */
-const idsIn = (text) => (text.match(/\d+/g) ?? []).map(Number);
 
 export class RealModelSession {
   /** The loaded model (attention-wasm/model), or null. */
@@ -29,6 +27,8 @@ export class RealModelSession {
   text = '';
   /** The token shown as [MASK] (BERT, a token clicked), or -1. */
   masked = -1;
+  /** BERT's [MASK] id typed beside the ids (a folder without tokenizer.json), or -1. */
+  typedMask = -1;
   /** The heads switched off, [layer, head] pairs sorted. */
   ablate = [];
   /** Numbers edited in the walk, as model.run takes them (tools/walk/walkEdits.js). */
@@ -92,9 +92,11 @@ export class RealModelSession {
 
   /**
    * A model is loaded: it replaces the last one (disposed) and everything of it (runs, head, mask, caches). The link
-   * being opened gives its sentence, ablations and edits (those of layers the model has); else the sentence stays for
-   * the same source read the same way (words, or ids without a tokenizer), or the model's default sentence.
-   * @returns {object | null} the link that was being opened
+   * being opened gives its sentence, ablations and edits (those of layers the model has, realModel.js's linkCounts);
+   * else the sentence stays for the same source read the same way (words, or ids without a tokenizer), or the model's
+   * default sentence.
+   * @returns {{ link: object | null, counts: { layer: number | null, head: number | null, message: string } }} the
+   *   link that was being opened, and its head and message as linkCounts read them
    */
   loaded(model, { source, folder = null, files = null }) {
     const old = this.model;
@@ -106,10 +108,11 @@ export class RealModelSession {
     Object.assign(this, { ran: null, base: null, lastIds: null, selected: null, shown: null, masked: -1 });
     this.#weights = new Map();
     this.#layerRun = null;
-    this.ablate = (link?.ablate ?? []).filter(([l, h]) => l < numLayers && h < model.spec.numHeads);
+    const counts = rm.linkCounts(link, model.spec); // counted from 0; a link written counted from 1 is said so
+    this.ablate = counts.ablate;
     this.edits = (link?.edits ?? []).filter((e) => e.layer < numLayers);
     this.text = link?.text ?? (keep ? this.text : rm.defaultText(model, source));
-    return link;
+    return { link, counts };
   }
 
   /** The model's vocabulary (id → token), once its tokenizer.json is read. */
@@ -124,9 +127,19 @@ export class RealModelSession {
     this.edits = this.edits.filter((e) => e.step !== 'x');
   }
 
-  /** Masks token `index` (BERT), or unmasks it. @returns {boolean} false when the vocabulary has no [MASK] */
+  /** The [MASK] id typed beside the ids (the panel's field: -1 when none is). */
+  setTypedMask(id) {
+    this.typedMask = id;
+  }
+
+  /** BERT's [MASK] id: the vocabulary's, or (without tokenizer.json) the one typed beside the ids; -1 when unknown. */
+  maskId() {
+    return this.model.hasTokenizer ? rm.maskId(this.vocab) : this.typedMask;
+  }
+
+  /** Masks token `index` (BERT), or unmasks it. @returns {boolean} false when no [MASK] id is known */
   toggleMask(index) {
-    if (rm.maskId(this.vocab) < 0) return false;
+    if (this.maskId() < 0) return false;
     this.masked = this.masked === index ? -1 : index;
     return true;
   }
@@ -165,26 +178,25 @@ export class RealModelSession {
     if (!this.model || this.model.hasTokenizer) return null;
     const words = this.text.trim().split(/\s+/u).filter(Boolean);
     const V = this.model.spec.vocabSize;
-    if (!words.length || words.some((w) => !/^\d{1,9}$/u.test(w)))
+    // [MASK] (BERT) stands for the id typed beside (run/runInput.js's typedIds)
+    if (!words.length || words.some((w) => !/^\d{1,9}$/u.test(w) && !/^\[mask\]$/iu.test(w)))
       return `This model has no tokenizer.json, so the page cannot split words into tokens: type token ids instead, whole numbers from 0 to ${V - 1} separated by spaces (for example 1 2 3).`;
     const over = words.find((w) => Number(w) >= V);
     return over ? `Token id ${over} is not in this model's vocabulary of ${V} (ids 0 to ${V - 1}).` : null;
   }
 
-  /** The run's input: the text, or its ids with one token masked (BERT, a token clicked); `key` names it. */
+  /**
+   * The run's input: the text, or the ids typed (no tokenizer.json), with one token masked (BERT: a token clicked, or
+   * [MASK] typed); `key` names it (run/runInput.js).
+   */
   input() {
-    const text = this.text;
-    if (!this.model.hasTokenizer) return { input: { ids: idsIn(text) }, key: text };
-    if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
-    const ids = this.lastIds.slice();
-    ids[this.masked] = rm.maskId(this.vocab);
-    return { input: { ids }, key: `${text}|${this.masked}` };
+    return runInput(this.text, this.model, this, this.maskId());
   }
 
-  /** What a link holds of this state (realModel.js's writeModelLink). */
+  /** What a link (and Embed…) holds of this state: model, sentence (`ids`: token ids), head, heads off and edits. */
   link() {
     const { source: model, text, selected, ablate, edits } = this;
-    return { model, text, layer: selected?.layer, head: selected?.head, ablate, edits };
+    return { model, text, ids: !this.model?.hasTokenizer, layer: selected?.layer, head: selected?.head, ablate, edits };
   }
 
   /**
@@ -228,7 +240,7 @@ export class RealModelSession {
       const base = plain ? null : this.base.result;
       if (!this.current(generation)) return null;
       this.ran = { model, key, ...settings, result };
-      if (typeof input === 'string') this.lastIds = result.ids;
+      if (this.masked < 0) this.lastIds = result.ids; // the ids a token clicked is masked in
       if (walked >= layer || (begin && walked === start.layer)) this.rememberLayer(walked, result);
       return { result, base, layer, begin, runMs };
     } catch (error) {

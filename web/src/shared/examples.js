@@ -1,5 +1,6 @@
 // The examples a person can start from.
-import { defaultState, encodeState } from './state.js';
+import { encodeState } from './link.js';
+import { defaultState } from './state.js';
 
 const identity = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
 

@@ -102,21 +102,21 @@ export function projectionText(state) {
   );
 }
 
-/** " (head 3 of 4)" after the titles of one head's matrices; empty with one head. */
-export const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head + 1} of ${state.numHeads})` : '');
+/** " (head 2 of 4)" after the titles of one head's matrices; empty with one head. */
+export const headNote = (state) => (state.numHeads > 1 ? ` (head ${state.head} of ${state.numHeads})` : '');
 
-/** The query heads that share the shown head's K and V, as words: "3 and 4". */
-const sharers = (state) => listWords(headsOfKv(state, headBlock(state, 'wk')).map((h) => String(h + 1)));
+/** The query heads that share the shown head's K and V, as words: "2 and 3". */
+const sharers = (state) => listWords(headsOfKv(state, headBlock(state, 'wk')).map(String));
 
 /**
- * After the titles of the shown head's W_k, W_v, K and V: with grouped-query attention, its kv head (" (kv head 2)",
+ * After the titles of the shown head's W_k, W_v, K and V: with grouped-query attention, its kv head (" (kv head 1)",
  * which kvSharedNote says is shared; short, so that X · W_k = K stays on one line), else headNote.
  */
 export function kvHeadNote(state) {
-  return kvHeadsOf(state) === state.numHeads ? headNote(state) : ` (kv head ${headBlock(state, 'wk') + 1})`;
+  return kvHeadsOf(state) === state.numHeads ? headNote(state) : ` (kv head ${headBlock(state, 'wk')})`;
 }
 
-/** The line under those titles: `note`, after "shared by heads 3 and 4 · " with grouped-query attention. */
+/** The line under those titles: `note`, after "shared by heads 2 and 3 · " with grouped-query attention. */
 export function kvSharedNote(state, note) {
   return kvHeadsOf(state) === state.numHeads ? note : `shared by heads ${sharers(state)} · ${note}`;
 }
@@ -134,13 +134,13 @@ export function headColumnsNote(state, where = 'page') {
   const blocks =
     G === numHeads
       ? `${range(head, dK)} of W_q and W_k, ${range(head, dV)} of W_v`
-      : `${range(head, dK)} of W_q; ${range(g, dK)} of W_k and ${range(g, dV)} of W_v, the block of kv head ${g + 1}, which heads ${sharers(state)} share: kv heads = ${G}, grouped-query attention`;
+      : `${range(head, dK)} of W_q; ${range(g, dK)} of W_k and ${range(g, dV)} of W_v, the block of kv head ${g}, which heads ${sharers(state)} share: kv heads = ${G}, grouped-query attention`;
   const ignored =
     state.kvHeads !== null && state.kvHeads !== numHeads && G === numHeads
       ? ` kv heads = ${state.kvHeads} does not divide the ${numHeads} heads, so every step computes ordinary multi-head attention.`
       : '';
   const choose = where === 'element' ? 'with the head buttons at the top' : 'in the settings or below the steps';
-  return `Showing head ${head + 1} of ${numHeads}: the W's below are its blocks of columns (${blocks}).${ignored} Choose the head ${choose}.`;
+  return `Showing head ${head} of ${numHeads}: the W's below are its blocks of columns (${blocks}).${ignored} Choose the head ${choose}.`;
 }
 
 /**

@@ -45,7 +45,7 @@ export interface State {
   source: string;
   /** designed heads: X, W_q and W_k built by hand (designedHeads.js), not from the seed */
   design: boolean;
-  /** the RoPE lesson's theta (rope_theta), pairing style and shift of the whole sentence (lessons/rope/ropeLink.js) */
+  /** the RoPE lesson's theta (rope_theta), pairing style and shift of the whole sentence (shared/state.js's ROPE) */
   ropeTheta: number;
   ropeStyle: 'half' | 'interleaved';
   ropeShift: number;

@@ -70,7 +70,7 @@ function baseTooltip(state, result, matrix, i, j, value) {
     case 'wo':
       return [
         `W_o row ${i}, column ${j}`,
-        `from head ${Math.floor(i / state.dV) + 1}'s output dimension ${i % state.dV} to model dimension ${j}: ${shown(state, value)}`,
+        `from head ${Math.floor(i / state.dV)}'s output dimension ${i % state.dV} to model dimension ${j}: ${shown(state, value)}`,
       ];
     case 'layerOutput':
       return [

@@ -16,7 +16,7 @@ import {
 } from '../shared/explanations.js';
 import { varianceText } from '../lessons/scaling/scalingText.js';
 import { INPUT_TITLES, currentMatrix, headBlock, headWidth, kvHeadsOf } from '../shared/matrices.js';
-import { embeddingSourceText } from '../shared/provenance.js';
+import { embeddingSourceText, xNote } from '../shared/provenance.js';
 import { cellTooltip } from '../shared/tooltips.js';
 import { byId, el, show } from '../shared/dom.js';
 import { Heatmap, weightsLegend } from './heatmap.js';
@@ -211,10 +211,11 @@ export class Steps {
     const qNote = headNote(state);
     const kvNote = kvHeadNote(state); // the kv head that h shares with its group, with grouped-query attention
     const kv = headBlock(state, 'wk');
-    const withShared = (note) => kvSharedNote(state, note); // "shared by heads 3 and 4 · …", when grouped
+    const withShared = (note) => kvSharedNote(state, note); // "shared by heads 2 and 3 · …", when grouped
     const flat = flatRows; // made once per matrix
 
     const x = currentMatrix(state, 'x');
+    grids.x.setTitle('X', xNote(state)); // a model's layer: its (normed) input, not embeddings
     grids.x.update({
       data: flat(x),
       rows: n,
@@ -310,9 +311,9 @@ export class Steps {
 
   #headFigure(index) {
     const isAverage = index === -1;
-    const name = isAverage ? 'average of the heads' : `head ${index + 1}`;
+    const name = isAverage ? 'average of the heads' : `head ${index}`;
     const map = new Heatmap({
-      label: isAverage ? 'Average of the heads' : `Head ${index + 1} attention weights`,
+      label: isAverage ? 'Average of the heads' : `Head ${index} attention weights`,
       labels: true,
       readout: this.headsReadout,
       describe: (i, j, w) => {
@@ -328,8 +329,8 @@ export class Steps {
           el('button', {
             type: 'button',
             class: 'head-button',
-            text: `head ${index + 1}`,
-            attrs: { 'aria-label': `Show head ${index + 1} in the steps` },
+            text: `head ${index}`,
+            attrs: { 'aria-label': `Show head ${index} in the steps` },
             on: { click: () => this.handlers.onSelectHead(index) },
           }),
         );
@@ -368,8 +369,8 @@ export class Steps {
       const button = views[h].figure.querySelector('button');
       button.setAttribute('aria-pressed', String(h === state.head));
       // With grouped-query attention, the caption names the K and V the head shares with its group.
-      const kv = kvHeadsOf(state) < H ? ` · K, V ${headBlock(state, 'wk', h) + 1}` : '';
-      button.textContent = `head ${h + 1}${kv}`;
+      const kv = kvHeadsOf(state) < H ? ` · K, V ${headBlock(state, 'wk', h)}` : '';
+      button.textContent = `head ${h}${kv}`;
     }
     views[H].map.update({ ...averageHeads(result.weights), ...view });
   }

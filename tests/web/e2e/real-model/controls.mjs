@@ -28,11 +28,11 @@ describe('real model: the page’s controls on a model head, the keyboard and th
     await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
       await openBuiltin(page);
       await page.click('.head-button[data-layer="1"][data-head="1"]');
-      await walkShows(page, 'Layer 2 head 2 is in the steps');
+      await walkShows(page, 'L1H1 (layer 1 head 1) is in the steps');
       for (const selector of [...HELD, '#positions'])
         assert.equal(await page.isDisabled(selector), true, `${selector} is off on a model head`);
       assert.equal(await page.isVisible('#model-head-note'), true);
-      assert.match(await page.textContent('#model-head-note'), /layer 2 head 2 of gpt2.*sentence runs the model/u);
+      assert.match(await page.textContent('#model-head-note'), /L1H1 of gpt2.*sentence runs the model/u);
       assert.match(await page.getAttribute('#temperature', 'aria-describedby'), /model-head-note/u);
       assert.match(await page.textContent('#positions-reason'), /model’s own positions/u);
       assert.equal(await page.isDisabled('#sentence'), false);
@@ -40,10 +40,10 @@ describe('real model: the page’s controls on a model head, the keyboard and th
 
       // "Head shown": another head of the model, in the steps and in the model view.
       await page.selectOption('#head', { value: '3' });
-      await walkShows(page, 'Layer 2 head 4 is in the steps');
+      await walkShows(page, 'L1H3 (layer 1 head 3) is in the steps');
       assert.equal(await page.getAttribute('.head-button[data-layer="1"][data-head="3"]', 'aria-pressed'), 'true');
       assert.equal(await page.getAttribute('.head-button[data-layer="1"][data-head="1"]', 'aria-pressed'), 'false');
-      assertShown(await readNumbers(page, 'weights'), lesson.weights.toArray(), PRECISION, 'layer 2 head 4');
+      assertShown(await readNumbers(page, 'weights'), lesson.weights.toArray(), PRECISION, 'L1H3');
 
       // A sentence typed in the settings: the model runs on it, and the head opens again on its tokens.
       const n = await runs(page);

@@ -32,7 +32,7 @@ async function walkShows(page, layer, head, edited) {
     ([l, h, e]) => {
       const text = document.getElementById('model-walk').textContent;
       const count = e ? new RegExp(`${e} numbers? edited so far`, 'u').test(text) : !/edited so far/u.test(text);
-      return text.includes(`Layer ${l + 1} head ${h + 1} is in the steps`) && count;
+      return text.includes(`L${l}H${h} (layer ${l} head ${h}) is in the steps`) && count;
     },
     [layer, head, edited],
     { timeout: 60000 },
@@ -61,10 +61,10 @@ async function assertWalk(page, matrices, cap, what) {
 }
 
 describe('real model: edits in the steps run the whole model again', () => {
-  test('the shipped model: an edit of W_q in layer 1 moves layer 2 and the next token as model.run does', async () => {
+  test('the shipped model: an edit of W_q in layer 0 moves layer 1 and the next token as model.run does', async () => {
     const model = await loadModel(INDUCTION);
     const dK = model.spec.headDim;
-    // W_q of layer 1 head 3 (the previous-token head), row 1, column 2 of its block; then X of layer 2, row 14.
+    // W_q of layer 0 head 2 (the previous-token head), row 1, column 2 of its block; then X of layer 1, row 14.
     const edits = [
       { layer: 0, step: 'wq', row: 1, col: 2 * dK + 2, value: 4 },
       { layer: 1, step: 'x', row: 14, col: 3, value: -2.5 },
@@ -101,12 +101,12 @@ describe('real model: edits in the steps run the whole model again', () => {
           ['output', 'headOutput'],
         ],
         first.captures[0],
-        'layer 2 head 1 after the layer-1 edit',
+        'layer 1 head 0 after the layer-0 edit',
       );
       await edit(page, 'x', 14, 3, '-2.5', 1, 0, 2);
-      await assertWalk(page, [['weights', 'weights']], both.captures[0], 'layer 2 head 1, X edited');
+      await assertWalk(page, [['weights', 'weights']], both.captures[0], 'layer 1 head 0, X edited');
       assertPredictions(await readPredictions(page), both.next, 'after both edits');
-      // the one-layer views: the head view of layer 2 draws the edited run's weights
+      // the one-layer views: the head view of layer 1 draws the edited run's weights
       assert.equal(await page.evaluate(() => document.body.dataset.modelViewsLayer), '1');
       await settle(page); // away from the screen, the head view draws in idle time
       const n = both.ids.length;
@@ -114,7 +114,7 @@ describe('real model: edits in the steps run the whole model again', () => {
       assert.deepEqual(
         opacitiesOf(await readLines(page, '.model-views')),
         expectedOpacities(both.attentions[1].data, both.attentions[1].shape, { side: 'left', token: n - 1 }),
-        'the head view of layer 2, edited',
+        'the head view of layer 1, edited',
       );
       assert.equal(await page.isVisible('#model-reset-edits'), true);
       await page.mouse.move(0, 0);
@@ -139,7 +139,7 @@ describe('real model: edits in the steps run the whole model again', () => {
       await waitForRun(page);
       await walkShows(page, 1, 0, 2);
       assertPredictions(await readPredictions(page), both.next, 'the link');
-      await assertWalk(page, [['weights', 'weights']], both.captures[0], 'the link: layer 2 head 1');
+      await assertWalk(page, [['weights', 'weights']], both.captures[0], 'the link: layer 1 head 0');
       await page.evaluate(() => document.getElementById('model-walk').scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: `${ARTIFACTS}/real-model-edits-390.png`, fullPage: false });
       await page.locator('.predictions-table').screenshot({ path: `${ARTIFACTS}/real-model-edits-table-390.png` });
@@ -152,12 +152,12 @@ describe('real model: edits in the steps run the whole model again', () => {
     });
   });
 
-  test('a tiny LLaMA dropped as files: an edit of a grouped W_k moves the rotated q and k of layer 2', async () => {
+  test('a tiny LLaMA dropped as files: an edit of a grouped W_k moves the rotated q and k of layer 1', async () => {
     const { files } = llamaFixture();
     const model = await loadModel(files);
     const dK = model.spec.headDim;
     const ids = [5, 1, 7, 3, 9, 2];
-    // head 4 of layer 1 reads key/value head 2 (2 key/value heads for 4 heads): W_k's column dK + 1
+    // head 3 of layer 0 reads key/value head 1 (2 key/value heads for 4 heads): W_k's column dK + 1
     const edits = [{ layer: 0, step: 'wk', row: 2, col: dK + 1, value: 3 }];
     const r = await model.run({ ids }, { topK: 10, edits, capture: [{ layer: 1, head: 1 }] });
     await withPage(env, {}, async ({ page }) => {
@@ -182,7 +182,7 @@ describe('real model: edits in the steps run the whole model again', () => {
           ['weights', 'weights'],
         ],
         r.captures[0],
-        'llama layer 2 head 2 after a W_k edit in layer 1',
+        'llama layer 1 head 1 after a W_k edit in layer 0',
       );
       assertPredictions(await readPredictions(page), r.next, 'llama, edited');
     });

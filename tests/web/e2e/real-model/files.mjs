@@ -81,7 +81,7 @@ describe('real model: dropped files', () => {
         }
         await page.click('.head-button[data-layer="1"][data-head="1"]');
         await page.waitForFunction(() =>
-          /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent),
+          /L1H1 \(layer 1 head 1\) is in the steps/u.test(document.getElementById('model-walk').textContent),
         );
         await settle(page);
         const [cap] = (
@@ -99,7 +99,7 @@ describe('real model: dropped files', () => {
           await readNumbers(page, 'weights'),
           cap.weights.toArray(),
           PRECISION,
-          `${family} layer 2 head 2 weights`,
+          `${family} layer 1 head 1 weights`,
         );
         assert.equal(await page.isChecked('#causal'), family !== 'bert');
         await page.screenshot({ path: `${ARTIFACTS}/real-model-${family}.png`, fullPage: false });

@@ -69,7 +69,7 @@ describe('real model: generation with the KV cache', () => {
       assert.deepEqual(await shownIds(page), [greedy[0].id]);
       assert.equal(await page.textContent('.gen-p'), greedy[0].p.toFixed(3));
       assert.match(await page.textContent('.gen-detail'), /Step 1: “␣?ball”/u);
-      assertRow(await shownRow(page), greedy[0], 1, 0, 'step 1, layer 2 head 1');
+      assertRow(await shownRow(page), greedy[0], 1, 0, 'step 1, layer 1 head 0');
       assert.match(await page.textContent('.gen-row-text'), /prefill/u);
       await page.click('#gen-step');
       await waitForSteps(page, 2);
@@ -77,14 +77,14 @@ describe('real model: generation with the KV cache', () => {
         await shownIds(page),
         greedy.slice(0, 2).map((s) => s.id),
       );
-      assertRow(await shownRow(page), greedy[1], 1, 0, 'step 2, layer 2 head 1');
+      assertRow(await shownRow(page), greedy[1], 1, 0, 'step 2, layer 1 head 0');
       assert.match(await page.textContent('.gen-row-text'), /read from the cache/u);
       const alternatives = await page.textContent('.gen-alternatives');
       for (const t of greedy[1].next) assert.ok(alternatives.includes(t.p.toFixed(3)), `alternative ${t.id}`);
-      // Another head: the same step's row for layer 1 head 3 (the previous-token head).
+      // Another head: the same step's row for layer 0 head 2 (the previous-token head).
       await page.selectOption('#gen-layer', { value: '0' });
       await page.selectOption('#gen-head', { value: '2' });
-      assertRow(await shownRow(page), greedy[1], 0, 2, 'step 2, layer 1 head 3');
+      assertRow(await shownRow(page), greedy[1], 0, 2, 'step 2, layer 0 head 2');
       await page.click('#gen-run');
       await waitForSteps(page, 8);
       assert.deepEqual(
@@ -92,7 +92,7 @@ describe('real model: generation with the KV cache', () => {
         greedy.map((s) => s.id),
         'Run: the greedy tokens',
       );
-      assertRow(await shownRow(page), greedy[7], 0, 2, 'step 8, layer 1 head 3');
+      assertRow(await shownRow(page), greedy[7], 0, 2, 'step 8, layer 0 head 2');
       assert.match(
         await page.textContent('#gen-status'),
         /8 tokens generated, greedy.*took \d+ ms \(Step or Run starts again/u,
@@ -117,7 +117,7 @@ describe('real model: generation with the KV cache', () => {
         sampled.map((s) => s.id),
         'the sampled tokens',
       );
-      assertRow(await shownRow(page), sampled[5], 1, 3, 'sampled step 6, layer 2 head 4');
+      assertRow(await shownRow(page), sampled[5], 1, 3, 'sampled step 6, layer 1 head 3');
       assert.match(await page.textContent('#gen-status'), /temperature 1\.2, top-k 20, top-p 0\.9, seed 7/u);
       link = await page.evaluate(() => location.href);
       const params = new URL(link).searchParams;
@@ -212,7 +212,7 @@ describe('real model: generation with the KV cache', () => {
         greedy.map((s) => s.id),
       );
       await page.selectOption('#gen-head', { value: '3' });
-      assertRow(await shownRow(page), greedy[7], 1, 3, 'llama step 8, layer 2 head 4');
+      assertRow(await shownRow(page), greedy[7], 1, 3, 'llama step 8, layer 1 head 3');
       assert.match(await page.textContent('.gen-row'), /^5/u, 'without a tokenizer the cells name the ids');
     });
   });

@@ -42,34 +42,34 @@ describe('real model: only what a change touches runs again', () => {
       await settle(page);
       const reads = () => problems.requests.filter((u) => u.includes('/models/induction/')).length;
 
-      // A head of layer 2: that layer alone, and no request for its weights.
+      // A head of layer 1: that layer alone, and no request for its weights.
       let [layers, requests] = [await layersRun(page), reads()];
       await page.click('.head-button[data-layer="1"][data-head="0"]');
-      await walkShows(page, 'Layer 2 head 1 is in the steps');
+      await walkShows(page, 'L1H0 (layer 1 head 0) is in the steps');
       assert.equal((await layersRun(page)) - layers, 1, 'a head opened runs its own layer only');
       assert.equal(reads(), requests, 'its weights come from the model, not from the files again');
 
-      // Layer 2 head 3 switched off: the prediction from layer 2 on, whose capture of layer 2 is the walk's again.
+      // Layer 1 head 2 switched off: the prediction from layer 1 on, whose capture of layer 1 is the walk's again.
       [layers, requests] = [await layersRun(page), reads()];
       n = await runs(page);
       await page.click('.ablate-button[data-layer="1"][data-head="2"]');
       await waitForRun(page, n);
-      assertPredictions(await readPredictions(page), ablated.next, 'layer 2 head 3 off');
-      await walkShows(page, 'Layer 2 head 1 is in the steps');
+      assertPredictions(await readPredictions(page), ablated.next, 'layer 1 head 2 off');
+      await walkShows(page, 'L1H0 (layer 1 head 0) is in the steps');
       assertShown(await readNumbers(page, 'weights'), ablated.captures[0].weights.toArray(), PRECISION, 'walk');
-      assert.equal((await layersRun(page)) - layers, 1, 'the ablation runs layer 2 once, for the prediction and walk');
+      assert.equal((await layersRun(page)) - layers, 1, 'the ablation runs layer 1 once, for the prediction and walk');
       assert.equal(reads(), requests);
 
-      // A number of X (layer 2's input) edited: layer 2 runs again, once, the walk follows, nothing is read.
+      // A number of X (layer 1's input) edited: layer 1 runs again, once, the walk follows, nothing is read.
       [layers, requests] = [await layersRun(page), reads()];
       n = await runs(page);
       const canvas = page.locator('[data-matrix="x"] .cm-canvas');
       if (await canvas.count()) await canvas.click({ position: { x: 1, y: 1 } });
       await typeInCell(page, 'x', edit.row, edit.col, String(edit.value));
       await waitForRun(page, n);
-      assertPredictions(await readPredictions(page), edited.next, 'an edit of X in layer 2');
+      assertPredictions(await readPredictions(page), edited.next, 'an edit of X in layer 1');
       await walkShows(page, '1 number edited so far');
-      assert.equal((await layersRun(page)) - layers, 1, 'the edit runs layer 2 once, for the prediction and walk');
+      assert.equal((await layersRun(page)) - layers, 1, 'the edit runs layer 1 once, for the prediction and walk');
       assert.equal(reads(), requests);
       assertShown(await readNumbers(page, 'weights'), edited.captures[0].weights.toArray(), PRECISION, 'edited walk');
     });

@@ -2,7 +2,7 @@
 // the steps first, from that layer run alone, while the model view and the prediction are marked as updating; then the
 // later layers, whose prediction, model view and later layers' heads end equal to model.run with the same edits in
 // Node. A second edit made before the first one's later layers ran makes them stale: they are never drawn, and every
-// view ends with both edits. The shipped induction model (2 layers), its layer 1 walked. Nothing is timed.
+// view ends with both edits. The shipped induction model (2 layers), its layer 0 walked. Nothing is timed.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
@@ -76,7 +76,7 @@ async function settled(page) {
   await settle(page);
 }
 
-/** Asserts the walk, the prediction, the head view of layer 1 and layer 2's head 1 equal model.run with `edits`. */
+/** Asserts the walk, the prediction, the head view of layer 0 and layer 1's head 0 equal model.run with `edits`. */
 async function assertEverywhere(page, model, edits, what) {
   const r = await model.run(SENTENCE, {
     topK: 10,
@@ -101,21 +101,21 @@ async function assertEverywhere(page, model, edits, what) {
   assert.deepEqual(
     opacitiesOf(await readLines(page, '.model-views')),
     expectedOpacities(r.attentions[0].data, r.attentions[0].shape, { side: 'left', token: n - 1 }),
-    `${what}: the head view of layer 1`,
+    `${what}: the head view of layer 0`,
   );
   await page.mouse.move(0, 0);
   // Layer 2 runs on the hidden state the progressive run left: its head equals the whole run's.
   await page.click('.head-button[data-layer="1"][data-head="0"]');
-  await walkShows(page, 'Layer 2 head 1 is in the steps');
-  assertShown(await readNumbers(page, 'weights'), r.captures[1].weights.toArray(), PRECISION, `${what}: layer 2`);
+  await walkShows(page, 'L1H0 (layer 1 head 0) is in the steps');
+  assertShown(await readNumbers(page, 'weights'), r.captures[1].weights.toArray(), PRECISION, `${what}: layer 1`);
 }
 
-/** Resets the edits and opens layer 1 head 3 again, the page settled; returns the model's runs drawn so far. */
+/** Resets the edits and opens layer 0 head 2 again, the page settled; returns the model's runs drawn so far. */
 async function resetToHead(page) {
   await page.click('#model-reset-edits');
   await settled(page);
   await page.click('.head-button[data-layer="0"][data-head="2"]');
-  await walkShows(page, 'Layer 1 head 3 is in the steps');
+  await walkShows(page, 'L0H2 (layer 0 head 2) is in the steps');
   await settled(page);
   return runs(page);
 }
@@ -126,7 +126,7 @@ describe('real model: an edit draws the steps first, then the later layers', () 
     await withPage(env, {}, async ({ page }) => {
       await openBuiltin(page);
       await page.click('.head-button[data-layer="0"][data-head="2"]');
-      await walkShows(page, 'Layer 1 head 3 is in the steps');
+      await walkShows(page, 'L0H2 (layer 0 head 2) is in the steps');
 
       // One edit of X: the steps are drawn while the prediction is still the last run's, marked as updating.
       let n = await runs(page);
@@ -138,7 +138,7 @@ describe('real model: an edit draws the steps first, then the later layers', () 
       assert.equal((await runs(page)) - n, 1, 'the later layers ran and were drawn once');
       await assertEverywhere(page, model, [EDIT_1], 'one edit');
 
-      // Back to layer 1 head 3; a second edit typed as soon as the first one's steps show: the first one's later
+      // Back to layer 0 head 2; a second edit typed as soon as the first one's steps show: the first one's later
       // layers are never drawn, and every view ends with both edits.
       n = await resetToHead(page);
       await watchSteps(page, 1, EDIT_2);
@@ -160,7 +160,7 @@ describe('real model: an edit draws the steps first, then the later layers', () 
       const status = await page.locator('#model-status').textContent();
       assert.match(
         status,
-        /^Cancelled\. The steps show the edit in layer 1; the later layers, the model view and the next token are from before it/,
+        /^Cancelled\. The steps show the edit in layer 0; the later layers, the model view and the next token are from before it/,
       );
     });
   });

@@ -18,7 +18,7 @@ describe('real model: no seed made ahead for its head', () => {
       await page.click('.head-button[data-layer="1"][data-head="1"]');
       await page.waitForFunction(
         (n) =>
-          /Layer 2 head 2 is in the steps/u.test(document.getElementById('model-walk').textContent) &&
+          /L1H1 \(layer 1 head 1\) is in the steps/u.test(document.getElementById('model-walk').textContent) &&
           Number(document.body.dataset.renders) > n,
         renders,
       );

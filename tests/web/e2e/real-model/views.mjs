@@ -25,10 +25,10 @@ describe('real model: the head view and the block around attention', () => {
     const plain = await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] });
     await withPage(env, {}, async ({ page }) => {
       await openBuiltin(page);
-      assert.equal(await page.inputValue('#model-views-layer'), '0', 'layer 1 at first');
+      assert.equal(await page.inputValue('#model-views-layer'), '0', 'layer 0 at first');
       const first = plain.attentions[0];
       assert.equal((await readLines(page, VIEWS)).length, drawnCount(first.data));
-      // a head of layer 2 opened in the model view: the head view shows layer 2
+      // a head of layer 1 opened in the model view: the head view shows layer 1
       await page.click('.head-button[data-layer="1"][data-head="1"]');
       await page.waitForFunction(() => document.body.dataset.modelViewsLayer === '1');
       assert.equal(await page.inputValue('#model-views-layer'), '1');
@@ -40,7 +40,7 @@ describe('real model: the head view and the block around attention', () => {
       assert.deepEqual(
         opacitiesOf(lines),
         expectedOpacities(second.data, second.shape, { side: 'left', token: n - 1 }),
-        'the last token’s lines in layer 2',
+        'the last token’s lines in layer 1',
       );
       // the block: opened on demand, the layer's own numbers
       await page.click(`${VIEWS} .model-block > summary`);
@@ -119,7 +119,7 @@ describe('real model: the head view and the block around attention', () => {
     await withPage(env, {}, async ({ page }) => {
       await openBuiltin(page);
       await page.click('.head-button[data-layer="1"][data-head="1"]');
-      await page.waitForFunction(() => /Layer 2 head 2 is in the steps/u.test(document.body.textContent));
+      await page.waitForFunction(() => /L1H1 \(layer 1 head 1\) is in the steps/u.test(document.body.textContent));
       await settle(page); // every grid drawn, near the screen or not
       const walk = ['model', 'x', 'qkv', 'scores', 'scale', 'mask', 'softmax', 'output', 'heads'];
       const selector = walk.map((id) => `#step-${id} canvas`).join(', ');

@@ -4,7 +4,8 @@ import { createAttention } from '../../../../src/js/index.js';
 import { crossStep, crossText, sourceInput } from '../../../../web/src/lessons/cross-attention/cross.js';
 import { EXAMPLES, activeExample } from '../../../../web/src/shared/examples.js';
 import { embeddingRow } from '../../../../web/src/shared/positions.js';
-import { DEFAULT_SOURCE, decodeState, defaultState, encodeState } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { DEFAULT_SOURCE, defaultState } from '../../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

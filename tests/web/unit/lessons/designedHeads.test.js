@@ -10,7 +10,7 @@ import {
 import { EXAMPLES, activeExample } from '../../../../web/src/shared/examples.js';
 import { attentionCall } from '../../../../web/src/shared/inputs.js';
 import { currentMatrix } from '../../../../web/src/shared/matrices.js';
-import { decodeState, encodeState } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
 
 let attn;
 beforeAll(async () => {

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../../../src/js/index.js';
 import { EXAMPLES, activeExample } from '../../../../web/src/shared/examples.js';
 import { KNOWN_MODELS, cacheBytesPerToken, divisorsOf, gqaStep, gqaText } from '../../../../web/src/lessons/gqa/gqa.js';
-import { LIMITS, decodeState, encodeState } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { LIMITS } from '../../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

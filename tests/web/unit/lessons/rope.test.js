@@ -5,7 +5,8 @@ import { createAttention } from '../../../../src/js/index.js';
 import { EXAMPLES } from '../../../../web/src/shared/examples.js';
 import { currentMatrix } from '../../../../web/src/shared/matrices.js';
 import { dialText, pairingText, ropePairs, ropeStep, ropeText } from '../../../../web/src/lessons/rope/ropeLesson.js';
-import { decodeState, defaultState, encodeState } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { defaultState } from '../../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

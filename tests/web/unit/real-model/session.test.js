@@ -49,8 +49,9 @@ describe('RealModelSession: transitions', () => {
     });
     expect(session.text).toBe('a cat');
     const first = await gpt2();
-    const link = session.loaded(first, { source: 'files', files: new Map() });
+    const { link, counts } = session.loaded(first, { source: 'files', files: new Map() });
     expect(link.text).toBe('a cat');
+    expect(counts.message).toMatch(/ablate=3.0, ablate=0.2, which this model does not have/u); // said, left out
     expect(session.ablate).toEqual([[1, 1]]);
     expect(session.edits.map((e) => e.layer)).toEqual([2]);
     expect(session.pending).toBeNull();
@@ -62,7 +63,7 @@ describe('RealModelSession: transitions', () => {
 
     // The same source read the same way keeps its sentence; the old model is disposed, its runs and head forgotten.
     const second = await gpt2();
-    expect(session.loaded(second, { source: 'files', files: new Map() })).toBeNull();
+    expect(session.loaded(second, { source: 'files', files: new Map() }).link).toBeNull();
     expect(session.text).toBe('a cat');
     expect([session.ablate, session.edits, session.ran, session.selected, session.shown]).toEqual([
       [],
@@ -83,7 +84,11 @@ describe('RealModelSession: transitions', () => {
     session.setText(`1 ${llama.spec.vocabSize}`);
     expect(session.inputProblem()).toMatch(new RegExp(`Token id ${llama.spec.vocabSize} is not in`, 'u'));
     session.setText('3 1 4');
-    expect(session.input()).toEqual({ input: { ids: [3, 1, 4] }, key: '3 1 4' });
+    expect(session.input().input).toEqual({ ids: [3, 1, 4] });
+    session.setText('3 [MASK] 4'); // [MASK] among ids stands for the id typed beside (a BERT folder without tokenizer)
+    expect(session.inputProblem()).toBeNull();
+    session.setTypedMask(7);
+    expect(session.input().input).toEqual({ ids: [3, 7, 4] });
   });
 
   it('a sentence typed drops the mask and X’s edits; a token masked (BERT) runs its ids with [MASK]', async () => {
@@ -100,7 +105,7 @@ describe('RealModelSession: transitions', () => {
     expect(session.toggleMask(2)).toBe(true);
     const ids = session.lastIds.slice();
     ids[2] = 4;
-    expect(session.input()).toEqual({ input: { ids }, key: 'the cat sat|2' });
+    expect(session.input()).toEqual({ input: { ids }, key: 'the cat sat|2|4' });
     expect(session.toggleMask(2)).toBe(true);
     expect(session.masked).toBe(-1);
     session.setEdits([
@@ -116,6 +121,7 @@ describe('RealModelSession: transitions', () => {
     expect(session.link()).toEqual({
       model: 'files',
       text: 'the dog',
+      ids: false,
       layer: undefined,
       head: undefined,
       ablate: [],

@@ -315,11 +315,11 @@ describe('the step texts', () => {
     const gqa = { ...EXAMPLES.find((e) => e.id === 'gqa').state(), head: 2 };
     expect(attentionCall(gqa).weights).toMatchObject({ numHeads: 4, numKvHeads: 2 });
     expect(attentionCall(gqa).weights.wk.shape).toEqual([16, 8]);
-    expect(kvHeadNote(gqa)).toBe(' (kv head 2)');
-    expect(kvSharedNote(gqa, 'keys')).toBe('shared by heads 3 and 4 · keys');
+    expect(kvHeadNote(gqa)).toBe(' (kv head 1)');
+    expect(kvSharedNote(gqa, 'keys')).toBe('shared by heads 2 and 3 · keys');
     expect(kvSharedNote({ ...gqa, kvHeads: null }, 'keys')).toBe('keys');
     expect(headColumnsNote(gqa)).toMatch(
-      /\(8–11 of W_q; 4–7 of W_k and 4–7 of W_v, the block of kv head 2, which heads 3 and 4 share/u,
+      /\(8–11 of W_q; 4–7 of W_k and 4–7 of W_v, the block of kv head 1, which heads 2 and 3 share/u,
     );
     const odd = { ...gqa, kvHeads: 3 };
     expect(attentionCall(odd).weights.numKvHeads).toBeUndefined();
@@ -342,7 +342,7 @@ describe('the step texts', () => {
   it('name the head and its blocks of columns', () => {
     const state = { ...defaultState(), dModel: 16, numHeads: 4, head: 2, dV: 3 };
     expect(headColumnsNote(state)).toMatch(
-      /^Showing head 3 of 4: the W's below are its blocks of columns \(8–11 of W_q and W_k, 6–8 of W_v\)\./u,
+      /^Showing head 2 of 4: the W's below are its blocks of columns \(8–11 of W_q and W_k, 6–8 of W_v\)\./u,
     );
     expect(headColumnsNote(defaultState())).toBe('');
     expect(headsText(state)).toMatch(

@@ -6,7 +6,8 @@ import { attentionCall } from '../../../../web/src/shared/inputs.js';
 import { currentMatrix } from '../../../../web/src/shared/matrices.js';
 import { shuffleOrder, sinusoidalPositions } from '../../../../web/src/shared/positions.js';
 import { randomMatrix } from '../../../../web/src/shared/rng.js';
-import { decodeState, defaultState, encodeState } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { defaultState } from '../../../../web/src/shared/state.js';
 import { wordOrderDemo, wordOrderText } from '../../../../web/src/lessons/word-order/wordOrder.js';
 
 let attn;

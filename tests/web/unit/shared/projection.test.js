@@ -6,7 +6,8 @@ import { EXAMPLES } from '../../../../web/src/shared/examples.js';
 import { attentionCall } from '../../../../web/src/shared/inputs.js';
 import { projectionText } from '../../../../web/src/shared/explanations.js';
 import { currentMatrix, matrixShape } from '../../../../web/src/shared/matrices.js';
-import { decodeState, defaultState, encodeState, withSizes } from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { defaultState, withSizes } from '../../../../web/src/shared/state.js';
 
 let attn;
 beforeAll(async () => {

@@ -2,25 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../../../web/src/shared/examples.js';
 import { currentMatrix, generatedMatrix } from '../../../../web/src/shared/matrices.js';
 import { createRng } from '../../../../web/src/shared/rng.js';
-import {
-  LIMITS,
-  checkSizes,
-  decodeState,
-  defaultState,
-  encodeState,
-  withSizes,
-} from '../../../../web/src/shared/state.js';
+import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
+import { LIMITS, checkSizes, defaultState, withSizes } from '../../../../web/src/shared/state.js';
 
 const roundTrip = (state) => decodeState(`#${encodeState(state)}`);
 
 describe('state ↔ URL hash', () => {
   it('an empty hash gives the default example without warnings', () => {
-    expect(decodeState('')).toEqual({ state: defaultState(), warnings: [] });
-    expect(decodeState('#')).toEqual({ state: defaultState(), warnings: [] });
+    expect(decodeState('')).toEqual({ state: defaultState(), warnings: [], notes: [] });
+    expect(decodeState('#')).toEqual({ state: defaultState(), warnings: [], notes: [] });
   });
 
   it('round-trips the default state', () => {
-    expect(roundTrip(defaultState())).toEqual({ state: defaultState(), warnings: [] });
+    expect(roundTrip(defaultState())).toEqual({ state: defaultState(), warnings: [], notes: [] });
   });
 
   it.each(EXAMPLES.map((e) => [e.id, e]))('round-trips the %s example', (id, example) => {
@@ -56,7 +50,7 @@ describe('state ↔ URL hash', () => {
         [false, false, true],
       ],
     };
-    expect(roundTrip(state)).toEqual({ state, warnings: [] });
+    expect(roundTrip(state)).toEqual({ state, warnings: [], notes: [] });
   });
 
   it('writes an edit of a large matrix as the cells that differ from the seed, and reads it back', () => {
@@ -72,7 +66,7 @@ describe('state ↔ URL hash', () => {
     const hash = encodeState(state);
     expect(hash).toContain('&x=*0,0,0.5;63,767,-0.00125');
     expect(hash.length).toBeLessThan(1000); // every number of X: about 900 000 characters, over LIMITS.hashChars
-    expect(roundTrip(state)).toEqual({ state, warnings: [] });
+    expect(roundTrip(state)).toEqual({ state, warnings: [], notes: [] });
     expect(decodeState(hash.replace(/&x=[^&]*/u, '&x=*')).state.x).toEqual(generatedMatrix(gpt2, 'x'));
   });
 
@@ -93,7 +87,7 @@ describe('state ↔ URL hash', () => {
   it('writes no generated numbers: the seed is enough', () => {
     const hash = encodeState(defaultState());
     expect(hash).not.toMatch(/(^|&)(x|wq|wk|wv|mask)=/);
-    expect(hash).toMatch(/^v=2&s=time\+flies\+like\+an\+arrow&/);
+    expect(hash).toMatch(/^v=3&s=time\+flies\+like\+an\+arrow&/);
   });
 
   it('reads a hand-written link with only some settings', () => {
@@ -138,7 +132,7 @@ describe('garbled and malicious hashes', () => {
     ['x=*0,0,1;', 'x'],
     ['wq=%3Cb%3E', 'wq'],
     ['mask=10;01', 'mask'],
-    ['v=3', 'v'],
+    ['v=4', 'v'],
   ])('%s is named in a warning and left at its default', (hash, key) => {
     const { state, warnings } = decodeState(`#${hash}`);
     expect(warnings.length).toBe(1);

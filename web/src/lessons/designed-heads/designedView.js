@@ -22,7 +22,7 @@ export class DesignedView {
 
   #card(head) {
     const map = new Heatmap({
-      label: `Designed head ${head + 1} attention weights`,
+      label: `Designed head ${head} attention weights`,
       labels: true,
       describe: (i, j, w) => cellTooltip(this.app.state, this.app.result, 'head', i, j, w),
     });
@@ -33,7 +33,7 @@ export class DesignedView {
     const follow = el('button', {
       type: 'button',
       class: 'secondary small',
-      text: `Follow head ${head + 1} in the steps`,
+      text: `Follow head ${head} in the steps`,
       on: { click: () => this.handlers.onSelectHead(head) },
     });
     const element = el(
@@ -69,7 +69,7 @@ export class DesignedView {
     const blocked = (i, j) => maskCell(state, i, j) !== 'open';
     patterns.forEach(({ head, design, rows, holds, checked }, h) => {
       const card = this.cards[h];
-      card.title.textContent = `Head ${head + 1}: ${design.title}`;
+      card.title.textContent = `Head ${head}: ${design.title}`;
       card.how.textContent = design.how;
       card.verdict.textContent =
         checked === 0

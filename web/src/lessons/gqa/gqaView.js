@@ -42,7 +42,7 @@ export class GqaView {
   #headFigure(h) {
     const caption = el('figcaption', { class: 'head-caption' });
     const map = new Heatmap({
-      label: `Query head ${h + 1} attention weights (grouped)`,
+      label: `Query head ${h} attention weights (grouped)`,
       labels: true,
       readout: this.readout,
       describe: (i, j, w) => {
@@ -55,8 +55,8 @@ export class GqaView {
 
   #kvFigure(g) {
     const grid = (name, title) => new MatrixGrid({ name: `${name}${g}`, title, color: 'signed' });
-    const k = grid('gqaK', `K of kv head ${g + 1}`);
-    const v = grid('gqaV', `V of kv head ${g + 1}`);
+    const k = grid('gqaK', `K of kv head ${g}`);
+    const v = grid('gqaV', `V of kv head ${g}`);
     return { element: el('div', { class: 'matrices gqa-kv' }, k.element, v.element), k, v };
   }
 
@@ -89,13 +89,13 @@ export class GqaView {
       const g = step.group[h];
       figure.element.style.setProperty('--group', GROUP_COLORS[g % GROUP_COLORS.length]);
       figure.element.dataset.group = String(g);
-      figure.caption.textContent = `head ${h + 1} · K, V ${g + 1}`;
+      figure.caption.textContent = `head ${h} · K, V ${g}`;
       const data = headSlice(step.result.weights, h).data;
       figure.map.update({ data, rows: n, cols: n, blocked, rowLabels: labels, colLabels: labels });
     });
     const h = state.head;
     this.weights.setTitle(
-      `weights of query head ${h + 1} (K, V ${step.group[h] + 1})`,
+      `weights of query head ${h} (K, V ${step.group[h]})`,
       'grouped · the head shown in the steps · rows sum to 1',
     );
     this.weights.update({
@@ -108,10 +108,10 @@ export class GqaView {
     });
     this.kv.forEach((figure, g) => {
       figure.element.style.setProperty('--group', GROUP_COLORS[g % GROUP_COLORS.length]);
-      const users = step.group.map((gg, h) => (gg === g ? h + 1 : 0)).filter(Boolean);
+      const users = step.group.flatMap((gg, h) => (gg === g ? [h] : []));
       const note = `shared by head${users.length > 1 ? 's' : ''} ${users.join(', ')}`;
-      figure.k.setTitle(`K of kv head ${g + 1}`, note);
-      figure.v.setTitle(`V of kv head ${g + 1}`, note);
+      figure.k.setTitle(`K of kv head ${g}`, note);
+      figure.v.setTitle(`V of kv head ${g}`, note);
       const view = (tensor, cols) => ({
         data: headSlice(tensor, g).data,
         rows: n,

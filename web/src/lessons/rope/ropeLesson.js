@@ -6,7 +6,6 @@ import { currentMatrix, headBlock } from '../../shared/matrices.js';
 import { sinusoidalPositions } from '../../shared/positions.js';
 import { columnBlockOf } from '../../shared/reuse.js';
 import { quote, shortNumber } from '../../shared/tooltips.js';
-import './ropeLink.js'; // the lesson's settings in the page's state and links
 
 /** The columns RoPE turns: all of d_k, or d_k − 1 when it is odd (the API's default `dim`). */
 export const ropeDim = (dK) => dK - (dK % 2);
@@ -170,6 +169,6 @@ export function ropeText(state, step) {
       ? 'with P added to X (step 9), they do not change either'
       : `with P added to X instead (step 9), the same shift changes them by up to ${shortNumber(sinusoidal.largest)}`;
   const extra = state.positions ? ' (X is taken without P here: RoPE replaces it.)' : '';
-  const grouped = step.kvHead !== step.head ? ` Head ${step.head + 1} uses the K of kv head ${step.kvHead + 1}.` : '';
+  const grouped = step.kvHead !== step.head ? ` Head ${step.head} uses the K of kv head ${step.kvHead}.` : '';
   return `${moved}${ropeWords}; ${pWords}.${extra}${grouped}`;
 }

@@ -4,10 +4,13 @@
 import { GROUP_COLORS } from '../../shared/colors.js';
 import { headNote } from '../../shared/explanations.js';
 import { pairingText, ropeText } from './ropeLesson.js';
-import { ROPE_SLIDER_SHIFT, ROPE_STYLES, ROPE_THETAS } from './ropeLink.js';
+import { ROPE } from '../../shared/state.js';
 import { byId, el, show } from '../../shared/dom.js';
 import { MatrixGrid } from '../../walk/matrixGrid.js';
 import { RopeDials } from './ropeDialsView.js';
+
+/** How far the shift slider goes (a link may hold up to ROPE.maxShift). */
+const SLIDER_SHIFT = 64;
 
 const THETA_NOTES = { 10000: 'LLaMA 2, GPT-NeoX', 500000: 'LLaMA 3', 1000000: 'Qwen 2, Code Llama' };
 const STYLE_LABELS = {
@@ -23,21 +26,21 @@ export class RopeView {
     this.theta = el(
       'select',
       { id: 'rope-theta', on: { change: () => set({ ropeTheta: Number(this.theta.value) }) } },
-      ROPE_THETAS.map((theta) =>
+      ROPE.thetas.map((theta) =>
         el('option', {
           value: String(theta),
           text: `${theta.toLocaleString('en')}${THETA_NOTES[theta] ? ` (${THETA_NOTES[theta]})` : ''}`,
         }),
       ),
     );
-    this.styles = ROPE_STYLES.map((style) =>
+    this.styles = ROPE.styles.map((style) =>
       el('input', { type: 'radio', name: 'rope-style', value: style, on: { change: () => set({ ropeStyle: style }) } }),
     );
     this.shift = el('input', {
       id: 'rope-shift',
       type: 'range',
       min: '0',
-      max: String(ROPE_SLIDER_SHIFT),
+      max: String(SLIDER_SHIFT),
       step: '1',
       on: { input: () => set({ ropeShift: Number(this.shift.value) }) },
     });
@@ -50,7 +53,7 @@ export class RopeView {
         'fieldset',
         { class: 'rope-style' },
         el('legend', { text: 'Which dimensions pair up' }),
-        this.styles.map((input, k) => el('label', {}, input, ` ${STYLE_LABELS[ROPE_STYLES[k]]}`)),
+        this.styles.map((input, k) => el('label', {}, input, ` ${STYLE_LABELS[ROPE.styles[k]]}`)),
       ),
       el(
         'label',
@@ -92,7 +95,7 @@ export class RopeView {
     if (this.theta.value !== String(state.ropeTheta)) this.theta.value = String(state.ropeTheta);
     for (const input of this.styles) input.checked = input.value === state.ropeStyle;
     // A link may hold a shift beyond the slider's end: the slider then reaches it.
-    this.shift.max = String(Math.max(ROPE_SLIDER_SHIFT, state.ropeShift));
+    this.shift.max = String(Math.max(SLIDER_SHIFT, state.ropeShift));
     if (this.shift.value !== String(state.ropeShift)) this.shift.value = String(state.ropeShift);
     this.shiftValue.textContent = String(state.ropeShift);
   }

@@ -86,7 +86,7 @@ export class GenerateView {
     show(this.body, !reason);
     const fill = ({ node }, count, chosen) => {
       node.replaceChildren(
-        ...Array.from({ length: count }, (_, i) => el('option', { value: String(i), text: String(i + 1) })),
+        ...Array.from({ length: count }, (_, i) => el('option', { value: String(i), text: String(i) })),
       );
       node.value = String(Math.min(chosen, count - 1));
     };

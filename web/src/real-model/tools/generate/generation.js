@@ -1,56 +1,29 @@
 // Generation on a real model, without the page: its settings (read from the form and from a link, written to a
 // link), the options for model.generate(), and one step's query row against the KV cache (which keys were cached
 // and which one is new). Drawing is in generateView.js, the steps' iterator in generatePanel.js.
+import { headName } from '../../../shared/counting.js';
+import { GENERATE_DEFAULTS, MAX_NEW_TOKENS, generateSettings, readQuery, writeQuery } from '../../../app/link.js';
 
-/** The settings' defaults: greedy (temperature 0), no top-k, top-p 1, seed 0, 8 new tokens. */
-export const GENERATE_DEFAULTS = Object.freeze({ maxNewTokens: 8, temperature: 0, topK: 0, topP: 1, seed: 0 });
-
-/** The most new tokens the page asks for in one generation. */
-export const MAX_NEW_TOKENS = 64;
+export { GENERATE_DEFAULTS, MAX_NEW_TOKENS };
 
 /** How many alternatives a step lists (generate()'s `next`). */
 export const ALTERNATIVES = 5;
 
-/** The link parameters of the settings (the tokens are never in a link: the settings reproduce them). */
-const KEYS = { maxNewTokens: 'gen', temperature: 'gentemp', topK: 'gentopk', topP: 'gentopp', seed: 'genseed' };
-
 /**
  * Settings from loose values (a form's strings, a link's parameters): each checked and kept in range, or its
- * default. topK 0 means no top-k.
+ * default (app/link.js's rows of generation). topK 0 means no top-k.
  * @returns {{ maxNewTokens: number, temperature: number, topK: number, topP: number, seed: number }}
  */
-export function readSettings(values) {
-  const number = (key, test) => {
-    const raw = values?.[key];
-    const text = typeof raw === 'string' ? raw.trim() : raw;
-    const value = text === '' || text === null || text === undefined ? NaN : Number(text);
-    return Number.isFinite(value) && test(value) ? value : GENERATE_DEFAULTS[key];
-  };
-  const whole = (min, max) => (v) => Number.isInteger(v) && v >= min && v <= max;
-  return {
-    maxNewTokens: number('maxNewTokens', whole(1, MAX_NEW_TOKENS)),
-    temperature: number('temperature', (v) => v >= 0 && v <= 10),
-    topK: number('topK', whole(0, 1e6)),
-    topP: number('topP', (v) => v > 0 && v <= 1),
-    seed: number('seed', whole(0, 2 ** 32 - 1)),
-  };
-}
+export const readSettings = generateSettings;
 
 /** The settings held in a query string (`gen` is their marker: a link without it has none), or null. */
 export function readGenerateLink(search) {
-  const params = new URLSearchParams(search);
-  if (!params.has(KEYS.maxNewTokens)) return null;
-  return readSettings(Object.fromEntries(Object.entries(KEYS).map(([key, name]) => [key, params.get(name)])));
+  const { values, given } = readQuery(search);
+  return given.has('gen') ? generateSettings(values) : null;
 }
 
 /** The query string with `settings` (or without any, for null), keeping the page's other parameters. */
-export function writeGenerateLink(search, settings) {
-  const params = new URLSearchParams(search);
-  for (const name of Object.values(KEYS)) params.delete(name);
-  if (settings) for (const [key, name] of Object.entries(KEYS)) params.set(name, String(settings[key]));
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
+export const writeGenerateLink = (search, settings) => writeQuery(search, 'generate', settings);
 
 /** model.generate()'s options for the settings (topK 0: none), with `signal` and the heads switched off. */
 export function generateOptions(settings, signal, ablate = []) {
@@ -86,7 +59,7 @@ export function stepRow(step, layer, head) {
 
 /** The sentences that say what a step computes and what it reuses. */
 export function stepText(step, n, layer, head) {
-  const where = `layer ${layer + 1} head ${head + 1}`;
+  const where = headName(layer, head);
   if (step.step === 0) {
     return `Step 1 runs the prompt whole (the prefill): all ${n} tokens’ keys and values are computed and stored in the KV cache. The row is ${where}’s query of the last token over them; its choice is the first new token.`;
   }

@@ -31,7 +31,7 @@ export class BlockView {
    */
   update({ spec, layer, capture, hiddenStates, normed, tokens }) {
     const n = capture.input.shape[0];
-    this.title.textContent = `Layer ${layer + 1} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
+    this.title.textContent = `Layer ${layer} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
     const items = blockParts(spec, n).map((part) =>
       part.kind === 'tensor' ? this.#tensorItem(part, capture[part.key], tokens) : this.#operation(part),
     );

@@ -99,12 +99,12 @@ export class HeadView {
       const swatch = el('span', { class: 'head-view-swatch' });
       swatch.style.background = headColor(h); // CSSOM, which a strict style-src allows
       const on = { click: () => toggle(h) };
-      const attrs = { 'aria-label': `head ${h + 1}` };
+      const attrs = { 'aria-label': `head ${h}` };
       return el(
         'button',
         { type: 'button', class: 'head-view-head', dataset: { head: String(h) }, on, attrs },
         swatch,
-        String(h + 1),
+        String(h),
       );
     });
     this.headBar.replaceChildren(all, ...buttons);
@@ -220,11 +220,11 @@ export class HeadView {
 
   #describe(focus, heads) {
     if (!heads.length) return 'No head is shown: pick one above.';
-    const count = heads.length === 1 ? `head ${heads[0] + 1}` : `${heads.length} heads`;
+    const count = heads.length === 1 ? `head ${heads[0]}` : `${heads.length} heads`;
     if (!focus) return `${count}. Hover, focus or tap a token to see only its lines.`;
     const name = this.#tokens[focus.token];
     const links = strongestLinks(this.#weights, { heads, focus }).map(
-      ({ head, token, weight }) => `‘${this.#tokens[token]}’ ${formatValue(weight, 2)} (head ${head + 1})`,
+      ({ head, token, weight }) => `‘${this.#tokens[token]}’ ${formatValue(weight, 2)} (head ${head})`,
     );
     const verb = focus.side === 'left' ? 'attends most to' : 'is attended to most by';
     return `‘${name}’ ${verb} ${links.join(', ') || 'nothing above the threshold'} — ${count}.`;

@@ -39,10 +39,10 @@ export class RealModelViews {
       this.block.element,
     );
     this.details.addEventListener('toggle', () => this.#drawBlock());
-    this.title = el('h3', { id: 'model-views-title', text: 'One layer: the head view and the block around attention' });
+    this.title = el('h3', { id: 'model-layer-title', text: 'One layer: the head view and the block around attention' });
     this.element = el(
       'section',
-      { class: 'model-views', hidden: true, attrs: { 'aria-labelledby': 'model-views-title' } },
+      { class: 'model-views', hidden: true, attrs: { 'aria-labelledby': 'model-layer-title' } },
       this.title,
       el('label', { class: 'field', for: 'model-views-layer' }, el('span', { text: 'Layer' }), this.layerField),
       el('p', {
@@ -67,7 +67,7 @@ export class RealModelViews {
     this.#run = run;
     const layers = run.model.spec.numLayers;
     if (this.layerField.options.length !== layers) {
-      const options = Array.from({ length: layers }, (_, l) => el('option', { value: String(l), text: String(l + 1) }));
+      const options = Array.from({ length: layers }, (_, l) => el('option', { value: String(l), text: String(l) }));
       this.layerField.replaceChildren(...options);
     }
     this.#layer = Math.min(this.#layer, layers - 1);

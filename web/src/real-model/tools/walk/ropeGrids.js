@@ -1,6 +1,7 @@
 // A rotary (RoPE) model's head in the real-model section: its q and k before and after the rotation by position,
 // from the model's own capture, as the page's number grids (step 2 shows q and k before it; steps 3 to 6 the scores
 // of the rotated ones).
+import { headName } from '../../../shared/counting.js';
 import { el, show } from '../../../shared/dom.js';
 import { MatrixGrid } from '../../../walk/matrixGrid.js';
 
@@ -35,7 +36,7 @@ export class RopeGrids {
   draw(capture, { layer, head, labels, precision = 3 } = {}) {
     show(this.element, Boolean(capture?.qRotated));
     if (!capture?.qRotated) return;
-    this.text.textContent = `Layer ${layer + 1} head ${head + 1}: each pair of q’s and k’s numbers is turned by an angle of position × frequency before QKᵀ, so a score depends on how far apart two tokens are. The scores in steps 3 to 6 are those of the rotated q and k.`;
+    this.text.textContent = `${headName(layer, head)}: each pair of q’s and k’s numbers is turned by an angle of position × frequency before QKᵀ, so a score depends on how far apart two tokens are. The scores in steps 3 to 6 are those of the rotated q and k.`;
     for (const [key, grid] of Object.entries(this.grids)) {
       const { data, shape } = capture[key];
       grid.update({ data, rows: shape[0], cols: shape[1], rowLabels: labels, colLabels: dims(shape[1]), precision });
