@@ -29,6 +29,7 @@ import { PredictionsView, TokensView } from './predictionsView.js';
 import { VocabularyView } from './vocabularyView.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
+import { linkValues, writeLinkSoon } from './panelLink.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -361,27 +362,14 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  /** What a link (and Embed…) holds of the panel (panelLink.js). */
   linkValues() {
-    return {
-      model: this.source,
-      text: this.ui.text.value,
-      ids: !this.model?.hasTokenizer,
-      layer: this.selected?.layer,
-      head: this.selected?.head,
-      ablate: this.ablate,
-      edits: this.edits,
-    };
+    return linkValues(this);
   }
 
-  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  /** Writes the link 100 ms after the last change (panelLink.js). */
   writeLink() {
-    const link = this.linkValues();
-    clearTimeout(this.linkTimer);
-    this.linkTimer = setTimeout(() => {
-      const search = rm.writeModelLink(location.search, link);
-      if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
-    }, 100);
+    writeLinkSoon(this);
   }
 }
 
