@@ -18,7 +18,6 @@ import {
   fetchBuiltin,
   filesOf,
   openCache,
-  tokenizerJson,
   typedModel,
   watchLoad,
 } from './files.js';
@@ -166,8 +165,7 @@ export class RealModelPanel {
     const watch = watchLoad(); // what the page's CSP refused and the files fetched, for what the page says
     try {
       const cache = folder ? await openCache() : undefined;
-      const onProgress = (event) => this.#progress(watch.saw(event));
-      model = await loadModel(from, { onProgress, signal: this.#signal(), cache });
+      model = await loadModel(from, { onProgress: (e) => this.#progress(watch.saw(e)), signal: this.#signal(), cache });
     } catch (error) {
       const blocked = await watch.refused();
       if (generation !== this.generation || error?.code === 'ABORTED') return;
@@ -186,9 +184,7 @@ export class RealModelPanel {
     this.ablate = counts.ablate;
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
     this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
-    const tokenizer = model.hasTokenizer ? await tokenizerJson(files, folder) : null; // tokenizer.json's object
-    this.vocab = tokenizer ? rm.vocabulary(tokenizer) : [];
-    this.vocabulary.show(this.vocab, tokenizer);
+    this.vocab = await this.vocabulary.use(model, files, folder); // id → token, from tokenizer.json
     this.view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
@@ -219,8 +215,7 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    // Only while a load or a run is shown under way: a head opened in the steps runs its layer again, and the status
-    // line keeps what the last run said.
+    // Only while a load or a run is shown under way (a head opened in the steps runs its layer again, unannounced).
     if (phase === 'layer' && layers && this.ui.working) {
       this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
@@ -333,11 +328,9 @@ export class RealModelPanel {
     const tokens = r.tokens ?? rawTokens;
     const mask = bert ? this.maskId() : -1;
     const masked = mask >= 0 ? r.ids.indexOf(mask) : -1;
-    // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
-    const typed = typeof this.input().input === 'string';
+    const typed = typeof this.input().input === 'string'; // the words read as <unk>: marked, and said under them
     const marks = typed ? this.vocabulary.marks(this.ui.text.value, rawTokens) : {};
-    const maskable = mask >= 0;
-    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable, masked, ...marks });
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: mask >= 0, masked, ...marks });
     if (this.source === 'builtin') this.ui.lessonRun(base ?? r, this.vocab); // the run with every head on
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
     const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
