@@ -93,6 +93,7 @@ attention::model::ModelConfig to_model_config(const Descriptor& d) {
   c.placement = static_cast<attention::NormPlacement>(d[slot::norm_placement]);
   c.activation = static_cast<attention::Activation>(d[slot::activation]);
   c.layout = static_cast<attention::WeightLayout>(d[slot::weight_layout]);
+  c.qkv_layout = static_cast<attention::QkvLayout>(d[slot::qkv_layout]);
   c.eps = d.bits(slot::eps);
   c.causal = d[slot::causal] != 0;
   c.sliding_window = d[slot::sliding_window];
@@ -225,11 +226,11 @@ void model_attention(const Descriptor& d) {
                                     layer_result(d), cache.k ? &cache : nullptr, &edits);
 }
 
-// A layer's second half: x (the first half's residual) → output.
+// A layer's second half: x (the first half's residual) → output; layer_input: the layer's input (kParallel).
 void model_mlp(const Descriptor& d) {
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
   attention::model::layer_mlp(to_model_config(d), layer_weights(d), d.address<const float>(slot::x), layer_result(d),
-                              &edits);
+                              &edits, d.address<const float>(slot::layer_input));
 }
 
 void model_norm(const Descriptor& d) {

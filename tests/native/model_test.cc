@@ -10,6 +10,7 @@
 #include "model/linear.h"
 #include "model/mlp.h"
 #include "model/norms.h"
+#include "model_layers.h"
 #include "test_support.h"
 
 namespace attention::test {
@@ -193,6 +194,51 @@ TEST(ModelLayer, FusedApartAndTransposedWeightsGiveTheSameLayerWithEveryStep) {
   linear.w_o = t_o.data(), linear.w_up = t_up.data(), linear.w_down = t_down.data();
   c.layout = WeightLayout::kOutIn;
   EXPECT_TRUE(all_close(run(linear, c), expected, 1e-5, 1e-5));
+}
+
+// GPT-NeoX's query_key_value ([out, in], rows by head: q_h | k_h | v_h) against the same rows given apart, and its
+// parallel residual x + attn(ln1(x)) + mlp(ln2(x)) against the two sub-blocks run on x in pre-norm and summed.
+TEST(ModelLayer, PerHeadFusedWeightsAndTheParallelResidualGiveTheirFormulas) {
+  const LayerCase lc = layer_case("neox", 7);
+  const model::ModelConfig& c = lc.c;
+  const int64_t n = c.len, d = c.d_model, H = c.num_heads, d_k = c.d_k;
+  std::vector<float> apart[3], bias[3];
+  for (int64_t h = 0; h < H; ++h) {
+    for (int part = 0; part < 3; ++part) {
+      const int64_t row = h * 3 * d_k + part * d_k;  // the first of head h's rows of this part
+      apart[part].insert(apart[part].end(), lc.w.w_qkv + row * d, lc.w.w_qkv + (row + d_k) * d);
+      bias[part].insert(bias[part].end(), lc.w.b_qkv + row, lc.w.b_qkv + row + d_k);
+    }
+  }
+  model::LayerWeights w = lc.w;
+  w.w_qkv = w.b_qkv = nullptr;
+  w.w_q = apart[0].data(), w.w_k = apart[1].data(), w.w_v = apart[2].data();
+  w.b_q = bias[0].data(), w.b_k = bias[1].data(), w.b_v = bias[2].data();
+  const auto run = [&](const model::ModelConfig& config, const model::LayerWeights& weights) {
+    std::vector<float> out(n * d), q(H * n * d_k), k(H * n * d_k), v(H * n * d_k), residual(n * d);
+    model::LayerResult r;
+    r.output = out.data(), r.q = q.data(), r.k = k.data(), r.v = v.data(), r.residual = residual.data();
+    model::layer(config, weights, lc.x.data(), r);
+    for (const auto* part : {&q, &k, &v, &residual}) out.insert(out.end(), part->begin(), part->end());
+    return out;
+  };
+  model::ModelConfig blocks = c;
+  blocks.qkv_layout = QkvLayout::kBlocks;
+  const std::vector<float> fused = run(c, lc.w);
+  EXPECT_TRUE(all_close(run(blocks, w), fused, 1e-6, 1e-6));  // the same q, k, v, residual and output
+  // parallel: residual = x + attn(ln1(x)) as pre-norm's; output = residual + (pre-norm's MLP half on x) − x
+  model::ModelConfig pre = blocks;
+  pre.placement = NormPlacement::kPreNorm;
+  std::vector<float> mlp_out(n * d), residual(n * d);
+  model::LayerResult r;
+  r.output = mlp_out.data(), r.residual = residual.data();
+  model::layer_attention(pre, w, lc.x.data(), r);
+  model::layer_mlp(pre, w, lc.x.data(), r);  // x + mlp(ln2(x))
+  std::vector<float> expected(n * d);
+  for (int64_t i = 0; i < n * d; ++i) expected[i] = residual[i] + mlp_out[i] - lc.x[i];
+  EXPECT_TRUE(all_close(std::vector<float>(fused.begin(), fused.begin() + n * d), expected, 1e-5, 1e-5));
+  // and a parallel MLP half without the layer's input is refused
+  EXPECT_THROW(model::layer_mlp(c, w, residual.data(), r), AttentionError);
 }
 
 TEST(ModelLayer, RefusesBadSizesAndMissingWeights) {

@@ -1,11 +1,12 @@
-// The forward pass of GPT-2, BERT and the LLaMA family, one call per step so that the caller can hold one layer's
-// weights in memory at a time: embed → layer × L → final norm → logits (the LM head, by blocks of the vocabulary).
-// The families differ only in the named choices of ModelConfig (abi.h lists them); there is one forward.
+// The forward pass of GPT-2, BERT, the LLaMA family and GPT-NeoX, one call per step so that the caller can hold one
+// layer's weights in memory at a time: embed → layer × L → final norm → logits (the LM head, by blocks of the
+// vocabulary). The families differ only in the named choices of ModelConfig (abi.h lists them); there is one forward.
 //
 //   family   norm        placement  activation   positions         weights
 //   GPT-2    kLayerNorm  kPreNorm   kGeluTanh    learned (embed)   kInOut, fused q|k|v (w_qkv)
 //   BERT     kLayerNorm  kPostNorm  kGeluErf     learned + types   kOutIn
 //   LLaMA    kRmsNorm    kPreNorm   kSiluGated   RoPE kHalf        kOutIn, H_kv ≤ H; Qwen2 q/k/v biases
+//   NeoX     kLayerNorm  kParallel  kGeluErf     RoPE kHalf, partial  kOutIn, fused q|k|v kPerHead (query_key_value)
 //
 // Shape names: n tokens, d d_model, H / H_kv query and key-value heads, d_k head width, d_ff the MLP's width.
 #pragma once
@@ -28,6 +29,7 @@ struct ModelConfig {
   NormPlacement placement = NormPlacement::kPreNorm;
   Activation activation = Activation::kGeluTanh;
   WeightLayout layout = WeightLayout::kOutIn;
+  QkvLayout qkv_layout = QkvLayout::kBlocks;  // w_qkv's columns: [q | k | v], or by head (kPerHead, H_kv = H)
   float eps = 1e-5f;
   bool causal = false;
   int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral)
@@ -36,7 +38,8 @@ struct ModelConfig {
 
 // One layer's weights, row-major in `layout`. Biases and the norms' biases may be null.
 //   norm1_*  [d]   before attention (kPreNorm), or after its residual sum (kPostNorm); norm2_* likewise for the MLP
-//   w_qkv    q|k|v fused: [d, (H + 2·H_kv)·d_k] in kInOut, [(H + 2·H_kv)·d_k, d] in kOutIn; or null, and then
+//   w_qkv    q|k|v fused: [d, (H + 2·H_kv)·d_k] in kInOut, [(H + 2·H_kv)·d_k, d] in kOutIn, its columns in
+//            c.qkv_layout (kBlocks [q | k | v]; kPerHead [q_h | k_h | v_h] for h = 0 … H − 1); or null, and then
 //   w_q      [d, H·d_k]   w_k, w_v [d, H_kv·d_k]   (transposed in kOutIn)
 //   w_o      [H·d_k, d]   w_up, w_gate [d, d_ff]   w_down [d_ff, d]   (transposed in kOutIn)
 //   head_mask [H]  multiplies each head's output (0 ablates a head); null = every head kept
@@ -110,14 +113,14 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement);
 //   layer_attention  x → result.residual (required): norm1 (kPreNorm), q, k, v, attention (with `cache` as layer()'s),
 //                    W_o, the residual sum; writes the steps normed … residual of `result`, edits of kX … kResidual.
 //                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm.
-//   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm),
-//                    the MLP, the residual sum (and norm2 with kPostNorm); writes mlp_input … output, edits of
-//                    kMlpInput … kHidden. Reads mlp_half(w): the MLP's weights and norms. Checks the output as layer()
-//                    does.
+//   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm,
+//                    norm2 of the layer's input `x` with kParallel), the MLP, the residual sum (and norm2 with
+//                    kPostNorm); writes mlp_input … output, edits of kMlpInput … kHidden. Reads mlp_half(w): the MLP's
+//                    weights and norms. Checks the output as layer() does. `x` [n, d]: kParallel's only (else null).
 void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
                      const KvCache* cache = nullptr, const LayerEdits* edits = nullptr);
 void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,
-               const LayerEdits* edits = nullptr);
+               const LayerEdits* edits = nullptr, const float* x = nullptr);
 
 // out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
 //   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]

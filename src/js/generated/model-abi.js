@@ -6,10 +6,11 @@ export const NORM_KINDS = Object.freeze({
   rmsNorm: 1,
 });
 
-/** Where a layer applies its norms: before each sub-block or after each residual sum. */
+/** Where a layer applies its norms: before each sub-block, after each residual sum, or two sub-blocks side by side. */
 export const NORM_PLACEMENTS = Object.freeze({
   preNorm: 0,
   postNorm: 1,
+  parallel: 2,
 });
 
 /** The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))). */
@@ -23,6 +24,12 @@ export const ACTIVATIONS = Object.freeze({
 export const WEIGHT_LAYOUTS = Object.freeze({
   inOut: 0,
   outIn: 1,
+});
+
+/** A fused q|k|v projection's columns: q | k | v (GPT-2's c_attn) or by head (GPT-NeoX's query_key_value). */
+export const QKV_LAYOUTS = Object.freeze({
+  blocks: 0,
+  perHead: 1,
 });
 
 /** The steps of a layer that model.run's edits may change, named as its captures name them. */
@@ -54,69 +61,71 @@ export const MODEL_SLOTS = Object.freeze({
   normPlacement: 50,
   activation: 51,
   weightLayout: 52,
-  eps: 53,
-  slidingWindow: 54,
-  positionEmbeddings: 55,
-  typeEmbeddings: 56,
-  norm1Weight: 57,
-  norm1Bias: 58,
-  norm2Weight: 59,
-  norm2Bias: 60,
-  wQkv: 61,
-  bQkv: 62,
-  wUp: 63,
-  bUp: 64,
-  wGate: 65,
-  bGate: 66,
-  wDown: 67,
-  bDown: 68,
-  wDense: 69,
-  bDense: 70,
-  wHead: 71,
-  bHead: 72,
-  headMask: 73,
-  normed: 74,
-  attentionOutput: 75,
-  residual: 76,
-  mlpInput: 77,
-  mlpHidden: 78,
-  mlpOutput: 79,
-  cacheK: 80,
-  cacheV: 81,
-  cachePast: 82,
-  cacheCapacity: 83,
-  edits: 84,
-  editCount: 85,
+  qkvLayout: 53,
+  eps: 54,
+  slidingWindow: 55,
+  positionEmbeddings: 56,
+  typeEmbeddings: 57,
+  norm1Weight: 58,
+  norm1Bias: 59,
+  norm2Weight: 60,
+  norm2Bias: 61,
+  wQkv: 62,
+  bQkv: 63,
+  wUp: 64,
+  bUp: 65,
+  wGate: 66,
+  bGate: 67,
+  wDown: 68,
+  bDown: 69,
+  wDense: 70,
+  bDense: 71,
+  wHead: 72,
+  bHead: 73,
+  headMask: 74,
+  normed: 75,
+  attentionOutput: 76,
+  residual: 77,
+  mlpInput: 78,
+  mlpHidden: 79,
+  mlpOutput: 80,
+  cacheK: 81,
+  cacheV: 82,
+  cachePast: 83,
+  cacheCapacity: 84,
+  edits: 85,
+  editCount: 86,
+  layerInput: 87,
 });
-export const MODEL_SLOT_COUNT = 86;
+export const MODEL_SLOT_COUNT = 88;
 
 /** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
-  norm1Weight: 1,
-  norm1Bias: 1,
-  wQkv: 3,
-  bQkv: 3,
-  wQ: 3,
-  wK: 3,
-  wV: 3,
-  wO: 3,
-  bQ: 3,
-  bK: 3,
-  bV: 3,
-  bO: 3,
-  headMask: 3,
+  norm1Weight: 5,
+  norm1Bias: 5,
+  wQkv: 7,
+  bQkv: 7,
+  wQ: 7,
+  wK: 7,
+  wV: 7,
+  wO: 7,
+  bQ: 7,
+  bK: 7,
+  bV: 7,
+  bO: 7,
+  headMask: 7,
 });
 
 /** The weights (by slot) that a layer's MLP call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_MLP_WEIGHTS = Object.freeze({
   norm1Weight: 2,
   norm1Bias: 2,
-  norm2Weight: 3,
-  norm2Bias: 3,
-  wUp: 3,
-  bUp: 3,
-  wGate: 3,
-  bGate: 3,
-  wDown: 3,
-  bDown: 3,
+  norm2Weight: 7,
+  norm2Bias: 7,
+  wUp: 7,
+  bUp: 7,
+  wGate: 7,
+  bGate: 7,
+  wDown: 7,
+  bDown: 7,
 });

@@ -82,6 +82,20 @@ describe('spec.choices, spec.labels and spec.fields', () => {
     expect(readSpec({ ...CONFIGS.bert, hidden_act: 'gelu_new' }).labels.activation).toBe('GELU (tanh)');
   });
 
+  it('GPT-NeoX: use_parallel_residual picks the placement; rotary_pct and rotary_emb_base the rotated dims and base', () => {
+    const neox = { model_type: 'gpt_neox', ...HIDDEN, hidden_size: 16, max_position_embeddings: 16, vocab_size: 10 };
+    const spec = readSpec({ ...neox, rotary_pct: 0.25, rotary_emb_base: 100 });
+    expect(spec.family).toBe('gpt_neox');
+    expect(spec.choices).toMatchObject({ placement: 'parallel', qkvLayout: 'perHead', norm: 'layerNorm', rope: true });
+    expect(spec.labels).toMatchObject({ family: 'GPT-NeoX', activation: 'GELU (erf)', placement: 'parallel' });
+    expect(spec.rope.dim).toBe(2); // 8 · 0.25
+    expect(spec.rope.invFreq[0]).toBe(1);
+    expect(readSpec({ ...neox, rotary_emb_base: 100 }).rope.invFreq[1]).toBeCloseTo(100 ** -0.25, 12);
+    expect(readSpec({ ...neox, use_parallel_residual: false }).choices.placement).toBe('preNorm');
+    expect(spec.tied).toBe(false);
+    expect(readSpec(CONFIGS.gpt2).choices.qkvLayout).toBe('blocks');
+  });
+
   it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {
     expect(readSpec(CONFIGS.gpt2).fields).toEqual({
       dModel: 'n_embd',

@@ -6,10 +6,11 @@ import { AttentionError, describe } from '../../errors.js';
 import { ACTIVATION_LABELS, NORM_LABELS, PLACEMENT_LABELS } from './family.js';
 import bert from './bert.js';
 import gpt2 from './gpt2.js';
+import gptNeox from './gpt_neox.js';
 import llama from './llama.js';
 
 /** Every family file's table, in the order config.json's model_type and architectures are looked up. */
-const FILES = [gpt2, bert, llama];
+const FILES = [gpt2, bert, llama, gptNeox];
 
 /** The families by their name (spec.family, model.family). */
 export const FAMILIES = Object.freeze(Object.fromEntries(FILES.map((table) => [table.name, table])));
