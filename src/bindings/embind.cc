@@ -186,6 +186,8 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.w_down = d.address<const float>(slot::w_down);
   w.b_down = d.address<const float>(slot::b_down);
   w.head_mask = d.address<const float>(slot::head_mask);
+  w.q_norm = d.address<const float>(slot::q_norm);
+  w.k_norm = d.address<const float>(slot::k_norm);
   return w;
 }
 

@@ -288,7 +288,9 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(cache_capacity, 1)                \
   X(edits, 1)                         \
   X(edit_count, 1)                    \
-  X(layer_input, 1)
+  X(layer_input, 1)                   \
+  X(q_norm, 1)                        \
+  X(k_norm, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:
@@ -311,7 +313,9 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(b_k, 7)                                  \
   X(b_v, 7)                                  \
   X(b_o, 7)                                  \
-  X(head_mask, 7)
+  X(head_mask, 7)                            \
+  X(q_norm, 7)                               \
+  X(k_norm, 7)
 #define ATTENTION_LAYER_MLP_WEIGHTS(X) \
   X(norm1_weight, 2)                   \
   X(norm1_bias, 2)                     \

@@ -3,7 +3,7 @@
 //   gpt2   LayerNorm, pre-norm, GELU (tanh), q|k|v fused, [in, out]
 //   bert   LayerNorm, post-norm, GELU (erf), q, k, v apart, [out, in]
 //   llama  RMSNorm, pre-norm, SiLU-gated with every bias (Qwen2's and mlp_bias), [out, in], H_kv < H, RoPE on part
-//          of each head, a sliding window
+//          of each head, a sliding window, Qwen3's q and k norms
 //   neox   LayerNorm, parallel (x + attn(ln1(x)) + mlp(ln2(x))), GELU (erf), q|k|v fused by head, [out, in], RoPE
 //          on part of each head
 #pragma once
@@ -62,6 +62,7 @@ inline LayerCase layer_case(const std::string& family, int32_t n, uint32_t seed 
   w.w_o = tensor(q * d), w.b_o = tensor(d);
   w.w_up = tensor(d * ff), w.b_up = tensor(ff), w.w_down = tensor(ff * d), w.b_down = tensor(d);
   if (llama) w.w_gate = tensor(d * ff), w.b_gate = tensor(ff);
+  if (llama) w.q_norm = tensor(c.d_k, 0.5f, 1.5f), w.k_norm = tensor(c.d_k, 0.5f, 1.5f);
   w.head_mask = tensor(c.num_heads, 0.5f, 1.0f);
   std::uniform_real_distribution<float> unit(-1, 1);
   lc.x.resize(n * d);

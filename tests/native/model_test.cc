@@ -241,6 +241,38 @@ TEST(ModelLayer, PerHeadFusedWeightsAndTheParallelResidualGiveTheirFormulas) {
   EXPECT_THROW(model::layer_mlp(c, w, residual.data(), r), AttentionError);
 }
 
+// Qwen3's q_norm and k_norm: each head's q and k rows as the projection gives them (a run without the norms), RMS-
+// normalized in double with the norm's weight.
+TEST(ModelLayer, QAndKNormsNormalizeEachHeadsRowsBeforeRope) {
+  const LayerCase lc = layer_case("llama", 5);
+  const model::ModelConfig& c = lc.c;
+  const int64_t n = c.len, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
+  const auto run = [&](const model::LayerWeights& w) {
+    std::vector<float> out(n * c.d_model), q(H * n * d_k), k(H_kv * n * d_k);
+    model::LayerResult r;
+    r.output = out.data(), r.q = q.data(), r.k = k.data();
+    model::layer(c, w, lc.x.data(), r);
+    return std::pair{q, k};
+  };
+  model::LayerWeights plain = lc.w;
+  plain.q_norm = plain.k_norm = nullptr;
+  const auto [q0, k0] = run(plain);
+  const auto [q, k] = run(lc.w);
+  const auto expected = [&](const std::vector<float>& x, const float* weight) {
+    std::vector<float> out(x.size());
+    for (size_t row = 0; row < x.size() / d_k; ++row) {
+      double sum = 0;
+      for (int64_t j = 0; j < d_k; ++j) sum += double{x[row * d_k + j]} * x[row * d_k + j];
+      const double scale = 1 / std::sqrt(sum / d_k + c.eps);
+      for (int64_t j = 0; j < d_k; ++j) out[row * d_k + j] = static_cast<float>(x[row * d_k + j] * scale * weight[j]);
+    }
+    return out;
+  };
+  EXPECT_TRUE(all_close(q, expected(q0, lc.w.q_norm), 1e-6, 1e-5));
+  EXPECT_TRUE(all_close(k, expected(k0, lc.w.k_norm), 1e-6, 1e-5));
+  EXPECT_FALSE(all_close(q, q0, 1e-3, 1e-3));  // the norms change q
+}
+
 TEST(ModelLayer, RefusesBadSizesAndMissingWeights) {
   model::ModelConfig c;
   c.len = 2, c.d_model = 4, c.num_heads = 3, c.num_kv_heads = 2, c.d_k = 2, c.d_ff = 4;

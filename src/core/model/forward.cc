@@ -154,6 +154,9 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
       split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
     }
   }
+  // Qwen3's q and k norms: each head's row over d_k, before RoPE
+  if (w.q_norm) norm(c.norm, split[0], H * n, d_k, w.q_norm, nullptr, c.eps, split[0]);
+  if (w.k_norm) norm(c.norm, split[1], H_kv * n, d_k, w.k_norm, nullptr, c.eps, split[1]);
   edits.apply(LayerStep::kQ, split[0], H, n, d_k);
   edits.apply(LayerStep::kK, split[1], H_kv, n, d_k);
   edits.apply(LayerStep::kV, split[2], H_kv, n, d_k);

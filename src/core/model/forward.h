@@ -6,6 +6,7 @@
 //   GPT-2    kLayerNorm  kPreNorm   kGeluTanh    learned (embed)   kInOut, fused q|k|v (w_qkv)
 //   BERT     kLayerNorm  kPostNorm  kGeluErf     learned + types   kOutIn
 //   LLaMA    kRmsNorm    kPreNorm   kSiluGated   RoPE kHalf        kOutIn, H_kv ≤ H; Qwen2 q/k/v biases
+//   Qwen3    as LLaMA, with q_norm and k_norm: an RMSNorm of each head's q and k (over d_k) before RoPE
 //   NeoX     kLayerNorm  kParallel  kGeluErf     RoPE kHalf, partial  kOutIn, fused q|k|v kPerHead (query_key_value)
 //
 // Shape names: n tokens, d d_model, H / H_kv query and key-value heads, d_k head width, d_ff the MLP's width.
@@ -43,6 +44,8 @@ struct ModelConfig {
 //   w_q      [d, H·d_k]   w_k, w_v [d, H_kv·d_k]   (transposed in kOutIn)
 //   w_o      [H·d_k, d]   w_up, w_gate [d, d_ff]   w_down [d_ff, d]   (transposed in kOutIn)
 //   head_mask [H]  multiplies each head's output (0 ablates a head); null = every head kept
+//   q_norm, k_norm [d_k]  a norm (c.norm, no bias) of each head's q and k rows after the projection, before RoPE
+//                         (Qwen3's); null = none
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -52,13 +55,14 @@ struct LayerWeights {
   const float *w_up = nullptr, *b_up = nullptr, *w_gate = nullptr, *b_gate = nullptr, *w_down = nullptr,
               *b_down = nullptr;
   const float* head_mask = nullptr;
+  const float *q_norm = nullptr, *k_norm = nullptr;
 };
 
 // Where layer() writes: `output` is required, every other buffer optional (null = not wanted).
 //   output            [n, d]          the layer's output (the next hidden state)
 //   weights           [H, n, n]       attention weights; raw_scores, scaled_scores, scores likewise
 //   normed            [n, d]          attention's input: norm1(x) (kPreNorm) or x (kPostNorm)
-//   q                 [H, n, d_k]     q_rotated likewise (with a rope)
+//   q                 [H, n, d_k]     q_rotated likewise (with a rope); after q_norm when there is one
 //   k, v              [H_kv, n, d_k]  k_rotated likewise
 //   heads             [H, n, d_k]     each head's output, after head_mask
 //   concat            [n, H·d_k]

@@ -96,8 +96,10 @@ export const MODEL_SLOTS = Object.freeze({
   edits: 85,
   editCount: 86,
   layerInput: 87,
+  qNorm: 88,
+  kNorm: 89,
 });
-export const MODEL_SLOT_COUNT = 88;
+export const MODEL_SLOT_COUNT = 90;
 
 /** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
@@ -114,6 +116,8 @@ export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
   bV: 7,
   bO: 7,
   headMask: 7,
+  qNorm: 7,
+  kNorm: 7,
 });
 
 /** The weights (by slot) that a layer's MLP call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */

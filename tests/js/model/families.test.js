@@ -96,6 +96,19 @@ describe('spec.choices, spec.labels and spec.fields', () => {
     expect(readSpec(CONFIGS.gpt2).choices.qkvLayout).toBe('blocks');
   });
 
+  it('Qwen3: its own head_dim, the LLaMA choices, q_norm and k_norm read per layer; use_sliding_window refused', () => {
+    const qwen3 = { model_type: 'qwen3', ...HIDDEN, head_dim: 16, max_position_embeddings: 16, vocab_size: 10 };
+    const spec = readSpec(qwen3);
+    expect([spec.family, spec.headDim, spec.labels.family, spec.choices.groupedKv]).toEqual([
+      'qwen3',
+      16,
+      'Qwen3',
+      true,
+    ]);
+    expect(FAMILIES.qwen3.layer(1).map((r) => r.slot)).toEqual(expect.arrayContaining(['qNorm', 'kNorm']));
+    expect(() => readSpec({ ...qwen3, use_sliding_window: true })).toThrow(/use_sliding_window/);
+  });
+
   it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {
     expect(readSpec(CONFIGS.gpt2).fields).toEqual({
       dModel: 'n_embd',

@@ -222,8 +222,8 @@ export function bertFixture({
 }
 
 /**
- * A LLaMA-family model as LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) saves it. `type`: 'llama',
- * 'mistral' (a sliding window) or 'qwen2' (q/k/v biases, tied head); `ropeScaling`: config.json's rope_scaling.
+ * A LLaMA-family model as LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM) saves it. `type`:
+ * 'llama', 'mistral' (a sliding window), 'qwen2' (q/k/v biases, tied head) or 'qwen3' (q_norm, k_norm, head_dim); `ropeScaling`: config.json's rope_scaling.
  */
 export function llamaFixture({
   dtype = 'F32',
@@ -245,7 +245,7 @@ export function llamaFixture({
 } = {}) {
   const dk = headDim ?? d / heads;
   const config = {
-    architectures: [{ llama: 'LlamaForCausalLM', mistral: 'MistralForCausalLM', qwen2: 'Qwen2ForCausalLM' }[type]],
+    architectures: [`${{ llama: 'Llama', mistral: 'Mistral', qwen2: 'Qwen2', qwen3: 'Qwen3' }[type]}ForCausalLM`],
     attention_bias: false,
     hidden_act: 'silu',
     hidden_size: d,
@@ -261,10 +261,14 @@ export function llamaFixture({
     tie_word_embeddings: tied,
     vocab_size: vocab,
   };
-  if (headDim) config.head_dim = headDim;
+  if (headDim || type === 'qwen3') config.head_dim = dk;
   if (type === 'mistral') config.sliding_window = slidingWindow;
-  if (type === 'qwen2')
-    Object.assign(config, { use_sliding_window: false, sliding_window: 4096, max_window_layers: layers });
+  if (type === 'qwen2' || type === 'qwen3')
+    Object.assign(config, {
+      use_sliding_window: false,
+      sliding_window: type === 'qwen2' ? 4096 : null,
+      max_window_layers: layers,
+    });
   const b = builder(dtype, seed, 0.5);
   b.add('model.embed_tokens.weight', [vocab, d]);
   for (let l = 0; l < layers; l++) {
@@ -279,6 +283,8 @@ export function llamaFixture({
       if (type === 'qwen2') b.add(`${at}self_attn.${part}_proj.bias`, [rows], 'bias');
     }
     b.add(`${at}self_attn.o_proj.weight`, [d, heads * dk]);
+    if (type === 'qwen3') b.add(`${at}self_attn.q_norm.weight`, [dk], 'norm');
+    if (type === 'qwen3') b.add(`${at}self_attn.k_norm.weight`, [dk], 'norm');
     b.add(`${at}post_attention_layernorm.weight`, [d], 'norm');
     b.add(`${at}mlp.gate_proj.weight`, [ff, d]);
     b.add(`${at}mlp.up_proj.weight`, [ff, d]);

@@ -91,6 +91,10 @@ const FAMILIES = [
   ['LLaMA, GQA 4/1, head_dim 6, rope_theta 500000', () => llamaFixture({ kvHeads: 1, headDim: 6, theta: 500000 })],
   ['Mistral: sliding window 3', () => llamaFixture({ type: 'mistral', slidingWindow: 3 })],
   ['Qwen2: q/k/v biases, tied head', () => llamaFixture({ type: 'qwen2', seed: 6 })],
+  [
+    'Qwen3: q_norm and k_norm, head_dim 8, tied',
+    () => llamaFixture({ type: 'qwen3', headDim: 8, tied: true, seed: 33 }),
+  ],
   ['GPT-NeoX: parallel, rotary on half of each head, F16', () => neoxFixture()],
   [
     'GPT-NeoX: sequential residual, rotary on a quarter',

@@ -169,7 +169,14 @@ function llama(fixture, ids, { ablate = [], edits = [], hook } = {}) {
     h = E('input', h.slice());
     hiddenStates.push(h);
     const x = E('x', rmsNorm(h, n, L('input_layernorm.weight'), eps));
-    const proj = (p) => E(p, linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`)));
+    // Qwen3: q_norm and k_norm, an RMSNorm of each head's row (n·heads rows of dk), before RoPE
+    const headNorm = (p, y, heads) =>
+      L(`self_attn.${p}_norm.weight`) ? rmsNorm(y, n * heads, L(`self_attn.${p}_norm.weight`), eps) : y;
+    const proj = (p) =>
+      E(
+        p,
+        headNorm(p, linear(x, n, L(`self_attn.${p}_proj.weight`), L(`self_attn.${p}_proj.bias`)), p === 'q' ? H : Hkv),
+      );
     const [q, k, v] = [proj('q'), proj('k'), proj('v')];
     const [qRotated, kRotated] = [E('qRotated', rotate(q, H)), E('kRotated', rotate(k, Hkv))];
     const attention = edits.length || hook ? attendEdited : attend;

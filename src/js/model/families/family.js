@@ -16,7 +16,8 @@
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
 //
 // A tensor's name starts at the base model's prefix, or with "^" at the top of the file (lm_head, BERT's cls.*).
-// Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, q H·d_k, kv H_kv·d_k, qkv (H + 2·H_kv)·d_k.
+// Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, dk d_k, q H·d_k, kv H_kv·d_k,
+// qkv (H + 2·H_kv)·d_k.
 
 /**
  * A tensor row: the core's slot, its name, its shape in shape letters, and `when(spec)`: false leaves it out.
