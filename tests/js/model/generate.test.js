@@ -9,6 +9,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
 import { byteLevelTokenizer } from './tokenizers.js';
 import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
@@ -90,6 +91,15 @@ const FAMILIES = [
   ['LLaMA, GQA 4/1, head_dim 6, rope_theta 500000', () => llamaFixture({ kvHeads: 1, headDim: 6, theta: 500000 })],
   ['Mistral: sliding window 3', () => llamaFixture({ type: 'mistral', slidingWindow: 3 })],
   ['Qwen2: q/k/v biases, tied head', () => llamaFixture({ type: 'qwen2', seed: 6 })],
+  [
+    'Qwen3: q_norm and k_norm, head_dim 8, tied',
+    () => llamaFixture({ type: 'qwen3', headDim: 8, tied: true, seed: 33 }),
+  ],
+  ['GPT-NeoX: parallel, rotary on half of each head, F16', () => neoxFixture()],
+  [
+    'GPT-NeoX: sequential residual, rotary on a quarter',
+    () => neoxFixture({ parallel: false, rotaryPct: 0.25, d: 32 }),
+  ],
 ];
 
 const PROMPT = [3, 1, 4, 1, 5];
