@@ -16,6 +16,7 @@
 #include "../core/abi.h"
 #include "../core/attention.h"
 #ifdef ATTENTION_WITH_MODEL
+#include "../core/model/cells.h"
 #include "../core/model/edits.h"
 #include "../core/model/forward.h"
 #include "../core/model/scratch.h"
@@ -216,13 +217,21 @@ attention::model::KvCache kv_cache(const Descriptor& d) {
   return {d.address(slot::cache_k), d.address(slot::cache_v), d[slot::cache_past], d[slot::cache_capacity]};
 }
 
+// The cells of a layer call (model/cells.h): with cell_count > 0, a batch of cells continuing a base run.
+attention::model::Cells cells_of(const Descriptor& d) {
+  return {d.address<const float>(slot::cells), d[slot::cell_count], d.address<const float>(slot::base_k),
+          d.address<const float>(slot::base_v), d[slot::base_len]};
+}
+
 // A layer's first half: x → residual. With cache_k set, a decode step: the new tokens attend over the cache of the
 // earlier ones.
 void model_attention(const Descriptor& d) {
   attention::model::KvCache cache = kv_cache(d);
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
+  const attention::model::Cells cells = cells_of(d);
   attention::model::layer_attention(to_model_config(d), layer_weights(d), d.address<const float>(slot::x),
-                                    layer_result(d), cache.k ? &cache : nullptr, &edits);
+                                    layer_result(d), cache.k ? &cache : nullptr, &edits,
+                                    cells.count > 0 ? &cells : nullptr);
 }
 
 // A layer's second half: x (the first half's residual) → output.
@@ -246,16 +255,18 @@ void model_logits(const Descriptor& d) {
 
 // Bytes the model call of `kind` that `descriptor` describes allocates for itself (model/scratch.h), its edits
 // changing `edited_steps` (bits 1 << LayerStep): the JS layer adds them to the call's block for its size check. Only
-// whether each address is set is read (the JS layer passes the call's descriptor with its buffers' offsets).
+// whether each address is set is read (the JS layer passes the call's descriptor with its buffers' offsets), and a
+// batch of cells' table (which the JS layer writes beside the descriptor: the cells' sizes count).
 double model_scratch_bytes(int32_t kind, uintptr_t descriptor, uint32_t edited_steps) {
   namespace m = attention::model;
   const Descriptor d(descriptor);
   const m::ModelConfig c = to_model_config(d);
   const m::KvCache cache = kv_cache(d);
+  const m::Cells cells = cells_of(d);
   switch (static_cast<CallKind>(kind)) {
     case CallKind::kModelAttention:
-      return static_cast<double>(
-          m::layer_attention_scratch_bytes(c, layer_result(d), cache.k ? &cache : nullptr, edited_steps));
+      return static_cast<double>(m::layer_attention_scratch_bytes(c, layer_result(d), cache.k ? &cache : nullptr,
+                                                                  edited_steps, cells.count > 0 ? &cells : nullptr));
     case CallKind::kModelMlp: return static_cast<double>(m::layer_mlp_scratch_bytes(c, layer_result(d)));
     case CallKind::kModelNorm: return static_cast<double>(m::final_norm_scratch_bytes(c, d[slot::w_dense] != 0));
     case CallKind::kModelLogits: return static_cast<double>(m::logits_scratch_bytes(c));

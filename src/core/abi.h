@@ -238,7 +238,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
 // the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
 // A layer is two calls, kModelAttention then kModelMlp (forward.h's layer_attention and layer_mlp); cache_*: a
-// kModelAttention call with cache_k set is a decode step over a KV cache (forward.h's KvCache).
+// kModelAttention call with cache_k set is a decode step over a KV cache (forward.h's KvCache); cells, cell_count and
+// base_*: a kModelAttention call with cell_count > 0 runs a batch of cells (model/cells.h).
 // clang-format off
 #define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \
@@ -278,7 +279,12 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(cache_past, 1)                    \
   X(cache_capacity, 1)                \
   X(edits, 1)                         \
-  X(edit_count, 1)
+  X(edit_count, 1)                    \
+  X(cells, 1)                         \
+  X(cell_count, 1)                    \
+  X(base_k, 1)                        \
+  X(base_v, 1)                        \
+  X(base_len, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:

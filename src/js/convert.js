@@ -349,13 +349,15 @@ function readAny(value, spec, mode, allowNegativeInfinity) {
  * Reads a float tensor argument: nested arrays (of numbers, or of typed arrays as rows), a bare Float32Array or
  * Float64Array (a vector), or `{ data, shape }` with Float32Array, Float64Array or number[] data.
  * @param {unknown} value
- * @param {ArgumentSpec} spec
+ * @param {ArgumentSpec & { allowNegativeInfinity?: boolean }} spec  allowNegativeInfinity: −Infinity is a value
+ *   (model.run's patches of scores, whose masked keys hold it)
  * @returns {import('./tensor.js').FloatInput}
  */
 export function readFloatTensor(value, spec) {
+  const allowNegativeInfinity = spec.allowNegativeInfinity === true;
   return guarded('NOT_A_TENSOR', spec.name, () => {
-    const { data, shape, copied } = readAny(value, spec, 'float', false);
-    return { data, shape, name: spec.name, allowNegativeInfinity: false, valuesChecked: copied };
+    const { data, shape, copied } = readAny(value, spec, 'float', allowNegativeInfinity);
+    return { data, shape, name: spec.name, allowNegativeInfinity, valuesChecked: copied };
   });
 }
 

@@ -232,6 +232,41 @@ for await (const s of model.generate({ ids: [1, 2] }, { maxNewTokens: 2, tempera
 }
 // @ts-expect-error generate's stop takes token ids
 model.generate('The cat', { stop: 'mat' });
+// The instruments (issue 36): patches, loss, ablation modes, headResult, export, unembed, attribute, headScores, sweeps.
+const probed = await model.run(
+  { ids: [1, 2, 3] },
+  {
+    patches: [{ layer: 1, step: 'input', rows: [2], value: run.hiddenStates![1] }],
+    ablate: [[0, 1], { layer: 1, head: 0, mode: 'resample', reference: { ids: [3, 2, 1] } }],
+    loss: true,
+  },
+);
+const perToken: Float32Array | undefined = probed.loss?.perToken;
+const written: Uint8Array = await probed.toNpz();
+const safetensors: Uint8Array = await probed.toSafetensors();
+const result: Tensor = run.captures[0].headResult;
+const lens: Tensor = await model.unembed(run.hiddenStates![1], { norm: true });
+const parts = await model.attribute({ ids: [1, 2, 3] }, { target: [4, 5], position: 1 });
+const share: number = parts.total - parts.embeddings - parts.finalBias + parts.heads.data[0] + parts.mlps[0];
+const scores: Tensor = await model.headScores('induction', {
+  ids: [
+    [1, 2],
+    [3, 4],
+  ],
+  excludeBos: true,
+});
+const sweep = await model.patchSweep({
+  clean: 'the cat',
+  corrupted: { ids: [1, 2] },
+  target: [4, 5],
+  step: 'headOutput',
+  onProgress: (e) => e.scores.shape,
+});
+const swept: number = sweep.scores.data[0] + sweep.clean - sweep.corrupted;
+// @ts-expect-error a sweep patches the residual stream, an attention or MLP output, or a head's output
+model.patchSweep({ clean: 'a', corrupted: 'b', target: [1], step: 'q' });
+// @ts-expect-error an ablation's mode is zero, mean or resample
+model.run('a', { ablate: [{ layer: 0, head: 0, mode: 'noise' }] });
 // Weights resident across runs (a budget in bytes; 0 reads at every run).
 const kept: Model = await loadModel(new Map([['config.json', '{}']]), { residentBytes: 0 });
 const isResident: boolean = kept.resident;

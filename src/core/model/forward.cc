@@ -6,6 +6,7 @@
 
 #include "../attention.h"
 #include "../kernels.h"
+#include "cells.h"
 #include "decode.h"
 #include "edits.h"
 #include "linear.h"
@@ -101,7 +102,7 @@ void embed(const ModelConfig& c, const float* tokens, const float* positions, co
 }
 
 void layer_attention(const ModelConfig& c, const LayerWeights& all, const float* x, const LayerResult& result,
-                     const KvCache* cache, const LayerEdits* edits_or_null) {
+                     const KvCache* cache, const LayerEdits* edits_or_null, const Cells* cells) {
   check_config(c, true);
   const LayerWeights w = attention_half(all, c.placement);
   const LayerEdits none;
@@ -145,7 +146,12 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
 
   // attention, with the existing kernels: over this call's n tokens, or over a KV cache (decode.h)
   float* heads = buffer(result.heads, heads_own, H * n * d_k);  // [H, n, d_k]
-  if (cache) {
+  if (cells) {
+    require(!cache && !edits.inner(), "BAD_OPTION", "cells take no KV cache and no edit of attention's inner steps");
+    require(!result.raw_scores && !result.scaled_scores && !result.scores && !result.q_rotated && !result.k_rotated,
+            "BAD_OPTION", "cells give attention's weights only, of its inner steps");
+    cells_attention(c, *cells, split[0], split[1], split[2], heads, result.weights);
+  } else if (cache) {
     require(edits.count == 0, "BAD_OPTION", "edits take no KV cache");
     cached_attention(c, *cache, split[0], split[1], split[2], heads, result);
   } else {

@@ -89,6 +89,7 @@ struct KvCache {
 };
 
 struct LayerEdits;  // edits.h
+struct Cells;       // cells.h
 
 // One transformer layer on x [n, d], with `edits` (edits.h; null = none) written into its steps as it goes. Throws
 // AttentionError (attention.h) for bad sizes or edits, and PROJECTION_OVERFLOW when a value leaves float32.
@@ -109,13 +110,15 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement);
 // LLaMA-7B layer's 772 MiB of float32 are 256 MiB of attention and 516 MiB of MLP). layer() is the one, then the other.
 //   layer_attention  x → result.residual (required): norm1 (kPreNorm), q, k, v, attention (with `cache` as layer()'s),
 //                    W_o, the residual sum; writes the steps normed … residual of `result`, edits of kX … kResidual.
-//                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm.
+//                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm. With `cells` (cells.h),
+//                    x holds the rows of a batch of cells, each attending over a base run's keys and its own; then only
+//                    result.weights of attention's inner steps may be given (cell by cell), and no edit of them.
 //   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm),
 //                    the MLP, the residual sum (and norm2 with kPostNorm); writes mlp_input … output, edits of
 //                    kMlpInput … kHidden. Reads mlp_half(w): the MLP's weights and norms. Checks the output as layer()
 //                    does.
 void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
-                     const KvCache* cache = nullptr, const LayerEdits* edits = nullptr);
+                     const KvCache* cache = nullptr, const LayerEdits* edits = nullptr, const Cells* cells = nullptr);
 void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,
                const LayerEdits* edits = nullptr);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cells.h"
 #include "linear.h"
 
 namespace attention::model {
@@ -26,7 +27,7 @@ int64_t sdpa_bytes(int64_t len_q, int64_t len_k, int64_t d_k, bool weights, bool
 // throughout: attention's input (a norm's output, or a copy of x to edit), q, k, v, the projection's [n, H·d_k] rows,
 // then each head's output.
 int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& result, const KvCache* cache,
-                                      uint32_t edited_steps) {
+                                      uint32_t edited_steps, const Cells* cells) {
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
   const bool pre = c.placement == NormPlacement::kPreNorm;
   const bool rope = c.rope.style != RopeStyle::kNone;
@@ -38,7 +39,9 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
   held += own(result.heads, H * n * d_k);
   const bool scores = result.scores || result.scaled_scores || result.raw_scores;
   int64_t attention = held;
-  if (cache) {  // decode.cc's cached_attention: the rotated queries, the window, one kv head's call at a time
+  if (cells) {  // cells.cc's cells_attention
+    attention += cells_scratch_bytes(c, *cells, result.weights != nullptr);
+  } else if (cache) {  // decode.cc's cached_attention: the rotated queries, the window, one kv head's call at a time
     const int64_t L = int64_t{cache->past} + n;
     attention += (rope ? own(result.q_rotated, H * n * d_k) : 0) +
                  (c.sliding_window > 0 && c.sliding_window < L ? n * L : 0) +

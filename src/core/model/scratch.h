@@ -15,10 +15,10 @@
 
 namespace attention::model {
 
-// layer_attention's, for the buffers `result` gives (null: not given), with or without a KV cache, and the steps its
-// edits change (LayerEdits::steps(): bits 1 << LayerStep).
+// layer_attention's, for the buffers `result` gives (null: not given), with or without a KV cache, the steps its
+// edits change (LayerEdits::steps(): bits 1 << LayerStep), and with or without cells (cells.h: their table is read).
 int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& result, const KvCache* cache,
-                                      uint32_t edited_steps);
+                                      uint32_t edited_steps, const Cells* cells = nullptr);
 
 // layer_mlp's.
 int64_t layer_mlp_scratch_bytes(const ModelConfig& c, const LayerResult& result);

@@ -87,8 +87,13 @@ export const MODEL_SLOTS = Object.freeze({
   cacheCapacity: 83,
   edits: 84,
   editCount: 85,
+  cells: 86,
+  cellCount: 87,
+  baseK: 88,
+  baseV: 89,
+  baseLen: 90,
 });
-export const MODEL_SLOT_COUNT = 86;
+export const MODEL_SLOT_COUNT = 91;
 
 /** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_ATTENTION_WEIGHTS = Object.freeze({

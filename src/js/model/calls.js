@@ -92,13 +92,20 @@ export function modelPlan(kind, dims, inputs, outputs, { causal = false, editedS
 /**
  * The bytes a model call's core allocates for itself beyond its inputs and results, as the core reckons them
  * (src/core/model/scratch.h, through _modelScratchBytes): from the call's descriptor, written for it into a small
- * block of its own (only whether each buffer is given is read), and the steps its edits change.
+ * block of its own (only whether each buffer is given is read), and the steps its edits change. A batch of cells'
+ * table (cells.js) is written beside it, the cells slot pointing at it: the cells' sizes count.
  */
 export function modelScratchBytes(module, plan) {
   const { slots } = descriptorTemplate(plan, callLayout(plan));
-  const at = module._malloc(slots.byteLength);
+  const table = plan.inputs.cells?.data;
+  const bytes = slots.byteLength + (table ? table.byteLength : 0);
+  const at = module._malloc(bytes);
   if (!at) throw new AttentionError('OUT_OF_MEMORY', 'WebAssembly memory could not grow for a call descriptor');
   try {
+    if (table) {
+      slots[SLOTS.cells] = at + slots.byteLength;
+      module.HEAPF32.set(table, (at + slots.byteLength) / 4);
+    }
     module.HEAP32.set(slots, at / 4);
     return module._modelScratchBytes(CALL_KINDS[plan.kind], at, plan.editedSteps);
   } finally {

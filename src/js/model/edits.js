@@ -9,13 +9,13 @@ import { made } from './calls.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
-// What each step's edit addresses: `head` 'query' (a head's own step), 'kv' (its key-value head's, GQA: shared),
+// What each step's edit (and patch: patches.js) addresses: `head` 'query' (a head's own step), 'kv' (its key-value head's, GQA: shared),
 // or none (the layer's); `cols` its width; `rope` a step of RoPE models only. Every row is a token (n rows), but for
 // the weights (`weight`: the slots they are read into), in attentionWeightsFrom's layout [in, out].
 const model = (c) => c.dModel;
 const head = (c) => c.headDim;
 const keys = (c, n) => n;
-const STEPS = {
+export const STEPS = {
   x: { cols: model },
   q: { head: 'query', cols: head },
   k: { head: 'kv', cols: head },
@@ -100,13 +100,23 @@ export function layerEdits(edits, l, spec) {
  * fused c_attn holding q | k | v side by side) or [out, in] (kOutIn). A weight the model keeps in WebAssembly memory
  * (`kept.addresses`, by slot, resident.js) is copied out of `kept.heap` into `inputs`, and the call reads the copy.
  */
-export function editWeights(edits, l, inputs, spec, kept = { addresses: {}, entries: [], heap: null }) {
+export function editWeights(edits, l, inputs, spec, kept) {
+  const write = weightWriter(inputs, spec, kept);
+  for (const { layer, step, row, col, value } of edits)
+    if (layer === l && STEPS[step].weight) write(step, row, col, value);
+  return write;
+}
+
+/**
+ * A writer of one layer's weights for one run (editWeights'): write(step, row, col, value) sets number [row, col] of
+ * weight step `step` ([in, out]) in a copy of that weight, made at its first write.
+ */
+export function weightWriter(inputs, spec, kept = { addresses: {}, entries: [], heap: null }) {
   const copied = new Set();
   const { numHeads: H, numKvHeads: Hkv, headDim: dK } = spec;
   const has = (slot) => slot in inputs || slot in kept.addresses;
-  for (const { layer, step, row, col, value } of edits) {
+  return (step, row, col, value) => {
     const { weight, part } = STEPS[step];
-    if (layer !== l || !weight) continue;
     const fused = weight !== 'wO' && !has(weight);
     const slot = fused ? 'wQkv' : weight;
     if (!copied.has(slot) && slot in kept.addresses) {
@@ -124,5 +134,5 @@ export function editWeights(edits, l, inputs, spec, kept = { addresses: {}, entr
     const at = spec.choices.layout === 'inOut' ? row * cols + offset + col : (offset + col) * cols + row;
     if (at >= rows * cols) throw new AttentionError('INTERNAL', `edit of ${step} outside ${slot}`);
     inputs[slot].data[at] = value;
-  }
+  };
 }

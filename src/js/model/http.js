@@ -2,27 +2,44 @@
 // a large one by Range requests, each answer checked (status 206, a Content-Range of the bytes asked, that many
 // bytes). A server that ignores Range answers 200 with the whole file: that body is read only when the file is small,
 // else the request is aborted at once. Every failure is an AttentionError naming the URL; an abort is ABORTED.
+// Ranges and sizes are asked of the server itself, past the browser's HTTP cache (`cache: 'no-store'`): a cache that
+// holds the whole file from an earlier plain request (compressed, say, by a server that compresses whole answers)
+// may answer a range from those stored bytes, which are not the file's.
 import { AttentionError, isAttentionError } from '../errors.js';
+import { watchRefusals } from './csp-refusals.js';
 import { abortError, checkAborted } from './signal.js';
 
 /** Files up to this size are kept whole when a server ignores Range (config-sized files, tiny checkpoints). */
 export const MAX_WHOLE_BYTES = 4 * 2 ** 20;
 
-/** The fetch of `url`: a network or CORS failure and an abort become AttentionErrors that name the URL. */
-async function get(url, { signal, headers, method, fetcher = globalThis.fetch }) {
+/** How a range or a size is fetched: never from the browser's HTTP cache, nor written into it. */
+const PAST_THE_CACHE = 'no-store';
+
+/**
+ * The fetch of `url`: a network or CORS failure and an abort become AttentionErrors that name the URL. `cache` is
+ * fetch's cache mode (unset: the default).
+ */
+async function get(url, { signal, headers, method, cache, fetcher = globalThis.fetch }) {
   checkAborted(signal, `reading ${url}`);
   const controller = new AbortController();
   const stop = () => controller.abort(signal.reason);
   signal?.addEventListener('abort', stop, { once: true });
+  const refusals = watchRefusals(); // the page's CSP, which fails a fetch as the network does
   try {
-    const response = await fetcher(url, { method, headers, signal: controller.signal });
+    const response = await fetcher(url, { method, headers, signal: controller.signal, ...(cache ? { cache } : {}) });
+    refusals.stop();
     return { response, controller, done: () => signal?.removeEventListener('abort', stop) };
   } catch (cause) {
     signal?.removeEventListener('abort', stop);
+    const refused = await refusals.refused(url);
     if (signal?.aborted) throw abortError(signal, `reading ${url}`);
+    const what = `${url} could not be fetched (${cause?.name ?? 'Error'}: ${String(cause?.message ?? cause).slice(0, 80)})`;
+    const why = refused
+      ? `: this page's Content-Security-Policy refused it, so its connect-src must allow ${new URL(url).origin} (and, where that address redirects, the host it redirects to: for the Hub, the host of its files)`
+      : ": the server must be reachable, allow this page's origin (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests";
     throw new AttentionError(
       'FETCH_FAILED',
-      `${url} could not be fetched (${cause?.name ?? 'Error'}: ${String(cause?.message ?? cause).slice(0, 80)}): the server must be reachable, allow this page's origin (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests; or download the files and give them to loadModel as Files`,
+      `${what}${why}; or download the files and give them to loadModel as Files`,
       { cause },
     );
   }
@@ -160,7 +177,7 @@ function contentRange(header) {
  *   modified: string | null }>}
  */
 export async function fetchRange(url, begin, end, options) {
-  const got = await get(url, { ...options, headers: { Range: `bytes=${begin}-${end - 1}` } });
+  const got = await get(url, { ...options, headers: { Range: `bytes=${begin}-${end - 1}` }, cache: PAST_THE_CACHE });
   try {
     const { response } = got;
     if (response.status === 200) {
@@ -213,7 +230,7 @@ export async function fetchRange(url, begin, end, options) {
 
 /** A file's size from the Content-Length of a HEAD request, or null when the server does not say. */
 export async function fileSize(url, options) {
-  const got = await get(url, { ...options, method: 'head' }); // fetch normalizes the case
+  const got = await get(url, { ...options, method: 'head', cache: PAST_THE_CACHE }); // fetch normalizes the case
   try {
     if (!got.response.ok) throw statusError(url, got.response);
     return declaredLength(got.response) ?? null;

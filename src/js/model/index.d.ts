@@ -257,10 +257,23 @@ export interface RunOptions {
   from?: RunFrom;
   /** Heads whose every step to return, in `captures`. */
   capture?: readonly LayerHead[];
-  /** Heads whose output is zeroed: [[layer, head], …]. Their weights are still returned. */
-  ablate?: readonly (readonly [number, number])[];
+  /**
+   * Heads whose output (headOutput, before W_O) is replaced: [layer, head] (zeroed) or { layer, head, mode, reference }
+   * (Ablation). Their weights are still returned.
+   */
+  ablate?: readonly (readonly [number, number] | Ablation)[];
   /** Numbers of layers' steps replaced inside the forward: everything after each (its layer, the later layers, the logits) follows. */
   edits?: readonly StepEdit[];
+  /**
+   * Whole activations replaced inside the forward, in order (a later patch of the same rows wins, and patches come
+   * after `edits`): everything after each follows. See Patch.
+   */
+  patches?: readonly Patch[];
+  /**
+   * Also return `loss`: each position's next-token cross-entropy and their mean (decoders: GPT-2 and the LLaMA family;
+   * BERT is UNSUPPORTED_MODEL). The LM head then runs on every row; `logits` still returns the rows asked for.
+   */
+  loss?: boolean;
   /** How many tokens `next` lists. Default 5. */
   topK?: number;
   /**
@@ -270,6 +283,63 @@ export interface RunOptions {
   layers?: number;
   /** BERT: each token's type (segment), from 0 to type_vocab_size − 1. Default all 0. */
   tokenTypeIds?: ArrayLike<number>;
+}
+
+/** The steps a patch may replace: 'input' (the residual stream entering the layer) and every step an edit may change. */
+export type PatchStep = 'input' | HeadStep | LayerStep;
+
+/**
+ * An activation replaced inside the forward (TransformerLens's hooks), right after the forward computes it: rows
+ * `rows` (default all) of step `step` of layer `layer` (of head `head`, for a head's step) take those rows of `value`,
+ * which has the step's full shape. Steps and shapes as StepEdit's, plus:
+ *
+ * | step    | [rows, cols]   | what                                                                 |
+ * |---------|----------------|----------------------------------------------------------------------|
+ * | input   | [n, d_model]   | the residual stream entering the layer: hiddenStates[layer] (resid_pre) |
+ *
+ * For a weight (wq, wk, wv, wo: [in, out]) `rows` are its input rows, for this run only. Values are finite float32
+ * (scores may hold −Infinity: a masked key). BAD_OPTION for a step the model lacks (qRotated and kRotated without
+ * RoPE), a layer, head or row out of range; SHAPE_MISMATCH for a value of another shape; NON_FINITE for NaN or ±Infinity;
+ * all before anything is read.
+ */
+export interface Patch {
+  /** The layer, from 0. */
+  layer: number;
+  /** The query head, from 0: for a head's step only (for k, v and kRotated any head reading that key-value head). */
+  head?: number;
+  /** The step. */
+  step: PatchStep;
+  /** The rows replaced (tokens; a weight's input rows), from 0. Default all. */
+  rows?: readonly number[];
+  /** The step's whole value: [n, cols] (a weight's [in, out]). */
+  value: TensorInput;
+}
+
+/** How an ablation replaces a head's output. */
+export type AblationMode = 'zero' | 'mean' | 'resample';
+
+/**
+ * A head's output (headOutput, before W_O: TransformerLens's hook_z) replaced at every position:
+ *
+ * | mode      | by                                                                                           |
+ * |-----------|----------------------------------------------------------------------------------------------|
+ * | zero      | 0 (the default; as [layer, head] and transformers' head_mask)                                 |
+ * | mean      | its mean over the positions of this run, as the forward computes it, or over a `reference` run's |
+ * | resample  | its output, row by row, in a run of `reference` (a prompt of the same length: else SHAPE_MISMATCH) |
+ */
+export interface Ablation extends LayerHead {
+  /** Default 'zero'. */
+  mode?: AblationMode;
+  /** The prompt of the run that gives the values ('mean': optional; 'resample': required): text or { ids }. */
+  reference?: string | { ids: ArrayLike<number> };
+}
+
+/** RunResult.loss: the next-token cross-entropy (TransformerLens's lm_cross_entropy_loss, per token). */
+export interface RunLoss {
+  /** [n − 1]: position i's −log softmax(logits[i])[ids[i + 1]], in float64 rounded to float32. */
+  readonly perToken: Float32Array;
+  /** Their mean, in float64 (NaN for one token). */
+  readonly mean: number;
 }
 
 /** RunOptions.from: where a run starts. */
@@ -304,8 +374,10 @@ export interface HeadCapture extends LayerHead {
   readonly scores: Tensor;
   /** [n, n]: the attention weights. */
   readonly weights: Tensor;
-  /** [n, d_k]: the head's output (all 0 when ablated). */
+  /** [n, d_k]: the head's output (as ablated or patched). */
   readonly headOutput: Tensor;
+  /** [n, d]: what the head writes into the residual stream: headOutput · its rows of W_O, no bias (hook_result). */
+  readonly headResult: Tensor;
   /** [n, H·d_k]: every head's output side by side. */
   readonly concat: Tensor;
   /** [n, d]: concat·W_o + b_o. */
@@ -358,6 +430,125 @@ export interface RunResult {
   readonly next: NextToken[] | null;
   /** One per `capture` entry, in its order. */
   readonly captures: HeadCapture[];
+  /** With `loss: true`: each position's next-token cross-entropy and their mean. */
+  readonly loss?: RunLoss;
+  /**
+   * The result's tensors as a NumPy .npz file (attention-wasm/io's writeNpz, imported on the first call), which
+   * numpy.load and readNpz read back:
+   *
+   * | name                      | shape                                |
+   * |---------------------------|--------------------------------------|
+   * | ids                       | [n] int32                            |
+   * | attentions.{l}            | [H, n, n] (each layer run)           |
+   * | hiddenStates.{l}          | [n, d]                               |
+   * | logits                    | [rows, V]                            |
+   * | captures.{i}.{step}       | each step of capture i               |
+   * | loss.perToken, loss.mean  | [n − 1] (n > 1), [1] float64         |
+   */
+  toNpz(): Promise<Uint8Array>;
+  /** The same tensors as a .safetensors file (writeSafetensors, metadata { format: 'pt' }). */
+  toSafetensors(): Promise<Uint8Array>;
+}
+
+/** model.unembed's options. */
+export interface UnembedOptions {
+  /** Apply the final norm first (GPT-2's ln_f, LLaMA's norm). Default true. BERT: its masked-LM head, always. */
+  norm?: boolean;
+  /** Stops it: AttentionError ABORTED. */
+  signal?: AbortSignal;
+}
+
+/** model.attribute's options. */
+export interface AttributeOptions {
+  /** [a]: the logit of token a; [a, b]: logit a − logit b. Ids of the vocabulary. */
+  target: readonly [number] | readonly [number, number];
+  /** The token whose logits are attributed, from 0. Default the last. */
+  position?: number;
+  /** Heads ablated in the run attributed (RunOptions.ablate). */
+  ablate?: RunOptions['ablate'];
+  /** Stops it: AttentionError ABORTED. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Direct logit attribution: the parts of the final residual at `position`, each through the final norm with its
+ * scale s frozen (TransformerLens's decompose_resid, apply_ln_to_stack, logit_attrs). A part c contributes
+ * ((c − mean(c)) / s) · (γ ⊙ u) (LayerNorm) or (c / s) · (γ ⊙ u) (RMSNorm), u the LM head's row of a (minus row b).
+ * They sum to `total` within float32 rounding.
+ */
+export interface Attribution {
+  /** The logit (difference) the run computes at `position`. */
+  readonly total: number;
+  /** The embeddings' part (token + position: hook_embed + hook_pos_embed). */
+  readonly embeddings: number;
+  /** [L, H]: each head's result's part. */
+  readonly heads: Tensor;
+  /** [L]: each layer's attention output bias (b_O) part; 0 without one. */
+  readonly attnBiases: Float32Array;
+  /** [L]: each MLP output's part. */
+  readonly mlps: Float32Array;
+  /** β · u: the final norm's bias (plus an LM-head bias difference); 0 for RMSNorm. */
+  readonly finalBias: number;
+}
+
+/** The patterns of model.headScores (TransformerLens's head_detector). */
+export type HeadScoreKind = 'previousToken' | 'duplicateToken' | 'induction';
+
+/** model.headScores' options. */
+export interface HeadScoresOptions {
+  /** One sequence of token ids, or several (the scores are averaged). */
+  ids: ArrayLike<number> | readonly ArrayLike<number>[];
+  /** Leave key 0 (the first token) out of every sum. Default false. */
+  excludeBos?: boolean;
+  /** Leave each token's own key (the diagonal) out. Default false. */
+  excludeCurrentToken?: boolean;
+  /** Stops it: AttentionError ABORTED. */
+  signal?: AbortSignal;
+}
+
+/** The steps model.patchSweep patches. */
+export type SweepStep = 'input' | 'output' | 'mlpOutput' | 'headOutput';
+
+/** model.patchSweep's options. */
+export interface PatchSweepOptions {
+  /** The clean prompt: its activations are patched in. */
+  clean: string | { ids: ArrayLike<number> };
+  /** The corrupted prompt, of the same length (else SHAPE_MISMATCH): the runs patched. */
+  corrupted: string | { ids: ArrayLike<number> };
+  /** [a, b]: the metric m = logit a − logit b at `position` ([a]: logit a). */
+  target: readonly [number] | readonly [number, number];
+  /** What a cell patches: resid_pre, attn_out, mlp_out (a layer at a token), or z (a head at every token). */
+  step: SweepStep;
+  /** The token of the metric, from 0. Default the last. */
+  position?: number;
+  /** Stops it: AttentionError ABORTED. */
+  signal?: AbortSignal;
+  /** Called after each layer's cells, with the scores so far (NaN where not computed yet). */
+  onProgress?: (event: PatchSweepProgress) => void;
+}
+
+/** A patching sweep's progress, after a layer's cells. */
+export interface PatchSweepProgress {
+  /** 'patch'. */
+  readonly phase: 'patch';
+  /** The layer whose cells are done, from 0. */
+  readonly layer: number;
+  /** Cells done, and of all. */
+  readonly done: number;
+  /** Cells in all. */
+  readonly total: number;
+  /** The scores so far: PatchSweepResult.scores, NaN where not computed yet. */
+  readonly scores: Tensor;
+}
+
+/** What model.patchSweep returns. */
+export interface PatchSweepResult {
+  /** [L, n] (input, output, mlpOutput) or [L, H] (headOutput): (m − m_corrupted) / (m_clean − m_corrupted). */
+  readonly scores: Tensor;
+  /** m of the clean run. */
+  readonly clean: number;
+  /** m of the corrupted run. */
+  readonly corrupted: number;
 }
 
 /** What model.run returns with `from`: the layers before `from.layer` did not run, and hold null. */
@@ -545,6 +736,7 @@ export class Model {
    * | logits        | [n, V]                                    |
    * | next          | the topK most probable next tokens        |
    * | captures      | per { layer, head }: see HeadCapture       |
+   * | loss          | with `loss`: { perToken [n − 1], mean }   |
    *
    * @example
    * ```js
@@ -614,6 +806,52 @@ export class Model {
    * ```
    */
   generate(input: string | { ids: ArrayLike<number> }, options?: GenerateOptions): AsyncGenerator<GenerateStep, void>;
+  /**
+   * The logit lens: rows of the residual stream through the final norm (`norm`, default true) and the LM head, as the
+   * forward applies them to its last hidden state. BERT: its masked-LM head. SHAPE_MISMATCH for rows not d_model wide,
+   * NON_FINITE for NaN or ±Infinity, UNSUPPORTED_MODEL without an LM head.
+   *
+   * | argument, result | shape          |
+   * |------------------|----------------|
+   * | hidden           | [n, d_model]   |
+   * | result           | [n, V]         |
+   */
+  unembed(hidden: TensorInput, options?: UnembedOptions): Promise<Tensor>;
+  /**
+   * Direct logit attribution of the logit of target[0] (minus target[1]'s) at `position`: the embeddings, each head,
+   * each attention output bias, each MLP and the final norm's bias, summing to the logit (difference). BERT:
+   * UNSUPPORTED_MODEL (its masked-LM head is not linear). A target id outside the vocabulary or a position out of range
+   * is BAD_OPTION, before anything is read.
+   *
+   * | result                         | shape          |
+   * |--------------------------------|----------------|
+   * | total, embeddings, finalBias   | number         |
+   * | heads                          | Tensor [L, H]  |
+   * | attnBiases, mlps               | [L]            |
+   */
+  attribute(input: string | { ids: ArrayLike<number> }, options: AttributeOptions): Promise<Attribution>;
+  /**
+   * TransformerLens's head detectors ("mul"): per head, sum(A ⊙ P) / sum(A) of its attention weights A against the
+   * pattern P of `kind` (previousToken: the sub-diagonal; duplicateToken: earlier positions of the same id; induction:
+   * the duplicate pattern shifted one right), after the exclusions, averaged over the sequences. NaN where nothing is
+   * left of A.
+   *
+   * | result | shape         |
+   * |--------|---------------|
+   * | scores | Tensor [L, H] |
+   */
+  headScores(kind: HeadScoreKind, options: HeadScoresOptions): Promise<Tensor>;
+  /**
+   * Activation patching over the model: each cell patches the clean run's activation of `step` into the corrupted run
+   * (one layer at one token, or one head at every token) and scores (m − m_corrupted) / (m_clean − m_corrupted).
+   *
+   * | result            | shape                                        |
+   * |-------------------|----------------------------------------------|
+   * | scores            | Tensor [L, n] (input, output, mlpOutput)      |
+   * |                   | Tensor [L, H] (headOutput)                    |
+   * | clean, corrupted  | number: m of each run                         |
+   */
+  patchSweep(options: PatchSweepOptions): Promise<PatchSweepResult>;
   /** Forgets the checkpoint (and frees any generation's cache); later runs reject with TERMINATED. */
   dispose(): Promise<void>;
 }

@@ -34,9 +34,10 @@ const pick = (from, keys, keep) =>
  * `outputs` by name (layerOutputs' shapes, or the decode step's), the residual only when asked for.
  * @param {object} layer  the layer call's parts: `inputs` (x, the layer's weights by slot, RoPE tables, head mask,
  *   edits), `dims` (modelDims, resident weights' addresses by slot, edit count, KV cache), `outputs`, `causal`, and
- *   `editedSteps`: the steps its edits change (edits.js's layerEdits), which the core's scratch depends on
+ *   `editedSteps`: the steps its edits change (edits.js's layerEdits), which the core's scratch depends on; with
+ *   `mlp: false`, the attention call only (the attention's outputs and the residual, no `output`)
  */
-export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSteps = 0 }) {
+export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSteps = 0, mlp = true }) {
   const { placement } = spec.choices;
   const attentionReads = halfWeights(LAYER_ATTENTION_WEIGHTS, placement);
   const mlpReads = halfWeights(LAYER_MLP_WEIGHTS, placement);
@@ -50,6 +51,7 @@ export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSt
       { causal, editedSteps },
     ),
   );
+  if (!mlp) return first;
   // The MLP reads the residual sum, its weights and the edits (of its steps): no RoPE table, no head mask.
   const mlpInputs = share(inputs, mlpReads, (key) => key === 'edits');
   mlpInputs.x = made(first.residual.data, first.residual.shape, 'the residual sum');

@@ -1,24 +1,25 @@
 // A loaded model: its config.json (`config`) and the description read from it (`spec`), its checkpoint opened by
-// the headers, every tensor of the forward found and checked, and the model's WebAssembly module. run() walks the forward one call at a time (forward.h): the embeddings of the
-// tokens used, then each layer with its weights read from the checkpoint and written into WebAssembly memory for
-// that layer's calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks
-// of the vocabulary. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
+// the headers, every tensor of the forward found and checked, and the model's WebAssembly module. run() walks the
+// forward one call at a time (forward-pass.js over forward.h): the embeddings of the tokens used, then each layer with
+// its weights read from the checkpoint and written into WebAssembly memory for that layer's calls only, then the final
+// norm and the LM head by blocks of the vocabulary; the instruments (unembed, attribute, headScores, patchSweep) run
+// the same forward with their own outputs. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
 // memory the first time a run (or generate) uses it (resident.js), and later runs pass its address to the call: they
 // read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
-import { layerOutputs, made, modelDims, modelPlan, modelScratchBytes, ropeInputs, weight } from './calls.js';
-import { runLayer } from './layer-call.js';
-import { editWeights, layerEdits } from './edits.js';
-import { pickRows, sliceCapture, topK } from './results.js';
+import { made, modelDims, modelPlan, modelScratchBytes, weight } from './calls.js';
 import { readRunPlan } from './run-plan.js';
-import { runBytes } from './run-bytes.js';
+import { runModel } from './run.js';
 import { checkAborted, eitherSignal } from './signal.js';
 import { generate } from './generate.js';
 import { layerAttentionWeights } from './model-attention-weights.js';
-import { blockRows, floatBytes, modelResidency } from './resident.js';
+import { blockRows, modelResidency } from './resident.js';
+import { unembed } from './unembed.js';
+import { attribute } from './attribute.js';
+import { headScores } from './head-scores.js';
+import { patchSweep } from './patch-sweep.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
 const terminated = (cause) =>
@@ -26,9 +27,6 @@ const terminated = (cause) =>
 
 /** loadModel's default `residentBytes`: models whose float32 weights fit 1 GiB (GPT-2 small: 475 MiB) stay resident. */
 export const MODEL_RESIDENT_BYTES = 2 ** 30;
-// Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
-// ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
-const READ_AHEAD_BYTES = 256 * 2 ** 20;
 
 export class Model {
   #attention;
@@ -65,6 +63,7 @@ export class Model {
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
+    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep']) this[name] = this[name].bind(this);
   }
 
   /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
@@ -167,6 +166,16 @@ export class Model {
     return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
   }
 
+  /** Runs `work` (an instrument or a run): TERMINATED when the model was disposed meanwhile. */
+  async #guard(work) {
+    try {
+      this.#checkOpen();
+      return await work();
+    } catch (error) {
+      throw this.#failure(error);
+    }
+  }
+
   /**
    * One forward pass.
    *
@@ -177,99 +186,61 @@ export class Model {
    * | hiddenStates  | num_layers + 1 Tensors [n, d_model] (as output_hidden_states)          |
    * | logits        | Tensor [n, vocab] ([rows, vocab] for `logits` rows), or null without an LM head |
    * | next          | top-k of the last position: [{ id, p, logit }]                          |
-   * | captures      | per { layer, head } asked: that head's steps and its layer's           |
-   * With `edits`, every step after an edited number follows from it (edits.js).
+   * | captures      | per { layer, head } asked: that head's steps and its layer's, and its headResult |
+   * | loss          | with `loss`: { perToken: Float32Array(n − 1), mean }: next-token cross-entropy (loss.js) |
+   * With `edits` and `patches`, every step after an edited number or a patched activation follows from it (edits.js,
+   * patches.js); `ablate` zeroes a head's output or replaces it by a mean or another prompt's (ablation.js).
+   * toNpz() and toSafetensors() write the result's tensors (export.js).
    * With `from`, the layers before from.layer are not run: null in attentions and hiddenStates. The input and the
    * options are read once into a run plan (run-plan.js), before anything is read or computed.
    */
   async run(input, options) {
-    try {
-      return await this.#run(input, options);
-    } catch (error) {
-      throw this.#failure(error);
-    }
+    return this.#guard(() => {
+      const plan = readRunPlan(input, options, this.spec, this.#tokenizer); // every option read and checked (run-plan.js)
+      return runModel(this.#engine(), plan, this.#tokenizer);
+    });
   }
 
-  async #run(input, options) {
-    this.#checkOpen();
-    const spec = this.spec;
-    const plan = readRunPlan(input, options, spec, this.#tokenizer); // every option read and checked (run-plan.js)
-    const { ids, n, from, first } = plan;
-    // What the progress events and the reads of this run share: its signal, and the bytes read once it is done.
-    const ctx = {
-      signal: this.#signalOf(plan.signal),
-      total: this.bytesRead + runBytes(this.#tensors, ids, plan, this.#resident),
-    };
-    checkAborted(ctx.signal, 'run');
-    const tables =
-      spec.rope &&
-      ropeTables(
-        spec.rope.invFreq,
-        Array.from({ length: n }, (_, i) => i),
-      );
-    this.#resident?.prefetch(this.#tensors, plan, ctx.signal); // every weight asked for now, in order
-    let hidden = from ? from.tensor : await this.#embed(ids, plan.tokenTypeIds, 0, ctx);
-    // the layers before `first` are not run: null in attentions and hiddenStates
-    const hiddenStates = [...Array(first).fill(null), hidden];
-    const attentions = Array(first).fill(null);
-    const captured = new Map();
-    const layers = this.#tensors.layers.slice(0, plan.layers);
-    const whole = layers.length === this.#tensors.layers.length;
-    // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
-    const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
-    let next = layers.length ? this.#readLayer(first, ctx) : null;
-    for (let l = first; l < layers.length; l++) {
-      this.#progress('layer', l, ctx);
-      const capture = plan.capture.some((c) => c.layer === l);
-      const weights = await (typeof next === 'number' ? this.#readLayer(next, ctx) : next);
-      const x = l === first && from ? from.hidden : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
-      const inputs = { x, ...weights.inputs };
-      next = l + 1 < layers.length ? (ahead ? this.#readLayer(l + 1, ctx) : l + 1) : null;
-      const addresses = { ...weights.addresses };
-      const kept = { addresses, entries: layers[l], heap: () => this.#module.HEAPF32 };
-      editWeights(plan.edits, l, inputs, spec, kept);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
-      const ablated = plan.ablate.filter(([layer]) => layer === l).map(([, head]) => head);
-      if (ablated.length) {
-        const mask = new Float32Array(spec.numHeads).fill(1);
-        for (const head of ablated) mask[head] = 0;
-        inputs.headMask = made(mask, [spec.numHeads], 'ablate');
-      }
-      const edit = layerEdits(plan.edits, l, spec);
-      if (edit) inputs.edits = edit.tensor;
-      const outputs = layerOutputs(spec, n, { weights: plan.attentions, capture });
-      const dims = { ...modelDims(spec, n, l), ...addresses, editCount: edit?.count ?? 0 };
-      const result = runLayer((call) => this.#call(call), spec, n, {
-        inputs,
-        dims,
-        outputs,
-        causal: spec.choices.causal,
-        editedSteps: edit?.steps ?? 0,
-      });
-      hidden = result.output;
-      hiddenStates.push(hidden);
-      if (plan.attentions) attentions.push(result.weights);
-      if (capture) captured.set(l, { ...result, input: hiddenStates[l] });
-    }
-    const final = whole && this.#tensors.final.length ? await this.#final(hidden, ctx) : null;
-    // The last hidden state is after a final norm (GPT-2's ln_f, LLaMA's norm); BERT's final rows are its masked-LM
-    // head's transform, which hiddenStates do not hold.
-    if (final && spec.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
-    const logits =
-      whole && plan.logits && this.#tensors.head
-        ? await this.#logits(pickRows(final ?? hidden, plan.logitRows), ctx)
-        : null;
-    this.#progress('done', undefined, ctx);
-    this.#checkpoint?.flush?.(); // a web source's cache is written now, after the run
+  /** The logit lens (unembed.js): rows [n, d_model] of the residual stream → logits [n, vocab]. */
+  async unembed(hidden, options) {
+    return this.#guard(() => unembed(this.#engine(), hidden, options));
+  }
+
+  /** Direct logit attribution (attribute.js): { total, embeddings, heads [L, H], attnBiases, mlps, finalBias }. */
+  async attribute(input, options) {
+    return this.#guard(() => attribute(this.#engine(), input, options));
+  }
+
+  /** TransformerLens's head detectors (head-scores.js): a Tensor [L, H] of `kind`'s scores. */
+  async headScores(kind, options) {
+    return this.#guard(() => headScores(this.#engine(), kind, options));
+  }
+
+  /** A patching sweep (patch-sweep.js): { scores [L, n] or [L, H], clean, corrupted }. */
+  async patchSweep(options) {
+    return this.#guard(() => patchSweep(this.#engine(), options));
+  }
+
+  /** The model's parts that a forward and the instruments use (forward-pass.js's `engine`). */
+  #engine() {
     return {
-      ids,
-      ...(plan.tokens ? { tokens: plan.tokens } : {}),
-      ...(plan.rawTokens ? { rawTokens: plan.rawTokens } : {}),
-      ...(plan.attentions ? { attentions } : {}),
-      ...(plan.hiddenStates ? { hiddenStates } : {}),
-      logits,
-      next: logits && topK(logits, plan.topK, this.#tokenizer),
-      captures: plan.capture.map(({ layer, head }) => sliceCapture(captured.get(layer), layer, head, spec)),
+      spec: this.spec,
+      tensors: this.#tensors,
+      resident: this.#resident,
+      tokenizer: this.#tokenizer,
+      heap: () => this.#module.HEAPF32,
+      signal: (signal) => this.#signalOf(signal),
+      bytesRead: () => this.bytesRead,
+      call: (plan) => this.#call(plan),
+      embed: (ids, types, first, ctx) => this.#embed(ids, types, first, ctx),
+      final: (h, ctx) => this.#final(h, ctx),
+      logits: (h, ctx) => this.#logits(h, ctx),
+      readLayer: (l, ctx) => this.#readLayer(l, ctx),
+      group: (key, entries, ctx) => this.#group(key, entries, ctx),
+      rows: async (entry, range, ctx) => this.#rows(entry, range, await this.#matrix(entry, ctx), ctx),
+      progress: (phase, layer, ctx) => this.#progress(phase, layer, ctx),
+      flush: () => this.#checkpoint?.flush?.(), // a web source's cache is written now, after the run
+      checkOpen: () => this.#checkOpen(),
     };
   }
 

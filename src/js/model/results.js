@@ -27,7 +27,8 @@ const block = (tensor, index, shape) => {
  * | q, qRotated                                 | [n, d_k]       | this head's query (after RoPE)            |
  * | k, kRotated, v                              | [n, d_k]       | its key-value head's (GQA: shared)        |
  * | rawScores, scaledScores, scores, weights    | [n, n]         | as selfAttention's                        |
- * | headOutput                                  | [n, d_k]       | the head's output (0 when ablated)        |
+ * | headOutput                                  | [n, d_k]       | the head's output (as ablated, patched)   |
+ * | headResult                                  | [n, d]         | headOutput · W_O[rows of this head], no bias |
  * | concat                                      | [n, H·d_k]     | every head's output side by side          |
  * | output                                      | [n, d]         | concat·W_o + b_o                          |
  * | residual, mlpInput, mlpHidden, mlpOutput    | [n, d] …       | x + output, the MLP's input, its activation [n, d_ff], its output |
@@ -45,6 +46,7 @@ export function sliceCapture(result, layer, head, spec) {
   steps.v = block(result.v, kv, [n, dK]);
   for (const key of ['rawScores', 'scaledScores', 'scores', 'weights']) steps[key] = block(result[key], head, [n, n]);
   steps.headOutput = block(result.heads, head, [n, dK]);
+  steps.headResult = result.headResults.get(head);
   Object.assign(steps, {
     concat: result.concat,
     output: result.attentionOutput,

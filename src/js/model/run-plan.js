@@ -8,6 +8,8 @@ import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { readEdits } from './edits.js';
 import { readSignal } from './signal.js';
+import { readPatches } from './patches.js';
+import { readAblate } from './ablation.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -44,14 +46,19 @@ function checkIds(ids, spec, name) {
  * run's (and generate's) input: text (with the folder's tokenizer.json) or { ids } (token ids in [0, vocab)), at
  * most as many as the model has positions. @returns {{ ids: number[], rawTokens?: string[], tokens?: string[] }}
  */
-export function readRunInput(input, spec, tokenizer) {
+export function readRunInput(input, spec, tokenizer, name = 'input') {
+  const at = name === 'input' ? '' : `${name}.`;
   if (typeof input === 'string') {
-    if (!tokenizer) throw bad('the model folder has no tokenizer.json: pass token ids, run({ ids: [...] })');
+    if (!tokenizer)
+      throw bad(
+        `the model folder has no tokenizer.json: pass token ids, ${name === 'input' ? 'run(' : `${name}: `}{ ids: [...] }${name === 'input' ? ')' : ''}`,
+      );
     const encoded = tokenizer.encode(input);
-    return { ...encoded, ids: checkIds(encoded.ids, spec, 'the tokenizer’s ids') };
+    const what = name === 'input' ? 'the tokenizer’s ids' : `the tokenizer’s ids of ${name}`;
+    return { ...encoded, ids: checkIds(encoded.ids, spec, what) };
   }
-  const { ids } = readRecord(input, 'input', ['ids'], 'input');
-  const list = checkIds(ids, spec, 'ids');
+  const { ids } = readRecord(input, name, ['ids'], name === 'input' ? 'input' : 'key');
+  const list = checkIds(ids, spec, `${at}ids`);
   return tokenizer ? { ids: list, tokens: list.map(tokenizer.readable) } : { ids: list };
 }
 
@@ -124,12 +131,15 @@ function readFrom(value, { spec, n, plan }) {
       `from.hiddenState has shape ${formatShape(hidden.shape)}, but layer ${layer}'s input is [n, d_model] = ${formatShape([n, spec.dModel])} for these ${n} tokens`,
     );
   }
-  const skipped = [...plan.capture.map((c) => c.layer), ...plan.ablate.map(([l]) => l)].find((l) => l < layer);
+  const skipped = [...plan.capture, ...plan.ablate].map((c) => c.layer).find((l) => l < layer);
   if (skipped !== undefined) {
     throw bad(`layer ${skipped} is captured or ablated, but the run starts at layer ${layer} (from.layer)`);
   }
-  const early = plan.edits.find((edit) => edit.layer < layer);
-  if (early) throw bad(`an edit of layer ${early.layer}, but the run starts at layer ${layer} (from.layer)`);
+  const early = [...plan.edits, ...plan.patches].find((edit) => edit.layer < layer);
+  if (early) {
+    const what = plan.edits.includes(early) ? 'an edit' : 'a patch';
+    throw bad(`${what} of layer ${early.layer}, but the run starts at layer ${layer} (from.layer)`);
+  }
   const data = Float32Array.from(hidden.data); // the caller's array may change after the call: the run keeps a copy
   return { from: { layer, hidden: { ...hidden, data }, tensor: new Tensor(data, [rows, cols]) }, first: layer };
 }
@@ -150,15 +160,12 @@ const OPTIONS = {
       return { layer, head };
     }),
   }),
-  ablate: (value, { spec }) => ({
-    ablate: (value ?? []).map((pair, i) => {
-      if (!Array.isArray(pair) || pair.length !== 2)
-        throw bad(`ablate[${i}] must be [layer, head], got ${describe(pair)}`);
-      checkLayerHead(spec, pair[0], pair[1], `ablate[${i}]`);
-      return [pair[0], pair[1]];
-    }),
+  // ablation.js: [layer, head] or { layer, head, mode, reference }, a reference prompt read as the input
+  ablate: (value, { spec, n, tokenizer }) => ({
+    ablate: readAblate(value, spec, n, (input, name) => readRunInput(input, spec, tokenizer, name)),
   }),
   edits: (value, { spec, n }) => ({ edits: readEdits(value, spec, n) }), // edits.js: each step's shape
+  patches: (value, { spec, n }) => ({ patches: readPatches(value, spec, n) }), // patches.js: each step's full shape
   topK: (value, { spec }) => {
     const topK = value ?? 5;
     if (!Number.isInteger(topK) || topK < 1) throw bad(`topK must be a positive integer, got ${describe(topK)}`);
@@ -181,10 +188,23 @@ const OPTIONS = {
     if (!Number.isInteger(layers) || layers < 1 || layers > spec.numLayers) {
       throw bad(`layers must be a whole number from 1 to ${spec.numLayers}, got ${describe(value)}`);
     }
-    for (const { layer } of [...plan.capture, ...plan.ablate.map(([l]) => ({ layer: l }))]) {
-      if (layer >= layers) throw bad(`layer ${layer} is captured or ablated, but only ${layers} layer(s) run`);
+    for (const { layer } of [...plan.capture, ...plan.ablate, ...plan.patches]) {
+      if (layer >= layers) throw bad(`layer ${layer} is captured, ablated or patched, but only ${layers} layer(s) run`);
     }
     return { layers };
+  },
+  // per-token next-token cross-entropy (loss.js): the LM head of every row; decoders only, all layers
+  loss: (value, { spec, plan }) => {
+    const loss = readFlag(value, 'loss') && value !== undefined;
+    if (loss && !spec.choices.causal) {
+      throw new AttentionError(
+        'UNSUPPORTED_MODEL',
+        `loss is the next-token cross-entropy of a decoder; this ${spec.family} model predicts masked tokens`,
+      );
+    }
+    if (loss && plan.layers < spec.numLayers)
+      throw bad(`loss needs every layer's output, but layers is ${plan.layers}`);
+    return { loss };
   },
   from: readFrom,
 };
@@ -202,12 +222,14 @@ export const RUN_OPTIONS = Object.freeze(Object.keys(OPTIONS));
  * | attentions, hiddenStates   | booleans: return them                                                         |
  * | logits, logitRows          | true / false / 'last' / rows; the LM head's rows: null (all) or a list        |
  * | capture                    | [{ layer, head }]                                                             |
- * | ablate                     | [[layer, head]]                                                               |
+ * | ablate                     | [{ layer, head, mode, reference: { ids } | null }] (ablation.js)             |
  * | edits                      | [{ layer, head?, step, row, col, value }] (edits.js)                          |
+ * | patches                    | [{ layer, head?, step, rows, data, cols }] (patches.js)                       |
  * | topK                       | how many tokens `next` lists (at most the vocabulary)                         |
  * | tokenTypeIds               | number[] or undefined                                                         |
  * | signal                     | an AbortSignal or undefined                                                   |
  * | layers                     | the layers run: [first, layers)                                               |
+ * | loss                       | boolean: the next-token cross-entropy (every row's logits computed)           |
  * | from, first                | the start at a layer's input ({ layer, hidden, tensor }) or null; its layer (0) |
  * @param {object} spec  the model's normalized description (spec.js)
  * @param {{ encode: Function, readable: Function } | null} tokenizer
@@ -216,7 +238,7 @@ export function readRunPlan(input, options, spec, tokenizer) {
   const plan = readRunInput(input, spec, tokenizer);
   plan.n = plan.ids.length;
   const given = readRecord(options, 'options', RUN_OPTIONS, 'option');
-  const context = { spec, n: plan.n, plan };
+  const context = { spec, n: plan.n, plan, tokenizer };
   for (const [name, read] of Object.entries(OPTIONS)) Object.assign(plan, read(given[name], context));
   return plan;
 }

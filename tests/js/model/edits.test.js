@@ -5,10 +5,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EDITABLE_STEPS } from '../../../src/js/model/edits.js';
 import { loadModel } from '../../../src/js/model/index.js';
-import { expectClose } from '../reference.js';
+import { expectLikeReference } from './expect-run.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
 import { withWeightEdits } from './edit-reference.js';
-import { VALUES, WEIGHTS, referenceForward } from './reference.js';
+import { referenceForward } from './reference.js';
 
 const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3, seed: 11 })],
@@ -23,16 +23,6 @@ HEAD_STEPS.add('weights').add('headOutput');
 
 /** One edit of `step` in layer 0 at the last token (what `next` reads), column 1, to a value far from its own. */
 const editOf = (step, head) => ({ layer: 0, ...(HEAD_STEPS.has(step) ? { head } : {}), step, row: n - 1, col: 1 });
-
-function expectLikeReference(r, ref, what) {
-  r.attentions.forEach((a, l) =>
-    expectClose(a.data, ref.attentions[l], { ...WEIGHTS, what: `${what}: attentions[${l}]` }),
-  );
-  r.hiddenStates.forEach((h, l) =>
-    expectClose(h.data, ref.hiddenStates[l], { ...VALUES, what: `${what}: hiddenStates[${l}]` }),
-  );
-  expectClose(r.logits.data, ref.logits, { ...VALUES, what: `${what}: logits` });
-}
 
 describe.each(FAMILIES)('%s', (name, make) => {
   let fixture;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "model/cells.h"
 #include "model/edits.h"
 #include "model/forward.h"
 #include "model/scratch.h"
@@ -126,6 +127,30 @@ TEST(ModelScratch, ADecodeStepAllocatesWhatScratchSays) {
         const int64_t measured = peak_of([&] { model::layer_attention(lc.c, lc.w, lc.x.data(), r, &cache); });
         EXPECT_EQ(measured, model::layer_attention_scratch_bytes(lc.c, r, &cache, 0))
             << describe(lc, given, "none") << " past " << past;
+      }
+    }
+  }
+}
+
+// A batch of cells (cells.cc): three cells of 4, 3 and 2 rows at positions 0, 2 and 5 of a base run of 6 tokens, and
+// one cell of the whole batch, with and without their weights, with an edit of a head's output.
+TEST(ModelScratch, ABatchOfCellsAllocatesWhatScratchSays) {
+  const std::vector<float> edit = {float(LayerStep::kHeadOutput), 1, 2, 0, 0.5f};
+  for (const char* family : {"gpt2", "llama"}) {
+    const LayerCase lc = layer_case(family, 9);
+    const int64_t H_kv = lc.c.num_kv_heads, d_k = lc.c.d_k;
+    const std::vector<float> base(H_kv * 6 * d_k, 0.25f);
+    for (const std::vector<float>& table : {std::vector<float>{0, 0, 4, 2, 7, 5}, std::vector<float>{0, 0}}) {
+      const model::Cells cells{table.data(), static_cast<int32_t>(table.size() / 2), base.data(), base.data(), 6};
+      for (const Given given : {Given::kNone, Given::kWeights}) {
+        Buffers b;
+        model::LayerResult r = result_of(lc.c, given, 0, b);
+        if (given == Given::kWeights) r.weights = b.take(model::cells_weights_floats(lc.c, cells));
+        const model::LayerEdits e{edit.data(), 1};
+        const int64_t measured =
+            peak_of([&] { model::layer_attention(lc.c, lc.w, lc.x.data(), r, nullptr, &e, &cells); });
+        EXPECT_EQ(measured, model::layer_attention_scratch_bytes(lc.c, r, nullptr, e.steps(), &cells))
+            << family << " " << cells.count << " cells, given " << static_cast<int>(given);
       }
     }
   }

@@ -14,3 +14,4 @@ import './model.mjs';
 import './model-loading.mjs';
 import './model-view.mjs';
 import './counting.mjs';
+import './model-marks.mjs';

@@ -52,7 +52,7 @@ export function figureOf(element) {
 }
 
 /** The figure of an element on a real model (modelFigure.js): the head shown, or the first of the model view. */
-function modelFigureOf({ result, display, modelShown }) {
+function modelFigureOf({ result, display, modelShown, marks }) {
   const { settings, labels, causal } = modelShown;
   const values = display.values;
   const n = labels.length;
@@ -69,7 +69,7 @@ function modelFigureOf({ result, display, modelShown }) {
     values: settings.modelView ? 'weights' : values,
     title: `${TITLES[values]} of ${settings.name}, ${headName(layer, head)}`,
     caption: display.caption,
-    marked: null,
+    marked: settings.modelView ? null : (marks?.marked ?? null),
   };
 }
 

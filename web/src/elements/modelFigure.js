@@ -8,7 +8,7 @@ import { formatValue } from '../shared/format.js';
 import { el } from '../shared/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
 import { drawModelSteps } from './modelSteps.js';
-import { drawModelView, modelSheet, picker } from './modelView.js';
+import { OFF_NOTE, drawModelView, modelSheet, picker } from './modelView.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { sharedModel } from './sharedModel.js';
@@ -184,22 +184,43 @@ export async function modelFigure(element, current) {
     const display = DISPLAY.some((name) => element.hasAttribute(name))
       ? (await import('./display.js')).displayFromAttributes(get)
       : PLAIN;
+    const marks = await highlightOf(element, settings, out);
     if (!current()) return;
-    show(element, { settings, spec, out, display, problems });
+    show(element, { settings, spec, out, display, problems: [...problems, ...(marks?.problems ?? [])], marks });
   } finally {
     shared.forget();
   }
 }
 
+/**
+ * `highlight` read against the tokens (written as the sentence has them: GPT-2's leading space is not typed), or null
+ * without it; the model view, which draws every head small, says it marks one head's figure.
+ */
+async function highlightOf(element, settings, out) {
+  const text = element.getAttribute('highlight');
+  if (text === null) return null;
+  if (settings.modelView && element.localName !== 'attention-explorer') {
+    return {
+      marked: null,
+      mark: () => {},
+      problems: [
+        'highlight marks the cells of one head’s figure, and the model view draws every layer × head: give layer and head (without model-view) to see it',
+      ],
+    };
+  }
+  const tokens = (out.tokens ?? out.ids.map(String)).map((t) => t.trim() || t);
+  return (await import('./highlight.js')).parseHighlight(text, tokens);
+}
+
 /** Draws the figure, and tells the page (attention-change). */
-function show(element, { settings, spec, out, display, problems }) {
+function show(element, { settings, spec, out, display, problems, marks = null }) {
   const result = resultOf(out, settings.layer);
   const labels = result.tokens.map(label);
   const causal = Boolean(spec.choices?.causal);
   element.result = result;
   element.currentState = null;
   element.display = display;
-  element.marks = null;
+  element.marks = marks; // highlight's cells (highlight.js), marked by each query × key figure
   element.modelShown = { settings, spec, labels, causal };
   element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
   adoptSheet(element);
@@ -297,7 +318,11 @@ function drawHead(element, shown, pick) {
   const n = labels.length;
   const title = `${TITLES[values]}, ${headName(layer, head)}`;
   const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
-  element.modelMap ??= new HeatmapGrid({ label: title, describe: (i, j, v) => element.modelDescribe(i, j, v) });
+  element.modelMap ??= new HeatmapGrid({
+    label: title,
+    describe: (i, j, v) => element.modelDescribe(i, j, v),
+    mark: (cells) => element.mark(cells),
+  });
   element.modelDescribe = describe;
   element.modelMap.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
   const size = n * n;
@@ -325,7 +350,16 @@ function drawHead(element, shown, pick) {
         },
       },
     });
-  return [...(back ? [back] : []), ...heading(element, shown, pick, title), element.modelMap.element];
+  // A head switched off is drawn faded, with what that means (its weights are computed; its output is not used).
+  const off = settings.ablate.some(([l, h]) => l === layer && h === head);
+  element.modelMap.element.classList.toggle('off', off);
+  const note = off && el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE });
+  return [
+    ...(back ? [back] : []),
+    ...heading(element, shown, pick, title),
+    element.modelMap.element,
+    ...(note ? [note] : []),
+  ];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */

@@ -57,9 +57,11 @@ export function drawModelSteps(element, { result, labels, causal, spec, settings
     t.update(view);
     return t.element;
   };
+  const mark = (cells) => element.mark(cells); // `highlight`'s cells, on every query × key figure
   const keyed = (tensor, name, title, note, options) =>
     table(name, title, note, block(tensor, h, labels, labels, precision), {
       masked: (i, j) => causal && j > i,
+      mark,
       ...options,
     });
   const where = headName(layer, h);
@@ -107,7 +109,9 @@ export function drawModelSteps(element, { result, labels, causal, spec, settings
     softmax: () => {
       const map = new HeatmapGrid({
         label: `Attention weights of ${where}`,
-        describe: (i, j, v) => `query “${labels[i]}” → key “${labels[j]}”: weight ${v.toFixed(3)}`,
+        describe: (i, j, v) =>
+          `query “${labels[i]}” → key “${labels[j]}”: ${causal && j > i ? 'masked (a token does not look ahead)' : `weight ${v.toFixed(3)}`}`,
+        mark,
       });
       const n = labels.length;
       map.update({ ...block(result.weights, h, labels, labels), rows: n, cols: n, blocked: (i, j) => causal && j > i });

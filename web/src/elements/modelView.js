@@ -13,6 +13,8 @@ const RULES = `
 .mv .mini { width: 100%; aspect-ratio: 1; image-rendering: pixelated; border-radius: 2px; cursor: pointer; }
 .mv .mini:focus-visible { outline: 2px solid var(--aw-focus); outline-offset: 2px; }
 .mv .off { opacity: 0.35; }
+.heatmap.off .hm { opacity: 0.35; }
+.offnote { font-size: 0.8rem; color: var(--aw-muted); margin: 0.25rem 0 0; }
 .next { margin: 0.7rem 0 0; }
 .next figcaption { font-size: 0.85rem; font-weight: 600; margin-bottom: 0.25rem; }
 .next ol { list-style: none; margin: 0; padding: 0; display: grid; gap: 0.15rem; max-width: 26rem;
@@ -120,6 +122,10 @@ function miniMap({ data, n, causal, where, describe, readout, open }) {
   return canvas;
 }
 
+/** What a faded head means, under a figure that shows one switched off (ablate). */
+export const OFF_NOTE =
+  'Faded: a head switched off (ablate). Its weights are still computed and shown, but its output is zeroed: nothing it reads reaches the layers after it.';
+
 /**
  * The model view: a grid of every layer's heads, each a small heatmap of its weights (query rows, key columns), as
  * bertviz's model view; one readout line for all.
@@ -170,8 +176,9 @@ export function drawModelView({ result, labels, causal, spec, settings }, onOpen
       el('span', { text: '0' }),
       el('span', { class: 'bar' }),
       el('span', { text: '1' }),
-      el('span', { text: 'attention weight · grey: masked' }),
+      el('span', { text: `attention weight · grey: masked${off.size ? ' · faded: switched off' : ''}` }),
     ),
+    ...(off.size ? [el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE })] : []),
     readout,
   ];
 }

@@ -33,10 +33,10 @@ export class ModelView {
       labels: true,
       readout: this.readout,
       describe: (i, j, w) => {
-        const { rowLabels, colLabels } = map.view;
+        const { rowLabels, colLabels, blocked } = map.view;
         return [
           `${name}: “${rowLabels[i]}” (row ${i + 1}) → “${colLabels[j]}” (column ${j + 1})`,
-          `weight ${formatValue(w, 3)}`,
+          blocked?.(i, j) ? 'masked: a token does not look ahead' : `weight ${formatValue(w, 3)}`,
         ];
       },
     });

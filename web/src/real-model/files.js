@@ -86,6 +86,41 @@ export function typedModel(text) {
   }
 }
 
+/** The optional files a folder URL is asked for (attention-wasm/model reads them when they are there). */
+const OPTIONAL = ['tokenizer.json', 'tokenizer_config.json'];
+
+/**
+ * Watches a load from now on: what the page's Content-Security-Policy refuses to fetch (connect-src), and the files
+ * downloaded (its progress events, passed through `saw`). `refused()` stops listening and says whether anything was
+ * refused (after a task, so that a refusal of the last request is counted: its event comes as a task of its own);
+ * `absent()` names the optional files not downloaded when the folder was fetched (its config.json was), which the
+ * browser's console lists as 404s.
+ */
+export function watchLoad() {
+  let refused = false;
+  const fetched = new Set();
+  const listen = (event) => {
+    if (/^(connect|default)-src/u.test(event.effectiveDirective ?? event.violatedDirective ?? '')) refused = true;
+  };
+  document.addEventListener('securitypolicyviolation', listen);
+  return {
+    saw(event) {
+      if (event?.phase === 'download' && event.file) fetched.add(event.file);
+      return event;
+    },
+    refused: async () => {
+      await new Promise((resolve) => setTimeout(resolve));
+      document.removeEventListener('securitypolicyviolation', listen);
+      return refused;
+    },
+    // tokenizer_config.json is asked for only when tokenizer.json is there.
+    absent: () => {
+      if (!fetched.has('config.json')) return [];
+      return fetched.has(OPTIONAL[0]) ? OPTIONAL.slice(1).filter((name) => !fetched.has(name)) : OPTIONAL.slice(0, 1);
+    },
+  };
+}
+
 /** The model cache (Cache Storage) for models read by address, or undefined where the browser has none. */
 export const openCache = () => openModelCache().catch(() => undefined);
 

@@ -10,6 +10,7 @@ import { layerCapture, openModelHead, rememberLayer } from './tools/walk/openHea
 import * as rm from './realModel.js';
 import { firstChangedLayer, fromOptions, mergeRun } from './run/rerun.js';
 import { runInParts } from './run/runParts.js';
+import { knownMaskId, runInput } from './run/runInput.js';
 import {
   cacheBytes,
   clearCache,
@@ -19,14 +20,17 @@ import {
   openCache,
   tokenizerJson,
   typedModel,
+  watchLoad,
 } from './files.js';
 import { RealModelViews } from './tools/layer/layerViews.js';
 import { RealModelControls } from './panelControls.js';
 import { RealModelGenerate } from './tools/generate/generatePanel.js';
 import { ModelView } from './allHeadsView.js';
 import { PredictionsView, TokensView } from './predictionsView.js';
+import { VocabularyView } from './vocabularyView.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
+import { linkValues, writeLinkSoon } from './panelLink.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -56,9 +60,14 @@ export class RealModelPanel {
       onClearCache: () => clearCache().then(() => this.#showCache()),
       onText: () => this.scheduleRun(),
       onAllOn: () => this.setAblate([]),
+      onLessonSentence: () => {
+        this.ui.text.value = rm.INDUCTION_SENTENCE;
+        this.scheduleRun();
+      },
     });
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
     this.predictions = new PredictionsView();
+    this.vocabulary = new VocabularyView(); // the tokens the model knows, under its tokens
     this.view = new ModelView({
       onSelect: (layer, head) => this.openHead(layer, head),
       onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
@@ -69,6 +78,7 @@ export class RealModelPanel {
     this.ui.mount({
       generate: this.generator.element,
       tokens: this.tokens.element,
+      vocabulary: this.vocabulary.element,
       predictions: this.predictions.element,
       view: this.view.element,
       rope: this.rope.element,
@@ -153,13 +163,17 @@ export class RealModelPanel {
   async #use(from, source, folder = null) {
     const generation = ++this.generation;
     let model;
+    const watch = watchLoad(); // what the page's CSP refused and the files fetched, for what the page says
     try {
       const cache = folder ? await openCache() : undefined;
-      model = await loadModel(from, { onProgress: (event) => this.#progress(event), signal: this.#signal(), cache });
+      const onProgress = (event) => this.#progress(watch.saw(event));
+      model = await loadModel(from, { onProgress, signal: this.#signal(), cache });
     } catch (error) {
+      const blocked = await watch.refused();
       if (generation !== this.generation || error?.code === 'ABORTED') return;
-      return this.#fail(rm.loadMessage(error, folder));
+      return this.#fail(rm.loadMessage(error, folder, { page: location.origin, blocked }));
     }
+    watch.refused();
     if (generation !== this.generation) return;
     this.model?.dispose();
     const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
@@ -172,13 +186,16 @@ export class RealModelPanel {
     this.ablate = counts.ablate;
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
     this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
-    this.vocab = model.hasTokenizer ? rm.vocabulary(await tokenizerJson(files, folder)) : [];
+    const tokenizer = model.hasTokenizer ? await tokenizerJson(files, folder) : null; // tokenizer.json's object
+    this.vocab = tokenizer ? rm.vocabulary(tokenizer) : [];
+    this.vocabulary.show(this.vocab, tokenizer);
     this.view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
     this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
-    this.ui.idsHint(!model.hasTokenizer);
+    this.ui.idsHint(!model.hasTokenizer, model.spec.choices.maskedLm && knownMaskId(model.spec.vocabSize));
+    this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     // A link without an example of its own (no #…, as the documented ?model=…&layer=…&head=…) opens the head in the
@@ -202,20 +219,21 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    // While the panel runs the model (busy): a head opened afterwards runs its layer alone, and leaves the run's line.
-    if (phase === 'layer' && layers && this.ui.element.getAttribute('aria-busy') === 'true') {
+    // Only while a load or a run is shown under way: a head opened in the steps runs its layer again, and the status
+    // line keeps what the last run said.
+    if (phase === 'layer' && layers && this.ui.working) {
       this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
   }
 
-  /** The run's input: the text, or its ids with one token masked (BERT, a token clicked). */
+  /** The run's input: the text, or its ids typed, with one token masked (BERT: a token clicked, or [MASK] typed). */
   input() {
-    const text = this.ui.text.value;
-    if (!this.model.hasTokenizer) return { input: { ids: (text.match(/\d+/g) ?? []).map(Number) }, key: text };
-    if (this.masked < 0 || !this.lastIds) return { input: text, key: text };
-    const ids = this.lastIds.slice();
-    ids[this.masked] = rm.maskId(this.vocab);
-    return { input: { ids }, key: `${text}|${this.masked}` };
+    return runInput(this.ui.text.value, this.model, this, this.maskId());
+  }
+
+  /** BERT's [MASK] id: the vocabulary's, or (without tokenizer.json) the one typed beside the ids; -1 when unknown. */
+  maskId() {
+    return this.model.hasTokenizer ? rm.maskId(this.vocab) : this.ui.maskIdTyped(this.model.spec.vocabSize);
   }
 
   scheduleRun() {
@@ -226,7 +244,7 @@ export class RealModelPanel {
   }
 
   mask(index) {
-    if (rm.maskId(this.vocab) < 0) return;
+    if (this.maskId() < 0) return;
     this.masked = this.masked === index ? -1 : index;
     this.run();
   }
@@ -286,7 +304,7 @@ export class RealModelPanel {
       const base = plain ? null : this.base.result;
       if (generation !== this.generation) return false;
       this.ran = { model, key, ...settings, result: r };
-      if (typeof input === 'string') this.lastIds = r.ids;
+      if (this.masked < 0) this.lastIds = r.ids; // the ids a token clicked is masked in
       this.result = r;
       if (walked >= layer || (begin && walked === start.layer)) rememberLayer(this, walked, r);
       this.#draw(r, base, runMs);
@@ -313,8 +331,14 @@ export class RealModelPanel {
     const bert = model.spec.choices.maskedLm;
     const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
-    const masked = bert ? r.ids.indexOf(rm.maskId(this.vocab)) : -1;
-    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: bert && rm.maskId(this.vocab) >= 0, masked });
+    const mask = bert ? this.maskId() : -1;
+    const masked = mask >= 0 ? r.ids.indexOf(mask) : -1;
+    // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
+    const typed = typeof this.input().input === 'string';
+    const marks = typed ? this.vocabulary.marks(this.ui.text.value, rawTokens) : {};
+    const maskable = mask >= 0;
+    this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable, masked, ...marks });
+    if (this.source === 'builtin') this.ui.lessonRun(base ?? r, this.vocab); // the run with every head on
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
     const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({
@@ -345,27 +369,14 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  /** What a link (and Embed…) holds of the panel (panelLink.js). */
   linkValues() {
-    return {
-      model: this.source,
-      text: this.ui.text.value,
-      ids: !this.model?.hasTokenizer,
-      layer: this.selected?.layer,
-      head: this.selected?.head,
-      ablate: this.ablate,
-      edits: this.edits,
-    };
+    return linkValues(this);
   }
 
-  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  /** Writes the link 100 ms after the last change (panelLink.js). */
   writeLink() {
-    const link = this.linkValues();
-    clearTimeout(this.linkTimer);
-    this.linkTimer = setTimeout(() => {
-      const search = rm.writeModelLink(location.search, link);
-      if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
-    }, 100);
+    writeLinkSoon(this);
   }
 }
 

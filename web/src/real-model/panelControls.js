@@ -2,6 +2,9 @@
 // address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
 // tokens, the predictions and the model view.
 import { el, setError, show } from '../shared/dom.js';
+import { typedModel } from './files.js';
+import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
+import { isLesson, lessonOf } from './realModel.js';
 
 const PAPERS = [
   [
@@ -14,16 +17,25 @@ const PAPERS = [
   ],
 ];
 
-/** The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). */
-function lesson() {
+/**
+ * The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). Its first
+ * paragraph (`lead`) follows the run (lessonRun); `back` puts the lesson's sentence back.
+ */
+function lesson(onLessonSentence) {
   const p = (text) => el('p', { text });
-  return el(
+  const lead = el('span', {});
+  const back = el('button', {
+    type: 'button',
+    class: 'secondary small',
+    text: 'Back to the lesson’s sentence',
+    hidden: true,
+    on: { click: onLessonSentence },
+  });
+  const node = el(
     'div',
     { class: 'lesson-note model-lesson' },
     el('h3', { text: 'Induction heads: how a model copies' }),
-    p(
-      'This model was trained here on sequences with repeats. The sentence repeats its start: after “the cat saw a red” comes “ball” the first time, so the model predicts “ball” again (the top word, p ≈ 0.12).',
-    ),
+    el('p', { id: 'model-lesson-lead' }, lead, ' ', back),
     p(
       'L0H2 (layer 0 head 2) is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
     ),
@@ -41,13 +53,52 @@ function lesson() {
       '.',
     ),
   );
+  return { node, lead, back };
+}
+
+/** The Hub's models offered by name (hubModels.js): a button each, with its family, size and id. */
+function hubList(onPick) {
+  const host = (id) => {
+    const { folder } = typedModel(id);
+    return folder ? new URL(folder).origin : 'the Hub';
+  };
+  return el(
+    'section',
+    { class: 'hub-models', attrs: { 'aria-labelledby': 'hub-models-title' } },
+    el('h3', { id: 'hub-models-title', text: 'Or a real English model, one click away' }),
+    el('p', { class: 'hint', text: hubNote(host(HUB_MODELS[0].id)) }),
+    el(
+      'ul',
+      { class: 'hub-list' },
+      HUB_MODELS.map(({ id, name, about, mb }) =>
+        el(
+          'li',
+          {},
+          el('button', {
+            type: 'button',
+            class: 'secondary hub-model',
+            text: name,
+            dataset: { model: id },
+            attrs: { 'aria-describedby': `hub-${id.replace(/\W/gu, '-')}` },
+            on: { click: () => onPick(id) },
+          }),
+          el(
+            'span',
+            { class: 'hint', id: `hub-${id.replace(/\W/gu, '-')}` },
+            `${about} · ${downloadText(mb)} · `,
+            el('code', { text: id }),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 export class RealModelControls {
   /**
    * @param {{ onBuiltin: Function, onFiles: (files: File[]) => void, onDrop: (transfer: DataTransfer) => void,
    *   onCancel: Function, onUrl: (text: string) => void, onClearCache: Function, onText: Function,
-   *   onAllOn: Function }} handlers
+   *   onAllOn: Function, onLessonSentence: Function }} handlers
    */
   constructor(handlers) {
     const folder = el('input', {
@@ -103,6 +154,10 @@ export class RealModelControls {
         this.urlButton,
       ),
       el('p', { class: 'hint model-cache' }, this.cacheLine, ' ', this.clearCache),
+      hubList((id) => {
+        this.url.value = id;
+        handlers.onUrl(id);
+      }),
     );
     this.builtin = el('button', {
       type: 'button',
@@ -131,6 +186,7 @@ export class RealModelControls {
     this.linkLine = el('p', { id: 'model-link-note', class: 'notice', hidden: true, attrs: { role: 'status' } });
     setError(this.errorLine, null);
     this.about = el('p', { id: 'model-about', class: 'hint' });
+    this.filesLine = el('p', { id: 'model-files-note', class: 'hint', hidden: true });
     this.text = el('input', {
       type: 'text',
       id: 'model-text',
@@ -139,17 +195,36 @@ export class RealModelControls {
       maxLength: 2000,
       on: { input: handlers.onText },
     });
-    this.idsLine = el('p', {
-      class: 'hint',
-      hidden: true,
-      text: 'This folder has no tokenizer.json: type token ids, separated by spaces.',
+    // Without tokenizer.json: ids typed; for BERT, [MASK] among them stands for the id typed here.
+    this.maskIdField = el('input', {
+      type: 'number',
+      id: 'model-mask-id',
+      min: 0,
+      step: 1,
+      on: { input: handlers.onText },
     });
+    this.maskPart = el(
+      'span',
+      { hidden: true },
+      ' Type [MASK] where the model should guess (or click a token to mask it): ',
+      el('label', { for: 'model-mask-id', text: 'its id in this vocabulary' }),
+      ' ',
+      this.maskIdField,
+      ' (103 in BERT’s English vocabularies).',
+    );
+    this.idsLine = el(
+      'p',
+      { class: 'hint model-ids', hidden: true },
+      'This folder has no tokenizer.json: type token ids, separated by spaces.',
+      this.maskPart,
+    );
     this.maskHint = el('p', {
       class: 'hint',
       hidden: true,
       text: 'BERT guesses masked words: type [MASK] in the sentence, or click a token to mask it.',
     });
-    this.lesson = lesson();
+    this.lessonParts = lesson(handlers.onLessonSentence);
+    this.lesson = this.lessonParts.node;
     this.ablatedLine = el('p', { id: 'model-ablated', class: 'hint', attrs: { role: 'status' } });
     this.allOn = el('button', {
       type: 'button',
@@ -195,6 +270,7 @@ export class RealModelControls {
       'div',
       { class: 'model-work', hidden: true },
       this.about,
+      this.filesLine,
       el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
       this.maskHint,
       this.idsLine,
@@ -218,11 +294,11 @@ export class RealModelControls {
     this.element = el('div', { class: 'real-model' }, this.drop, this.work);
   }
 
-  /** Places the tokens, the predictions and the model view. */
-  mount({ tokens, predictions, view, rope, generate }) {
+  /** Places the tokens (with the vocabulary), the predictions and the model view. */
+  mount({ tokens, vocabulary, predictions, view, rope, generate }) {
     this.mounts.generate.append(generate);
     this.mounts.rope.append(rope);
-    this.mounts.tokens.append(tokens);
+    this.mounts.tokens.append(tokens, vocabulary);
     this.mounts.predictions.append(predictions);
     this.mounts.view.append(view);
   }
@@ -236,6 +312,11 @@ export class RealModelControls {
       this.status.textContent = text;
     } else if (this.status.textContent.endsWith('…')) this.status.textContent = '';
     this.element.setAttribute('aria-busy', String(on));
+  }
+
+  /** Whether a load or a run is shown under way (busy). */
+  get working() {
+    return this.element.getAttribute('aria-busy') === 'true';
   }
 
   progress(done, total, text) {
@@ -270,12 +351,38 @@ export class RealModelControls {
     show(this.clearCache, bytes > 0);
   }
 
-  idsHint(on) {
+  /** The lesson's first paragraph for run `r` (realModel.js's lessonOf; `vocab`: id → token), its way back. */
+  lessonRun(r, vocab) {
+    const text = this.text.value;
+    this.lessonParts.lead.textContent = lessonOf(text, r, vocab);
+    show(this.lessonParts.back, !isLesson(text));
+  }
+
+  /** What the page says of the optional files a folder URL does not have (`absent`: their names, or none). */
+  filesNote(absent) {
+    const names = absent || [];
+    this.filesLine.textContent = names.length
+      ? `${names.join(' and ')}, which ${names.length > 1 ? 'are' : 'is'} optional, ${names.length > 1 ? 'are' : 'is'} not in this folder: the page asked for ${names.length > 1 ? 'them' : 'it'}, and the 404 the browser's console shows is its answer.`
+      : '';
+    show(this.filesLine, names.length > 0);
+  }
+
+  /** Token ids are typed (no tokenizer.json); `mask`: BERT's [MASK] id offered (-1: unknown), or false (no BERT). */
+  idsHint(on, mask = false) {
     show(this.idsLine, on);
+    show(this.maskPart, on && mask !== false);
+    this.maskIdField.value = typeof mask === 'number' && mask >= 0 ? String(mask) : '';
+  }
+
+  /** The [MASK] id typed beside the ids: a whole number below the vocabulary's size, else -1. */
+  maskIdTyped(vocabSize) {
+    const value = this.maskIdField.value.trim();
+    return /^\d{1,9}$/u.test(value) && Number(value) < vocabSize ? Number(value) : -1;
   }
 
   ablated(text) {
-    this.ablatedLine.textContent = text || 'Every head is on.';
+    const faded = ' Their maps are faded: their weights are still computed, but their output is zeroed.';
+    this.ablatedLine.textContent = text ? `${text}${faded}` : 'Every head is on.';
     show(this.allOn, Boolean(text));
   }
 

@@ -8,28 +8,40 @@ export class TokensView {
   /** @param {{ onMask?: (index: number) => void }} handlers  onMask: a token clicked to mask it (BERT) */
   constructor(handlers = {}) {
     this.handlers = handlers;
-    this.element = el('ol', {
+    this.list = el('ol', {
       class: 'model-tokens',
       attrs: { 'aria-label': 'Tokens as the model splits the sentence' },
     });
+    this.note = el('p', { class: 'hint model-unknown', id: 'model-unknown', hidden: true });
+    this.element = el('div', {}, this.list, this.note);
   }
 
   /**
-   * @param {{ ids: number[], rawTokens: string[], tokens: string[], maskable: boolean, masked: number }} shown
-   *   masked: the index shown as [MASK] (BERT), or -1
+   * @param {{ ids: number[], rawTokens: string[], tokens: string[], maskable: boolean, masked: number,
+   *   unknown?: (string | null)[], note?: string }} shown
+   *   masked: the index shown as [MASK] (BERT), or -1; unknown[i]: the word typed when token i is the vocabulary's
+   *   unknown token ('' when it cannot be told), else null (vocabulary.js's unknownWords); note: what they mean
    */
-  draw({ ids, rawTokens, tokens, maskable, masked }) {
+  draw({ ids, rawTokens, tokens, maskable, masked, unknown = [], note = '' }) {
     const items = ids.map((id, i) => {
       const raw = rawTokens?.[i] ?? tokens?.[i] ?? String(id);
-      const text = readableToken(raw, tokens?.[i] ?? null);
-      const body = [el('span', { class: 'token-text', text }), el('span', { class: 'token-id', text: String(id) })];
-      const title = `token ${i + 1}: ${JSON.stringify(raw)}, id ${id}`;
+      const word = unknown[i] ?? null;
+      const text = word ? word : readableToken(raw, tokens?.[i] ?? null);
+      const body = [
+        el('span', { class: 'token-text', text }),
+        el('span', { class: 'token-id', text: word === null ? String(id) : `${raw} ${id}` }),
+      ];
+      const title =
+        word === null
+          ? `token ${i + 1}: ${JSON.stringify(raw)}, id ${id}`
+          : `token ${i + 1}: ${word ? `“${word}” is` : 'a word'} not in the vocabulary: the model reads ${raw}, id ${id}`;
+      const unknownClass = word === null ? '' : ' unknown';
       const chip = maskable
         ? el(
             'button',
             {
               type: 'button',
-              class: `token-chip${i === masked ? ' masked' : ''}`,
+              class: `token-chip${i === masked ? ' masked' : ''}${unknownClass}`,
               title,
               dataset: { index: String(i) },
               attrs: { 'aria-label': `${title}. Mask it`, 'aria-pressed': String(i === masked) },
@@ -37,10 +49,12 @@ export class TokensView {
             },
             body,
           )
-        : el('span', { class: 'token-chip', title }, body);
-      return el('li', { dataset: { id: String(id) } }, chip);
+        : el('span', { class: `token-chip${unknownClass}`, title, attrs: { 'aria-label': title } }, body);
+      return el('li', { dataset: { id: String(id), ...(word === null ? {} : { unknown: word }) } }, chip);
     });
-    this.element.replaceChildren(...items);
+    this.list.replaceChildren(...items);
+    this.note.textContent = note;
+    this.note.hidden = !note;
   }
 }
 
@@ -76,14 +90,19 @@ export class PredictionsView {
     if (!base)
       return this.draw({ title: `The model's top ${top.length} ${where}`, rows: top, compared: false, gone: [] });
     const baseTop = topTokens(base.logits.data, V, row).map((t) => ({ ...t, ...name(t.id) }));
-    const { rows, gone } = predictionChanges(top, baseTop, (id) => probabilityOf(base.logits.data, V, row, id));
+    const { rows, gone } = predictionChanges(
+      top,
+      baseTop,
+      (id) => probabilityOf(base.logits.data, V, row, id),
+      (id) => probabilityOf(r.logits.data, V, row, id),
+    );
     const title = `The model's top ${top.length} ${where}, ${changed}`;
     this.draw({ title, rows, compared: true, gone, plain: changed.includes('edit') ? 'unedited' : 'all heads on' });
   }
 
   /**
    * @param {{ title: string, rows: { id: number, token: string, p: number, before?: number, delta?: number }[],
-   *   compared: boolean, gone: { id: number, token: string, p: number }[] }} shown
+   *   compared: boolean, gone: { id: number, token: string, p: number, now?: number }[] }} shown
    *   compared: the ablated run beside the full one (columns "without ablation" and the change)
    */
   draw({ title, rows, compared, gone, plain = 'all heads on' }) {
@@ -116,7 +135,7 @@ export class PredictionsView {
       }),
     );
     this.gone.textContent = gone.length
-      ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)})`).join(', ')}.`
+      ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)}${t.now === undefined ? '' : `, now ${t.now.toFixed(3)}`})`).join(', ')}.`
       : '';
   }
 }

@@ -14,6 +14,37 @@ export const BUILTIN = Object.freeze({
 /** The lesson's sentence: a repeat the induction heads continue ("ball", p ≈ 0.12; the model card's example). */
 export const INDUCTION_SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
 
+/**
+ * The lesson's first sentences, following the run (`top`: the top next word and its p, with every head on): on the
+ * lesson's sentence, the word the model predicts and its p as this run has them; on another, that sentence's top word,
+ * and what the lesson's sentence shows.
+ * @param {string} text  the sentence run
+ * @param {{ word: string, p: number } | null} top
+ */
+export function lessonLead(text, top) {
+  const trained = 'This model was trained here on sequences with repeats.';
+
+  const repeat = 'after “the cat saw a red” comes “ball” the first time';
+  const p = (x) => (x >= 0.01 ? x.toFixed(2) : x.toPrecision(1));
+  if (isLesson(text)) {
+    if (!top) return `${trained} The sentence repeats its start: ${repeat}, so the model predicts “ball” again.`;
+    const again = top.word === 'ball' ? '“ball” again' : `“${top.word}” (not “ball”)`;
+    return `${trained} The sentence repeats its start: ${repeat}, so the model predicts ${again} (the top word, p ≈ ${p(top.p)}).`;
+  }
+  const yours = top ? ` For this sentence its top next word is “${top.word}” (p ≈ ${p(top.p)}).` : '';
+  return `${trained}${yours} The lesson’s sentence, “${INDUCTION_SENTENCE}”, repeats its start: ${repeat}, and there the model predicts “ball” again.`;
+}
+
+/** Whether `text` is the lesson's sentence. */
+export const isLesson = (text) => text.trim() === INDUCTION_SENTENCE;
+
+/** lessonLead for run `r` (its last row's top token, named by `vocab`: id → token). */
+export function lessonOf(text, r, vocab) {
+  const rows = r.logits?.shape[0] ?? 0;
+  const [best] = rows ? topTokens(r.logits.data, r.logits.shape[1], rows - 1, 1) : [];
+  return lessonLead(text, best ? { word: readableToken(vocab[best.id] ?? String(best.id)), p: best.p } : null);
+}
+
 /** How many next tokens are listed. */
 export const TOP_K = 10;
 
@@ -123,12 +154,13 @@ export function probabilityOf(logits, V, row, id) {
 
 /**
  * The predictions with ablations beside those without: each of `now`'s tokens with its p without the ablations
- * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it.
+ * (`before(id)`) and the change; then the tokens that were in `base`'s list and left it, each with its p now
+ * (`after(id)`, as `now` for a listed one: its p in the run with the ablations).
  */
-export function predictionChanges(now, base, before) {
+export function predictionChanges(now, base, before, after = () => undefined) {
   const rows = now.map((t) => ({ ...t, before: before(t.id), delta: t.p - before(t.id) }));
   const listed = new Set(now.map((t) => t.id));
-  const gone = base.filter((t) => !listed.has(t.id));
+  const gone = base.filter((t) => !listed.has(t.id)).map((t) => ({ ...t, now: after(t.id) }));
   return { rows, gone };
 }
 
@@ -179,7 +211,8 @@ export function toggleHead(ablate, layer, head) {
 /** The sentence a model starts on: the lesson's for the shipped one, ids without a tokenizer, a [MASK] for BERT. */
 export function defaultText(model, source) {
   if (source === BUILTIN.id) return INDUCTION_SENTENCE;
-  if (!model.hasTokenizer) return '1 2 3 4 5 6'; // no tokenizer.json: token ids
+  // No tokenizer.json: token ids (and BERT's [MASK], which the page then reads as the id typed beside the field).
+  if (!model.hasTokenizer) return model.spec.choices.maskedLm ? '1 2 3 [MASK] 5 6' : '1 2 3 4 5 6';
   if (model.spec.choices.maskedLm) return 'the cat sat on the [MASK] .';
   return 'The cat sat on the mat because it was';
 }
@@ -191,15 +224,26 @@ export function describeModel(model, what) {
   return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
 }
 
-/** What the page says when a model cannot be opened: the error, and what to do about it (`folder`: the URL read). */
-export function loadMessage(error, folder = null) {
+/**
+ * What the page says when a model cannot be opened: the error, and what to do about it. `folder` is the URL read;
+ * `where.page` the page's origin (a folder there is on the page's own server, which its CSP always allows) and
+ * `where.blocked` whether the page's Content-Security-Policy refused a request of the load (unknown when unset).
+ */
+export function loadMessage(error, folder = null, where = {}) {
   const code = error?.code ? `${error.code}: ` : '';
   const origin = URL.canParse(folder ?? '') ? new URL(folder).origin : null;
+  const own = origin !== null && origin === where.page;
+  const instead = ' Or download the files and drop them here instead.';
+  const fetchHint = own
+    ? ` This folder is on the page's own server: check that it holds the model's files and that the server answers Range requests (HTTP 206).${instead}`
+    : where.blocked === false
+      ? ` Check the connection: the server must be reachable, let this page read it (CORS: Access-Control-Allow-Origin, and Range in Access-Control-Allow-Headers) and answer Range requests.${instead}`
+      : ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}.${instead}`;
   const hints = {
     UNSUPPORTED_MODEL: ` The page runs ${FAMILIES_TEXT}.`,
     MISSING_FILE:
       ' Drop the whole folder: config.json, model.safetensors (or its index and shards) and tokenizer.json.',
-    FETCH_FAILED: ` This page reads only the addresses its host allows in its Content-Security-Policy (connect-src)${origin ? `: to read this model there, its host adds ${origin} (for the Hub, also the host its files redirect to), and that server must send CORS headers` : ''}. Or download the files and drop them here instead.`,
+    FETCH_FAILED: fetchHint,
   };
   const said = String(error?.message ?? error);
   const stop = hints[error?.code] && !/[.!?]$/u.test(said) ? '.' : '';

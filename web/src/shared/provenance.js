@@ -48,10 +48,16 @@ export function listWords(words) {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
 }
 
+/**
+ * Where a model's numbers come from, as the texts say it: the file of the model a real model's head is from
+ * (`state.modelLayer`, real-model/tools/walk/modelWalk.js), or the file given to "Use your own model".
+ */
+const fileOf = (state) => (state.modelLayer ? `${state.modelLayer.name}'s file` : "your model's file");
+
 /** A source as the end of a sentence "X is …" / "X and W_q are …". */
 function phrase(state, { from, edits }) {
   const changed = edits ? `, with ${edits} number${edits > 1 ? 's' : ''} changed by hand` : '';
-  if (from === 'file') return "read from your model's file";
+  if (from === 'file') return `read from ${fileOf(state)}`;
   if (from === 'given') return 'numbers typed, pasted or given, not drawn from the seed';
   if (from === 'designed') return `built by hand for the designed heads${changed}`;
   return `random from seed ${state.seed}${changed}`;
@@ -76,9 +82,31 @@ export function sourcesText(state, names) {
 /** Whether every one of `names` is random from the seed (edited or not). */
 export const allSeeded = (state, names) => names.every((name) => sourceOf(state, name).from === 'seed');
 
+/**
+ * What X is for a real model's layer (`state.modelLayer`: { name, normed, rotary }): its input after the layer's
+ * first norm (pre-norm models: GPT-2, LLaMA), or the hidden states entering it (post-norm: BERT), computed by the
+ * model's run up to the layer; and where positions are.
+ */
+function modelLayerText({ name, normed, rotary }) {
+  const what = normed
+    ? `this layer's input after its first norm (${normed})`
+    : 'the hidden states entering this layer (for the first layer, the embeddings after their norm)';
+  const positions = rotary
+    ? 'Positions are not added to X here: the model rotates q and k by position (RoPE).'
+    : "They carry the position embeddings the model adds to the first layer's input.";
+  return `Here X is computed by ${name}, run up to this layer: ${what}, not rows of the page's table. ${positions}`;
+}
+
+/** Step 1's note under X: what its rows are. */
+export const xNote = (state) =>
+  state.fromFile && state.modelLayer
+    ? `${state.modelLayer.normed ? "the layer's normed input" : "the layer's input"} · rows: tokens`
+    : 'embeddings · rows: tokens';
+
 /** Step 1's sentences on where X came from, and whether it says where a token stands. */
 export function embeddingSourceText(state) {
   const source = sourceOf(state, 'x');
+  if (source.from === 'file' && state.modelLayer) return modelLayerText(state.modelLayer);
   if (source.from === 'file')
     return "Here X is read from your model's file: the hidden states entering this layer, not rows of the page's table. They carry what the model added before this layer (GPT-2 and BERT add position embeddings to the first layer's input).";
   if (source.from === 'given')

@@ -16,7 +16,7 @@ import {
 } from '../shared/explanations.js';
 import { varianceText } from '../lessons/scaling/scalingText.js';
 import { INPUT_TITLES, currentMatrix, headBlock, headWidth, kvHeadsOf } from '../shared/matrices.js';
-import { embeddingSourceText } from '../shared/provenance.js';
+import { embeddingSourceText, xNote } from '../shared/provenance.js';
 import { cellTooltip } from '../shared/tooltips.js';
 import { byId, el, show } from '../shared/dom.js';
 import { Heatmap, weightsLegend } from './heatmap.js';
@@ -215,6 +215,7 @@ export class Steps {
     const flat = flatRows; // made once per matrix
 
     const x = currentMatrix(state, 'x');
+    grids.x.setTitle('X', xNote(state)); // a model's layer: its (normed) input, not embeddings
     grids.x.update({
       data: flat(x),
       rows: n,

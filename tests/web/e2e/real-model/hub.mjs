@@ -48,7 +48,8 @@ async function deployment(hubBase, allow) {
   for (const name of readdirSync(DIST)) if (name !== 'index.html') symlinkSync(join(DIST, name), join(root, name));
   const html = readFileSync(`${DIST}/index.html`, 'utf8');
   const csp = pageCsp(html);
-  const policy = allow ? `${csp}; connect-src 'self' ${new URL(hubBase).origin}` : csp;
+  // The page's connect-src names the Hub's origins; a deployment on a mirror adds the mirror's.
+  const policy = allow ? csp.replace(/connect-src [^;]*/u, (list) => `${list} ${new URL(hubBase).origin}`) : csp;
   writeFileSync(
     join(root, 'index.html'),
     html.replace(csp, policy).replace('</head>', `<meta name="attention-wasm-hub" content="${hubBase}">\n</head>`),

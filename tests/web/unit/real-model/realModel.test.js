@@ -86,6 +86,22 @@ describe('real model: links', () => {
     expect(message).toMatch(/download the files and drop them here/u);
     expect(loadMessage(error)).not.toMatch(/its host adds/u);
   });
+
+  it('never advises a CSP change for a folder on the page’s own origin, nor for one the CSP did not refuse', () => {
+    const error = Object.assign(new Error('https://site.example/models/induction/model.safetensors: bytes 0-7'), {
+      code: 'FETCH_FAILED',
+    });
+    const own = loadMessage(error, 'https://site.example/models/induction/', { page: 'https://site.example' });
+    expect(own).not.toMatch(/Content-Security-Policy|connect-src|CORS|its host adds/u);
+    expect(own).toMatch(/on the page's own server: check that it holds the model's files/u);
+    expect(own).toMatch(/download the files and drop them here/u);
+    const hub = 'https://huggingface.co/openai-community/gpt2/resolve/main/';
+    const reachable = loadMessage(error, hub, { page: 'https://site.example', blocked: false });
+    expect(reachable).not.toMatch(/Content-Security-Policy|connect-src|its host adds/u);
+    expect(reachable).toMatch(/Check the connection: the server must be reachable/u);
+    const refused = loadMessage(error, hub, { page: 'https://site.example', blocked: true });
+    expect(refused).toMatch(/connect-src\): to read this model there, its host adds https:\/\/huggingface\.co/u);
+  });
 });
 
 describe('real model: tokens and predictions', () => {
@@ -124,6 +140,14 @@ describe('real model: tokens and predictions', () => {
     const { rows, gone } = predictionChanges(top, base, (id) => ({ 0: 0.1, 2: 0 })[id]);
     expect(rows[0].delta).toBeCloseTo(0.4, 6);
     expect(gone.map((t) => t.id)).toEqual([1]);
+    // A token that left the list says its p now, beside its p before.
+    const after = predictionChanges(
+      top,
+      base,
+      () => 0,
+      (id) => ({ 1: 0.02 })[id],
+    ).gone;
+    expect(after).toEqual([{ id: 1, p: 0.9, now: 0.02 }]);
     expect(toggleHead(toggleHead([], 1, 2), 0, 3)).toEqual([
       [0, 3],
       [1, 2],

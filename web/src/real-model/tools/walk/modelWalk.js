@@ -56,9 +56,9 @@ export function walkSizes(spec, n) {
  * causal, and the rows are labelled with the model's tokens.
  * @param {object} state  the page's state now
  * @param {{ x: { data: Float32Array, shape: number[] }, weights: object, tokens: string[], head: number,
- *   spec: object }} layer  spec: model.spec
+ *   spec: object, name?: string }} layer  spec: model.spec; name: the model as the texts name it
  */
-export function walkState(state, { x, weights, tokens, head, spec }) {
+export function walkState(state, { x, weights, tokens, head, spec, name = 'this model' }) {
   const n = x.shape[0];
   const { sizes } = walkSizes(spec, n);
   const H = spec.numHeads;
@@ -87,6 +87,12 @@ export function walkState(state, { x, weights, tokens, head, spec }) {
     kvHeads: grouped ? G : null,
     head,
     ...AS_THE_MODEL,
+    // What step 1 says X is (shared/provenance.js): the normed input of a pre-norm layer, or its input.
+    modelLayer: {
+      name,
+      normed: spec.choices.placement === 'preNorm' ? spec.labels.norms[0] : null,
+      rotary: Boolean(spec.choices.rope),
+    },
     causal: spec.choices.causal,
     biases,
   };

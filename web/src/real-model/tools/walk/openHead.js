@@ -83,7 +83,8 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     const weights = editedWeights(read, panel.edits, layer); // the weights the model ran with
     const rawTokens = r.rawTokens ?? r.ids.map((id) => panel.vocab[id] ?? String(id));
     const tokens = (r.tokens ?? rawTokens).map((t, i) => rm.readableToken(rawTokens[i], t).replace(/^␣/, ''));
-    const state = walkState(panel.app.state, { x: r.captures[0].x, weights, tokens, head, spec });
+    const name = panel.source === 'builtin' ? 'the shipped induction model' : 'this model';
+    const state = walkState(panel.app.state, { x: r.captures[0].x, weights, tokens, head, spec, name });
     panel.selected = panel.views.select({ layer, head }); // the one-layer views follow the head opened
     panel.generator.setHead(layer, head);
     panel.view.select(panel.selected);
@@ -99,8 +100,11 @@ export async function openModelHead(panel, layer, head, fromLink = false) {
     const rope = r.captures[head].qRotated
       ? ' Its q and k are rotated by position (RoPE) inside the model: steps 3 to 6 show the scores of the rotated q and k, step 2 the q and k before the rotation.'
       : '';
+    const off = panel.ablate.some(([l, h]) => l === layer && h === head)
+      ? ' It is switched off: its weights are computed as the steps show them, but its output is zeroed before W_o, so nothing it reads reaches the later layers.'
+      : '';
     panel.ui.walk(
-      `${headName(layer, head)} (layer ${layer} head ${head}) is in the steps below: X is the layer's normed input, and every step shows the model's own numbers.${rope}${panel.editing.text()}`,
+      `${headName(layer, head)} (layer ${layer} head ${head}) is in the steps below: X is the layer's ${state.modelLayer.normed ? 'normed input' : 'input'}, and every step shows the model's own numbers.${off}${rope}${panel.editing.text()}`,
     );
     panel.writeLink();
   } catch (error) {

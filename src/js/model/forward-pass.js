@@ -1,0 +1,168 @@
+// One forward pass of a loaded model over a run plan (run-plan.js), one call at a time (forward.h): the embeddings of
+// the tokens used, then each layer with its weights read from the checkpoint (or kept resident) for that layer's
+// calls only (its attention, then its MLP: layer-call.js), then the final norm and the LM head by blocks of the
+// vocabulary. model.run and the instruments (unembed, attribute, headScores, patchSweep) run it; `hooks` give the
+// instruments a layer's other outputs and its weights as the call had them.
+//
+// Inside a layer, in the forward's order: its input with the 'input' patches written into it; then the call, whose
+// `edits` input holds the run's edits, the ablations' replaced head outputs ('mean', 'resample') and the patches, in
+// that order (a later row wins); zero ablations are the call's head mask.
+import { ropeTables } from '../rope.js';
+import { Tensor } from '../tensor.js';
+import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
+import { runLayer } from './layer-call.js';
+import { editWeights, layerEdits } from './edits.js';
+import { pickRows } from './results.js';
+import { runBytes } from './run-bytes.js';
+import { checkAborted } from './signal.js';
+import { floatBytes } from './resident.js';
+import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
+import { ablationValues, headOutputRows } from './ablation.js';
+import { headResultRows, outputMatrix } from './head-result.js';
+
+// Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
+// ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
+const READ_AHEAD_BYTES = 256 * 2 ** 20;
+
+/**
+ * Rows of the `edits` input [m, 5] from parts (Float32Arrays of whole rows) as one input, with their count and the
+ * steps they change (bits 1 << LAYER_STEPS, which the core's scratch depends on); null when there are none.
+ */
+export function editInput(parts) {
+  const count = parts.reduce((sum, part) => sum + part.length / 5, 0);
+  if (!count) return null;
+  const data = new Float32Array(count * 5);
+  let at = 0;
+  let steps = 0;
+  for (const part of parts) {
+    data.set(part, at);
+    for (let e = 0; e < part.length; e += 5) steps |= 1 << part[e];
+    at += part.length;
+  }
+  return { tensor: made(data, [count, 5], 'edits'), count, steps };
+}
+
+/**
+ * The forward of `plan` on `engine` (model.js's parts: spec, tensors, resident, call, embed, final, logits,
+ * readLayer, progress, heap, bytesRead, flush).
+ * @param {{ outputs?: (l: number) => object, layer?: (l: number, result: object, weights: object) => void,
+ *   ablationRows?: Map<number, Float32Array[]> }} [hooks]  outputs: more outputs of layer l's call (layerOutputs'
+ *   names and shapes); layer: called after layer l's call with its outputs and `weights` ({ inputs, addresses,
+ *   entries }: its weights as the call had them); ablationRows: the 'mean' (of a reference) and 'resample' rows of
+ *   each layer's edits input (run.js)
+ * @returns {Promise<{ hiddenStates, attentions, captured: Map, last: Tensor, final: Tensor | null,
+ *   logits: Tensor | null }>}  last: the last layer's output (before the final norm); logits of plan.headRows
+ */
+export async function forwardPass(engine, plan, hooks = {}) {
+  const { spec, tensors } = engine;
+  const { ids, n, from, first } = plan;
+  const wantLogits = plan.logits !== false || plan.loss;
+  const ctx = {
+    signal: engine.signal(plan.signal),
+    total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
+  };
+  checkAborted(ctx.signal, 'run');
+  const tables =
+    spec.rope &&
+    ropeTables(
+      spec.rope.invFreq,
+      Array.from({ length: n }, (_, i) => i),
+    );
+  engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order
+  let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
+  // the layers before `first` are not run: null in attentions and hiddenStates
+  const hiddenStates = [...Array(first).fill(null), hidden];
+  const attentions = Array(first).fill(null);
+  const captured = new Map();
+  const layers = tensors.layers.slice(0, plan.layers);
+  const whole = layers.length === tensors.layers.length;
+  // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
+  const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
+  let next = layers.length ? engine.readLayer(first, ctx) : null;
+  const { numHeads: H, headDim: dK } = spec;
+  for (let l = first; l < layers.length; l++) {
+    engine.progress('layer', l, ctx);
+    const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
+    const capture = heads.length > 0;
+    const weights = await (typeof next === 'number' ? engine.readLayer(next, ctx) : next);
+    const input = patchInput(plan.patches, l, hidden);
+    hiddenStates[l] = input;
+    // a start `from` a caller's hidden state: its values are scanned in the call (NON_FINITE)
+    const x =
+      l === first && from ? { ...from.hidden, data: input.data } : made(input.data, input.shape, `hiddenStates[${l}]`);
+    const inputs = { x, ...weights.inputs };
+    next = l + 1 < layers.length ? (ahead ? engine.readLayer(l + 1, ctx) : l + 1) : null;
+    const addresses = { ...weights.addresses };
+    const kept = { addresses, entries: layers[l], heap: engine.heap };
+    writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, inputs, spec, kept));
+    if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+    const zeroed = plan.ablate.filter((a) => a.layer === l && a.mode === 'zero');
+    if (zeroed.length) {
+      const mask = new Float32Array(H).fill(1);
+      for (const { head } of zeroed) mask[head] = 0;
+      inputs.headMask = made(mask, [H], 'ablate');
+    }
+    const own = layerEdits(plan.edits, l, spec)?.tensor.data;
+    const patched = patchEditRows(plan.patches, l, spec);
+    const ablated = [...(hooks.ablationRows?.get(l) ?? [])];
+    const outputs = { ...layerOutputs(spec, n, { weights: plan.attentions, capture }), ...hooks.outputs?.(l) };
+    const dims = { ...modelDims(spec, n, l), ...addresses };
+    const call = (edit, wanted) => {
+      if (edit) inputs.edits = edit.tensor;
+      else delete inputs.edits;
+      return runLayer(engine.call, spec, n, {
+        inputs,
+        dims: { ...dims, editCount: edit?.count ?? 0 },
+        outputs: wanted,
+        causal: spec.choices.causal,
+        editedSteps: edit?.steps ?? 0,
+      });
+    };
+    const meanOwn = plan.ablate.filter((a) => a.layer === l && a.mode === 'mean' && !a.reference);
+    if (meanOwn.length) {
+      // the heads' outputs of this run as it goes (its patches of headOutput come after an ablation): then each mean
+      const early =
+        patched &&
+        patchEditRows(
+          plan.patches.filter((p) => p.step !== 'headOutput'),
+          l,
+          spec,
+        );
+      const pass = call(editInput([own, ...ablated, early?.data].filter(Boolean)), {
+        output: [n, spec.dModel],
+        heads: [H, n, dK],
+      });
+      for (const { head } of meanOwn)
+        ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, dK), n, dK));
+    }
+    const result = call(editInput([own, ...ablated, patched?.data].filter(Boolean)), outputs);
+    hidden = result.output;
+    hiddenStates.push(hidden);
+    if (plan.attentions) attentions.push(result.weights);
+    const layerWeights = { inputs, addresses, entries: layers[l] };
+    if (capture) {
+      const W = outputMatrix(layerWeights, layers[l], engine.heap);
+      const rows = Array.from({ length: n }, (_, i) => i);
+      const results = new Map(
+        heads.map((h) => [
+          h,
+          new Tensor(Float32Array.from(headResultRows(result.heads, h, W, spec, rows)), [n, spec.dModel]),
+        ]),
+      );
+      captured.set(l, { ...result, input: hiddenStates[l], headResults: results });
+    }
+    hooks.layer?.(l, result, layerWeights);
+  }
+  const final = whole && tensors.final.length ? await engine.final(hidden, ctx) : null;
+  const last = hidden;
+  // The last hidden state is after a final norm (GPT-2's ln_f, LLaMA's norm); BERT's final rows are its masked-LM
+  // head's transform, which hiddenStates do not hold.
+  if (final && spec.choices.finalNorm) hiddenStates[hiddenStates.length - 1] = final;
+  const logits =
+    whole && wantLogits && tensors.head
+      ? await engine.logits(pickRows(final ?? hidden, plan.loss ? null : plan.logitRows), ctx)
+      : null;
+  engine.progress('done', undefined, ctx);
+  engine.flush(); // a web source's cache is written now, after the run
+  return { hiddenStates, attentions, captured, last, final, logits };
+}

@@ -1,0 +1,108 @@
+// model.patchSweep (issue 36): every cell of a sweep over the residual stream entering each layer, the attention and
+// MLP outputs (one layer at one token position) and the heads' outputs (one head at every position), against the
+// float64 reference's sweep (patch-reference.js), on GPT-2, LLaMA (GQA + RoPE) and Qwen2, resident and not. A score is
+// a ratio of logit differences, so its tolerance is VALUES' on the logits over |m_clean − m_corrupted|.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadModel } from '../../../src/js/model/index.js';
+import { expectClose } from '../reference.js';
+import { referencePatchSweep } from './instruments-reference.js';
+import { VALUES } from './reference.js';
+import { FAMILIES, RESIDENCY } from './instruments-families.js';
+import { bertFixture } from './fixtures.js';
+
+const clean = [3, 1, 4, 1, 5, 9, 2, 6];
+const corrupted = [3, 1, 4, 7, 5, 9, 8, 6]; // differs at tokens 3 and 6
+const n = clean.length;
+const target = [7, 11];
+
+describe.each(FAMILIES)('%s', (name, make) => {
+  describe.each(RESIDENCY)('weights %s', (how, residentBytes) => {
+    let fixture;
+    let model;
+    beforeAll(async () => {
+      fixture = make();
+      model = await loadModel(fixture.files, { residentBytes });
+    });
+
+    it.each(['input', 'output', 'mlpOutput', 'headOutput'])(
+      'a sweep of %s: every cell as in the reference',
+      async (step) => {
+        const { numLayers: L, numHeads: H } = model.spec;
+        for (const position of [undefined, 5]) {
+          const events = [];
+          const p = await model.patchSweep({
+            clean: { ids: clean },
+            corrupted: { ids: corrupted },
+            target,
+            step,
+            position,
+            onProgress: (e) => events.push({ ...e, scores: Array.from(e.scores.data) }),
+          });
+          const ref = referencePatchSweep(fixture, { clean, corrupted, target, step, position });
+          expect(p.scores.shape).toEqual([L, step === 'headOutput' ? H : n]);
+          const what = `${step} at ${position ?? 'the last'}`;
+          expectClose([p.clean, p.corrupted], [ref.clean, ref.corrupted], { ...VALUES, what: `${what}: m` });
+          const gap = Math.abs(ref.clean - ref.corrupted);
+          expect(gap, 'the prompts must give different metrics').toBeGreaterThan(0.05);
+          const atol = (4 * VALUES.atol * (1 + Math.abs(ref.clean) + Math.abs(ref.corrupted))) / gap;
+          expectClose(p.scores.data, ref.scores.flat(), { atol, rtol: 0, what });
+          // one event per layer, each with the rows so far filled in and the rest NaN
+          expect(events.map((e) => e.layer)).toEqual(Array.from({ length: L }, (_, l) => l));
+          expect(events.at(-1).done).toBe(events.at(-1).total);
+          const width = p.scores.shape[1];
+          expect(events[0].scores.slice(width).every(Number.isNaN)).toBe(true);
+          expect(events[0].scores.slice(0, width).some(Number.isNaN)).toBe(false);
+        }
+      },
+    );
+  });
+});
+
+describe('a sweep stopped', () => {
+  it('by its signal after the first layer: ABORTED, and the events stop there; a disposed model: TERMINATED', async () => {
+    const model = await loadModel(FAMILIES[1][1]().files);
+    const controller = new AbortController();
+    const layers = [];
+    const sweep = model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'input',
+      signal: controller.signal,
+      onProgress: ({ layer }) => layers.push(layer) && controller.abort(),
+    });
+    await expect(sweep).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(layers).toEqual([0]);
+    const running = model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'headOutput',
+    });
+    await model.dispose();
+    await expect(running).rejects.toMatchObject({ code: 'TERMINATED' });
+  });
+});
+
+describe('BERT: every row sees every other, so each cell runs whole from its layer', () => {
+  it.each(['input', 'headOutput'])('a sweep of %s: every cell as in the reference', async (step) => {
+    const fixture = bertFixture({ seed: 24 });
+    const model = await loadModel(fixture.files);
+    const ids = { clean: [3, 1, 4, 1, 5, 9], corrupted: [3, 1, 4, 7, 5, 9] };
+    const bertTarget = [0, 3];
+    const p = await model.patchSweep({
+      clean: { ids: ids.clean },
+      corrupted: { ids: ids.corrupted },
+      target: bertTarget,
+      step,
+      position: 2,
+    });
+    const ref = referencePatchSweep(fixture, { ...ids, target: bertTarget, step, position: 2 });
+    const gap = Math.abs(ref.clean - ref.corrupted);
+    expect(gap).toBeGreaterThan(0.03); // BERT's post-norm fixture moves its logits little
+    // a later token's patch reaches the earlier position of the metric; a head's too
+    expect(Math.abs(step === 'input' ? ref.scores[0][3] : ref.scores[1][0])).toBeGreaterThan(0.05);
+    const atol = (4 * VALUES.atol * (1 + Math.abs(ref.clean) + Math.abs(ref.corrupted))) / gap;
+    expectClose(p.scores.data, ref.scores.flat(), { atol, rtol: 0, what: step });
+  });
+});
