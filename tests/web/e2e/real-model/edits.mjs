@@ -32,7 +32,7 @@ async function walkShows(page, layer, head, edited) {
     ([l, h, e]) => {
       const text = document.getElementById('model-walk').textContent;
       const count = e ? new RegExp(`${e} numbers? edited so far`, 'u').test(text) : !/edited so far/u.test(text);
-      return text.includes(`Layer ${l + 1} head ${h + 1} is in the steps`) && count;
+      return text.includes(`L${l}H${h} (layer ${l} head ${h}) is in the steps`) && count;
     },
     [layer, head, edited],
     { timeout: 60000 },
