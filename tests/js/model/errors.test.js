@@ -200,6 +200,32 @@ describe('model.run refuses before reading anything', () => {
     expect(model.bytesRead).toBe(before);
   });
 
+  it('options of the wrong type, token types of another length and a NaN in from.hiddenState (issue 34 §4)', async () => {
+    const model = await loadModel(bertFixture().files);
+    const before = model.bytesRead;
+    const codeOf = async (...args) => {
+      const error = await rejection(model.run(...args));
+      expect(error).toBeInstanceOf(AttentionError);
+      return [error.code, error.message];
+    };
+    for (const capture of ['x', {}, 5]) {
+      const [code, message] = await codeOf({ ids: [1, 2] }, { capture });
+      expect(code).toBe('BAD_OPTION');
+      expect(message).toMatch(/^capture must be an array of \{ layer, head \}, got /);
+    }
+    for (const ablate of [5, 'ab']) expect((await codeOf({ ids: [1, 2] }, { ablate }))[0]).toBe('BAD_OPTION');
+    expect(await codeOf({ ids: [1, 2, 3] }, { tokenTypeIds: [0, 1] })).toEqual([
+      'BAD_OPTION',
+      'tokenTypeIds holds 2 types for 3 tokens: one each',
+    ]);
+    const hiddenState = { data: new Float32Array(2 * 8).fill(0.5), shape: [2, 8] };
+    hiddenState.data[9] = NaN;
+    const [code, message] = await codeOf({ ids: [1, 2] }, { from: { layer: 1, hiddenState } });
+    expect(code).toBe('NON_FINITE');
+    expect(message).toMatch(/^from\.hiddenState\.data\[9\] \(from\.hiddenState\[1\]\[1\]\) is NaN/);
+    expect(model.bytesRead).toBe(before);
+  });
+
   it('a weight holding NaN: NON_FINITE naming the tensor, nothing left allocated, and the model keeps working', async () => {
     const fixture = gpt2Fixture();
     const files = withTensors(fixture, (tensors) =>
