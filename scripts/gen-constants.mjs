@@ -40,14 +40,17 @@ export function parseAbi(header) {
 import { camelName, constantName, enumeratorName } from '../src/js/abi-names.js';
 
 /** The enumerations of RoPE (abi.js) and of the model calls (model-abi.js), each `export const NAME = { … }`. */
-const MODEL_ENUMS = ['NORM_KINDS', 'NORM_PLACEMENTS', 'ACTIVATIONS', 'WEIGHT_LAYOUTS', 'LAYER_STEPS'];
+const MODEL_ENUMS = ['NORM_KINDS', 'NORM_PLACEMENTS', 'ACTIVATIONS', 'WEIGHT_LAYOUTS', 'QKV_LAYOUTS', 'LAYER_STEPS'];
 const ENUMS = ['ROPE_STYLES', ...MODEL_ENUMS];
 const ENUM_DOCS = {
   ROPE_STYLES: 'Rotary position embeddings: which columns of a head pair up.',
   NORM_KINDS: "The model calls' norm.",
-  NORM_PLACEMENTS: 'Where a layer applies its norms: before each sub-block or after each residual sum.',
+  NORM_PLACEMENTS:
+    'Where a layer applies its norms: before each sub-block, after each residual sum, or two sub-blocks side by side.',
   ACTIVATIONS: "The MLP's activation (kSiluGated: down(silu(gate(x))·up(x))).",
   WEIGHT_LAYOUTS: "A checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear).",
+  QKV_LAYOUTS:
+    "A fused q|k|v projection's columns: q | k | v (GPT-2's c_attn) or by head (GPT-NeoX's query_key_value).",
   LAYER_STEPS: "The steps of a layer that model.run's edits may change, named as its captures name them.",
 };
 

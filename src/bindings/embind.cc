@@ -94,6 +94,7 @@ attention::model::ModelConfig to_model_config(const Descriptor& d) {
   c.placement = static_cast<attention::NormPlacement>(d[slot::norm_placement]);
   c.activation = static_cast<attention::Activation>(d[slot::activation]);
   c.layout = static_cast<attention::WeightLayout>(d[slot::weight_layout]);
+  c.qkv_layout = static_cast<attention::QkvLayout>(d[slot::qkv_layout]);
   c.eps = d.bits(slot::eps);
   c.causal = d[slot::causal] != 0;
   c.sliding_window = d[slot::sliding_window];
@@ -186,6 +187,8 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.w_down = d.address<const float>(slot::w_down);
   w.b_down = d.address<const float>(slot::b_down);
   w.head_mask = d.address<const float>(slot::head_mask);
+  w.q_norm = d.address<const float>(slot::q_norm);
+  w.k_norm = d.address<const float>(slot::k_norm);
   return w;
 }
 
@@ -234,11 +237,11 @@ void model_attention(const Descriptor& d) {
                                     cells.count > 0 ? &cells : nullptr);
 }
 
-// A layer's second half: x (the first half's residual) → output.
+// A layer's second half: x (the first half's residual) → output; layer_input: the layer's input (kParallel).
 void model_mlp(const Descriptor& d) {
   const attention::model::LayerEdits edits{d.address<const float>(slot::edits), d[slot::edit_count]};
   attention::model::layer_mlp(to_model_config(d), layer_weights(d), d.address<const float>(slot::x), layer_result(d),
-                              &edits);
+                              &edits, d.address<const float>(slot::layer_input));
 }
 
 void model_norm(const Descriptor& d) {

@@ -70,16 +70,20 @@ ATTENTION_CONSTANTS(X)
 
 // The choices by which the model families differ (src/core/model/forward.h), each a small named step.
 //   norm kinds        kLayerNorm (x − mean)/√(var + eps)·w + b; kRmsNorm x/√(mean(x²) + eps)·w
-//   norm placements   kPreNorm x + f(norm(x)) (GPT-2, LLaMA); kPostNorm norm(x + f(x)) (BERT)
+//   norm placements   kPreNorm x + f(norm(x)) (GPT-2, LLaMA); kPostNorm norm(x + f(x)) (BERT); kParallel
+//                     x + attn(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's use_parallel_residual)
 //   activations       kGeluTanh (GPT-2's gelu_new), kGeluErf (BERT's gelu), kSiluGated down(silu(gate(x))·up(x))
 //   weight layouts    kInOut [in, out] (GPT-2's Conv1D), kOutIn [out, in] (torch.nn.Linear)
+//   qkv layouts       a fused q|k|v projection's columns: kBlocks [q | k | v] (GPT-2's c_attn), kPerHead
+//                     [q_0 | k_0 | v_0 | q_1 | …] by head, d_k each (GPT-NeoX's query_key_value, H_kv = H)
 // clang-format off
 #define ATTENTION_NORM_KINDS(X) \
   X(kLayerNorm, 0)              \
   X(kRmsNorm, 1)
 #define ATTENTION_NORM_PLACEMENTS(X) \
   X(kPreNorm, 0)                     \
-  X(kPostNorm, 1)
+  X(kPostNorm, 1)                    \
+  X(kParallel, 2)
 #define ATTENTION_ACTIVATIONS(X) \
   X(kGeluTanh, 0)                \
   X(kGeluErf, 1)                 \
@@ -87,6 +91,9 @@ ATTENTION_CONSTANTS(X)
 #define ATTENTION_WEIGHT_LAYOUTS(X) \
   X(kInOut, 0)                      \
   X(kOutIn, 1)
+#define ATTENTION_QKV_LAYOUTS(X) \
+  X(kBlocks, 0)                  \
+  X(kPerHead, 1)
 // clang-format on
 
 // The steps of a layer that model.run's `edits` may change (src/core/model/edits.h), named as its captures name
@@ -122,6 +129,7 @@ enum class NormKind : int32_t { ATTENTION_NORM_KINDS(X) };
 enum class NormPlacement : int32_t { ATTENTION_NORM_PLACEMENTS(X) };
 enum class Activation : int32_t { ATTENTION_ACTIVATIONS(X) };
 enum class WeightLayout : int32_t { ATTENTION_WEIGHT_LAYOUTS(X) };
+enum class QkvLayout : int32_t { ATTENTION_QKV_LAYOUTS(X) };
 enum class LayerStep : int32_t { ATTENTION_LAYER_STEPS(X) };
 #undef X
 
@@ -247,6 +255,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(norm_placement, 1)                \
   X(activation, 1)                    \
   X(weight_layout, 1)                 \
+  X(qkv_layout, 1)                    \
   X(eps, 1)                           \
   X(sliding_window, 1)                \
   X(position_embeddings, 1)           \
@@ -284,40 +293,46 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(cell_count, 1)                    \
   X(base_k, 1)                        \
   X(base_v, 1)                        \
-  X(base_len, 1)
+  X(base_len, 1)                      \
+  X(layer_input, 1)                   \
+  X(q_norm, 1)                        \
+  X(k_norm, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:
 // layer_attention (the attention call) and layer_mlp (the MLP call). The value says under which norm placement, as
-// bits 1 << NormPlacement: 1 kPreNorm, 2 kPostNorm, 3 both. With kPostNorm (BERT) the norm before the MLP is norm1,
-// read by the MLP's call; with kPreNorm norm1 comes before attention. Each half is given only its own (forward.cc's
+// bits 1 << NormPlacement: 1 kPreNorm, 2 kPostNorm, 4 kParallel, 7 all. With kPostNorm (BERT) the norm before the MLP
+// is norm1, read by the MLP's call; with kPreNorm and kParallel norm1 comes before attention (and with kParallel the
+// MLP's call reads the layer's input, slot layer_input, for norm2). Each half is given only its own (forward.cc's
 // half_weights), and the JS layer passes each call only these (src/js/model/layer-call.js).
 // clang-format off
 #define ATTENTION_LAYER_ATTENTION_WEIGHTS(X) \
-  X(norm1_weight, 1)                         \
-  X(norm1_bias, 1)                           \
-  X(w_qkv, 3)                                \
-  X(b_qkv, 3)                                \
-  X(w_q, 3)                                  \
-  X(w_k, 3)                                  \
-  X(w_v, 3)                                  \
-  X(w_o, 3)                                  \
-  X(b_q, 3)                                  \
-  X(b_k, 3)                                  \
-  X(b_v, 3)                                  \
-  X(b_o, 3)                                  \
-  X(head_mask, 3)
+  X(norm1_weight, 5)                         \
+  X(norm1_bias, 5)                           \
+  X(w_qkv, 7)                                \
+  X(b_qkv, 7)                                \
+  X(w_q, 7)                                  \
+  X(w_k, 7)                                  \
+  X(w_v, 7)                                  \
+  X(w_o, 7)                                  \
+  X(b_q, 7)                                  \
+  X(b_k, 7)                                  \
+  X(b_v, 7)                                  \
+  X(b_o, 7)                                  \
+  X(head_mask, 7)                            \
+  X(q_norm, 7)                               \
+  X(k_norm, 7)
 #define ATTENTION_LAYER_MLP_WEIGHTS(X) \
   X(norm1_weight, 2)                   \
   X(norm1_bias, 2)                     \
-  X(norm2_weight, 3)                   \
-  X(norm2_bias, 3)                     \
-  X(w_up, 3)                           \
-  X(b_up, 3)                           \
-  X(w_gate, 3)                         \
-  X(b_gate, 3)                         \
-  X(w_down, 3)                         \
-  X(b_down, 3)
+  X(norm2_weight, 7)                   \
+  X(norm2_bias, 7)                     \
+  X(w_up, 7)                           \
+  X(b_up, 7)                           \
+  X(w_gate, 7)                         \
+  X(b_gate, 7)                         \
+  X(w_down, 7)                         \
+  X(b_down, 7)
 // clang-format on
 
 namespace slot {
@@ -361,6 +376,7 @@ inline constexpr char kAbiText[] =
     ";NORM_PLACEMENTS:" ATTENTION_NORM_PLACEMENTS(ATTENTION_ABI_ENTRY)
     ";ACTIVATIONS:" ATTENTION_ACTIVATIONS(ATTENTION_ABI_ENTRY)
     ";WEIGHT_LAYOUTS:" ATTENTION_WEIGHT_LAYOUTS(ATTENTION_ABI_ENTRY)
+    ";QKV_LAYOUTS:" ATTENTION_QKV_LAYOUTS(ATTENTION_ABI_ENTRY)
     ";LAYER_STEPS:" ATTENTION_LAYER_STEPS(ATTENTION_ABI_ENTRY)
     ";CALL_KINDS:" ATTENTION_CALL_KINDS(ATTENTION_ABI_ENTRY)
     ";DESCRIPTOR_SLOTS:" ATTENTION_DESCRIPTOR_SLOTS(ATTENTION_ABI_ENTRY)

@@ -33,7 +33,7 @@ model::LayerWeights with(const model::LayerWeights& w, size_t i, const float* va
   return out;
 }
 
-constexpr NormPlacement kPlacements[] = {NormPlacement::kPreNorm, NormPlacement::kPostNorm};
+constexpr NormPlacement kPlacements[] = {NormPlacement::kPreNorm, NormPlacement::kPostNorm, NormPlacement::kParallel};
 
 TEST(ModelHalves, EveryWeightIsInExactlyOneHalfsListUnderEachPlacement) {
   static const float dummy[kWeights] = {};
@@ -58,8 +58,9 @@ std::vector<float> run_half(const LayerCase& lc, bool mlp, const model::LayerWei
   model::LayerResult r;
   r.output = out.data(), r.residual = residual.data();
   try {
-    if (mlp) {
-      model::layer_mlp(lc.c, w, lc.x.data(), r);
+    if (mlp) {  // the residual sum is x here; kParallel's norm2 reads x too
+      const bool parallel = lc.c.placement == NormPlacement::kParallel;
+      model::layer_mlp(lc.c, w, lc.x.data(), r, nullptr, parallel ? lc.x.data() : nullptr);
       return out;
     }
     model::layer_attention(lc.c, w, lc.x.data(), r);
@@ -80,7 +81,7 @@ TEST(ModelHalves, EachHalfReadsEveryWeightOfItsListAndNoOther) {
   // Larger than any weight of the cases: a NaN for each value a half may read.
   const std::vector<float> nan(4096, std::numeric_limits<float>::quiet_NaN());
   std::set<std::pair<bool, size_t>> read;  // (mlp, weight) seen read in some case
-  for (const char* family : {"gpt2", "bert", "llama"}) {
+  for (const char* family : {"gpt2", "bert", "llama", "neox"}) {
     const LayerCase lc = layer_case(family, 6);
     for (const bool mlp : {false, true}) {
       const model::LayerWeights own =

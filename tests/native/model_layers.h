@@ -3,7 +3,9 @@
 //   gpt2   LayerNorm, pre-norm, GELU (tanh), q|k|v fused, [in, out]
 //   bert   LayerNorm, post-norm, GELU (erf), q, k, v apart, [out, in]
 //   llama  RMSNorm, pre-norm, SiLU-gated with every bias (Qwen2's and mlp_bias), [out, in], H_kv < H, RoPE on part
-//          of each head, a sliding window
+//          of each head, a sliding window, Qwen3's q and k norms
+//   neox   LayerNorm, parallel (x + attn(ln1(x)) + mlp(ln2(x))), GELU (erf), q|k|v fused by head, [out, in], RoPE
+//          on part of each head
 #pragma once
 
 #include <cmath>
@@ -23,18 +25,19 @@ struct LayerCase {
   std::vector<std::vector<float>> tensors;  // what w and c.rope point into
 };
 
-// The case of `family` ("gpt2", "bert" or "llama") on n tokens.
+// The case of `family` ("gpt2", "bert", "llama" or "neox") on n tokens.
 inline LayerCase layer_case(const std::string& family, int32_t n, uint32_t seed = 1) {
   std::mt19937 rng(seed);
   LayerCase lc;
   lc.family = family;
   model::ModelConfig& c = lc.c;
-  const bool llama = family == "llama", bert = family == "bert";
+  const bool llama = family == "llama", bert = family == "bert", neox = family == "neox";
   c.len = n, c.d_model = llama ? 16 : 12, c.num_heads = llama ? 4 : 3, c.num_kv_heads = llama ? 2 : 3, c.d_k = 4;
   c.d_ff = llama ? 24 : 20;
   c.norm = llama ? NormKind::kRmsNorm : NormKind::kLayerNorm;
-  c.placement = bert ? NormPlacement::kPostNorm : NormPlacement::kPreNorm;
-  c.activation = llama ? Activation::kSiluGated : bert ? Activation::kGeluErf : Activation::kGeluTanh;
+  c.placement = bert ? NormPlacement::kPostNorm : neox ? NormPlacement::kParallel : NormPlacement::kPreNorm;
+  c.activation = llama ? Activation::kSiluGated : bert || neox ? Activation::kGeluErf : Activation::kGeluTanh;
+  c.qkv_layout = neox ? QkvLayout::kPerHead : QkvLayout::kBlocks;
   c.layout = family == "gpt2" ? WeightLayout::kInOut : WeightLayout::kOutIn;
   c.causal = !bert;
   c.sliding_window = llama ? 5 : 0;
@@ -50,7 +53,7 @@ inline LayerCase layer_case(const std::string& family, int32_t n, uint32_t seed 
   model::LayerWeights& w = lc.w;
   w.norm1_weight = tensor(d, 0.5f, 1.5f), w.norm2_weight = tensor(d, 0.5f, 1.5f);
   if (!llama) w.norm1_bias = tensor(d), w.norm2_bias = tensor(d);
-  if (family == "gpt2") {
+  if (family == "gpt2" || neox) {
     w.w_qkv = tensor(d * (q + 2 * kv)), w.b_qkv = tensor(q + 2 * kv);
   } else {
     w.w_q = tensor(d * q), w.w_k = tensor(d * kv), w.w_v = tensor(d * kv);
@@ -59,11 +62,12 @@ inline LayerCase layer_case(const std::string& family, int32_t n, uint32_t seed 
   w.w_o = tensor(q * d), w.b_o = tensor(d);
   w.w_up = tensor(d * ff), w.b_up = tensor(ff), w.w_down = tensor(ff * d), w.b_down = tensor(d);
   if (llama) w.w_gate = tensor(d * ff), w.b_gate = tensor(ff);
+  if (llama) w.q_norm = tensor(c.d_k, 0.5f, 1.5f), w.k_norm = tensor(c.d_k, 0.5f, 1.5f);
   w.head_mask = tensor(c.num_heads, 0.5f, 1.0f);
   std::uniform_real_distribution<float> unit(-1, 1);
   lc.x.resize(n * d);
   for (float& v : lc.x) v = unit(rng);
-  if (llama) {  // RoPE on the first 2 of each head's 4 columns: tables [n, 1]
+  if (llama || neox) {  // RoPE on the first 2 of each head's 4 columns: tables [n, 1]
     float* cos = tensor(n);
     float* sin = tensor(n);
     for (int32_t p = 0; p < n; ++p) cos[p] = std::cos(0.9f * p), sin[p] = std::sin(0.9f * p);

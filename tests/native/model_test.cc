@@ -10,6 +10,7 @@
 #include "model/linear.h"
 #include "model/mlp.h"
 #include "model/norms.h"
+#include "model_layers.h"
 #include "test_support.h"
 
 namespace attention::test {
@@ -193,6 +194,83 @@ TEST(ModelLayer, FusedApartAndTransposedWeightsGiveTheSameLayerWithEveryStep) {
   linear.w_o = t_o.data(), linear.w_up = t_up.data(), linear.w_down = t_down.data();
   c.layout = WeightLayout::kOutIn;
   EXPECT_TRUE(all_close(run(linear, c), expected, 1e-5, 1e-5));
+}
+
+// GPT-NeoX's query_key_value ([out, in], rows by head: q_h | k_h | v_h) against the same rows given apart, and its
+// parallel residual x + attn(ln1(x)) + mlp(ln2(x)) against the two sub-blocks run on x in pre-norm and summed.
+TEST(ModelLayer, PerHeadFusedWeightsAndTheParallelResidualGiveTheirFormulas) {
+  const LayerCase lc = layer_case("neox", 7);
+  const model::ModelConfig& c = lc.c;
+  const int64_t n = c.len, d = c.d_model, H = c.num_heads, d_k = c.d_k;
+  std::vector<float> apart[3], bias[3];
+  for (int64_t h = 0; h < H; ++h) {
+    for (int part = 0; part < 3; ++part) {
+      const int64_t row = h * 3 * d_k + part * d_k;  // the first of head h's rows of this part
+      apart[part].insert(apart[part].end(), lc.w.w_qkv + row * d, lc.w.w_qkv + (row + d_k) * d);
+      bias[part].insert(bias[part].end(), lc.w.b_qkv + row, lc.w.b_qkv + row + d_k);
+    }
+  }
+  model::LayerWeights w = lc.w;
+  w.w_qkv = w.b_qkv = nullptr;
+  w.w_q = apart[0].data(), w.w_k = apart[1].data(), w.w_v = apart[2].data();
+  w.b_q = bias[0].data(), w.b_k = bias[1].data(), w.b_v = bias[2].data();
+  const auto run = [&](const model::ModelConfig& config, const model::LayerWeights& weights) {
+    std::vector<float> out(n * d), q(H * n * d_k), k(H * n * d_k), v(H * n * d_k), residual(n * d);
+    model::LayerResult r;
+    r.output = out.data(), r.q = q.data(), r.k = k.data(), r.v = v.data(), r.residual = residual.data();
+    model::layer(config, weights, lc.x.data(), r);
+    for (const auto* part : {&q, &k, &v, &residual}) out.insert(out.end(), part->begin(), part->end());
+    return out;
+  };
+  model::ModelConfig blocks = c;
+  blocks.qkv_layout = QkvLayout::kBlocks;
+  const std::vector<float> fused = run(c, lc.w);
+  EXPECT_TRUE(all_close(run(blocks, w), fused, 1e-6, 1e-6));  // the same q, k, v, residual and output
+  // parallel: residual = x + attn(ln1(x)) as pre-norm's; output = residual + (pre-norm's MLP half on x) − x
+  model::ModelConfig pre = blocks;
+  pre.placement = NormPlacement::kPreNorm;
+  std::vector<float> mlp_out(n * d), residual(n * d);
+  model::LayerResult r;
+  r.output = mlp_out.data(), r.residual = residual.data();
+  model::layer_attention(pre, w, lc.x.data(), r);
+  model::layer_mlp(pre, w, lc.x.data(), r);  // x + mlp(ln2(x))
+  std::vector<float> expected(n * d);
+  for (int64_t i = 0; i < n * d; ++i) expected[i] = residual[i] + mlp_out[i] - lc.x[i];
+  EXPECT_TRUE(all_close(std::vector<float>(fused.begin(), fused.begin() + n * d), expected, 1e-5, 1e-5));
+  // and a parallel MLP half without the layer's input is refused
+  EXPECT_THROW(model::layer_mlp(c, w, residual.data(), r), AttentionError);
+}
+
+// Qwen3's q_norm and k_norm: each head's q and k rows as the projection gives them (a run without the norms), RMS-
+// normalized in double with the norm's weight.
+TEST(ModelLayer, QAndKNormsNormalizeEachHeadsRowsBeforeRope) {
+  const LayerCase lc = layer_case("llama", 5);
+  const model::ModelConfig& c = lc.c;
+  const int64_t n = c.len, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
+  const auto run = [&](const model::LayerWeights& w) {
+    std::vector<float> out(n * c.d_model), q(H * n * d_k), k(H_kv * n * d_k);
+    model::LayerResult r;
+    r.output = out.data(), r.q = q.data(), r.k = k.data();
+    model::layer(c, w, lc.x.data(), r);
+    return std::pair{q, k};
+  };
+  model::LayerWeights plain = lc.w;
+  plain.q_norm = plain.k_norm = nullptr;
+  const auto [q0, k0] = run(plain);
+  const auto [q, k] = run(lc.w);
+  const auto expected = [&](const std::vector<float>& x, const float* weight) {
+    std::vector<float> out(x.size());
+    for (size_t row = 0; row < x.size() / d_k; ++row) {
+      double sum = 0;
+      for (int64_t j = 0; j < d_k; ++j) sum += double{x[row * d_k + j]} * x[row * d_k + j];
+      const double scale = 1 / std::sqrt(sum / d_k + c.eps);
+      for (int64_t j = 0; j < d_k; ++j) out[row * d_k + j] = static_cast<float>(x[row * d_k + j] * scale * weight[j]);
+    }
+    return out;
+  };
+  EXPECT_TRUE(all_close(q, expected(q0, lc.w.q_norm), 1e-6, 1e-5));
+  EXPECT_TRUE(all_close(k, expected(k0, lc.w.k_norm), 1e-6, 1e-5));
+  EXPECT_FALSE(all_close(q, q0, 1e-3, 1e-3));  // the norms change q
 }
 
 TEST(ModelLayer, RefusesBadSizesAndMissingWeights) {

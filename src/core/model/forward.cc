@@ -43,8 +43,11 @@ void check_config(const ModelConfig& c, bool heads) {
   require(c.num_heads > 0 && c.num_kv_heads > 0 && c.d_k > 0 && c.d_ff > 0, "BAD_DIMENSION",
           "num_heads, num_kv_heads, d_k and d_ff must be positive");
   require(c.num_heads % c.num_kv_heads == 0, "HEADS_DO_NOT_DIVIDE", "num_kv_heads must divide num_heads");
-  require(c.placement == NormPlacement::kPreNorm || c.placement == NormPlacement::kPostNorm, "BAD_OPTION",
-          "placement must be kPreNorm or kPostNorm");
+  require(c.placement == NormPlacement::kPreNorm || c.placement == NormPlacement::kPostNorm ||
+              c.placement == NormPlacement::kParallel,
+          "BAD_OPTION", "placement must be kPreNorm, kPostNorm or kParallel");
+  require(c.qkv_layout == QkvLayout::kBlocks || (c.qkv_layout == QkvLayout::kPerHead && c.num_kv_heads == c.num_heads),
+          "BAD_OPTION", "qkv_layout must be kBlocks, or kPerHead with num_kv_heads = num_heads");
   require(c.sliding_window >= 0, "BAD_OPTION", "sliding_window must not be negative");
 }
 
@@ -108,7 +111,7 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
-  const bool pre = c.placement == NormPlacement::kPreNorm;
+  const bool pre = c.placement != NormPlacement::kPostNorm;  // kPreNorm, kParallel: norm1 before attention
   require(x && result.residual && w.w_o && (w.norm1_weight || !pre) && (fused || (w.w_q && w.w_k && w.w_v)),
           "NULL_ARGUMENT", "x, result.residual, the attention's weight matrices and its norm weight must not be null");
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
@@ -133,13 +136,28 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   const float* biases[3] = {w.b_q, w.b_k, w.b_v};
   float* split[3] = {buffer(result.q, q_own, H * n * d_k), buffer(result.k, k_own, H_kv * n * d_k),
                      buffer(result.v, v_own, H_kv * n * d_k)};
-  flat.resize(n * widths[0]);  // [n, H·d_k], the largest of the three
-  for (int64_t part = 0, first = 0; part < 3; first += widths[part], ++part) {
-    const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
-    const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
-    linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
-    split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
+  if (fused && c.qkv_layout == QkvLayout::kPerHead) {  // [n, H, 3·d_k]: head h's q, k and v side by side
+    flat.resize(n * 3 * widths[0]);
+    linear(input, n, qkv, w.b_qkv, flat.data());  // [n, 3·H·d_k]
+    for (int64_t h = 0; h < H; ++h) {
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t part = 0; part < 3; ++part) {
+          std::copy_n(flat.data() + (i * H + h) * 3 * d_k + part * d_k, d_k, split[part] + (h * n + i) * d_k);
+        }
+      }
+    }
+  } else {
+    flat.resize(n * widths[0]);  // [n, H·d_k], the largest of the three
+    for (int64_t part = 0, first = 0; part < 3; first += widths[part], ++part) {
+      const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
+      const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
+      linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
+    }
   }
+  // Qwen3's q and k norms: each head's row over d_k, before RoPE
+  if (w.q_norm) norm(c.norm, split[0], H * n, d_k, w.q_norm, nullptr, c.eps, split[0]);
+  if (w.k_norm) norm(c.norm, split[1], H_kv * n, d_k, w.k_norm, nullptr, c.eps, split[1]);
   edits.apply(LayerStep::kQ, split[0], H, n, d_k);
   edits.apply(LayerStep::kK, split[1], H_kv, n, d_k);
   edits.apply(LayerStep::kV, split[2], H_kv, n, d_k);
@@ -208,13 +226,15 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
 }
 
 void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* residual, const LayerResult& result,
-               const LayerEdits* edits_or_null) {
+               const LayerEdits* edits_or_null, const float* x) {
   check_config(c, true);
   const LayerWeights w = mlp_half(all, c.placement);
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool pre = c.placement == NormPlacement::kPreNorm;
-  require(residual && result.output && w.w_up && w.w_down && w.norm2_weight && (pre || w.norm1_weight) &&
+  const bool parallel = c.placement == NormPlacement::kParallel;
+  require(!parallel || x, "NULL_ARGUMENT", "x (the layer's input) must not be null with kParallel");
+  require(residual && result.output && w.w_up && w.w_down && w.norm2_weight && (pre || parallel || w.norm1_weight) &&
               (c.activation != Activation::kSiluGated || w.w_gate),
           "NULL_ARGUMENT", "residual, result.output, the MLP's weight matrices and its norm weights must not be null");
   const int64_t n = c.len, d = c.d_model;
@@ -222,8 +242,8 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
 
   // norm, MLP, residual sum
   float* mlp_input = buffer(result.mlp_input, mlp_in_own, n * d);  // [n, d]
-  if (pre) {
-    norm(c.norm, residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
+  if (pre || parallel) {
+    norm(c.norm, parallel ? x : residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
   } else {
     norm(c.norm, residual, n, d, w.norm1_weight, w.norm1_bias, c.eps, mlp_input);
   }
@@ -242,9 +262,9 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
     linear(hidden, n, mlp_weights.down, w.b_down, mlp_output);
   }
   edits.apply(LayerStep::kMlpOutput, mlp_output, 1, n, d);
-  const float* before = pre ? residual : mlp_input;  // what the MLP's output is added to
+  const float* before = pre || parallel ? residual : mlp_input;  // what the MLP's output is added to
   for (int64_t i = 0; i < n * d; ++i) result.output[i] = before[i] + mlp_output[i];
-  if (!pre) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
+  if (!pre && !parallel) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
   edits.apply(LayerStep::kHidden, result.output, 1, n, d);
   require_finite(result.output, n * d, "the layer's output");
 }
@@ -260,7 +280,7 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
   LayerResult steps = result;
   steps.residual = buffer(result.residual, residual_own, int64_t{c.len} * c.d_model);  // [n, d]
   layer_attention(c, w, x, steps, cache, edits);
-  layer_mlp(c, w, steps.residual, steps, edits);
+  layer_mlp(c, w, steps.residual, steps, edits, c.placement == NormPlacement::kParallel ? x : nullptr);
 }
 
 void final_norm(const ModelConfig& c, const float* x, const float* w_dense, const float* b_dense,

@@ -1,11 +1,13 @@
-// The forward pass of GPT-2, BERT and the LLaMA family, one call per step so that the caller can hold one layer's
-// weights in memory at a time: embed → layer × L → final norm → logits (the LM head, by blocks of the vocabulary).
-// The families differ only in the named choices of ModelConfig (abi.h lists them); there is one forward.
+// The forward pass of GPT-2, BERT, the LLaMA family and GPT-NeoX, one call per step so that the caller can hold one
+// layer's weights in memory at a time: embed → layer × L → final norm → logits (the LM head, by blocks of the
+// vocabulary). The families differ only in the named choices of ModelConfig (abi.h lists them); there is one forward.
 //
 //   family   norm        placement  activation   positions         weights
 //   GPT-2    kLayerNorm  kPreNorm   kGeluTanh    learned (embed)   kInOut, fused q|k|v (w_qkv)
 //   BERT     kLayerNorm  kPostNorm  kGeluErf     learned + types   kOutIn
 //   LLaMA    kRmsNorm    kPreNorm   kSiluGated   RoPE kHalf        kOutIn, H_kv ≤ H; Qwen2 q/k/v biases
+//   Qwen3    as LLaMA, with q_norm and k_norm: an RMSNorm of each head's q and k (over d_k) before RoPE
+//   NeoX     kLayerNorm  kParallel  kGeluErf     RoPE kHalf, partial  kOutIn, fused q|k|v kPerHead (query_key_value)
 //
 // Shape names: n tokens, d d_model, H / H_kv query and key-value heads, d_k head width, d_ff the MLP's width.
 #pragma once
@@ -28,6 +30,7 @@ struct ModelConfig {
   NormPlacement placement = NormPlacement::kPreNorm;
   Activation activation = Activation::kGeluTanh;
   WeightLayout layout = WeightLayout::kOutIn;
+  QkvLayout qkv_layout = QkvLayout::kBlocks;  // w_qkv's columns: [q | k | v], or by head (kPerHead, H_kv = H)
   float eps = 1e-5f;
   bool causal = false;
   int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral)
@@ -36,10 +39,13 @@ struct ModelConfig {
 
 // One layer's weights, row-major in `layout`. Biases and the norms' biases may be null.
 //   norm1_*  [d]   before attention (kPreNorm), or after its residual sum (kPostNorm); norm2_* likewise for the MLP
-//   w_qkv    q|k|v fused: [d, (H + 2·H_kv)·d_k] in kInOut, [(H + 2·H_kv)·d_k, d] in kOutIn; or null, and then
+//   w_qkv    q|k|v fused: [d, (H + 2·H_kv)·d_k] in kInOut, [(H + 2·H_kv)·d_k, d] in kOutIn, its columns in
+//            c.qkv_layout (kBlocks [q | k | v]; kPerHead [q_h | k_h | v_h] for h = 0 … H − 1); or null, and then
 //   w_q      [d, H·d_k]   w_k, w_v [d, H_kv·d_k]   (transposed in kOutIn)
 //   w_o      [H·d_k, d]   w_up, w_gate [d, d_ff]   w_down [d_ff, d]   (transposed in kOutIn)
 //   head_mask [H]  multiplies each head's output (0 ablates a head); null = every head kept
+//   q_norm, k_norm [d_k]  a norm (c.norm, no bias) of each head's q and k rows after the projection, before RoPE
+//                         (Qwen3's); null = none
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -49,13 +55,14 @@ struct LayerWeights {
   const float *w_up = nullptr, *b_up = nullptr, *w_gate = nullptr, *b_gate = nullptr, *w_down = nullptr,
               *b_down = nullptr;
   const float* head_mask = nullptr;
+  const float *q_norm = nullptr, *k_norm = nullptr;
 };
 
 // Where layer() writes: `output` is required, every other buffer optional (null = not wanted).
 //   output            [n, d]          the layer's output (the next hidden state)
 //   weights           [H, n, n]       attention weights; raw_scores, scaled_scores, scores likewise
 //   normed            [n, d]          attention's input: norm1(x) (kPreNorm) or x (kPostNorm)
-//   q                 [H, n, d_k]     q_rotated likewise (with a rope)
+//   q                 [H, n, d_k]     q_rotated likewise (with a rope); after q_norm when there is one
 //   k, v              [H_kv, n, d_k]  k_rotated likewise
 //   heads             [H, n, d_k]     each head's output, after head_mask
 //   concat            [n, H·d_k]
@@ -113,14 +120,14 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement);
 //                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm. With `cells` (cells.h),
 //                    x holds the rows of a batch of cells, each attending over a base run's keys and its own; then only
 //                    result.weights of attention's inner steps may be given (cell by cell), and no edit of them.
-//   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm),
-//                    the MLP, the residual sum (and norm2 with kPostNorm); writes mlp_input … output, edits of
-//                    kMlpInput … kHidden. Reads mlp_half(w): the MLP's weights and norms. Checks the output as layer()
-//                    does.
+//   layer_mlp        residual → result.output: the norm before the MLP (norm2 with kPreNorm, norm1 with kPostNorm,
+//                    norm2 of the layer's input `x` with kParallel), the MLP, the residual sum (and norm2 with
+//                    kPostNorm); writes mlp_input … output, edits of kMlpInput … kHidden. Reads mlp_half(w): the MLP's
+//                    weights and norms. Checks the output as layer() does. `x` [n, d]: kParallel's only (else null).
 void layer_attention(const ModelConfig& c, const LayerWeights& w, const float* x, const LayerResult& result,
                      const KvCache* cache = nullptr, const LayerEdits* edits = nullptr, const Cells* cells = nullptr);
 void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residual, const LayerResult& result,
-               const LayerEdits* edits = nullptr);
+               const LayerEdits* edits = nullptr, const float* x = nullptr);
 
 // out = norm(x), or norm(act(x·W_dense + b_dense)) with a dense matrix (BERT's prediction-head transform).
 //   x, out  [n, d]   w_dense [d, d] in c.layout, or null   norm_weight, norm_bias [d]

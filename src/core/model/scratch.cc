@@ -25,16 +25,17 @@ int64_t sdpa_bytes(int64_t len_q, int64_t len_k, int64_t d_k, bool weights, bool
 
 // forward.cc's layer_attention, in its three phases: the projections, attention, the output projection. Held
 // throughout: attention's input (a norm's output, or a copy of x to edit), q, k, v, the projection's [n, H·d_k] rows,
-// then each head's output.
+// then each head's output. (kPerHead: the projection's [n, 3·H·d_k] rows.)
 int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& result, const KvCache* cache,
                                       uint32_t edited_steps, const Cells* cells) {
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
-  const bool pre = c.placement == NormPlacement::kPreNorm;
+  const bool pre = c.placement != NormPlacement::kPostNorm;
   const bool rope = c.rope.style != RopeStyle::kNone;
+  const int64_t rows = c.qkv_layout == QkvLayout::kPerHead ? 3 : 1;  // the projection's rows: H·d_k or 3·H·d_k wide
   const int64_t product = linear_scratch_bytes(n, c.layout);
   int64_t held = (pre || edited(edited_steps, LayerStep::kX) ? own(result.normed, n * d) : 0) +
                  own(result.q, H * n * d_k) + own(result.k, H_kv * n * d_k) + own(result.v, H_kv * n * d_k) +
-                 n * H * d_k * kFloat;
+                 rows * n * H * d_k * kFloat;
   const int64_t projections = held + product;
   held += own(result.heads, H * n * d_k);
   const bool scores = result.scores || result.scaled_scores || result.raw_scores;

@@ -127,4 +127,4 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
 export const DESCRIPTOR_SLOT_COUNT = 48;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 67624229;
+export const ABI_HASH = 3997783452;

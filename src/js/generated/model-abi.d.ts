@@ -3,6 +3,7 @@ export const NORM_KINDS: Readonly<Record<string, number>>;
 export const NORM_PLACEMENTS: Readonly<Record<string, number>>;
 export const ACTIVATIONS: Readonly<Record<string, number>>;
 export const WEIGHT_LAYOUTS: Readonly<Record<string, number>>;
+export const QKV_LAYOUTS: Readonly<Record<string, number>>;
 export const LAYER_STEPS: Readonly<Record<string, number>>;
 export const MODEL_SLOTS: Readonly<Record<string, number>>;
 export const MODEL_SLOT_COUNT: number;

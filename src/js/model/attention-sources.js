@@ -11,7 +11,8 @@ export const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'b
 
 /**
  * The sources of a layer's weights: { wq: { name, part?: { index, of }, transpose? }, … }, for the tensors `has`
- * holds. A fused tensor (GPT-2's c_attn) gives q, k and v as its column blocks (part); a family that stores
+ * holds. A fused tensor (GPT-2's c_attn) gives q, k and v as its column blocks (part), or by head (part.perHead:
+ * GPT-NeoX's query_key_value, whose rows are [q_h | k_h | v_h] for each head h); a family that stores
  * torch.nn.Linear's [out, in] has its weight matrices transposed, GPT-2's Conv1D [in, out] not.
  */
 export function layerSources(family, layer, prefix, has) {
@@ -22,9 +23,13 @@ export function layerSources(family, layer, prefix, has) {
     const name = candidateNames(row, prefix).find(has);
     if (name === undefined) continue;
     const kind = row.slot[0];
+    const flip = kind === 'w' && transposed ? { transpose: true } : {};
+    const perHead = family.choices.qkvLayout === 'perHead' ? { perHead: true } : {};
     if (row.slot.endsWith('Qkv'))
-      ['q', 'k', 'v'].forEach((x, index) => (sources[kind + x] = { name, part: { index, of: 3 } }));
-    else sources[row.slot.toLowerCase()] = kind === 'w' && transposed ? { name, transpose: true } : { name };
+      ['q', 'k', 'v'].forEach(
+        (x, index) => (sources[kind + x] = { name, part: { index, of: 3, ...perHead }, ...flip }),
+      );
+    else sources[row.slot.toLowerCase()] = { name, ...flip };
   }
   return sources;
 }

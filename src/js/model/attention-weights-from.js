@@ -25,10 +25,23 @@ function columns({ data, shape }, from, to) {
   return { data: out, shape: [rows, to - from] };
 }
 
-/** A source (layerSources) cut out of its tensor: the column block, then the transpose. */
-function cut({ data, shape }, { part, transpose: flip }) {
+/** Part `index` of 3 of each of the `heads` blocks of a tensor's rows ([3·H·d_k, …]: GPT-NeoX's q_h | k_h | v_h). */
+function headRows({ data, shape }, index, heads) {
+  const rowSize = shape.slice(1).reduce((a, b) => a * b, 1);
+  const dK = shape[0] / 3 / heads;
+  const out = new Float32Array(heads * dK * rowSize);
+  for (let h = 0; h < heads; h++) {
+    const from = (h * 3 + index) * dK * rowSize;
+    out.set(data.subarray(from, from + dK * rowSize), h * dK * rowSize);
+  }
+  return { data: out, shape: [heads * dK, ...shape.slice(1)] };
+}
+
+/** A source (layerSources) cut out of its tensor: the column block (or a head's rows), then the transpose. */
+function cut({ data, shape }, { part, transpose: flip }, heads) {
   let t = { data, shape: shape.slice() };
-  if (part) {
+  if (part?.perHead) t = headRows(t, part.index, heads);
+  else if (part) {
     const width = shape[shape.length - 1] / part.of;
     t = columns(t, part.index * width, (part.index + 1) * width);
   }
@@ -179,7 +192,7 @@ function weightsFrom(tensors, options) {
   const { numHeads, numKvHeads } = spec;
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
-    w[slot] = cut(byName.get(source.name), source);
+    w[slot] = cut(byName.get(source.name), source, numHeads);
   const rope = spec.rope && {
     theta: spec.rope.theta,
     dim: spec.rope.dim,

@@ -10,6 +10,7 @@ import {
   MODEL_SLOT_COUNT,
   NORM_KINDS,
   NORM_PLACEMENTS,
+  QKV_LAYOUTS,
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
 import { callLayout, descriptorTemplate, product } from '../plan.js';
@@ -60,6 +61,7 @@ export function modelDims(spec, n, layer = 0) {
     normPlacement: NORM_PLACEMENTS[choices.placement],
     activation: ACTIVATIONS[spec.activation],
     weightLayout: WEIGHT_LAYOUTS[choices.layout],
+    qkvLayout: QKV_LAYOUTS[choices.qkvLayout],
     eps: floatBits(spec.eps),
     slidingWindow: spec.windows[layer] ?? 0,
     ropeStyle: rope ? ROPE_STYLES.half : ROPE_STYLES.none,

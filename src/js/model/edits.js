@@ -130,8 +130,12 @@ export function weightWriter(inputs, spec, kept = { addresses: {}, entries: [], 
     }
     copied.add(slot);
     const [rows, cols] = inputs[slot].shape; // as stored
-    const offset = fused ? [0, H * dK, (H + Hkv) * dK][part] : 0;
-    const at = spec.choices.layout === 'inOut' ? row * cols + offset + col : (offset + col) * cols + row;
+    // the fused column: q | k | v side by side, or by head ([q_h | k_h | v_h], GPT-NeoX's)
+    const perHead = fused && spec.choices.qkvLayout === 'perHead';
+    const column = perHead
+      ? Math.floor(col / dK) * 3 * dK + part * dK + (col % dK)
+      : (fused ? [0, H * dK, (H + Hkv) * dK][part] : 0) + col;
+    const at = spec.choices.layout === 'inOut' ? row * cols + column : column * cols + row;
     if (at >= rows * cols) throw new AttentionError('INTERNAL', `edit of ${step} outside ${slot}`);
     inputs[slot].data[at] = value;
   };

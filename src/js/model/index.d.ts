@@ -315,6 +315,12 @@ export interface Patch {
   value: TensorInput;
 }
 
+/** A prompt given as token ids (text goes as a string, through the folder's tokenizer.json). */
+export interface TokenIds {
+  /** The token ids, each below the vocabulary's size. */
+  readonly ids: ArrayLike<number>;
+}
+
 /** How an ablation replaces a head's output. */
 export type AblationMode = 'zero' | 'mean' | 'resample';
 
@@ -331,7 +337,7 @@ export interface Ablation extends LayerHead {
   /** Default 'zero'. */
   mode?: AblationMode;
   /** The prompt of the run that gives the values ('mean': optional; 'resample': required): text or { ids }. */
-  reference?: string | { ids: ArrayLike<number> };
+  reference?: string | TokenIds;
 }
 
 /** RunResult.loss: the next-token cross-entropy (TransformerLens's lm_cross_entropy_loss, per token). */
@@ -512,9 +518,9 @@ export type SweepStep = 'input' | 'output' | 'mlpOutput' | 'headOutput';
 /** model.patchSweep's options. */
 export interface PatchSweepOptions {
   /** The clean prompt: its activations are patched in. */
-  clean: string | { ids: ArrayLike<number> };
+  clean: string | TokenIds;
   /** The corrupted prompt, of the same length (else SHAPE_MISMATCH): the runs patched. */
-  corrupted: string | { ids: ArrayLike<number> };
+  corrupted: string | TokenIds;
   /** [a, b]: the metric m = logit a − logit b at `position` ([a]: logit a). */
   target: readonly [number] | readonly [number, number];
   /** What a cell patches: resid_pre, attn_out, mlp_out (a layer at a token), or z (a head at every token). */

@@ -13,7 +13,7 @@ const LAYER_WEIGHTS = new Set([...Object.keys(LAYER_ATTENTION_WEIGHTS), ...Objec
 // The steps that the MLP call writes; the attention call writes the others, and the residual that it hands over.
 const MLP_STEPS = ['mlpInput', 'mlpHidden', 'mlpOutput', 'output'];
 
-/** The weight slots a half reads (its list of abi.h) under a norm placement ('preNorm' | 'postNorm'). */
+/** The weight slots a half reads (its list of abi.h) under a norm placement ('preNorm' | 'postNorm' | 'parallel'). */
 export function halfWeights(list, placement) {
   const bit = 1 << NORM_PLACEMENTS[placement];
   return new Set(Object.keys(list).filter((slot) => list[slot] & bit));
@@ -68,6 +68,7 @@ export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSt
   // The MLP reads the residual sum, its weights and the edits (of its steps): no RoPE table, no head mask.
   const mlpInputs = share(inputs, mlpReads, (key) => key === 'edits');
   mlpInputs.x = made(first.residual.data, first.residual.shape, 'the residual sum');
+  if (placement === 'parallel') mlpInputs.layerInput = inputs.x; // norm2 reads the layer's input
   const second = run(
     modelPlan('modelMlp', share(dims, mlpReads, all), mlpInputs, pick(outputs, MLP_STEPS, true), { editedSteps }),
   );

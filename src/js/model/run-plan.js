@@ -5,13 +5,20 @@
 import { AttentionError, describe, formatShape } from '../errors.js';
 import { readFloatTensor } from '../convert.js';
 import { readRecord } from '../read.js';
-import { Tensor } from '../tensor.js';
+import { Tensor, nonFiniteError } from '../tensor.js';
 import { readEdits } from './edits.js';
 import { readSignal } from './signal.js';
 import { readPatches } from './patches.js';
 import { readAblate } from './ablation.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
+
+/** An option that is a list (undefined: none); anything else is BAD_OPTION naming what it should be. */
+function list(value, name, what) {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw bad(`${name} must be ${what}, got ${describe(value)}`);
+  return value;
+}
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
 function integers(value, name, check) {
@@ -141,6 +148,8 @@ function readFrom(value, { spec, n, plan }) {
     throw bad(`${what} of layer ${early.layer}, but the run starts at layer ${layer} (from.layer)`);
   }
   const data = Float32Array.from(hidden.data); // the caller's array may change after the call: the run keeps a copy
+  const at = data.findIndex((x) => x - x !== 0); // NaN or ±Infinity, refused before any weight is read
+  if (at >= 0) throw nonFiniteError({ data, name: 'from.hiddenState', shape: hidden.shape }, at);
   return { from: { layer, hidden: { ...hidden, data }, tensor: new Tensor(data, [rows, cols]) }, first: layer };
 }
 
@@ -154,7 +163,7 @@ const OPTIONS = {
   hiddenStates: (value) => ({ hiddenStates: readFlag(value, 'hiddenStates') }),
   logits: readLogits,
   capture: (value, { spec }) => ({
-    capture: (value ?? []).map((entry, i) => {
+    capture: list(value, 'capture', 'an array of { layer, head }').map((entry, i) => {
       const { layer, head } = readRecord(entry, `capture[${i}]`, ['layer', 'head'], 'key');
       checkLayerHead(spec, layer, head, `capture[${i}]`);
       return { layer, head };
@@ -171,16 +180,17 @@ const OPTIONS = {
     if (!Number.isInteger(topK) || topK < 1) throw bad(`topK must be a positive integer, got ${describe(topK)}`);
     return { topK: Math.min(topK, spec.vocabSize) };
   },
-  tokenTypeIds: (value, { spec }) => ({
-    tokenTypeIds:
-      value === undefined
-        ? undefined
-        : integers(value, 'tokenTypeIds', (type, i) => {
-            if (type < 0 || type >= Math.max(spec.typeVocabSize, 1)) {
-              throw bad(`tokenTypeIds[${i}] is ${type}, outside [0, ${spec.typeVocabSize}) (type_vocab_size)`);
-            }
-          }),
-  }),
+  tokenTypeIds: (value, { spec, n }) => {
+    if (value === undefined) return { tokenTypeIds: undefined };
+    const tokenTypeIds = integers(value, 'tokenTypeIds', (type, i) => {
+      if (type < 0 || type >= Math.max(spec.typeVocabSize, 1)) {
+        throw bad(`tokenTypeIds[${i}] is ${type}, outside [0, ${spec.typeVocabSize}) (type_vocab_size)`);
+      }
+    });
+    if (tokenTypeIds.length !== n)
+      throw bad(`tokenTypeIds holds ${tokenTypeIds.length} types for ${n} tokens: one each`);
+    return { tokenTypeIds };
+  },
   signal: (value) => ({ signal: readSignal(value, 'run options') }),
   // the first `layers` layers only (a view of layer 3 needs 3 layers' weights); fewer than all gives no logits
   layers: (value, { spec, plan }) => {

@@ -71,18 +71,21 @@ function readerOf(config, file) {
 }
 
 /** RoPE's inverse frequencies and rotated dims from rope_theta/rope_scaling or rope_parameters. */
-function ropeOf(config, file, headDim, reader) {
+function ropeOf(config, file, headDim, reader, { ropeTheta, rotaryFactor }) {
   const parameters = isRecord(config.rope_parameters) ? config.rope_parameters : null;
   const scaling = parameters ?? (isRecord(config.rope_scaling) ? config.rope_scaling : {});
   const field = parameters ? 'rope_parameters' : 'rope_scaling';
-  const theta = parameters?.rope_theta ?? config.rope_theta ?? 10000;
+  const theta = parameters?.rope_theta ?? config.rope_theta ?? config[ropeTheta] ?? 10000;
   if (typeof theta !== 'number' || !(theta > 0) || theta === Infinity) {
     throw reader.badConfig('rope_theta', theta, 'a number above 0');
   }
-  const partial = scaling.partial_rotary_factor ?? config.partial_rotary_factor ?? 1;
+  const partialField = [scaling, config].some((o) => o.partial_rotary_factor !== undefined)
+    ? 'partial_rotary_factor'
+    : (rotaryFactor ?? 'partial_rotary_factor');
+  const partial = scaling.partial_rotary_factor ?? config.partial_rotary_factor ?? config[rotaryFactor] ?? 1;
   const dim = Math.floor(headDim * partial);
   if (!(dim >= 2 && dim % 2 === 0 && dim <= headDim)) {
-    throw reader.badConfig('partial_rotary_factor', partial, `such that head_dim · it is even, from 2 to ${headDim}`);
+    throw reader.badConfig(partialField, partial, `such that head_dim · it is even, from 2 to ${headDim}`);
   }
   const invFreq = inverseFrequencies(theta, dim);
   const type = scaling.rope_type ?? scaling.type ?? 'default';
@@ -152,9 +155,9 @@ export function readSpec(config, file = 'config.json') {
   }
   const dims = headDim ?? dModel / numHeads;
   const modelType = config.model_type ?? family.name;
-  const { choices } = family;
-  const rope = choices.rope ? ropeOf(config, file, dims, reader) : null;
   const own = family.read(config, { file, modelType, numLayers, reader }); // its checks, windows, tied head, biases
+  const choices = own.choices ? Object.freeze({ ...family.choices, ...own.choices }) : family.choices;
+  const rope = choices.rope ? ropeOf(config, file, dims, reader, optional) : null;
   return {
     family: family.name,
     modelType,

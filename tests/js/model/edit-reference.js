@@ -105,6 +105,13 @@ export function withWeightEdits(fixture, edits = []) {
       name = named(`h.${l}.attn.${step === 'wo' ? 'c_proj' : 'c_attn'}.weight`);
       const [, out] = values[name].shape;
       index = row * out + (step === 'wo' ? 0 : PROJECTIONS[step] * c.n_embd) + col;
+    } else if (c.model_type === 'gpt_neox') {
+      // query_key_value [3·d, d]: rows by head, q_h | k_h | v_h of d_k each; dense [d, d]
+      const at = `gpt_neox.layers.${l}.attention.`;
+      name = `${at}${step === 'wo' ? 'dense' : 'query_key_value'}.weight`;
+      const dk = c.hidden_size / c.num_attention_heads;
+      const out = step === 'wo' ? col : Math.floor(col / dk) * 3 * dk + PROJECTIONS[step] * dk + (col % dk);
+      index = out * c.hidden_size + row;
     } else {
       const bert = c.model_type === 'bert';
       const parts = bert ? ['query', 'key', 'value'] : ['q_proj', 'k_proj', 'v_proj'];

@@ -7,6 +7,7 @@ import { EDITABLE_STEPS } from '../../../src/js/model/edits.js';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectLikeReference } from './expect-run.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
 import { withWeightEdits } from './edit-reference.js';
 import { referenceForward } from './reference.js';
 
@@ -14,6 +15,8 @@ const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3, seed: 11 })],
   ['LLaMA (GQA 4/2, RoPE)', () => llamaFixture({ seed: 12 })],
   ['BERT (post-norm: x feeds q, k and v only)', () => bertFixture({ seed: 13 })],
+  ['Qwen3 (q and k normed per head before RoPE)', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 15 })],
+  ['GPT-NeoX (parallel: x feeds the MLP too; q|k|v by head)', () => neoxFixture({ seed: 14 })],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const n = ids.length;

@@ -39,10 +39,10 @@ describe('loadModel refuses, naming what is wrong', () => {
   it('a model_type it does not run, or none it can recognise', async () => {
     const fixture = gpt2Fixture();
     await expectLoadError(
-      withConfig(fixture, { model_type: 'gpt_neox' }),
+      withConfig(fixture, { model_type: 't5' }),
       'UNSUPPORTED_MODEL',
-      /config\.json has model_type the string "gpt_neox"/,
-      /runs gpt2, bert, llama, mistral, qwen2/,
+      /config\.json has model_type the string "t5"/,
+      /runs gpt2, bert, llama, mistral, qwen2, gpt_neox, qwen3/,
     );
     await expectLoadError(
       withConfig(fixture, { model_type: undefined, architectures: ['T5Model'] }),
@@ -197,6 +197,32 @@ describe('model.run refuses before reading anything', () => {
     expect((await codeOf({ ids: [1] }, { ablate: [0, 1] }))[1]).toMatch(/ablate\[0\] must be \[layer, head\]/);
     expect((await codeOf({ ids: [1] }, { attention: true }))[0]).toBe('UNKNOWN_OPTION');
     expect((await codeOf({ ids: [1] }, { topK: 0 }))[0]).toBe('BAD_OPTION');
+    expect(model.bytesRead).toBe(before);
+  });
+
+  it('options of the wrong type, token types of another length and a NaN in from.hiddenState (issue 34 §4)', async () => {
+    const model = await loadModel(bertFixture().files);
+    const before = model.bytesRead;
+    const codeOf = async (...args) => {
+      const error = await rejection(model.run(...args));
+      expect(error).toBeInstanceOf(AttentionError);
+      return [error.code, error.message];
+    };
+    for (const capture of ['x', {}, 5]) {
+      const [code, message] = await codeOf({ ids: [1, 2] }, { capture });
+      expect(code).toBe('BAD_OPTION');
+      expect(message).toMatch(/^capture must be an array of \{ layer, head \}, got /);
+    }
+    for (const ablate of [5, 'ab']) expect((await codeOf({ ids: [1, 2] }, { ablate }))[0]).toBe('BAD_OPTION');
+    expect(await codeOf({ ids: [1, 2, 3] }, { tokenTypeIds: [0, 1] })).toEqual([
+      'BAD_OPTION',
+      'tokenTypeIds holds 2 types for 3 tokens: one each',
+    ]);
+    const hiddenState = { data: new Float32Array(2 * 8).fill(0.5), shape: [2, 8] };
+    hiddenState.data[9] = NaN;
+    const [code, message] = await codeOf({ ids: [1, 2] }, { from: { layer: 1, hiddenState } });
+    expect(code).toBe('NON_FINITE');
+    expect(message).toMatch(/^from\.hiddenState\.data\[9\] \(from\.hiddenState\[1\]\[1\]\) is NaN/);
     expect(model.bytesRead).toBe(before);
   });
 

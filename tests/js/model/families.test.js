@@ -82,6 +82,33 @@ describe('spec.choices, spec.labels and spec.fields', () => {
     expect(readSpec({ ...CONFIGS.bert, hidden_act: 'gelu_new' }).labels.activation).toBe('GELU (tanh)');
   });
 
+  it('GPT-NeoX: use_parallel_residual picks the placement; rotary_pct and rotary_emb_base the rotated dims and base', () => {
+    const neox = { model_type: 'gpt_neox', ...HIDDEN, hidden_size: 16, max_position_embeddings: 16, vocab_size: 10 };
+    const spec = readSpec({ ...neox, rotary_pct: 0.25, rotary_emb_base: 100 });
+    expect(spec.family).toBe('gpt_neox');
+    expect(spec.choices).toMatchObject({ placement: 'parallel', qkvLayout: 'perHead', norm: 'layerNorm', rope: true });
+    expect(spec.labels).toMatchObject({ family: 'GPT-NeoX', activation: 'GELU (erf)', placement: 'parallel' });
+    expect(spec.rope.dim).toBe(2); // 8 · 0.25
+    expect(spec.rope.invFreq[0]).toBe(1);
+    expect(readSpec({ ...neox, rotary_emb_base: 100 }).rope.invFreq[1]).toBeCloseTo(100 ** -0.25, 12);
+    expect(readSpec({ ...neox, use_parallel_residual: false }).choices.placement).toBe('preNorm');
+    expect(spec.tied).toBe(false);
+    expect(readSpec(CONFIGS.gpt2).choices.qkvLayout).toBe('blocks');
+  });
+
+  it('Qwen3: its own head_dim, the LLaMA choices, q_norm and k_norm read per layer; use_sliding_window refused', () => {
+    const qwen3 = { model_type: 'qwen3', ...HIDDEN, head_dim: 16, max_position_embeddings: 16, vocab_size: 10 };
+    const spec = readSpec(qwen3);
+    expect([spec.family, spec.headDim, spec.labels.family, spec.choices.groupedKv]).toEqual([
+      'qwen3',
+      16,
+      'Qwen3',
+      true,
+    ]);
+    expect(FAMILIES.qwen3.layer(1).map((r) => r.slot)).toEqual(expect.arrayContaining(['qNorm', 'kNorm']));
+    expect(() => readSpec({ ...qwen3, use_sliding_window: true })).toThrow(/use_sliding_window/);
+  });
+
   it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {
     expect(readSpec(CONFIGS.gpt2).fields).toEqual({
       dModel: 'n_embd',

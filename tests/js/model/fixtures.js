@@ -1,17 +1,34 @@
 // Tiny random checkpoints in the exact file layout of the Hub's: config.json with the fields the real ones have,
 // model.safetensors (or model.safetensors.index.json and shards named model-0000i-of-0000n.safetensors), the tensor
 // names of each family's published files (GPT-2 with its causal-mask buffers, BERT for masked LM with its cls.*
-// head and pooler, LLaMA/Mistral/Qwen2 with model.* and lm_head), in F32 or BF16. Each fixture also returns the
+// head and pooler, LLaMA/Mistral/Qwen2 with model.* and lm_head), in F32, F16 or BF16 (fixtures-families.js: the families since). Each fixture also returns the
 // values exactly as stored (after rounding to the dtype), for the float64 reference (reference.js).
 import { safetensorsFile } from '../fixtures/io/writers.js';
 import { seededRandom } from '../seeded-random.js';
 
 const utf8 = (text) => new TextEncoder().encode(text);
 
-/** The value stored for x in a dtype: float32, or bfloat16 rounded to nearest even. */
+/** float16 bits of a value (the nearest, ties to even; |x| < 65504, subnormals included), and back. */
+function f16Bits(x) {
+  const sign = x < 0 || Object.is(x, -0) ? 0x8000 : 0;
+  const a = Math.abs(x);
+  const exponent = Math.max(Math.floor(Math.log2(a || 1)), -14); // -14: subnormal, no implicit 1
+  const scaled = (a / 2 ** exponent - (a < 2 ** -14 ? 0 : 1)) * 1024;
+  const floor = Math.floor(scaled);
+  const m = scaled - floor > 0.5 || (scaled - floor === 0.5 && floor % 2) ? floor + 1 : floor;
+  return sign + ((a < 2 ** -14 ? 0 : exponent + 15) << 10) + m; // m = 1024 carries into the exponent
+}
+const fromF16 = (bits) => {
+  const [e, m] = [(bits >> 10) & 31, bits & 1023];
+  return (bits & 0x8000 ? -1 : 1) * (e === 0 ? m * 2 ** -24 : (1 + m / 1024) * 2 ** (e - 15));
+};
+
+/** The value stored for x in a dtype: float32, float16 or bfloat16 rounded to nearest even. */
 function roundTo(dtype, x) {
   const f = Math.fround(x);
   if (dtype === 'F32') return f;
+  if (dtype === 'F16') return fromF16(f16Bits(f));
+  if (dtype === 'BOOL') return x;
   const u = new Uint32Array(new Float32Array([f]).buffer)[0];
   const bits = ((u + 0x7fff + ((u >>> 16) & 1)) >>> 16) << 16;
   return new Float32Array(new Uint32Array([bits >>> 0]).buffer)[0];
@@ -21,6 +38,8 @@ function roundTo(dtype, x) {
 function bytesOf(dtype, values) {
   const f32 = Float32Array.from(values);
   if (dtype === 'F32') return new Uint8Array(f32.buffer);
+  if (dtype === 'F16') return new Uint8Array(Uint16Array.from(values, f16Bits).buffer);
+  if (dtype === 'BOOL') return Uint8Array.from(values);
   const u32 = new Uint32Array(f32.buffer);
   return new Uint8Array(Uint16Array.from(u32, (u) => u >>> 16).buffer);
 }
@@ -29,7 +48,7 @@ function bytesOf(dtype, values) {
  * A checkpoint builder: add(name, shape, values or a kind) stores a tensor; files() writes the folder.
  * Kinds: 'weight' (random, ±scale), 'norm' (1 ± 0.2), 'bias' (±0.1), 'zeros', 'ones'.
  */
-function builder(dtype, seed, scale) {
+export function builder(dtype, seed, scale) {
   const random = seededRandom(seed);
   const tensors = [];
   const values = {};
@@ -203,8 +222,8 @@ export function bertFixture({
 }
 
 /**
- * A LLaMA-family model as LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM) saves it. `type`: 'llama',
- * 'mistral' (a sliding window) or 'qwen2' (q/k/v biases, tied head); `ropeScaling`: config.json's rope_scaling.
+ * A LLaMA-family model as LlamaForCausalLM (MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM) saves it. `type`:
+ * 'llama', 'mistral' (a sliding window), 'qwen2' (q/k/v biases, tied head) or 'qwen3' (q_norm, k_norm, head_dim); `ropeScaling`: config.json's rope_scaling.
  */
 export function llamaFixture({
   dtype = 'F32',
@@ -226,7 +245,7 @@ export function llamaFixture({
 } = {}) {
   const dk = headDim ?? d / heads;
   const config = {
-    architectures: [{ llama: 'LlamaForCausalLM', mistral: 'MistralForCausalLM', qwen2: 'Qwen2ForCausalLM' }[type]],
+    architectures: [`${{ llama: 'Llama', mistral: 'Mistral', qwen2: 'Qwen2', qwen3: 'Qwen3' }[type]}ForCausalLM`],
     attention_bias: false,
     hidden_act: 'silu',
     hidden_size: d,
@@ -242,10 +261,14 @@ export function llamaFixture({
     tie_word_embeddings: tied,
     vocab_size: vocab,
   };
-  if (headDim) config.head_dim = headDim;
+  if (headDim || type === 'qwen3') config.head_dim = dk;
   if (type === 'mistral') config.sliding_window = slidingWindow;
-  if (type === 'qwen2')
-    Object.assign(config, { use_sliding_window: false, sliding_window: 4096, max_window_layers: layers });
+  if (type === 'qwen2' || type === 'qwen3')
+    Object.assign(config, {
+      use_sliding_window: false,
+      sliding_window: type === 'qwen2' ? 4096 : null,
+      max_window_layers: layers,
+    });
   const b = builder(dtype, seed, 0.5);
   b.add('model.embed_tokens.weight', [vocab, d]);
   for (let l = 0; l < layers; l++) {
@@ -260,6 +283,8 @@ export function llamaFixture({
       if (type === 'qwen2') b.add(`${at}self_attn.${part}_proj.bias`, [rows], 'bias');
     }
     b.add(`${at}self_attn.o_proj.weight`, [d, heads * dk]);
+    if (type === 'qwen3') b.add(`${at}self_attn.q_norm.weight`, [dk], 'norm');
+    if (type === 'qwen3') b.add(`${at}self_attn.k_norm.weight`, [dk], 'norm');
     b.add(`${at}post_attention_layernorm.weight`, [d], 'norm');
     b.add(`${at}mlp.gate_proj.weight`, [ff, d]);
     b.add(`${at}mlp.up_proj.weight`, [ff, d]);

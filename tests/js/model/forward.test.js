@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const llama3 = {
@@ -43,6 +44,23 @@ const CASES = [
   ],
   ['Qwen2: q/k/v biases, tied head', () => llamaFixture({ type: 'qwen2', seed: 6 }), 'bytes'],
   ['Mistral: sliding window 3 over 7 tokens', () => llamaFixture({ type: 'mistral', slidingWindow: 3 }), 'files'],
+  [
+    'Qwen3: q_norm and k_norm, head_dim 8 (H·d_k 32 ≠ d_model 16), tied, BF16',
+    () => llamaFixture({ type: 'qwen3', headDim: 8, tied: true, dtype: 'BF16', seed: 31 }),
+    'files',
+  ],
+  ['Qwen3, GQA 4/1, untied, 2 shards', () => llamaFixture({ type: 'qwen3', kvHeads: 1, seed: 32, shards: 2 }), 'bytes'],
+  [
+    'GPT-NeoX (Pythia), F16: parallel residual, rotary_pct 0.25, buffers',
+    () => neoxFixture({ rotaryPct: 0.25, d: 32 }),
+    'bytes',
+  ],
+  [
+    'GPT-NeoX, F32, sequential residual, 2 shards',
+    () => neoxFixture({ dtype: 'F32', parallel: false, shards: 2 }),
+    'files',
+  ],
+  ['GPT-NeoX, BF16, rotary on the whole head', () => neoxFixture({ dtype: 'BF16', rotaryPct: 1, seed: 9 }), 'files'],
 ];
 
 describe('model.run against the float64 reference', () => {
@@ -53,7 +71,9 @@ describe('model.run against the float64 reference', () => {
     const r = await model.run({ ids });
     const ref = referenceForward(fixture, ids);
     const spec = model.spec;
-    expect(model.family).toBe({ gpt2: 'gpt2', bert: 'bert' }[fixture.config.model_type] ?? 'llama');
+    expect(model.family).toBe(
+      { gpt2: 'gpt2', bert: 'bert', gpt_neox: 'gpt_neox', qwen3: 'qwen3' }[fixture.config.model_type] ?? 'llama',
+    );
     expect(r.ids).toEqual(ids);
     expect(r.attentions).toHaveLength(spec.numLayers);
     expect(r.hiddenStates).toHaveLength(spec.numLayers + 1);

@@ -10,6 +10,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
 import { byteLevelTokenizer } from './tokenizers.js';
 import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
@@ -91,6 +92,15 @@ const FAMILIES = [
   ['LLaMA, GQA 4/1, head_dim 6, rope_theta 500000', () => llamaFixture({ kvHeads: 1, headDim: 6, theta: 500000 })],
   ['Mistral: sliding window 3', () => llamaFixture({ type: 'mistral', slidingWindow: 3 })],
   ['Qwen2: q/k/v biases, tied head', () => llamaFixture({ type: 'qwen2', seed: 6 })],
+  [
+    'Qwen3: q_norm and k_norm, head_dim 8, tied',
+    () => llamaFixture({ type: 'qwen3', headDim: 8, tied: true, seed: 33 }),
+  ],
+  ['GPT-NeoX: parallel, rotary on half of each head, F16', () => neoxFixture()],
+  [
+    'GPT-NeoX: sequential residual, rotary on a quarter',
+    () => neoxFixture({ parallel: false, rotaryPct: 0.25, d: 32 }),
+  ],
 ];
 
 const PROMPT = [3, 1, 4, 1, 5];
@@ -139,9 +149,11 @@ describe('model.generate against model.run of the whole sequence at each step', 
       expect(() => bad({ ablate: [{ layer: 0, head: 1, mode: 'mean' }] })).toThrow(/ablate\[0\].*'mean'.*run\(\)'s/u);
       const zero = [{ layer: 0, head: 0, mode: 'zero' }];
       const modeZero = [];
-      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: zero })) modeZero.push(step.id);
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: zero }))
+        modeZero.push(step.id);
       const pairs = [];
-      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: [[0, 0]] })) pairs.push(step.id);
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: [[0, 0]] }))
+        pairs.push(step.id);
       expect(modeZero).toEqual(pairs);
     },
   );

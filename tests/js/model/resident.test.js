@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, editSafetensors, gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
 
 const isNode = typeof window === 'undefined';
 
@@ -14,6 +15,8 @@ const CASES = [
   ['LLaMA, GQA 4/2, RoPE', () => llamaFixture()],
   ['Qwen2: q/k/v biases, tied head, BF16', () => llamaFixture({ type: 'qwen2', seed: 6, dtype: 'BF16' })],
   ['BERT for masked LM', () => bertFixture()],
+  ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
+  ['GPT-NeoX (parallel, q|k|v by head, F16)', () => neoxFixture()],
 ];
 
 /** Every float of a result, as one array per tensor, for a bitwise comparison. */

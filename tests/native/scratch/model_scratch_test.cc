@@ -92,7 +92,7 @@ TEST(ModelScratch, EachLayerHalfAllocatesWhatScratchSays) {
       {"mlpHidden", {float(LayerStep::kMlpHidden), 0, 0, 1, 0.5f}},
   };
   int checked = 0;
-  for (const char* family : {"gpt2", "bert", "llama"}) {
+  for (const char* family : {"gpt2", "bert", "llama", "neox"}) {
     for (const int32_t n : {1, 6, 65, 97}) {
       const LayerCase lc = layer_case(family, n);
       for (const Given given : {Given::kNone, Given::kWeights, Given::kEverything}) {
@@ -103,19 +103,20 @@ TEST(ModelScratch, EachLayerHalfAllocatesWhatScratchSays) {
           const int64_t attention = peak_of([&] { model::layer_attention(lc.c, lc.w, lc.x.data(), r, nullptr, &e); });
           EXPECT_EQ(attention, model::layer_attention_scratch_bytes(lc.c, r, nullptr, e.steps()))
               << "attention, " << describe(lc, given, name);
-          const int64_t mlp = peak_of([&] { model::layer_mlp(lc.c, lc.w, r.residual, r, &e); });
+          const float* x = lc.c.placement == NormPlacement::kParallel ? lc.x.data() : nullptr;  // kParallel's norm2
+          const int64_t mlp = peak_of([&] { model::layer_mlp(lc.c, lc.w, r.residual, r, &e, x); });
           EXPECT_EQ(mlp, model::layer_mlp_scratch_bytes(lc.c, r)) << "MLP, " << describe(lc, given, name);
           ++checked;
         }
       }
     }
   }
-  EXPECT_EQ(checked, 3 * 4 * 3 * 4);
+  EXPECT_EQ(checked, 4 * 4 * 3 * 4);
 }
 
 // A decode step over a KV cache (decode.cc): the new tokens' rows, after `past` cached ones.
 TEST(ModelScratch, ADecodeStepAllocatesWhatScratchSays) {
-  for (const char* family : {"gpt2", "llama"}) {
+  for (const char* family : {"gpt2", "llama", "neox"}) {
     for (const auto [past, n] : {std::pair{3, 1}, std::pair{0, 6}, std::pair{70, 1}, std::pair{4, 4}}) {
       const LayerCase lc = layer_case(family, n);
       const int32_t capacity = past + n;

@@ -252,7 +252,7 @@ export async function readInputs(page) {
   for (let h = 0; h < heads; h++) {
     if (heads > 1) await afterChange(page, () => page.selectOption('#head', String(h)));
     const kv = /kv head (\d+)/u.exec((await readMatrix(page, 'wk')).title);
-    const g = kv ? Number(kv[1]) - 1 : h;
+    const g = kv ? Number(kv[1]) : h; // kv heads count from 0
     blocks.wq.push(await readNumbers(page, 'wq'));
     for (const name of ['wk', 'wv']) blocks[name][g] ??= await readNumbers(page, name);
   }

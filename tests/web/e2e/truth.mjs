@@ -19,11 +19,11 @@ describe('grouped-query attention in every step', () => {
       assertShown(await readNumbers(page, 'wk'), columns(m.wk, dK, dK), PRECISION, 'W_k of kv head 1');
       const note = (name) => page.textContent(`[data-matrix="${name}"] .matrix-note`);
       assert.equal((await readMatrix(page, 'wk')).title, 'W_k (kv head 1)');
-      assert.equal(await note('wk'), 'shared by heads 3 and 4 · weights · editable');
+      assert.equal(await note('wk'), 'shared by heads 2 and 3 · weights · editable');
       assertShown(await readNumbers(page, 'wv'), columns(m.wv, dV, dV), PRECISION, 'W_v of kv head 1');
       assertShown(await readNumbers(page, 'wq'), columns(m.wq, 2 * dK, dK), PRECISION, 'W_q of head 2');
       assert.equal((await readMatrix(page, 'k')).title, 'K (kv head 1)');
-      assert.equal(await note('k'), 'shared by heads 3 and 4 · keys');
+      assert.equal(await note('k'), 'shared by heads 2 and 3 · keys');
       assert.equal(await note('wq'), 'weights · editable');
       assertShown(await readNumbers(page, 'k'), ref.keys[1], PRECISION, 'K of kv head 1');
       assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, 'head 2 weights');

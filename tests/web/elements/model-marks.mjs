@@ -26,8 +26,8 @@ test('highlight on a model’s tokens: the heatmap, the explorer’s query × ke
     // "tree" is token 10 (i = 9), "old" token 9 (j = 8); tokens are written as the sentence has them.
     await add(page, 'h', 'attention-heatmap', {
       model: 'builtin',
-      layer: '1',
-      head: '3',
+      layer: '0',
+      head: '2',
       sentence: SENTENCE,
       highlight: 'tree → old',
     });
@@ -53,8 +53,8 @@ test('highlight on a model’s tokens: the heatmap, the explorer’s query × ke
 
     await add(page, 'ex', 'attention-explorer', {
       model: 'builtin',
-      layer: '2',
-      head: '1',
+      layer: '1',
+      head: '0',
       sentence: SENTENCE,
       steps: 'qkv scores softmax',
       highlight: '#16 → ball',
@@ -77,8 +77,8 @@ test('a head switched off is drawn faded and says what that means; masked cells 
   const session = await open();
   const { page } = session;
   try {
-    await add(page, 'off', 'attention-heatmap', { model: 'builtin', layer: '2', head: '1', ablate: '2.1 1.3' });
-    await add(page, 'on', 'attention-heatmap', { model: 'builtin', layer: '2', head: '2', ablate: '2.1' });
+    await add(page, 'off', 'attention-heatmap', { model: 'builtin', layer: '1', head: '0', ablate: '1.0 0.2' });
+    await add(page, 'on', 'attention-heatmap', { model: 'builtin', layer: '1', head: '1', ablate: '1.0' });
     const state = (id) =>
       page.evaluate((elementId) => {
         const root = document.getElementById(elementId).shadowRoot;
@@ -93,8 +93,9 @@ test('a head switched off is drawn faded and says what that means; masked cells 
     assert.ok(Number(off.opacity) < 0.5, `opacity ${off.opacity}`);
     assert.match(off.note, /^Faded: a head switched off \(ablate\)\. Its weights are still computed/u);
     assert.deepEqual(await state('on'), { faded: false, opacity: '1', note: null });
+    assert.equal(await message(page, 'off'), '', 'layers and heads counted from 0');
 
-    await add(page, 'mv', 'attention-heatmap', { model: 'builtin', 'model-view': '', ablate: '2.1' });
+    await add(page, 'mv', 'attention-heatmap', { model: 'builtin', 'model-view': '', ablate: '1.0' });
     const legend = await page.evaluate(() => {
       const root = document.getElementById('mv').shadowRoot;
       return {

@@ -17,7 +17,6 @@ import {
   fetchBuiltin,
   filesOf,
   openCache,
-  tokenizerJson,
   typedModel,
   watchLoad,
 } from './files.js';
@@ -30,6 +29,7 @@ import { VocabularyView } from './vocabularyView.js';
 import { partId } from './partLinks.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
+import { writeLinkSoon } from './panelLink.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -158,9 +158,7 @@ export class RealModelPanel {
     this.generator.setModel(model, link?.generate);
     this.editing.show();
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
-    const tokenizer = model.hasTokenizer ? await tokenizerJson(files, folder) : null; // tokenizer.json's object
-    session.setVocab(tokenizer ? rm.vocabulary(tokenizer) : []);
-    this.vocabulary.show(session.vocab, tokenizer);
+    session.setVocab(await this.vocabulary.use(model, files, folder)); // id → token, from tokenizer.json
     // Nothing of the model before stays on screen, under this one's name (its first run may not run).
     for (const view of [this.tokens, this.predictions, this.view, this.views]) view.clear();
     this.rope.draw(null);
@@ -210,8 +208,7 @@ export class RealModelPanel {
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
     const layers = this.session.model?.spec.numLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
-    // Only while a load or a run is shown under way: a head opened in the steps runs its layer again, and the status
-    // line keeps what the last run said.
+    // Only while a load or a run is shown under way (a head opened in the steps runs its layer again, unannounced).
     if (phase === 'layer' && layers && this.ui.working) {
       this.ui.progress(layer, layers, `layer ${layer} of ${layers} · ${rm.bytesText(loaded)} of weights read`);
     }
@@ -346,22 +343,14 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
+  /** What a link (and Embed…) holds of the panel (the session's link()). */
   linkValues() {
     return this.session.link();
   }
 
-  /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
+  /** Writes the link 100 ms after the last change (panelLink.js). */
   writeLink() {
-    const link = this.session.link();
-    clearTimeout(this.linkTimer);
-    this.linkTimer = setTimeout(() => {
-      const search = rm.writeModelLink(location.search, link);
-      if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
-      const at = (section) =>
-        new URL(`${rm.writeModelLink(search, { ...link, section })}${location.hash}`, location.href);
-      this.ui.parts.set((section) => at(section).href); // each part's link: this one, opening there
-    }, 100);
+    writeLinkSoon(this);
   }
 }
 

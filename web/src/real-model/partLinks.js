@@ -33,7 +33,11 @@ export class PartLinks {
         click: async (event) => {
           event.preventDefault();
           said.textContent = '';
-          const copied = await copyText(link.href, { mount: said, label: 'Link to this part', lead: 'Copy this link: ' });
+          const copied = await copyText(link.href, {
+            mount: said,
+            label: 'Link to this part',
+            lead: 'Copy this link: ',
+          });
           if (copied) said.textContent = 'Link copied: it opens the page here, with this model, sentence and heads.';
         },
       },

@@ -1,7 +1,8 @@
 // A model's vocabulary, folded under the tokens: the tokens it knows, special ones first, then alphabetically, with
 // a field to find a word (a large vocabulary shows its first matches). Drawn only when opened. Text goes in as text.
 import { el } from '../shared/dom.js';
-import { readableToken } from './realModel.js';
+import { tokenizerJson } from './files.js';
+import { readableToken, vocabulary } from './realModel.js';
 import { unknownText, unknownToken, unknownWords, vocabularyEntries } from './vocabulary.js';
 
 /** How many tokens the list shows at most: GPT-2's 50 257 are found with the field. */
@@ -30,6 +31,17 @@ export class VocabularyView {
       this.list,
     );
     this.element.addEventListener('toggle', () => this.#list());
+  }
+
+  /**
+   * A new model's vocabulary, read from its tokenizer.json (`files`, or the `folder` URL): shown, and returned as
+   * id → token ([] without tokenizer.json: ids are typed, the list hidden).
+   */
+  async use(model, files, folder) {
+    const json = model.hasTokenizer ? await tokenizerJson(files, folder) : null;
+    const names = json ? vocabulary(json) : [];
+    this.show(names, json);
+    return names;
   }
 
   /** A new model's vocabulary (id → token) and its tokenizer.json (null: none, ids typed, the list hidden). */

@@ -17,6 +17,7 @@ export default family({
   choices: {
     norm: 'layerNorm',
     placement: 'postNorm',
+    qkvLayout: 'blocks',
     layout: 'outIn',
     causal: false,
     rope: false,

@@ -7,14 +7,17 @@
 // | prefixes       | the base model's prefixes of its tensor names, tried in turn                                |
 // | choices        | the choices the forward reads and the page shows (spec.choices: see CHOICES)                 |
 // | sizes          | config.json's field (or fields, tried in turn) of each required size                         |
-// | optional       | the fields of optional sizes, and [field, default] of eps and the activation                 |
+// | optional       | the fields of optional sizes, [field, default] of eps and the activation, and the fields of  |
+// |                | RoPE's base and rotated fraction where they are not rope_theta and partial_rotary_factor     |
 // | activations    | the core's activations it runs (the config's activation must be one)                         |
 // | normNames      | its two norms in a layer as its checkpoints name them (spec.labels.norms)                     |
-// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases)           |
+// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases) and the   |
+// |                | choices that its config sets (choices: merged over the table's)                             |
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
 //
 // A tensor's name starts at the base model's prefix, or with "^" at the top of the file (lm_head, BERT's cls.*).
-// Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, q H·d_k, kv H_kv·d_k, qkv (H + 2·H_kv)·d_k.
+// Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, dk d_k, q H·d_k, kv H_kv·d_k,
+// qkv (H + 2·H_kv)·d_k.
 
 /**
  * A tensor row: the core's slot, its name, its shape in shape letters, and `when(spec)`: false leaves it out.
@@ -35,6 +38,7 @@ export const HIDDEN_SIZES = Object.freeze({
 /**
  * The choices of a family (spec.choices), each read by the forward or the page:
  * norm, placement, layout   the core's (abi.h: NORM_KINDS, NORM_PLACEMENTS, WEIGHT_LAYOUTS)
+ * qkvLayout                 a fused q|k|v tensor's columns (abi.h: QKV_LAYOUTS): 'blocks' [q | k | v], 'perHead'
  * causal                    a decoder: each token attends to itself and the tokens before it; generate() runs it
  * rope                      rotary position embeddings on q and k (else learned positions, added to the embeddings)
  * maskedLm                  its LM head predicts masked tokens ([MASK]) from the whole sentence, not the next token
@@ -45,6 +49,7 @@ export const CHOICES = Object.freeze([
   'norm',
   'placement',
   'layout',
+  'qkvLayout',
   'causal',
   'rope',
   'maskedLm',
@@ -77,4 +82,4 @@ export const ACTIVATION_LABELS = Object.freeze({
   siluGated: 'SiLU-gated',
 });
 export const NORM_LABELS = Object.freeze({ layerNorm: 'LayerNorm', rmsNorm: 'RMSNorm' });
-export const PLACEMENT_LABELS = Object.freeze({ preNorm: 'pre-norm', postNorm: 'post-norm' });
+export const PLACEMENT_LABELS = Object.freeze({ preNorm: 'pre-norm', postNorm: 'post-norm', parallel: 'parallel' });

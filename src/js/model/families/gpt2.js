@@ -12,6 +12,7 @@ export default family({
   choices: {
     norm: 'layerNorm',
     placement: 'preNorm',
+    qkvLayout: 'blocks',
     layout: 'inOut',
     causal: true,
     rope: false,

@@ -27,6 +27,7 @@ export default family({
   choices: {
     norm: 'rmsNorm',
     placement: 'preNorm',
+    qkvLayout: 'blocks',
     layout: 'outIn',
     causal: true,
     rope: true,

@@ -56,7 +56,7 @@ describe('real model: counting from 0, links and Embed…', () => {
       let n = await runs(page);
       await page.click('.ablate-button[data-layer="1"][data-head="0"]');
       await waitForRun(page, n);
-      assert.match(await page.textContent('#model-ablated'), /^Switched off: L1H0\. /u);
+      assert.match(await page.textContent('#model-ablated'), /^Switched off: L1H0\.( |$)/u);
       await page.click('.head-button[data-layer="0"][data-head="2"]');
       await walkShows(page, 'L0H2');
       assert.match(await walkText(page), /^L0H2 \(layer 0 head 2\) is in the steps below/u);
