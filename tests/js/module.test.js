@@ -223,7 +223,7 @@ describe.each(VARIANTS)('memory and ownership ($name build)', ({ simd }) => {
       );
       expectClose(r.output.data.subarray(i * 64, (i + 1) * 64), ref.output, { atol: 1e-5, what: `row ${i}` });
     }
-  }, 60000);
+  });
 });
 
 describe.runIf(inBrowser)('in a module Web Worker', () => {

@@ -276,7 +276,7 @@ const encode = (value) => encodeURIComponent(value).replace(/%20/gu, '+').replac
 /**
  * The state as a URL hash (without "#"). Generated matrices are not written, only the seed; typed or pasted numbers
  * are written exactly (the matrix type), so the link reproduces them.
- * @param {import('./state-types').State} state
+ * @param {object} state  the page's state (its fields: state-types.d.ts)
  * @returns {string}
  */
 export function encodeState(state) {
@@ -290,7 +290,7 @@ export function encodeState(state) {
  * (unknown, out of range, of the wrong shape) is left at its default and named in `warnings`; `notes` say what was
  * read from an older version's form (a head counted from 1) and how it is written now.
  * @param {string} hash  with or without the leading "#"
- * @returns {{ state: import('./state-types').State, warnings: string[], notes: string[] }}
+ * @returns {{ state: object, warnings: string[], notes: string[] }}
  */
 export function decodeState(hash) {
   const state = defaultState();
