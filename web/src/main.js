@@ -68,16 +68,18 @@ const app = {
   },
   setState,
   /**
-   * Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it; `shown`:
-   * the panel's link values of that head (model, text, layer, head, ablate, edits), which Embed… writes.
+   * Shows a real model's head: `next` (its layer as the page's state) with the model's own `result` of it. `head`
+   * says what the page's controls do to it (real-model/tools/walk/openHead.js): onEdit (a cell typed), onSentence
+   * (a sentence typed in the settings), onHead (another head chosen), `name` ("L1H2 of gpt2"), and `link`: the
+   * panel's link values of that head (model, text, layer, head, ablate, edits), which Embed… writes.
    */
-  showModelHead(next, result, onEdit = null, shown = null) {
-    pinned = { state: next, result, onEdit, shown }; // onEdit: its cells' edits go to the model (real-model/tools/walk/)
+  showModelHead(next, result, head = null) {
+    pinned = { state: next, result, head };
     setState(next);
   },
-  /** The real model's head in the steps (its link values), or null when the steps show an example. */
+  /** The real model's head while the steps show it (showModelHead's `head`), or null when they show an example. */
   get modelHead() {
-    return pinned?.state === state ? pinned.shown : null;
+    return pinned?.state === state ? pinned.head : null;
   },
   writeHash,
   loadHash,
@@ -87,7 +89,7 @@ const app = {
 function setState(next, { from = null } = {}) {
   state = next;
   changedAt ??= performance.now();
-  syncControls(state, from);
+  syncControls(state, from, app.modelHead);
   scheduleHash();
   scheduleRender();
 }
@@ -241,13 +243,13 @@ function rehearse(next) {
   // The grids' tooltips and masks read the app's state and result while they draw: they are `next`'s meanwhile.
   try {
     [state, lastResult] = [next, result];
-    syncControls(next, null);
+    syncControls(next, null, app.modelHead);
     if (!previews || preview(call) === false) drawAll(next, result);
   } finally {
     [state, lastResult] = [shown.state, shown.result];
     restoreGenerated(shown.matrices); // the arrays of lastCall: the next change compares its inputs with them
     if (result !== shown.result) computeCall(attn, original);
-    syncControls(state, null);
+    syncControls(state, null, app.modelHead);
     drawAll(state, lastResult);
   }
   return true;
@@ -273,9 +275,9 @@ function showLoadError(error) {
 function buildPage() {
   steps = new Steps(app, {
     onEdit: (name, i, j, text) =>
-      pinned?.onEdit && pinned.state === state ? pinned.onEdit(name, i, j, text) : editCell(app, name, i, j, text),
+      app.modelHead?.onEdit ? app.modelHead.onEdit(name, i, j, text) : editCell(app, name, i, j, text),
     onToggleMask: (i, j) => toggleMaskCell(app, i, j),
-    onSelectHead: (head) => setState({ ...state, head }),
+    onSelectHead: (head) => (app.modelHead ? app.modelHead.onHead(head) : setState({ ...state, head })),
   });
   orderView = new OrderView();
   designedView = new DesignedView(app, {

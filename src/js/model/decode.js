@@ -15,7 +15,7 @@ import { MAX_CALL_BYTES } from '../plan.js';
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
-import { runLayer } from './layer-call.js';
+import { headMask, runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
 
 export class DecodeSession {
@@ -68,10 +68,11 @@ export class DecodeSession {
    * | logits      | Tensor [1, vocab]: the last new token's                |
    * | attentions  | per layer Tensor [H, 1, past + n]: its attention row   |
    * @param {number[]} ids
-   * @param {{ attentions: boolean, check: () => void, signal?: AbortSignal }} o  check() throws when the generation
-   *   must stop; `signal` stops every read
+   * @param {{ attentions: boolean, ablate?: object[], check: () => void, signal?: AbortSignal }} o  ablate: the
+   *   heads switched off (ablation.js's entries, 'zero'); check() throws when the generation must stop; `signal` stops
+   *   every read
    */
-  async forward(ids, { attentions: wantWeights, check, signal }) {
+  async forward(ids, { attentions: wantWeights, ablate = [], check, signal }) {
     const { spec, run } = this.#engine;
     const n = ids.length;
     const first = this.past;
@@ -88,6 +89,8 @@ export class DecodeSession {
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
       if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+      const mask = headMask(ablate, l, H);
+      if (mask) inputs.headMask = mask;
       const { cacheK, cacheV } = this.#layers[l];
       const dims = {
         ...modelDims(spec, n, l),

@@ -10,7 +10,7 @@
 import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
-import { runLayer } from './layer-call.js';
+import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';
 import { runBytes } from './run-bytes.js';
@@ -96,12 +96,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
     const kept = { addresses, entries: layers[l], heap: engine.heap };
     writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, inputs, spec, kept));
     if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
-    const zeroed = plan.ablate.filter((a) => a.layer === l && a.mode === 'zero');
-    if (zeroed.length) {
-      const mask = new Float32Array(H).fill(1);
-      for (const { head } of zeroed) mask[head] = 0;
-      inputs.headMask = made(mask, [H], 'ablate');
-    }
+    const mask = headMask(plan.ablate, l, H); // its zero ablations
+    if (mask) inputs.headMask = mask;
     const own = layerEdits(plan.edits, l, spec)?.tensor.data;
     const patched = patchEditRows(plan.patches, l, spec);
     const ablated = [...(hooks.ablationRows?.get(l) ?? [])];

@@ -5,6 +5,7 @@ import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
 import { DecodeSession } from './decode.js';
 import { topK as topList } from './results.js';
+import { readAblate } from './ablation.js';
 import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
@@ -20,6 +21,7 @@ const GENERATE_OPTIONS = [
   'attentions',
   'next',
   'residentBytes',
+  'ablate',
 ];
 
 /** The default budget of weights kept in WebAssembly memory during a generation (decode.js). */
@@ -41,6 +43,23 @@ function number(o, name, fallback, test, rule) {
   const value = o[name] ?? fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || !test(value)) throw bad(name, value, rule);
   return value;
+}
+
+/**
+ * generate's `ablate`: heads switched off at every step, as run's entries (ablation.js), 'zero' only: a 'mean' or
+ * 'resample' ablation replaces a head's output at every position of a whole run, which a step of one token is not.
+ */
+function readZeroAblate(value, spec) {
+  const ablate = readAblate(value, spec, 0, () => ({ ids: [] })); // a reference is never run here (below)
+  const other = ablate.findIndex((a) => a.mode !== 'zero');
+  if (other >= 0) {
+    throw bad(
+      `ablate[${other}]`,
+      ablate[other].mode,
+      "[layer, head] or mode 'zero': generate() switches heads off; 'mean' and 'resample' ablations are run()'s",
+    );
+  }
+  return ablate;
 }
 
 /** generate()'s options, checked against the model's sizes. */
@@ -68,6 +87,7 @@ export function readGenerateOptions(options, spec) {
     attentions: o.attentions ?? true,
     next: Math.min(integer(o, 'next', 5, 1), spec.vocabSize),
     residentBytes: number(o, 'residentBytes', RESIDENT_BYTES, (b) => b >= 0, 'a number of bytes ≥ 0'),
+    ablate: readZeroAblate(o.ablate, spec), // heads switched off at every step, as run's
   };
 }
 
@@ -109,7 +129,7 @@ async function* steps(engine, prompt, o) {
     if (session.freed) throw new AttentionError('TERMINATED', 'the model was disposed during generate()');
     checkAborted(signal, 'generate()');
   };
-  const forward = (tokens) => session.forward(tokens, { attentions: o.attentions, check, signal });
+  const forward = (tokens) => session.forward(tokens, { attentions: o.attentions, ablate: o.ablate, check, signal });
   try {
     check();
     let { logits, attentions } = await forward(ids);

@@ -612,6 +612,8 @@ export interface GenerateOptions {
    * keeps none across runs (LoadModelOptions.residentBytes); a resident model's weights serve it instead. Default 1 GiB.
    */
   residentBytes?: number;
+  /** Heads switched off at every step, the prompt's included: [layer, head] pairs, as RunOptions.ablate. */
+  ablate?: readonly (readonly [number, number])[];
 }
 
 /** One step of model.generate: the token chosen after the sequence so far. */

@@ -26,6 +26,19 @@ export function halfWeights(list, placement) {
 const share = (record, reads, other) =>
   Object.fromEntries(Object.entries(record).filter(([key]) => (LAYER_WEIGHTS.has(key) ? reads.has(key) : other(key))));
 
+/**
+ * The head mask of layer `layer` for the zero ablations among `ablate` (run-plan's entries, ablation.js: { layer, head,
+ * mode }): an input [H] of 1s with 0 for each head switched off (forward.h's head_mask), or null when none of its heads
+ * is. 'mean' and 'resample' ablations are rows of the edits input instead (forward-pass.js).
+ */
+export function headMask(ablate, layer, numHeads) {
+  const zeroed = ablate.filter((a) => a.layer === layer && a.mode === 'zero');
+  if (!zeroed.length) return null;
+  const mask = new Float32Array(numHeads).fill(1);
+  for (const { head } of zeroed) mask[head] = 0;
+  return made(mask, [numHeads], 'ablate');
+}
+
 const pick = (from, keys, keep) =>
   Object.fromEntries(Object.entries(from).filter(([key]) => keys.includes(key) === keep));
 

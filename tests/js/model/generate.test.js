@@ -1,7 +1,8 @@
 // model.generate() with its KV cache against model.run() on the whole sequence at every step, in Node and
 // Chromium: the token, its probability, the next list and every layer's attention row of the query that chose it,
 // for GPT-2 and the LLaMA family (GQA, RoPE at each token's position, Mistral's sliding window, Qwen2's biases),
-// greedy and sampled (temperature, topK, topP with a seed), with the weights resident and read at every step.
+// greedy and sampled (temperature, topK, topP with a seed), with the weights resident and read at every step, and
+// with heads switched off (ablate).
 // The sampling is done again here from run()'s logits by this file's own sampler (the rule of docs/model.md).
 // Also: the cache and resident weights freed however the iterator ends, and every bad option refused.
 import { describe, expect, it } from 'vitest';
@@ -58,7 +59,7 @@ async function expectStepsMatchRun(model, prompt, options) {
   expect(steps.length).toBe(options.maxNewTokens);
   let ids = prompt.slice();
   for (const [i, step] of steps.entries()) {
-    const full = await model.run({ ids });
+    const full = await model.run({ ids }, { ablate: options.ablate ?? [] });
     const [n, V] = full.logits.shape;
     const row = full.logits.data.subarray((n - 1) * V);
     expect(step.step).toBe(i);
@@ -128,6 +129,34 @@ describe('model.generate against model.run of the whole sequence at each step', 
       await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 8, ...options });
     }
   });
+
+  it.each([FAMILIES[0], FAMILIES[1]])(
+    '%s: heads switched off (ablate) at every step, as run with the same ablate; other tokens than with every head on',
+    async (name, make) => {
+      const model = await loadModel(make().files);
+      const ablate = [
+        [0, 0],
+        [1, 1],
+        [1, 0],
+      ];
+      const off = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6, ablate });
+      const on = await expectStepsMatchRun(model, PROMPT, { maxNewTokens: 6 });
+      expect(off.map((s) => s.next[0].p)).not.toEqual(on.map((s) => s.next[0].p));
+      const bad = (options) => model.generate({ ids: PROMPT }, options);
+      expect(() => bad({ ablate: [[2, 0]] })).toThrow(/ablate\[0\]/u);
+      expect(() => bad({ ablate: [0, 1] })).toThrow(/ablate\[0\] must be \[layer, head\]/u);
+      expect(() => bad({ ablate: 'L0H1' })).toThrow(/ablate must be an array/u);
+      expect(() => bad({ ablate: [{ layer: 0, head: 1, mode: 'mean' }] })).toThrow(/ablate\[0\].*'mean'.*run\(\)'s/u);
+      const zero = [{ layer: 0, head: 0, mode: 'zero' }];
+      const modeZero = [];
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: zero }))
+        modeZero.push(step.id);
+      const pairs = [];
+      for await (const step of model.generate({ ids: PROMPT }, { maxNewTokens: 3, ablate: [[0, 0]] }))
+        pairs.push(step.id);
+      expect(modeZero).toEqual(pairs);
+    },
+  );
 
   it('the same seed gives the same tokens (these, in Node and Chromium); another seed others', async () => {
     const model = await loadModel(llamaFixture().files);

@@ -36,4 +36,6 @@ import './real-model/ids.mjs';
 import './real-model/narrow.mjs';
 import './real-model/seed-ahead.mjs';
 import './real-model/links.mjs';
+import './real-model/controls.mjs';
+import './real-model/instructor.mjs';
 import './views.mjs';

@@ -10,6 +10,7 @@ import { encodeState } from '../shared/link.js';
 import { LIMITS, SIZE_NAMES, checkSizes, withSizes } from '../shared/state.js';
 import { tokenize } from '../shared/tokens.js';
 import { takeNextSeed } from './seedAhead.js';
+import { buildModelHold, holdForModel } from './modelHold.js';
 import { copyText } from '../walk/clipboard.js';
 import { byId, el, setError, show } from '../shared/dom.js';
 import { downloadCanvas, heatmapPicture } from '../walk/heatmap.js';
@@ -75,7 +76,11 @@ export function buildControls(app) {
     sizes.append(el('label', { class: 'field', htmlFor: input.id }, el('span', { text: label }), input));
   }
 
+  buildModelHold();
+
   byId('sentence').addEventListener('input', (event) => {
+    // A real model's head in the steps: the sentence runs the model (its tokens become the rows).
+    if (app.modelHead) return app.modelHead.onSentence(event.target.value);
     const typed = typedSentence(app.state, event.target.value);
     setError(byId('sentence-error'), typed.error ?? null);
     if (typed.state) app.setState(typed.state, { from: event.target });
@@ -117,7 +122,11 @@ export function buildControls(app) {
   byId('share-qk').addEventListener('change', (e) =>
     app.setState({ ...app.state, shareQK: e.target.checked, wk: null }),
   );
-  byId('head').addEventListener('change', (e) => app.setState({ ...app.state, head: Number(e.target.value) }));
+  byId('head').addEventListener('change', (e) =>
+    app.modelHead
+      ? app.modelHead.onHead(Number(e.target.value))
+      : app.setState({ ...app.state, head: Number(e.target.value) }),
+  );
   byId('clear-mask').addEventListener('click', () => {
     setError(byId('mask-message'), null);
     app.setState({ ...app.state, mask: null });
@@ -237,8 +246,12 @@ export function clearFieldErrors() {
   for (const input of Object.values(sizeInputs)) input.setAttribute('aria-invalid', 'false');
 }
 
-/** Shows the state in the controls, leaving alone the one being typed in (`from`) and the focused one. */
-export function syncControls(state, from) {
+/**
+ * Shows the state in the controls, leaving alone the one being typed in (`from`) and the focused one; `modelHead`: a
+ * real model's head in the steps (main.js's app.modelHead), which holds the settings it does not take.
+ */
+export function syncControls(state, from, modelHead = null) {
+  holdForModel(modelHead, Object.values(sizeInputs));
   const set = (node, property, value) => {
     if (node !== from && node !== document.activeElement && node[property] !== value) node[property] = value;
   };

@@ -179,7 +179,7 @@ export function setupEmbed(app) {
     const names = order.filter((name) => chosen.has(name));
     const pageUrl = `${location.origin}${location.pathname}`;
     const chosenSteps = names.length ? names : ['softmax'];
-    const shown = app.modelHead; // the real model's head in the steps, or null
+    const shown = app.modelHead?.link; // the real model's head in the steps (its link values), or null
     const snippets = shown
       ? modelSnippets(shown, chosenSteps, pageUrl)
       : embedSnippets(app.state, chosenSteps, pageUrl);

@@ -93,6 +93,19 @@ export const edits = {
   partial: (value, read) => read.length < value.split('*').length,
 };
 
+/**
+ * The parts of the real-model section a link can open at (`section=`, real-model/panel.js): their headings' ids are
+ * model-<name>-title.
+ */
+export const SECTIONS = Object.freeze(['tokens', 'next', 'heads', 'generate', 'layer']);
+
+/** One of `names`. */
+const oneOf = (names, what) => ({
+  read: (value) => (names.includes(value) ? value : undefined),
+  why: () => `is not ${what} (${names.join(', ')})`,
+  write: String,
+});
+
 const given = (field) => (values) => values[field] !== null && values[field] !== undefined;
 const some = (field) => (values) => values[field]?.length > 0;
 const headGiven = (values) => Number.isInteger(values.layer) && Number.isInteger(values.head);
@@ -109,6 +122,9 @@ const QUERY = [
   { key: 'head', group: 'model', field: 'head', type: whole(0, 9999, 'a head'), when: headGiven },
   { key: 'ablate', group: 'model', field: 'ablate', type: pairs, when: some('ablate') },
   { key: 'edits', group: 'model', field: 'edits', type: edits, when: some('edits') },
+  // The part of the section the link opens at (its heading brought up and focused); the page writes it in the links
+  // its parts give, not in the address as the reader goes.
+  { key: 'section', group: 'model', field: 'section', type: oneOf(SECTIONS, 'a part of the real-model section') },
   // Generation's settings (`gen` is their marker: a link without it has none); never its tokens.
   ...[
     ['gen', 'maxNewTokens', number(1, MAX_NEW_TOKENS, 'a number of new tokens', { integer: true })],

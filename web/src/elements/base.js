@@ -94,6 +94,7 @@ export class AttentionElement extends HTMLElement {
     this.queued = false;
     this.edited = null;
     this.run = 0;
+    this.modelFigure = null; // on a real model (`model`): modelFigure.js's ModelFigureState, made at its first run
   }
 
   connectedCallback() {

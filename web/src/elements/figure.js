@@ -38,7 +38,7 @@ function fit(label, size, room) {
  */
 export function figureOf(element) {
   const { currentState: state, result, display, marks } = element;
-  if (!state && element.modelShown) return modelFigureOf(element);
+  if (!state && element.modelFigure?.shown) return modelFigureOf(element);
   const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
   const head = state.numHeads > 1 ? `, head ${state.head} of ${state.numHeads}` : '';
   const sentence = element.localName === 'attention-heatmap' ? ` of “${state.sentence}”` : '';
@@ -52,8 +52,8 @@ export function figureOf(element) {
 }
 
 /** The figure of an element on a real model (modelFigure.js): the head shown, or the first of the model view. */
-function modelFigureOf({ result, display, modelShown, marks }) {
-  const { settings, labels, causal } = modelShown;
+function modelFigureOf({ result, display, modelFigure, marks }) {
+  const { settings, labels, causal } = modelFigure.shown;
   const values = display.values;
   const n = labels.length;
   const head = settings.modelView ? 0 : settings.head;

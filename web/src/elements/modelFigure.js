@@ -12,6 +12,7 @@ import { OFF_NOTE, drawModelView, modelSheet, picker } from './modelView.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { sharedModel } from './sharedModel.js';
+import { own } from './modelFigureState.js';
 
 const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
 const DISPLAY = ['caption', 'values', 'export'];
@@ -30,16 +31,18 @@ function adoptSheet({ shadowRoot: root }) {
 function showLoading(element, name) {
   adoptSheet(element);
   element.pendingText.textContent = `Loading ${name}…`;
-  element.progressNode ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
-  element.progressNode.removeAttribute('value');
-  element.progressNode.hidden = false;
-  element.pendingNode.append(element.progressNode);
+  const figure = own(element);
+  figure.progress ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
+  figure.progress.removeAttribute('value');
+  figure.progress.hidden = false;
+  element.pendingNode.append(figure.progress);
 }
 
 /** A load's or run's progress event, shown by an element still loading. */
 function showProgress(element, name, event) {
   if (element.status !== 'loading') return;
-  const bar = element.progressNode;
+  const figure = own(element);
+  const bar = figure.progress;
   if (event.phase === 'download') {
     // Per file: config.json, the checkpoint's header, tokenizer.json (the weights are read by each run, by layer).
     if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
@@ -48,10 +51,10 @@ function showProgress(element, name, event) {
   } else if (event.total) {
     // A run (runs one after another): the bytes of the weights it reads (downloaded now from a web source), counted
     // from its first event, since the model's count goes on from run to run.
-    if (event.phase === 'embeddings') element.runStart = event.loaded;
-    const start = element.runStart ?? 0;
+    if (event.phase === 'embeddings') figure.runStart = event.loaded;
+    const start = figure.runStart;
     [bar.max, bar.value] = [event.total - start, event.loaded - start];
-    const layer = event.phase === 'layer' ? `layer ${event.layer} of ${element.numLayers}, ` : '';
+    const layer = event.phase === 'layer' ? `layer ${event.layer} of ${figure.numLayers}, ` : '';
     element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
   }
 }
@@ -59,7 +62,7 @@ function showProgress(element, name, event) {
 /** Shows the problems as the element's message, with the author's fallback content (if any) and no figure. */
 function failed(element, problems, heading) {
   element.status = 'error';
-  if (element.progressNode) element.progressNode.hidden = true;
+  if (element.modelFigure?.progress) element.modelFigure.progress.hidden = true;
   element.content.replaceChildren();
   element.fallbackOnly();
   element.showMessage(problems, heading);
@@ -113,13 +116,14 @@ async function forward(element, shared, settings, input, spec) {
     topK: 5,
   };
   const key = JSON.stringify([settings.key, input, options]);
-  if (element.modelRun?.key !== key) {
+  const figure = own(element);
+  if (figure.run?.key !== key) {
     // A newer computation of this element stops the one before (a download under way included).
-    element.modelAbort?.abort();
-    const abort = (element.modelAbort = new AbortController());
-    element.modelRun = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
+    figure.abort?.abort();
+    const abort = (figure.abort = new AbortController());
+    figure.run = { key, out: await shared.run(input, { ...options, signal: abort.signal }) };
   }
-  return element.modelRun.out;
+  return figure.run.out;
 }
 
 /**
@@ -148,7 +152,7 @@ export async function modelFigure(element, current) {
     }
     if (!current()) return;
     const spec = model.spec;
-    element.numLayers = spec.numLayers;
+    own(element).numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
     const settings = { ...checkAgainst(read, spec, problems), ...(element.edited ?? {}) };
     if (settings.next && !spec.choices?.causal) {
@@ -221,7 +225,8 @@ function show(element, { settings, spec, out, display, problems, marks = null })
   element.currentState = null;
   element.display = display;
   element.marks = marks; // highlight's cells (highlight.js), marked by each query × key figure
-  element.modelShown = { settings, spec, labels, causal };
+  const figure = own(element);
+  figure.shown = { settings, spec, labels, causal };
   element.layoutKey = null; // an explorer lays its example steps out again once `model` is removed
   adoptSheet(element);
   element.pendingNode.hidden = true;
@@ -229,7 +234,7 @@ function show(element, { settings, spec, out, display, problems, marks = null })
   const pick = (choice) => element.setEdited({ ...(element.edited ?? {}), ...choice });
   // A head opened from the model view: shown as `layer` and `head` would show it, with a way back (drawHead).
   const open = (layer, head) => {
-    element.focusNext = { part: 'heatmap' };
+    figure.focusNext = { part: 'heatmap' };
     pick({ layer, head, modelView: false, fromModelView: true });
   };
   const shown = { result, labels, causal, spec, settings };
@@ -272,9 +277,10 @@ function show(element, { settings, spec, out, display, problems, marks = null })
  * again (that head's map), or a picker's button.
  */
 function moveFocus(element) {
-  const next = element.focusNext;
-  element.focusNext = null;
-  if (next?.part === 'heatmap') element.modelMap?.grid.focus();
+  const figure = own(element);
+  const next = figure.focusNext;
+  figure.focusNext = null;
+  if (next?.part === 'heatmap') figure.map?.grid.focus();
   else if (next?.part?.endsWith('-picker'))
     element.shadowRoot.querySelectorAll(`[part="${next.part}"] button`)[next.index]?.focus();
   else if (next?.part === 'model-view')
@@ -290,7 +296,7 @@ export const describeCell = (labels, causal, what) => (i, j, value) =>
 /** The figure's title, the model it shows, the heads switched off, and the layer and head pickers. */
 function heading(element, { spec, settings }, pick, title) {
   // The pickers are drawn again with the figure: the focus goes to the new button once it is there (moveFocus).
-  const focus = (part, index) => (element.focusNext = { part, index });
+  const focus = (part, index) => (own(element).focusNext = { part, index });
   const off = headNames(settings.ablate);
   return [
     el('p', { class: 'title', attrs: { part: 'title' }, text: title }),
@@ -318,15 +324,16 @@ function drawHead(element, shown, pick) {
   const n = labels.length;
   const title = `${TITLES[values]}, ${headName(layer, head)}`;
   const describe = describeCell(labels, causal, values === 'scores' ? 'score' : 'weight');
-  element.modelMap ??= new HeatmapGrid({
+  const figure = own(element);
+  figure.map ??= new HeatmapGrid({
     label: title,
-    describe: (i, j, v) => element.modelDescribe(i, j, v),
+    describe: (i, j, v) => figure.describe(i, j, v),
     mark: (cells) => element.mark(cells),
   });
-  element.modelDescribe = describe;
-  element.modelMap.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
+  figure.describe = describe;
+  figure.map.setLabel(`${title} of ${settings.name}: rows are queries, columns are keys`);
   const size = n * n;
-  element.modelMap.update({
+  figure.map.update({
     data: result[values].data.subarray(head * size, (head + 1) * size),
     rows: n,
     cols: n,
@@ -345,19 +352,19 @@ function drawHead(element, shown, pick) {
       attrs: { part: 'back' },
       on: {
         click: () => {
-          element.focusNext = { part: 'model-view', layer, head };
+          figure.focusNext = { part: 'model-view', layer, head };
           pick({ modelView: true, fromModelView: false });
         },
       },
     });
   // A head switched off is drawn faded, with what that means (its weights are computed; its output is not used).
   const off = settings.ablate.some(([l, h]) => l === layer && h === head);
-  element.modelMap.element.classList.toggle('off', off);
+  figure.map.element.classList.toggle('off', off);
   const note = off && el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE });
   return [
     ...(back ? [back] : []),
     ...heading(element, shown, pick, title),
-    element.modelMap.element,
+    figure.map.element,
     ...(note ? [note] : []),
   ];
 }

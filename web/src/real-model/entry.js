@@ -16,8 +16,16 @@ async function open(app, fromLink) {
     const link = fromLink
       ? { ...readModelLink(location.search), example }
       : { model: 'builtin', text: null, ablate: [] };
-    if (!fromLink) section.scrollIntoView({ block: 'start' });
-    await openRealModel(app, link);
+    // Opened by its button: the focus goes to the section (not left in the settings, dozens of Tabs before it), then
+    // to the model's first control once it is loaded, unless the reader moved it meanwhile.
+    const heading = section.querySelector('h2');
+    if (!fromLink) {
+      section.scrollIntoView({ block: 'start' });
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+    }
+    const panel = await openRealModel(app, link);
+    if (!fromLink && document.activeElement === heading) panel.focusStart();
   } catch (error) {
     setError(
       byId('model-load-error'),

@@ -1,6 +1,6 @@
 // Where the "Real model" source's files come from: the shipped model fetched from the page's own folder (with the
 // bytes counted and a Cancel), or a dropped / picked folder. (A head's weights in the walk come from the model
-// itself: model.attentionWeights, tools/walk/openHead.js.)
+// itself: model.attentionWeights, session.js.)
 import { modelFolderUrl, parseModelSource } from '../../../src/js/model/index.js';
 import { clearModelCache, modelCacheBytes, openModelCache } from '../../../src/js/model/cache.js';
 import { BUILTIN } from './realModel.js';

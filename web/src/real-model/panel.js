@@ -6,11 +6,10 @@ import { loadModel } from '../../../src/js/model/index.js';
 import '../css/realModel.css'; // with this code only
 import { afterNextPaint } from '../app/latency.js';
 import { RealModelEdits } from './tools/walk/headEdits.js';
-import { layerCapture, openModelHead, rememberLayer } from './tools/walk/openHead.js';
+import { openModelHead } from './tools/walk/openHead.js';
 import * as rm from './realModel.js';
-import { firstChangedLayer, fromOptions, mergeRun } from './run/rerun.js';
-import { runInParts } from './run/runParts.js';
-import { knownMaskId, runInput } from './run/runInput.js';
+import { RealModelSession } from './session.js';
+import { knownMaskId } from './run/runInput.js';
 import {
   cacheBytes,
   clearCache,
@@ -27,9 +26,10 @@ import { RealModelGenerate } from './tools/generate/generatePanel.js';
 import { ModelView } from './allHeadsView.js';
 import { PredictionsView, TokensView } from './predictionsView.js';
 import { VocabularyView } from './vocabularyView.js';
+import { partId } from './partLinks.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
 import { byId, setError } from '../shared/dom.js';
-import { linkValues, writeLinkSoon } from './panelLink.js';
+import { writeLinkSoon } from './panelLink.js';
 
 export { readModelLink } from './realModel.js';
 
@@ -37,18 +37,7 @@ export class RealModelPanel {
   /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
   constructor(app) {
     this.app = app;
-    this.model = null;
-    this.files = null;
-    this.source = null; // 'builtin' | 'files'
-    this.vocab = [];
-    this.ablate = [];
-    this.edits = []; // numbers edited in the walk, as the model's run takes them (tools/walk/headEdits.js)
-    this.editing = new RealModelEdits(this);
-    this.selected = null;
-    this.masked = -1;
-    this.generation = 0;
-    this.base = null; // { key, result }: the run with every head on, for the ablation's change
-    this.controller = null;
+    this.session = new RealModelSession(); // the state: every part reads and changes it through its methods
     this.layersRun = 0; // layers the model computed, for the page tests (data-model-layers-run)
     this.ui = new RealModelControls({
       onBuiltin: () => this.loadBuiltin(),
@@ -57,22 +46,20 @@ export class RealModelPanel {
       onCancel: () => this.cancel(),
       onUrl: (text) => this.loadUrl(text),
       onClearCache: () => clearCache().then(() => this.#showCache()),
-      onText: () => this.scheduleRun(),
+      onText: () => this.setText(this.ui.text.value),
       onAllOn: () => this.setAblate([]),
-      onLessonSentence: () => {
-        this.ui.text.value = rm.INDUCTION_SENTENCE;
-        this.scheduleRun();
-      },
+      onLessonSentence: () => this.typed(rm.INDUCTION_SENTENCE),
     });
+    this.editing = new RealModelEdits(this);
     this.tokens = new TokensView({ onMask: (i) => this.mask(i) });
     this.predictions = new PredictionsView();
     this.vocabulary = new VocabularyView(); // the tokens the model knows, under its tokens
     this.view = new ModelView({
       onSelect: (layer, head) => this.openHead(layer, head),
-      onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.ablate, layer, head)),
+      onAblate: (layer, head) => this.setAblate(rm.toggleHead(this.session.ablate, layer, head)),
     });
     this.rope = new RopeGrids();
-    this.generator = new RealModelGenerate({ prompt: () => this.input(), vocab: () => this.vocab });
+    this.generator = new RealModelGenerate(this.session);
     this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
     this.ui.mount({
       generate: this.generator.element,
@@ -83,6 +70,7 @@ export class RealModelPanel {
       rope: this.rope.element,
     });
     this.ui.walkLine.after(this.editing.reset);
+    this.views.title.append(' ', ...this.ui.parts.link('layer', 'One layer'));
   }
 
   get element() {
@@ -91,8 +79,8 @@ export class RealModelPanel {
 
   /** Opens the source from a link (readModelLink's), or the shipped model. */
   async open(link) {
-    this.pending = link;
-    if (link?.text !== null && link?.text !== undefined) this.ui.text.value = link.text;
+    this.session.opening(link);
+    this.ui.text.value = this.session.text;
     if (link?.model === 'files') {
       this.ui.say(
         'This link was made with model files dropped on the page, which a link cannot hold: drop or pick the same folder again to reopen its view.',
@@ -106,18 +94,8 @@ export class RealModelPanel {
     await this.loadBuiltin();
   }
 
-  /** A new AbortSignal for a load or a run; Cancel (or the next load) aborts it. */
-  #signal() {
-    this.controller?.abort();
-    this.controller = new AbortController();
-    return this.controller.signal;
-  }
-
   cancel() {
-    const half = this.rest?.drawn ? this.rest.layer : null; // an edit's steps drawn, its later layers not run
-    this.controller?.abort();
-    this.controller = null;
-    this.generation++;
+    const half = this.session.cancel(); // an edit's steps drawn, its later layers not run
     this.ui.busy(false);
     this.editing.updating(false);
     this.ui.say(
@@ -128,7 +106,7 @@ export class RealModelPanel {
   }
 
   async loadBuiltin() {
-    const signal = this.#signal();
+    const signal = this.session.signal();
     this.ui.busy(true, 'Downloading the shipped model…');
     try {
       const files = await fetchBuiltin(signal, (loaded, total) =>
@@ -160,37 +138,36 @@ export class RealModelPanel {
 
   /** Loads a model from `from` (files or a web source): `source` names it in links; `folder` is its URL. */
   async #use(from, source, folder = null) {
-    const generation = ++this.generation;
+    const session = this.session;
+    const generation = session.begin();
     let model;
     const watch = watchLoad(); // what the page's CSP refused and the files fetched, for what the page says
     try {
       const cache = folder ? await openCache() : undefined;
-      model = await loadModel(from, { onProgress: (e) => this.#progress(watch.saw(e)), signal: this.#signal(), cache });
+      const onProgress = (event) => this.#progress(watch.saw(event));
+      model = await loadModel(from, { onProgress, signal: session.signal(), cache });
     } catch (error) {
       const blocked = await watch.refused();
-      if (generation !== this.generation || error?.code === 'ABORTED') return;
+      if (!session.current(generation) || error?.code === 'ABORTED') return;
       return this.#fail(rm.loadMessage(error, folder, { page: location.origin, blocked }));
     }
     watch.refused();
-    if (generation !== this.generation) return;
-    this.model?.dispose();
-    const same = this.source === source && this.ui.text.value; // the same model again keeps its sentence
+    if (!session.current(generation)) return;
     const files = folder ? null : from;
-    Object.assign(this, { model, files, folder, source, base: null, ran: null, selected: null, masked: -1 });
-    const link = this.pending;
-    this.pending = null;
+    const { link, counts } = session.loaded(model, { source, folder, files });
     this.generator.setModel(model, link?.generate);
-    const counts = rm.linkCounts(link, model.spec); // counted from 0; a link written counted from 1 is said so
-    this.ablate = counts.ablate;
+    this.editing.show();
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
-    this.editing.use((link?.edits ?? []).filter((e) => e.layer < model.spec.numLayers));
-    this.vocab = await this.vocabulary.use(model, files, folder); // id → token, from tokenizer.json
-    this.view.clear();
+    session.setVocab(await this.vocabulary.use(model, files, folder)); // id → token, from tokenizer.json
+    // Nothing of the model before stays on screen, under this one's name (its first run may not run).
+    for (const view of [this.tokens, this.predictions, this.view, this.views]) view.clear();
     this.rope.draw(null);
     const what = source === 'builtin' ? 'shipped with the page, trained here' : (folder ?? `${files.size} files`);
     this.ui.loaded(rm.describeModel(model, what), source === 'builtin', model.spec.choices.maskedLm);
-    this.ui.text.value = link?.text ?? (same || rm.defaultText(model, source));
-    this.ui.idsHint(!model.hasTokenizer, model.spec.choices.maskedLm && knownMaskId(model.spec.vocabSize));
+    this.ui.text.value = session.text;
+    const { vocabSize, choices } = model.spec;
+    this.ui.idsHint(model.hasTokenizer ? null : vocabSize, choices.maskedLm && knownMaskId(vocabSize));
+    session.setTypedMask(this.ui.maskIdTyped(vocabSize));
     this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
@@ -198,6 +175,22 @@ export class RealModelPanel {
     // steps as a click does; one whose #… holds another example keeps that example (openHead's fromLink).
     if (counts.layer !== null && counts.head !== null) await this.openHead(counts.layer, counts.head, link.example);
     if (link?.generate) await this.generator.replay();
+    if (link?.section) this.#goTo(link.section);
+  }
+
+  /** Brings a part (app/link.js's SECTIONS) to the top of the screen, its heading focused. */
+  #goTo(section) {
+    const heading = document.getElementById(partId(section));
+    if (!heading || heading.closest('[hidden]'))
+      return this.ui.linkNote(`This link opens at section=${section}, which this model does not show.`);
+    heading.tabIndex = -1;
+    heading.scrollIntoView({ block: 'start' });
+    heading.focus({ preventScroll: true });
+  }
+
+  /** The first control of the loaded model (its sentence), focused: after the section is opened by its button. */
+  focusStart() {
+    if (!this.ui.work.hidden) this.ui.text.focus();
   }
 
   async #showCache() {
@@ -213,7 +206,7 @@ export class RealModelPanel {
     if (phase === 'cache') return this.#showCache(); // what a run fetched is written in the cache after it
     if (phase === 'download' && total)
       this.ui.progress(loaded, total, `${file ?? 'downloading'}: ${rm.bytesText(loaded)} of ${rm.bytesText(total)}`);
-    const layers = this.model?.spec.numLayers ?? this.runLayers ?? 0;
+    const layers = this.session.model?.spec.numLayers ?? 0;
     if (phase === 'layer') document.body.dataset.modelLayersRun = String(++this.layersRun); // layers computed
     // Only while a load or a run is shown under way (a head opened in the steps runs its layer again, unannounced).
     if (phase === 'layer' && layers && this.ui.working) {
@@ -221,122 +214,104 @@ export class RealModelPanel {
     }
   }
 
-  /** The run's input: the text, or its ids typed, with one token masked (BERT: a token clicked, or [MASK] typed). */
-  input() {
-    return runInput(this.ui.text.value, this.model, this, this.maskId());
-  }
-
-  /** BERT's [MASK] id: the vocabulary's, or (without tokenizer.json) the one typed beside the ids; -1 when unknown. */
-  maskId() {
-    return this.model.hasTokenizer ? rm.maskId(this.vocab) : this.ui.maskIdTyped(this.model.spec.vocabSize);
-  }
-
-  scheduleRun() {
-    this.masked = -1;
-    this.editing.use(this.edits.filter((e) => e.step !== 'x')); // X's edits are of the old sentence's tokens
+  /**
+   * A sentence typed: the model runs on it 200 ms after the last key, and the head in the steps (while they show it)
+   * opens again on its tokens.
+   */
+  setText(text) {
+    const session = this.session;
+    session.setText(text);
+    if (session.model) session.setTypedMask(this.ui.maskIdTyped(session.model.spec.vocabSize)); // [MASK]'s id
+    this.editing.show();
     clearTimeout(this.runTimer);
-    this.runTimer = setTimeout(() => this.run(), 200);
+    this.runTimer = setTimeout(async () => {
+      const walked = session.walking(this.app.state.sentence) && session.selected;
+      if (!(await this.run()) || !walked || session.selected !== walked) return;
+      afterNextPaint(() => this.openHead(walked.layer, walked.head));
+    }, 200);
+  }
+
+  /** A sentence typed in the page's settings while the steps show a head of the model: the model's own sentence. */
+  typed(text) {
+    this.ui.text.value = text;
+    this.setText(text);
   }
 
   mask(index) {
-    if (this.maskId() < 0) return;
-    this.masked = this.masked === index ? -1 : index;
-    this.run();
+    if (this.session.toggleMask(index)) this.run();
   }
 
   setAblate(ablate) {
-    this.ablate = ablate;
+    const session = this.session;
+    session.setAblate(ablate);
     // The head in the steps follows the ablation, while the steps still show it (not another example chosen since).
-    const walked = this.selected && this.shown && this.app.state.sentence === this.shown.sentence;
+    const walked = session.walking(this.app.state.sentence);
     // The prediction is painted first, then the head is opened again (one layer).
     this.run().then(
-      (drawn) => drawn && walked && afterNextPaint(() => this.openHead(this.selected.layer, this.selected.head)),
+      (drawn) => drawn && walked && afterNextPaint(() => this.openHead(session.selected.layer, session.selected.head)),
     );
   }
 
   /**
-   * Runs the model on the sentence (with the ablations, and without them once per sentence), then draws it all. The
-   * same sentence again runs from the first layer whose ablations or edits changed (run/rerun.js), or with `start`
-   * (an edited layer run alone on the last run, with its capture: tools/walk/headEdits.js) from the layer after it.
+   * Runs the model (the session's run: from the first layer changed, or after `start`, an edited layer run alone
+   * by tools/walk/headEdits.js), then draws it all.
    * @param {{ layer: number, result: object } | null} start
    * @returns {Promise<boolean>} whether the run was drawn
    */
   async run(start = null) {
-    if (!this.model) return false;
-    const generation = ++this.generation;
-    const model = this.model;
-    const { input, key } = this.input();
-    this.generator.follow(key);
-    this.ui.busy(true, 'Running the model…');
-    try {
-      this.runLayers = model.spec.numLayers;
-      const t0 = performance.now();
-      const signal = this.#signal();
-      const settings = { ablate: this.ablate.slice(), edits: this.edits.slice() };
-      // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
-      const options = { topK: rm.TOP_K, ...settings, signal, logits: model.spec.choices.maskedLm || 'last' };
-      const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
-      const begin = last && start; // the edited layer's run holds for this sentence only
-      const prior = begin ? mergeRun(last.result, start.result, start.layer) : last?.result;
-      const layer = !last
-        ? 0
-        : begin
-          ? start.layer + 1
-          : Math.min(firstChangedLayer(last, settings) ?? Infinity, model.spec.numLayers - 1);
-      const from = layer > 0 ? fromOptions(prior, layer, settings) : {};
-      // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
-      const walked = this.selected && this.shown?.sentence === this.app.state.sentence ? this.selected.layer : -1;
-      if (walked >= layer) from.capture = layerCapture(model.spec, walked);
-      // In parts with a task between (run/runParts.js), once the model has run: its weights are read then (a
-      // first run's reads stay one run, its cache written after it).
-      const run = (o) => (this.ran?.model === model ? runInParts(model, input, o) : model.run(input, o));
-      const r = mergeRun(prior, await run({ ...options, ...from }), layer);
-      if (begin) r.captures = start.result.captures; // the edited layer's, the walk's
-      const runMs = performance.now() - t0;
-      const plain = !settings.ablate.length && !settings.edits.length;
-      if (plain) this.base = { key, result: r };
-      else if (this.base?.key !== key) this.base = { key, result: await run({ ...options, ablate: [], edits: [] }) };
-      const base = plain ? null : this.base.result;
-      if (generation !== this.generation) return false;
-      this.ran = { model, key, ...settings, result: r };
-      if (this.masked < 0) this.lastIds = r.ids; // the ids a token clicked is masked in
-      this.result = r;
-      if (walked >= layer || (begin && walked === start.layer)) rememberLayer(this, walked, r);
-      this.#draw(r, base, runMs);
+    const session = this.session;
+    if (!session.model) return false;
+    const problem = session.inputProblem(); // words for a model that takes ids: said, not run
+    this.ui.textProblem(problem && `${problem}${session.result ? ' What is shown is of the last ids run.' : ''}`);
+    if (problem) {
+      session.begin(); // a run under way is stale: its result is not of this text
       this.ui.busy(false);
-      this.ui.say(
-        `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer} first, for the steps, then from layer ${layer})` : layer ? ` (from layer ${layer}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(model.bytesRead)} of weights read.`,
-      );
-      this.ui.error(null);
-      this.writeLink();
-      return true;
-    } catch (error) {
-      if (generation !== this.generation || error?.code === 'ABORTED') return false;
-      this.ui.busy(false);
-      this.editing.updating(false);
-      this.ui.error(
-        `This sentence could not be run, so the last result stays: ${error.code ? `${error.code}: ` : ''}${error.message}`,
-      );
       return false;
     }
+    this.generator.follow();
+    this.ui.busy(true, 'Running the model…');
+    // The head in the steps: its layer captured by this run when it runs it, for the walk drawn again after.
+    const walked = session.walking(this.app.state.sentence) ? session.selected.layer : -1;
+    let ran;
+    try {
+      ran = await session.run({ start, walked });
+    } catch (error) {
+      this.ui.busy(false);
+      this.editing.updating(false);
+      const stays = session.result ? ', so the last result stays' : ''; // none yet: a model just loaded
+      this.ui.error(`This sentence could not be run${stays}: ${error.code ? `${error.code}: ` : ''}${error.message}`);
+      return false;
+    }
+    if (!ran) return false;
+    const { result: r, base, layer, begin, runMs } = ran;
+    this.#draw(r, base, runMs);
+    this.ui.busy(false);
+    this.ui.say(
+      `Ran ${r.ids.length} tokens in ${runMs.toFixed(0)} ms${begin ? ` (layer ${start.layer} first, for the steps, then from layer ${layer})` : layer ? ` (from layer ${layer}, the first one changed)` : ''}${base ? ' (and once unedited, with every head on)' : ''}; ${rm.bytesText(session.model.bytesRead)} of weights read.`,
+    );
+    this.ui.error(null);
+    this.writeLink();
+    return true;
   }
 
   #draw(r, base, runMs) {
-    const model = this.model;
+    const session = this.session;
+    const { model, vocab, ablate, edits, selected } = session;
     const bert = model.spec.choices.maskedLm;
-    const rawTokens = r.rawTokens ?? r.ids.map((id) => this.vocab[id] ?? String(id));
+    const rawTokens = r.rawTokens ?? r.ids.map((id) => vocab[id] ?? String(id));
     const tokens = r.tokens ?? rawTokens;
-    const mask = bert ? this.maskId() : -1;
+    const mask = bert ? session.maskId() : -1;
     const masked = mask >= 0 ? r.ids.indexOf(mask) : -1;
-    const typed = typeof this.input().input === 'string'; // the words read as <unk>: marked, and said under them
-    const marks = typed ? this.vocabulary.marks(this.ui.text.value, rawTokens) : {};
+    // The words the vocabulary does not have (read as <unk>): marked, and said under the tokens.
+    const typed = typeof session.input().input === 'string';
+    const marks = typed ? this.vocabulary.marks(session.text, rawTokens) : {};
     this.tokens.draw({ ids: r.ids, rawTokens, tokens, maskable: mask >= 0, masked, ...marks });
-    if (this.source === 'builtin') this.ui.lessonRun(base ?? r, this.vocab); // the run with every head on
+    if (session.source === 'builtin') this.ui.lessonRun(base ?? r, vocab); // the run with every head on
     const labels = r.ids.map((id, i) => rm.readableToken(rawTokens[i], tokens[i]));
-    const changed = [this.ablate.length && 'the heads switched off', this.edits.length && 'your edits'].filter(Boolean);
+    const changed = [ablate.length && 'the heads switched off', edits.length && 'your edits'].filter(Boolean);
     this.predictions.show({
       model,
-      vocab: this.vocab,
+      vocab,
       r,
       base,
       row: bert ? masked : (r.logits?.shape[0] ?? 0) - 1, // GPT-2, LLaMA: the last row, the one asked for
@@ -346,15 +321,21 @@ export class RealModelPanel {
       attentions: r.attentions,
       labels,
       causal: model.spec.choices.causal,
-      ablate: this.ablate,
-      selected: this.selected,
+      ablate,
+      selected,
     });
-    this.views.update({ model, result: r, labels, input: this.input().input, ablate: this.ablate, edits: this.edits });
+    const input = this.session.input().input;
+    this.views.update({ model, result: r, labels, input, ablate, edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);
     document.body.dataset.modelViewMs = drawMs.toFixed(2);
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
-    this.ui.ablated(this.ablate.length ? `Switched off: ${rm.headsText(this.ablate)}.` : '');
+    this.ui.ablated(ablate.length ? `Switched off: ${rm.headsText(ablate)}.` : '');
     this.editing.updating(false);
+  }
+
+  /** The views that an edit's later layers change (marked as updating while they run). */
+  busyViews() {
+    return [this.predictions.element, this.view.element, this.views.element];
   }
 
   /** Opens head `head` of layer `layer` in the page's steps (tools/walk/openHead.js). */
@@ -362,9 +343,9 @@ export class RealModelPanel {
     return openModelHead(this, layer, head, fromLink);
   }
 
-  /** What a link (and Embed…) holds of the panel (panelLink.js). */
+  /** What a link (and Embed…) holds of the panel (the session's link()). */
   linkValues() {
-    return linkValues(this);
+    return this.session.link();
   }
 
   /** Writes the link 100 ms after the last change (panelLink.js). */

@@ -1,60 +1,13 @@
 // The "Real model" section's controls: where the model comes from (the shipped one, a folder picked or dropped, an
-// address), the progress bar with Cancel, the messages, the sentence, the induction lesson, and the places of the
-// tokens, the predictions and the model view.
+// address), the progress bar with Cancel, the messages, the sentence (or ids), the induction lesson, and the places of
+// the tokens, the prediction beside the model view's heads, and Generate, each part under a heading with its link
+// (partLinks.js).
 import { el, setError, show } from '../shared/dom.js';
 import { typedModel } from './files.js';
 import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
 import { isLesson, lessonOf } from './realModel.js';
-
-const PAPERS = [
-  [
-    'https://transformer-circuits.pub/2022/in-context-learning-and-induction-heads/index.html',
-    'Olsson et al. 2022, “In-context learning and induction heads”',
-  ],
-  [
-    'https://transformer-circuits.pub/2021/framework/index.html',
-    'Elhage et al. 2021, “A Mathematical Framework for Transformer Circuits”',
-  ],
-];
-
-/**
- * The lesson on the shipped model (figures from its model card, web/public/models/induction/README.md). Its first
- * paragraph (`lead`) follows the run (lessonRun); `back` puts the lesson's sentence back.
- */
-function lesson(onLessonSentence) {
-  const p = (text) => el('p', { text });
-  const lead = el('span', {});
-  const back = el('button', {
-    type: 'button',
-    class: 'secondary small',
-    text: 'Back to the lesson’s sentence',
-    hidden: true,
-    on: { click: onLessonSentence },
-  });
-  const node = el(
-    'div',
-    { class: 'lesson-note model-lesson' },
-    el('h3', { text: 'Induction heads: how a model copies' }),
-    el('p', { id: 'model-lesson-lead' }, lead, ' ', back),
-    p(
-      'L0H2 (layer 0 head 2) is a previous-token head: each row puts its weight one column left of the diagonal (0.60 on average on held-out sequences). It writes “the word before me was …” into every position.',
-    ),
-    p(
-      'The four heads of layer 1 (L1H0–L1H3) are induction heads: in the second copy, each token looks at the token after its earlier occurrence, a stripe one column right of the first copy’s diagonal (0.65–0.83 of their weight). That token is what they copy.',
-    ),
-    p(
-      'Switch off the four heads of layer 1 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off L0H2 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
-    ),
-    el(
-      'p',
-      {},
-      'Read more: ',
-      PAPERS.flatMap(([href, text], i) => [i ? '; ' : '', el('a', { href, text, attrs: { rel: 'noopener' } })]),
-      '.',
-    ),
-  );
-  return { node, lead, back };
-}
+import { lesson } from './inductionLesson.js';
+import { PartLinks } from './partLinks.js';
 
 /** The Hub's models offered by name (hubModels.js): a button each, with its family, size and id. */
 function hubList(onPick) {
@@ -101,6 +54,7 @@ export class RealModelControls {
    *   onAllOn: Function, onLessonSentence: Function }} handlers
    */
   constructor(handlers) {
+    this.parts = new PartLinks(); // each part's heading and link
     const folder = el('input', {
       type: 'file',
       id: 'model-folder',
@@ -212,12 +166,16 @@ export class RealModelControls {
       this.maskIdField,
       ' (103 in BERT’s English vocabularies).',
     );
+    this.idsRange = el('span');
     this.idsLine = el(
       'p',
-      { class: 'hint model-ids', hidden: true },
-      'This folder has no tokenizer.json: type token ids, separated by spaces.',
+      { id: 'model-ids-hint', class: 'hint model-ids', hidden: true },
+      'This model has no tokenizer.json, so the page cannot split words into tokens: type token ids',
+      this.idsRange,
+      ', separated by spaces.',
       this.maskPart,
     );
+    this.textLabel = el('span', { text: 'Sentence' });
     this.maskHint = el('p', {
       class: 'hint',
       hidden: true,
@@ -266,30 +224,39 @@ export class RealModelControls {
       this.drop.classList.remove('dragging');
       handlers.onDrop(event.dataTransfer);
     });
+    const part = (section, text) => this.parts.heading(section, text);
     this.work = el(
       'div',
       { class: 'model-work', hidden: true },
       this.about,
       this.filesLine,
-      el('label', { class: 'field', for: 'model-text' }, el('span', { text: 'Sentence' }), this.text),
+      el('label', { class: 'field', for: 'model-text' }, this.textLabel, this.text),
       this.maskHint,
       this.idsLine,
       this.lesson,
-      el('h3', { class: 'model-tokens-title', text: 'Tokens and their ids' }),
+      part('tokens', 'Tokens and their ids'),
       this.mounts.tokens,
-      el('h3', { text: 'What comes next' }),
-      this.mounts.predictions,
-      el('h3', { text: 'Generate, step by step: the KV cache' }),
+      // The prediction beside the heads (a column that stays in view while they scroll), under them when narrow.
+      el(
+        'div',
+        { class: 'model-pair' },
+        el('section', { class: 'model-next' }, part('next', 'What comes next'), this.mounts.predictions),
+        el(
+          'section',
+          { class: 'model-heads' },
+          part('heads', 'Every head: the model view'),
+          el('p', {
+            class: 'hint',
+            text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction beside shows the change.',
+          }),
+          el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
+          this.walkLine,
+          this.mounts.view,
+        ),
+      ),
+      part('generate', 'Generate, step by step: the KV cache'),
       this.mounts.generate,
-      el('h3', { text: 'Every head: the model view' }),
-      el('p', {
-        class: 'hint',
-        text: 'Rows are queries, columns keys. A head’s number button opens it in the steps below with the model’s own numbers; its “off” button switches it off (ablation; again to switch it back on) and the prediction above shows the change.',
-      }),
-      el('div', { class: 'model-ablation' }, this.ablatedLine, this.allOn),
-      this.walkLine,
       this.mounts.rope,
-      this.mounts.view,
     );
     this.element = el('div', { class: 'real-model' }, this.drop, this.work);
   }
@@ -367,11 +334,25 @@ export class RealModelControls {
     show(this.filesLine, names.length > 0);
   }
 
-  /** Token ids are typed (no tokenizer.json); `mask`: BERT's [MASK] id offered (-1: unknown), or false (no BERT). */
-  idsHint(on, mask = false) {
+  /**
+   * Token ids are typed (no tokenizer.json: `vocabSize`, else null), in a field labelled so; `mask`: BERT's [MASK]
+   * id offered (-1: unknown), or false (no BERT).
+   */
+  idsHint(vocabSize, mask = false) {
+    const on = vocabSize !== null;
     show(this.idsLine, on);
     show(this.maskPart, on && mask !== false);
     this.maskIdField.value = typeof mask === 'number' && mask >= 0 ? String(mask) : '';
+    this.idsRange.textContent = on ? `, whole numbers from 0 to ${vocabSize - 1}` : '';
+    this.textLabel.textContent = on ? 'Token ids' : 'Sentence';
+    if (on) this.text.setAttribute('aria-describedby', 'model-ids-hint');
+    else this.text.removeAttribute('aria-describedby');
+  }
+
+  /** Marks the sentence field as holding what the model cannot run (`problem`, said as the error), or not. */
+  textProblem(problem) {
+    this.text.setAttribute('aria-invalid', String(Boolean(problem)));
+    if (problem) this.error(problem);
   }
 
   /** The [MASK] id typed beside the ids: a whole number below the vocabulary's size, else -1. */

@@ -1,26 +1,16 @@
-// The real-model panel's part of the page's link: what it holds (model, sentence or ids, the head open, heads
-// switched off, edits), read by the link and by Embed…, and its write into the address, 100 ms after the last change.
+// The real-model panel's part of the page's link, written into the address 100 ms after the last change: what the
+// session holds of it (session.js's link(): model, sentence or ids, the head open, heads switched off, edits), and
+// the same link opening at each part of the section (section=, the parts' links: partLinks.js).
 import { writeModelLink } from './realModel.js';
-
-/** What a link (and Embed…) holds of the panel: model, sentence (`ids`: token ids), head, heads off and edits. */
-export function linkValues(panel) {
-  return {
-    model: panel.source,
-    text: panel.ui.text.value,
-    ids: !panel.model?.hasTokenizer,
-    layer: panel.selected?.layer,
-    head: panel.selected?.head,
-    ablate: panel.ablate,
-    edits: panel.edits,
-  };
-}
 
 /** Writes the link 100 ms after the last change, as the page's hash (a history write takes 5–30 ms here). */
 export function writeLinkSoon(panel) {
-  const link = linkValues(panel);
+  const link = panel.session.link();
   clearTimeout(panel.linkTimer);
   panel.linkTimer = setTimeout(() => {
     const search = writeModelLink(location.search, link);
     if (search !== location.search) history.replaceState(null, '', `${search}${location.hash}`);
+    const at = (section) => new URL(`${writeModelLink(search, { ...link, section })}${location.hash}`, location.href);
+    panel.ui.parts.set((section) => at(section).href); // each part's link: this one, opening there
   }, 100);
 }

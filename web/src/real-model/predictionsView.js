@@ -56,6 +56,13 @@ export class TokensView {
     this.note.textContent = note;
     this.note.hidden = !note;
   }
+
+  /** No tokens (a model loaded, not run yet). */
+  clear() {
+    this.list.replaceChildren();
+    this.note.textContent = '';
+    this.note.hidden = true;
+  }
 }
 
 export class PredictionsView {
@@ -137,5 +144,10 @@ export class PredictionsView {
     this.gone.textContent = gone.length
       ? `Left the list after the ablation: ${gone.map((t) => `“${readableToken(t.raw ?? t.token, t.token)}” (was ${t.p.toFixed(3)}${t.now === undefined ? '' : `, now ${t.now.toFixed(3)}`})`).join(', ')}.`
       : '';
+  }
+
+  /** No prediction (a model loaded, not run yet). */
+  clear() {
+    this.draw({ title: '', rows: [], compared: false, gone: [] });
   }
 }

@@ -54,10 +54,11 @@ export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (ll
 /**
  * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
  * http(s) URL or a Hub id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ([layer, head] pairs), the
- * walk's edits, generation's settings when the link has them (`gen`), and a warning for each part it cannot read.
+ * walk's edits, the part to open at (`section`), generation's settings when the link has them (`gen`), and a warning
+ * for each part it cannot read.
  * Layers and heads are as written: the panel checks them against the model (shared/counting.js's readCounts).
  * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
- *   edits: object[], warnings: string[], generate?: object } | null}
+ *   edits: object[], section: string | null, warnings: string[], generate?: object } | null}
  */
 export function readModelLink(search) {
   const { values, warnings, given } = readQuery(search);
@@ -69,6 +70,7 @@ export function readModelLink(search) {
     head: values.head ?? null,
     ablate: values.ablate ?? [],
     edits: values.edits ?? [], // numbers edited in the walk (tools/walk/walkEdits.js)
+    section: values.section ?? null, // a part to open at (app/link.js's SECTIONS)
     warnings,
     ...(given.has('gen') ? { generate: generateSettings(values) } : {}),
   };

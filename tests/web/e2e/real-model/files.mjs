@@ -155,6 +155,53 @@ describe('real model: dropped files', () => {
     });
   });
 
+  test('a LLaMA folder without tokenizer.json after a GPT-2 folder: everything shown is the LLaMA’s; words ask for ids', async () => {
+    const merges = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t'];
+    const gpt2 = { ...gpt2Fixture({ vocab: 262 }).files, 'tokenizer.json': byteLevelTokenizer(merges) };
+    const llamaFiles = llamaFixture().files;
+    const llama = await loadModel(llamaFiles);
+    const ids = [1, 2, 3, 4, 5, 6]; // the page's first ids for a model without a tokenizer
+    const expected = await llama.run({ ids }, { topK: 10 });
+    await withPage(env, { viewport: { width: 1280, height: 900 } }, async ({ page }) => {
+      await page.evaluate(() => document.getElementById('real-model-button').click());
+      await waitForRun(page);
+      await dropAsFiles(page, gpt2);
+      await page.waitForFunction(() => document.getElementById('model-about').textContent.startsWith('gpt2'));
+      let n = await runs(page);
+      await page.fill('#model-text', 'the cat the cat');
+      await waitForRun(page, n);
+      n = await runs(page);
+      await dropAsFiles(page, llamaFiles);
+      await waitForRun(page, n);
+      assert.match(await page.textContent('#model-about'), /^llama · 2 layers × 4 heads/u);
+      assert.equal(await page.textContent('#model-error'), '', 'no error');
+      assert.equal(await page.inputValue('#model-text'), ids.join(' '));
+      assert.equal(await page.$eval('#model-text', (input) => input.closest('label').textContent), 'Token ids');
+      assert.match(await page.textContent('#model-ids-hint'), /no tokenizer\.json.*token ids/u);
+      assert.deepEqual(await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))), ids);
+      assertPredictions(await readPredictions(page), expected.next, 'the LLaMA’s prediction');
+      assert.equal(await page.locator('.model-head canvas').count(), 2 * 4, 'the LLaMA’s heads');
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-llama-after-gpt2.png` });
+
+      // Words typed for it: it says ids are needed (no BAD_OPTION), and what is shown stays the LLaMA's.
+      await page.fill('#model-text', 'the cat sat');
+      await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
+      const message = await page.textContent('#model-error');
+      assert.match(message, /no tokenizer\.json.*type token ids instead/u);
+      assert.doesNotMatch(message, /BAD_OPTION/u);
+      assert.equal(await page.getAttribute('#model-text', 'aria-invalid'), 'true');
+      assert.deepEqual(await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))), ids);
+      assert.match(await page.textContent('#model-about'), /^llama/u);
+      await page.screenshot({ path: `${ARTIFACTS}/real-model-llama-words.png` });
+      n = await runs(page);
+      await page.fill('#model-text', '7 3 9');
+      await waitForRun(page, n);
+      assert.equal(await page.textContent('#model-error'), '');
+      assert.equal(await page.getAttribute('#model-text', 'aria-invalid'), 'false');
+      assertPredictions(await readPredictions(page), (await llama.run({ ids: [7, 3, 9] }, { topK: 10 })).next, '7 3 9');
+    });
+  });
+
   test('a link made with dropped files says to drop them again, and keeps its sentence for them', async () => {
     await withPage(env, { hash: '?model=files&text=cat%20the%20cat&ablate=1.0' }, async ({ page }) => {
       await page.waitForFunction(() =>

@@ -1,7 +1,7 @@
 // Shared by the real-model page tests (shipped.mjs, files.mjs and the others here): the shipped model's lesson
 // sentence, waiting for a run to be drawn, and the predictions table read and checked against attention-wasm/model's.
 import assert from 'node:assert/strict';
-import { ROOT } from '../helpers.mjs';
+import { ROOT, settle } from '../helpers.mjs';
 
 export const INDUCTION = `${ROOT}web/public/models/induction`;
 export const SENTENCE = 'the cat saw a red ball near the old tree . the cat saw a red';
@@ -10,6 +10,14 @@ export const INDUCTION_HEADS = [0, 1, 2, 3].map((h) => [1, h]);
 /** Waits for the real model's next run to be drawn (body[data-model-runs] above `runs`). */
 export async function waitForRun(page, runs = 0) {
   await page.waitForFunction((n) => Number(document.body.dataset.modelRuns ?? 0) > n, runs, { timeout: 60000 });
+}
+
+/** Waits until the walk's line (#model-walk) says `text`, and the steps are drawn. */
+export async function walkShows(page, text) {
+  await page.waitForFunction((t) => document.getElementById('model-walk').textContent.includes(t), text, {
+    timeout: 60000,
+  });
+  await settle(page);
 }
 
 export const runs = (page) => page.evaluate(() => Number(document.body.dataset.modelRuns ?? 0));

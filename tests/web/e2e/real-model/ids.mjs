@@ -32,7 +32,10 @@ describe('real model: BERT without tokenizer.json, by ids', () => {
       await dropAsFiles(page, files);
       await waitForRun(page, n);
       assert.ok(await page.isVisible('.model-ids'), 'the ids field is explained');
-      assert.match(await page.textContent('.model-ids'), /no tokenizer\.json: type token ids.*Type \[MASK\] where/u);
+      assert.match(
+        await page.textContent('.model-ids'),
+        /no tokenizer\.json.*type token ids, whole numbers from 0 to 18.*Type \[MASK\] where/u,
+      );
       assert.ok(await page.isVisible('#model-mask-id'));
       assert.equal(await page.inputValue('#model-mask-id'), '', 'a vocabulary of 19 tokens: its [MASK] is not known');
       let m = await runs(page);

@@ -66,8 +66,9 @@ describe('real model: counting from 0, links and Embed…', () => {
       await page.evaluate(() => (document.querySelector('.block-view').closest('details').open = true));
       await page.waitForFunction(() => document.querySelector('.block-view-title').textContent !== '');
       assert.match(await page.textContent('.block-view-title'), /^Layer 0 of 2 /u);
-      // the scale's top and 0, then a bar per hidden state: the embeddings, after layer 0, after layer 1
-      assert.deepEqual((await texts(page, '.block-view-chart text.block-view-axis')).slice(2), ['emb', '0', '1']);
+      // the scale's top and 0, then a bar each: the embeddings, layer 0's output, and after the final norm (layer 1's
+      // own output is a bar when layer 1 is shown)
+      assert.deepEqual((await texts(page, '.block-view-chart text.block-view-axis')).slice(2), ['emb', 'L0', 'final']);
       n = await runs(page);
       await page.click('text=Switch every head on');
       await waitForRun(page, n);

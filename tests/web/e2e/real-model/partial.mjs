@@ -8,17 +8,19 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
 import { assertShown, readNumbers, settle, typeInCell, withPage } from '../helpers.mjs';
-import { INDUCTION, SENTENCE, assertPredictions, openBuiltin, readPredictions, runs, waitForRun } from './helpers.mjs';
+import {
+  INDUCTION,
+  SENTENCE,
+  assertPredictions,
+  openBuiltin,
+  readPredictions,
+  runs,
+  waitForRun,
+  walkShows,
+} from './helpers.mjs';
 import { PRECISION, env } from '../session.mjs';
 
 const layersRun = (page) => page.evaluate(() => Number(document.body.dataset.modelLayersRun ?? 0));
-
-async function walkShows(page, text) {
-  await page.waitForFunction((t) => document.getElementById('model-walk').textContent.includes(t), text, {
-    timeout: 60000,
-  });
-  await settle(page);
-}
 
 describe('real model: only what a change touches runs again', () => {
   test('a head opened runs its layer alone and reads no file; an ablation or an edit runs from its layer', async () => {

@@ -1,6 +1,7 @@
 // Page test (run by run.mjs): while the steps show a real model's head (its own W's, which no seed changes), the
 // page makes no seed ahead (seedAhead.js): neither its worker nor its idle time works for a "New seed" that would
-// leave the model's numbers. A new seed still works from there, and the page's own layers make seeds ahead again.
+// leave the model's numbers (and "New seed" is off then). Once an example is chosen, the page's own layers make
+// seeds ahead again.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { settle, withPage } from '../helpers.mjs';
@@ -26,8 +27,17 @@ describe('real model: no seed made ahead for its head', () => {
       assert.equal(await seedAhead(page), 'idle', 'no seed is made ahead for the model head');
       await page.waitForTimeout(600); // longer than seedAhead's quiet time: still nothing started
       assert.equal(await seedAhead(page), 'idle');
-      // New seed: the page's own random layer of the same size, whose next seeds are made ahead again
-      await page.click('#new-seed');
+      // New seed would leave the model's numbers: it is off while the steps show the model's head (the note says
+      // why). An example, then a random layer of the model's size: its next seeds are made ahead again.
+      assert.equal(await page.isDisabled('#new-seed'), true);
+      await page.click('button[data-example="sentence"]');
+      for (const [key, value] of [
+        ['dModel', '64'],
+        ['numHeads', '4'],
+        ['dK', '16'],
+        ['dV', '16'],
+      ])
+        await page.fill(`#size-${key}`, value);
       await page.waitForFunction(() => document.documentElement.dataset.seedAhead === 'ready', null, {
         timeout: 60000,
       });

@@ -55,10 +55,63 @@ describe('real model: the head view and the block around attention', () => {
         const expected = data[2 * shape[1] + c];
         assert.ok(Math.abs(shown - expected) <= 6e-4, `mlpOutput[2][${c}]: ${shown} against ${expected}`);
       });
-      assert.equal(await page.locator(`${VIEWS} .block-view-bar`).count(), 3, 'embeddings and 2 layers');
+      assert.equal(await page.locator(`${VIEWS} .block-view-bar`).count(), 4, 'embeddings, 2 layers, the final norm');
       await page.locator(VIEWS).screenshot({ path: `${ARTIFACTS}/real-model-views-1280-light.png` });
       await page.emulateMedia({ colorScheme: 'dark' });
       await page.locator(VIEWS).screenshot({ path: `${ARTIFACTS}/real-model-views-1280-dark.png` });
+    });
+  });
+
+  test('the residual stream’s chart labels each bar as what it is: the last after the final norm, the layers’ own outputs', async () => {
+    const model = await loadModel(INDUCTION);
+    // model.run with logits: the last hidden state is after the final norm (ln_f); the capture's `hidden` is layer
+    // 1's own output, before it.
+    const run = await model.run(SENTENCE, { capture: [{ layer: 1, head: 0 }] });
+    const mean = ({ data, shape: [n, d] }) => {
+      let total = 0;
+      for (let i = 0; i < n; i++) total += Math.hypot(...data.subarray(i * d, (i + 1) * d));
+      return total / n;
+    };
+    const bars = (page) =>
+      page.$$eval(`${VIEWS} .block-view-svg g[data-what]`, (groups) =>
+        groups.map((g) => ({ what: g.dataset.what, norm: Number(g.dataset.norm), label: g.textContent })),
+      );
+    const check = (shown, expected) => {
+      assert.deepEqual(
+        shown.map((b) => b.what),
+        expected.map(([what]) => what),
+      );
+      shown.forEach((b, k) =>
+        assert.ok(Math.abs(b.norm - expected[k][1]) < 1e-3, `${b.what}: ${b.norm} against ${expected[k][1]}`),
+      );
+    };
+    const [emb, out0, normed] = run.hiddenStates.map(mean);
+    const final = "after the final norm: layer 1's output normed, as the LM head reads it";
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await page.click(`${VIEWS} .model-block > summary`);
+      await page.waitForFunction(() => document.body.dataset.modelBlockLayer === '0');
+      check(await bars(page), [
+        ["the embeddings (layer 0's input)", emb],
+        ["layer 0's output", out0],
+        [final, normed],
+      ]);
+      await page.selectOption('#model-views-layer', { value: '1' });
+      await page.waitForFunction(() => document.body.dataset.modelBlockLayer === '1');
+      const last = await bars(page);
+      check(last, [
+        ["the embeddings (layer 0's input)", emb],
+        ["layer 0's output", out0],
+        ["layer 1's output", mean(run.captures[0].hidden)],
+        [final, normed],
+      ]);
+      assert.ok(mean(run.captures[0].hidden) > 2 * normed, 'the final norm makes it smaller (32.9 against 13.0)');
+      assert.ok(
+        last.every((b) => b.label.startsWith(`${b.what}: `)),
+        'each bar’s tooltip names it',
+      );
+      assert.match(await page.textContent(`${VIEWS} .block-view-note`), /“final” is after the final norm/u);
+      await page.locator(`${VIEWS} .block-view-chart`).screenshot({ path: `${ARTIFACTS}/real-model-norms.png` });
     });
   });
 

@@ -47,7 +47,7 @@ describe('the link table', () => {
     const settings = { maxNewTokens: 6, temperature: 1.2, topK: 20, topP: 0.9, seed: 7 };
     const both = writeGenerateLink(search, settings);
     expect(both).toBe(`${search}&gen=6&gentemp=1.2&gentopk=20&gentopp=0.9&genseed=7`);
-    expect(readModelLink(both)).toEqual({ ...link, warnings: [], generate: settings });
+    expect(readModelLink(both)).toEqual({ ...link, section: null, warnings: [], generate: settings });
     expect(readGenerateLink(both)).toEqual(settings);
     expect(readQuery(both).values).toMatchObject({ embed: true, steps: 'a b', nowarm: true });
     // each part writes only its own keys
@@ -102,6 +102,7 @@ describe('the link table', () => {
       head: 11,
       ablate: [[3, 4]],
       edits: [{ layer: 2, step: 'wo', row: 0, col: 5, value: 1 }],
+      section: 'generate',
       maxNewTokens: 3,
       temperature: 0.7,
       topK: 5,

@@ -44,6 +44,8 @@ describe('generation settings', () => {
       signal,
     });
     expect(generateOptions(SAMPLED, signal).topK).toBe(20);
+    expect(generateOptions(GENERATE_DEFAULTS, signal, [[1, 2]]).ablate).toEqual([[1, 2]]); // the heads switched off
+    expect(generateOptions(GENERATE_DEFAULTS, signal, [])).not.toHaveProperty('ablate');
   });
 });
 

@@ -1,7 +1,12 @@
 // The head view's and the block view's layouts (web/src/real-model/tools/layer/headLayout.js, blockLayout.js), without the DOM.
 import { describe, expect, it } from 'vitest';
 import { readSpec } from '../../../../src/js/model/spec.js';
-import { blockParts, residualNorms, tensorPreview } from '../../../../web/src/real-model/tools/layer/blockLayout.js';
+import {
+  blockParts,
+  normBars,
+  residualNorms,
+  tensorPreview,
+} from '../../../../web/src/real-model/tools/layer/blockLayout.js';
 import {
   focusShares,
   headColor,
@@ -112,6 +117,29 @@ describe('blockParts', () => {
     expect(up(specOf('gpt2', { activation_function: 'gelu' }))).toBe('GELU (erf)(x·W_up + b), W_up [8 × 32]');
     expect(up(specOf('bert'))).toBe('GELU (erf)(x·W_up + b), W_up [8 × 32]');
     expect(up(specOf('bert', { hidden_act: 'gelu_new' }))).toBe('GELU (tanh)(x·W_up + b), W_up [8 × 32]');
+  });
+});
+
+describe('normBars: the residual stream chart’s bars, each labelled as what it is', () => {
+  const h = (value) => ({ shape: [1, 1], data: [value] });
+  const states = [h(1), h(2), h(3)]; // the embeddings, layer 0's output, then layer 1's (or after the final norm)
+  const show = (bars) => bars.map(({ label, value, current }) => `${label} ${value}${current ? ' *' : ''}`);
+
+  it('without a final norm (BERT): the embeddings, then each layer’s output, counted from 0', () => {
+    expect(show(normBars(states, { layer: 1, normed: false }))).toEqual(['emb 1', 'L0 2 *', 'L1 3 *']);
+    expect(normBars(states, { layer: 0, normed: false })[2].what).toBe("layer 1's output");
+  });
+
+  it('after a final norm: the last bar is that norm’s output, never the last layer’s; its own output when given', () => {
+    const bars = normBars(states, { layer: 0, normed: true });
+    expect(show(bars)).toEqual(['emb 1 *', 'L0 2 *', 'final 3']);
+    expect(bars[2].what).toMatch(/^after the final norm/u);
+    expect(show(normBars(states, { layer: 1, normed: true, lastOutput: h(-7) }))).toEqual([
+      'emb 1',
+      'L0 2 *',
+      'L1 7 *',
+      'final 3',
+    ]);
   });
 });
 

@@ -36,8 +36,13 @@ describe('real model: links', () => {
         [0, 2],
       ],
       edits: [],
+      section: null,
       warnings: [],
     });
+    expect(readModelLink(writeModelLink('', { ...link, section: 'generate' })).section).toBe('generate');
+    expect(readModelLink('?model=builtin&section=nowhere').warnings).toEqual([
+      'section=nowhere is not a part of the real-model section (tokens, next, heads, generate, layer)',
+    ]);
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
   });
@@ -50,6 +55,7 @@ describe('real model: links', () => {
       head: 2,
       ablate: [[1, 0]],
       edits: [],
+      section: null,
       warnings: [
         'layer=x is not a layer from 0 to 9999',
         'ablate=1.0,a.b,2 holds parts that are not layer.head pairs such as 1.0,1.2: they are left out',

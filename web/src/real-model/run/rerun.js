@@ -1,6 +1,6 @@
 // What a real model runs again after a change: only the layers from the first one the change touches. A run keeps
 // every layer's input (hiddenStates), so the model starts there (model.run's `from`) and the earlier layers' results
-// are the last run's. Pure: the panel (panel.js) and the walk (tools/walk/openHead.js) call the model.
+// are the last run's. Pure: the session (session.js) calls the model.
 
 /** The layers of `[layer, head]` pairs and edits ({ layer, … }), each list's entries keyed as text. */
 const byLayer = (ablate, edits) => {
@@ -49,3 +49,6 @@ export function mergeRun(last, part, layer) {
   const keep = (key) => part[key] && { [key]: [...last[key].slice(0, layer), ...part[key].slice(layer)] };
   return { ...part, ...keep('attentions'), ...keep('hiddenStates') };
 }
+
+/** Every head of layer `layer`, as model.run's `capture`. */
+export const layerCapture = (spec, layer) => Array.from({ length: spec.numHeads }, (_, head) => ({ layer, head }));

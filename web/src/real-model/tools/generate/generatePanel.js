@@ -2,15 +2,13 @@
 // Stop), each drawn with its query row against the KV cache; the settings in the link (gen=…), never the tokens.
 // Any new sentence, model or settings aborts the iterator through its signal and frees its cache.
 import * as gen from './generation.js';
+import { headsText } from '../../realModel.js';
 import { GenerateView, tokenName } from './generateView.js';
 
 export class RealModelGenerate {
-  /**
-   * @param {{ prompt: () => { input: string | { ids: number[] }, key: string }, vocab: () => string[] }} source
-   *   the panel's sentence (or ids) and its key, and the vocabulary
-   */
-  constructor(source) {
-    this.source = source;
+  /** @param {import('../../session.js').RealModelSession} session  the sentence (or ids), its key and the vocabulary */
+  constructor(session) {
+    this.session = session;
     this.model = null;
     this.steps = [];
     this.shown = -1;
@@ -18,7 +16,8 @@ export class RealModelGenerate {
     this.controller = null;
     this.stopping = false;
     this.busy = null; // the iterator of the advance() in progress
-    this.key = null;
+    this.key = null; // what the generation started from (#key)
+    this.ablated = []; // the heads switched off in it
     this.view = new GenerateView({
       onStep: () => this.advance(1),
       onRun: () => this.advance(Infinity),
@@ -79,10 +78,12 @@ export class RealModelGenerate {
       this.controller = new AbortController();
       const settings = this.settings();
       this.view.setValues(settings);
-      const { input, key } = this.source.prompt();
-      this.key = key;
+      const { input } = this.session.input();
+      const ablate = this.session.ablate.slice(); // the heads switched off in the model view, at every step
+      this.key = this.#key();
+      this.ablated = ablate;
       try {
-        this.iterator = this.model.generate(input, gen.generateOptions(settings, this.controller.signal));
+        this.iterator = this.model.generate(input, gen.generateOptions(settings, this.controller.signal, ablate));
       } catch (error) {
         this.busy = null;
         return this.view.say(`The generation could not start: ${error.code ? `${error.code}: ` : ''}${error.message}`);
@@ -109,7 +110,7 @@ export class RealModelGenerate {
       const last = this.steps.at(-1);
       this.view.running(false);
       this.view.say(
-        `${this.steps.length} token${this.steps.length === 1 ? '' : 's'} generated, ${gen.settingsText(this.settingsUsed)}; the last step took ${this.stepMs.toFixed(0)} ms${last?.finish ? ' (Step or Run starts again).' : '; Step or Run for more.'}`,
+        `${this.steps.length} token${this.steps.length === 1 ? '' : 's'} generated, ${gen.settingsText(this.settingsUsed)}${this.ablated.length ? `, with ${headsText(this.ablated)} switched off` : ', every head on'}; the last step took ${this.stepMs.toFixed(0)} ms${last?.finish ? ' (Step or Run starts again).' : '; Step or Run for more.'}`,
       );
       document.body.dataset.genSteps = String(this.steps.length);
     } catch (error) {
@@ -121,10 +122,20 @@ export class RealModelGenerate {
     }
   }
 
-  /** The panel runs the sentence `key`: a generation of another sentence (or mask) is cancelled. */
-  follow(key) {
-    if (key !== this.key && (this.iterator || this.steps.length))
-      this.reset('The sentence changed: Step or Run generates from the new one.');
+  /** What a generation starts from: the sentence (or mask) and the heads switched off. */
+  #key() {
+    return JSON.stringify([this.session.input().key, this.session.ablate]);
+  }
+
+  /** The panel runs its sentence again: a generation of another sentence, mask or heads off is cancelled. */
+  follow() {
+    if (this.#key() === this.key || !(this.iterator || this.steps.length)) return;
+    const [sentence] = JSON.parse(this.key);
+    this.reset(
+      sentence === this.session.input().key
+        ? 'The heads switched off changed: Step or Run generates with them.'
+        : 'The sentence changed: Step or Run generates from the new one.',
+    );
   }
 
   /** Runs a link's generation to its end (the settings reproduce the same tokens). */
@@ -144,7 +155,7 @@ export class RealModelGenerate {
   }
 
   #redraw() {
-    if (this.shown >= 0) this.view.draw(this.steps, this.shown, tokenName(this.source.vocab()));
+    if (this.shown >= 0) this.view.draw(this.steps, this.shown, tokenName(this.session.vocab), this.ablated);
     this.#writeLink();
   }
 

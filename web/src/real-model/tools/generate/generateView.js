@@ -54,7 +54,7 @@ export class GenerateView {
       el(
         'p',
         { class: 'hint' },
-        'The model continues the sentence one token at a time. Each step runs only the newest token: its query meets every key so far, and the keys and values of the earlier tokens come from the KV cache instead of being computed again. Generation runs with every head on (switching heads off below does not apply to it).',
+        'The model continues the sentence one token at a time. Each step runs only the newest token: its query meets every key so far, and the keys and values of the earlier tokens come from the KV cache instead of being computed again. The heads switched off in the model view above are off at every step too.',
       ),
       el('div', { class: 'gen-settings' }, fields),
       el('div', { class: 'gen-settings' }, this.layer.field, this.head.field),
@@ -126,8 +126,9 @@ export class GenerateView {
    * Draws the steps so far (the tokens, each a button that shows its step) and step `shown` in full.
    * @param {object[]} steps  model.generate()'s steps
    * @param {(id: number, token?: string) => string} name  a token id as the page shows it
+   * @param {number[][]} off  the heads switched off in the generation ([layer, head])
    */
-  draw(steps, shown, name) {
+  draw(steps, shown, name, off = []) {
     this.tokens.replaceChildren(
       ...steps.map((step, s) =>
         el(
@@ -157,14 +158,15 @@ export class GenerateView {
       ),
       el('p', { class: 'hint gen-alternatives', text: `The most probable there: ${alternatives}.` }),
     );
-    this.#drawRow(step, name);
+    this.#drawRow(step, name, off);
   }
 
-  #drawRow(step, name) {
+  #drawRow(step, name, off) {
     const { layer, head } = this.chosenHead();
     const { weights, fresh } = stepRow(step, layer, head);
     const labels = weights.map((_, j) => name(step.ids[j], step.tokens?.[j]));
-    this.rowText.textContent = stepText(step, weights.length, layer, head);
+    const isOff = off.some(([l, h]) => l === layer && h === head);
+    this.rowText.textContent = `${stepText(step, weights.length, layer, head)}${isOff ? ' This head is switched off: its weights are still computed, but its output is zero, so nothing it reads reaches the next token.' : ''}`;
     this.row.replaceChildren(
       ...weights.map((w, j) => {
         const color = weightColor(w);

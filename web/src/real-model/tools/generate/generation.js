@@ -25,10 +25,11 @@ export function readGenerateLink(search) {
 /** The query string with `settings` (or without any, for null), keeping the page's other parameters. */
 export const writeGenerateLink = (search, settings) => writeQuery(search, 'generate', settings);
 
-/** model.generate()'s options for the settings (topK 0: none), with `signal`. */
-export function generateOptions(settings, signal) {
+/** model.generate()'s options for the settings (topK 0: none), with `signal` and the heads switched off. */
+export function generateOptions(settings, signal, ablate = []) {
   const { maxNewTokens, temperature, topK, topP, seed } = settings;
-  return { maxNewTokens, temperature, topP, seed, next: ALTERNATIVES, signal, ...(topK > 0 ? { topK } : {}) };
+  const more = { ...(topK > 0 ? { topK } : {}), ...(ablate.length ? { ablate } : {}) };
+  return { maxNewTokens, temperature, topP, seed, next: ALTERNATIVES, signal, ...more };
 }
 
 /** "greedy" or "sampled at temperature 0.8, top-k 10, top-p 0.9, seed 1": how the tokens are chosen. */

@@ -79,6 +79,31 @@ export function residualNorms(hiddenStates) {
   });
 }
 
+/** The mean over rows of each row's L2 norm, of one [n, d] tensor. */
+const meanNorm = (tensor) => residualNorms([tensor])[0];
+
+/**
+ * The bars of the residual stream's chart, each labelled as what it is: the embeddings (layer 0's input), then each
+ * layer's output, layers counted from 0. With `normed` (the run's last hidden state is after the model's final norm,
+ * as model.run returns it when it computes the logits), the last bar is that norm's output, and the last layer's own
+ * output comes before it from `lastOutput` (its capture's [n, d] `hidden`) when given, or is left out. `current`
+ * marks layer `layer`'s input and output.
+ * @param {{ data: ArrayLike<number>, shape: number[] }[]} hiddenStates  a run's (num_layers + 1)
+ * @param {{ layer: number, normed: boolean, lastOutput?: { data: ArrayLike<number>, shape: number[] } | null }} how
+ * @returns {{ value: number, label: string, what: string, current: boolean }[]}
+ */
+export function normBars(hiddenStates, { layer, normed, lastOutput = null }) {
+  const L = hiddenStates.length - 1;
+  const norms = residualNorms(hiddenStates);
+  const output = (l, value) => ({ value, label: `L${l}`, what: `layer ${l}'s output`, current: l === layer });
+  const bars = [{ value: norms[0], label: 'emb', what: "the embeddings (layer 0's input)", current: layer === 0 }];
+  for (let i = 1; i < L; i++) bars.push({ ...output(i - 1, norms[i]), current: i - 1 === layer || i === layer });
+  if (!normed) return [...bars, output(L - 1, norms[L])];
+  if (lastOutput) bars.push(output(L - 1, meanNorm(lastOutput)));
+  const what = `after the final norm: layer ${L - 1}'s output normed, as the LM head reads it`;
+  return [...bars, { value: norms[L], label: 'final', what, current: false }];
+}
+
 /**
  * The first `cols` columns of a [n, width] tensor's rows, for a compact table; `more` counts the columns left out.
  * @returns {{ rows: number[][], more: number }}

@@ -1,7 +1,7 @@
 // The block around attention: one layer as its steps in order with their real sizes (blockLayout.js), each
 // tensor's numbers shown on demand (a disclosure per tensor, its table made when opened), and the residual stream's
 // norm per layer as a small bar chart. Draws only.
-import { blockParts, residualNorms, tensorPreview } from './blockLayout.js';
+import { blockParts, normBars, tensorPreview } from './blockLayout.js';
 import { formatValue } from '../../../shared/format.js';
 import { shortLabel } from '../../../shared/tokens.js';
 import { el, svg } from '../../../shared/dom.js';
@@ -24,18 +24,20 @@ export class BlockView {
   }
 
   /**
-   * Shows layer `layer` of a model run: its steps from a capture of that layer, and the norms of hiddenStates.
+   * Shows layer `layer` of a model run: its steps from a capture of that layer, and the norms of hiddenStates
+   * (`normed`: the last one is after the model's final norm, blockLayout.js's normBars).
    * @param {{ spec: object, layer: number, capture: Record<string, any>,
-   *   hiddenStates: { data: ArrayLike<number>, shape: number[] }[], tokens: string[] }} run
+   *   hiddenStates: { data: ArrayLike<number>, shape: number[] }[], normed: boolean, tokens: string[] }} run
    */
-  update({ spec, layer, capture, hiddenStates, tokens }) {
+  update({ spec, layer, capture, hiddenStates, normed, tokens }) {
     const n = capture.input.shape[0];
     this.title.textContent = `Layer ${layer} of ${hiddenStates.length - 1} (${spec.labels.placement}), ${n} tokens`;
     const items = blockParts(spec, n).map((part) =>
       part.kind === 'tensor' ? this.#tensorItem(part, capture[part.key], tokens) : this.#operation(part),
     );
     this.parts.replaceChildren(...items);
-    this.#drawChart(residualNorms(hiddenStates), layer, spec.choices.finalNorm);
+    const last = layer === hiddenStates.length - 2 ? capture.hidden : null; // the last layer's own output
+    this.#drawChart(normBars(hiddenStates, { layer, normed, lastOutput: last }), normed && !last);
   }
 
   #operation({ kind, label, detail }) {
@@ -62,20 +64,22 @@ export class BlockView {
     return el('li', { class: 'block-view-step' }, details);
   }
 
-  #drawChart(norms, layer, finalNorm) {
-    const { width, height, pad } = CHART;
-    const max = Math.max(...norms, 1e-9);
+  /** The bars (normBars'); `skipped`: the last layer's own output is not among them (another layer is shown). */
+  #drawChart(bars, skipped) {
+    const { height, pad } = CHART;
+    const width = Math.max(CHART.width, pad.left + pad.right + bars.length * 30); // room for each bar's label
+    const max = Math.max(...bars.map((bar) => bar.value), 1e-9);
     const plotW = width - pad.left - pad.right;
     const plotH = height - pad.top - pad.bottom;
-    const band = plotW / norms.length;
-    const bars = norms.map((value, i) => {
-      const h = (value / max) * plotH;
-      const current = i === layer || i === layer + 1; // this layer's input and output
+    const band = plotW / bars.length;
+    const drawn = bars.map((bar, i) => {
+      const h = (bar.value / max) * plotH;
       return svg(
         'g',
-        null,
+        { 'data-what': bar.what, 'data-norm': String(bar.value) },
+        svg('title', null, `${bar.what}: ${formatValue(bar.value, 2)}`),
         svg('rect', {
-          class: current ? 'block-view-bar current' : 'block-view-bar',
+          class: bar.current ? 'block-view-bar current' : 'block-view-bar',
           x: (pad.left + i * band + band * 0.15).toFixed(1),
           y: (pad.top + plotH - h).toFixed(1),
           width: (band * 0.7).toFixed(1),
@@ -89,25 +93,28 @@ export class BlockView {
             y: height - 8,
             'text-anchor': 'middle',
           },
-          i === 0 ? 'emb' : String(i - 1), // after layer i − 1
+          bar.label,
         ),
       );
     });
-    const last = finalNorm ? ' The last bar is after the final norm.' : '';
-    const described = norms.map((v, i) => `${i === 0 ? 'embeddings' : `after layer ${i - 1}`} ${formatValue(v, 2)}`);
+    const final = bars.at(-1).label === 'final';
+    const last = final
+      ? ` “final” is after the final norm: the last layer's output normed, as the LM head reads it${skipped ? ' (that layer’s own output, before the norm, shows when that layer is chosen)' : ''}.`
+      : '';
+    const described = bars.map((bar) => `${bar.what} ${formatValue(bar.value, 2)}`);
     const chart = svg(
       'svg',
       { viewBox: `0 0 ${width} ${height}`, role: 'img', class: 'block-view-svg' },
-      svg('title', null, `Mean norm of the residual stream per layer: ${described.join(', ')}.${last}`),
+      svg('title', null, `Mean norm of the residual stream: ${described.join(', ')}.`),
       svg('text', { class: 'block-view-axis', x: 2, y: pad.top + 8 }, formatValue(max, 1)),
       svg('text', { class: 'block-view-axis', x: 2, y: pad.top + plotH }, '0'),
-      ...bars,
+      ...drawn,
     );
     this.chart.replaceChildren(
       chart,
       el('figcaption', {
         class: 'block-view-note',
-        text: `The residual stream's mean norm (‖h‖ per token) after each layer; this layer's input and output are highlighted.${last}`,
+        text: `The residual stream's mean norm (‖h‖ per token): “emb” the embeddings, “L0”, “L1”, … each layer's output (layers counted from 0); this layer's input and output are highlighted.${last}`,
       }),
     );
   }

@@ -39,10 +39,11 @@ export class RealModelViews {
       this.block.element,
     );
     this.details.addEventListener('toggle', () => this.#drawBlock());
+    this.title = el('h3', { id: 'model-layer-title', text: 'One layer: the head view and the block around attention' });
     this.element = el(
       'section',
-      { class: 'model-views', hidden: true, attrs: { 'aria-labelledby': 'model-views-title' } },
-      el('h3', { id: 'model-views-title', text: 'One layer: the head view and the block around attention' }),
+      { class: 'model-views', hidden: true, attrs: { 'aria-labelledby': 'model-layer-title' } },
+      this.title,
       el('label', { class: 'field', for: 'model-views-layer' }, el('span', { text: 'Layer' }), this.layerField),
       el('p', {
         class: 'hint',
@@ -72,6 +73,13 @@ export class RealModelViews {
     this.#layer = Math.min(this.#layer, layers - 1);
     this.element.hidden = false;
     this.#draw();
+  }
+
+  /** Hidden, with nothing kept of the last run (a model loaded, not run yet). */
+  clear() {
+    this.#run = null;
+    this.#generation++; // a block being drawn is not drawn
+    this.element.hidden = true;
   }
 
   /**
@@ -128,6 +136,7 @@ export class RealModelViews {
         layer,
         capture: r.captures[0],
         hiddenStates: result.hiddenStates,
+        normed: Boolean(model.spec.choices.finalNorm && result.logits), // its last hidden state after the final norm
         tokens: labels,
       });
       this.note.textContent = '';

@@ -3,16 +3,19 @@
 // view, the one-layer views and the next token follow; "Reset edits" drops them all. An edit of the walk's own layer
 // redraws the steps first, from that layer run alone, then the later layers run for the rest (#stepsFirst).
 import { afterNextPaint } from '../../../app/latency.js';
-import { layerCapture, rememberLayer, runLayer } from './openHead.js';
 import { typedCell } from '../../../shared/cellEdits.js';
-import { firstChangedLayer } from '../../run/rerun.js';
+import { firstChangedLayer, layerCapture } from '../../run/rerun.js';
 import { walkEdit, withEdit } from './walkEdits.js';
 import { el } from '../../../shared/dom.js';
 
 export class RealModelEdits {
-  /** @param {{ app: object, edits: object[], selected: object | null, run: Function, openHead: Function }} panel */
+  /**
+   * @param {{ session: import('../../session.js').RealModelSession, app: object, run: Function, openHead: Function,
+   *   busyViews: () => HTMLElement[] }} panel  the state, the page, and the panel's run, head and views
+   */
   constructor(panel) {
     this.panel = panel;
+    this.session = panel.session;
     this.reset = el('button', {
       id: 'model-reset-edits',
       type: 'button',
@@ -34,22 +37,22 @@ export class RealModelEdits {
       if (typed.error) return typed.error;
       const edit = walkEdit(state, layer, name, i, j, 0);
       edit.value = Math.fround(typed.state[name][i][edit.col]); // the number typedCell read
-      this.apply(withEdit(this.panel.edits, edit));
+      this.apply(withEdit(this.session.edits, edit));
       return null;
     };
   }
 
-  /** Sets the edits the next run uses (the reset button shown while there are any). */
-  use(edits) {
-    this.panel.edits = edits;
-    this.reset.hidden = edits.length === 0;
+  /** The reset button, shown while there are edits. */
+  show() {
+    this.reset.hidden = this.session.edits.length === 0;
   }
 
   /** Runs the model with `edits`, then shows the head in the steps again with them. */
   async apply(edits) {
     const panel = this.panel;
-    this.use(edits);
-    const head = panel.selected;
+    this.session.setEdits(edits);
+    this.show();
+    const head = this.session.selected;
     if (head && (await this.#stepsFirst(head))) return;
     const drawn = await panel.run(); // from the first layer the edits change
     if (!head || !drawn) return;
@@ -67,44 +70,49 @@ export class RealModelEdits {
    */
   async #stepsFirst(head) {
     const panel = this.panel;
-    const { model, ran } = panel;
-    const { key } = panel.input();
-    const settings = { ablate: panel.ablate, edits: panel.edits };
+    const session = this.session;
+    const { model, ran } = session;
+    const { key } = session.input();
+    const settings = { ablate: session.ablate, edits: session.edits };
     const layer = head.layer;
-    const walking = panel.shown?.sentence === panel.app.state.sentence;
-    const same = ran?.model === model && ran.key === key && panel.result === ran.result;
-    if (!walking || !same || layer >= model.spec.numLayers - 1 || firstChangedLayer(ran, settings) !== layer) {
+    const same = ran?.model === model && ran.key === key;
+    if (
+      !session.walking(panel.app.state.sentence) ||
+      !same ||
+      layer >= model.spec.numLayers - 1 ||
+      firstChangedLayer(ran, settings) !== layer
+    ) {
       return false;
     }
-    const generation = ++panel.generation; // a run under way, or an earlier edit's rest, is stale now
-    panel.controller?.abort();
+    const generation = session.begin(); // a run under way, or an earlier edit's rest, is stale now
+    session.signal(); // and aborted
     let done;
     const rest = { layer, done: new Promise((resolve) => (done = resolve)) };
-    panel.rest = rest; // openModelHead waits for it before it opens a head of another layer
+    session.rest = rest; // openModelHead waits for it before it opens a head of another layer
     try {
-      // panel.result is ran.result and the settings are the panel's (checked above): its layer alone, from its input.
-      const part = await runLayer(panel, layer, layerCapture(model.spec, layer), { attentions: true });
-      if (generation !== panel.generation) return true;
-      rememberLayer(panel, layer, part); // the walk reads this run's capture of the layer
+      // The last run is ran's and the settings are the session's (checked above): its layer alone, from its input.
+      const part = await session.runLayer(layer, layerCapture(model.spec, layer), { attentions: true });
+      if (!session.current(generation)) return true;
+      session.rememberLayer(layer, part); // the walk reads this run's capture of the layer
       this.updating(true);
       await panel.openHead(layer, head.head);
       rest.drawn = true; // the steps show the edit; the later layers do not yet (Cancel says so)
       // The steps painted first, and one frame more: the page's own figure (data-paint-ms, latency.js) is taken in a
       // task after the next frame; a long run before it would count in it.
       await new Promise((resolve) => afterNextPaint(() => afterNextPaint(resolve)));
-      if (generation === panel.generation) await panel.run({ layer, result: part });
+      if (session.current(generation)) await panel.run({ layer, result: part });
       return true;
     } catch {
-      return generation !== panel.generation; // not run: the whole run says why
+      return !session.current(generation); // not run: the whole run says why
     } finally {
       done();
-      if (panel.rest === rest) panel.rest = null;
+      if (session.rest === rest) session.rest = null;
     }
   }
 
   /** Marks the model view, the prediction and the one-layer views as about to change (the later layers running). */
   updating(on) {
-    for (const view of [this.panel.predictions.element, this.panel.view.element, this.panel.views.element]) {
+    for (const view of this.panel.busyViews()) {
       view.classList.toggle('updating', on);
       view.setAttribute('aria-busy', String(on));
     }
@@ -112,7 +120,7 @@ export class RealModelEdits {
 
   /** The walk's sentence on the edits, and the reset button shown while there are any. */
   text() {
-    const count = this.panel.edits.length;
+    const count = this.session.edits.length;
     this.reset.hidden = count === 0;
     const now = count
       ? ` ${count} number${count > 1 ? 's' : ''} edited so far: every step, the later layers and the next token show the model run with ${count > 1 ? 'them' : 'it'}.`
