@@ -6,6 +6,13 @@ import { getPrototypeOf, getterOf, hasOwn } from './intrinsics.js';
 
 const MAX_PROTOTYPES = 16; // how far up a prototype chain a tensor's `data` and `shape` are looked for
 
+/** An option that is a list: undefined is none, anything but an array BAD_OPTION saying what it must be. */
+export function readList(value, name, what) {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new AttentionError('BAD_OPTION', `${name} must be ${what}, got ${describe(value)}`);
+  return value;
+}
+
 /**
  * Runs `read`, turning an exception thrown by the caller's own code (a getter, a Proxy trap) into an
  * AttentionError with `code` that says where; AttentionErrors pass through.

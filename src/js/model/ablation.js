@@ -6,7 +6,7 @@
 // TransformerLens's zero, mean and resample ablation of hook_z. 'mean' and 'resample' become rows of the layer call's
 // `edits` input (edits.js's layout), after the run's own edits and before its patches.
 import { AttentionError, describe } from '../errors.js';
-import { readRecord } from '../read.js';
+import { readList, readRecord } from '../read.js';
 import { LAYER_STEPS } from '../generated/model-abi.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
@@ -20,10 +20,7 @@ export const ABLATION_MODES = Object.freeze(['zero', 'mean', 'resample']);
  * reference: { ids: number[] } | null }[]}
  */
 export function readAblate(list, spec, n, readInput) {
-  if (list === undefined) return [];
-  if (!Array.isArray(list))
-    throw bad(`ablate must be an array of [layer, head] or { layer, head, mode }, got ${describe(list)}`);
-  return list.map((entry, i) => {
+  return readList(list, 'ablate', 'an array of [layer, head] or { layer, head, mode }').map((entry, i) => {
     const name = `ablate[${i}]`;
     const given = Array.isArray(entry)
       ? entry.length === 2

@@ -4,7 +4,7 @@
 // its own as rows of [step, block, row, col, value].
 import { AttentionError, describe } from '../errors.js';
 import { LAYER_STEPS } from '../generated/model-abi.js';
-import { readRecord } from '../read.js';
+import { readList, readRecord } from '../read.js';
 import { made } from './calls.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
@@ -49,10 +49,7 @@ export const EDITABLE_STEPS = Object.freeze(Object.keys(STEPS));
  * other. @returns {{ layer: number, head: number | undefined, step: string, row: number, col: number, value: number }[]}
  */
 export function readEdits(list, spec, n) {
-  if (list === undefined) return [];
-  if (!Array.isArray(list))
-    throw bad(`edits must be an array of { layer, head?, step, row, col, value }, got ${describe(list)}`);
-  return list.map((entry, i) => {
+  return readList(list, 'edits', 'an array of { layer, head?, step, row, col, value }').map((entry, i) => {
     const edit = readRecord(entry, `edits[${i}]`, ['layer', 'head', 'step', 'row', 'col', 'value'], 'key');
     const name = `edits[${i}] (step ${typeof edit.step === 'string' ? `'${edit.step}'` : describe(edit.step)})`;
     const step = Object.hasOwn(STEPS, edit.step) ? STEPS[edit.step] : null;

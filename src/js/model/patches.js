@@ -6,7 +6,7 @@
 // `edits` input (edits.js's layout: [step, block, row, col, value]), after the run's own edits, so that a patch wins.
 import { AttentionError, describe, formatShape } from '../errors.js';
 import { readFloatTensor } from '../convert.js';
-import { readRecord } from '../read.js';
+import { readList, readRecord } from '../read.js';
 import { LAYER_STEPS } from '../generated/model-abi.js';
 import { Tensor } from '../tensor.js';
 import { EDITABLE_STEPS, STEPS } from './edits.js';
@@ -56,11 +56,7 @@ export function readStep(step, spec, name, allowed = PATCH_STEPS) {
  *   cols: number }[]}  data: the value as float32, [shape rows, cols]
  */
 export function readPatches(list, spec, n) {
-  if (list === undefined) return [];
-  if (!Array.isArray(list)) {
-    throw bad(`patches must be an array of { layer, head?, step, rows?, value }, got ${describe(list)}`);
-  }
-  return list.map((entry, i) => {
+  return readList(list, 'patches', 'an array of { layer, head?, step, rows?, value }').map((entry, i) => {
     const patch = readRecord(entry, `patches[${i}]`, ['layer', 'head', 'step', 'rows', 'value'], 'key');
     const name = `patches[${i}] (step ${typeof patch.step === 'string' ? `'${patch.step}'` : describe(patch.step)})`;
     const info = readStep(patch.step, spec, name);

@@ -4,7 +4,8 @@
 // it; so a new option is one entry here. The forward (model.js) then reads the plan only.
 import { AttentionError, describe, formatShape } from '../errors.js';
 import { readFloatTensor } from '../convert.js';
-import { readRecord } from '../read.js';
+import { readList, readRecord } from '../read.js';
+import { firstNonFinite } from '../scan.js';
 import { Tensor, nonFiniteError } from '../tensor.js';
 import { readEdits } from './edits.js';
 import { readSignal } from './signal.js';
@@ -12,13 +13,6 @@ import { readPatches } from './patches.js';
 import { readAblate } from './ablation.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
-
-/** An option that is a list (undefined: none); anything else is BAD_OPTION naming what it should be. */
-function list(value, name, what) {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw bad(`${name} must be ${what}, got ${describe(value)}`);
-  return value;
-}
 
 /** A list of integers (an array or typed array), each checked by `check(value, i)`. */
 function integers(value, name, check) {
@@ -148,7 +142,7 @@ function readFrom(value, { spec, n, plan }) {
     throw bad(`${what} of layer ${early.layer}, but the run starts at layer ${layer} (from.layer)`);
   }
   const data = Float32Array.from(hidden.data); // the caller's array may change after the call: the run keeps a copy
-  const at = data.findIndex((x) => x - x !== 0); // NaN or ±Infinity, refused before any weight is read
+  const at = firstNonFinite(data, false); // NaN or ±Infinity, refused before any weight is read
   if (at >= 0) throw nonFiniteError({ data, name: 'from.hiddenState', shape: hidden.shape }, at);
   return { from: { layer, hidden: { ...hidden, data }, tensor: new Tensor(data, [rows, cols]) }, first: layer };
 }
@@ -163,7 +157,7 @@ const OPTIONS = {
   hiddenStates: (value) => ({ hiddenStates: readFlag(value, 'hiddenStates') }),
   logits: readLogits,
   capture: (value, { spec }) => ({
-    capture: list(value, 'capture', 'an array of { layer, head }').map((entry, i) => {
+    capture: readList(value ?? undefined, 'capture', 'an array of { layer, head }').map((entry, i) => {
       const { layer, head } = readRecord(entry, `capture[${i}]`, ['layer', 'head'], 'key');
       checkLayerHead(spec, layer, head, `capture[${i}]`);
       return { layer, head };
