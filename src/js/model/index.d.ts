@@ -1,8 +1,9 @@
-// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// Hand-written declarations for attention-wasm/model: checkpoints of the SUPPORTED_FAMILIES (config.json and
 // model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
 // Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
 /**
- * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * Runs GPT-2, BERT, LLaMA-family, Pythia and Qwen3 checkpoints (SUPPORTED_FAMILIES) from their own files, with every
+ * layer's attention and any head's steps.
  * @module attention-wasm/model
  */
 import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
@@ -57,6 +58,33 @@ export const HUB_URL: string;
  * ```
  */
 export const BUILTIN_MODEL: URL;
+
+/** A family's name (model.family, model.spec.family). */
+export type FamilyName = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3';
+
+/** One family this package runs (SUPPORTED_FAMILIES). */
+export interface SupportedFamily {
+  /** Its name, as model.family gives it. */
+  readonly family: FamilyName;
+  /** Its name as people write it, e.g. 'GPT-NeoX'. */
+  readonly label: string;
+  /** The config.json model_types it reads, e.g. ['llama', 'mistral', 'qwen2']. */
+  readonly modelTypes: readonly string[];
+}
+
+/**
+ * The families loadModel runs, in the order a config.json is matched against them; a page lists them from here
+ * rather than keeping its own list.
+ *
+ * @example
+ * ```js
+ * import { SUPPORTED_FAMILIES } from 'attention-wasm/model';
+ *
+ * const llama = SUPPORTED_FAMILIES.find((f) => f.family === 'llama');
+ * console.log(`${llama.label} (${llama.modelTypes.join(', ')})`); // prints: LLaMA (llama, mistral, qwen2)
+ * ```
+ */
+export const SUPPORTED_FAMILIES: readonly SupportedFamily[];
 
 /** parseModelSource's options. */
 export interface ParseModelSourceOptions {
@@ -647,8 +675,11 @@ export interface GenerateStep {
 export interface ModelChoices {
   /** The norm. */
   readonly norm: 'layerNorm' | 'rmsNorm';
-  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
-  readonly placement: 'preNorm' | 'postNorm';
+  /**
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), or before two sub-blocks run side by
+   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))).
+   */
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -671,7 +702,7 @@ export interface ModelLabels {
   readonly activation: string;
   /** 'LayerNorm' or 'RMSNorm'. */
   readonly norm: string;
-  /** 'pre-norm' or 'post-norm'. */
+  /** 'pre-norm', 'post-norm' or 'parallel'. */
   readonly placement: string;
   /** A layer's two norms as the checkpoint names them, e.g. ['LayerNorm ln_1', 'LayerNorm ln_2']. */
   readonly norms: readonly string[];
@@ -680,7 +711,7 @@ export interface ModelLabels {
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: FamilyName;
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -713,7 +744,7 @@ export interface ModelSpec {
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: FamilyName;
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
@@ -963,8 +994,7 @@ export function attentionWeightsFrom(
   options: {
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
-    config:
-      Record<string, unknown> | string | { family: 'gpt2' | 'bert' | 'llama'; numHeads: number; numKvHeads?: number };
+    config: Record<string, unknown> | string | { family: FamilyName; numHeads: number; numKvHeads?: number };
   },
 ): LayerWeights;
 
@@ -986,7 +1016,7 @@ export interface WeightSource {
 /** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
 export interface LayerTensors {
   /** The family recognised. */
-  family: 'gpt2' | 'bert' | 'llama';
+  family: FamilyName;
   /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
   choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { familyComparisons, familyNames } from '../../../scripts/check-families.mjs';
 import { readSpec } from '../../../src/js/model/spec.js';
-import { FAMILIES } from '../../../src/js/model/families/index.js';
+import { FAMILIES, familyOf } from '../../../src/js/model/families/index.js';
+import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
 import { CHOICES } from '../../../src/js/model/families/family.js';
 
 // every file of families/ but the index and family.js (what a family file holds) is a family
@@ -50,6 +51,16 @@ describe('the family files', () => {
     const types = Object.values(FAMILIES).flatMap((f) => f.modelTypes);
     expect(new Set(types).size).toBe(types.length);
     for (const table of Object.values(FAMILIES)) expect(Object.keys(table.choices).sort()).toEqual([...CHOICES].sort());
+  });
+
+  it('SUPPORTED_FAMILIES (the public list a page shows) names every family, and each of its model_types loads as it', () => {
+    expect(SUPPORTED_FAMILIES.map((f) => f.family).sort()).toEqual(Object.keys(FAMILIES).sort());
+    for (const { family, label, modelTypes } of SUPPORTED_FAMILIES) {
+      expect(label).toBe(FAMILIES[family].label);
+      expect(modelTypes.length, family).toBeGreaterThan(0);
+      for (const type of modelTypes) expect(familyOf({ model_type: type }, 'config.json').name, type).toBe(family);
+    }
+    expect(Object.isFrozen(SUPPORTED_FAMILIES) && Object.isFrozen(SUPPORTED_FAMILIES[0].modelTypes)).toBe(true);
   });
 });
 

@@ -16,6 +16,16 @@ const FILES = [gpt2, bert, llama, gptNeox, qwen3];
 /** The families by their name (spec.family, model.family). */
 export const FAMILIES = Object.freeze(Object.fromEntries(FILES.map((table) => [table.name, table])));
 
+/**
+ * The families this package runs, in lookup order, as a page or a message names them: each family's name
+ * (model.family), its label and the config.json model_types it reads.
+ */
+export const SUPPORTED_FAMILIES = Object.freeze(
+  FILES.map((table) =>
+    Object.freeze({ family: table.name, label: table.label, modelTypes: Object.freeze([...table.modelTypes]) }),
+  ),
+);
+
 /** The family of a config.json object: by its model_type, else (no model_type) by its architectures. */
 export function familyOf(config, file) {
   const type = config.model_type;
