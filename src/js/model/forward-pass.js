@@ -19,6 +19,7 @@ import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
+import { checkForward } from './call-sizes.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
@@ -56,6 +57,7 @@ export function editInput(parts) {
 export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
+  checkForward(engine, plan, hooks); // TOO_LARGE before anything is read or prefetched
   const wantLogits = plan.logits !== false || plan.loss;
   const ctx = {
     signal: engine.signal(plan.signal),
