@@ -118,13 +118,20 @@ function ropeOf(config, file, headDim, reader, { ropeTheta, rotaryFactor }) {
   return { dim, theta, invFreq };
 }
 
+/** Layer l's RoPE frequencies: Gemma 3's sliding layers turn by a base of their own (spec.rope.slidingInvFreq). */
+export const layerInvFreq = (spec, l) =>
+  spec.rope.slidingInvFreq && spec.windows[l] > 0 ? spec.rope.slidingInvFreq : spec.rope.invFreq;
+
 /**
  * The normalized description (`spec`) of a config.json object (`config`).
  * @returns {{ family: string, modelType: string, dModel: number, numHeads: number, numKvHeads: number,
  *   headDim: number, dFf: number, numLayers: number, maxPositions: number, vocabSize: number, typeVocabSize: number,
  *   fields: Record<string, string>, eps: number, activation: string, choices: object, labels: object,
- *   rope: { dim: number, theta: number, invFreq: Float64Array } | null, windows: number[], tied: boolean,
- *   qkvBias: boolean, oBias: boolean, mlpBias: boolean }}
+ *   rope: { dim: number, theta: number, invFreq: Float64Array, slidingInvFreq?: Float64Array } | null,
+ *   windows: number[], tied: boolean, qkvBias: boolean, oBias: boolean, mlpBias: boolean, attentionScale: number,
+ *   softcap: number, finalSoftcap: number, embedScale: number, qkNormWhole: boolean }}
+ *   attentionScale: the scores' scale (0: 1/√d_k); softcap, finalSoftcap: attention and final logit softcapping (0:
+ *   none); embedScale: the token embeddings' factor (0: none); qkNormWhole: q and k norms over the whole projection
  */
 export function readSpec(config, file = 'config.json') {
   const family = familyOf(config, file);
@@ -146,7 +153,8 @@ export function readSpec(config, file = 'config.json') {
   const eps = reader.number(epsField, epsDefault, 'a number from 0 below 1', (x) => x >= 0 && x < 1);
   const [actField, actDefault] = optional.activation;
   const activationName = config[actField] ?? actDefault;
-  const activation = Object.hasOwn(ACTIVATIONS, activationName) ? ACTIVATIONS[activationName] : undefined;
+  const names = { ...ACTIVATIONS, ...family.activationNames }; // a family's own reading of a name (Gemma's GeGLU)
+  const activation = Object.hasOwn(names, activationName) ? names[activationName] : undefined;
   if (!family.activations.includes(activation)) {
     throw new AttentionError(
       'UNSUPPORTED_MODEL',
@@ -158,6 +166,7 @@ export function readSpec(config, file = 'config.json') {
   const own = family.read(config, { file, modelType, numLayers, reader }); // its checks, windows, tied head, biases
   const choices = own.choices ? Object.freeze({ ...family.choices, ...own.choices }) : family.choices;
   const rope = choices.rope ? ropeOf(config, file, dims, reader, optional) : null;
+  if (rope && own.slidingRopeTheta) rope.slidingInvFreq = inverseFrequencies(own.slidingRopeTheta, rope.dim);
   return {
     family: family.name,
     modelType,
@@ -177,5 +186,10 @@ export function readSpec(config, file = 'config.json') {
     qkvBias: own.qkvBias,
     oBias: own.oBias,
     mlpBias: own.mlpBias,
+    attentionScale: own.attentionScale ?? 0,
+    softcap: own.softcap ?? 0,
+    finalSoftcap: own.finalSoftcap ?? 0,
+    embedScale: own.embedScale ?? 0,
+    qkNormWhole: own.qkNormWhole === true,
   };
 }
