@@ -168,12 +168,17 @@ export function resolveModel(checkpoint, spec, family) {
   const resolve = (rows) => resolveRows(checkpoint, rows, spec, prefix);
   const embeddings = Object.fromEntries(resolve(family.embeddings).map((entry) => [entry.slot, entry]));
   const layers = Array.from({ length: spec.numLayers }, (_, l) => resolve(family.layer(l)));
-  const hasHead = !family.head.bias || checkpoint.entry(candidateNames({ name: family.head.bias }, prefix));
-  const headName = typeof family.head.weight === 'function' ? family.head.weight(spec) : family.head.weight;
+  // head.weight (or what head.weight(spec) gives) and head.bias: a name, or names tried in turn (a tied tensor that
+  // a file holds under either of its names)
+  const names = (value) => [typeof value === 'function' ? value(spec) : value].flat();
+  const [weightName, ...weightAliases] = names(family.head.weight);
+  const [biasName, ...biasAliases] = names(family.head.bias);
+  const bias = { slot: 'bHead', name: biasName, aliases: biasAliases, shape: ['V'] };
+  const hasHead = !biasName || checkpoint.entry(candidateNames(bias, prefix));
   const [head, headBias] = hasHead
     ? resolve([
-        { slot: 'wHead', name: headName, shape: ['V', 'd'] },
-        ...(family.head.bias ? [{ slot: 'bHead', name: family.head.bias, shape: ['V'] }] : []),
+        { slot: 'wHead', name: weightName, aliases: weightAliases, shape: ['V', 'd'] },
+        ...(biasName ? [bias] : []),
       ])
     : [null, null];
   return {

@@ -677,10 +677,13 @@ export interface ModelLabels {
   readonly norms: readonly string[];
 }
 
+/** A family this package runs (model.family): one file each of src/js/model/families/. */
+export type ModelFamily = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'roberta' | 'distilbert' | 'phi3';
+
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -695,8 +698,13 @@ export interface ModelSpec {
   readonly dFf: number;
   /** The layers. */
   readonly numLayers: number;
-  /** The most tokens a run takes. */
+  /** The most tokens a run takes (RoBERTa: the position table's rows past `padding_idx`). */
   readonly maxPositions: number;
+  /**
+   * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
+   * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
+   */
+  readonly positions: { readonly offset: number; readonly padId: number | null };
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
@@ -713,7 +721,7 @@ export interface ModelSpec {
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */

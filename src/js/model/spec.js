@@ -124,7 +124,10 @@ function ropeOf(config, file, headDim, reader, { ropeTheta, rotaryFactor }) {
  *   headDim: number, dFf: number, numLayers: number, maxPositions: number, vocabSize: number, typeVocabSize: number,
  *   fields: Record<string, string>, eps: number, activation: string, choices: object, labels: object,
  *   rope: { dim: number, theta: number, invFreq: Float64Array } | null, windows: number[], tied: boolean,
- *   qkvBias: boolean, oBias: boolean, mlpBias: boolean }}
+ *   qkvBias: boolean, oBias: boolean, mlpBias: boolean, positions: { offset: number, padId: number | null } }}
+ *   maxPositions: the most tokens a run takes (the position table's rows past positions.offset); positions: token i's
+ *   position id is offset + i, or with a padId (RoBERTa's padding_idx), offset + the tokens before it that are not
+ *   padId, and padId's own tokens take offset − 1 (positions.js)
  */
 export function readSpec(config, file = 'config.json') {
   const family = familyOf(config, file);
@@ -142,8 +145,12 @@ export function readSpec(config, file = 'config.json') {
   if (numHeads % numKvHeads !== 0) {
     throw reader.badConfig(optional.numKvHeads, numKvHeads, `a divisor of ${fields.numHeads} (${numHeads})`);
   }
-  const [epsField, epsDefault] = optional.eps;
-  const eps = reader.number(epsField, epsDefault, 'a number from 0 below 1', (x) => x >= 0 && x < 1);
+  // eps: [field, default], or a number the family fixes (DistilBERT's LayerNorms: 1e-12, no field)
+  const [epsField, epsDefault] = typeof optional.eps === 'number' ? [null, optional.eps] : optional.eps;
+  const eps =
+    epsField === null
+      ? epsDefault
+      : reader.number(epsField, epsDefault, 'a number from 0 below 1', (x) => x >= 0 && x < 1);
   const [actField, actDefault] = optional.activation;
   const activationName = config[actField] ?? actDefault;
   const activation = Object.hasOwn(ACTIVATIONS, activationName) ? ACTIVATIONS[activationName] : undefined;
@@ -158,10 +165,17 @@ export function readSpec(config, file = 'config.json') {
   const own = family.read(config, { file, modelType, numLayers, reader }); // its checks, windows, tied head, biases
   const choices = own.choices ? Object.freeze({ ...family.choices, ...own.choices }) : family.choices;
   const rope = choices.rope ? ropeOf(config, file, dims, reader, optional) : null;
+  // Learned positions from own.positions.offset (RoBERTa's padding_idx + 1): the table's first rows are no token's
+  const positions = Object.freeze(own.positions ?? { offset: 0, padId: null });
+  if (positions.offset >= sizes.maxPositions) {
+    throw reader.badConfig(fields.maxPositions, sizes.maxPositions, `above the first position (${positions.offset})`);
+  }
   return {
     family: family.name,
     modelType,
     ...sizes,
+    maxPositions: sizes.maxPositions - positions.offset,
+    positions,
     dFf: sizes.dFf ?? (optional.dFf ? reader.optional(optional.dFf) : undefined) ?? 4 * dModel,
     numKvHeads,
     headDim: dims,

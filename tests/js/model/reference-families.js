@@ -67,3 +67,104 @@ export function gptNeox(fixture, ids, { ablate = [], edits = [], hook } = {}) {
   hiddenStates.push(h);
   return { attentions, hiddenStates, steps, logits: linear(h, n, T(t['embed_out.weight'])) };
 }
+
+/**
+ * A post-norm encoder layer stack as modeling_roberta.py's and modeling_distilbert.py's (BERT's computation):
+ * `names` gives each tensor's name in layer l; returns the hidden states, attentions, steps and the last h.
+ */
+function postNormEncoder(h, n, { layers, H, d, eps, act, name }, { ablate = [], edits = [], hook } = {}) {
+  const [hiddenStates, attentions, steps] = [[h], [], []];
+  for (let l = 0; l < layers; l++) {
+    const L = (key) => name(l, key);
+    const E = stepWriter(edits, hook, l, { n, H, Hkv: H, dk: d / H });
+    h = E('input', h.slice());
+    hiddenStates[l] = h;
+    const x = E('x', h.slice());
+    const [q, k, v] = ['q', 'k', 'v'].map((p) => E(p, linear(x, n, L(`${p}.weight`), L(`${p}.bias`))));
+    const attention = edits.length || hook ? attendEdited : attend;
+    const { weights, context } = attention(q, k, v, n, H, H, d / H, () => true, ablatedIn(ablate, l), E);
+    attentions.push(weights);
+    const output = E('output', linear(context, n, L('o.weight'), L('o.bias')));
+    const residual = E('residual', add(output, h));
+    const mlpInput = E('mlpInput', layerNorm(residual, n, L('norm1.weight'), L('norm1.bias'), eps));
+    const mlpHidden = E('mlpHidden', linear(mlpInput, n, L('up.weight'), L('up.bias')).map(act));
+    const mlpOutput = E('mlpOutput', linear(mlpHidden, n, L('down.weight'), L('down.bias')));
+    h = E('hidden', layerNorm(add(mlpOutput, mlpInput), n, L('norm2.weight'), L('norm2.bias'), eps));
+    hiddenStates.push(h);
+    steps.push({ x, q, k, v, concat: context, output, residual, mlpInput, mlpHidden, mlpOutput, hidden: h });
+  }
+  return { hiddenStates, attentions, steps, h };
+}
+
+/** A masked-LM head: dense, activation, LayerNorm, then the decoder (the word embeddings) and its bias. */
+function maskedLmHead(h, n, [dense, norm, decoder, bias], t, act, eps) {
+  const x = linear(h, n, t(`${dense}.weight`), t(`${dense}.bias`)).map(act);
+  const normed = layerNorm(x, n, t(`${norm}.weight`), t(`${norm}.bias`), eps);
+  return linear(normed, n, T(decoder), bias);
+}
+
+/** RoBERTa from modeling_roberta.py: create_position_ids_from_input_ids, token type 0, BERT's layers, lm_head. */
+export function roberta(fixture, ids, options = {}) {
+  const { config: c, values, prefix } = fixture;
+  const t = (name) => values[`${prefix}${name}`] ?? values[name];
+  const n = ids.length;
+  const [d, H, eps, pad] = [c.hidden_size, c.num_attention_heads, c.layer_norm_eps, c.pad_token_id];
+  // mask = ids != padding_idx; (cumsum(mask) · mask) + padding_idx
+  let sum = 0;
+  const positionIds = ids.map((id) => {
+    const m = id !== pad ? 1 : 0;
+    sum += m;
+    return sum * m + pad;
+  });
+  const types = rows(
+    t('embeddings.token_type_embeddings.weight'),
+    ids.map(() => 0),
+  );
+  const embedded = add(
+    add(rows(t('embeddings.word_embeddings.weight'), ids), types),
+    rows(t('embeddings.position_embeddings.weight'), positionIds),
+  );
+  const h0 = layerNorm(embedded, n, t('embeddings.LayerNorm.weight'), t('embeddings.LayerNorm.bias'), eps);
+  const parts = { q: 'attention.self.query', k: 'attention.self.key', v: 'attention.self.value' };
+  Object.assign(parts, { o: 'attention.output.dense', norm1: 'attention.output.LayerNorm' });
+  Object.assign(parts, { up: 'intermediate.dense', down: 'output.dense', norm2: 'output.LayerNorm' });
+  const name = (l, key) => {
+    const [part, tensor] = key.split('.');
+    return t(`encoder.layer.${l}.${parts[part]}.${tensor}`);
+  };
+  const act = ACT[c.hidden_act];
+  const dims = { layers: c.num_hidden_layers, H, d, eps, act, name };
+  const { hiddenStates, attentions, steps, h } = postNormEncoder(h0, n, dims, options);
+  const head = ['lm_head.dense', 'lm_head.layer_norm', t('embeddings.word_embeddings.weight'), values['lm_head.bias']];
+  const logits = values['lm_head.bias'] ? maskedLmHead(h, n, head, (x) => values[x], ACT.gelu, eps) : null;
+  return { attentions, hiddenStates, steps, logits };
+}
+
+/** DistilBERT from modeling_distilbert.py: words + positions, LayerNorm (eps 1e-12), q_lin … out_lin, vocab_*. */
+export function distilbert(fixture, ids, options = {}) {
+  const { config: c, values, prefix } = fixture;
+  const t = (name) => values[`${prefix}${name}`] ?? values[name];
+  const n = ids.length;
+  const [d, H, eps] = [c.dim, c.n_heads, 1e-12];
+  const embedded = add(
+    rows(t('embeddings.word_embeddings.weight'), ids),
+    rows(
+      t('embeddings.position_embeddings.weight'),
+      ids.map((_, i) => i),
+    ),
+  );
+  const h0 = layerNorm(embedded, n, t('embeddings.LayerNorm.weight'), t('embeddings.LayerNorm.bias'), eps);
+  const parts = { q: 'attention.q_lin', k: 'attention.k_lin', v: 'attention.v_lin', o: 'attention.out_lin' };
+  Object.assign(parts, { norm1: 'sa_layer_norm', up: 'ffn.lin1', down: 'ffn.lin2', norm2: 'output_layer_norm' });
+  const name = (l, key) => {
+    const [part, tensor] = key.split('.');
+    return t(`transformer.layer.${l}.${parts[part]}.${tensor}`);
+  };
+  const act = ACT[c.activation];
+  const dims = { layers: c.n_layers, H, d, eps, act, name };
+  const { hiddenStates, attentions, steps, h } = postNormEncoder(h0, n, dims, options);
+  const bias = values['vocab_projector.bias'];
+  const head = ['vocab_transform', 'vocab_layer_norm', t('embeddings.word_embeddings.weight'), bias];
+  const logits = bias ? maskedLmHead(h, n, head, (x) => values[x], act, eps) : null;
+  return { attentions, hiddenStates, steps, logits };
+}

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, editSafetensors, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { distilbertFixture, neoxFixture, robertaFixture } from './fixtures-families.js';
 
 const isNode = typeof window === 'undefined';
 
@@ -17,6 +17,8 @@ const CASES = [
   ['BERT for masked LM', () => bertFixture()],
   ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
   ['GPT-NeoX (parallel, q|k|v by head, F16)', () => neoxFixture()],
+  ['RoBERTa (positions past padding_idx, pads among the ids)', () => robertaFixture({ dtype: 'F16' })],
+  ['DistilBERT (vocab_projector tied to the word embeddings)', () => distilbertFixture()],
 ];
 
 /** Every float of a result, as one array per tensor, for a bitwise comparison. */

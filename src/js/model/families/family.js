@@ -7,12 +7,14 @@
 // | prefixes       | the base model's prefixes of its tensor names, tried in turn                                |
 // | choices        | the choices the forward reads and the page shows (spec.choices: see CHOICES)                 |
 // | sizes          | config.json's field (or fields, tried in turn) of each required size                         |
-// | optional       | the fields of optional sizes, [field, default] of eps and the activation, and the fields of  |
-// |                | RoPE's base and rotated fraction where they are not rope_theta and partial_rotary_factor     |
+// | optional       | the fields of optional sizes, [field, default] of eps (or eps itself, fixed) and of the      |
+// |                | activation, and the fields of RoPE's base and rotated fraction where they are not rope_theta |
+// |                | and partial_rotary_factor                                                                    |
 // | activations    | the core's activations it runs (the config's activation must be one)                         |
 // | normNames      | its two norms in a layer as its checkpoints name them (spec.labels.norms)                     |
-// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases) and the   |
-// |                | choices that its config sets (choices: merged over the table's)                             |
+// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases, positions: |
+// |                | { offset, padId } of learned positions that do not start at 0) and the choices that its     |
+// |                | config sets (choices: merged over the table's)                                              |
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
 //
 // A tensor's name starts at the base model's prefix, or with "^" at the top of the file (lm_head, BERT's cls.*).
