@@ -4,7 +4,7 @@
 // from the base run, layer by layer) and over its own rows'. So a cell patched at position p costs the rows from p on,
 // and the projections and MLPs of all the cells of a batch are one product per weight. model.patchSweep runs its cells
 // so (patch-sweep.js), and model.headScores its sequences (as cells at position 0 over no base).
-import { ropeTables } from '../rope.js';
+import { modelRopeTables } from './rope-tables.js';
 import { made, modelDims, ropeInputs } from './calls.js';
 import { runLayer } from './layer-call.js';
 import { editInput } from './forward-pass.js';
@@ -70,7 +70,7 @@ export async function runCells(
     at += counts[c];
   });
   const edit = editInput(edits);
-  const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+  const tables = spec.rope && modelRopeTables(spec.rope, positions);
   const weightFloats = cells.reduce((sum, cell, c) => sum + H * counts[c] * (cell.first + counts[c]), 0);
   const ctx = { signal: engine.signal(signal) };
   const attentions = [];

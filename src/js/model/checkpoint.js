@@ -90,8 +90,11 @@ export async function openCheckpoint(folder) {
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),
+    /** Rows [begin, end) of an entry (all of them when not given); a part's (rowsOf) count from its first. */
     async read(entry, rows, signal) {
-      const tensor = await opened.get(entry.file).header.read(entry.name, { rows, signal });
+      const at = entry.rows?.[0] ?? 0;
+      const range = rows ? [rows[0] + at, rows[1] + at] : entry.rows;
+      const tensor = await opened.get(entry.file).header.read(entry.name, { rows: range, signal });
       state.bytesRead += tensor.data.length * BYTES[entry.dtype];
       return tensor;
     },
@@ -123,11 +126,14 @@ export function resolveRows(checkpoint, rows, spec, prefix) {
           `${checkpoint.description} holds no tensor ${names.map((n) => JSON.stringify(n)).join(' nor ')}, which a ${spec.family} model of this config.json needs`,
         );
       }
-      const expected = row.shape.map((letter) => sizes[letter]);
+      // a part of a tensor's rows (rowsOf): the tensor holds the parts' rows, one after another
+      const { of, index } = row.part ?? { of: [row.shape[0]], index: 0 };
+      const letters = [of.join(' + '), ...row.shape.slice(1)];
+      const expected = [of.reduce((sum, letter) => sum + sizes[letter], 0), ...row.shape.slice(1).map((l) => sizes[l])];
       if (expected.length !== entry.shape.length || expected.some((size, i) => size !== entry.shape[i])) {
         throw new AttentionError(
           'WEIGHT_SHAPE_MISMATCH',
-          `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${row.shape.join(', ')}] = ${formatShape(expected)}`,
+          `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${letters.join(', ')}] = ${formatShape(expected)}`,
         );
       }
       if (entry.dtype !== undefined && !READABLE.includes(entry.dtype)) {
@@ -136,7 +142,10 @@ export function resolveRows(checkpoint, rows, spec, prefix) {
           `${entry.file}: tensor ${JSON.stringify(entry.name)} is ${entry.dtype}; attention-wasm/model reads ${READABLE.join(', ')}`,
         );
       }
-      return { slot: row.slot, ...entry };
+      if (!row.part) return { slot: row.slot, ...entry };
+      const first = of.slice(0, index).reduce((sum, letter) => sum + sizes[letter], 0);
+      const rows = [first, first + sizes[of[index]]];
+      return { slot: row.slot, ...entry, shape: [rows[1] - rows[0], ...entry.shape.slice(1)], rows };
     });
 }
 

@@ -12,11 +12,11 @@
 // residentBytes, model.js), the generation uses those and keeps none of its own. The store is resident.js's.
 import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
 import { headMask, runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
+import { modelRopeTables } from './rope-tables.js';
 
 export class DecodeSession {
   #engine;
@@ -81,7 +81,7 @@ export class DecodeSession {
     let hidden = await this.#engine.embed(ids, first, signal);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
-    const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+    const tables = spec.rope && modelRopeTables(spec.rope, positions);
     const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {

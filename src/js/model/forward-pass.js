@@ -7,13 +7,13 @@
 // Inside a layer, in the forward's order: its input with the 'input' patches written into it; then the call, whose
 // `edits` input holds the run's edits, the ablations' replaced head outputs ('mean', 'resample') and the patches, in
 // that order (a later row wins); zero ablations are the call's head mask.
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
 import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';
 import { runBytes } from './run-bytes.js';
+import { modelRopeTables } from './rope-tables.js';
 import { checkAborted } from './signal.js';
 import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
@@ -64,8 +64,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
   checkAborted(ctx.signal, 'run');
   const tables =
     spec.rope &&
-    ropeTables(
-      spec.rope.invFreq,
+    modelRopeTables(
+      spec.rope,
       Array.from({ length: n }, (_, i) => i),
     );
   engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order

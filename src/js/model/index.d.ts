@@ -971,8 +971,7 @@ export function attentionWeightsFrom(
   options: {
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
-    config:
-      Record<string, unknown> | string | { family: 'gpt2' | 'bert' | 'llama'; numHeads: number; numKvHeads?: number };
+    config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
   },
 ): LayerWeights;
 
@@ -980,12 +979,20 @@ export function attentionWeightsFrom(
 export interface WeightSource {
   /** The tensor's name in the checkpoint. */
   name: string;
-  /** A column block of a fused tensor: block `index` of `of` (GPT-2's c_attn: q, k, v of 3). */
+  /**
+   * A block of a fused tensor: block `index` of `of` (q, k, v of 3: H·d_k, H_kv·d_k and H_kv·d_k wide), its columns
+   * (GPT-2's c_attn), its rows (`byRows`: Phi-3's qkv_proj) or each head's `index`-th d_k rows (`perHead`: GPT-NeoX's
+   * query_key_value, [q_h | k_h | v_h] by head).
+   */
   part?: {
     /** The block: 0 for q, 1 for k, 2 for v. */
     index: number;
     /** How many blocks the tensor holds. */
     of: number;
+    /** The blocks are rows of an [out, in] tensor. */
+    byRows?: boolean;
+    /** The blocks are each head's rows in turn. */
+    perHead?: boolean;
   };
   /** True for torch.nn.Linear's [out, in], read as [in, out]. */
   transpose?: boolean;
@@ -994,7 +1001,9 @@ export interface WeightSource {
 /** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
 export interface LayerTensors {
   /** The family recognised. */
-  family: 'gpt2' | 'bert' | 'llama';
+  family: ModelFamily;
+  /** The family as people write it ('GPT-2', 'GPT-NeoX', …), as model.spec.labels.family. */
+  label: string;
   /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
   choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */

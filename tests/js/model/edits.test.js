@@ -7,7 +7,7 @@ import { EDITABLE_STEPS } from '../../../src/js/model/edits.js';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectLikeReference } from './expect-run.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { distilbertFixture, neoxFixture, robertaFixture } from './fixtures-families.js';
+import { distilbertFixture, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
 import { withWeightEdits } from './edit-reference.js';
 import { referenceForward } from './reference.js';
 
@@ -19,6 +19,10 @@ const FAMILIES = [
   ['GPT-NeoX (parallel: x feeds the MLP too; q|k|v by head)', () => neoxFixture({ seed: 14 })],
   ['RoBERTa (positions past padding_idx; pads among the ids)', () => robertaFixture({ seed: 16 })],
   ['DistilBERT (its own names, no token types)', () => distilbertFixture({ seed: 17 })],
+  [
+    'Phi-3 (qkv_proj rows q | k | v with GQA, partial rotary)',
+    () => phi3Fixture({ d: 32, kvHeads: 2, partial: 0.5, seed: 63 }),
+  ],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const n = ids.length;

@@ -202,3 +202,76 @@ export function distilbertFixture({
   }
   return { config, prefix, values: b.values, files: b.files(config, { shards }) };
 }
+
+/** LongRoPE's factors for `pairs` rotated pairs: short ones near 1, long ones growing (as Phi-3's 128k files). */
+export const longRopeFactors = (pairs) => ({
+  short_factor: Array.from({ length: pairs }, (_, i) => 1 + 0.05 * i),
+  long_factor: Array.from({ length: pairs }, (_, i) => 1.5 + 0.75 * i),
+  type: 'longrope',
+});
+
+/**
+ * Phi-3 / Phi-4-mini as Phi3ForCausalLM saves it ('model.' prefix, qkv_proj [(H + 2·H_kv)·d_k, d], gate_up_proj
+ * [2·ff, d], lm_head unless tied), with Phi-3-mini-4k's config fields (original_max_position_embeddings,
+ * sliding_window) or Phi-4-mini's (partial_rotary_factor, GQA, tied, longrope: `original` < `positions`).
+ */
+export function phi3Fixture({
+  dtype = 'BF16',
+  seed = 61,
+  d = 16,
+  heads = 4,
+  kvHeads = 4,
+  layers = 2,
+  ff = 24,
+  vocab = 29,
+  positions = 32,
+  original = positions,
+  partial = 1,
+  slidingWindow = null,
+  ropeScaling = null,
+  tied = false,
+  shards = 1,
+} = {}) {
+  const dk = d / heads;
+  const config = {
+    architectures: ['Phi3ForCausalLM'],
+    attention_bias: false,
+    attention_dropout: 0,
+    bos_token_id: 1,
+    embd_pdrop: 0,
+    eos_token_id: 2,
+    hidden_act: 'silu',
+    hidden_size: d,
+    initializer_range: 0.02,
+    intermediate_size: ff,
+    max_position_embeddings: positions,
+    model_type: 'phi3',
+    num_attention_heads: heads,
+    num_hidden_layers: layers,
+    num_key_value_heads: kvHeads,
+    original_max_position_embeddings: original,
+    pad_token_id: 0,
+    resid_pdrop: 0,
+    rms_norm_eps: 1e-5,
+    rope_scaling: ropeScaling,
+    rope_theta: 10000,
+    sliding_window: slidingWindow,
+    tie_word_embeddings: tied,
+    vocab_size: vocab,
+  };
+  if (partial !== 1) config.partial_rotary_factor = partial;
+  const b = builder(dtype, seed, 0.5);
+  b.add('model.embed_tokens.weight', [vocab, d]);
+  for (let l = 0; l < layers; l++) {
+    const at = `model.layers.${l}.`;
+    b.add(`${at}input_layernorm.weight`, [d], 'norm');
+    b.add(`${at}self_attn.qkv_proj.weight`, [(heads + 2 * kvHeads) * dk, d]);
+    b.add(`${at}self_attn.o_proj.weight`, [d, heads * dk]);
+    b.add(`${at}post_attention_layernorm.weight`, [d], 'norm');
+    b.add(`${at}mlp.gate_up_proj.weight`, [2 * ff, d]);
+    b.add(`${at}mlp.down_proj.weight`, [d, ff]);
+  }
+  b.add('model.norm.weight', [d], 'norm');
+  if (!tied) b.add('lm_head.weight', [vocab, d]);
+  return { config, prefix: 'model.', values: b.values, files: b.files(config, { shards }) };
+}

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { distilbertFixture, neoxFixture, robertaFixture } from './fixtures-families.js';
+import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const llama3 = {
@@ -73,6 +73,27 @@ const CASES = [
   ['DistilBERT for masked LM, F32', () => distilbertFixture(), 'bytes'],
   ['DistilBERT, F16, 3 layers, 2 shards', () => distilbertFixture({ dtype: 'F16', layers: 3, shards: 2 }), 'files'],
   ['DistilBERT, BF16, without its MLM head', () => distilbertFixture({ dtype: 'BF16', head: false }), 'bytes'],
+  ['Phi-3-mini-4k layout, BF16: fused qkv_proj and gate_up_proj', () => phi3Fixture(), 'bytes'],
+  ['Phi-3, F32, sliding window 3, 2 shards', () => phi3Fixture({ dtype: 'F32', slidingWindow: 3, shards: 2 }), 'files'],
+  [
+    'Phi-4-mini layout, F16: GQA 4/2, partial rotary 0.75 (head 8), tied, longrope below original (short factors)',
+    () =>
+      phi3Fixture({
+        dtype: 'F16',
+        d: 32,
+        kvHeads: 2,
+        partial: 0.75,
+        tied: true,
+        original: 8,
+        ropeScaling: longRopeFactors(3),
+      }),
+    'files',
+  ],
+  [
+    'Phi-3 longrope past original_max_position_embeddings 4: long factors and the attention factor',
+    () => phi3Fixture({ dtype: 'F32', original: 4, ropeScaling: { ...longRopeFactors(2), type: 'su' } }),
+    'bytes',
+  ],
 ];
 
 describe('model.run against the float64 reference', () => {

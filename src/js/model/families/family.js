@@ -16,6 +16,7 @@
 // |                | { offset, padId } of learned positions that do not start at 0) and the choices that its     |
 // |                | config sets (choices: merged over the table's)                                              |
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
+// |                | (a row may be a part of a tensor's rows: rowsOf)                                             |
 //
 // A tensor's name starts at the base model's prefix, or with "^" at the top of the file (lm_head, BERT's cls.*).
 // Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, dk d_k, q H·d_k, kv H_kv·d_k,
@@ -26,6 +27,12 @@
  * `aliases`: other names of the same tensor (older checkpoints), tried after `name`.
  */
 export const row = (slot, name, shape, when, aliases = []) => ({ slot, name, shape, when, aliases });
+
+/**
+ * A row that is rows of a tensor holding several side by side (Phi-3's gate_up_proj [gate | up]): `of` the shape letters
+ * of the parts, in order (the tensor's first size is their sum), `index` this row's; its shape gives the part's.
+ */
+export const rowsOf = (r, of, index) => ({ ...r, part: Object.freeze({ of, index }) });
 
 /** The names of the sizes in the config.json of BERT, the LLaMA family and most models since (GPT-2 has its own). */
 export const HIDDEN_SIZES = Object.freeze({
