@@ -14,28 +14,12 @@ import {
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
 import { callLayout, descriptorTemplate, floatBits, product } from '../plan.js';
-import { ropeTables } from '../rope.js';
-import { layerInvFreq } from './spec.js';
 
 // A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
 const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
 
 /** A tensor the JS layer made (activations, tables): nothing to scan. */
 export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
-
-/**
- * Each layer's RoPE tables at `positions` (rope.js's ropeTables), made once per set of frequencies: l => tables; null
- * without a rope.
- */
-export function ropeTablesOf(spec, positions) {
-  if (!spec.rope) return null;
-  const tables = new Map();
-  return (l) => {
-    const invFreq = layerInvFreq(spec, l);
-    if (!tables.has(invFreq)) tables.set(invFreq, ropeTables(invFreq, positions));
-    return tables.get(invFreq);
-  };
-}
 
 /** A layer call's RoPE inputs for n tokens: the cos and sin tables [n, rope.dim / 2] of rope.js's ropeTables. */
 export const ropeInputs = (tables, n, spec) => ({

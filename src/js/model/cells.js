@@ -4,7 +4,8 @@
 // from the base run, layer by layer) and over its own rows'. So a cell patched at position p costs the rows from p on,
 // and the projections and MLPs of all the cells of a batch are one product per weight. model.patchSweep runs its cells
 // so (patch-sweep.js), and model.headScores its sequences (as cells at position 0 over no base).
-import { made, modelDims, ropeInputs, ropeTablesOf } from './calls.js';
+import { made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { runLayer } from './layer-call.js';
 import { editInput } from './forward-pass.js';
 import { checkAborted } from './signal.js';

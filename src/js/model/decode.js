@@ -13,7 +13,8 @@
 import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { Tensor } from '../tensor.js';
-import { made, modelDims, modelPlan, ropeInputs, ropeTablesOf } from './calls.js';
+import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
 

@@ -8,7 +8,8 @@
 // `edits` input holds the run's edits, the ablations' replaced head outputs ('mean', 'resample') and the patches, in
 // that order (a later row wins); zero ablations are the call's head mask.
 import { Tensor } from '../tensor.js';
-import { layerOutputs, made, modelDims, ropeInputs, ropeTablesOf } from './calls.js';
+import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';

@@ -59,13 +59,10 @@ export const HUB_URL: string;
  */
 export const BUILTIN_MODEL: URL;
 
-/** A family's name (model.family, model.spec.family). */
-export type FamilyName = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3';
-
 /** One family this package runs (SUPPORTED_FAMILIES). */
 export interface SupportedFamily {
   /** Its name, as model.family gives it. */
-  readonly family: FamilyName;
+  readonly family: ModelFamily;
   /** Its name as people write it, e.g. 'GPT-NeoX'. */
   readonly label: string;
   /** The config.json model_types it reads, e.g. ['llama', 'mistral', 'qwen2']. */
@@ -708,10 +705,13 @@ export interface ModelLabels {
   readonly norms: readonly string[];
 }
 
+/** A family this package runs (model.family): one file each of src/js/model/families/. */
+export type ModelFamily = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'roberta' | 'distilbert' | 'phi3';
+
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: FamilyName;
+  readonly family: ModelFamily;
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -726,8 +726,13 @@ export interface ModelSpec {
   readonly dFf: number;
   /** The layers. */
   readonly numLayers: number;
-  /** The most tokens a run takes. */
+  /** The most tokens a run takes (RoBERTa: the position table's rows past `padding_idx`). */
   readonly maxPositions: number;
+  /**
+   * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
+   * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
+   */
+  readonly positions: { readonly offset: number; readonly padId: number | null };
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
@@ -744,7 +749,7 @@ export interface ModelSpec {
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: FamilyName;
+  readonly family: ModelFamily;
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
@@ -994,7 +999,7 @@ export function attentionWeightsFrom(
   options: {
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
-    config: Record<string, unknown> | string | { family: FamilyName; numHeads: number; numKvHeads?: number };
+    config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
   },
 ): LayerWeights;
 
@@ -1002,12 +1007,20 @@ export function attentionWeightsFrom(
 export interface WeightSource {
   /** The tensor's name in the checkpoint. */
   name: string;
-  /** A column block of a fused tensor: block `index` of `of` (GPT-2's c_attn: q, k, v of 3). */
+  /**
+   * A block of a fused tensor: block `index` of `of` (q, k, v of 3: H·d_k, H_kv·d_k and H_kv·d_k wide), its columns
+   * (GPT-2's c_attn), its rows (`byRows`: Phi-3's qkv_proj) or each head's `index`-th d_k rows (`perHead`: GPT-NeoX's
+   * query_key_value, [q_h | k_h | v_h] by head).
+   */
   part?: {
     /** The block: 0 for q, 1 for k, 2 for v. */
     index: number;
     /** How many blocks the tensor holds. */
     of: number;
+    /** The blocks are rows of an [out, in] tensor. */
+    byRows?: boolean;
+    /** The blocks are each head's rows in turn. */
+    perHead?: boolean;
   };
   /** True for torch.nn.Linear's [out, in], read as [in, out]. */
   transpose?: boolean;
@@ -1016,7 +1029,9 @@ export interface WeightSource {
 /** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
 export interface LayerTensors {
   /** The family recognised. */
-  family: FamilyName;
+  family: ModelFamily;
+  /** The family as people write it ('GPT-2', 'GPT-NeoX', …), as model.spec.labels.family. */
+  label: string;
   /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
   choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */
