@@ -7,7 +7,7 @@ import { EDITABLE_STEPS } from '../../../src/js/model/edits.js';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectLikeReference } from './expect-run.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { gemmaFixture, neoxFixture, olmo2Fixture } from './fixtures-families.js';
 import { withWeightEdits } from './edit-reference.js';
 import { referenceForward } from './reference.js';
 
@@ -17,6 +17,9 @@ const FAMILIES = [
   ['BERT (post-norm: x feeds q, k and v only)', () => bertFixture({ seed: 13 })],
   ['Qwen3 (q and k normed per head before RoPE)', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 15 })],
   ['GPT-NeoX (parallel: x feeds the MLP too; q|k|v by head)', () => neoxFixture({ seed: 14 })],
+  ['Gemma 2 (sandwich, softcap, window)', () => gemmaFixture({ seed: 16 })],
+  ['Gemma 3 (q/k norms, two RoPE bases)', () => gemmaFixture({ version: 3, seed: 17 })],
+  ['OLMo-2 (norms after each half; x feeds q, k and v unnormed)', () => olmo2Fixture({ seed: 18, kvHeads: 2 })],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const n = ids.length;

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom, loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { gemmaFixture, neoxFixture, olmo2Fixture } from './fixtures-families.js';
 
 const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3, seed: 21 }), { layer: 2, head: 1, step: 'q' }],
@@ -14,6 +14,9 @@ const FAMILIES = [
   ['BERT', () => bertFixture({ layers: 3, seed: 23 }), { layer: 1, head: 0, step: 'scores' }],
   ['Qwen3', () => llamaFixture({ type: 'qwen3', layers: 3, seed: 25 }), { layer: 2, head: 1, step: 'k' }],
   ['GPT-NeoX (parallel, q|k|v by head)', () => neoxFixture({ layers: 3, seed: 24 }), { layer: 1, head: 2, step: 'v' }],
+  ['Gemma 2', () => gemmaFixture({ layers: 3, seed: 26 }), { layer: 1, head: 2, step: 'scores' }],
+  ['Gemma 3', () => gemmaFixture({ version: 3, seed: 27 }), { layer: 2, head: 0, step: 'q' }],
+  ['OLMo-2', () => olmo2Fixture({ layers: 3, seed: 28 }), { layer: 1, head: 3, step: 'k' }],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const bits = (tensor) => Array.from(tensor.data);

@@ -10,7 +10,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { gemmaFixture, neoxFixture, olmo2Fixture } from './fixtures-families.js';
 import { byteLevelTokenizer } from './tokenizers.js';
 import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
@@ -101,6 +101,10 @@ const FAMILIES = [
     'GPT-NeoX: sequential residual, rotary on a quarter',
     () => neoxFixture({ parallel: false, rotaryPct: 0.25, d: 32 }),
   ],
+  ['Gemma 2: sandwich, softcaps, window 3 on even layers', () => gemmaFixture({ seed: 47 })],
+  ['Gemma 3: q/k norms, two RoPE bases, window 3, BF16', () => gemmaFixture({ version: 3, dtype: 'BF16', seed: 48 })],
+  ['Gemma (1): x̂·(1 + w), GeGLU', () => gemmaFixture({ version: 1, seed: 49 })],
+  ['OLMo-2: norms after each half, q/k norms over the projection', () => olmo2Fixture({ kvHeads: 2 })],
 ];
 
 const PROMPT = [3, 1, 4, 1, 5];

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, editSafetensors, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { gemmaFixture, neoxFixture, olmo2Fixture } from './fixtures-families.js';
 
 const isNode = typeof window === 'undefined';
 
@@ -17,6 +17,9 @@ const CASES = [
   ['BERT for masked LM', () => bertFixture()],
   ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
   ['GPT-NeoX (parallel, q|k|v by head, F16)', () => neoxFixture()],
+  ['Gemma 2 (sandwich: four norms a layer, softcaps)', () => gemmaFixture({ seed: 35 })],
+  ['Gemma 3 (q/k norms, two RoPE bases, BF16)', () => gemmaFixture({ version: 3, dtype: 'BF16', seed: 36 })],
+  ['OLMo-2 (post-branch norms)', () => olmo2Fixture({ seed: 37 })],
 ];
 
 /** Every float of a result, as one array per tensor, for a bitwise comparison. */
