@@ -670,13 +670,14 @@ export interface GenerateStep {
  * rather than asking which family a model is.
  */
 export interface ModelChoices {
-  /** The norm. */
-  readonly norm: 'layerNorm' | 'rmsNorm';
+  /** The norm: rmsNormPlusOne is Gemma's x̂·(1 + w). */
+  readonly norm: 'layerNorm' | 'rmsNorm' | 'rmsNormPlusOne';
   /**
    * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), or before two sub-blocks run side by
-   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))).
+   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))), before and after each
+   * (Gemma 2 and 3's sandwich), or only after each, inside the residual branch (OLMo-2's postBranch).
    */
-  readonly placement: 'preNorm' | 'postNorm' | 'parallel';
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -706,7 +707,19 @@ export interface ModelLabels {
 }
 
 /** A family this package runs (model.family): one file each of src/js/model/families/. */
-export type ModelFamily = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'roberta' | 'distilbert' | 'phi3';
+export type ModelFamily =
+  | 'gpt2'
+  | 'bert'
+  | 'llama'
+  | 'gpt_neox'
+  | 'qwen3'
+  | 'roberta'
+  | 'distilbert'
+  | 'phi3'
+  | 'gemma'
+  | 'gemma2'
+  | 'gemma3'
+  | 'olmo2';
 
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
@@ -738,7 +751,7 @@ export interface ModelSpec {
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
   readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
   /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
-  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated';
+  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated';
   /** The choices the forward reads and a page shows. */
   readonly choices: ModelChoices;
   /** What a page shows of the model. */
