@@ -52,6 +52,9 @@ void check_options(const AttentionOptions& o) {
   require(o.mask.kind == MaskKind::kNone || o.mask.kind == MaskKind::kBoolean || o.mask.kind == MaskKind::kAdditive,
           "BAD_OPTION", "mask.kind must be kNone, kBoolean or kAdditive");
   require(!o.has_scale || std::isfinite(o.scale), "BAD_OPTION", "scale must be finite");
+  require(o.softcap >= 0 && std::isfinite(o.softcap), "BAD_OPTION", "softcap must be finite and not negative");
+  require(o.window >= 0, "BAD_OPTION", "window must not be negative");
+  require(o.window == 0 || o.causal != Causal::kNone, "BAD_OPTION", "a sliding window needs causal masking");
 }
 
 // Element offsets of a mask broadcast to [B, H, L_q, L_k]: stride 0 along every dimension of size 1.
@@ -78,6 +81,7 @@ MaskStrides mask_strides(const Mask& mask, const AttentionDims& d) {
 
 // One query row's masking: the causal limit and the user mask's row.
 struct RowMasking {
+  int64_t open_begin = 0;            // keys [0, open_begin) are outside the sliding window; in [0, open_end]
   int64_t open_end = 0;              // keys [open_end, L_k) are causally masked; in [0, L_k]
   const uint8_t* allowed = nullptr;  // boolean mask row at key 0, or null
   const float* additive = nullptr;   // additive mask row at key 0, or null
@@ -237,6 +241,7 @@ class SdpaRun {
   RowMasking row_masking(int64_t b, int64_t h, int64_t i) const {
     RowMasking m;
     m.open_end = options_.causal == Causal::kNone ? d_.len_k : std::clamp<int64_t>(i + causal_shift_ + 1, 0, d_.len_k);
+    if (options_.window > 0) m.open_begin = std::clamp<int64_t>(i + causal_shift_ + 1 - options_.window, 0, m.open_end);
     const Mask& mask = options_.mask;
     if (mask.kind != MaskKind::kNone) {
       const int64_t offset = b * mask_strides_.batch + h * mask_strides_.head + i * mask_strides_.query;
@@ -271,6 +276,8 @@ class SdpaRun {
       if (!finite) rescore_row(b, h, i0 + r, 0, len_k, row, raw);
       if (result_.scaled_scores) std::copy(row, row + len_k, result_.scaled_scores + out);
       const RowMasking m = row_masking(b, h, i0 + r);
+      if (options_.softcap > 0) kernels::softcap_row(row, m.open_end, options_.softcap);
+      std::fill(row, row + m.open_begin, kNegInf);
       apply_user_mask(row, 0, m.open_end, m);
       if (result_.scores) {
         std::fill(row + m.open_end, row + len_k, kNegInf);
@@ -335,6 +342,8 @@ class SdpaRun {
         float* row = tile + r * ld;
         if (!proven_finite_ && !kernels::all_finite(row, keys)) rescore_row(b, h, i0 + r, j0, keys, row, nullptr);
         const int64_t open = tile_open_[r];
+        if (options_.softcap > 0) kernels::softcap_row(row, open, options_.softcap);
+        std::fill(row, row + std::clamp<int64_t>(masking[r].open_begin - j0, 0, open), kNegInf);
         apply_user_mask(row, j0, open, masking[r]);
         bool nan = false;
         const float tile_max = kernels::row_max(row, open, nan);

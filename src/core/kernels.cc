@@ -241,6 +241,10 @@ float exp_and_sum(float* row, int64_t n, float max) noexcept {
   return simd::horizontal_sum(simd::add(s0, s1));
 }
 
+void softcap_row(float* row, int64_t n, float cap) noexcept {
+  for (int64_t j = 0; j < n; ++j) row[j] = std::tanh(row[j] / cap) * cap;
+}
+
 void scale_row(float* row, int64_t n, float factor) noexcept {
   const Vec4 f = simd::splat(factor);
   int64_t j = 0;

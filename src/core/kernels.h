@@ -58,6 +58,9 @@ float max_abs(const float* x, int64_t n) noexcept;
 // In place: row[j] = e^(row[j] - max) for j < n; returns the sum. `max` is finite; -inf entries become 0.
 float exp_and_sum(float* row, int64_t n, float max) noexcept;
 
+// In place: row[j] = tanh(row[j] / cap) · cap for j < n (logit softcapping); cap > 0.
+void softcap_row(float* row, int64_t n, float cap) noexcept;
+
 // In place: row[j] *= factor for j < n.
 void scale_row(float* row, int64_t n, float factor) noexcept;
 

@@ -7,9 +7,9 @@
 // Inside a layer, in the forward's order: its input with the 'input' patches written into it; then the call, whose
 // `edits` input holds the run's edits, the ablations' replaced head outputs ('mean', 'resample') and the patches, in
 // that order (a later row wins); zero ablations are the call's head mask.
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';
@@ -64,12 +64,10 @@ export async function forwardPass(engine, plan, hooks = {}) {
     total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
   };
   checkAborted(ctx.signal, 'run');
-  const tables =
-    spec.rope &&
-    ropeTables(
-      spec.rope.invFreq,
-      Array.from({ length: n }, (_, i) => i),
-    );
+  const tables = ropeTablesOf(
+    spec,
+    Array.from({ length: n }, (_, i) => i),
+  );
   engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order
   let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
   // the layers before `first` are not run: null in attentions and hiddenStates
@@ -97,7 +95,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
     const addresses = { ...weights.addresses };
     const kept = { addresses, entries: layers[l], heap: engine.heap };
     writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, inputs, spec, kept));
-    if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+    if (tables) Object.assign(inputs, ropeInputs(tables(l), n, spec));
     const mask = headMask(plan.ablate, l, H); // its zero ablations
     if (mask) inputs.headMask = mask;
     const own = layerEdits(plan.edits, l, spec)?.tensor.data;

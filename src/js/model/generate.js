@@ -10,6 +10,7 @@ import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
 import { checkPrefill } from './call-sizes.js';
+import { ropeStartsOver } from './rope-tables.js';
 
 const GENERATE_OPTIONS = [
   'maxNewTokens',
@@ -163,7 +164,11 @@ async function* steps(engine, prompt, o) {
       };
       if (finish) return;
       check();
-      ({ logits, attentions } = await forward([id]));
+      // LongRoPE past original_max_position_embeddings: the cache's keys were rotated with the short factors, and the
+      // whole sequence now takes the long ones (rope-tables.js): it runs again from the first token
+      const over = ropeStartsOver(spec.rope, session.past, ids.length);
+      if (over) session.past = 0;
+      ({ logits, attentions } = await forward(over ? ids : [id]));
     }
   } catch (error) {
     throw session.freed ? engine.failure(error) : error; // freed before the end: by dispose()

@@ -1,8 +1,9 @@
-// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// Hand-written declarations for attention-wasm/model: checkpoints of the SUPPORTED_FAMILIES (config.json and
 // model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
 // Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
 /**
- * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * Runs GPT-2, BERT, LLaMA-family, Pythia and Qwen3 checkpoints (SUPPORTED_FAMILIES) from their own files, with every
+ * layer's attention and any head's steps.
  * @module attention-wasm/model
  */
 import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
@@ -57,6 +58,30 @@ export const HUB_URL: string;
  * ```
  */
 export const BUILTIN_MODEL: URL;
+
+/** One family this package runs (SUPPORTED_FAMILIES). */
+export interface SupportedFamily {
+  /** Its name, as model.family gives it. */
+  readonly family: ModelFamily;
+  /** Its name as people write it, e.g. 'GPT-NeoX'. */
+  readonly label: string;
+  /** The config.json model_types it reads, e.g. ['llama', 'mistral', 'qwen2']. */
+  readonly modelTypes: readonly string[];
+}
+
+/**
+ * The families loadModel runs, in the order a config.json is matched against them; a page lists them from here
+ * rather than keeping its own list.
+ *
+ * @example
+ * ```js
+ * import { SUPPORTED_FAMILIES } from 'attention-wasm/model';
+ *
+ * const llama = SUPPORTED_FAMILIES.find((f) => f.family === 'llama');
+ * console.log(`${llama.label} (${llama.modelTypes.join(', ')})`); // prints: LLaMA (llama, mistral, qwen2)
+ * ```
+ */
+export const SUPPORTED_FAMILIES: readonly SupportedFamily[];
 
 /** parseModelSource's options. */
 export interface ParseModelSourceOptions {
@@ -647,8 +672,11 @@ export interface GenerateStep {
 export interface ModelChoices {
   /** The norm. */
   readonly norm: 'layerNorm' | 'rmsNorm';
-  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
-  readonly placement: 'preNorm' | 'postNorm';
+  /**
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), or before two sub-blocks run side by
+   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))).
+   */
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -671,16 +699,19 @@ export interface ModelLabels {
   readonly activation: string;
   /** 'LayerNorm' or 'RMSNorm'. */
   readonly norm: string;
-  /** 'pre-norm' or 'post-norm'. */
+  /** 'pre-norm', 'post-norm' or 'parallel'. */
   readonly placement: string;
   /** A layer's two norms as the checkpoint names them, e.g. ['LayerNorm ln_1', 'LayerNorm ln_2']. */
   readonly norms: readonly string[];
 }
 
+/** A family this package runs (model.family): one file each of src/js/model/families/. */
+export type ModelFamily = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'roberta' | 'distilbert' | 'phi3';
+
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -695,8 +726,13 @@ export interface ModelSpec {
   readonly dFf: number;
   /** The layers. */
   readonly numLayers: number;
-  /** The most tokens a run takes. */
+  /** The most tokens a run takes (RoBERTa: the position table's rows past `padding_idx`). */
   readonly maxPositions: number;
+  /**
+   * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
+   * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
+   */
+  readonly positions: { readonly offset: number; readonly padId: number | null };
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
@@ -713,7 +749,7 @@ export interface ModelSpec {
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
@@ -963,8 +999,7 @@ export function attentionWeightsFrom(
   options: {
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
-    config:
-      Record<string, unknown> | string | { family: 'gpt2' | 'bert' | 'llama'; numHeads: number; numKvHeads?: number };
+    config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
   },
 ): LayerWeights;
 
@@ -972,12 +1007,20 @@ export function attentionWeightsFrom(
 export interface WeightSource {
   /** The tensor's name in the checkpoint. */
   name: string;
-  /** A column block of a fused tensor: block `index` of `of` (GPT-2's c_attn: q, k, v of 3). */
+  /**
+   * A block of a fused tensor: block `index` of `of` (q, k, v of 3: H·d_k, H_kv·d_k and H_kv·d_k wide), its columns
+   * (GPT-2's c_attn), its rows (`byRows`: Phi-3's qkv_proj) or each head's `index`-th d_k rows (`perHead`: GPT-NeoX's
+   * query_key_value, [q_h | k_h | v_h] by head).
+   */
   part?: {
     /** The block: 0 for q, 1 for k, 2 for v. */
     index: number;
     /** How many blocks the tensor holds. */
     of: number;
+    /** The blocks are rows of an [out, in] tensor. */
+    byRows?: boolean;
+    /** The blocks are each head's rows in turn. */
+    perHead?: boolean;
   };
   /** True for torch.nn.Linear's [out, in], read as [in, out]. */
   transpose?: boolean;
@@ -986,7 +1029,9 @@ export interface WeightSource {
 /** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
 export interface LayerTensors {
   /** The family recognised. */
-  family: 'gpt2' | 'bert' | 'llama';
+  family: ModelFamily;
+  /** The family as people write it ('GPT-2', 'GPT-NeoX', …), as model.spec.labels.family. */
+  label: string;
   /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
   choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */

@@ -22,6 +22,7 @@ import { unembed } from './unembed.js';
 import { attribute } from './attribute.js';
 import { headScores } from './head-scores.js';
 import { patchSweep } from './patch-sweep.js';
+import { positionIds } from './positions.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
 const terminated = (cause) =>
@@ -54,7 +55,7 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
-    /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
+    /** The family's name (spec.family): 'gpt2', 'bert', 'llama', … (families/). */
     this.family = spec.family;
     /** config.json as parsed: the raw object. */
     this.config = config;
@@ -296,43 +297,50 @@ export class Model {
     return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
   }
 
-  /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions (from `first`) and types. */
+  /**
+   * The embeddings' output [n, d]: the token rows read for the ids used, plus positions (positions.js: from `first`)
+   * and types.
+   */
   async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
     const spec = this.spec;
     const { dModel: d } = spec;
     const n = ids.length;
-    const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
     const [tokenTable, positionTable, typeTable] = [
       await this.#matrix(tokens, ctx),
       await this.#matrix(positions, ctx),
       await this.#matrix(types, ctx),
     ];
-    for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
-      byId.set(id, await this.#rows(tokens, [id, id + 1], tokenTable, ctx));
-    }
-    const rows = new Float32Array(n * d); // [n, d]
-    ids.forEach((id, i) => rows.set(byId.get(id), i * d));
-    const inputs = { x: made(rows, [n, d], tokens.name) };
+    const inputs = { x: made(await this.#gather(tokens, ids, tokenTable, ctx), [n, d], tokens.name) };
     const dims = modelDims(spec, n);
+    const at = positionIds(spec.positions, ids, first);
+    const start = at[0];
     // A resident table's rows are passed where they are: the call adds them, element by element.
-    if (positionTable) dims.positionEmbeddings = positionTable + first * d * 4;
-    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
+    if (positions && !at.every((p, i) => p === start + i)) {
+      inputs.positionEmbeddings = made(await this.#gather(positions, at, positionTable, ctx), [n, d], positions.name);
+    } else if (positionTable) dims.positionEmbeddings = positionTable + start * d * 4;
+    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [start, start + n], ctx);
     if (types) {
-      const typeRows = new Float32Array(n * d);
-      const read = new Map();
-      for (let i = 0; i < n; i++) {
-        const type = tokenTypeIds?.[i] ?? 0;
-        if (!read.has(type)) read.set(type, await this.#rows(types, [type, type + 1], typeTable, ctx));
-        typeRows.set(read.get(type), i * d);
-      }
-      inputs.typeEmbeddings = made(typeRows, [n, d], types.name);
+      const typeIds = ids.map((_, i) => tokenTypeIds?.[i] ?? 0);
+      inputs.typeEmbeddings = made(await this.#gather(types, typeIds, typeTable, ctx), [n, d], types.name);
     }
     const norm = await this.#group('embedNorm', this.#tensors.embedNorm, ctx);
     Object.assign(inputs, norm.inputs);
     const plan = modelPlan('modelEmbed', { ...dims, ...norm.addresses }, inputs, { output: [n, d] });
     return this.#call(plan).output;
+  }
+
+  /** Rows `rowIds` of a table [rows, d] as [rowIds.length, d], each distinct row read once (in order). */
+  async #gather(entry, rowIds, table, ctx) {
+    const d = entry.shape[1];
+    const byId = new Map();
+    for (const id of [...new Set(rowIds)].sort((a, b) => a - b)) {
+      byId.set(id, await this.#rows(entry, [id, id + 1], table, ctx));
+    }
+    const out = new Float32Array(rowIds.length * d); // [rows, d]
+    rowIds.forEach((id, i) => out.set(byId.get(id), i * d));
+    return out;
   }
 
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */

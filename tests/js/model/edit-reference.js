@@ -112,8 +112,20 @@ export function withWeightEdits(fixture, edits = []) {
       const dk = c.hidden_size / c.num_attention_heads;
       const out = step === 'wo' ? col : Math.floor(col / dk) * 3 * dk + PROJECTIONS[step] * dk + (col % dk);
       index = out * c.hidden_size + row;
+    } else if (c.model_type === 'phi3') {
+      // qkv_proj [(H + 2·Hkv)·dk, d]: rows q | k | v; o_proj [d, H·dk]
+      const at = `model.layers.${l}.self_attn.`;
+      name = `${at}${step === 'wo' ? 'o_proj' : 'qkv_proj'}.weight`;
+      const [H, Hkv] = [c.num_attention_heads, c.num_key_value_heads];
+      const dk = c.hidden_size / H;
+      const out = step === 'wo' ? col : [0, H * dk, (H + Hkv) * dk][PROJECTIONS[step]] + col;
+      index = out * values[name].shape[1] + row;
+    } else if (c.model_type === 'distilbert') {
+      const part = step === 'wo' ? 'out_lin' : ['q_lin', 'k_lin', 'v_lin'][PROJECTIONS[step]];
+      name = named(`transformer.layer.${l}.attention.${part}.weight`);
+      index = col * values[name].shape[1] + row;
     } else {
-      const bert = c.model_type === 'bert';
+      const bert = ['bert', 'roberta', 'xlm-roberta'].includes(c.model_type);
       const parts = bert ? ['query', 'key', 'value'] : ['q_proj', 'k_proj', 'v_proj'];
       const proj = step === 'wo' ? (bert ? 'output.dense' : 'o_proj') : parts[PROJECTIONS[step]];
       name = bert
