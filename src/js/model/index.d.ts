@@ -732,7 +732,12 @@ export interface ModelSpec {
    * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
    * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
    */
-  readonly positions: { readonly offset: number; readonly padId: number | null };
+  readonly positions: {
+    /** The position table's row of the first token: 0, or RoBERTa's `padding_idx` + 1. */
+    readonly offset: number;
+    /** The id whose tokens take row `offset − 1` (RoBERTa's `padding_idx`), or null. */
+    readonly padId: number | null;
+  };
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
