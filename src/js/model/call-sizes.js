@@ -12,6 +12,7 @@ import { runLayer } from './layer-call.js';
 import { layerEdits } from './edits.js';
 import { patchEditRows } from './patches.js';
 import { blockRows } from './resident.js';
+import { positionIds } from './positions.js';
 
 /** A tensor of a shape and no values: what callLayout and the scratch read of an input. */
 const shaped = (shape, name) => ({ data: null, shape, name, allowNegativeInfinity: false, valuesChecked: true });
@@ -48,14 +49,17 @@ const ropeShapes = (spec, rows) =>
     ? { ropeCos: shaped([rows, spec.rope.dim / 2], 'rope.cos'), ropeSin: shaped([rows, spec.rope.dim / 2], 'rope.sin') }
     : {};
 
-/** The embeddings' call for n tokens (model.js's embed). */
-export function checkEmbed(engine, n) {
+/** The embeddings' call for the tokens `ids` (model.js's embed: positions.js's ids, gathered when not in a row). */
+export function checkEmbed(engine, ids) {
   const { spec, tensors } = engine;
   const d = spec.dModel;
+  const n = ids.length;
   const { positions, types } = tensors.embeddings;
   const inputs = { x: shaped([n, d], tensors.embeddings.tokens.name) };
   const dims = modelDims(spec, n);
-  if (positions && engine.resident) dims.positionEmbeddings = KEPT;
+  const at = positions ? positionIds(spec.positions, ids) : [];
+  const inRow = at.every((p, i) => p === at[0] + i);
+  if (positions && engine.resident && inRow) dims.positionEmbeddings = KEPT;
   else if (positions) inputs.positionEmbeddings = shaped([n, d], positions.name);
   if (types) inputs.typeEmbeddings = shaped([n, d], types.name);
   const norm = weightsOf(engine, tensors.embedNorm);
@@ -137,7 +141,7 @@ export function checkForward(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { n, first } = plan;
   const what = (where) => `a run of ${n} tokens: ${where}`;
-  if (!plan.from) checkEmbed(engine, n);
+  if (!plan.from) checkEmbed(engine, plan.ids);
   for (let l = first; l < plan.layers; l++) {
     const capture = plan.capture.some((c) => c.layer === l);
     const outputs = { ...layerOutputs(spec, n, { weights: plan.attentions, capture }), ...hooks.outputs?.(l) };
@@ -197,10 +201,11 @@ export function checkCells(engine, batches, { layer, length = 0, attentions = fa
  * generate()'s prefill (decode.js): the prompt's n tokens through every layer with a KV cache of `capacity` tokens,
  * its attention rows when `attentions`, its zero ablations as head masks; then the final norm and the LM head on one row.
  */
-export function checkPrefill(engine, n, capacity, { attentions, ablate }) {
+export function checkPrefill(engine, ids, capacity, { attentions, ablate }) {
   const { spec } = engine;
+  const n = ids.length;
   const { numHeads: H, dModel: d } = spec;
-  checkEmbed(engine, n);
+  checkEmbed(engine, ids);
   const cache = { cacheK: KEPT, cacheV: KEPT, cachePast: 0, cacheCapacity: capacity };
   const outputs = attentions ? { output: [n, d], weights: [H, n, n] } : { output: [n, d] };
   for (let l = 0; l < spec.numLayers; l++) {

@@ -114,7 +114,7 @@ export function generate(engine, input, options) {
     );
   }
   const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
-  checkPrefill(engine, ids.length, capacity, o); // TOO_LARGE before anything is read (call-sizes.js)
+  checkPrefill(engine, ids, capacity, o); // TOO_LARGE before anything is read (call-sizes.js)
   return steps(engine, { ids, tokens }, o);
 }
 

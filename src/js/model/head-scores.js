@@ -70,7 +70,7 @@ function checkScores(engine, plans) {
     return;
   }
   const d = engine.spec.dModel;
-  for (const n of new Set(plans.map((plan) => plan.n))) checkEmbed(engine, n);
+  for (const plan of plans) checkEmbed(engine, plan.ids);
   const cells = plans.map((plan) => ({ first: 0, count: plan.n, rows: { length: plan.n * d } }));
   checkCells(engine, batchesOf(cells, d), { layer: 0, attentions: true, outputs: false, what: 'headScores' });
 }

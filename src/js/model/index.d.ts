@@ -746,9 +746,9 @@ export interface ModelSpec {
    * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
    */
   readonly positions: {
-    /** The position table's row of the first token (RoBERTa's padding_idx + 1; 0 for the others). */
+    /** The position table's row of the first token: 0, or RoBERTa's `padding_idx` + 1. */
     readonly offset: number;
-    /** The pad token whose tokens take row offset − 1 and do not count (RoBERTa's padding_idx), or null. */
+    /** The id whose tokens take row `offset − 1` (RoBERTa's `padding_idx`), or null. */
     readonly padId: number | null;
   };
   /** V: the vocabulary's size. */
