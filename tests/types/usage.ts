@@ -215,12 +215,14 @@ const block: number | undefined = found?.sources.wq?.part?.of;
 const foundCausal: boolean | undefined = found?.choices.causal;
 // model.spec: the same fields for every family; choices and labels instead of family names
 const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
-const placement: 'preNorm' | 'postNorm' = model.spec.choices.placement;
+const placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch' = model.spec.choices.placement;
 const shown: string = `${model.spec.labels.activation} ${model.spec.labels.norms[0]} ${model.spec.fields.maxPositions}`;
-const runs: 'geluTanh' | 'geluErf' | 'siluGated' = model.spec.activation;
+const runs: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated' = model.spec.activation;
+const capped: number = model.spec.finalSoftcap + model.spec.softcap + model.spec.windows[0];
 // @ts-expect-error the labels are read-only
 model.spec.labels.activation = 'GELU';
 attn.selfAttention(q, layerWeights, { causal: true });
+attn.selfAttention(q, layerWeights, { causal: true, window: 4, softcap: 50, rope: { rotaryDims: 2 } });
 const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array

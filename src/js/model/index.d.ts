@@ -645,10 +645,14 @@ export interface GenerateStep {
  * rather than asking which family a model is.
  */
 export interface ModelChoices {
-  /** The norm. */
-  readonly norm: 'layerNorm' | 'rmsNorm';
-  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
-  readonly placement: 'preNorm' | 'postNorm';
+  /** The norm: LayerNorm, RMSNorm, or Gemma's RMSNorm x̂·(1 + w). */
+  readonly norm: 'layerNorm' | 'rmsNorm' | 'rmsNormPlusOne';
+  /**
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), before each of two sub-blocks side by
+   * side (GPT-NeoX's parallel residual), before and after each sub-block inside the residual branch (Gemma 2 and 3's
+   * sandwich), or after each sub-block only (OLMo-2).
+   */
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -680,7 +684,7 @@ export interface ModelLabels {
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'gemma' | 'gemma2' | 'gemma3' | 'olmo2';
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -701,8 +705,18 @@ export interface ModelSpec {
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
   readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
-  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
-  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated';
+  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'; Gemma's GeGLU 'geluTanhGated'). */
+  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated';
+  /** Each layer's sliding window (0: full attention): Mistral's, Gemma 2's even layers, Gemma 3's five of six. */
+  readonly windows: readonly number[];
+  /** The scores' scale, Gemma 2 and 3's query_pre_attn_scalar^-½ (0: 1/√d_k). */
+  readonly attentionScale: number;
+  /** Attention logit softcapping, Gemma 2's attn_logit_softcapping (0: none). */
+  readonly softcap: number;
+  /** Final logit softcapping, Gemma 2's final_logit_softcapping (0: none). */
+  readonly finalSoftcap: number;
+  /** The token embeddings' factor, Gemma's √d_model in the checkpoint's dtype (0: none). */
+  readonly embedScale: number;
   /** The choices the forward reads and a page shows. */
   readonly choices: ModelChoices;
   /** What a page shows of the model. */
@@ -713,7 +727,7 @@ export interface ModelSpec {
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'gemma' | 'gemma2' | 'gemma3' | 'olmo2';
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
