@@ -133,6 +133,22 @@ describe.each(VARIANTS)('softcap, window and rotaryDims ($name build)', ({ simd 
     expectClose(run(q.data, k.data, v.data).output.data, ref.output, { what: 'prepared output' });
   });
 
+  it('a prepared layer (prepareSelfAttention) takes them per run, as selfAttention does', async () => {
+    const random = seededRandom(49);
+    const x = randomTensor(random, [9, 4]);
+    const w = { wq: randomTensor(random, [4, 4]), wk: randomTensor(random, [4, 4]), wv: randomTensor(random, [4, 3]) };
+    const layer = await attn.prepareSelfAttention(w);
+    try {
+      for (const options of [{ causal: true, window: 3, softcap: 0.8 }, { causal: true }]) {
+        expect(Array.from(layer.run(x, options).weights.data)).toEqual(
+          Array.from(attn.selfAttention(x, w, options).weights.data),
+        );
+      }
+    } finally {
+      layer.free();
+    }
+  });
+
   it('rope.rotaryDims rotates the first rotaryDims columns, as rope.dim did', () => {
     const random = seededRandom(53);
     const x = randomTensor(random, [5, 6]);

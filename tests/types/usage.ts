@@ -228,9 +228,11 @@ const placement: ModelChoices['placement'] = model.spec.choices.placement;
 const families: readonly ModelFamily[] = SUPPORTED_FAMILIES.map((f) => f.family);
 const shown: string = `${model.spec.labels.activation} ${model.spec.labels.norms[0]} ${model.spec.fields.maxPositions}`;
 const runs: ModelSpec['activation'] = model.spec.activation;
+const capped: number = model.spec.finalSoftcap + model.spec.softcap + model.spec.windows[0];
 // @ts-expect-error the labels are read-only
 model.spec.labels.activation = 'GELU';
 attn.selfAttention(q, layerWeights, { causal: true });
+attn.selfAttention(q, layerWeights, { causal: true, window: 4, softcap: 50, rope: { rotaryDims: 2 } });
 const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array

@@ -670,12 +670,12 @@ export interface GenerateStep {
  * rather than asking which family a model is.
  */
 export interface ModelChoices {
-  /** The norm: rmsNormPlusOne is Gemma's x̂·(1 + w). */
+  /** The norm: LayerNorm, RMSNorm, or Gemma's RMSNorm x̂·(1 + w). */
   readonly norm: 'layerNorm' | 'rmsNorm' | 'rmsNormPlusOne';
   /**
-   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), or before two sub-blocks run side by
-   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))), before and after each
-   * (Gemma 2 and 3's sandwich), or only after each, inside the residual branch (OLMo-2's postBranch).
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), before each of two sub-blocks side by
+   * side (GPT-NeoX's parallel residual), before and after each sub-block inside the residual branch (Gemma 2 and 3's
+   * sandwich), or after each sub-block only (OLMo-2).
    */
   readonly placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
@@ -755,8 +755,18 @@ export interface ModelSpec {
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
   readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
-  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
+  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'; Gemma's GeGLU 'geluTanhGated'). */
   readonly activation: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated';
+  /** Each layer's sliding window (0: full attention): Mistral's, Gemma 2's even layers, Gemma 3's five of six. */
+  readonly windows: readonly number[];
+  /** The scores' scale, Gemma 2 and 3's query_pre_attn_scalar^-½ (0: 1/√d_k). */
+  readonly attentionScale: number;
+  /** Attention logit softcapping, Gemma 2's attn_logit_softcapping (0: none). */
+  readonly softcap: number;
+  /** Final logit softcapping, Gemma 2's final_logit_softcapping (0: none). */
+  readonly finalSoftcap: number;
+  /** The token embeddings' factor, Gemma's √d_model in the checkpoint's dtype (0: none). */
+  readonly embedScale: number;
   /** The choices the forward reads and a page shows. */
   readonly choices: ModelChoices;
   /** What a page shows of the model. */

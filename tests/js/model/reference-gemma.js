@@ -2,7 +2,7 @@
 // modeling_gemma.py, modeling_gemma2.py, modeling_gemma3.py and modeling_olmo2.py, not from the code under test.
 import { attendEdited } from './edit-reference.js';
 import { referenceInvFreq } from './rope-reference.js';
-import { ACT, T, ablatedIn, add, linear, rmsNorm, rotateRows, rows, stepWriter } from './reference-ops.js';
+import { ACT, T, ablatedIn, add, attend, linear, rmsNorm, rotateRows, rows, stepWriter } from './reference-ops.js';
 
 /** Gemma's RMSNorm of the rows of x [count, d]: x / sqrt(mean(x²) + eps) · (1 + w). */
 function gemmaNorm(x, count, w, eps) {
@@ -26,36 +26,10 @@ function toDtype(x, dtype) {
   return f;
 }
 
-/**
- * Attention with Gemma's scale and softcap: scores q·kᵀ·scale, tanh(s / c)·c when c, masked (−∞) where
- * `allowed(i, j)` is false, softmax, weights·v (ablated heads 0). Through attendEdited when edits or a hook are given.
- */
-function attention(q, k, v, n, H, Hkv, dk, allowed, ablated, E, { scale, softcap }, edited) {
-  if (edited) return attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, E, { scale, softcap });
-  const weights = new Float64Array(H * n * n);
-  const context = new Float64Array(n * H * dk);
-  for (let h = 0; h < H; h++) {
-    const g = Math.floor(h / (H / Hkv));
-    for (let i = 0; i < n; i++) {
-      const s = [];
-      for (let j = 0; j < n; j++) {
-        let dot = 0;
-        for (let c = 0; c < dk; c++) dot += q[i * H * dk + h * dk + c] * k[j * Hkv * dk + g * dk + c];
-        const scaled = dot * scale;
-        s.push(allowed(i, j) ? (softcap ? Math.tanh(scaled / softcap) * softcap : scaled) : -Infinity);
-      }
-      const max = Math.max(...s);
-      const e = s.map((x) => Math.exp(x - max));
-      const sum = e.reduce((a, b) => a + b, 0);
-      for (let j = 0; j < n; j++) {
-        const w = e[j] / sum;
-        weights[(h * n + i) * n + j] = w;
-        if (ablated.has(h)) continue;
-        for (let c = 0; c < dk; c++) context[i * H * dk + h * dk + c] += w * v[j * Hkv * dk + g * dk + c];
-      }
-    }
-  }
-  return { weights, context };
+/** Attention with Gemma's scale and softcap (reference-ops.js), through attendEdited with edits or a hook. */
+function attention(q, k, v, n, H, Hkv, dk, allowed, ablated, E, options, edited) {
+  if (edited) return attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, E, options);
+  return attend(q, k, v, n, H, Hkv, dk, allowed, ablated, options);
 }
 
 /** Whether layer l of a Gemma 2 or 3 config slides: layer_types, else Gemma 2's even layers, Gemma 3's pattern. */

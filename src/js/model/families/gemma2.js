@@ -4,8 +4,8 @@
 // query_pre_attn_scalar^-½, attention logit softcapping (attn_logit_softcapping: tanh(s / c)·c before the mask) and
 // final logit softcapping (final_logit_softcapping), a sliding window (sliding_window) on the even layers (or as
 // layer_types says), grouped-query attention and an LM head tied to the embeddings.
-import { HIDDEN_SIZES, family, row } from './family.js';
-import { GEGLU, embedScaleOf } from './gemma.js';
+import { family, row } from './family.js';
+import gemma, { embedScaleOf } from './gemma.js';
 
 /** Each layer's window: config.layer_types when given, else `sliding(l)`; 0 for a layer of full attention. */
 export function slidingWindows(config, numLayers, reader, sliding) {
@@ -63,36 +63,13 @@ export function sandwichLayer(l) {
 }
 
 export default family({
+  ...gemma,
   name: 'gemma2',
   label: 'Gemma 2',
   modelTypes: ['gemma2'],
   architectures: ['Gemma2ForCausalLM', 'Gemma2Model'],
-  prefixes: ['model.', ''],
-  choices: {
-    norm: 'rmsNormPlusOne',
-    placement: 'sandwich',
-    qkvLayout: 'blocks',
-    layout: 'outIn',
-    causal: true,
-    rope: true,
-    maskedLm: false,
-    finalNorm: true,
-    groupedKv: true,
-  },
-  sizes: HIDDEN_SIZES,
-  optional: {
-    numKvHeads: 'num_key_value_heads',
-    headDim: 'head_dim',
-    eps: ['rms_norm_eps', 1e-6],
-    activation: ['hidden_activation', 'gelu_pytorch_tanh'],
-  },
-  activations: ['geluTanhGated'],
-  activationNames: GEGLU,
+  choices: { ...gemma.choices, placement: 'sandwich' },
   normNames: ['input_layernorm', 'post_attention_layernorm', 'pre_feedforward_layernorm', 'post_feedforward_layernorm'],
   read: (config, context) => gemma2Read(config, context, (l) => l % 2 === 0), // even layers slide
-  embeddings: [row('tokens', 'embed_tokens.weight', ['V', 'd'])],
-  embedNorm: [],
   layer: sandwichLayer,
-  final: [row('norm1Weight', 'norm.weight', ['d'])],
-  head: { weight: (spec) => (spec.tied ? 'embed_tokens.weight' : '^lm_head.weight'), bias: null },
 });

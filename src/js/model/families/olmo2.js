@@ -24,25 +24,12 @@ export default family({
       qkNormWhole: true,
     };
   },
-  layer: (l) => {
-    const at = `layers.${l}.`;
-    const qkvBias = (spec) => spec.qkvBias;
-    return [
-      row('wQ', `${at}self_attn.q_proj.weight`, ['q', 'd']),
-      row('bQ', `${at}self_attn.q_proj.bias`, ['q'], qkvBias),
-      row('wK', `${at}self_attn.k_proj.weight`, ['kv', 'd']),
-      row('bK', `${at}self_attn.k_proj.bias`, ['kv'], qkvBias),
-      row('wV', `${at}self_attn.v_proj.weight`, ['kv', 'd']),
-      row('bV', `${at}self_attn.v_proj.bias`, ['kv'], qkvBias),
-      row('qNorm', `${at}self_attn.q_norm.weight`, ['q']),
-      row('kNorm', `${at}self_attn.k_norm.weight`, ['kv']),
-      row('wO', `${at}self_attn.o_proj.weight`, ['d', 'q']),
-      row('bO', `${at}self_attn.o_proj.bias`, ['d'], (spec) => spec.oBias),
-      row('attentionPostNorm', `${at}post_attention_layernorm.weight`, ['d']),
-      row('wGate', `${at}mlp.gate_proj.weight`, ['ff', 'd']),
-      row('wUp', `${at}mlp.up_proj.weight`, ['ff', 'd']),
-      row('wDown', `${at}mlp.down_proj.weight`, ['d', 'ff']),
-      row('mlpPostNorm', `${at}post_feedforward_layernorm.weight`, ['d']),
-    ];
-  },
+  layer: (l) => [
+    // LLaMA's q, k, v, o and MLP, without its two norms before them
+    ...llama.layer(l).filter((r) => r.slot !== 'norm1Weight' && r.slot !== 'norm2Weight'),
+    row('qNorm', `layers.${l}.self_attn.q_norm.weight`, ['q']),
+    row('kNorm', `layers.${l}.self_attn.k_norm.weight`, ['kv']),
+    row('attentionPostNorm', `layers.${l}.post_attention_layernorm.weight`, ['d']),
+    row('mlpPostNorm', `layers.${l}.post_feedforward_layernorm.weight`, ['d']),
+  ],
 });
