@@ -8,27 +8,8 @@
 //   node bench/model/run.mjs --family [--rounds 3] [--quick] [--dir build/bench-model]
 import os from 'node:os';
 import path from 'node:path';
+import { neoxConfig } from '../../tests/js/model/fixtures-families.js';
 import { benchIds, gpt2SmallConfig, writeCheckpoint, writeGpt2Checkpoint } from './checkpoint.mjs';
-
-/** Pythia-160M's config.json (GPTNeoXForCausalLM), of these sizes. */
-const pythiaConfig = ({ layers, d, heads, ff, vocab, positions }) => ({
-  architectures: ['GPTNeoXForCausalLM'],
-  bos_token_id: 0,
-  eos_token_id: 0,
-  hidden_act: 'gelu',
-  hidden_size: d,
-  intermediate_size: ff,
-  layer_norm_eps: 1e-5,
-  max_position_embeddings: positions,
-  model_type: 'gpt_neox',
-  num_attention_heads: heads,
-  num_hidden_layers: layers,
-  rotary_emb_base: 10000,
-  rotary_pct: 0.25,
-  tie_word_embeddings: false,
-  use_parallel_residual: true,
-  vocab_size: vocab,
-});
 
 /** Qwen3-0.6B's config.json (Qwen3ForCausalLM), of these sizes. */
 const qwen3Config = ({ layers, d, heads, kvHeads, headDim, ff, vocab, positions }) => ({
@@ -126,7 +107,7 @@ function checkpoints(base, quick) {
   const gpt2Params =
     gpt2.n_layer * (gpt2.n_embd * 3 * gpt2.n_embd + gpt2.n_embd ** 2 + 8 * gpt2.n_embd ** 2) +
     gpt2.vocab_size * gpt2.n_embd;
-  const pythia = pythiaConfig(shapes.pythia);
+  const pythia = neoxConfig(shapes.pythia); // Pythia's config.json: rotary_pct 0.25, the parallel residual
   const pythiaList = pythiaTensors(pythia);
   writeCheckpoint(at('pythia-160m-shaped'), pythia, pythiaList);
   const qwen3 = qwen3Config(shapes.qwen3);
