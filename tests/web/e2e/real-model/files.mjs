@@ -1,11 +1,12 @@
 // Page test (run by run.mjs): the "Real model" source on dropped files: a tiny checkpoint of each family (GPT-2 in
-// dark mode, BERT at 390 px, LLaMA without tokenizer.json), files that are not a model, and a GPT-2-small-shaped
+// dark mode, BERT at 390 px, LLaMA and Phi-3 without tokenizer.json), files that are not a model, and a GPT-2-small-shaped
 // layout of 12 × 12 heads at 32 tokens (the model view's drawing time printed). Numbers are checked against
 // attention-wasm/model run here in Node on the same files.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
+import { phi3Fixture } from '../../../js/model/fixtures-families.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../../js/model/tokenizers.js';
 import { ARTIFACTS, assertShown, readNumbers, settle, withPage } from '../helpers.mjs';
 import { assertPredictions, dropAsFiles, readPredictions, runs, topOfRow, waitForRun } from './helpers.mjs';
@@ -23,6 +24,8 @@ describe('real model: dropped files', () => {
       text: 'the cats sat on the [MASK] .',
     }),
     llama: () => ({ fixture: llamaFixture(), tokenizer: null, text: '5 1 7 3 9 2' }),
+    // fused qkv_proj and gate_up_proj, GQA, partial rotary
+    phi3: () => ({ fixture: phi3Fixture({ kvHeads: 2, partial: 0.5 }), tokenizer: null, text: '5 1 7 3 9 2' }),
   };
   for (const [family, make] of Object.entries(families)) {
     test(`a tiny ${family} checkpoint dropped as files: its predictions and a head in the steps`, async () => {
@@ -55,8 +58,9 @@ describe('real model: dropped files', () => {
           await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))),
           r.ids,
         );
-        if (family === 'llama') {
-          assert.match(await page.textContent('#model-about'), /^llama · 2 layers × 4 heads \(2 key\/value heads\)/u);
+        if (family === 'llama' || family === 'phi3') {
+          const about = new RegExp(`^${family} · 2 layers × 4 heads \\(2 key\\/value heads\\)`, 'u');
+          assert.match(await page.textContent('#model-about'), about);
           assertPredictions(await readPredictions(page), r.next, family);
         } else if (family === 'gpt2') {
           assertPredictions(await readPredictions(page), r.next, family);
@@ -89,7 +93,7 @@ describe('real model: dropped files', () => {
             capture: [{ layer: 1, head: 1 }],
           })
         ).captures;
-        if (family === 'llama') {
+        if (family === 'llama' || family === 'phi3') {
           // RoPE: q and k before and after the rotation, the model's own.
           assertShown(await readNumbers(page, 'qRotated'), cap.qRotated.toArray(), PRECISION, 'llama q rotated');
           assertShown(await readNumbers(page, 'kRotated'), cap.kRotated.toArray(), PRECISION, 'llama k rotated');
