@@ -19,7 +19,7 @@ const L = ELEMENT_LIMITS;
 export const ATTRIBUTE_DOCS = {
   example: `one of the page's named examples: ${code(EXAMPLES.map((e) => e.id))}`,
   state:
-    'a permalink copied from the page (the whole URL or its `#…`); reading `state` gives the permalink of what is shown',
+    'a permalink copied from the page (the whole URL or its `#…`); `await element.permalink()` gives the permalink of what is shown',
   sentence: `the tokens, split at spaces (at most ${L.n})`,
   seed: 'the seed of the random embeddings and weights, 0 to 2³²−1 (default 42)',
   'd-model': `d_model, the size of each token's vector (at most ${L.dModel})`,

@@ -61,6 +61,11 @@ struct AttentionOptions {
   float scale = 0.0f;      // used when has_scale, 0 included
   Causal causal = Causal::kNone;
   Mask mask;
+  // > 0: logit softcapping (Gemma 2): each scaled score s becomes tanh(s / softcap) · softcap, before the masks.
+  float softcap = 0.0f;
+  // > 0: a sliding window (Mistral, Gemma 2), with causal only: query i, at key position p_i = i (kTopLeft) or
+  // i + L_k − L_q (kBottomRight), also sees only keys j with p_i − j < window, so `window` keys at most.
+  int32_t window = 0;
   // Rotates q and k before q·kᵀ (rope.h). Its tables hold L_k rows, the keys' positions; query i takes row
   // L_k − L_q + i (queries at the end of the keys, as with causal kBottomRight), so L_q must not exceed L_k.
   Rope rope;
@@ -79,8 +84,8 @@ struct AttentionDims {
 // Where scaled_dot_product_attention writes. Every pointer but `output` may be null (= not wanted).
 //   output         [B, H, L_q, d_v]
 //   weights        [B, H, L_q, L_k]   softmax of `scores`; rows with every key masked are all 0
-//   scores         [B, H, L_q, L_k]   q·kᵀ·scale + mask, the softmax input (masked entries are -inf)
-//   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale
+//   scores         [B, H, L_q, L_k]   softcap(q·kᵀ·scale) + mask, the softmax input (masked entries are -inf)
+//   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale (before the softcap)
 //   raw_scores     [B, H, L_q, L_k]   q·kᵀ
 //   q_rotated      [B, H, L_q, d_k]   q after options.rope (with a rope only)
 //   k_rotated      [B, H_kv, L_k, d_k]  k after options.rope (with a rope only)
@@ -102,10 +107,10 @@ struct AttentionResult {
 //   v         [B, H_kv, L_k, d_v]
 //   result    see AttentionResult
 //
-// Order: q and k rotated when options.rope is set, scores = q·kᵀ·scale, then the causal and user masks, then a
-// softmax per row with the row max subtracted, then output = weights·v. A row whose keys are all masked gets
-// weights 0 and output 0.
-// Throws AttentionError for bad dims, a mask that does not broadcast or a bad rope (BAD_OPTION), and:
+// Order: q and k rotated when options.rope is set, scores = q·kᵀ·scale, then the softcap (options.softcap > 0:
+// tanh(s / softcap) · softcap), then the causal, window and user masks, then a softmax per row with the row max
+// subtracted, then output = weights·v. A row whose keys are all masked gets weights 0 and output 0. Throws
+// AttentionError for bad dims, a mask that does not broadcast or a bad rope (BAD_OPTION), and:
 //   SCORE_OVERFLOW   a score q·k·scale beyond float32 (a q·k that overflows only before a small scale, or scale
 //                    0, is not one: such rows are summed again in double), a score + additive mask beyond it,
 //                    or, when raw_scores is wanted, an unscaled q·k beyond it; the message names the

@@ -190,8 +190,17 @@ attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
 attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
 
 // attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
-import { attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
-import type { HeadCapture, LayerWeights, Model, RunFromResult, RunResult } from 'attention-wasm/model';
+import { SUPPORTED_FAMILIES, attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
+import type {
+  HeadCapture,
+  LayerWeights,
+  Model,
+  ModelChoices,
+  ModelFamily,
+  ModelSpec,
+  RunFromResult,
+  RunResult,
+} from 'attention-wasm/model';
 const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
 const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
 const part: RunFromResult = await model.run(
@@ -215,9 +224,10 @@ const block: number | undefined = found?.sources.wq?.part?.of;
 const foundCausal: boolean | undefined = found?.choices.causal;
 // model.spec: the same fields for every family; choices and labels instead of family names
 const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
-const placement: 'preNorm' | 'postNorm' = model.spec.choices.placement;
+const placement: ModelChoices['placement'] = model.spec.choices.placement;
+const families: readonly ModelFamily[] = SUPPORTED_FAMILIES.map((f) => f.family);
 const shown: string = `${model.spec.labels.activation} ${model.spec.labels.norms[0]} ${model.spec.fields.maxPositions}`;
-const runs: 'geluTanh' | 'geluErf' | 'siluGated' = model.spec.activation;
+const runs: ModelSpec['activation'] = model.spec.activation;
 // @ts-expect-error the labels are read-only
 model.spec.labels.activation = 'GELU';
 attn.selfAttention(q, layerWeights, { causal: true });

@@ -4,6 +4,7 @@
 
 #include "cells.h"
 #include "linear.h"
+#include "mlp.h"
 
 namespace attention::model {
 namespace {
@@ -29,7 +30,7 @@ int64_t sdpa_bytes(int64_t len_q, int64_t len_k, int64_t d_k, bool weights, bool
 int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& result, const KvCache* cache,
                                       uint32_t edited_steps, const Cells* cells) {
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
-  const bool pre = c.placement != NormPlacement::kPostNorm;
+  const bool pre = norm_before_attention(c.placement);
   const bool rope = c.rope.style != RopeStyle::kNone;
   const int64_t rows = c.qkv_layout == QkvLayout::kPerHead ? 3 : 1;  // the projection's rows: H·d_k or 3·H·d_k wide
   const int64_t product = linear_scratch_bytes(n, c.layout);
@@ -42,15 +43,12 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
   int64_t attention = held;
   if (cells) {  // cells.cc's cells_attention
     attention += cells_scratch_bytes(c, *cells, result.weights != nullptr);
-  } else if (cache) {  // decode.cc's cached_attention: the rotated queries, the window, one kv head's call at a time
+  } else if (cache) {  // decode.cc's cached_attention: the rotated queries, one kv head's call at a time
     const int64_t L = int64_t{cache->past} + n;
-    attention += (rope ? own(result.q_rotated, H * n * d_k) : 0) +
-                 (c.sliding_window > 0 && c.sliding_window < L ? n * L : 0) +
-                 sdpa_bytes(n, L, d_k, result.weights, scores);
+    attention += (rope ? own(result.q_rotated, H * n * d_k) : 0) + sdpa_bytes(n, L, d_k, result.weights, scores);
   } else {
     const bool inner = edited_steps & ((2u << static_cast<uint32_t>(LayerStep::kWeights)) -
                                        (1u << static_cast<uint32_t>(LayerStep::kQRotated)));
-    attention += c.sliding_window > 0 && c.sliding_window < n ? n * n : 0;
     if (inner) {  // every inner step kept, for redo_attention: the rotations too, so rotate_qk copies nothing
       attention += own(result.weights, H * n * n) + own(result.scores, H * n * n) +
                    own(result.scaled_scores, H * n * n) + own(result.raw_scores, H * n * n) +
@@ -69,7 +67,7 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
 int64_t layer_mlp_scratch_bytes(const ModelConfig& c, const LayerResult& result) {
   const int64_t n = c.len, d = c.d_model, d_ff = c.d_ff;
   const int64_t held = own(result.mlp_input, n * d) + own(result.mlp_hidden, n * d_ff) + own(result.mlp_output, n * d);
-  const int64_t gate = c.activation == Activation::kSiluGated ? n * d_ff * kFloat : 0;
+  const int64_t gate = gated(c.activation) ? n * d_ff * kFloat : 0;
   return held + gate + linear_scratch_bytes(n, c.layout);
 }
 

@@ -4,8 +4,8 @@
 // call's peak of allocated bytes against these, byte for byte.
 //
 // Counted: the core's own buffers (std::vector, new[]): the steps the caller does not keep, RoPE's rotated copies,
-// attention's packed keys and values and its block of scores (abi.h's sdpa_scratch_floats), a sliding window's mask,
-// the few-rows product's panel (linear.h). Not counted: Eigen's GEMM, for more than 96 rows, packs blocks of its own,
+// attention's packed keys and values and its block of scores (abi.h's sdpa_scratch_floats), the few-rows
+// product's panel (linear.h). Not counted: Eigen's GEMM, for more than 96 rows, packs blocks of its own,
 // bounded by its cache sizes (a few MiB) whatever the model's sizes.
 #pragma once
 

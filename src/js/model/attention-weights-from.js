@@ -5,7 +5,7 @@
 import { AttentionError, describe, formatShape } from '../errors.js';
 import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
-import { parseConfigText, readSpec } from './spec.js';
+import { layerInvFreq, parseConfigText, readSpec } from './spec.js';
 import { candidateNames, FAMILIES } from './families/index.js';
 import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
 
@@ -210,7 +210,7 @@ function weightsFrom(tensors, options) {
     theta: spec.rope.theta,
     dim: spec.rope.dim,
     style: 'half',
-    invFreq: Array.from(spec.rope.invFreq),
+    invFreq: Array.from(layerInvFreq(spec, layer)),
   };
   return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
 }

@@ -14,9 +14,9 @@ import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
-import { modelRopeTables } from './rope-tables.js';
 
 export class DecodeSession {
   #engine;
@@ -81,14 +81,14 @@ export class DecodeSession {
     let hidden = await this.#engine.embed(ids, first, signal);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
-    const tables = spec.rope && modelRopeTables(spec.rope, positions);
+    const tables = ropeTablesOf(spec, positions);
     const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     for (let l = 0; l < this.#layers.length; l++) {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l], signal);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+      if (tables) Object.assign(inputs, ropeInputs(tables(l), n, spec));
       const mask = headMask(ablate, l, H);
       if (mask) inputs.headMask = mask;
       const { cacheK, cacheV } = this.#layers[l];

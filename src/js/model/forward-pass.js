@@ -9,16 +9,17 @@
 // that order (a later row wins); zero ablations are the call's head mask.
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';
 import { runBytes } from './run-bytes.js';
-import { modelRopeTables } from './rope-tables.js';
 import { checkAborted } from './signal.js';
 import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
+import { checkForward } from './call-sizes.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
@@ -56,18 +57,17 @@ export function editInput(parts) {
 export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
+  checkForward(engine, plan, hooks); // TOO_LARGE before anything is read or prefetched
   const wantLogits = plan.logits !== false || plan.loss;
   const ctx = {
     signal: engine.signal(plan.signal),
     total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
   };
   checkAborted(ctx.signal, 'run');
-  const tables =
-    spec.rope &&
-    modelRopeTables(
-      spec.rope,
-      Array.from({ length: n }, (_, i) => i),
-    );
+  const tables = ropeTablesOf(
+    spec,
+    Array.from({ length: n }, (_, i) => i),
+  );
   engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order
   let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
   // the layers before `first` are not run: null in attentions and hiddenStates
@@ -95,7 +95,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
     const addresses = { ...weights.addresses };
     const kept = { addresses, entries: layers[l], heap: engine.heap };
     writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, inputs, spec, kept));
-    if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+    if (tables) Object.assign(inputs, ropeInputs(tables(l), n, spec));
     const mask = headMask(plan.ablate, l, H); // its zero ablations
     if (mask) inputs.headMask = mask;
     const own = layerEdits(plan.edits, l, spec)?.tensor.data;

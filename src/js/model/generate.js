@@ -9,6 +9,7 @@ import { readAblate } from './ablation.js';
 import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
+import { checkPrefill } from './call-sizes.js';
 import { ropeStartsOver } from './rope-tables.js';
 
 const GENERATE_OPTIONS = [
@@ -112,6 +113,8 @@ export function generate(engine, input, options) {
       `the prompt's ${ids.length} tokens fill the model's ${spec.maxPositions} positions: no room to generate a token`,
     );
   }
+  const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
+  checkPrefill(engine, ids.length, capacity, o); // TOO_LARGE before anything is read (call-sizes.js)
   return steps(engine, { ids, tokens }, o);
 }
 

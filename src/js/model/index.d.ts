@@ -1,8 +1,9 @@
-// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// Hand-written declarations for attention-wasm/model: checkpoints of the SUPPORTED_FAMILIES (config.json and
 // model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
 // Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
 /**
- * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * Runs GPT-2, BERT, LLaMA-family, Pythia and Qwen3 checkpoints (SUPPORTED_FAMILIES) from their own files, with every
+ * layer's attention and any head's steps.
  * @module attention-wasm/model
  */
 import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
@@ -57,6 +58,30 @@ export const HUB_URL: string;
  * ```
  */
 export const BUILTIN_MODEL: URL;
+
+/** One family this package runs (SUPPORTED_FAMILIES). */
+export interface SupportedFamily {
+  /** Its name, as model.family gives it. */
+  readonly family: ModelFamily;
+  /** Its name as people write it, e.g. 'GPT-NeoX'. */
+  readonly label: string;
+  /** The config.json model_types it reads, e.g. ['llama', 'mistral', 'qwen2']. */
+  readonly modelTypes: readonly string[];
+}
+
+/**
+ * The families loadModel runs, in the order a config.json is matched against them; a page lists them from here
+ * rather than keeping its own list.
+ *
+ * @example
+ * ```js
+ * import { SUPPORTED_FAMILIES } from 'attention-wasm/model';
+ *
+ * const llama = SUPPORTED_FAMILIES.find((f) => f.family === 'llama');
+ * console.log(`${llama.label} (${llama.modelTypes.join(', ')})`); // prints: LLaMA (llama, mistral, qwen2)
+ * ```
+ */
+export const SUPPORTED_FAMILIES: readonly SupportedFamily[];
 
 /** parseModelSource's options. */
 export interface ParseModelSourceOptions {
@@ -645,10 +670,14 @@ export interface GenerateStep {
  * rather than asking which family a model is.
  */
 export interface ModelChoices {
-  /** The norm. */
-  readonly norm: 'layerNorm' | 'rmsNorm';
-  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
-  readonly placement: 'preNorm' | 'postNorm';
+  /** The norm: rmsNormPlusOne is Gemma's x̂·(1 + w). */
+  readonly norm: 'layerNorm' | 'rmsNorm' | 'rmsNormPlusOne';
+  /**
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), or before two sub-blocks run side by
+   * side on the layer's input (GPT-NeoX's use_parallel_residual: x + attn(ln1(x)) + mlp(ln2(x))), before and after each
+   * (Gemma 2 and 3's sandwich), or only after each, inside the residual branch (OLMo-2's postBranch).
+   */
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -671,7 +700,7 @@ export interface ModelLabels {
   readonly activation: string;
   /** 'LayerNorm' or 'RMSNorm'. */
   readonly norm: string;
-  /** 'pre-norm' or 'post-norm'. */
+  /** 'pre-norm', 'post-norm' or 'parallel'. */
   readonly placement: string;
   /** A layer's two norms as the checkpoint names them, e.g. ['LayerNorm ln_1', 'LayerNorm ln_2']. */
   readonly norms: readonly string[];
@@ -686,7 +715,19 @@ export interface ModelPositions {
 }
 
 /** A family this package runs (model.family): one file each of src/js/model/families/. */
-export type ModelFamily = 'gpt2' | 'bert' | 'llama' | 'gpt_neox' | 'qwen3' | 'roberta' | 'distilbert' | 'phi3';
+export type ModelFamily =
+  | 'gpt2'
+  | 'bert'
+  | 'llama'
+  | 'gpt_neox'
+  | 'qwen3'
+  | 'roberta'
+  | 'distilbert'
+  | 'phi3'
+  | 'gemma'
+  | 'gemma2'
+  | 'gemma3'
+  | 'olmo2';
 
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
@@ -718,7 +759,7 @@ export interface ModelSpec {
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
   readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
   /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
-  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated';
+  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated';
   /** The choices the forward reads and a page shows. */
   readonly choices: ModelChoices;
   /** What a page shows of the model. */

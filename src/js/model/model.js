@@ -8,7 +8,9 @@
 // read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
-import { Tensor } from '../tensor.js';
+import { callLayout, checkCallBytes } from '../plan.js';
+import { firstNonFinite } from '../scan.js';
+import { Tensor, elementName, valueError } from '../tensor.js';
 import { made, modelDims, modelPlan, modelScratchBytes, weight } from './calls.js';
 import { readRunPlan } from './run-plan.js';
 import { runModel } from './run.js';
@@ -141,6 +143,7 @@ export class Model {
       spec: this.spec,
       tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
+      checkCall: (plan) => this.#checkSize(plan),
       embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
       final: (h, signal) => this.#final(h, { signal }),
       logits: (h, signal) => this.#logits(h, { signal }),
@@ -165,6 +168,12 @@ export class Model {
   #call(plan) {
     this.#checkOpen();
     return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
+  }
+
+  /** TOO_LARGE when a call of `plan` would not fit, sized as #call sizes it: call-sizes.js's, before any read. */
+  #checkSize(plan) {
+    this.#checkOpen();
+    checkCallBytes(plan, callLayout({ ...plan, scratchBytes: modelScratchBytes(this.#module, plan) }).totalBytes);
   }
 
   /** Runs `work` (an instrument or a run): TERMINATED when the model was disposed meanwhile. */
@@ -233,6 +242,7 @@ export class Model {
       signal: (signal) => this.#signalOf(signal),
       bytesRead: () => this.bytesRead,
       call: (plan) => this.#call(plan),
+      checkCall: (plan) => this.#checkSize(plan),
       embed: (ids, types, first, ctx) => this.#embed(ids, types, first, ctx),
       final: (h, ctx) => this.#final(h, ctx),
       logits: (h, ctx) => this.#logits(h, ctx),
@@ -271,10 +281,15 @@ export class Model {
     return (this.#resident && entry && (await this.#resident.matrix(entry, ctx?.signal))) || 0;
   }
 
-  /** Rows of a table: copied from its resident copy at `address`, else read. */
+  /** Rows of a table: copied from its resident copy at `address` (scanned when kept), else read and scanned here. */
   async #rows(entry, [r0, r1], address, ctx) {
-    if (!address) return (await this.#checkpoint.read(entry, [r0, r1], ctx?.signal)).data;
     const d = entry.shape[1];
+    if (!address) {
+      const { data } = await this.#checkpoint.read(entry, [r0, r1], ctx?.signal);
+      const at = firstNonFinite(data, false); // NON_FINITE naming the table's element, as a call's scan does
+      if (at >= 0) throw valueError(data[at], elementName(entry.name, r0 * d + at, entry.shape), false);
+      return data;
+    }
     return this.#module.HEAPF32.slice(address / 4 + r0 * d, address / 4 + r1 * d);
   }
 

@@ -18,6 +18,9 @@ import { plainPlan, readPosition, readTarget } from './instrument-options.js';
 import { readRunInput } from './run-plan.js';
 import { readStep } from './patches.js';
 import { sweepByCells } from './sweep-cells.js';
+import { batchesOf } from './cells.js';
+import { checkCells, checkForward, checkHead } from './call-sizes.js';
+import { LAYER_STEPS } from '../generated/model-abi.js';
 
 /** The steps a sweep patches. */
 export const SWEEP_STEPS = Object.freeze(['input', 'output', 'mlpOutput', 'headOutput']);
@@ -111,6 +114,40 @@ async function sweepByRuns(engine, sweep, runs, score) {
 }
 
 /**
+ * TOO_LARGE before anything is read (call-sizes.js): the clean and corrupted runs with their outputs, and in a
+ * decoder the batches of cells as if every cell's patch changed something (each from its first row: the most rows).
+ */
+function checkSweep(engine, sweep, { name, shape, keyName }) {
+  const { spec } = engine;
+  const { step, position } = sweep;
+  const { n } = sweep.clean;
+  const { numKvHeads: Hkv, headDim: dK, dModel: d, numHeads: H } = spec;
+  const outputs = name ? { [name]: shape } : {};
+  checkForward(engine, sweep.clean, { outputs: () => outputs });
+  const kv = spec.choices.causal ? { [keyName]: [Hkv, n, dK], v: [Hkv, n, dK] } : {};
+  checkForward(engine, sweep.corrupted, { outputs: () => ({ ...outputs, ...kv }) });
+  if (!spec.choices.causal) return;
+  const count = (p) => position - p + 1;
+  const cells =
+    step === 'headOutput'
+      ? Array.from({ length: H }, () => ({ first: 0, count: count(0), edits: count(0) * dK }))
+      : Array.from({ length: position + 1 }, (_, p) => ({
+          first: p,
+          count: count(p),
+          edits: step === 'input' ? 0 : d,
+        }));
+  const steps = step === 'input' ? 0 : 1 << LAYER_STEPS[step];
+  const batches = batchesOf(
+    cells.map((cell) => ({ ...cell, steps, rows: { length: cell.count * d } })),
+    d,
+  );
+  for (let layer = 0; layer < spec.numLayers; layer++) {
+    checkCells(engine, batches, { layer, length: n, what: `patchSweep's cells of layer ${layer}` });
+  }
+  checkHead(engine, Math.max(...batches.map((batch) => batch.length)), { logits: false });
+}
+
+/**
  * model.patchSweep({ clean, corrupted, target, step, position?, signal?, onProgress? }).
  *
  * | result     | shape                                                                  |
@@ -148,6 +185,7 @@ export async function patchSweep(engine, options) {
     if (!name) for (let l = 0; l < L; l++) activations[l] = pass.hiddenStates[l].data;
     return { ...pass, activations, keys, values };
   };
+  checkSweep(engine, sweep, { name, shape, keyName });
   const runs = { clean: await run(sweep.clean, false), corrupted: await run(sweep.corrupted, cells) };
   runs.metric = await metricOf(engine, sweep.target, { signal: engine.signal(sweep.clean.signal) });
   const at = (pass) => runs.metric(pass.final.data.subarray(position * d, (position + 1) * d))[0];

@@ -1,23 +1,33 @@
-// The cos and sin tables of a model's RoPE (spec.rope) for the positions a call rotates: rope.js's ropeTables of its
-// inverse frequencies, with LongRoPE's two sets (Phi-3's longrope, spec.js) chosen as transformers'
-// dynamic_rope_update chooses them, by the sequence's length (its largest position + 1): the long factors past
-// rope.long.after (original_max_position_embeddings), and cos and sin scaled by rope.scale (its attention factor).
+// The cos and sin tables of a model's RoPE (spec.rope) for the positions a call rotates: rope.js's ropeTables of the
+// inverse frequencies a layer takes (spec.js's layerInvFreq: a sliding layer's own base, Gemma 3's; LongRoPE's long
+// factors, Phi-3's longrope, chosen as transformers' dynamic_rope_update chooses them, by the sequence's length: past
+// rope.long.after, original_max_position_embeddings), with cos and sin scaled by rope.scale (LongRoPE's attention
+// factor).
 import { ropeTables } from '../rope.js';
+import { layerInvFreq } from './spec.js';
 
 /**
- * @param {{ invFreq: Float64Array, long?: { invFreq: Float64Array, after: number }, scale?: number }} rope  spec.rope
+ * Each layer's tables, made once per set of inverse frequencies: `(l) => { cos, sin }`, each [positions.length,
+ * rope.dim / 2]; null for a model without RoPE.
+ * @param {object} spec  the normalized description (spec.js)
  * @param {number[]} positions
  * @param {number} [length]  the sequence's tokens (default: the largest position + 1)
- * @returns {{ cos: Float32Array, sin: Float32Array }}  [positions.length, invFreq.length] each
  */
-export function modelRopeTables(rope, positions, length = positions.reduce((a, b) => Math.max(a, b), -1) + 1) {
-  const invFreq = rope.long && length > rope.long.after ? rope.long.invFreq : rope.invFreq;
-  const tables = ropeTables(invFreq, positions);
-  const scale = rope.scale ?? 1;
-  if (scale !== 1) {
-    for (const table of [tables.cos, tables.sin]) for (let i = 0; i < table.length; i++) table[i] *= scale;
-  }
-  return tables;
+export function ropeTablesOf(spec, positions, length = positions.reduce((a, b) => Math.max(a, b), -1) + 1) {
+  if (!spec.rope) return null;
+  const made = new Map();
+  const scale = spec.rope.scale ?? 1;
+  return (l) => {
+    const invFreq = layerInvFreq(spec, l, length);
+    if (!made.has(invFreq)) {
+      const tables = ropeTables(invFreq, positions);
+      if (scale !== 1) {
+        for (const table of [tables.cos, tables.sin]) for (let i = 0; i < table.length; i++) table[i] *= scale;
+      }
+      made.set(invFreq, tables);
+    }
+    return made.get(invFreq);
+  };
 }
 
 /**

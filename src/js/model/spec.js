@@ -150,13 +150,26 @@ function ropeOf(config, file, headDim, reader, { ropeTheta, rotaryFactor, ropeTy
 }
 
 /**
+ * Layer l's RoPE frequencies for a sequence of `length` tokens: Gemma 3's sliding layers turn by a base of their own
+ * (spec.rope.slidingInvFreq); LongRoPE's long factors past rope.long.after tokens (spec.rope.long, Phi-3's longrope).
+ */
+export function layerInvFreq(spec, l, length = 0) {
+  const { rope } = spec;
+  if (rope.slidingInvFreq && spec.windows[l] > 0) return rope.slidingInvFreq;
+  return rope.long && length > rope.long.after ? rope.long.invFreq : rope.invFreq;
+}
+
+/**
  * The normalized description (`spec`) of a config.json object (`config`).
  * @returns {{ family: string, modelType: string, dModel: number, numHeads: number, numKvHeads: number,
  *   headDim: number, dFf: number, numLayers: number, maxPositions: number, vocabSize: number, typeVocabSize: number,
  *   fields: Record<string, string>, eps: number, activation: string, choices: object, labels: object,
- *   rope: { dim: number, theta: number, invFreq: Float64Array, long?: { invFreq: Float64Array, after: number },
- *   scale?: number } | null, windows: number[], tied: boolean,
- *   qkvBias: boolean, oBias: boolean, mlpBias: boolean, positions: { offset: number, padId: number | null } }}
+ *   rope: { dim: number, theta: number, invFreq: Float64Array, slidingInvFreq?: Float64Array, long?: { invFreq:
+ *   Float64Array, after: number }, scale?: number } | null, windows: number[], tied: boolean, qkvBias: boolean,
+ *   oBias: boolean, mlpBias: boolean, attentionScale: number, softcap: number, finalSoftcap: number,
+ *   embedScale: number, qkNormWhole: boolean, positions: { offset: number, padId: number | null } }}
+ *   attentionScale: the scores' scale (0: 1/√d_k); softcap, finalSoftcap: attention and final logit softcapping (0:
+ *   none); embedScale: the token embeddings' factor (0: none); qkNormWhole: q and k norms over the whole projection;
  *   maxPositions: the most tokens a run takes (the position table's rows past positions.offset); positions: token i's
  *   position id is offset + i, or with a padId (RoBERTa's padding_idx), offset + the tokens before it that are not
  *   padId, and padId's own tokens take offset − 1 (positions.js)
@@ -185,7 +198,8 @@ export function readSpec(config, file = 'config.json') {
       : reader.number(epsField, epsDefault, 'a number from 0 below 1', (x) => x >= 0 && x < 1);
   const [actField, actDefault] = optional.activation;
   const activationName = config[actField] ?? actDefault;
-  const activation = Object.hasOwn(ACTIVATIONS, activationName) ? ACTIVATIONS[activationName] : undefined;
+  const names = { ...ACTIVATIONS, ...family.activationNames }; // a family's own reading of a name (Gemma's GeGLU)
+  const activation = Object.hasOwn(names, activationName) ? names[activationName] : undefined;
   if (!family.activations.includes(activation)) {
     throw new AttentionError(
       'UNSUPPORTED_MODEL',
@@ -197,6 +211,7 @@ export function readSpec(config, file = 'config.json') {
   const own = family.read(config, { file, modelType, numLayers, reader }); // its checks, windows, tied head, biases
   const choices = own.choices ? Object.freeze({ ...family.choices, ...own.choices }) : family.choices;
   const rope = choices.rope ? ropeOf(config, file, dims, reader, optional, sizes.maxPositions) : null;
+  if (rope && own.slidingRopeTheta) rope.slidingInvFreq = inverseFrequencies(own.slidingRopeTheta, rope.dim);
   // Learned positions from own.positions.offset (RoBERTa's padding_idx + 1): the table's first rows are no token's
   const positions = Object.freeze(own.positions ?? { offset: 0, padId: null });
   if (positions.offset >= sizes.maxPositions) {
@@ -223,5 +238,10 @@ export function readSpec(config, file = 'config.json') {
     qkvBias: own.qkvBias,
     oBias: own.oBias,
     mlpBias: own.mlpBias,
+    attentionScale: own.attentionScale ?? 0,
+    softcap: own.softcap ?? 0,
+    finalSoftcap: own.finalSoftcap ?? 0,
+    embedScale: own.embedScale ?? 0,
+    qkNormWhole: own.qkNormWhole === true,
   };
 }

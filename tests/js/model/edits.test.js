@@ -8,6 +8,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectLikeReference } from './expect-run.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
 import { distilbertFixture, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { withWeightEdits } from './edit-reference.js';
 import { referenceForward } from './reference.js';
 
@@ -23,6 +24,9 @@ const FAMILIES = [
     'Phi-3 (qkv_proj rows q | k | v with GQA, partial rotary)',
     () => phi3Fixture({ d: 32, kvHeads: 2, partial: 0.5, seed: 63 }),
   ],
+  ['Gemma 2 (sandwich, softcap, window)', () => gemmaFixture({ seed: 16 })],
+  ['Gemma 3 (q/k norms, two RoPE bases)', () => gemmaFixture({ version: 3, seed: 17 })],
+  ['OLMo-2 (norms after each half; x feeds q, k and v unnormed)', () => olmo2Fixture({ seed: 18, kvHeads: 2 })],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const n = ids.length;

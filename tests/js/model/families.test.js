@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { familyComparisons, familyNames } from '../../../scripts/check-families.mjs';
 import { readSpec } from '../../../src/js/model/spec.js';
-import { FAMILIES } from '../../../src/js/model/families/index.js';
+import { FAMILIES, familyOf } from '../../../src/js/model/families/index.js';
+import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
 import { CHOICES } from '../../../src/js/model/families/family.js';
 
 // every file of families/ but the index and family.js (what a family file holds) is a family
@@ -50,6 +51,16 @@ describe('the family files', () => {
     const types = Object.values(FAMILIES).flatMap((f) => f.modelTypes);
     expect(new Set(types).size).toBe(types.length);
     for (const table of Object.values(FAMILIES)) expect(Object.keys(table.choices).sort()).toEqual([...CHOICES].sort());
+  });
+
+  it('SUPPORTED_FAMILIES (the public list a page shows) names every family, and each of its model_types loads as it', () => {
+    expect(SUPPORTED_FAMILIES.map((f) => f.family).sort()).toEqual(Object.keys(FAMILIES).sort());
+    for (const { family, label, modelTypes } of SUPPORTED_FAMILIES) {
+      expect(label).toBe(FAMILIES[family].label);
+      expect(modelTypes.length, family).toBeGreaterThan(0);
+      for (const type of modelTypes) expect(familyOf({ model_type: type }, 'config.json').name, type).toBe(family);
+    }
+    expect(Object.isFrozen(SUPPORTED_FAMILIES) && Object.isFrozen(SUPPORTED_FAMILIES[0].modelTypes)).toBe(true);
   });
 });
 
@@ -166,6 +177,52 @@ describe('spec.choices, spec.labels and spec.fields', () => {
     expect(() => readSpec({ ...long, rope_scaling: { type: 'longrope', ...factors, short_factor: [1, 2] } })).toThrow(
       /rope_scaling\.short_factor .* a list of 3 numbers/,
     );
+  });
+
+  it('Gemma 2 and 3: windows by layer, query_pre_attn_scalar, softcaps, √d_model in the dtype, two RoPE bases', () => {
+    const base = { ...HIDDEN, head_dim: 16, max_position_embeddings: 16, vocab_size: 10, num_hidden_layers: 6 };
+    const gemma2 = readSpec({
+      model_type: 'gemma2',
+      ...base,
+      hidden_size: 3072,
+      sliding_window: 4096,
+      query_pre_attn_scalar: 224,
+      attn_logit_softcapping: 50,
+      final_logit_softcapping: 30,
+      torch_dtype: 'bfloat16',
+    });
+    expect(gemma2.windows).toEqual([4096, 0, 4096, 0, 4096, 0]); // even layers slide
+    expect([gemma2.attentionScale, gemma2.softcap, gemma2.finalSoftcap]).toEqual([224 ** -0.5, 50, 30]);
+    expect(gemma2.embedScale).toBe(55.5); // √3072 = 55.4256 in bfloat16, as transformers' comment says
+    expect([gemma2.activation, gemma2.choices.norm, gemma2.choices.placement]).toEqual([
+      'geluTanhGated',
+      'rmsNormPlusOne',
+      'sandwich',
+    ]);
+    const gemma3 = readSpec({
+      model_type: 'gemma3_text',
+      ...base,
+      sliding_window: 512,
+      sliding_window_pattern: 6,
+      rope_theta: 1000000,
+      rope_local_base_freq: 10000,
+      attn_logit_softcapping: null,
+      torch_dtype: 'float32',
+    });
+    expect(gemma3.windows).toEqual([512, 512, 512, 512, 512, 0]); // five local, one global
+    expect([gemma3.softcap, gemma3.finalSoftcap, gemma3.family]).toEqual([0, 0, 'gemma3']);
+    expect(gemma3.rope.slidingInvFreq[1]).toBeCloseTo(10000 ** (-2 / 16), 12);
+    expect(gemma3.rope.invFreq[1]).toBeCloseTo(1000000 ** (-2 / 16), 12);
+    expect(FAMILIES.gemma3.layer(0).map((r) => r.slot)).toEqual(
+      expect.arrayContaining(['qNorm', 'kNorm', 'attentionPostNorm', 'mlpPostNorm']),
+    );
+    const olmo2 = readSpec({ model_type: 'olmo2', ...base });
+    expect([olmo2.choices.placement, olmo2.qkNormWhole, olmo2.labels.placement]).toEqual([
+      'postBranch',
+      true,
+      'norm after each branch',
+    ]);
+    expect(() => readSpec({ model_type: 'gemma2', ...base, hidden_activation: 'silu' })).toThrow(/hidden_activation/);
   });
 
   it('names the field each size was read from (a GPT-2 config with n_ctx only says n_ctx)', () => {

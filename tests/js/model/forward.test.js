@@ -9,6 +9,7 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
 import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const llama3 = {
@@ -94,6 +95,38 @@ const CASES = [
     () => phi3Fixture({ dtype: 'F32', original: 4, ropeScaling: { ...longRopeFactors(2), type: 'su' } }),
     'bytes',
   ],
+  ['Gemma, F32: x̂·(1 + w), GeGLU, √d_model, head_dim 8 ≠ d/H', () => gemmaFixture({ version: 1 }), 'bytes'],
+  [
+    'Gemma 2, F32: sandwich norms, softcaps, window 3 on even layers, query_pre_attn_scalar',
+    () => gemmaFixture(),
+    'files',
+  ],
+  ['Gemma 2, BF16 (√24 as 4.90625), 2 shards', () => gemmaFixture({ dtype: 'BF16', seed: 44, shards: 2 }), 'files'],
+  [
+    'Gemma 2, F16, layer_types (full, then sliding)',
+    () => gemmaFixture({ dtype: 'F16', seed: 45, layerTypes: ['full_attention', 'sliding_attention'] }),
+    'bytes',
+  ],
+  [
+    'Gemma 3 (gemma3_text), BF16: q/k norms, sliding_window_pattern 3, two RoPE bases',
+    () => gemmaFixture({ version: 3, dtype: 'BF16' }),
+    'files',
+  ],
+  [
+    'Gemma 3, F32, layer_types, softcaps, 2 shards',
+    () =>
+      gemmaFixture({
+        version: 3,
+        seed: 46,
+        softcap: 2,
+        finalSoftcap: 3,
+        shards: 2,
+        layerTypes: ['sliding_attention', 'full_attention', 'sliding_attention'],
+      }),
+    'files',
+  ],
+  ['OLMo-2, F32: norms after each half, q/k norms over the projection', () => olmo2Fixture(), 'bytes'],
+  ['OLMo-2, BF16, GQA 4/2, 2 shards', () => olmo2Fixture({ dtype: 'BF16', kvHeads: 2, shards: 2 }), 'files'],
 ];
 
 describe('model.run against the float64 reference', () => {
@@ -113,7 +146,14 @@ describe('model.run against the float64 reference', () => {
         roberta: 'roberta',
         'xlm-roberta': 'roberta',
       }[fixture.config.model_type] ??
-        { distilbert: 'distilbert', phi3: 'phi3' }[fixture.config.model_type] ??
+        {
+          distilbert: 'distilbert',
+          phi3: 'phi3',
+          gemma: 'gemma',
+          gemma2: 'gemma2',
+          gemma3_text: 'gemma3',
+          olmo2: 'olmo2',
+        }[fixture.config.model_type] ??
         'llama',
     );
     expect(r.ids).toEqual(ids);

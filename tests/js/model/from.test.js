@@ -7,6 +7,7 @@ import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom, loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
 import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3, seed: 21 }), { layer: 2, head: 1, step: 'q' }],
@@ -21,6 +22,9 @@ const FAMILIES = [
     () => phi3Fixture({ layers: 3, kvHeads: 2, original: 4, ropeScaling: longRopeFactors(2), seed: 28 }),
     { layer: 1, head: 3, step: 'qRotated' },
   ],
+  ['Gemma 2', () => gemmaFixture({ layers: 3, seed: 26 }), { layer: 1, head: 2, step: 'scores' }],
+  ['Gemma 3', () => gemmaFixture({ version: 3, seed: 27 }), { layer: 2, head: 0, step: 'q' }],
+  ['OLMo-2', () => olmo2Fixture({ layers: 3, seed: 28 }), { layer: 1, head: 3, step: 'k' }],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const bits = (tensor) => Array.from(tensor.data);

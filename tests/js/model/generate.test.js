@@ -11,6 +11,7 @@ import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
 import { longRopeFactors, neoxFixture, phi3Fixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { byteLevelTokenizer } from './tokenizers.js';
 import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
@@ -111,6 +112,10 @@ const FAMILIES = [
     'Phi-3 longrope, the prompt past original_max_position_embeddings',
     () => phi3Fixture({ dtype: 'F32', original: 4, ropeScaling: longRopeFactors(2), seed: 62 }),
   ],
+  ['Gemma 2: sandwich, softcaps, window 3 on even layers', () => gemmaFixture({ seed: 47 })],
+  ['Gemma 3: q/k norms, two RoPE bases, window 3, BF16', () => gemmaFixture({ version: 3, dtype: 'BF16', seed: 48 })],
+  ['Gemma (1): x̂·(1 + w), GeGLU', () => gemmaFixture({ version: 1, seed: 49 })],
+  ['OLMo-2: norms after each half, q/k norms over the projection', () => olmo2Fixture({ kvHeads: 2 })],
 ];
 
 const PROMPT = [3, 1, 4, 1, 5];

@@ -20,6 +20,7 @@ import {
   stepWriter,
 } from './reference-ops.js';
 import { distilbert, gptNeox, phi3, roberta } from './reference-families.js';
+import { gemma, olmo2 } from './reference-gemma.js';
 
 export { ACT, VALUES, WEIGHTS, layerNorm, linear, rmsNorm };
 
@@ -234,5 +235,7 @@ export function referenceForward(fixture, ids, options = {}) {
   if (type === 'roberta' || type === 'xlm-roberta') return roberta(fixture, ids, options);
   if (type === 'distilbert') return distilbert(fixture, ids, options);
   if (type === 'phi3') return phi3(fixture, ids, options);
+  if (type === 'gemma' || type === 'gemma2' || type === 'gemma3_text') return gemma(fixture, ids, options);
+  if (type === 'olmo2') return olmo2(fixture, ids, options);
   return llama(fixture, ids, options);
 }

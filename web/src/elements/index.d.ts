@@ -27,8 +27,6 @@ export interface AttentionNumbers {
 
 /** The detail of the `attention-change` event. */
 export interface AttentionChangeDetail {
-  /** The permalink hash of the example shown (as the demo page writes it); null on a real model (`model`). */
-  state: string | null;
   /** The settings in use (the page's state object). */
   settings: Record<string, unknown>;
   /**
@@ -117,7 +115,7 @@ export class AttentionElement extends HTMLElement {
   precision: number;
   /** One of the page's named examples (sentence, worked, causal, heads, …), or null. */
   example: string | null;
-  /** Set: a permalink hash from the page. Read: the permalink of what is shown. */
+  /** A permalink copied from the page (the whole URL or its `#…`), as given; `permalink()` gives what is shown. */
   state: string | null;
   /** A .json file of exact numbers, or a .npz / .safetensors file (arrays x, wq, wk, wv, wo, mask). */
   src: string | null;
@@ -161,6 +159,11 @@ export class AttentionElement extends HTMLElement {
   toSVG(): Promise<string>;
   /** The same figure as a PNG, drawn at `scale` pixels per CSS pixel (0.5 to 4; default 2). Rejects before ready. */
   toPNG(scale?: number): Promise<Blob>;
+  /**
+   * The permalink of what is shown (the page's hash, without "#"), or null before the first figure and on a real
+   * model (`model`). Its code loads when it is first asked for.
+   */
+  permalink(): Promise<string | null>;
 }
 
 /** <attention-explorer>: the demo page's step-by-step walk for one example, sized for a blog column. */

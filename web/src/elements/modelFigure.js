@@ -255,7 +255,6 @@ function show(element, { settings, spec, out, display, problems, marks = null })
       bubbles: true,
       composed: true,
       detail: {
-        state: null,
         settings: {
           model: settings.name,
           layer: settings.layer,

@@ -5,7 +5,7 @@
 import { el, setError, show } from '../shared/dom.js';
 import { typedModel } from './files.js';
 import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
-import { isLesson, lessonOf } from './realModel.js';
+import { FAMILIES_TEXT, isLesson, lessonOf } from './realModel.js';
 import { lesson } from './inductionLesson.js';
 import { PartLinks } from './partLinks.js';
 
@@ -206,7 +206,7 @@ export class RealModelControls {
       ),
       el('p', {
         class: 'hint',
-        text: 'Drop a model folder here: config.json, model.safetensors (or its index and shards) and tokenizer.json of a GPT-2, BERT or LLaMA-family checkpoint. The files stay on this computer.',
+        text: `Drop a model folder here: config.json, model.safetensors (or its index and shards) and tokenizer.json of a checkpoint of ${FAMILIES_TEXT}. The files stay on this computer.`,
       }),
       this.urlField,
       el('div', { class: 'model-progress' }, this.bar, this.cancel),

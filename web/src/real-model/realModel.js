@@ -3,6 +3,7 @@
 // in panel.js.
 import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
 import { generateSettings, readQuery, writeQuery } from '../app/link.js';
+import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -48,8 +49,10 @@ export function lessonOf(text, r, vocab) {
 /** How many next tokens are listed. */
 export const TOP_K = 10;
 
-/** The families attention-wasm/model runs, for messages. */
-export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
+/** The families attention-wasm/model runs, for messages: "GPT-2 (gpt2), BERT (bert), … and Qwen3 (qwen3)". */
+export const FAMILIES_TEXT = SUPPORTED_FAMILIES.map(({ label, modelTypes }) => `${label} (${modelTypes.join(', ')})`)
+  .join(', ')
+  .replace(/, (?=[^,]*$)/u, ' and ');
 
 /**
  * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an

@@ -12,9 +12,11 @@
 // |                | and partial_rotary_factor                                                                    |
 // | activations    | the core's activations it runs (the config's activation must be one)                         |
 // | normNames      | its two norms in a layer as its checkpoints name them (spec.labels.norms)                     |
-// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases, positions: |
-// |                | { offset, padId } of learned positions that do not start at 0) and the choices that its     |
-// |                | config sets (choices: merged over the table's)                                              |
+// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases; scale,    |
+// |                | softcaps, embedding scale, q/k norm scope, sliding layers' RoPE base; positions: { offset,  |
+// |                | padId } of learned positions that do not start at 0) and the choices that its config sets  |
+// |                | (choices: merged over the table's)                                                          |
+// | activationNames | (optional) config.json's activation names read its own way (Gemma's gated GELU)           |
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
 // |                | (a row may be a part of a tensor's rows: rowsOf)                                             |
 //
@@ -89,6 +91,17 @@ export const ACTIVATION_LABELS = Object.freeze({
   geluTanh: 'GELU (tanh)',
   geluErf: 'GELU (erf)',
   siluGated: 'SiLU-gated',
+  geluTanhGated: 'GELU-gated (tanh)',
 });
-export const NORM_LABELS = Object.freeze({ layerNorm: 'LayerNorm', rmsNorm: 'RMSNorm' });
-export const PLACEMENT_LABELS = Object.freeze({ preNorm: 'pre-norm', postNorm: 'post-norm', parallel: 'parallel' });
+export const NORM_LABELS = Object.freeze({
+  layerNorm: 'LayerNorm',
+  rmsNorm: 'RMSNorm',
+  rmsNormPlusOne: 'RMSNorm (1 + w)',
+});
+export const PLACEMENT_LABELS = Object.freeze({
+  preNorm: 'pre-norm',
+  postNorm: 'post-norm',
+  parallel: 'parallel',
+  sandwich: 'sandwich',
+  postBranch: 'norm after each branch',
+});

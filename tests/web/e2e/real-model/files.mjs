@@ -4,7 +4,7 @@
 // attention-wasm/model run here in Node on the same files.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadModel } from '../../../../src/js/model/index.node.js';
+import { SUPPORTED_FAMILIES, loadModel } from '../../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
 import { distilbertFixture, phi3Fixture } from '../../../js/model/fixtures-families.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../../js/model/tokenizers.js';
@@ -135,7 +135,11 @@ describe('real model: dropped files', () => {
       await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
       const message = await page.textContent('#model-error');
       assert.match(message, /UNSUPPORTED_MODEL/u);
-      assert.match(message, /GPT-2 \(gpt2\), BERT \(bert\) and the LLaMA family/u);
+      // every family the package runs, from its SUPPORTED_FAMILIES: the page keeps no list of its own
+      for (const { label, modelTypes } of SUPPORTED_FAMILIES) {
+        assert.ok(message.includes(`${label} (${modelTypes.join(', ')})`), `${label} in: ${message}`);
+      }
+      assert.match(await page.textContent('#step-model'), /tokenizer\.json of a checkpoint of GPT-2 \(gpt2\), BERT/u);
       assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
     });
   });
