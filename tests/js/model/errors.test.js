@@ -42,7 +42,7 @@ describe('loadModel refuses, naming what is wrong', () => {
       withConfig(fixture, { model_type: 't5' }),
       'UNSUPPORTED_MODEL',
       /config\.json has model_type the string "t5"/,
-      /runs gpt2, bert, llama, mistral, qwen2, gpt_neox, qwen3, gemma, gemma2, gemma3_text, olmo2/,
+      /runs gpt2, bert, llama, mistral, qwen2, gpt_neox, qwen3, roberta, xlm-roberta, distilbert, phi3, gemma, gemma2, gemma3_text, olmo2/,
     );
     await expectLoadError(
       withConfig(fixture, { model_type: undefined, architectures: ['T5Model'] }),
