@@ -13,6 +13,7 @@
 // one; and the whole one resident.
 //
 //   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--browser] [--quick] [--dir build/bench-model]
+//   node bench/model/run.mjs --family [--rounds 3] [--quick]: the families bench instead (families.mjs)
 // (npm run bench:model builds the native driver and runs this; --quick: a 2-layer d_model 64 model, 1 round.)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,6 +41,12 @@ const shape = quick
   : { layers: 12, d: 768, heads: 12, vocab: 50257, positions: 1024 };
 const native = option('native', null);
 const base = path.resolve(root, option('dir', 'build/bench-model'));
+if (flag('family')) {
+  // the families bench (families.mjs): Pythia-160M- and Qwen3-0.6B-shaped checkpoints against GPT-2 small's
+  const { benchFamilies } = await import('./families.mjs');
+  await benchFamilies({ base, quick, rounds: Number(option('rounds', quick ? 1 : 3)), n, loadModel });
+  process.exit(0);
+}
 const folder = (layers) => path.join(base, `gpt2-${quick ? 'quick-' : ''}${layers}`);
 const MiB = 2 ** 20;
 

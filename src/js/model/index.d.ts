@@ -706,6 +706,14 @@ export interface ModelLabels {
   readonly norms: readonly string[];
 }
 
+/** Where a model's learned positions start (model.spec.positions). */
+export interface ModelPositions {
+  /** The position table's row of the first token (RoBERTa: padding_idx + 1; else 0). */
+  readonly offset: number;
+  /** A token id whose tokens take row offset − 1 and are not counted (RoBERTa's padding_idx), or null. */
+  readonly padId: number | null;
+}
+
 /** A family this package runs (model.family): one file each of src/js/model/families/. */
 export type ModelFamily =
   | 'gpt2'
@@ -745,12 +753,7 @@ export interface ModelSpec {
    * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
    * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
    */
-  readonly positions: {
-    /** The position table's row of the first token: 0, or RoBERTa's `padding_idx` + 1. */
-    readonly offset: number;
-    /** The id whose tokens take row `offset − 1` (RoBERTa's `padding_idx`), or null. */
-    readonly padId: number | null;
-  };
+  readonly positions: ModelPositions;
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */

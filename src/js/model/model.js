@@ -318,7 +318,8 @@ export class Model {
     const start = at[0];
     // A resident table's rows are passed where they are: the call adds them, element by element.
     if (positions && !at.every((p, i) => p === start + i)) {
-      inputs.positionEmbeddings = made(await this.#gather(positions, at, positionTable, ctx), [n, d], positions.name);
+      const rows = await this.#gather(positions, at, positionTable, ctx);
+      inputs.positionEmbeddings = weight({ data: rows, shape: [n, d] }, positions.name); // scanned, as a read's
     } else if (positionTable) dims.positionEmbeddings = positionTable + start * d * 4;
     else if (positions) inputs.positionEmbeddings = await this.#read(positions, [start, start + n], ctx);
     if (types) {

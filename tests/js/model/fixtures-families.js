@@ -5,6 +5,26 @@ import { bertLayers, builder } from './fixtures.js';
 /** A causal mask buffer [1, 1, P, P] of 1 (allowed) and 0, as GPT-2's and GPT-NeoX's files store it (BOOL). */
 const causalBuffer = (positions) => (i) => (i % positions <= Math.floor(i / positions) ? 1 : 0);
 
+/** GPT-NeoX's config.json as Pythia's have it, of these sizes (bench/model/families.mjs uses it too). */
+export const neoxConfig = ({ d, heads, layers, ff, vocab, positions, parallel = true, rotaryPct = 0.25 }) => ({
+  architectures: ['GPTNeoXForCausalLM'],
+  attention_bias: true,
+  bos_token_id: 0,
+  hidden_act: 'gelu',
+  hidden_size: d,
+  intermediate_size: ff,
+  layer_norm_eps: 1e-5,
+  max_position_embeddings: positions,
+  model_type: 'gpt_neox',
+  num_attention_heads: heads,
+  num_hidden_layers: layers,
+  rotary_emb_base: 10000,
+  rotary_pct: rotaryPct,
+  tie_word_embeddings: false,
+  use_parallel_residual: parallel,
+  vocab_size: vocab,
+});
+
 /**
  * GPT-NeoX / Pythia as GPTNeoXForCausalLM saves it ('gpt_neox.' prefix, embed_out), with the buffers the published
  * files carry (attention.bias, attention.masked_bias, attention.rotary_emb.inv_freq); `parallel`:
@@ -23,24 +43,7 @@ export function neoxFixture({
   shards = 1,
 } = {}) {
   const [dk, ff] = [d / heads, 4 * d];
-  const config = {
-    architectures: ['GPTNeoXForCausalLM'],
-    attention_bias: true,
-    bos_token_id: 0,
-    hidden_act: 'gelu',
-    hidden_size: d,
-    intermediate_size: ff,
-    layer_norm_eps: 1e-5,
-    max_position_embeddings: positions,
-    model_type: 'gpt_neox',
-    num_attention_heads: heads,
-    num_hidden_layers: layers,
-    rotary_emb_base: 10000,
-    rotary_pct: rotaryPct,
-    tie_word_embeddings: false,
-    use_parallel_residual: parallel,
-    vocab_size: vocab,
-  };
+  const config = neoxConfig({ d, heads, layers, ff, vocab, positions, parallel, rotaryPct });
   const b = builder(dtype, seed, 0.5);
   b.add('gpt_neox.embed_in.weight', [vocab, d]);
   for (let l = 0; l < layers; l++) {

@@ -111,8 +111,11 @@ export function vocabulary(json) {
   return names;
 }
 
-/** The id of BERT's mask token in a vocabulary (id → token), or -1. */
-export const maskId = (names) => names.indexOf('[MASK]');
+/** The id of a masked-LM's mask token in a vocabulary (id → token): BERT's [MASK], RoBERTa's <mask>; or -1. */
+export const maskId = (names) => {
+  const bert = names.indexOf('[MASK]');
+  return bert >= 0 ? bert : names.indexOf('<mask>');
+};
 
 const softmaxes = new WeakMap(); // logits array → Map(row → { max, sum }): each row's softmax normalizer, once
 

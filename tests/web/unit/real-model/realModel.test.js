@@ -5,6 +5,7 @@ import { captureResult, walkSizes } from '../../../../web/src/real-model/tools/w
 import { editedWeights, walkEdit, withEdit } from '../../../../web/src/real-model/tools/walk/walkEdits.js';
 import {
   loadMessage,
+  maskId,
   predictionChanges,
   probabilityOf,
   readModelLink,
@@ -122,6 +123,10 @@ describe('real model: tokens and predictions', () => {
   it("reads a tokenizer.json's vocabulary with its added tokens", () => {
     const json = { model: { vocab: { a: 0, b: 1 } }, added_tokens: [{ id: 2, content: '[MASK]' }] };
     expect(vocabulary(json)).toEqual(['a', 'b', '[MASK]']);
+    // the mask token: BERT's [MASK], or RoBERTa's <mask> (its masked-LM head is a family of its own)
+    expect(maskId(vocabulary(json))).toBe(2);
+    expect(maskId(['<s>', '<pad>', '</s>', 'a', '<mask>'])).toBe(4);
+    expect(maskId(['a', 'b'])).toBe(-1);
     expect(
       vocabulary({
         model: {
