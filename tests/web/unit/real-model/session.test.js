@@ -126,6 +126,8 @@ describe('RealModelSession: transitions', () => {
       head: undefined,
       ablate: [],
       edits: session.edits,
+      ablateMode: 'zero',
+      ablateReference: null,
     });
   });
 });
