@@ -154,13 +154,17 @@ describe('real model: Investigate (issue 36)', () => {
         ['L1H0', 'L1H1', 'L1H2', 'L1H3'],
         'the four induction heads of the card first',
       );
-      assert.equal(
-        await page.getAttribute(
-          '.model-head:has(button[data-layer="0"][data-head="2"].head-button) .head-mark',
-          'data-kind',
-        ),
-        'previousToken',
+      // The model view marks the heads the card names: the previous-token head and the four induction heads.
+      const marks = await page.$$eval('.model-head .head-mark', (badges) =>
+        badges.map((b) => `${b.closest('figure').querySelector('.head-button').textContent} ${b.dataset.kind}`),
       );
+      assert.deepEqual(marks, [
+        'L0H2 previousToken',
+        'L1H0 induction',
+        'L1H1 induction',
+        'L1H2 induction',
+        'L1H3 induction',
+      ]);
       await redrawn(page, 'scores', () => page.selectOption('#inv-scores-ids', 'repeated'));
       const repeated = await page.$$eval('.inv-scores tbody tr', (rows) =>
         rows.slice(0, 4).map((tr) => tr.querySelector('th').textContent),

@@ -47,15 +47,23 @@ export function topHeads(rows, kind, count = 3) {
 }
 
 /**
- * Marks for the model view: per head ('l.h'), its highest kind when that reaches `threshold`: { kind, name, score }.
+ * Marks for the model view: per head ('l.h'), its highest kind among those where it stands out: a score of at least
+ * `floor` and at least `share` of that kind's highest score over every head (a sentence with few repeats gives the
+ * induction heads 0.2, random repeated tokens 0.35, the previous-token head 0.66: each kind is read on its own scale).
  * @returns {Map<string, { kind: string, name: string, score: number }>}
  */
-export function headMarks(rows, threshold = 0.3) {
+export function headMarks(rows, { floor = 0.15, share = 0.5 } = {}) {
+  const bar = Object.fromEntries(
+    SCORE_KINDS.map(({ kind }) => {
+      const scores = rows.map((r) => r[kind]).filter((v) => !Number.isNaN(v));
+      return [kind, Math.max(floor, share * Math.max(0, ...scores))];
+    }),
+  );
   const marks = new Map();
   for (const row of rows) {
     let best = null;
     for (const k of SCORE_KINDS)
-      if (row[k.kind] >= threshold && !(best && best.score >= row[k.kind])) best = { ...k, score: row[k.kind] };
+      if (row[k.kind] >= bar[k.kind] && !(best && best.score >= row[k.kind])) best = { ...k, score: row[k.kind] };
     if (best) marks.set(`${row.layer}.${row.head}`, best);
   }
   return marks;

@@ -132,6 +132,18 @@ describe('head scores', () => {
     const marks = headMarks(rows);
     expect([...marks.keys()]).toEqual(['0.1', '1.0', '1.1']);
     expect(marks.get('1.0')).toMatchObject({ kind: 'duplicateToken', score: Math.fround(0.4) });
+    // each kind on its own scale: half its highest score, and at least the floor
+    const low = scoreRows({ ...scores, induction: tensor([0.04, 0.25, 0.16, 0.1], [2, 2]) });
+    expect([...headMarks(low).entries()].map(([k, m]) => `${k} ${m.kind}`)).toEqual([
+      '0.1 previousToken',
+      '1.0 duplicateToken',
+    ]);
+    const faint = scoreRows({
+      previousToken: tensor([0.1, 0.12], [1, 2]),
+      duplicateToken: tensor([0, 0], [1, 2]),
+      induction: tensor([0, 0], [1, 2]),
+    });
+    expect(headMarks(faint).size).toBe(0); // under the floor: nothing stands out
     expect(scoresSummary(rows)).toBe(
       'previous token: L0H1 (0.60); duplicate token: L1H0 (0.40); induction: L1H1 (0.80)',
     );
