@@ -165,6 +165,7 @@ describe('real model: Investigate (issue 36)', () => {
         'L1H2 induction',
         'L1H3 induction',
       ]);
+      await page.locator('.model-heads').screenshot({ path: `${ARTIFACTS}/real-model-investigate-marks-1280.png` });
       await redrawn(page, 'scores', () => page.selectOption('#inv-scores-ids', 'repeated'));
       const repeated = await page.$$eval('.inv-scores tbody tr', (rows) =>
         rows.slice(0, 4).map((tr) => tr.querySelector('th').textContent),
@@ -270,7 +271,7 @@ describe('real model: Investigate (issue 36)', () => {
     });
   });
 
-  test('390 px: every tab fits the width', async () => {
+  test('390 px, light then dark: every tab fits the width', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
       await openBuiltin(page);
       await page.waitForFunction(() => (document.body.dataset.invDrawn ?? '').startsWith('lens:'), null, {
@@ -280,6 +281,8 @@ describe('real model: Investigate (issue 36)', () => {
       await page.click('#inv-patch-run');
       await page.waitForFunction(() => Number(document.body.dataset.invSweeps ?? 0) > 0, null, { timeout: 60000 });
       await shoot(page, '390');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shoot(page, '390-dark');
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
     });

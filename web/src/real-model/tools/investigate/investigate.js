@@ -184,10 +184,11 @@ export class RealModelInvestigate {
     return () => {
       const view = attributionView(result);
       const name = targetText(read.target, this.#name);
-      this.views.attribution.draw(
-        view,
-        attributionSummary(view, `logit ${read.target.length > 1 ? 'difference ' : ''}${name}`),
-      );
+      const what = `logit ${read.target.length > 1 ? 'difference ' : ''}${name}`;
+      const edited = this.session.edits.length
+        ? ' Your edits in the steps are not in it: model.attribute runs the checkpoint as it is, with the heads switched off.'
+        : '';
+      this.views.attribution.draw(view, `${attributionSummary(view, what)}${edited}`);
       const { grid, parts } = attributionTables(view, name);
       this.tables.attribution = [grid, parts];
     };
