@@ -90,6 +90,8 @@ export class RealModelInvestigate {
 
   /** A run was drawn: the tab shown follows it. */
   update() {
+    const text = this.session.text;
+    this.views.patching.follow(text, defaultCorrupted(text));
     this.#refresh();
   }
 

@@ -48,7 +48,8 @@ export class PatchRunner {
       if (problem) return this.#stop(problem);
       const read = readTarget(
         values.a,
-        values.b || (values.a ? '' : String(k.top)),
+        // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
+        values.b || (values.a || k.top === c.top ? '' : String(k.top)),
         index,
         model.spec.vocabSize,
         c.top,

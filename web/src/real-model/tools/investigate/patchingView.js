@@ -78,10 +78,19 @@ export class PatchingView {
     return { clean: this.clean.value, corrupted: this.corrupted.value, a: this.a.value, b: this.b.value };
   }
 
-  /** Fills the prompts (a model loaded). */
+  /** Fills the prompts (a model loaded): they follow the sentence (follow()) until typed into. */
   setPrompts(clean, corrupted) {
     this.clean.value = clean;
     this.corrupted.value = corrupted;
+    this.offered = { clean, corrupted };
+  }
+
+  /** The sentence changed: each prompt still as the page offered it takes the new one's. */
+  follow(clean, corrupted) {
+    const offered = this.offered ?? {};
+    if (this.clean.value === offered.clean) this.clean.value = clean;
+    if (this.corrupted.value === offered.corrupted) this.corrupted.value = corrupted;
+    this.offered = { clean, corrupted };
   }
 
   /** A sweep under way (Cancel shown, Run disabled), or not. */
