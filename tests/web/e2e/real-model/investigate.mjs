@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
 import { readNpz } from '../../../../src/js/io/index.js';
 import { ARTIFACTS, withPage } from '../helpers.mjs';
-import { INDUCTION, SENTENCE, dropAsFiles, openBuiltin, walkShows } from './helpers.mjs';
+import { INDUCTION, SENTENCE, dropAsFiles, openBuiltin, runs, waitForRun, walkShows } from './helpers.mjs';
 import { bertFixture, llamaFixture } from '../../../js/model/fixtures.js';
 import { wordPieceTokenizer } from '../../../js/model/tokenizers.js';
 import { env } from '../session.mjs';
@@ -270,6 +270,15 @@ describe('real model: Investigate (issue 36)', () => {
       assert.match(await page.textContent('#inv-patch-problem'), /16 tokens and the corrupted one 17/u);
       await page.fill('#inv-corrupted', CORRUPTED);
       await shoot(page, '1280');
+      // Another sentence, with the head scores' tab hidden: the model view's marks of the last sentence go.
+      await page.click('#inv-tab-scores');
+      await redrawn(page, 'scores', () => page.selectOption('#inv-scores-ids', 'sentence'));
+      await page.click('#inv-tab-lens');
+      assert.equal(await page.$$eval('.model-head .head-mark', (m) => m.length), 5);
+      const before = await runs(page);
+      await page.fill('#model-text', 'the dog saw a cat');
+      await waitForRun(page, before);
+      assert.equal(await page.$$eval('.model-head .head-mark', (m) => m.length), 0);
     });
   });
 
@@ -300,7 +309,10 @@ describe('real model: Investigate (issue 36)', () => {
       await dropAsFiles(page, fixture.files);
       await page.waitForFunction(() => document.getElementById('model-about').textContent.startsWith('llama'));
       await page.fill('#model-text', ids.join(' '));
-      await page.waitForFunction((t) => document.querySelectorAll('.model-tokens li').length === t, ids.length);
+      await page.waitForFunction(
+        (t) => [...document.querySelectorAll('.model-tokens li')].map((li) => li.dataset.id).join(' ') === t,
+        ids.join(' '),
+      ); // the ids typed are run (the folder's default ids are 6 too)
       assert.equal(await page.$$eval('.inv-panel:not([hidden])', (p) => p.length), 0, 'a loaded model opens no tab');
       await openTab(page, 'attribution');
       const a = await model.attribute({ ids }, { target: [r.next[0].id] });

@@ -62,6 +62,7 @@ export class RealModelInvestigate {
     this.tables = {};
     this.lens = { chosen: -1, position: -1 };
     this.index = null;
+    this.marked = undefined;
     for (const view of Object.values(this.views)) view.clear();
     const text = this.session.text;
     this.views.patching.setPrompts(text, defaultCorrupted(text));
@@ -92,6 +93,11 @@ export class RealModelInvestigate {
   update() {
     const text = this.session.text;
     this.views.patching.follow(text, defaultCorrupted(text));
+    // The model view's marks were of the sentence scored: another sentence, not scored while the tab is hidden, has none.
+    if (this.marked !== undefined && this.marked !== text && this.tab !== 'scores') {
+      this.marked = undefined;
+      this.onMarks(new Map());
+    }
     this.#refresh();
   }
 
@@ -205,6 +211,7 @@ export class RealModelInvestigate {
       this.views.scores.draw(rows, `Highest: ${scoresSummary(rows)}.`);
       this.tables.scores = [scoresTable(rows)];
       this.onMarks(headMarks(rows));
+      this.marked = which === 'sentence' ? this.session.text : undefined; // random repeats: any sentence's
     };
   }
 
