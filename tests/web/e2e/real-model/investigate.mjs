@@ -269,6 +269,10 @@ describe('real model: Investigate (issue 36)', () => {
       await page.waitForSelector('#inv-patch-problem:not([hidden])');
       assert.match(await page.textContent('#inv-patch-problem'), /16 tokens and the corrupted one 17/u);
       await page.fill('#inv-corrupted', CORRUPTED);
+      assert.equal(await page.isVisible('#inv-patch-problem'), false, 'the problem goes once the prompt is changed');
+      const again = await page.evaluate(() => Number(document.body.dataset.invSweeps ?? 0));
+      await page.click('#inv-patch-run');
+      await page.waitForFunction((s) => Number(document.body.dataset.invSweeps ?? 0) > s, again, { timeout: 60000 });
       await shoot(page, '1280');
       // Another sentence, with the head scores' tab hidden: the model view's marks of the last sentence go.
       await page.click('#inv-tab-scores');

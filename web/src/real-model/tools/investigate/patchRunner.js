@@ -5,6 +5,9 @@ import { lengthProblem, restoringCells, SWEEPS, sweepGrid, sweepTable } from '..
 import { readTarget } from '../../../shared/instruments/targets.js';
 import { promptOf, promptRun } from './instruments.js';
 
+/** “− x” for x ≥ 0, “+ |x|” below: (m + 0.47), not (m − -0.47). */
+const minus = (x) => (x < 0 ? `+ ${(-x).toFixed(2)}` : `− ${x.toFixed(2)}`);
+
 export class PatchRunner {
   /** @param {import('./patchingView.js').PatchingView} view */
   constructor(view) {
@@ -86,7 +89,7 @@ export class PatchRunner {
       const { clean: mClean, corrupted: mCorrupted } = sweeps.input;
       this.result = { target, tokens, sweeps };
       view.say(
-        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m − ${mCorrupted.toFixed(2)}) / (${mClean.toFixed(2)} − ${mCorrupted.toFixed(2)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
+        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
       );
       document.body.dataset.invSweeps = String(Number(document.body.dataset.invSweeps ?? 0) + 1);
     } catch (error) {

@@ -12,6 +12,7 @@ export class PatchingView {
     const input = (id, size) => el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size });
     this.clean = input('inv-clean', 40);
     this.corrupted = input('inv-corrupted', 40);
+    for (const field of [this.clean, this.corrupted]) field.addEventListener('input', () => this.setProblem(null));
     this.a = input('inv-patch-a', 10);
     this.b = input('inv-patch-b', 10);
     this.run = el('button', {
