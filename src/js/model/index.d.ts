@@ -554,7 +554,10 @@ export interface PatchSweepOptions {
   position?: number;
   /** Stops it: AttentionError ABORTED. */
   signal?: AbortSignal;
-  /** Called after each layer's cells, with the scores so far (NaN where not computed yet). */
+  /**
+   * Called after each layer's cells, with the scores so far (NaN where not computed yet); the sweep then lets a task
+   * in (a page paints, a click runs) before the next layer.
+   */
   onProgress?: (event: PatchSweepProgress) => void;
 }
 

@@ -106,12 +106,23 @@ async function sweepByRuns(engine, sweep, runs, score) {
       const { final } = await forwardPass(engine, { ...sweep.corrupted, from, first: layer, patches: [patch] });
       values.push(final.data.subarray(position * d, (position + 1) * d));
     }
-    score(
+    await score(
       layer,
       values.map((rows) => runs.metric(rows)[0]),
     );
   }
 }
+
+/** A task of its own (a message to itself): what the event loop has waiting runs first. */
+const taskBreak = () =>
+  new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 
 /**
  * TOO_LARGE before anything is read (call-sizes.js): the clean and corrupted runs with their outputs, and in a
@@ -194,10 +205,14 @@ export async function patchSweep(engine, options) {
   const columns = step === 'headOutput' ? H : n;
   const scores = new Tensor(new Float32Array(L * columns).fill(NaN), [L, columns]);
   let done = 0;
-  const score = (layer, ms) => {
+  // After each layer's cells: the progress, then (with onProgress) a task break, so that a page paints the row and
+  // an input (a Cancel) runs before the next layer.
+  const score = async (layer, ms) => {
     ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
     done += columns;
-    onProgress?.({ phase: 'patch', layer, done, total: L * columns, scores });
+    if (!onProgress) return;
+    onProgress({ phase: 'patch', layer, done, total: L * columns, scores });
+    if (layer < L - 1) await taskBreak();
   };
   if (cells) await sweepByCells(engine, sweep, runs, score);
   else await sweepByRuns(engine, sweep, runs, score);

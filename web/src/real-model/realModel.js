@@ -72,6 +72,8 @@ export function readModelLink(search) {
     layer: values.layer ?? null,
     head: values.head ?? null,
     ablate: values.ablate ?? [],
+    ablateMode: values.ablateMode ?? 'zero', // how they are switched off (zero, mean, resample), and from what prompt
+    ablateReference: values.ablateReference ?? '',
     edits: values.edits ?? [], // numbers edited in the walk (tools/walk/walkEdits.js)
     section: values.section ?? null, // a part to open at (app/link.js's SECTIONS)
     warnings,

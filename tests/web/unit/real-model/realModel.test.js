@@ -37,12 +37,14 @@ describe('real model: links', () => {
         [0, 2],
       ],
       edits: [],
+      ablateMode: 'zero',
+      ablateReference: '',
       section: null,
       warnings: [],
     });
     expect(readModelLink(writeModelLink('', { ...link, section: 'generate' })).section).toBe('generate');
     expect(readModelLink('?model=builtin&section=nowhere').warnings).toEqual([
-      'section=nowhere is not a part of the real-model section (tokens, next, heads, generate, layer)',
+      'section=nowhere is not a part of the real-model section (tokens, next, heads, investigate, generate, layer)',
     ]);
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
@@ -56,6 +58,8 @@ describe('real model: links', () => {
       head: 2,
       ablate: [[1, 0]],
       edits: [],
+      ablateMode: 'zero',
+      ablateReference: '',
       section: null,
       warnings: [
         'layer=x is not a layer from 0 to 9999',
