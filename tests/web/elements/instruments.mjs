@@ -190,6 +190,11 @@ test('view="patching" (the default prompts) and view="head-scores" and view="los
     );
     close(grids[0], ref.input, 1e-5, 'residual stream sweep');
     close(grids[1], ref.heads, 1e-5, 'head outputs sweep');
+    const kept = await page.evaluate(() => {
+      const { sweeps } = document.getElementById('patch').result;
+      return [sweeps.input.scores.data.length, sweeps.headOutput.scores.data.length];
+    });
+    assert.deepEqual(kept, [2 * 16, 2 * 4], 'result.sweeps holds both sweeps');
     await screenshot(page, 'patch', 'elements-instrument-patching');
 
     await add(page, 'scores', 'attention-explorer', { view: 'head-scores', sentence: SENTENCE });

@@ -84,6 +84,7 @@ function show(element, { settings, spec, instrument, run, problems }, { view, re
   );
   own(element).instrument = { view };
   const done = () => {
+    Object.assign(element.result, result); // patching's sweeps, done after it was shown
     element.status = 'ready';
     element.dispatchEvent(
       new CustomEvent('attention-change', {

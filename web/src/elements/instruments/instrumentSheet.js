@@ -12,11 +12,11 @@ const RULES = `
 .check { font-size: 0.8rem; }
 .inv-actions { display: flex; gap: 0.5rem; }
 .inv-grid-wrap { overflow-x: auto; max-width: 100%; }
-.inv-grid { border-collapse: collapse; font-size: 0.72rem; font-variant-numeric: tabular-nums; }
+.inv-grid { border-collapse: collapse; font-size: 0.66rem; font-variant-numeric: tabular-nums; }
 .inv-grid th { font-weight: 500; color: var(--aw-muted); padding: 1px 4px; white-space: nowrap; }
 .inv-grid thead th { max-width: 4.5em; overflow: hidden; text-overflow: ellipsis; }
 .inv-grid tbody th { text-align: right; max-width: none; }
-.inv-cell { border: 1px solid var(--aw-bg); padding: 0; min-width: 2.6em; max-width: 4.5em; height: 2.3em; text-align: center; color: #111; }
+.inv-cell { border: 1px solid var(--aw-bg); padding: 0; min-width: 2.4em; max-width: 4.2em; height: 2.3em; text-align: center; color: #111; }
 .light-text { color: #fff !important; }
 .inv-cell.pending { background: var(--aw-panel); color: var(--aw-muted); }
 .inv-cell.followed { outline: 2px solid var(--aw-focus); outline-offset: -2px; }
