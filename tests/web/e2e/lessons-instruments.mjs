@@ -145,4 +145,28 @@ describe('lessons on the shipped model’s instruments', () => {
       );
     });
   });
+
+  test('the induction lesson of the real model links to the three lessons', async () => {
+    await withPage(env, { waitForRender: false }, async ({ page }) => {
+      await page.goto(`${env.server.url}?model=builtin&nowarm`);
+      await page.waitForSelector('.instrument-lesson-links a', { timeout: 60000 });
+      const links = await page.$$eval('.instrument-lesson-links a', (as) =>
+        as.map((a) => [a.textContent, a.getAttribute('href')]),
+      );
+      assert.deepEqual(links, [
+        ['What a head writes', '?lesson=head-writes'],
+        ['The logit lens', '?lesson=logit-lens'],
+        ['Patching', '?lesson=patching'],
+      ]);
+      await page.click('.instrument-lesson-links a[href="?lesson=patching"]');
+      await page.waitForFunction(
+        () => document.getElementById('instrument-lesson-numbers')?.dataset.said === 'true',
+        null,
+        {
+          timeout: 60000,
+        },
+      );
+      assert.match(page.url(), /\?lesson=patching(#|$)/);
+    });
+  });
 });

@@ -60,6 +60,15 @@ export async function instrumentFigure(element, current) {
     }
     if (!current()) return;
     if (shown.problem) return failed(element, [...problems, shown.problem], 'This figure cannot be shown:');
+    // `caption` as for the other figures; `export` draws a picture an instrument has not (figure.js says so).
+    let display = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
+    if (element.hasAttribute('caption') || element.hasAttribute('export')) {
+      display = (await import('../display.js')).displayFromAttributes(get);
+      if (display.exports.size)
+        problems.push('export: an instrument has no picture to download; its numbers are in the element’s result');
+    }
+    element.display = { ...display, exports: new Set() };
+    problems.push(...display.problems);
     show(element, ctx, shown);
   });
 }
@@ -71,7 +80,7 @@ function show(element, { settings, spec, instrument, run, problems }, { view, re
   if (!root.adoptedStyleSheets.includes(instrumentSheet()))
     root.adoptedStyleSheets = [...root.adoptedStyleSheets, instrumentSheet()];
   element.pendingNode.hidden = true;
-  element.showMessage(problems);
+  element.showDisplay(problems); // the problems, and the caption (the display read, or the last one)
   element.result = { view: instrument.view, ids: run.ids, tokens: run.tokens ?? run.ids.map(String), ...result };
   element.currentState = null;
   const title = el('p', { class: 'title', attrs: { part: 'title' }, text: VIEW_TITLES[instrument.view] });
