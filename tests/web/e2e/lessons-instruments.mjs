@@ -146,6 +146,17 @@ describe('lessons on the shipped model’s instruments', () => {
     });
   });
 
+  test('?lesson= naming no lesson says so, naming the three', async () => {
+    await withPage(env, { waitForRender: false }, async ({ page }) => {
+      await page.goto(`${env.server.url}?lesson=lens&nowarm`);
+      await page.waitForSelector('#instrument-lessons-error:not([hidden])');
+      assert.equal(
+        await page.textContent('#instrument-lessons-error'),
+        "This link's lesson=lens is not a lesson on the trained model (head-writes, logit-lens, patching).",
+      );
+    });
+  });
+
   test('the induction lesson of the real model links to the three lessons', async () => {
     await withPage(env, { waitForRender: false }, async ({ page }) => {
       await page.goto(`${env.server.url}?model=builtin&nowarm`);

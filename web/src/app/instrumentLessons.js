@@ -4,12 +4,14 @@
 import { byId, setError } from '../shared/dom.js';
 import { readQuery } from './link.js';
 
-/** Opens the lesson the link names, if any; a link naming none keeps the page as it is (its warning is link.js's). */
+/** Opens the lesson the link names, if any; a `lesson=` that names none says so, and which there are. */
 export async function setupInstrumentLessons() {
-  const { values } = readQuery(location.search);
-  if (!values.lesson) return;
+  const { values, warnings, given } = readQuery(location.search);
+  if (!given.has('lesson')) return;
   const section = byId('step-instrument-lessons');
   section.hidden = false;
+  if (!values.lesson)
+    return setError(byId('instrument-lessons-error'), `This link's ${warnings.find((w) => w.startsWith('lesson='))}.`);
   try {
     const { openInstrumentLessons } = await import('../lessons/instruments/lessonsPanel.js');
     openInstrumentLessons(byId('mount-instrument-lessons'), values.lesson);
