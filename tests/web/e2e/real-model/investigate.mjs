@@ -10,7 +10,9 @@ import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
 import { readNpz } from '../../../../src/js/io/index.js';
 import { ARTIFACTS, withPage } from '../helpers.mjs';
-import { INDUCTION, SENTENCE, openBuiltin, walkShows } from './helpers.mjs';
+import { INDUCTION, SENTENCE, dropAsFiles, openBuiltin, runs, waitForRun, walkShows } from './helpers.mjs';
+import { bertFixture, llamaFixture } from '../../../js/model/fixtures.js';
+import { wordPieceTokenizer } from '../../../js/model/tokenizers.js';
 import { env } from '../session.mjs';
 
 const CORRUPTED = SENTENCE.replace('a red ball', 'a green ball');
@@ -165,6 +167,7 @@ describe('real model: Investigate (issue 36)', () => {
         'L1H2 induction',
         'L1H3 induction',
       ]);
+      await page.locator('.model-heads').screenshot({ path: `${ARTIFACTS}/real-model-investigate-marks-1280.png` });
       await redrawn(page, 'scores', () => page.selectOption('#inv-scores-ids', 'repeated'));
       const repeated = await page.$$eval('.inv-scores tbody tr', (rows) =>
         rows.slice(0, 4).map((tr) => tr.querySelector('th').textContent),
@@ -266,11 +269,24 @@ describe('real model: Investigate (issue 36)', () => {
       await page.waitForSelector('#inv-patch-problem:not([hidden])');
       assert.match(await page.textContent('#inv-patch-problem'), /16 tokens and the corrupted one 17/u);
       await page.fill('#inv-corrupted', CORRUPTED);
+      assert.equal(await page.isVisible('#inv-patch-problem'), false, 'the problem goes once the prompt is changed');
+      const again = await page.evaluate(() => Number(document.body.dataset.invSweeps ?? 0));
+      await page.click('#inv-patch-run');
+      await page.waitForFunction((s) => Number(document.body.dataset.invSweeps ?? 0) > s, again, { timeout: 60000 });
       await shoot(page, '1280');
+      // Another sentence, with the head scores' tab hidden: the model view's marks of the last sentence go.
+      await page.click('#inv-tab-scores');
+      await redrawn(page, 'scores', () => page.selectOption('#inv-scores-ids', 'sentence'));
+      await page.click('#inv-tab-lens');
+      assert.equal(await page.$$eval('.model-head .head-mark', (m) => m.length), 5);
+      const before = await runs(page);
+      await page.fill('#model-text', 'the dog saw a cat');
+      await waitForRun(page, before);
+      assert.equal(await page.$$eval('.model-head .head-mark', (m) => m.length), 0);
     });
   });
 
-  test('390 px: every tab fits the width', async () => {
+  test('390 px, light then dark: every tab fits the width', async () => {
     await withPage(env, { viewport: { width: 390, height: 844 }, hasTouch: true }, async ({ page }) => {
       await openBuiltin(page);
       await page.waitForFunction(() => (document.body.dataset.invDrawn ?? '').startsWith('lens:'), null, {
@@ -280,8 +296,78 @@ describe('real model: Investigate (issue 36)', () => {
       await page.click('#inv-patch-run');
       await page.waitForFunction(() => Number(document.body.dataset.invSweeps ?? 0) > 0, null, { timeout: 60000 });
       await shoot(page, '390');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await shoot(page, '390-dark');
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.ok(width <= 390, `the page is ${width} px wide at 390`);
+    });
+  });
+
+  test('a dropped LLaMA checkpoint without tokenizer.json (ids typed): no tab until one is picked, each as the API; BERT says why attribution and loss are not its', async () => {
+    const fixture = llamaFixture();
+    const model = await loadModel(fixture.files);
+    const ids = [5, 1, 7, 3, 9, 2];
+    const r = await model.run({ ids }, { loss: true });
+    await withPage(env, {}, async ({ page }) => {
+      await openBuiltin(page);
+      await dropAsFiles(page, fixture.files);
+      await page.waitForFunction(() => document.getElementById('model-about').textContent.startsWith('llama'));
+      await page.fill('#model-text', ids.join(' '));
+      await page.waitForFunction(
+        (t) => [...document.querySelectorAll('.model-tokens li')].map((li) => li.dataset.id).join(' ') === t,
+        ids.join(' '),
+      ); // the ids typed are run (the folder's default ids are 6 too)
+      assert.equal(await page.$$eval('.inv-panel:not([hidden])', (p) => p.length), 0, 'a loaded model opens no tab');
+      await openTab(page, 'attribution');
+      const a = await model.attribute({ ids }, { target: [r.next[0].id] });
+      (await gridValues(page, '.inv-attribution .inv-grid'))
+        .flat()
+        .forEach((v, k) => close(v, a.heads.data[k], 1e-5, `llama attribution head ${k}`));
+      await redrawn(page, 'attribution', async () => {
+        await page.fill('#inv-attr-a', '7');
+        await page.fill('#inv-attr-b', '3');
+        await page.dispatchEvent('#inv-attr-b', 'change');
+      });
+      await page.waitForFunction(() =>
+        /“7” − “3”/u.test(document.querySelector('.inv-attribution [role="status"]').textContent),
+      );
+      const pair = await model.attribute({ ids }, { target: [7, 3] });
+      (await gridValues(page, '.inv-attribution .inv-grid'))
+        .flat()
+        .forEach((v, k) => close(v, pair.heads.data[k], 1e-5, `llama pair head ${k}`));
+      await openTab(page, 'loss');
+      const loss = await page.$$eval('.inv-loss-token[data-loss]', (items) =>
+        items.map((li) => Number(li.dataset.loss)),
+      );
+      loss.forEach((v, i) => close(v, r.loss.perToken[i], 1e-5, `llama loss ${i}`));
+      await page.click('#inv-tab-patching');
+      assert.equal(await page.inputValue('#inv-clean'), ids.join(' '));
+      await page.fill('#inv-corrupted', '5 1 4 3 9 2');
+      const sweeps = await page.evaluate(() => Number(document.body.dataset.invSweeps ?? 0));
+      await page.click('#inv-patch-run');
+      await page.waitForFunction((s) => Number(document.body.dataset.invSweeps ?? 0) > s, sweeps, { timeout: 60000 });
+      const corrupted = await model.run({ ids: [5, 1, 4, 3, 9, 2] }, { logits: 'last' });
+      // b by default is the corrupted run's top token, unless it is the clean run's too: then m is logit a alone
+      const same = corrupted.next[0].id === r.next[0].id;
+      const target = same ? [r.next[0].id] : [r.next[0].id, corrupted.next[0].id];
+      const p = await model.patchSweep({
+        clean: { ids },
+        corrupted: { ids: [5, 1, 4, 3, 9, 2] },
+        target,
+        step: 'headOutput',
+      });
+      const shown = await page
+        .locator('#inv-panel-patching .inv-grid-wrap >> nth=1')
+        .evaluate((wrap) => [...wrap.querySelectorAll('tbody td')].map((td) => Number(td.dataset.value)));
+      shown.forEach((v, k) => close(v, p.scores.data[k], 1e-4, `llama headOutput cell ${k}`));
+
+      const tokenizer = wordPieceTokenizer(['the', 'cat', 'sat', 'on', 'mat', '##s', 'dog', '.', 'a']);
+      await dropAsFiles(page, { ...bertFixture({ vocab: 19 }).files, 'tokenizer.json': tokenizer });
+      await page.waitForFunction(() => document.getElementById('model-about').textContent.startsWith('bert'));
+      await page.click('#inv-tab-attribution');
+      assert.match(await page.textContent('#inv-panel-attribution .inv-note'), /BERT’s masked-LM head is not linear/u);
+      await openTab(page, 'scores');
+      assert.equal(await page.$$eval('.inv-scores tbody tr', (rows) => rows.length), 2 * 2);
     });
   });
 });

@@ -53,6 +53,7 @@ export class AttributionView {
   /** @param {ReturnType<typeof import('../../shared/instruments/attribution.js').attributionView>} view */
   draw(view, summary) {
     const color = (v) => signedColor(v, view.maxAbs);
+    const headColor = (v) => signedColor(v, view.headsMaxAbs); // the heads on their own scale
     this.grid.draw({
       rowLabels: view.heads.map((_, l) => `L${l}`),
       columns: Array.from({ length: view.H }, (_, h) => `H${h}`),
@@ -60,7 +61,7 @@ export class AttributionView {
         row.map((v, h) => ({
           text: formatValue(v, 2),
           value: v,
-          color: color(v),
+          color: headColor(v),
           title: `${headName(l, h)}: ${v.toFixed(4)}`,
         })),
       ),

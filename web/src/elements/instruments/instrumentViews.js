@@ -128,8 +128,8 @@ async function patching(ctx) {
     patchSweep: (options) => shared.call((m) => m.patchSweep(options)),
   };
   let name = String;
-  const resolve = async (values, c, k) => {
-    const read = await targetOf(ctx, values.a, values.b || (values.a.trim() ? '' : String(k.top)), c.top);
+  const resolve = async (aText, bText, fallback) => {
+    const read = await targetOf(ctx, aText, bText, fallback);
     if ('target' in read) name = await tokenNames(shared, model, read.target);
     return read;
   };

@@ -12,6 +12,9 @@ import {
 } from '../../shared/instruments/patching.js';
 import { readTarget } from '../../shared/instruments/targets.js';
 
+/** “− x” for x ≥ 0, “+ |x|” below: (m + 0.47), not (m − -0.47). */
+const minus = (x) => (x < 0 ? `+ ${(-x).toFixed(2)}` : `− ${x.toFixed(2)}`);
+
 export class PatchRunner {
   /**
    * @param {import('./patchingView.js').PatchingView} view
@@ -36,8 +39,8 @@ export class PatchRunner {
   }
 
   /**
-   * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve` when given
-   * (an element, without the vocabulary: async), else looked up in `index`.
+   * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve(a, b,
+   * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`.
    * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function }} how
    */
   async run({ model, index, name, resolve }) {
@@ -58,9 +61,11 @@ export class PatchRunner {
       const [c, k] = [await promptRun(model, clean, signal), await promptRun(model, corrupted, signal)];
       const problem = lengthProblem(c.tokens, k.tokens);
       if (problem) return this.#stop(problem);
+      // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
+      const b = values.b || (values.a || k.top === c.top ? '' : String(k.top));
       const read = resolve
-        ? await resolve(values, c, k)
-        : readTarget(values.a, values.b || (values.a ? '' : String(k.top)), index, model.spec.vocabSize, c.top);
+        ? await resolve(values.a, b, c.top)
+        : readTarget(values.a, b, index, model.spec.vocabSize, c.top);
       if ('problem' in read) return this.#stop(read.problem);
       const target = read.target;
       const metric = target.map((id) => `logit(“${name(id)}”)`).join(' − ');
@@ -93,7 +98,7 @@ export class PatchRunner {
       const { clean: mClean, corrupted: mCorrupted } = sweeps.input;
       this.result = { target, tokens, sweeps };
       view.say(
-        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m − ${mCorrupted.toFixed(2)}) / (${mClean.toFixed(2)} − ${mCorrupted.toFixed(2)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
+        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
       );
       this.notify('done');
     } catch (error) {

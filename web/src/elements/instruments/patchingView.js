@@ -12,6 +12,7 @@ export class PatchingView {
     const input = (id, size) => el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size });
     this.clean = input('inv-clean', 40);
     this.corrupted = input('inv-corrupted', 40);
+    for (const field of [this.clean, this.corrupted]) field.addEventListener('input', () => this.setProblem(null));
     this.a = input('inv-patch-a', 10);
     this.b = input('inv-patch-b', 10);
     this.run = el('button', {
@@ -78,10 +79,19 @@ export class PatchingView {
     return { clean: this.clean.value, corrupted: this.corrupted.value, a: this.a.value, b: this.b.value };
   }
 
-  /** Fills the prompts (a model loaded). */
+  /** Fills the prompts (a model loaded): they follow the sentence (follow()) until typed into. */
   setPrompts(clean, corrupted) {
     this.clean.value = clean;
     this.corrupted.value = corrupted;
+    this.offered = { clean, corrupted };
+  }
+
+  /** The sentence changed: each prompt still as the page offered it takes the new one's. */
+  follow(clean, corrupted) {
+    const offered = this.offered ?? {};
+    if (this.clean.value === offered.clean) this.clean.value = clean;
+    if (this.corrupted.value === offered.corrupted) this.corrupted.value = corrupted;
+    this.offered = { clean, corrupted };
   }
 
   /** A sweep under way (Cancel shown, Run disabled), or not. */

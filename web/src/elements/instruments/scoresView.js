@@ -32,7 +32,7 @@ export class ScoresView {
       { class: 'inv-head-scores' },
       el('p', {
         class: 'hint',
-        text: `How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy).${handlers.onHead ? ' The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.' : ''}`,
+        text: `How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy), with every head on.${handlers.onHead ? ' The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.' : ''}`,
       }),
       el(
         'div',

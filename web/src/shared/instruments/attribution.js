@@ -8,7 +8,7 @@ import { gridTable } from './table.js';
 /**
  * @param {{ total: number, embeddings: number, heads: { data: Float32Array, shape: number[] }, attnBiases:
  *   Float32Array, mlps: Float32Array, finalBias: number }} a  model.attribute's result
- * @returns {{ L: number, H: number, heads: number[][], maxAbs: number, parts: { key: string, label: string,
+ * @returns {{ L: number, H: number, heads: number[][], maxAbs: number, headsMaxAbs: number, parts: { key: string, label: string,
  *   value: number }[], total: number, sum: number, top: { layer: number, head: number, value: number }[] }}
  */
 export function attributionView(a) {
@@ -25,11 +25,12 @@ export function attributionView(a) {
   const all = [...heads.flat(), ...parts.map((p) => p.value)];
   const sum = all.reduce((s, v) => s + v, 0);
   const maxAbs = Math.max(0, ...all.map(Math.abs));
+  const headsMaxAbs = Math.max(0, ...heads.flat().map(Math.abs)); // the heads' own scale: an MLP may dwarf them
   const top = heads
     .flatMap((row, layer) => row.map((value, head) => ({ layer, head, value })))
     .sort((x, y) => Math.abs(y.value) - Math.abs(x.value))
     .slice(0, 3);
-  return { L, H, heads, maxAbs, parts, total: a.total, sum, top };
+  return { L, H, heads, maxAbs, headsMaxAbs, parts, total: a.total, sum, top };
 }
 
 /** The heads' grid as a table (rows L0…, columns H0…), and the other parts with the total as another. */

@@ -85,6 +85,8 @@ describe('attribution', () => {
     ]);
     expect(view.sum).toBeCloseTo(0.25 + 0.5 - 0.25 + 0.1 + 0.9 + 0.2 - 0.1 - 0.1, 6);
     expect(view.maxAbs).toBeCloseTo(0.9, 6);
+    expect(attributionView({ ...a, mlps: Float32Array.from([3, 0]) })).toMatchObject({ maxAbs: 3 });
+    expect(attributionView({ ...a, mlps: Float32Array.from([3, 0]) }).headsMaxAbs).toBeCloseTo(0.9, 6);
     expect(view.top.map((t) => [t.layer, t.head])).toEqual([
       [1, 1],
       [0, 0],

@@ -66,6 +66,7 @@ export class RealModelInvestigate {
     this.tables = {};
     this.lens = { chosen: -1, position: -1 };
     this.index = null;
+    this.marked = undefined;
     for (const view of Object.values(this.views)) view.clear();
     const text = this.session.text;
     this.views.patching.setPrompts(text, defaultCorrupted(text));
@@ -94,6 +95,13 @@ export class RealModelInvestigate {
 
   /** A run was drawn: the tab shown follows it. */
   update() {
+    const text = this.session.text;
+    this.views.patching.follow(text, defaultCorrupted(text));
+    // The model view's marks were of the sentence scored: another sentence, not scored while the tab is hidden, has none.
+    if (this.marked !== undefined && this.marked !== text && this.tab !== 'scores') {
+      this.marked = undefined;
+      this.onMarks(new Map());
+    }
     this.#refresh();
   }
 
@@ -188,10 +196,11 @@ export class RealModelInvestigate {
     return () => {
       const view = attributionView(result);
       const name = targetText(read.target, this.#name);
-      this.views.attribution.draw(
-        view,
-        attributionSummary(view, `logit ${read.target.length > 1 ? 'difference ' : ''}${name}`),
-      );
+      const what = `logit ${read.target.length > 1 ? 'difference ' : ''}${name}`;
+      const edited = this.session.edits.length
+        ? ' Your edits in the steps are not in it: model.attribute runs the checkpoint as it is, with the heads switched off.'
+        : '';
+      this.views.attribution.draw(view, `${attributionSummary(view, what)}${edited}`);
       const { grid, parts } = attributionTables(view, name);
       this.tables.attribution = [grid, parts];
     };
@@ -206,6 +215,7 @@ export class RealModelInvestigate {
       this.views.scores.draw(rows, `Highest: ${scoresSummary(rows)}.`);
       this.tables.scores = [scoresTable(rows)];
       this.onMarks(headMarks(rows));
+      this.marked = which === 'sentence' ? this.session.text : undefined; // random repeats: any sentence's
     };
   }
 
