@@ -348,7 +348,7 @@ await loadModel(typed);
 parseModelSource('owner/name', { base: 1 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
-import type { AttentionExplorer, AttentionHeatmap, ModelResult } from 'attention-wasm/elements';
+import type { AttentionExplorer, AttentionHeatmap, InstrumentResult, ModelResult } from 'attention-wasm/elements';
 declare const heatmap: AttentionHeatmap;
 declare const explorer: AttentionExplorer;
 heatmap.caption = 'Figure 1';
@@ -372,3 +372,11 @@ const shownResult = heatmap.result as ModelResult | null;
 if (shownResult) console.log(shownResult.attentions.length, shownResult.weights.shape, shownResult.next?.[0]?.token);
 // @ts-expect-error model-view is the heatmap's
 explorer.modelView = '';
+// An instrument (`view`), on the shipped model by default: its attributes as properties, and its result.
+explorer.view = 'attribution';
+explorer.target = ' Mary';
+explorer.against = ' John';
+explorer.position = '3';
+explorer.corrupted = 'the cat saw a green ball';
+const instrumentResult = explorer.result as InstrumentResult | null;
+if (instrumentResult) console.log(instrumentResult.view, instrumentResult.tokens.length);

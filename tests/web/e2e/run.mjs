@@ -40,3 +40,4 @@ import './real-model/controls.mjs';
 import './real-model/instructor.mjs';
 import './real-model/investigate.mjs';
 import './views.mjs';
+import './lessons-instruments.mjs';

@@ -7,6 +7,7 @@ import { HASH_LINK, LINK_VERSION, readRows, text, whole } from '../shared/link.j
 
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
+import { INSTRUMENT_LESSON_IDS } from '../lessons/instruments/lessonIds.js';
 
 /** The longest sentence the page sends to a real model, in characters. */
 export const MAX_TEXT = 2000;
@@ -159,6 +160,13 @@ const QUERY = [
     type,
     default: GENERATE_DEFAULTS[field],
   })),
+  // A lesson on the shipped model's instruments (lessons/instruments/): ?lesson=patching opens it.
+  {
+    key: 'lesson',
+    group: 'lesson',
+    field: 'lesson',
+    type: oneOf(INSTRUMENT_LESSON_IDS, 'a lesson on the trained model'),
+  },
   // The embed mode (app/embed.js): ?embed&steps=scores+softmax, the page with those steps only.
   { key: 'embed', group: 'embed', field: 'embed', type: present },
   { key: 'steps', group: 'embed', field: 'steps', type: text(500) },

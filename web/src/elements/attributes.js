@@ -35,6 +35,11 @@ export const SETTINGS = [
   'ids',
   'ablate',
   'next',
+  'view',
+  'target',
+  'against',
+  'position',
+  'corrupted',
 ];
 
 /** Attributes that belong to one element only. */

@@ -184,7 +184,10 @@ export class AttentionElement extends HTMLElement {
 
   async #compute() {
     const run = ++this.run;
-    // A real model's figure (modelFigure.js, with attention-wasm/model) loads only for an element with `model`.
+    // An instrument (instruments/, on the shipped model unless `model` names another) loads only for `view`, and a
+    // real model's figure (modelFigure.js, with attention-wasm/model) only for an element with `model`.
+    if (this.hasAttribute('view'))
+      return (await import('./instruments/instrumentFigure.js')).instrumentFigure(this, () => run === this.run);
     if (this.hasAttribute('model')) return (await import('./modelFigure.js')).modelFigure(this, () => run === this.run);
     const read = this.edited ? { state: this.edited, problems: [] } : await this.readState();
     if (run !== this.run) return;

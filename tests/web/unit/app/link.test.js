@@ -117,6 +117,7 @@ describe('the link table', () => {
       topK: 5,
       topP: 0.5,
       seed: 4,
+      lesson: 'patching',
       embed: true,
       steps: 'scores softmax',
       nowarm: true,
@@ -127,6 +128,13 @@ describe('the link table', () => {
     expect([...keys.keys()]).toEqual(LINK.filter((e) => e.group).map((e) => e.key));
     expect(readQuery(search).values).toEqual(values);
     expect(readQuery(search).warnings).toEqual([]);
+  });
+
+  it('reads a lesson on the trained model by its id, and warns of one that is none', () => {
+    expect(readQuery('?lesson=logit-lens').values).toEqual({ lesson: 'logit-lens' });
+    expect(readQuery('?lesson=lens').warnings).toEqual([
+      'lesson=lens is not a lesson on the trained model (head-writes, logit-lens, patching)',
+    ]);
   });
 
   it('writes the ablation mode only when heads are switched off and not zeroed, its reference only with it', () => {

@@ -105,3 +105,10 @@ export function repeatedSequences(vocabSize, { count = 4, half = 12, from = 10, 
     return [...ids, ...ids];
   });
 }
+
+/** The three detectors' [L, H] scores on `ids` (one sequence or several), as a record by kind. */
+export async function allHeadScores(model, ids, options) {
+  const scores = {};
+  for (const { kind } of SCORE_KINDS) scores[kind] = await model.headScores(kind, { ids, ...options });
+  return scores;
+}

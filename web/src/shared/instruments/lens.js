@@ -63,3 +63,16 @@ export function lensTables(grid, tokens, chosenName) {
     })),
   };
 }
+
+/**
+ * The logit lens of run `r` (with its hiddenStates): model.unembed of every hidden state, the final one unembedded as
+ * it is (already through the final norm).
+ * @returns {Promise<object[]>} [n, V] per residual, the embeddings first
+ */
+export async function lensLogits(model, r, signal) {
+  const states = r.hiddenStates;
+  const last = states.length - 1;
+  const out = [];
+  for (let l = 0; l <= last; l++) out.push(await model.unembed(states[l], { norm: l < last, signal }));
+  return out;
+}

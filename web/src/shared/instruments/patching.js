@@ -58,3 +58,14 @@ export function sweepTable(grid, step, metricText) {
     grid.cells.flat(),
   );
 }
+
+/** A prompt typed: text for a model with a tokenizer.json, else the ids typed. */
+export function promptOf(model, text) {
+  return model.hasTokenizer ? text : { ids: text.trim().split(/\s+/u).filter(Boolean).map(Number) };
+}
+
+/** One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept). */
+export async function promptRun(model, prompt, signal) {
+  const r = await model.run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
+  return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
+}

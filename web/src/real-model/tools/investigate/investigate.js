@@ -10,13 +10,13 @@ import { lensGrid, lensTables, softmaxRow } from '../../../shared/instruments/le
 import { lossRows, lossScale, lossTable } from '../../../shared/instruments/loss.js';
 import { readTarget, readToken, targetText, tokenIndex } from '../../../shared/instruments/targets.js';
 import { defaultCorrupted, fullRun, headScores, lensLogits, scoreIds } from './instruments.js';
-import { AttributionView } from './attributionView.js';
+import { AttributionView } from '../../../elements/instruments/attributionView.js';
 import { InvestigateView } from './investigateView.js';
-import { LensView } from './lensView.js';
-import { LossView } from './lossView.js';
-import { PatchRunner } from './patchRunner.js';
-import { PatchingView } from './patchingView.js';
-import { ScoresView } from './scoresView.js';
+import { LensView } from '../../../elements/instruments/lensView.js';
+import { LossView } from '../../../elements/instruments/lossView.js';
+import { PatchRunner } from '../../../elements/instruments/patchRunner.js';
+import { PatchingView } from '../../../elements/instruments/patchingView.js';
+import { ScoresView } from '../../../elements/instruments/scoresView.js';
 
 const error = (e) => `${e.code ? `${e.code}: ` : ''}${e.message}`;
 
@@ -42,7 +42,11 @@ export class RealModelInvestigate {
       scores: new ScoresView({ onOptions: () => this.#refresh(), onHead }),
       loss: new LossView(),
     };
-    this.patch = new PatchRunner(this.views.patching);
+    this.patch = new PatchRunner(this.views.patching, (what, count) => {
+      const data = document.body.dataset; // what the page's tests wait for
+      if (what === 'cells') data.invSweepCells = String(count);
+      else data.invSweeps = String(Number(data.invSweeps ?? 0) + 1);
+    });
     this.view = new InvestigateView(this.views, {
       onTab: (key) => this.show(key),
       onNpz: () => this.#npz(),

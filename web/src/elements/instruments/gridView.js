@@ -1,7 +1,7 @@
 // A labelled grid of coloured cells (an HTML table: its numbers are text a reader can select and a screen reader
 // reads): the logit lens, the attribution's heads and the patching sweeps draw with it. A cell with `onCell` is a
 // button. Only draws: the numbers and colours come from the instruments' shaping (shared/instruments/).
-import { el } from '../../../shared/dom.js';
+import { el } from '../../shared/dom.js';
 
 export class GridView {
   /** @param {{ label: string, onCell?: (row: number, col: number) => void, cellLabel?: Function }} how */

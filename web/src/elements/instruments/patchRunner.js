@@ -1,17 +1,28 @@
 // The patching tab's runs: the two prompts read (their tokens, the same length or said why not), the metric's tokens
 // (typed, or each prompt's top token), then the two sweeps, the residual stream's and the heads', drawn as each
 // layer's cells come (model.patchSweep's onProgress), until done or Cancel (its AbortController).
-import { lengthProblem, restoringCells, SWEEPS, sweepGrid, sweepTable } from '../../../shared/instruments/patching.js';
-import { readTarget } from '../../../shared/instruments/targets.js';
-import { promptOf, promptRun } from './instruments.js';
+import {
+  SWEEPS,
+  lengthProblem,
+  promptOf,
+  promptRun,
+  restoringCells,
+  sweepGrid,
+  sweepTable,
+} from '../../shared/instruments/patching.js';
+import { readTarget } from '../../shared/instruments/targets.js';
 
 /** “− x” for x ≥ 0, “+ |x|” below: (m + 0.47), not (m − -0.47). */
 const minus = (x) => (x < 0 ? `+ ${(-x).toFixed(2)}` : `− ${x.toFixed(2)}`);
 
 export class PatchRunner {
-  /** @param {import('./patchingView.js').PatchingView} view */
-  constructor(view) {
+  /**
+   * @param {import('./patchingView.js').PatchingView} view
+   * @param {(what: 'cells' | 'done', count?: number) => void} [notify]  told of each layer's cells and of sweeps done
+   */
+  constructor(view, notify = () => {}) {
     this.view = view;
+    this.notify = notify;
     this.controller = null;
     this.byStep = {}; // step → its table to copy
     this.result = null; // { target, tokens, sweeps: { step: model.patchSweep's result } } of the last sweeps done
@@ -28,10 +39,11 @@ export class PatchRunner {
   }
 
   /**
-   * Runs both sweeps on `model` with the view's prompts and tokens.
-   * @param {{ model: object, index: Map<string, number>, name: (id: number) => string }} how
+   * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve(a, b,
+   * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`.
+   * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function }} how
    */
-  async run({ model, index, name }) {
+  async run({ model, index, name, resolve }) {
     this.cancel();
     const controller = new AbortController();
     this.controller = controller;
@@ -49,14 +61,11 @@ export class PatchRunner {
       const [c, k] = [await promptRun(model, clean, signal), await promptRun(model, corrupted, signal)];
       const problem = lengthProblem(c.tokens, k.tokens);
       if (problem) return this.#stop(problem);
-      const read = readTarget(
-        values.a,
-        // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
-        values.b || (values.a || k.top === c.top ? '' : String(k.top)),
-        index,
-        model.spec.vocabSize,
-        c.top,
-      );
+      // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
+      const b = values.b || (values.a || k.top === c.top ? '' : String(k.top));
+      const read = resolve
+        ? await resolve(values.a, b, c.top)
+        : readTarget(values.a, b, index, model.spec.vocabSize, c.top);
       if ('problem' in read) return this.#stop(read.problem);
       const target = read.target;
       const metric = target.map((id) => `logit(“${name(id)}”)`).join(' − ');
@@ -81,7 +90,7 @@ export class PatchRunner {
           onProgress: ({ scores, done, total }) => {
             draw(scores, false);
             view.say(`Patching the ${what}: ${done} of ${total} cells…`);
-            document.body.dataset.invSweepCells = String(done);
+            this.notify('cells', done);
           },
         });
         draw(sweeps[step].scores, true);
@@ -91,7 +100,7 @@ export class PatchRunner {
       view.say(
         `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
       );
-      document.body.dataset.invSweeps = String(Number(document.body.dataset.invSweeps ?? 0) + 1);
+      this.notify('done');
     } catch (error) {
       if (error?.code === 'ABORTED' && signal.aborted)
         view.say('Cancelled: the cells computed so far stay; Run the sweeps starts again.');

@@ -1,10 +1,11 @@
 // The loss per token on the page: each token of the sentence with the cross-entropy of predicting it from the ones
 // before (coloured: darker is more surprising), and the mean.
-import { el } from '../../../shared/dom.js';
-import { weightColor } from '../../../shared/colors.js';
+import { el } from '../../shared/dom.js';
+import { weightColor } from '../../shared/colors.js';
 
 export class LossView {
-  constructor() {
+  /** @param {{ ablated?: string }} [how]  how the heads switched off are named (the page: “as they are above”) */
+  constructor({ ablated = 'with the heads switched off as they are above' } = {}) {
     this.summary = el('p', { class: 'hint', attrs: { role: 'status' } });
     this.list = el('ol', { class: 'inv-loss', attrs: { 'aria-label': 'Loss per token' } });
     this.element = el(
@@ -12,7 +13,7 @@ export class LossView {
       { class: 'inv-loss-part' },
       el('p', {
         class: 'hint',
-        text: 'The next-token cross-entropy, −log p(token | the tokens before), in nats (TransformerLens: lm_cross_entropy_loss, per token), with the heads switched off as they are above. The first token has none.',
+        text: `The next-token cross-entropy, −log p(token | the tokens before), in nats (TransformerLens: lm_cross_entropy_loss, per token), ${ablated}. The first token has none.`,
       }),
       this.summary,
       this.list,

@@ -1,8 +1,8 @@
 // The logit lens on the page: the residuals × positions grid (each cell the top token and its probability, coloured
 // by it) and the chosen token's probability at one position per residual, as a line. A cell clicked chooses its
 // token and position; a token typed (word or id) chooses it too.
-import { el, svg } from '../../../shared/dom.js';
-import { weightColor } from '../../../shared/colors.js';
+import { el, svg } from '../../shared/dom.js';
+import { weightColor } from '../../shared/colors.js';
 import { GridView } from './gridView.js';
 
 export class LensView {

@@ -1,9 +1,9 @@
 // Activation patching on the page: a clean and a corrupted prompt, the metric's tokens (a − b), Run and Cancel, and
 // the two sweeps' grids filling in layer by layer (residual stream: layers × positions; head outputs: layers ×
 // heads), each cell coloured by the share of the clean run's metric it restores.
-import { el, show } from '../../../shared/dom.js';
-import { signedColor } from '../../../shared/colors.js';
-import { formatValue } from '../../../shared/format.js';
+import { el, show } from '../../shared/dom.js';
+import { signedColor } from '../../shared/colors.js';
+import { formatValue } from '../../shared/format.js';
 import { GridView } from './gridView.js';
 
 export class PatchingView {

@@ -1,14 +1,17 @@
 // Direct logit attribution on the page: the layers × heads heatmap of each head's part of the logit (difference),
 // the other parts beside (embeddings, each MLP and attention bias, the final norm's bias), the target typed as token
 // a (− token b), and a head clicked opens it in the walk.
-import { el } from '../../../shared/dom.js';
-import { signedColor } from '../../../shared/colors.js';
-import { headName } from '../../../shared/counting.js';
-import { formatValue } from '../../../shared/format.js';
+import { el } from '../../shared/dom.js';
+import { signedColor } from '../../shared/colors.js';
+import { headName } from '../../shared/counting.js';
+import { formatValue } from '../../shared/format.js';
 import { GridView } from './gridView.js';
 
 export class AttributionView {
-  /** @param {{ onTarget: () => void, onHead: (layer: number, head: number) => void }} handlers */
+  /**
+   * @param {{ onTarget: () => void, onHead?: (layer: number, head: number) => void }} handlers  without onHead (an
+   *   element), the heads are not buttons
+   */
   constructor(handlers) {
     const field = (id, label) => {
       const input = el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size: 12 });
@@ -19,7 +22,7 @@ export class AttributionView {
     this.b = field('inv-attr-b', '− token b (optional)');
     this.grid = new GridView({
       label: 'Direct logit attribution: each head, layers by heads',
-      onCell: (l, h) => handlers.onHead(l, h),
+      onCell: handlers.onHead ? (l, h) => handlers.onHead(l, h) : null,
       cellLabel: (l, h, c) => `${headName(l, h)}: ${c.text}; open it in the steps`,
     });
     this.parts = el('table', { class: 'inv-parts', attrs: { 'aria-label': 'The other parts of the logit' } });
@@ -29,7 +32,7 @@ export class AttributionView {
       { class: 'inv-attribution' },
       el('p', {
         class: 'hint',
-        text: 'What each part of the model writes into the last token’s residual stream, read through the final norm (its scale frozen) and the LM head’s row of the token (TransformerLens: decompose_resid, logit_attrs). The parts sum to the logit. Click a head to open it in the steps.',
+        text: `What each part of the model writes into the last token’s residual stream, read through the final norm (its scale frozen) and the LM head’s row of the token (TransformerLens: decompose_resid, logit_attrs). The parts sum to the logit.${handlers.onHead ? ' Click a head to open it in the steps.' : ''}`,
       }),
       el('div', { class: 'inv-fields' }, this.a.label, this.b.label),
       this.summary,
@@ -47,7 +50,7 @@ export class AttributionView {
     return { a: this.a.input.value, b: this.b.input.value };
   }
 
-  /** @param {ReturnType<typeof import('../../../shared/instruments/attribution.js').attributionView>} view */
+  /** @param {ReturnType<typeof import('../../shared/instruments/attribution.js').attributionView>} view */
   draw(view, summary) {
     const color = (v) => signedColor(v, view.maxAbs);
     const headColor = (v) => signedColor(v, view.headsMaxAbs); // the heads on their own scale

@@ -1,11 +1,14 @@
 // Head detector scores on the page: a table of every head's previous-token, duplicate-token and induction scores,
 // sorted by any column (its header a button; aria-sort says how), with the sequences scored and the exclusions.
-import { el } from '../../../shared/dom.js';
-import { weightColor } from '../../../shared/colors.js';
-import { SCORE_KINDS, sortRows } from '../../../shared/instruments/headScores.js';
+import { el } from '../../shared/dom.js';
+import { weightColor } from '../../shared/colors.js';
+import { SCORE_KINDS, sortRows } from '../../shared/instruments/headScores.js';
 
 export class ScoresView {
-  /** @param {{ onOptions: () => void, onHead: (layer: number, head: number) => void }} handlers */
+  /**
+   * @param {{ onOptions: () => void, onHead?: (layer: number, head: number) => void }} handlers  without onHead (an
+   *   element, with no model view to mark), the heads' names are text
+   */
   constructor(handlers) {
     this.sort = { key: 'name', descending: false };
     this.rows = [];
@@ -29,7 +32,7 @@ export class ScoresView {
       { class: 'inv-head-scores' },
       el('p', {
         class: 'hint',
-        text: 'How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy), with every head on. The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.',
+        text: `How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy), with every head on.${handlers.onHead ? ' The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.' : ''}`,
       }),
       el(
         'div',
@@ -90,13 +93,15 @@ export class ScoresView {
         el(
           'th',
           { scope: 'row' },
-          el('button', {
-            type: 'button',
-            class: 'inv-head-link',
-            text: r.name,
-            attrs: { 'aria-label': `${r.name}: open it in the steps` },
-            on: { click: () => this.handlers.onHead(r.layer, r.head) },
-          }),
+          this.handlers.onHead
+            ? el('button', {
+                type: 'button',
+                class: 'inv-head-link',
+                text: r.name,
+                attrs: { 'aria-label': `${r.name}: open it in the steps` },
+                on: { click: () => this.handlers.onHead(r.layer, r.head) },
+              })
+            : r.name,
         ),
         ...SCORE_KINDS.map(({ kind }) => cell(r[kind])),
       ),
