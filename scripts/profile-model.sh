@@ -10,7 +10,7 @@ out=build/profile
 mkdir -p "$out"
 echo '{"type":"commonjs"}' >"$out/package.json" # the repo's "type": "module" would make Emscripten's output fail
 NODE_PATH=/usr/share/nodejs em++ -std=c++17 -O3 -msimd128 -msse4.2 -fgnuc-version=5.99 -fexceptions -DEIGEN_MPL2_ONLY \
-  -I src/bindings/sse-shim -I src/core -I /usr/include/eigen3 bench/model/profile.cc src/core/{attention,kernels,row_groups,rope}.cc src/core/model/*.cc \
+  -I src/bindings/sse-shim -I src/core -I /usr/include/eigen3 bench/model/profile.cc src/core/{attention,gemm,kernels,row_groups,rope}.cc src/core/model/*.cc \
   -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=2GB -sENVIRONMENT=node \
   -sBINARYEN_EXTRA_PASSES=--one-caller-inline-max-function-size=100 -o "$out/model_profile.js"
 cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
