@@ -1,7 +1,7 @@
 // The model's matrix product (src/core/model/linear.h) alone: GFLOP/s (2·rows·in·out per call, CPU time, the best of
 // `rounds`) on GPT-2-small's shapes at several row counts, both weight layouts ([in, out]: GPT-2's Conv1D; [out, in]:
-// torch.nn.Linear, the LM head). scripts/profile-model.sh --gemm builds it as WebAssembly with the model module's
-// flags and natively, and runs both.
+// torch.nn.Linear, the LM head). scripts/profile-model.sh --gemm builds it as WebAssembly (SIMD128, as the model
+// module) and natively, and runs both.
 //
 //   model_gemm [rounds] [rows...]     prints one line per shape and layout: GFLOP/s at each row count
 #include <algorithm>

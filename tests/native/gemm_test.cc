@@ -2,9 +2,10 @@
 // blocks end (row pairs, blocks of 128 rows, panels of 16 columns, 4×4 transposes, 256 input rows per panel), in both
 // weight layouts, as a block of a wider matrix, with and without a bias; and its promise that every value's sum has an
 // order of its own, whatever the rows and columns around it: [in, out] weights one float32 chain in k's order.
+#include "gemm.h"
+
 #include <cstring>
 
-#include "gemm.h"
 #include "test_support.h"
 
 namespace attention::test {
@@ -45,8 +46,8 @@ const char* name(WeightLayout layout) { return layout == WeightLayout::kInOut ? 
 TEST(Gemm, MatchesSumsInDoubleAtEverySimdEdge) {
   std::mt19937 rng(11);
   const int64_t row_counts[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 95, 96, 97, 98, 127, 128, 129, 130, 257};
-  const std::array<int64_t, 2> shapes[] = {{1, 1},  {3, 5},    {4, 16},  {7, 17},  {8, 15},   {15, 33},
-                                           {16, 1}, {17, 48},  {33, 31}, {255, 7}, {256, 16}, {257, 19},
+  const std::array<int64_t, 2> shapes[] = {{1, 1},    {3, 5},    {4, 16},  {7, 17},   {8, 15},   {15, 33},
+                                           {16, 1},   {17, 48},  {33, 31}, {255, 7},  {256, 16}, {257, 19},
                                            {300, 50}, {513, 21}, {64, 64}, {1030, 9}, {2051, 17}};
   int tried = 0;
   for (const int64_t rows : row_counts) {
