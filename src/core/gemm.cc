@@ -20,10 +20,11 @@ constexpr int64_t kDepth = 256;
 constexpr int64_t kRowBlock = 128;
 constexpr int64_t kDotDepth = 1024;
 
-// Each kernel is its own WebAssembly function: Node 20's V8 compiles a function past ~8K virtual registers with a
-// weaker register allocator (--turbo-use-mid-tier-regalloc-for-huge-functions), which made these loops ~1.5× slower
-// in Node than in Chromium when they were inlined into one function (CMakeLists.txt keeps wasm-opt from inlining
-// them back).
+// The kernels are WebAssembly functions of their own, never inlined into one huge function: Node 20's V8 compiles a
+// function past ~8K virtual registers with a weaker register allocator (--turbo-use-mid-tier-regalloc-for-huge-
+// functions), which made these loops ~1.5× slower in Node than in Chromium (CMakeLists.txt keeps wasm-opt from
+// inlining them back). dot_rows is inlined into rows_out_in, which stays small: a call per 4 columns and row pair
+// cost [out, in] products at 1 to 32 rows about a quarter of their speed.
 #define ATTENTION_KERNEL __attribute__((noinline))
 
 // y0[0..16) = (first ? 0 : y0[0..16)) + Σ_k x0[k] · p[k, 0..16), k in [0, depth) in order, then + bias[0..16) when
@@ -97,8 +98,8 @@ ATTENTION_KERNEL void pack_in_out(const float* w, int64_t ld, int64_t k0, int64_
 // k ≡ 0, 1, 2, 3 (mod 4), k < depth rounded down to 4, added as (c₀ + c₁) + (c₂ + c₃), then the last depth % 4
 // products in order. Each value's arithmetic is the same whatever C and `two`.
 template <bool two, int C>
-ATTENTION_KERNEL void dot_rows(const float* x0, const float* x1, const float* w, int64_t ldw, int64_t depth, float* y0,
-                               float* y1, bool first, const float* bias) noexcept {
+inline void dot_rows(const float* x0, const float* x1, const float* w, int64_t ldw, int64_t depth, float* y0, float* y1,
+                     bool first, const float* bias) noexcept {
   s::Vec4 a[C], c[C];
   for (int j = 0; j < C; ++j) a[j] = c[j] = s::splat(0);
   int64_t k = 0;
@@ -124,8 +125,8 @@ ATTENTION_KERNEL void dot_rows(const float* x0, const float* x1, const float* w,
 }
 
 // y = x · W (+ b) for rows [r0, r1) and [out, in] weights, by blocks of kDotDepth columns of 4 weight rows.
-void rows_out_in(const float* x, int64_t r0, int64_t r1, int64_t in, const float* w, int64_t ld, int64_t out,
-                 const float* b, float* y) noexcept {
+ATTENTION_KERNEL void rows_out_in(const float* x, int64_t r0, int64_t r1, int64_t in, const float* w, int64_t ld,
+                                  int64_t out, const float* b, float* y) noexcept {
   for (int64_t k0 = 0; k0 < in; k0 += kDotDepth) {
     const int64_t depth = std::min(kDotDepth, in - k0);
     const bool first = k0 == 0, last = k0 + depth == in;
