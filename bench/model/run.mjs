@@ -12,7 +12,10 @@
 // memory against one layer's weights + 64 MiB, and the JS heap, for a checkpoint of half the layers and the whole
 // one; and the whole one resident.
 //
-//   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--browser] [--quick] [--dir build/bench-model]
+//   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--browser] [--quick]
+//                            [--dir build/bench-model] [--baseline <another copy's src/js/model/index.node.js>]
+// (--baseline: one more contender, "attention-wasm, baseline", the resident forward of another build of the package,
+// e.g. a copy of src/ made before a change, interleaved with this one in the same rounds.)
 //   node bench/model/run.mjs --family [--rounds 3] [--quick]: the families bench instead (families.mjs)
 // (npm run bench:model builds the native driver and runs this; --quick: a 2-layer d_model 64 model, 1 round.)
 import { execFileSync } from 'node:child_process';
@@ -74,6 +77,11 @@ if (browser) {
     await oursContender(loadModel, inMemory, ids, reading, 'attention-wasm, in memory, read at every run'),
     await ortContender(ort, sizes, (name) => file.read(name), ids),
   ];
+  const baseline = option('baseline', null);
+  if (baseline) {
+    const other = await import(path.resolve(baseline));
+    contenders.splice(1, 0, await oursContender(other.loadModel, dir, ids, {}, 'attention-wasm, baseline'));
+  }
 }
 if (native) contenders.push(startNative(native, dir, ids, sizes));
 

@@ -22,7 +22,7 @@ namespace attention {
 //   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
 //                          the same bits as one call, which the JS layer's workers rely on
 //   kProjectionRows        rows of x per group that multi_head_attention's stale_blocks flags: a group projected again
-//                          gets the bits of the whole product (a packet of floats, which Eigen's kernel sums alike)
+//                          gets the bits of the whole product (gemm.h sums each row alike, whatever rows are with it)
 // clang-format off
 #define ATTENTION_CONSTANTS(X)  \
   X(kQueryBlock, 64)            \

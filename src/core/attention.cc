@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm.h"
 #include "kernels.h"
 #include "row_groups.h"
 
@@ -416,28 +417,27 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   // Project into heads: head h is columns [h·d, (h+1)·d) of the projection. Finite inputs can still give
   // values beyond float32 here, which attention would turn into inf or NaN without a word.
   const int64_t groups = (L_q + kProjectionRows - 1) / kProjectionRows;  // of x's rows, per batch
-  auto project = [](const ConstMatrixMap& input, const float* weight, const float* bias, int64_t heads,
-                    int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
-    ConstMatrixMap w_all(weight, input.cols(), heads * head_width);  // [d_in, heads·head_width]
-    const int64_t rows = input.rows();
-    for (const auto& [r0, r1] : stale_row_ranges(rows, input.cols(), head_width, stale)) {
+  auto project = [](const float* input, int64_t rows, int64_t d_in, const float* weight, const float* bias,
+                    int64_t heads, int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
+    const int64_t ld = heads * head_width;  // weight: [d_in, heads·head_width]
+    for (const auto& [r0, r1] : stale_row_ranges(rows, stale)) {
       for (int64_t h = 0; h < heads; ++h) {
-        MatrixMap out_h(out + (h * rows + r0) * head_width, r1 - r0, head_width);  // [r1 - r0, head_width]
-        out_h.noalias() = input.middleRows(r0, r1 - r0) * w_all.middleCols(h * head_width, head_width);
-        if (bias) out_h.rowwise() += ConstRowVectorMap(bias + h * head_width, head_width);
-        require(out_h.allFinite(), "PROJECTION_OVERFLOW", overflow_message);
+        float* out_h = out + (h * rows + r0) * head_width;  // [r1 - r0, head_width]
+        gemm(input + r0 * d_in, r1 - r0, d_in, weight + h * head_width, ld, WeightLayout::kInOut, head_width,
+             bias ? bias + h * head_width : nullptr, out_h);
+        require(kernels::all_finite(out_h, (r1 - r0) * head_width), "PROJECTION_OVERFLOW", overflow_message);
       }
     }
   };
   for (int64_t b = 0; b < B; ++b) {
-    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);                        // [L_q, d_model]
-    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);              // [L_k, d_context]
+    const float* x_b = x + b * L_q * d.d_model;                                         // [L_q, d_model]
+    const float* c_b = context + b * L_k * d.d_context;                                 // [L_k, d_context]
     uint8_t* stale = result.stale_blocks ? result.stale_blocks + b * groups : nullptr;  // [groups] of batch b
-    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
+    project(x_b, L_q, d.d_model, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
             "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
-    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,
+    project(c_b, L_k, d.d_context, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,
             "k = context·W_k (+ b_k) overflowed float32; scale the input or W_k down");
-    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v, stale,
+    project(c_b, L_k, d.d_context, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v, stale,
             "v = context·W_v (+ b_v) overflowed float32; scale the input or W_v down");
   }
 

@@ -8,7 +8,8 @@
 //     vec4.h, so WebAssembly SIMD128, SSE or scalar code), fused by blocks of 64 query rows whose scores stay
 //     in cache from the product through the softmax to the weighted sum; without weights or steps, keys
 //     stream through in tiles with an online softmax, so no [L_q, L_k] matrix is ever held.
-//   - the projections x·W_q, context·W_k, context·W_v: Eigen matrix products.
+//   - the projections x·W_q, context·W_k, context·W_v: gemm.h's product (the model forward's), a float32 chain
+//     per value in the order of the weights' rows, so any split of the rows gives the same bits.
 //   - the output projection concat·W_o: the weighted-sum kernel again (with W_o as the values), so that any
 //     split of the rows gives the same bits; Eigen adds the bias.
 // Why fused: one head of n = 512, d = 64 (median of 200-500 runs, g++ -O3 -msse4.2 natively; em++ -O3 with
@@ -157,7 +158,7 @@ struct ProjectionWeights {
 //   output     [B, L_q, d_out]       concat·W_o (+ b_o); [B, L_q, H·d_v] (= concat) when d_out is 0
 //   stale_blocks  [B, ⌈L_q / kProjectionRows⌉] uint8, in: nonzero = project this group of rows of x; zero = q, k
 //                 and v already hold its projections (self-attention only); null = project every row.
-//                 out: nonzero for every group projected (more than asked where Eigen treats groups apart)
+//                 out: nonzero for every group projected (the groups flagged in)
 struct MultiHeadResult {
   float* q = nullptr;
   float* k = nullptr;
@@ -181,7 +182,7 @@ struct MultiHeadResult {
 // result.attention.q_rotated and k_rotated after, when given).
 // result.stale_blocks (self-attention only) lets a caller that kept result.q, k and v from an earlier call with the
 // same weights project again only the groups of kProjectionRows rows of x that changed, with the same bits as
-// projecting every row (a group is projected with its neighbours where Eigen would treat it apart).
+// projecting every row (gemm.h gives each row the same bits whichever rows are projected with it).
 void multi_head_attention(const ProjectionDims& dims, const float* x, const float* context,
                           const ProjectionWeights& weights, const AttentionOptions& options,
                           const MultiHeadResult& result);

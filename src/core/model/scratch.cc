@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "cells.h"
-#include "linear.h"
 #include "mlp.h"
 
 namespace attention::model {
@@ -33,11 +32,10 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
   const bool pre = norm_before_attention(c.placement);
   const bool rope = c.rope.style != RopeStyle::kNone;
   const int64_t rows = c.qkv_layout == QkvLayout::kPerHead ? 3 : 1;  // the projection's rows: H·d_k or 3·H·d_k wide
-  const int64_t product = linear_scratch_bytes(n, c.layout);
   int64_t held = (pre || edited(edited_steps, LayerStep::kX) ? own(result.normed, n * d) : 0) +
                  own(result.q, H * n * d_k) + own(result.k, H_kv * n * d_k) + own(result.v, H_kv * n * d_k) +
                  rows * n * H * d_k * kFloat;
-  const int64_t projections = held + product;
+  const int64_t projections = held;
   held += own(result.heads, H * n * d_k);
   const bool scores = result.scores || result.scaled_scores || result.raw_scores;
   int64_t attention = held;
@@ -59,22 +57,22 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
                    sdpa_bytes(n, n, d_k, result.weights, scores);
     }
   }
-  const int64_t output = held + own(result.concat, n * H * d_k) + own(result.attention_output, n * d) + product;
+  const int64_t output = held + own(result.concat, n * H * d_k) + own(result.attention_output, n * d);
   return std::max({projections, attention, output});
 }
 
-// forward.cc's layer_mlp: its input, activation and output unless given, and mlp.cc's gate rows during their product.
+// forward.cc's layer_mlp: its input, activation and output unless given, and mlp.cc's gate rows.
 int64_t layer_mlp_scratch_bytes(const ModelConfig& c, const LayerResult& result) {
   const int64_t n = c.len, d = c.d_model, d_ff = c.d_ff;
   const int64_t held = own(result.mlp_input, n * d) + own(result.mlp_hidden, n * d_ff) + own(result.mlp_output, n * d);
   const int64_t gate = gated(c.activation) ? n * d_ff * kFloat : 0;
-  return held + gate + linear_scratch_bytes(n, c.layout);
+  return held + gate;
 }
 
 int64_t final_norm_scratch_bytes(const ModelConfig& c, bool dense) {
-  return dense ? int64_t{c.len} * c.d_model * kFloat + linear_scratch_bytes(c.len, c.layout) : 0;
+  return dense ? int64_t{c.len} * c.d_model * kFloat : 0;
 }
 
-int64_t logits_scratch_bytes(const ModelConfig& c) { return linear_scratch_bytes(c.len, WeightLayout::kOutIn); }
+int64_t logits_scratch_bytes(const ModelConfig&) { return 0; }
 
 }  // namespace attention::model
