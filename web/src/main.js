@@ -321,10 +321,11 @@ async function start() {
     return;
   }
   const status = byId('status');
-  // The attention kernels are the project's own fused SIMD128 loops; Eigen only does the projections.
+  // The attention kernels are the project's own fused SIMD128 loops, and the projections its own SIMD128 GEMM
+  // (src/core/gemm.h); Eigen, whose instruction sets attn.instructionSets names, does a few element-wise steps.
   const kernels = attn.kernelBackend ?? (attn.simd ? 'hand-fused SIMD128' : 'scalar');
   const simd = attn.simd
-    ? `WebAssembly SIMD on · attention kernels: ${kernels} · projections: Eigen (${attn.instructionSets})`
+    ? `WebAssembly SIMD on · attention kernels: ${kernels} · projections: SIMD128 GEMM`
     : `WebAssembly without SIMD (this browser lacks it): the scalar build · attention kernels: ${kernels}`;
   status.replaceChildren(
     el('span', { class: `badge ${attn.simd ? 'on' : 'off'}`, text: attn.simd ? 'SIMD' : 'scalar' }),

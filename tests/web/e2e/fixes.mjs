@@ -106,16 +106,16 @@ describe('fixes for students and instructors', () => {
     });
   });
 
-  test('the header and badge say what runs: SIMD128 kernels for attention, Eigen for the projections', async () => {
+  test('the header and badge say what runs: SIMD128 kernels for attention and for the projections', async () => {
     await withPage(env, {}, async ({ page }) => {
       assert.match(
         await page.textContent('.lead'),
-        /hand-fused SIMD128 kernels for the\s+attention itself, Eigen for the projections/,
+        /hand-written SIMD128 kernels for the\s+attention itself and for the projections/,
       );
       // The library names its kernels once attn.kernelBackend exists (e.g. 'wasm-simd128'); the page shows that name.
       const kernels = attn.kernelBackend ?? 'hand-fused SIMD128';
       assert.ok(
-        (await page.textContent('#status')).includes(`attention kernels: ${kernels} · projections: Eigen (SSE`),
+        (await page.textContent('#status')).includes(`attention kernels: ${kernels} · projections: SIMD128 GEMM`),
       );
     });
   });

@@ -121,7 +121,7 @@ describe('layout of the texts', () => {
       }));
       assert.ok(sizes.status < 1.6 * sizes.line, `the status is one line: ${JSON.stringify(sizes)}`);
       assert.ok(sizes.header < 480 / 3, `the header takes ${sizes.header} of 480 px`);
-      assert.match(sizes.text, /attention kernels: .* projections: Eigen/u, 'the whole text is still there');
+      assert.match(sizes.text, /attention kernels: .* projections: SIMD128 GEMM/u, 'the whole text is still there');
       await page.screenshot({ path: 'tests/artifacts/header-projector.png' });
     } finally {
       await context.close();

@@ -71,7 +71,7 @@ export function kvCacheText(state, step) {
   const { n, numHeads: H } = state;
   const agree = step.identical
     ? `The new output row equals the last row of full causal attention over all ${n} tokens bit for bit: every one of its ${step.output.length} float32 numbers is the same, to the last digit.`
-    : `The new output row and the last row of full causal attention over all ${n} tokens differ by at most ${step.largest.toExponential(1)}: the cached K and V come from a run of ${n - 1} rows, and Eigen's matrix products round a few numbers differently at another size. The attention on the same q, K and V gives the same bits.`;
+    : `The new output row and the last row of full causal attention over all ${n} tokens differ by at most ${step.largest.toExponential(1)}: the cached K and V come from a run of ${n - 1} rows, and a product's sums can round a few numbers differently at another size. The attention on the same q, K and V gives the same bits.`;
   return (
     `${agree} Work: with the cache, ${quoteCount(step.work.withCache)} scores (${H} head${H > 1 ? 's' : ''} × ${n} keys) and one row of Q, K and V projected; ` +
     `recomputing everything, ${quoteCount(step.work.recompute)} scores (${H} × ${n} × ${n}, of which the causal mask keeps ${(H * n * (n + 1)) / 2}) and ${n} rows projected.`
