@@ -34,7 +34,7 @@ import { writeLinkSoon } from './panelLink.js';
 export { readModelLink } from './realModel.js';
 
 export class RealModelPanel {
-  /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
+  /** @param {{ state: object, setState: Function, showModelHead: Function, modelOpened?: Function }} app */
   constructor(app) {
     this.app = app;
     this.session = new RealModelSession(); // the state: every part reads and changes it through its methods
@@ -155,6 +155,9 @@ export class RealModelPanel {
     if (!session.current(generation)) return;
     const files = folder ? null : from;
     const { link, counts } = session.loaded(model, { source, folder, files });
+    const name =
+      source === 'builtin' ? 'the page’s trained GPT-2' : source === 'files' ? 'the model of your files' : source;
+    this.app.modelOpened?.({ spec: model.spec, name: `${name} (${model.family})` });
     this.generator.setModel(model, link?.generate);
     this.editing.show();
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));

@@ -131,6 +131,14 @@ export const EXAMPLES = [
     }),
   },
   {
+    id: 'gemma',
+    title: 'Gemma 2 layers',
+    about:
+      'Causal, as Gemma 2: step 15 runs the layer as a global layer and as a sliding-window one (window w = 3: each ' +
+      'token sees itself and the two before it), then caps its scores at c = 1 (tanh(s / c)·c): the sharpest row flattens.',
+    state: () => ({ ...defaultState(), causal: true }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:
