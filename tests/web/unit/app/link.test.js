@@ -78,6 +78,8 @@ describe('the link table', () => {
       ropeTheta: 500000,
       ropeStyle: 'interleaved',
       ropeShift: 12,
+      slidingWindow: 2,
+      softcap: 2.5,
       head: 1,
       x,
       mask: [

@@ -67,27 +67,34 @@ describe('softcapWindowStep', () => {
     const global = reference(state);
     const sliding = reference(state, { window: 3 });
     const capped = reference(state, { softcap: 1 });
+    const lost = global.weights[5].slice(0, 3).reduce((a, b) => a + b, 0);
     expectClose(step.globalWeights, global.weights, 1e-6, 'global weights');
     expectClose(step.slidingWeights, sliding.weights, 1e-6, 'sliding weights');
     expectClose(step.scaled, global.scaled, 1e-5, 'scaled scores');
     expectClose(step.capped, capped.scores, 1e-6, 'capped scores');
     expectClose(step.cappedWeights, capped.weights, 1e-6, 'capped weights');
-    // The numbers the text says: 15 and 12 scores; the largest score 2.029 (“an” → “like”) capped to 0.966; the
-    // sharpest row “an” from 0.732 to 0.485.
-    expect(step.scores).toEqual({ global: 15, sliding: 12 });
+    // The numbers the text says: 21 and 15 scores; the largest score 3.902 (“time” → “a”) capped to 0.999; the
+    // sharpest row “time” from 0.935 to 0.468; “fox” loses keys 0 to 2.
+    expect(step.scores).toEqual({ global: 21, sliding: 15 });
     expect([step.largest.i, step.largest.j]).toEqual([3, 2]);
     expect(step.largest.value).toBeCloseTo(global.scaled[3][2], 5);
     expect(step.largest.capped).toBeCloseTo(Math.tanh(global.scaled[3][2]), 6);
     expect([step.sharpest.i, step.sharpest.j]).toEqual([3, 2]);
     expect(step.sharpest.top).toBeCloseTo(global.weights[3][2], 6);
     expect(step.sharpest.cappedTop).toBeCloseTo(capped.weights[3][2], 6);
-    expect(step.lost.weight).toBeCloseTo(global.weights[4][0] + global.weights[4][1], 6);
+    expect(step.lost.weight).toBeCloseTo(lost, 6);
     const text = windowText(state, step) + softcapText(state, step);
+    expect(lost).toBeCloseTo(0.723, 3);
+    expect([global.scaled[3][2], global.weights[3][2], capped.weights[3][2]].map((v) => v.toFixed(3))).toEqual([
+      '3.902',
+      '0.935',
+      '0.468',
+    ]);
     for (const shown of [
-      'computes 12 scores where the global one computes 15',
-      `had ${(global.weights[4][0] + global.weights[4][1]).toFixed(3)} of its weight`,
-      `The largest scaled score, ${global.scaled[3][2].toFixed(3)} (“an” → “like”), becomes ${Math.tanh(global.scaled[3][2]).toFixed(3)}`,
-      `gave ${global.weights[3][2].toFixed(3)} of its weight to “like”; capped, it gives ${capped.weights[3][2].toFixed(3)}`,
+      'computes 15 scores where the global one computes 21',
+      `“fox” no longer sees its first 3 keys, which had ${lost.toFixed(3)} of its weight`,
+      `The largest scaled score, ${global.scaled[3][2].toFixed(3)} (“time” → “a”, query 3 and key 2), becomes ${Math.tanh(global.scaled[3][2]).toFixed(3)}`,
+      `gave ${global.weights[3][2].toFixed(3)} of its weight to “a”; capped, it gives ${capped.weights[3][2].toFixed(3)}`,
     ])
       expect(text).toContain(shown);
   });

@@ -5,6 +5,13 @@
 export const GEMMA2 = Object.freeze({ window: 4096, context: 8192, softcap: 50, finalSoftcap: 30 });
 
 const fixed = (value, precision) => value.toFixed(precision);
+
+/** A capped value with the decimals it needs to show below c (0.9991 is 0.999, not 1.000, at c = 1). */
+function inside(value, c, precision) {
+  let digits = precision;
+  while (digits < 7 && Math.abs(Number(value.toFixed(digits))) >= c) digits++;
+  return value.toFixed(digits);
+}
 const plural = (count, one, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 /** The window's part: what the sliding layer's queries see, the scores computed, and why Gemma 2 alternates. */
@@ -28,11 +35,11 @@ export function softcapText(state, step) {
   const { precision } = state;
   const c = step.softcap;
   const { largest, sharpest, labels } = step;
-  const cell = `“${labels[largest.i]}” → “${labels[largest.j]}”`;
+  const cell = `“${labels[largest.i]}” → “${labels[largest.j]}”, query ${largest.i} and key ${largest.j}`;
   const bound =
     `Capped at c = ${c}, each scaled score s becomes tanh(s / ${c})·${c}, inside (−${c}, ${c}): here the widest is ` +
-    `${fixed(step.widest, precision)}. The largest scaled score, ${fixed(largest.value, precision)} (${cell}), becomes ` +
-    `${fixed(largest.capped, precision)}. Near 0, tanh(x) ≈ x: small scores barely move and large ones are squeezed.`;
+    `${inside(step.widest, c, precision)}. The largest scaled score, ${fixed(largest.value, precision)} (${cell}), becomes ` +
+    `${inside(largest.capped, c, precision)}. Near 0, tanh(x) ≈ x: small scores barely move and large ones are squeezed.`;
   const sharp = sharpest
     ? ` The sharpest row, “${labels[sharpest.i]}”, gave ${fixed(sharpest.top, precision)} of its weight to “${labels[sharpest.j]}”; capped, it gives ${fixed(sharpest.cappedTop, precision)}.`
     : '';
