@@ -85,6 +85,10 @@ const app = {
   modelOpened(model) {
     softcapView?.showModel(model);
   },
+  /** The real model ran ({ attentions, labels }): step 15 draws its sliding and global layers' head 0. */
+  modelRan(run) {
+    softcapView?.showModelRun(run);
+  },
   get modelHead() {
     return pinned?.state === state ? pinned.head : null;
   },

@@ -9,6 +9,7 @@ import { encodeState } from '../../../web/src/shared/link.js';
 import { PRECISION, env, libraryResult, toRows } from './session.mjs';
 import { gemmaFixture } from '../../js/model/fixtures-gemma.js';
 import { dropAsFiles, waitForRun } from './real-model/helpers.mjs';
+import { loadModel } from '../../../src/js/model/index.node.js';
 
 const gemma = () => EXAMPLES.find((e) => e.id === 'gemma').state();
 
@@ -101,6 +102,22 @@ describe('lesson: softcapping and sliding windows', () => {
         await page.textContent('#softcap-model'),
         'The open model, the model of your files (gemma2): layers 0, 2 slide (w = 3) and layers 1, 3 are global, of 4; its attention scores are capped at c = 1.5.',
       );
+      // Its layers 0 (sliding) and 1 (global), head 0, on its sentence: model.run's attentions, here in Node.
+      await page.waitForFunction(() => !document.querySelector('[data-matrix="modelSliding"]').closest('[hidden]'));
+      await showLesson(page, 'step-softcap');
+      const ids = await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id)));
+      const model = await loadModel(fixture.files);
+      const r = await model.run({ ids });
+      const head0 = (tensor) => tensor.toArray()[0];
+      const sliding = await readNumbers(page, 'modelSliding');
+      assertShown(sliding, head0(r.attentions[0]), PRECISION, 'gemma2 layer 0 head 0 (sliding)');
+      assertShown(await readNumbers(page, 'modelGlobal'), head0(r.attentions[1]), PRECISION, 'layer 1 head 0 (global)');
+      assert.ok(ids.length > 3, `a sentence longer than the window: ${ids}`);
+      assert.equal(sliding[ids.length - 1][0], 0, 'the last token does not see the first in the sliding layer');
+      assert.ok(head0(r.attentions[1])[ids.length - 1][0] > 0, 'it does in the global layer');
+      await page.mouse.move(0, 0);
+      await page.locator('#step-softcap').screenshot({ path: `${ARTIFACTS}/lesson-softcap-gemma2.png` });
+      model.dispose();
     });
   });
 

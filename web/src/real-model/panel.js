@@ -34,7 +34,8 @@ import { writeLinkSoon } from './panelLink.js';
 export { readModelLink } from './realModel.js';
 
 export class RealModelPanel {
-  /** @param {{ state: object, setState: Function, showModelHead: Function, modelOpened?: Function }} app */
+  /** @param {{ state: object, setState: Function, showModelHead: Function, modelOpened?: Function,
+   *   modelRan?: Function }} app */
   constructor(app) {
     this.app = app;
     this.session = new RealModelSession(); // the state: every part reads and changes it through its methods
@@ -327,6 +328,7 @@ export class RealModelPanel {
       ablate,
       selected,
     });
+    this.app.modelRan?.({ attentions: r.attentions, labels });
     const input = this.session.input().input;
     this.views.update({ model, result: r, labels, input, ablate, edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);

@@ -10,7 +10,12 @@ import {
   scoresComputed,
   softcapWindowStep,
 } from '../../../../web/src/lessons/softcap-window/softcapWindow.js';
-import { realModelText, softcapText, windowText } from '../../../../web/src/lessons/softcap-window/softcapText.js';
+import {
+  modelPair,
+  realModelText,
+  softcapText,
+  windowText,
+} from '../../../../web/src/lessons/softcap-window/softcapText.js';
 import { decodeState, encodeState } from '../../../../web/src/shared/link.js';
 import { SLIDING } from '../../../../web/src/shared/state.js';
 
@@ -136,6 +141,20 @@ describe('realModelText', () => {
       'The open model, gpt2: none of its 2 layers slides: each sees every earlier token; its attention scores are not capped.',
     );
     expect(realModelText(null)).toBeNull();
+  });
+});
+
+describe('modelPair', () => {
+  const layer = (l) => ({ data: Float32Array.from({ length: 2 * 3 * 3 }, (_, i) => 100 * l + i), shape: [2, 3, 3] });
+  it('picks the first sliding layer and the global layer after it, head 0; null without both kinds or their runs', () => {
+    const pair = modelPair({ windows: [0, 4, 0, 4] }, [0, 1, 2, 3].map(layer));
+    expect([pair.n, pair.sliding.layer, pair.sliding.window, pair.global.layer]).toEqual([3, 1, 4, 2]);
+    expect(Array.from(pair.sliding.data)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 108]);
+    expect(Array.from(pair.global.data)).toEqual([200, 201, 202, 203, 204, 205, 206, 207, 208]);
+    expect(modelPair({ windows: [0, 0, 0, 5] }, [0, 1, 2, 3].map(layer)).global.layer).toBe(0);
+    expect(modelPair({ windows: [0, 0] }, [0, 1].map(layer))).toBeNull();
+    expect(modelPair({ windows: [3, 3] }, [0, 1].map(layer))).toBeNull();
+    expect(modelPair({ windows: [3, 0] }, [null, layer(1)])).toBeNull();
   });
 });
 

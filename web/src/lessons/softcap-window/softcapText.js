@@ -75,3 +75,29 @@ export function realModelText(model) {
     softcap > 0 ? `its attention scores are capped at c = ${softcap}` : 'its attention scores are not capped';
   return `The open model, ${model.name}: ${slides}; ${caps}.`;
 }
+
+/**
+ * The open model's layer pair to show: its first sliding layer and the first global layer after it (else before it),
+ * with head 0's weights of each from a run's attentions ([H, n, n] per layer; null for a layer not run). Null when
+ * the model has no sliding layer or no global one, or the run lacks either layer.
+ * @param {{ windows: number[] }} spec
+ * @param {({ data: Float32Array, shape: number[] } | null)[]} attentions
+ * @returns {{ sliding: { layer: number, window: number, data: Float32Array }, global: { layer: number, data:
+ *   Float32Array }, n: number } | null}
+ */
+export function modelPair(spec, attentions) {
+  const slidingLayer = spec.windows.findIndex((w) => w > 0);
+  if (slidingLayer < 0 || !attentions) return null;
+  const globals = spec.windows.flatMap((w, l) => (w > 0 ? [] : [l]));
+  const globalLayer = globals.find((l) => l > slidingLayer) ?? globals[0];
+  if (globalLayer === undefined || !attentions[slidingLayer] || !attentions[globalLayer]) return null;
+  const head0 = (tensor) => {
+    const [, n] = tensor.shape;
+    return tensor.data.subarray(0, n * n);
+  };
+  return {
+    n: attentions[slidingLayer].shape[1],
+    sliding: { layer: slidingLayer, window: spec.windows[slidingLayer], data: head0(attentions[slidingLayer]) },
+    global: { layer: globalLayer, data: head0(attentions[globalLayer]) },
+  };
+}

@@ -2,7 +2,7 @@
 // sliding-window layer's, and the scores and weights before and after the cap. The numbers come from
 // softcapWindowStep (softcapWindow.js), through the public API's `window` and `softcap` options.
 import { headNote } from '../../shared/explanations.js';
-import { realModelText, softcapText, windowText } from './softcapText.js';
+import { modelPair, realModelText, softcapText, windowText } from './softcapText.js';
 import { SLIDING } from '../../shared/state.js';
 import { byId, el, show } from '../../shared/dom.js';
 import { MatrixGrid } from '../../walk/matrixGrid.js';
@@ -47,9 +47,28 @@ export class SoftcapWindowView {
       capAfter: grid('capAfter', 'weights with the cap', 'softmax of the capped scores', 'weights', 'causal'),
     };
     const g = this.grids;
+    this.modelGrids = {
+      sliding: new MatrixGrid({
+        name: 'modelSliding',
+        title: 'sliding layer',
+        color: 'weights',
+        masked: (i, j) => this.masked.model(i, j),
+      }),
+      global: new MatrixGrid({ name: 'modelGlobal', title: 'global layer', color: 'weights', masked: (i, j) => j > i }),
+    };
+    this.masked.model = () => false;
+    this.modelLayers = el(
+      'div',
+      { class: 'matrices' },
+      this.modelGrids.sliding.element,
+      this.modelGrids.global.element,
+    );
+    this.open = null;
     show(this.model, false);
+    show(this.modelLayers, false);
     byId('mount-softcap').append(
       this.model,
+      this.modelLayers,
       this.window.field,
       this.windowText,
       el('div', { class: 'matrices' }, g.swGlobal.element, g.swSliding.element),
@@ -62,9 +81,31 @@ export class SoftcapWindowView {
 
   /** Says which layers of the open real model slide and its cap ({ spec, name }, or null when none is open). */
   showModel(model) {
+    this.open = model;
     const text = realModelText(model);
     this.model.textContent = text ?? '';
     show(this.model, Boolean(text));
+    show(this.modelLayers, false); // until its first run
+  }
+
+  /**
+   * Draws the open model's first sliding layer beside a global one, head 0, from its run's attentions (the Real model
+   * section's run: `attentions` [H, n, n] per layer, `labels` its tokens); nothing for a model without both kinds.
+   */
+  showModelRun({ attentions, labels }) {
+    const pair = this.open && modelPair(this.open.spec, attentions);
+    show(this.modelLayers, Boolean(pair));
+    if (!pair) return;
+    const { n, sliding, global } = pair;
+    this.masked.model = (i, j) => j > i || j <= i - sliding.window;
+    const view = (data) => ({ data, rows: n, cols: n, rowLabels: labels, colLabels: labels, precision: 3 });
+    this.modelGrids.sliding.setTitle(
+      `L${sliding.layer}H0, sliding (w = ${sliding.window})`,
+      'the open model, its sentence',
+    );
+    this.modelGrids.global.setTitle(`L${global.layer}H0, global`, 'the open model, its sentence');
+    this.modelGrids.sliding.update(view(sliding.data));
+    this.modelGrids.global.update(view(global.data));
   }
 
   /** Sets the sliders to the state (after a link or an example) without moving what the reader holds. */
