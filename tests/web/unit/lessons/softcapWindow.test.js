@@ -124,6 +124,15 @@ describe('softcapWindowStep', () => {
     );
   });
 
+  it('says when float32 rounds a capped score to c itself, and counts one token as one', () => {
+    const hot = { ...example(), dModel: 16, numHeads: 4, kvHeads: 2, head: 3, temperature: 0.2 };
+    const step = softcapWindowStep(attn, hot);
+    expect(Math.abs(step.largest.capped)).toBe(1);
+    expect(softcapText(hot, step)).toMatch(/becomes -?1\.000 \(tanh rounds to ±1 in float32's 7 digits\)/u);
+    const one = { ...example(), sentence: 'hello', n: 1 };
+    expect(windowText(one, softcapWindowStep(attn, one))).toMatch(/^With w = 3 and 1 token, /u);
+  });
+
   it('counts the keys and scores: min(i + 1, w)', () => {
     expect([0, 1, 2, 3, 4].map((i) => keysSeen(i, 3))).toEqual([1, 2, 3, 3, 3]);
     expect(scoresComputed(5)).toBe(15);

@@ -6,8 +6,12 @@ export const GEMMA2 = Object.freeze({ window: 4096, context: 8192, softcap: 50, 
 
 const fixed = (value, precision) => value.toFixed(precision);
 
-/** A capped value with the decimals it needs to show below c (0.9991 is 0.999, not 1.000, at c = 1). */
+/**
+ * A capped value with the decimals it needs to show below c (0.9991 is 0.999, not 1.000, at c = 1); one that float32
+ * rounded to ±c itself (tanh of a score far above c is 1 to float32's 7 digits) says so.
+ */
 function inside(value, c, precision) {
+  if (Math.abs(value) >= c) return `${value.toFixed(precision)} (tanh rounds to ±1 in float32's 7 digits)`;
   let digits = precision;
   while (digits < 7 && Math.abs(Number(value.toFixed(digits))) >= c) digits++;
   return value.toFixed(digits);
@@ -21,7 +25,7 @@ export function windowText(state, step) {
   const last = step.labels[n - 1];
   const sees =
     w >= n
-      ? `With w = ${w} and ${n} tokens, every query's last ${w} keys are all the keys it has: the sliding layer equals the global one.`
+      ? `With w = ${w} and ${plural(n, 'token')}, every query's last ${w} keys are all the keys it has: the sliding layer equals the global one.`
       : `With w = ${w}, query i sees keys i − ${w - 1} to i, itself included: the sliding layer computes ${step.scores.sliding} scores where the global one computes ${step.scores.global} (n(n + 1)/2). “${last}” no longer sees its first ${plural(step.lost.count, 'key')}, which had ${fixed(step.lost.weight, precision)} of its weight in the global layer; softmax shares its weight among the ${w} keys left.`;
   return (
     `${sees} Gemma 2 alternates the two kinds: its even layers (0, 2, 4, …) slide over the last ${GEMMA2.window} tokens and its odd ` +
