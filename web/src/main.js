@@ -30,6 +30,8 @@ import { CrossView } from './lessons/cross-attention/crossView.js';
 import { KvView } from './lessons/kv-cache/kvView.js';
 import { LazySection } from './walk/lazySection.js';
 import { OrderView } from './lessons/word-order/orderView.js';
+import { softcapWindowStep } from './lessons/softcap-window/softcapWindow.js';
+import { SoftcapWindowView } from './lessons/softcap-window/softcapWindowView.js';
 import { Steps } from './walk/stepsView.js';
 import { setupEmbed } from './app/embed.js';
 import { prepareNextSeed, takeResultAhead } from './app/seedAhead.js';
@@ -54,6 +56,7 @@ let steps;
 let orderView;
 let lessons;
 let designedView;
+let softcapView;
 let pinned = null; // a real model's head in the steps: its state and the model's own numbers (real-model/panel.js)
 
 /** What the controls, the steps and the √d_k panel read and change. */
@@ -79,6 +82,14 @@ const app = {
     setState(next);
   },
   /** The real model's head while the steps show it (showModelHead's `head`), or null when they show an example. */
+  /** A real model was loaded ({ spec, name }): step 15 says which of its layers slide and its cap. */
+  modelOpened(model) {
+    softcapView?.showModel(model);
+  },
+  /** The real model ran ({ attentions, labels }): step 15 draws its sliding and global layers' head 0. */
+  modelRan(run) {
+    softcapView?.showModelRun(run);
+  },
   get modelHead() {
     return pinned?.state === state ? pinned.head : null;
   },
@@ -289,12 +300,14 @@ function buildPage() {
   const ropeView = new RopeView(app);
   const gqaView = new GqaView(app);
   const crossView = new CrossView(app);
+  softcapView = new SoftcapWindowView(app);
   lessons = [
     new LazySection(byId('step-order'), (s) => orderView.drawDemo(s, wordOrderDemo(attn, s))),
     new LazySection(byId('step-rope'), (s) => ropeView.draw(s, ropeStep(attn, s))),
     new LazySection(byId('step-kv'), (s) => kvView.draw(s, kvCacheStep(attn, s))),
     new LazySection(byId('step-gqa'), (s) => gqaView.draw(s, gqaStep(attn, s))),
     new LazySection(byId('step-cross'), (s) => crossView.draw(attn, s)),
+    new LazySection(byId('step-softcap'), (s) => softcapView.draw(s, softcapWindowStep(attn, s))),
   ];
   buildControls(app);
   setupEmbed(app);

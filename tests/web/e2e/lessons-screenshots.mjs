@@ -16,7 +16,7 @@ const readme = process.argv.includes('--readme');
 const [out = 'tests/artifacts', only] = process.argv.slice(2).filter((arg) => arg !== '--readme');
 
 // The sections drawn only on screen (LazySection in main.js); the others are drawn with every render.
-const LAZY = new Set(['step-order', 'step-rope', 'step-kv', 'step-gqa', 'step-cross']);
+const LAZY = new Set(['step-order', 'step-rope', 'step-kv', 'step-gqa', 'step-cross', 'step-softcap']);
 
 /** Scrolls to a section and waits until it shows the latest render. */
 async function reach(page, section) {
@@ -58,6 +58,7 @@ const shots = {
   designed: lesson('designed', 'step-designed', 'designed'),
   gqa: lesson('gqa', 'step-gqa', 'gqa'),
   cross: lesson('cross', 'step-cross', 'cross'),
+  softcap: lesson('gemma', 'step-softcap', 'softcap'),
   why: async (page, width) => {
     await chooseExample(page, 'sentence');
     await page.evaluate(() => document.getElementById('step-scores').scrollIntoView());

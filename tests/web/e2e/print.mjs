@@ -112,7 +112,7 @@ describe('printing', () => {
               format: paper.format,
             });
             const drawn = await page.evaluate(() =>
-              [...document.querySelectorAll('#step-order, #step-rope, #step-kv, #step-gqa, #step-cross')]
+              [...document.querySelectorAll('#step-order, #step-rope, #step-kv, #step-gqa, #step-cross, #step-softcap')]
                 .filter((section) => section.dataset.drawn !== document.body.dataset.renders)
                 .map((section) => section.id),
             );

@@ -87,6 +87,7 @@ describe('examples take you to their lesson', () => {
     await withPage(env, { viewport: { width: 1280, height: 800 } }, async ({ page }) => {
       for (const [example, id] of [
         ['gqa', 'step-gqa'],
+        ['gemma', 'step-softcap'],
         ['order', 'step-order'],
         ['heads', 'step-heads'],
       ]) {

@@ -9,6 +9,7 @@ import './lessons.mjs';
 import './lessons-heads.mjs';
 import './lessons-why.mjs';
 import './rope.mjs';
+import './softcap-window.mjs';
 import './bigmodel.mjs';
 import './bigmodel-file.mjs';
 import './fast.mjs';

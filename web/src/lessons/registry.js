@@ -8,6 +8,8 @@ import { attentionCall } from '../shared/inputs.js';
 import { kvCacheStep, kvCacheText } from './kv-cache/kvCache.js';
 import { projectionText } from '../shared/explanations.js';
 import { ropeStep, ropeText } from './rope/ropeLesson.js';
+import { softcapWindowStep } from './softcap-window/softcapWindow.js';
+import { windowText } from './softcap-window/softcapText.js';
 import { wordOrderDemo, wordOrderText } from './word-order/wordOrder.js';
 
 /** The layer of the state, with every step: what the steps 1–8 and the score readouts draw. */
@@ -74,6 +76,14 @@ export const LESSON_STEPS = Object.freeze([
     example: 'cross',
     compute: crossStep,
     text: crossText,
+  },
+  {
+    id: 'softcap-window',
+    title: 'Softcapping and sliding windows',
+    section: 'step-softcap',
+    example: 'gemma',
+    compute: softcapWindowStep,
+    text: windowText,
   },
   {
     id: 'why-score',

@@ -36,7 +36,8 @@ import { writeLinkSoon } from './panelLink.js';
 export { readModelLink } from './realModel.js';
 
 export class RealModelPanel {
-  /** @param {{ state: object, setState: Function, showModelHead: Function }} app */
+  /** @param {{ state: object, setState: Function, showModelHead: Function, modelOpened?: Function,
+   *   modelRan?: Function }} app */
   constructor(app) {
     this.app = app;
     this.session = new RealModelSession(); // the state: every part reads and changes it through its methods
@@ -164,6 +165,9 @@ export class RealModelPanel {
     if (!session.current(generation)) return;
     const files = folder ? null : from;
     const { link, counts } = session.loaded(model, { source, folder, files });
+    const name =
+      source === 'builtin' ? 'the page’s trained GPT-2' : source === 'files' ? 'the model of your files' : source;
+    this.app.modelOpened?.({ spec: model.spec, name: `${name} (${model.family})` });
     this.generator.setModel(model, link?.generate);
     this.ablateMode.set(session.ablateMode, session.ablateReference);
     this.editing.show();
@@ -342,6 +346,7 @@ export class RealModelPanel {
       ablate,
       selected,
     });
+    this.app.modelRan?.({ attentions: r.attentions, labels });
     const input = this.session.input().input;
     this.views.update({ model, result: r, labels, input, ablate, edits });
     document.body.dataset.modelRunMs = runMs.toFixed(2);

@@ -131,6 +131,15 @@ export const EXAMPLES = [
     }),
   },
   {
+    id: 'gemma',
+    title: 'Gemma 2 layers',
+    about:
+      'Causal, as Gemma 2, on “once upon a time a fox”: step 15 runs the layer as a global layer and as a ' +
+      'sliding-window one (w = 3: each token sees itself and the two before it), then caps its scores at c = 1 ' +
+      '(tanh(s / c)·c): the sharpest row flattens.',
+    state: () => ({ ...defaultState(), sentence: 'once upon a time a fox', n: 6, seed: 23, causal: true }),
+  },
+  {
     id: 'shared',
     title: 'W_q = W_k',
     about:

@@ -4,7 +4,7 @@
 import { generatedMatrix, matrixShape, resizeMask } from './matrices.js';
 import { parseNumber } from './parse.js';
 import { MAX_SEED } from './rng.js';
-import { checkSizes, DEFAULT_SOURCE, defaultState, LIMITS, ROPE } from './state.js';
+import { checkSizes, DEFAULT_SOURCE, defaultState, LIMITS, ROPE, SLIDING } from './state.js';
 import { tokenize } from './tokens.js';
 
 const at = (bound, state) => (typeof bound === 'function' ? bound(state) : bound);
@@ -210,6 +210,18 @@ export const HASH_LINK = [
     field: 'ropeShift',
     type: whole(0, ROPE.maxShift, 'a shift'),
     when: (s) => s.ropeShift !== ROPE.defaults.ropeShift,
+  },
+  {
+    key: 'win',
+    field: 'slidingWindow',
+    type: whole(1, SLIDING.maxWindow, 'a sliding window'),
+    when: (s) => s.slidingWindow !== SLIDING.defaults.slidingWindow,
+  },
+  {
+    key: 'cap',
+    field: 'softcap',
+    type: number(SLIDING.minSoftcap, SLIDING.maxSoftcap, 'a softcap'),
+    when: (s) => s.softcap !== SLIDING.defaults.softcap,
   },
   {
     key: 'head',

@@ -49,4 +49,7 @@ export interface State {
   ropeTheta: number;
   ropeStyle: 'half' | 'interleaved';
   ropeShift: number;
+  /** the softcapping and sliding-window lesson's window w (keys a sliding query sees, itself included) and cap c */
+  slidingWindow: number;
+  softcap: number;
 }

@@ -37,6 +37,19 @@ export const ROPE = Object.freeze({
   defaults: Object.freeze({ ropeTheta: 10000, ropeStyle: 'half', ropeShift: 3 }),
 });
 
+/**
+ * The softcapping and sliding-window lesson's settings (lessons/softcap-window/): the window w of the sliding layer
+ * (keys it sees, itself included) and the cap c (scores become tanh(s / c)·c). Gemma 2 slides 4096 tokens and caps
+ * at 50; the lesson's sentence is a few tokens and its scores a few units, so its defaults are small.
+ */
+export const SLIDING = Object.freeze({
+  maxWindow: LIMITS.n,
+  minSoftcap: 0.5,
+  maxSoftcap: 20,
+  softcapStep: 0.5,
+  defaults: Object.freeze({ slidingWindow: 3, softcap: 1 }),
+});
+
 /** The default example: "time flies like an arrow". @returns {State} */
 export function defaultState() {
   return {
@@ -67,6 +80,7 @@ export function defaultState() {
     kvHeads: null,
     source: DEFAULT_SOURCE,
     ...ROPE.defaults,
+    ...SLIDING.defaults,
   };
 }
 

@@ -85,6 +85,8 @@ describe('the link table', () => {
       ropeTheta: 500000,
       ropeStyle: 'interleaved',
       ropeShift: 12,
+      slidingWindow: 2,
+      softcap: 2.5,
       head: 1,
       x,
       mask: [
