@@ -74,7 +74,7 @@ test('the tarball holds the JS, the declarations and both builds, and nothing el
   }
   const unexpected = files.filter(
     (f) =>
-      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/|model\/families\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements|shared|lessons(\/[^/]+)?)\/[^/]+\.(js|d\.ts)|web\/public\/models\/induction\/(config\.json|model\.safetensors|tokenizer(_config)?\.json|README\.md))$/.test(
+      !/^(package\.json|README\.md|LICENSE|THIRD_PARTY_NOTICES\.txt|CHANGELOG\.md|src\/js\/(io\/|generated\/|model\/|model\/families\/)?[^/]+\.(js|d\.ts)|src\/js\/wasm\/(attention|model)-(simd|scalar)\.(js|wasm|wasm\.js)|web\/src\/(elements(\/instruments)?|shared(\/instruments)?|lessons(\/[^/]+)?)\/[^/]+\.(js|d\.ts)|web\/public\/models\/induction\/(config\.json|model\.safetensors|tokenizer(_config)?\.json|README\.md))$/.test(
         f,
       ),
   );
@@ -101,7 +101,7 @@ test('Node 20 imports it by name and computes the worked example', async () => {
     ['attention-wasm/io', 'openNpz,openSafetensors,readNpy,readNpz,readSafetensors,writeNpz,writeSafetensors'],
     [
       'attention-wasm/model',
-      'BUILTIN_MODEL,HUB_URL,Model,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',
+      'BUILTIN_MODEL,HUB_URL,Model,SUPPORTED_FAMILIES,attentionTensorsOf,attentionWeightsFrom,loadModel,modelFolderUrl,parseModelSource',
     ],
     ['attention-wasm/model/cache', 'MODEL_CACHE_NAME,clearModelCache,modelCacheBytes,openModelCache'],
   ]) {
