@@ -19,6 +19,7 @@ import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
+import { shardedRun } from './shards.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
@@ -57,18 +58,23 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
   const wantLogits = plan.logits !== false || plan.loss;
+  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks, captures,
+  // ablations, edits or patches.
+  const sharded = Boolean(engine.shards && shardedRun(plan) && !hooks.outputs && !hooks.layer);
+  const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {
     signal: engine.signal(plan.signal),
-    total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
+    total: engine.bytesRead() + runBytes(tensors, ids, reads, engine.resident),
   };
   checkAborted(ctx.signal, 'run');
+  if (sharded) await engine.shards.ready(ctx.signal); // a worker that replaced a lost one gets its share
   const tables =
     spec.rope &&
     ropeTables(
       spec.rope.invFreq,
       Array.from({ length: n }, (_, i) => i),
     );
-  engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order
+  engine.resident?.prefetch(tensors, reads, ctx.signal); // every weight asked for now, in order
   let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
   // the layers before `first` are not run: null in attentions and hiddenStates
   const hiddenStates = [...Array(first).fill(null), hidden];
@@ -78,10 +84,24 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const whole = layers.length === tensors.layers.length;
   // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
   const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
-  let next = layers.length ? engine.readLayer(first, ctx) : null;
+  let next = layers.length && !sharded ? engine.readLayer(first, ctx) : null;
   const { numHeads: H, headDim: dK } = spec;
   for (let l = first; l < layers.length; l++) {
     engine.progress('layer', l, ctx);
+    if (sharded) {
+      hiddenStates[l] = hidden;
+      // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
+      const x =
+        l === first && from
+          ? { ...from.hidden, data: hidden.data }
+          : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
+      const rope = tables && ropeInputs(tables, n, spec);
+      const result = await engine.shards.layer(l, x, { n, rope, weights: plan.attentions });
+      hidden = result.output;
+      hiddenStates.push(hidden);
+      if (plan.attentions) attentions.push(result.weights);
+      continue;
+    }
     const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
     const capture = heads.length > 0;
     const weights = await (typeof next === 'number' ? engine.readLayer(next, ctx) : next);

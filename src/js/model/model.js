@@ -38,9 +38,20 @@ export class Model {
   #sessions = new Set(); // generations under way (decode.js), freed by dispose()
   #resident; // the weights kept across runs (resident.js), or null: read at every run
   #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
+  #shards; // loadModel's workers (shards.js), or null: every layer runs on this thread
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
+  constructor({
+    module,
+    checkpoint,
+    config,
+    spec,
+    tensors,
+    onProgress,
+    tokenizer = null,
+    residentBytes,
+    shards = null,
+  }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -52,6 +63,10 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
+    this.#shards = shards;
+    shards?.register(this);
+    /** How many workers run the layers (loadModel's `workers`); 0: every layer runs on this thread. */
+    this.workers = shards?.size ?? 0;
     /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
     this.family = spec.family;
     /** config.json as parsed: the raw object. */
@@ -61,6 +76,7 @@ export class Model {
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
+    this.workerMemory = this.workerMemory.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
     for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep']) this[name] = this[name].bind(this);
@@ -96,7 +112,17 @@ export class Model {
   }
 
   /**
-   * Forgets the checkpoint and the module; a run or a generation under way stops (its reads too) with TERMINATED,
+   * Each worker's WebAssembly memory (loadModel's `workers`), its share of the layers' weights included:
+   * [{ memoryBytes, heapBytesInUse }] in worker order; [] without workers.
+   * @returns {Promise<{ memoryBytes: number, heapBytesInUse: number }[]>}
+   */
+  async workerMemory() {
+    this.#checkOpen();
+    return this.#shards ? this.#guard(() => this.#shards.memory()) : [];
+  }
+
+  /**
+   * Forgets the checkpoint and the module and ends the workers; a run or a generation under way stops (its reads too) with TERMINATED,
    * and so do later calls.
    */
   async dispose() {
@@ -104,8 +130,10 @@ export class Model {
     this.#sessions.clear();
     this.#resident?.free();
     this.#checkpoint?.close?.(); // a Node folder's open files
-    this.#attention = this.#checkpoint = this.#tensors = this.#resident = null;
+    const ending = this.#shards?.terminate();
+    this.#attention = this.#checkpoint = this.#tensors = this.#resident = this.#shards = null;
     this.#closing.abort(terminated());
+    await ending;
   }
 
   /** The signal of a run's (or a generation's) reads: its own, or the model's dispose(). */
@@ -227,6 +255,7 @@ export class Model {
       spec: this.spec,
       tensors: this.#tensors,
       resident: this.#resident,
+      shards: this.#shards,
       tokenizer: this.#tokenizer,
       heap: () => this.#module.HEAPF32,
       signal: (signal) => this.#signalOf(signal),

@@ -1,0 +1,151 @@
+// loadModel({ workers }): the forward split over workers by heads and by the MLP's hidden units (shards.js). With one
+// worker every result equals one thread's bit for bit (the same sums in the same order); with more, each layer's
+// W_o and W_down products are sums of one partial sum per worker, so the hidden states and logits equal one thread's
+// within float32 rounding, and the first layer's attention (before any such sum) bit for bit. Runs that the workers
+// do not take (captures, ablations) equal one thread's bit for bit. A worker that dies fails its run with
+// WORKER_FAILED and the next run works; dispose() ends the workers.
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadModel } from '../../../src/js/model/index.js';
+import { injectFault } from '../../../src/js/pool.js';
+import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { neoxFixture } from './fixtures-families.js';
+
+const CASES = [
+  ['GPT-2 (fused q|k|v by blocks, Conv1D)', () => gpt2Fixture({ layers: 3, heads: 4 })],
+  ['LLaMA, GQA 4/2, RoPE', () => llamaFixture()],
+  ['Qwen2: q/k/v biases, tied head, BF16', () => llamaFixture({ type: 'qwen2', seed: 6, dtype: 'BF16' })],
+  ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
+  ['Mistral: a sliding window', () => llamaFixture({ type: 'mistral', slidingWindow: 3, seed: 8 })],
+  ['GPT-NeoX (parallel, q|k|v by head, partial RoPE, F16)', () => neoxFixture()],
+];
+
+const IDS = [3, 1, 4, 1, 5, 9, 2, 6];
+
+/** Every float of a run's attentions, hidden states and logits by name. */
+function floats(r) {
+  const out = {};
+  r.attentions?.forEach((t, l) => t && (out[`attentions[${l}]`] = t.data));
+  r.hiddenStates?.forEach((t, l) => t && (out[`hiddenStates[${l}]`] = t.data));
+  if (r.logits) out.logits = r.logits.data;
+  return out;
+}
+
+const bits = (r) => Object.fromEntries(Object.entries(floats(r)).map(([k, v]) => [k, Array.from(v)]));
+
+/** Each value of `got` within float32 rounding of `want`'s: |a − b| ≤ 2⁻¹⁶·(1 + |b|) (sums of a few dozen terms). */
+function expectClose(got, want) {
+  const [a, b] = [floats(got), floats(want)];
+  expect(Object.keys(a)).toEqual(Object.keys(b));
+  for (const key of Object.keys(b)) {
+    expect(a[key].length, key).toBe(b[key].length);
+    let worst = 0;
+    for (let i = 0; i < b[key].length; i++)
+      worst = Math.max(worst, Math.abs(a[key][i] - b[key][i]) / (1 + Math.abs(b[key][i])));
+    expect(worst, key).toBeLessThanOrEqual(2 ** -16);
+  }
+}
+
+describe('loadModel({ workers })', () => {
+  const models = [];
+  afterAll(() => Promise.all(models.map((m) => m.dispose())));
+  const load = async (fixture, options) => {
+    const model = await loadModel(source(fixture, 'bytes'), options);
+    models.push(model);
+    return model;
+  };
+
+  it.each(CASES)(
+    '%s: one worker equals one thread bit for bit; two and three within float32 rounding',
+    async (_, make) => {
+      const fixture = make();
+      const one = await load(fixture);
+      const want = await one.run({ ids: IDS });
+      const single = await load(fixture, { workers: 1 });
+      expect(single.workers).toBe(1);
+      const got = await single.run({ ids: IDS });
+      expect(bits(got)).toEqual(bits(want));
+      expect(got.next).toEqual(want.next);
+      for (const count of [2, 3]) {
+        const many = await load(fixture, { workers: count });
+        expect(many.workers).toBe(count);
+        const run = await many.run({ ids: IDS });
+        expectClose(run, want);
+        // the first layer's attention comes before any partial sum: the same bits
+        expect(Array.from(run.attentions[0].data)).toEqual(Array.from(want.attentions[0].data));
+        // runs again, with options the workers take: layers, logits rows, from a hidden state
+        expectClose(await many.run({ ids: IDS }, { layers: 1 }), await one.run({ ids: IDS }, { layers: 1 }));
+        const rows = { logits: [0, IDS.length - 1], attentions: false };
+        expectClose(await many.run({ ids: IDS }, rows), await one.run({ ids: IDS }, rows));
+        const from = { from: { layer: 1, hiddenState: want.hiddenStates[1] } };
+        expectClose(await many.run({ ids: IDS }, from), await one.run({ ids: IDS }, from));
+        // what the workers do not take runs on this thread: one thread's bits
+        const capture = { capture: [{ layer: 1, head: 0 }], ablate: [[0, 1]] };
+        expect(bits(await many.run({ ids: IDS }, capture))).toEqual(bits(await one.run({ ids: IDS }, capture)));
+        await many.dispose();
+      }
+    },
+  );
+
+  it('each worker keeps its share of the weights and reports its memory; dispose() ends them', async () => {
+    const fixture = gpt2Fixture({ layers: 3, heads: 4 });
+    const one = await load(fixture, { residentBytes: 0 });
+    const model = await load(fixture, { workers: 2 });
+    const memory = await model.workerMemory();
+    expect(memory).toHaveLength(2);
+    for (const { memoryBytes, heapBytesInUse } of memory) {
+      expect(memoryBytes).toBeGreaterThan(0);
+      expect(heapBytesInUse).toBeGreaterThan(0);
+    }
+    expect(await one.workerMemory()).toEqual([]);
+    const before = model.bytesRead;
+    await model.run({ ids: IDS });
+    // the layers' weights are the workers': a run reads only the embeddings' rows and the final norm and head
+    const read = model.bytesRead - before;
+    await one.run({ ids: IDS });
+    expect(read).toBeLessThan(one.bytesRead / 3);
+    const running = model.run({ ids: IDS }).catch((e) => e);
+    await model.dispose();
+    const stopped = await running;
+    expect(stopped.code).toBe('TERMINATED');
+    expect(stopped.message).toMatch(/model was disposed/);
+    expect((await model.run({ ids: IDS }).catch((e) => e)).code).toBe('TERMINATED');
+    expect((await model.workerMemory().catch((e) => e)).code).toBe('TERMINATED');
+  });
+
+  for (const fault of ['exit', 'reject']) {
+    it(`a worker that dies mid-run (${fault}) fails the run with WORKER_FAILED; the next run starts a fresh one`, async () => {
+      const fixture = llamaFixture();
+      const want = await (await load(fixture)).run({ ids: IDS });
+      const model = await load(fixture, { workers: 2 });
+      await injectFault(model, 1, fault);
+      const error = await model.run({ ids: IDS }).catch((e) => e);
+      expect(error.code).toBe('WORKER_FAILED');
+      expect(error.message).toMatch(/^worker 1 /);
+      expectClose(await model.run({ ids: IDS }), want);
+      expectClose(await model.run({ ids: IDS }), want);
+    });
+  }
+
+  it('an error inside a worker fails that run only', async () => {
+    const fixture = gpt2Fixture({ heads: 4 });
+    const model = await load(fixture, { workers: 2 });
+    const want = await model.run({ ids: IDS });
+    await injectFault(model, 0, 'throw');
+    expect((await model.run({ ids: IDS }).catch((e) => e)).message).toMatch(/fault injected/);
+    expect(bits(await model.run({ ids: IDS }))).toEqual(bits(want));
+  });
+
+  it('bad values of workers are BAD_OPTION; a post-norm family (BERT) says it does not run on workers', async () => {
+    for (const workers of [0, 1.5, -1, 65, 'many', null, true]) {
+      const error = await loadModel(source(gpt2Fixture(), 'bytes'), { workers }).catch((e) => e);
+      expect(error.code, String(workers)).toBe('BAD_OPTION');
+      expect(error.message).toMatch(/workers must be an integer from 1 to 64 or 'auto'/);
+    }
+    const bert = await loadModel(source(bertFixture(), 'bytes'), { workers: 2 }).catch((e) => e);
+    expect(bert.code).toBe('BAD_OPTION');
+    expect(bert.message).toMatch(/BERT .*does not run on workers/);
+    const auto = await load(gpt2Fixture(), { workers: 'auto' });
+    expect(auto.workers).toBeGreaterThanOrEqual(1);
+    expect(auto.workers).toBeLessThanOrEqual(8);
+  });
+});
