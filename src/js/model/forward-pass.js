@@ -65,6 +65,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const ctx = {
     signal: engine.signal(plan.signal),
     total: engine.bytesRead() + runBytes(tensors, ids, reads, engine.resident),
+    sharded, // the LM head too runs on the workers (model.js)
   };
   checkAborted(ctx.signal, 'run');
   if (sharded) await engine.shards.ready(ctx.signal); // a worker that replaced a lost one gets its share

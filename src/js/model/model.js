@@ -111,11 +111,7 @@ export class Model {
     return this.#attention?.heapBytesInUse() ?? 0;
   }
 
-  /**
-   * Each worker's WebAssembly memory (loadModel's `workers`), its share of the layers' weights included:
-   * [{ memoryBytes, heapBytesInUse }] in worker order; [] without workers.
-   * @returns {Promise<{ memoryBytes: number, heapBytesInUse: number }[]>}
-   */
+  /** Each worker's WebAssembly memory (loadModel's `workers`), weights included: [{ memoryBytes, heapBytesInUse }]. */
   async workerMemory() {
     this.#checkOpen();
     return this.#shards ? this.#guard(() => this.#shards.memory()) : [];
@@ -165,6 +161,7 @@ export class Model {
       checkpoint: this.#checkpoint,
       tensors: this.#tensors,
       resident: this.#resident,
+      shards: this.#shards,
       spec: this.spec,
       tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
@@ -361,8 +358,12 @@ export class Model {
     return this.#call(plan).output;
   }
 
-  /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
+  /** logits [n, vocab] = h · W_headᵀ (+ bias) by blocks of W_head's rows; on the workers' rows in a ctx.sharded run. */
   async #logits(h, ctx) {
+    if (ctx?.sharded && this.#shards) {
+      this.#progress('head', undefined, ctx);
+      return this.#shards.logits(h, ctx.signal);
+    }
     const spec = this.spec;
     const [n, d] = h.shape;
     const { vocabSize: V } = spec;

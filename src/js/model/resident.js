@@ -230,7 +230,7 @@ export class Residency {
       pieces.push(() => this.group(`layer ${first + l}`, entries, signal)),
     );
     if (all && tensors.final.length) pieces.push(() => this.group('final', tensors.final, signal));
-    if (all && logits && tensors.head) {
+    if (all && logits && tensors.head && !sharded) {
       pieces.push(() => this.matrix(tensors.head, signal));
       if (tensors.headBias) pieces.push(() => this.group('headBias', [tensors.headBias], signal));
     }
@@ -293,7 +293,7 @@ export function residentRunBytes(store, tensors, { logits, layers, first = 0, sh
   if (!first) group('embedNorm', tensors.embedNorm);
   (sharded ? [] : tensors.layers.slice(first, layers)).forEach((entries, l) => group(`layer ${first + l}`, entries));
   if (all) group('final', tensors.final);
-  if (all && logits && tensors.head) {
+  if (all && logits && tensors.head && !sharded) {
     if (!store.kept(matrixKey(tensors.head))) pieces.set(matrixKey(tensors.head), bytes(tensors.head, true));
     if (tensors.headBias) group('headBias', [tensors.headBias]);
   }

@@ -12,8 +12,8 @@ const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry
  * @param {number[]} ids
  * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number, first?: number }} options  run's options, read
  *   (`layers`: the first layers run; fewer than all read no final norm and no LM head; `first`: the layer a run
- *   `from` a hidden state starts at, which reads no embeddings and no earlier layer; `sharded`: the layers run on the
- *   model's workers, which keep their weights: no layer is read)
+ *   `from` a hidden state starts at, which reads no embeddings and no earlier layer; `sharded`: the layers and the LM head
+ *   run on the model's workers, which keep their weights: none of them is read)
  * @param {object | null} store  the model's resident weights (resident.js), when it keeps them: then what is not
  *   kept yet is counted, whole
  */
@@ -42,6 +42,8 @@ export function runBytes(
     (first ? 0 : whole(tensors.embedNorm)) +
     (sharded ? [] : tensors.layers.slice(first, layers)).reduce((sum, layer) => sum + whole(layer), 0) +
     (all ? whole(tensors.final) : 0) +
-    (all && logits && tensors.head ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])]) : 0)
+    (all && logits && tensors.head && !sharded
+      ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])])
+      : 0)
   );
 }

@@ -11,6 +11,10 @@
 // cut into one partial sum per worker: the outputs equal one thread's within float32 rounding (bit for bit with one
 // worker), attention's weights of the first layer bit for bit.
 //
+// The LM head is cut too: worker w keeps vocabulary rows of its own (ranges of multiples of 4, in blocks of
+// resident.js's blockRows, as the calling thread's blocks), and a run's logits are each worker's columns. Each logit is
+// one dot product over d, as on one thread: the logits of the same final hidden state are the same bits.
+//
 // A worker that dies fails the calls it had (WORKER_FAILED, pool.js) and loses its share: the next run starts a fresh
 // worker and gives it its share again before any layer (ready()).
 import { AttentionError } from '../errors.js';
@@ -22,7 +26,8 @@ import { firstNonFinite } from '../scan.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan } from './calls.js';
 import { halfWeights } from './layer-call.js';
-import { layerShare, shardParts } from './shard-slices.js';
+import { blockRows } from './resident.js';
+import { layerShare, ranges, shardParts } from './shard-slices.js';
 import { modelWasmFiles } from './wasm.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
@@ -63,9 +68,10 @@ export class Shards {
   #tensors;
   #checkpoint;
   #parts;
-  #kept; // per worker: per layer { slot: address }, or null when its worker was lost
+  #kept; // per worker: { layers: per layer { slot: address }, head: [{ v0, rows, address }] }, or null when lost
   #biases = []; // per layer { bO, bDown }: Float32Array or undefined
   #restoring = null;
+  #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
 
   constructor({ spec, tensors, checkpoint }, count) {
@@ -74,6 +80,7 @@ export class Shards {
     this.#checkpoint = checkpoint;
     this.#parts = shardParts(spec, count);
     this.#kept = Array(count).fill(null);
+    this.#epochs = Array(count).fill(0);
     this.#reads = {
       attention: halfWeights(LAYER_ATTENTION_WEIGHTS, spec.choices.placement),
       mlp: halfWeights(LAYER_MLP_WEIGHTS, spec.choices.placement),
@@ -92,7 +99,10 @@ export class Shards {
     shards.#pool = await WorkerPool.start(count, simd, undefined, {
       module,
       spawn,
-      onLost: (index) => (shards.#kept[index] = null),
+      onLost: (index) => {
+        shards.#kept[index] = null;
+        shards.#epochs[index]++;
+      },
       terminated: () => new AttentionError('TERMINATED', 'this model was disposed: load it again with loadModel'),
     });
     try {
@@ -119,7 +129,7 @@ export class Shards {
   /** Reads each layer and gives workers `which` their shares ('keep' plans, worker-host.js). */
   async #keep(which, signal) {
     const spec = this.#spec;
-    const kept = which.map(() => []);
+    const kept = which.map(() => ({ layers: [], head: [] }));
     for (const [l, entries] of this.#tensors.layers.entries()) {
       const read = await Promise.all(entries.map((entry) => this.#checkpoint.read(entry, undefined, signal)));
       const layer = Object.fromEntries(entries.map((entry, i) => [entry.slot, read[i]]));
@@ -132,9 +142,63 @@ export class Shards {
           return Object.fromEntries(slots.map((slot, i) => [slot, addresses.data[i]]));
         });
       });
-      (await Promise.all(answers)).forEach((addresses, i) => kept[i].push(addresses));
+      (await Promise.all(answers)).forEach((addresses, i) => kept[i].layers.push(addresses));
+    }
+    if (this.#tensors.head) {
+      await Promise.all(which.map(async (w, i) => (kept[i].head = await this.#keepHead(w, signal))));
     }
     which.forEach((w, i) => (this.#kept[w] = kept[i]));
+  }
+
+  /** Worker w's rows of the LM head (and of its bias), block by block: [{ v0, rows, address, bias }]. */
+  async #keepHead(w, signal) {
+    const { head, headBias } = this.#tensors;
+    const [V, d] = head.shape;
+    const [r0, r1] = ranges(V, this.size, 4)[w];
+    const block = blockRows(d);
+    const bias = headBias && (await this.#checkpoint.read(headBias, undefined, signal)).data;
+    const blocks = [];
+    for (let v0 = r0; v0 < r1; v0 += block) {
+      const v1 = Math.min(r1, v0 + block);
+      const rows = await this.#checkpoint.read(head, [v0, v1], signal);
+      const inputs = { wHead: { data: rows.data, shape: [v1 - v0, d], name: head.name } };
+      if (bias) inputs.bHead = { data: bias.slice(v0, v1), shape: [v1 - v0], name: headBias.name };
+      const { addresses } = await this.#pool.run(w, { op: 'keep', inputs, options: {} });
+      blocks.push({ v0, rows: v1 - v0, address: addresses.data[0], bias: bias ? addresses.data[1] : 0 });
+    }
+    return blocks;
+  }
+
+  /** The LM head on the final hidden state h [n, d] over the workers' rows: logits [n, V]. */
+  async logits(h, signal) {
+    await this.ready(signal);
+    const [n, d] = h.shape;
+    const V = this.#tensors.head.shape[0];
+    const logits = new Float32Array(n * V); // [n, V]
+    const calls = this.#kept.flatMap((kept, w) =>
+      (kept?.head ?? []).map(async ({ v0, rows, address, bias }) => {
+        const dims = { ...modelDims(this.#spec, n), dOut: rows, wHead: address, ...(bias && { bHead: bias }) };
+        const plan = modelPlan(
+          'modelLogits',
+          dims,
+          { x: copy(h.data, [n, d], 'the final hidden state') },
+          { output: [n, rows] },
+        );
+        const { output } = await this.#send(w, plan);
+        for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
+      }),
+    );
+    await Promise.all(calls);
+    return new Tensor(logits, [n, V]);
+  }
+
+  /** Posts a plan to worker w: WORKER_FAILED at once when its worker was lost (its share is given again by ready()). */
+  #send(w, plan) {
+    if (!this.#kept[w]) {
+      const message = `worker ${w} ended during this run (its share of the weights is given again at the next run)`;
+      return Promise.reject(new AttentionError('WORKER_FAILED', message));
+    }
+    return this.#pool.run(w, plan);
   }
 
   /** Gives a fresh worker (one that replaced a lost one) its shares, before a run's first layer. */
@@ -150,22 +214,53 @@ export class Shards {
     }
   }
 
+  /**
+   * A generation's KV cache split with the heads: in each worker with heads, per layer a block for the keys and one
+   * for the values of its key-value heads [H_kv of w, capacity, d_k]. { capacity, past, blocks, free() }.
+   */
+  async openCache(capacity, signal) {
+    await this.ready(signal);
+    const { numLayers, headDim } = this.#spec;
+    const epochs = [...this.#epochs];
+    const blocks = await Promise.all(
+      this.#parts.map(async ({ kv: [g0, g1] }, w) => {
+        if (g1 === g0) return null;
+        const bytes = Array(2 * numLayers).fill((g1 - g0) * capacity * headDim * 4);
+        const { addresses } = await this.#send(w, { op: 'alloc', bytes, inputs: {}, options: {} });
+        return Array.from({ length: numLayers }, (_, l) => ({
+          cacheK: addresses.data[2 * l],
+          cacheV: addresses.data[2 * l + 1],
+        }));
+      }),
+    );
+    const free = () =>
+      blocks.forEach((layers, w) => {
+        if (!layers || this.#epochs[w] !== epochs[w] || !this.#kept[w]) return;
+        const addresses = layers.flatMap(({ cacheK, cacheV }) => [cacheK, cacheV]);
+        this.#pool.run(w, { op: 'free', addresses, inputs: {}, options: {} }).catch(() => {});
+      });
+    return { capacity, blocks, epochs, free };
+  }
+
   /** A layer call of worker w: its plan's dims with its sizes and its weights' addresses for the half `half`. */
-  #call(w, l, kind, dims, inputs, outputs) {
+  #call(w, l, kind, dims, inputs, outputs, cache) {
     const kept = this.#kept[w];
-    if (!kept) {
-      const message = `worker ${w} ended during this run (its share of the weights is given again at the next run)`;
+    if (!kept || (cache && cache.epochs[w] !== this.#epochs[w])) {
+      const message = `worker ${w} ended during this ${cache ? 'generation (its KV cache is lost)' : 'run (its share of the weights is given again at the next run)'}`;
       return Promise.reject(new AttentionError('WORKER_FAILED', message));
     }
     const [h0, h1] = this.#parts[w].heads;
     const [g0, g1] = this.#parts[w].kv;
     const [f0, f1] = this.#parts[w].ff;
     const reads = kind === 'modelAttention' ? this.#reads.attention : this.#reads.mlp;
-    const addresses = Object.fromEntries(Object.entries(kept[l]).filter(([slot]) => reads.has(slot)));
+    const addresses = Object.fromEntries(Object.entries(kept.layers[l]).filter(([slot]) => reads.has(slot)));
     const own = { ...dims, numHeads: h1 - h0, numKvHeads: g1 - g0, dFf: f1 - f0, ...addresses };
     if (!own.numHeads) Object.assign(own, { numHeads: 1, numKvHeads: 1 }); // an MLP-only worker: heads unused
+    if (cache && kind === 'modelAttention') {
+      Object.assign(own, cache.blocks[w][l], { cachePast: cache.past, cacheCapacity: cache.capacity });
+    }
     const plan = modelPlan(kind, own, inputs, outputs, { causal: this.#spec.choices.causal });
-    return this.#pool.run(w, plan);
+    return this.#send(w, plan);
   }
 
   /**
@@ -173,11 +268,14 @@ export class Shards {
    * @param {{ data: Float32Array, shape: number[], name?: string, valuesChecked?: boolean }} x  the layer's input
    *   (a caller's hidden state, from.hiddenState, is scanned by the workers: NON_FINITE)
    * @param {{ ropeCos: object, ropeSin: object } | null} rope  the RoPE tables' inputs (calls.js's ropeInputs)
+   * @param {object} [cache]  a generation's (openCache's, with `past`: the tokens in it): x holds the n new tokens,
+   *   their keys and values are appended, and `weights` are [H, n, past + n]
    */
-  async layer(l, x, { n, rope, weights }) {
+  async layer(l, x, { n, rope, weights, cache }) {
     const spec = this.#spec;
     const { dModel: d } = spec;
     const dims = modelDims(spec, n, l);
+    const L = cache ? cache.past + n : n; // keys each query sees
     const inputs = () => ({
       x: { ...x, data: x.data.slice() },
       ...(rope && { ropeCos: copy(rope.ropeCos.data, rope.ropeCos.shape, 'rope.cos') }),
@@ -185,8 +283,8 @@ export class Shards {
     });
     const attention = this.#parts.flatMap(({ heads: [h0, h1] }, w) => {
       if (h1 === h0) return [];
-      const outputs = { attentionOutput: [n, d], residual: [n, d], ...(weights && { weights: [h1 - h0, n, n] }) };
-      return [this.#call(w, l, 'modelAttention', dims, inputs(), outputs).then((result) => ({ h0, result }))];
+      const outputs = { attentionOutput: [n, d], residual: [n, d], ...(weights && { weights: [h1 - h0, n, L] }) };
+      return [this.#call(w, l, 'modelAttention', dims, inputs(), outputs, cache).then((result) => ({ h0, result }))];
     });
     const parts = await Promise.all(attention);
     const residual = new Float32Array(n * d); // [n, d]: Σ parts, + b_o, + x
@@ -213,9 +311,9 @@ export class Shards {
     }
     const result = { output: new Tensor(output, [n, d]) };
     if (weights) {
-      const all = new Float32Array(spec.numHeads * n * n); // [H, n, n]
-      for (const { h0, result: part } of parts) all.set(part.weights.data, h0 * n * n);
-      result.weights = new Tensor(all, [spec.numHeads, n, n]);
+      const all = new Float32Array(spec.numHeads * n * L); // [H, n, L]
+      for (const { h0, result: part } of parts) all.set(part.weights.data, h0 * n * L);
+      result.weights = new Tensor(all, [spec.numHeads, n, L]);
     }
     return result;
   }

@@ -4,6 +4,8 @@
 // plan come:
 //   { op: 'keep', inputs: { slot: { data, shape, name } } }  → { addresses: [k] }: each tensor written, 16-byte
 //                                                               aligned, and scanned for NaN and ±inf (NON_FINITE)
+//   { op: 'alloc', bytes: [b, …] }                           → { addresses: [k] }: blocks for a generation's KV cache
+//   { op: 'free', addresses: [a, …] }                        → {}: gives back blocks of 'alloc' (not of 'keep')
 //   { op: 'memory' }                                         → { memory: [memoryBytes, heapBytesInUse] }
 //   a model call's plan (calls.js's modelPlan), its weights by address → its outputs, as model.js's own calls run
 import { Attention, runPlan } from '../attention.js';
@@ -15,20 +17,39 @@ import { MODEL_FACTORIES } from './wasm.js';
 
 const values = (array) => ({ data: Float64Array.from(array), shape: [array.length] });
 
+/** A 16-byte aligned block of `bytes` for `what`; its allocation is kept for 'free'. */
+function allocate({ module, allocations }, bytes, what) {
+  const allocation = module._malloc(bytes + 16);
+  if (!allocation) {
+    throw new AttentionError(
+      'OUT_OF_MEMORY',
+      `a worker's WebAssembly memory could not grow by ${bytes} bytes for ${what}`,
+    );
+  }
+  const address = Math.ceil(allocation / 16) * 16;
+  allocations.set(address, allocation);
+  return address;
+}
+
+/** Gives back blocks of 'alloc' (addresses it did not give are ignored). */
+function free({ module, allocations }, addresses) {
+  for (const address of addresses) {
+    if (!allocations.has(address)) continue;
+    module._free(allocations.get(address));
+    allocations.delete(address);
+  }
+  return {};
+}
+
 /** Writes each tensor of a 'keep' plan into the module's memory: their addresses, in the plan's order. */
-function keep({ module }, plan) {
+function keep(state, plan) {
+  const { module } = state;
   const tensors = Object.values(plan.inputs);
   return {
     addresses: values(
       tensors.map((tensor) => {
-        const allocation = module._malloc(tensor.data.byteLength + 16);
-        if (!allocation) {
-          throw new AttentionError(
-            'OUT_OF_MEMORY',
-            `a worker's WebAssembly memory could not grow by ${tensor.data.byteLength} bytes for ${tensor.name}`,
-          );
-        }
-        const address = Math.ceil(allocation / 16) * 16;
+        const address = allocate(state, tensor.data.byteLength, tensor.name);
+        state.allocations.delete(address); // kept until the worker ends
         module.HEAPF32.set(tensor.data, address / 4);
         checkValues(module, { ...tensor, allowNegativeInfinity: false, valuesChecked: false }, address);
         return address;
@@ -43,11 +64,12 @@ export const MODEL_HOST = {
     const variant = message.simd ? 'simd' : 'scalar';
     const module = await loadModule(variant, readWasmOption(message.module), MODEL_FACTORIES[variant]);
     const attention = new Attention(module);
-    attention.module = module;
-    return attention;
+    return Object.assign(attention, { module, allocations: new Map() });
   },
   run(attention, plan) {
     if (plan?.op === 'keep') return keep(attention, plan);
+    if (plan?.op === 'alloc') return { addresses: values(plan.bytes.map((b) => allocate(attention, b, 'a KV cache'))) };
+    if (plan?.op === 'free') return free(attention, plan.addresses);
     if (plan?.op === 'memory') return { memory: values([attention.memoryBytes, attention.heapBytesInUse()]) };
     return runPlan(attention, { ...plan, scratchBytes: modelScratchBytes(attention.module, plan) });
   },

@@ -86,6 +86,46 @@ describe('loadModel({ workers })', () => {
     },
   );
 
+  /** A greedy generation's steps: ids, p and every attention row. */
+  async function generation(model, options = {}) {
+    const steps = [];
+    const run = model.generate({ ids: [3, 1, 4] }, { maxNewTokens: 5, attentions: true, ...options });
+    for await (const step of run) steps.push(step);
+    return steps;
+  }
+
+  it.each(CASES.slice(0, 2))(
+    '%s: generate() with the KV cache split with the heads: one worker bit for bit, two within float32 rounding',
+    async (_, make) => {
+      const fixture = make();
+      const one = await load(fixture);
+      const want = await generation(one);
+      const single = await generation(await load(fixture, { workers: 1 }));
+      expect(single.map((s) => [s.id, s.p])).toEqual(want.map((s) => [s.id, s.p]));
+      single.forEach((s, i) =>
+        s.attentions.forEach((a, l) => expect(Array.from(a.data)).toEqual(Array.from(want[i].attentions[l].data))),
+      );
+      const model = await load(fixture, { workers: 2 });
+      const [before] = await model.workerMemory();
+      const got = await generation(model);
+      expect(got.map((s) => s.id)).toEqual(want.map((s) => s.id));
+      got.forEach((s, i) => {
+        expect(s.p).toBeCloseTo(want[i].p, 5);
+        expectClose({ attentions: s.attentions }, { attentions: want[i].attentions });
+      });
+      // each worker's KV cache is given back when the generation ends
+      expect((await model.workerMemory())[0].heapBytesInUse).toBe(before.heapBytesInUse);
+      // an ablated head: on this thread, one thread's bits
+      const ablate = { ablate: [[0, 1]] };
+      const ablated = await generation(model, ablate);
+      expect(ablated.map((s) => [s.id, s.p])).toEqual((await generation(one, ablate)).map((s) => [s.id, s.p]));
+      // a worker that dies during a generation fails it; the next one works
+      await injectFault(model, 0, 'exit');
+      expect((await generation(model).catch((e) => e)).code).toBe('WORKER_FAILED');
+      expect((await generation(model)).map((s) => s.id)).toEqual(want.map((s) => s.id));
+    },
+  );
+
   it('each worker keeps its share of the weights and reports its memory; dispose() ends them', async () => {
     const fixture = gpt2Fixture({ layers: 3, heads: 4 });
     const one = await load(fixture, { residentBytes: 0 });
