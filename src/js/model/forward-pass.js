@@ -44,6 +44,43 @@ export function editInput(parts) {
 }
 
 /**
+ * Layer l of a run on the model's workers (shards.js), from `hidden` (its input): pushes its output to hiddenStates,
+ * its weights to attentions, and with captures sets captured as the calling thread's path does (headResult from
+ * W_O as stored: the workers keep its rows, so it is read here). Returns the output.
+ */
+async function shardedLayer(engine, plan, l, hidden, { ctx, tables, hiddenStates, attentions, captured }) {
+  const { spec, tensors } = engine;
+  const { n, from, first } = plan;
+  const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
+  hiddenStates[l] = hidden;
+  // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
+  const x =
+    l === first && from ? { ...from.hidden, data: hidden.data } : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
+  const result = await engine.shards.layer(l, x, {
+    n,
+    rope: tables && ropeInputs(tables, n, spec),
+    weights: plan.attentions,
+    capture: heads.length > 0,
+    headMask: headMask(plan.ablate, l, spec.numHeads),
+  });
+  hiddenStates.push(result.output);
+  if (plan.attentions) attentions.push(result.weights);
+  if (heads.length) {
+    const entry = tensors.layers[l].find((e) => e.slot === 'wO');
+    const W = await engine.rows(entry, [0, entry.shape[0]], ctx);
+    const rows = Array.from({ length: n }, (_, i) => i);
+    const results = new Map(
+      heads.map((h) => [
+        h,
+        new Tensor(Float32Array.from(headResultRows(result.heads, h, W, spec, rows)), [n, spec.dModel]),
+      ]),
+    );
+    captured.set(l, { ...result, input: hiddenStates[l], headResults: results });
+  }
+  return result.output;
+}
+
+/**
  * The forward of `plan` on `engine` (model.js's parts: spec, tensors, resident, call, embed, final, logits,
  * readLayer, progress, heap, bytesRead, flush).
  * @param {{ outputs?: (l: number) => object, layer?: (l: number, result: object, weights: object) => void,
@@ -90,17 +127,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
   for (let l = first; l < layers.length; l++) {
     engine.progress('layer', l, ctx);
     if (sharded) {
-      hiddenStates[l] = hidden;
-      // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
-      const x =
-        l === first && from
-          ? { ...from.hidden, data: hidden.data }
-          : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
-      const rope = tables && ropeInputs(tables, n, spec);
-      const result = await engine.shards.layer(l, x, { n, rope, weights: plan.attentions });
-      hidden = result.output;
-      hiddenStates.push(hidden);
-      if (plan.attentions) attentions.push(result.weights);
+      hidden = await shardedLayer(engine, plan, l, hidden, { ctx, tables, hiddenStates, attentions, captured });
       continue;
     }
     const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);

@@ -28,6 +28,7 @@ import { made, modelDims, modelPlan } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
 import { layerShare, ranges, shardParts } from './shard-slices.js';
+import { attentionShapes, gatherCapture, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
@@ -51,16 +52,11 @@ export function autoWorkers() {
 /** Whether a family's layers can be split: the norm before the MLP's residual sum (pre-norm or parallel). */
 export const shardable = (spec) => spec.choices.placement !== 'postNorm';
 
-/** Whether a run plan runs on the workers: no capture, ablation, edit or patch (those run on the calling thread). */
+/** Whether a run plan runs on the workers: no edit, patch or ablation other than 'zero' (those run on this thread). */
 export const shardedRun = (plan) =>
-  !plan.capture.length && !plan.ablate.length && !plan.edits.length && !plan.patches.length;
+  !plan.edits.length && !plan.patches.length && plan.ablate.every((a) => a.mode === 'zero');
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
-
-/** out += part, element by element in float32 (each sum rounded to float32, as the core's). */
-function addInto(out, part) {
-  for (let i = 0; i < out.length; i++) out[i] += part[i];
-}
 
 export class Shards {
   #pool = null;
@@ -270,39 +266,48 @@ export class Shards {
    * @param {{ ropeCos: object, ropeSin: object } | null} rope  the RoPE tables' inputs (calls.js's ropeInputs)
    * @param {object} [cache]  a generation's (openCache's, with `past`: the tokens in it): x holds the n new tokens,
    *   their keys and values are appended, and `weights` are [H, n, past + n]
+   * @param {boolean} [capture]  every step too, as one call's (layerOutputs' names; shard-gather.js)
+   * @param {{ data: Float32Array } | null} [headMask]  [H]: the zero ablations (layer-call.js's headMask)
    */
-  async layer(l, x, { n, rope, weights, cache }) {
+  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null }) {
     const spec = this.#spec;
     const { dModel: d } = spec;
     const dims = modelDims(spec, n, l);
     const L = cache ? cache.past + n : n; // keys each query sees
-    const inputs = () => ({
+    const wanted = { weights, capture };
+    const inputs = ([h0, h1]) => ({
       x: { ...x, data: x.data.slice() },
       ...(rope && { ropeCos: copy(rope.ropeCos.data, rope.ropeCos.shape, 'rope.cos') }),
       ...(rope && { ropeSin: copy(rope.ropeSin.data, rope.ropeSin.shape, 'rope.sin') }),
+      ...(headMask && { headMask: copy(headMask.data.subarray(h0, h1), [h1 - h0], 'ablate') }),
     });
-    const attention = this.#parts.flatMap(({ heads: [h0, h1] }, w) => {
-      if (h1 === h0) return [];
-      const outputs = { attentionOutput: [n, d], residual: [n, d], ...(weights && { weights: [h1 - h0, n, L] }) };
-      return [this.#call(w, l, 'modelAttention', dims, inputs(), outputs, cache).then((result) => ({ h0, result }))];
-    });
-    const parts = await Promise.all(attention);
-    const residual = new Float32Array(n * d); // [n, d]: Σ parts, + b_o, + x
-    for (const { result } of parts) addInto(residual, result.attentionOutput.data);
+    const calls = (which, run) =>
+      Promise.all(
+        this.#parts.flatMap((part, w) => (which(part) ? [run(part, w).then((result) => ({ part, result }))] : [])),
+      );
+    const attention = await calls(
+      ({ heads: [h0, h1] }) => h1 > h0,
+      (part, w) => {
+        const outputs = attentionShapes(spec, n, L, part, wanted);
+        return this.#call(w, l, 'modelAttention', dims, inputs(part.heads), outputs, cache);
+      },
+    );
     const { bO, bDown } = this.#biases[l];
-    for (let i = 0; bO && i < n * d; i++) residual[i] += bO[i % d];
-    for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + residual[i];
+    const attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
+    const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
+    for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
     const parallel = spec.choices.placement === 'parallel';
-    const mlp = this.#parts.flatMap(({ ff: [f0, f1] }, w) => {
-      if (f1 === f0) return [];
-      const inputs = { x: copy(residual, [n, d], 'the residual sum') };
-      if (parallel) inputs.layerInput = copy(x.data, [n, d], 'the layer input');
-      return [this.#call(w, l, 'modelMlp', dims, inputs, { mlpOutput: [n, d], output: [n, d] })];
-    });
-    const output = new Float32Array(n * d); // [n, d]: Σ parts, + b_down, + the residual
-    for (const result of await Promise.all(mlp)) addInto(output, result.mlpOutput.data);
-    for (let i = 0; bDown && i < n * d; i++) output[i] += bDown[i % d];
-    for (let i = 0; i < n * d; i++) output[i] = residual[i] + output[i];
+    const mlp = await calls(
+      ({ ff: [f0, f1] }) => f1 > f0,
+      (part, w) => {
+        const mlpInputs = { x: copy(residual, [n, d], 'the residual sum') };
+        if (parallel) mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
+        return this.#call(w, l, 'modelMlp', dims, mlpInputs, mlpShapes(spec, n, part, wanted));
+      },
+    );
+    const mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
+    const output = new Float32Array(n * d); // [n, d]: the residual + the MLP's output
+    for (let i = 0; i < n * d; i++) output[i] = residual[i] + mlpOutput[i];
     if (firstNonFinite(output, false) >= 0) {
       throw new AttentionError(
         'PROJECTION_OVERFLOW',
@@ -310,12 +315,13 @@ export class Shards {
       );
     }
     const result = { output: new Tensor(output, [n, d]) };
-    if (weights) {
-      const all = new Float32Array(spec.numHeads * n * L); // [H, n, L]
-      for (const { h0, result: part } of parts) all.set(part.weights.data, h0 * n * L);
-      result.weights = new Tensor(all, [spec.numHeads, n, L]);
-    }
-    return result;
+    if (weights || capture) result.weights = gatherWeights(spec, attention);
+    if (!capture) return result;
+    return Object.assign(result, gatherCapture(spec, n, attention, mlp), {
+      attentionOutput: new Tensor(attentionOutput, [n, d]),
+      residual: new Tensor(residual, [n, d]),
+      mlpOutput: new Tensor(mlpOutput, [n, d]),
+    });
   }
 
   /** Each worker's WebAssembly memory: [{ memoryBytes, heapBytesInUse }], its share of the weights included. */

@@ -21,12 +21,15 @@ const CASES = [
 
 const IDS = [3, 1, 4, 1, 5, 9, 2, 6];
 
-/** Every float of a run's attentions, hidden states and logits by name. */
+/** Every float of a run's attentions, hidden states, logits and captures by name. */
 function floats(r) {
   const out = {};
   r.attentions?.forEach((t, l) => t && (out[`attentions[${l}]`] = t.data));
   r.hiddenStates?.forEach((t, l) => t && (out[`hiddenStates[${l}]`] = t.data));
   if (r.logits) out.logits = r.logits.data;
+  r.captures?.forEach((c, i) => {
+    for (const [name, t] of Object.entries(c)) if (t?.data) out[`captures[${i}].${name}`] = t.data;
+  });
   return out;
 }
 
@@ -39,8 +42,10 @@ function expectClose(got, want) {
   for (const key of Object.keys(b)) {
     expect(a[key].length, key).toBe(b[key].length);
     let worst = 0;
-    for (let i = 0; i < b[key].length; i++)
+    for (let i = 0; i < b[key].length; i++) {
+      if (a[key][i] === b[key][i]) continue; // -Infinity (a masked score) included
       worst = Math.max(worst, Math.abs(a[key][i] - b[key][i]) / (1 + Math.abs(b[key][i])));
+    }
     expect(worst, key).toBeLessThanOrEqual(2 ** -16);
   }
 }
@@ -64,6 +69,8 @@ describe('loadModel({ workers })', () => {
       expect(single.workers).toBe(1);
       const got = await single.run({ ids: IDS });
       expect(bits(got)).toEqual(bits(want));
+      const capture = { capture: [{ layer: 1, head: 1 }], ablate: [[0, 0]] };
+      expect(bits(await single.run({ ids: IDS }, capture))).toEqual(bits(await one.run({ ids: IDS }, capture)));
       expect(got.next).toEqual(want.next);
       for (const count of [2, 3]) {
         const many = await load(fixture, { workers: count });
@@ -78,9 +85,20 @@ describe('loadModel({ workers })', () => {
         expectClose(await many.run({ ids: IDS }, rows), await one.run({ ids: IDS }, rows));
         const from = { from: { layer: 1, hiddenState: want.hiddenStates[1] } };
         expectClose(await many.run({ ids: IDS }, from), await one.run({ ids: IDS }, from));
-        // what the workers do not take runs on this thread: one thread's bits
-        const capture = { capture: [{ layer: 1, head: 0 }], ablate: [[0, 1]] };
-        expect(bits(await many.run({ ids: IDS }, capture))).toEqual(bits(await one.run({ ids: IDS }, capture)));
+        // captures (every step of a head, its headResult) and zero ablations run on the workers too
+        const capture = {
+          capture: [
+            { layer: 1, head: 0 },
+            { layer: 0, head: 1 },
+          ],
+          ablate: [[0, 1]],
+        };
+        const captured = await many.run({ ids: IDS }, capture);
+        expect(Object.keys(captured.captures[0]).length).toBeGreaterThan(15);
+        expectClose(captured, await one.run({ ids: IDS }, capture));
+        // what the workers do not take runs on this thread (a mean ablation, an edit): one thread's bits
+        const mean = { ablate: [{ layer: 1, head: 1, mode: 'mean' }] };
+        expect(bits(await many.run({ ids: IDS }, mean))).toEqual(bits(await one.run({ ids: IDS }, mean)));
         await many.dispose();
       }
     },
