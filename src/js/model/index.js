@@ -13,7 +13,7 @@ import { loadModelModule } from './wasm.js';
 import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
-import { MAX_WORKERS, Shards, autoWorkers, shardable } from './shards.js';
+import { MAX_WORKERS, Shards, autoWorkers } from './shards.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -100,12 +100,6 @@ export async function loadModel(source, options) {
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
-  if (workers && !shardable(spec)) {
-    throw new AttentionError(
-      'BAD_OPTION',
-      `workers: ${FAMILIES[spec.family].label} (its norm after the MLP's residual sum) does not run on workers yet; leave workers unset`,
-    );
-  }
   const shards = workers
     ? await step(Shards.start({ spec, tensors, checkpoint }, workers, { simd: simd ?? simdSupported(), signal }))
     : null;

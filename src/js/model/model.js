@@ -64,7 +64,7 @@ export class Model {
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
     this.#shards = shards;
-    shards?.register(this);
+    shards?.register(this, (plan) => this.#call(plan));
     /** How many workers run the layers (loadModel's `workers`); 0: every layer runs on this thread. */
     this.workers = shards?.size ?? 0;
     /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */

@@ -24,7 +24,7 @@ import { platform } from '../platform.js';
 import { WorkerPool, registerPool, webWorkerSpawner } from '../pool.js';
 import { firstNonFinite } from '../scan.js';
 import { Tensor } from '../tensor.js';
-import { made, modelDims, modelPlan } from './calls.js';
+import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
 import { layerShare, ranges, shardParts } from './shard-slices.js';
@@ -49,9 +49,6 @@ export function autoWorkers() {
   return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
 }
 
-/** Whether a family's layers can be split: the norm before the MLP's residual sum (pre-norm or parallel). */
-export const shardable = (spec) => spec.choices.placement !== 'postNorm';
-
 /** Whether a run plan runs on the workers: no edit, patch or ablation other than 'zero' (those run on this thread). */
 export const shardedRun = (plan) =>
   !plan.edits.length && !plan.patches.length && plan.ablate.every((a) => a.mode === 'zero');
@@ -69,6 +66,8 @@ export class Shards {
   #restoring = null;
   #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
+
+  #local; // the calling thread's model calls (model.js): post-norm's (BERT's) norm after the MLP's residual sum
 
   constructor({ spec, tensors, checkpoint }, count) {
     this.#spec = spec;
@@ -113,9 +112,25 @@ export class Shards {
     return shards;
   }
 
-  /** Ties the pool to its Model, so that the tests' injectFault (pool.js) can reach it. */
-  register(owner) {
+  /**
+   * Ties the pool to its Model, so that the tests' injectFault (pool.js) can reach it, and takes the Model's runner of
+   * calls on the calling thread (`call(plan)` → outputs).
+   */
+  register(owner, call) {
     registerPool(owner, this.#pool);
+    this.#local = call;
+  }
+
+  /** norm2 of layer l on x [n, d] on the calling thread: post-norm's last step, as forward.cc's layer_mlp's. */
+  #postNorm(l, x, n) {
+    const [w, b] = this.#biases[l].norm2;
+    const inputs = {
+      x: made(x, [n, this.#spec.dModel], 'the residual sum of the MLP'),
+      norm1Weight: weight(w, 'norm2'),
+    };
+    if (b) inputs.norm1Bias = weight(b, 'norm2 bias');
+    return this.#local(modelPlan('modelNorm', modelDims(this.#spec, n), inputs, { output: [n, this.#spec.dModel] }))
+      .output.data;
   }
 
   get size() {
@@ -129,7 +144,7 @@ export class Shards {
     for (const [l, entries] of this.#tensors.layers.entries()) {
       const read = await Promise.all(entries.map((entry) => this.#checkpoint.read(entry, undefined, signal)));
       const layer = Object.fromEntries(entries.map((entry, i) => [entry.slot, read[i]]));
-      this.#biases[l] = { bO: layer.bO?.data, bDown: layer.bDown?.data };
+      this.#biases[l] = { bO: layer.bO?.data, bDown: layer.bDown?.data, norm2: [layer.norm2Weight, layer.norm2Bias] };
       const answers = which.map((w) => {
         const share = layerShare(spec, layer, this.#parts[w], `layer ${l}`);
         const plan = { op: 'keep', inputs: share, options: {} };
@@ -296,18 +311,22 @@ export class Shards {
     const attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
     const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
     for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
-    const parallel = spec.choices.placement === 'parallel';
+    const { placement } = spec.choices;
     const mlp = await calls(
       ({ ff: [f0, f1] }) => f1 > f0,
       (part, w) => {
         const mlpInputs = { x: copy(residual, [n, d], 'the residual sum') };
-        if (parallel) mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
-        return this.#call(w, l, 'modelMlp', dims, mlpInputs, mlpShapes(spec, n, part, wanted));
+        if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
+        const outputs = mlpShapes(spec, n, part, { capture: capture || placement === 'postNorm' });
+        return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs);
       },
     );
     const mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
-    const output = new Float32Array(n * d); // [n, d]: the residual + the MLP's output
-    for (let i = 0; i < n * d; i++) output[i] = residual[i] + mlpOutput[i];
+    // [n, d]: the residual + the MLP's output; post-norm: norm2(the MLP's input + its output)
+    const before = placement === 'postNorm' ? mlp[0].result.mlpInput.data : residual;
+    let output = new Float32Array(n * d);
+    for (let i = 0; i < n * d; i++) output[i] = before[i] + mlpOutput[i];
+    if (placement === 'postNorm') output = this.#postNorm(l, output, n);
     if (firstNonFinite(output, false) >= 0) {
       throw new AttentionError(
         'PROJECTION_OVERFLOW',
