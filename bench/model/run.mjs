@@ -63,7 +63,7 @@ const loadBefore = loadAvg();
 let contenders;
 let page;
 if (browser) {
-  page = await runInPage(root, path.relative(root, dir), ids, sizes);
+  page = await runInPage(root, path.relative(root, dir), ids, sizes, workerCounts);
   contenders = page.contenders;
 } else {
   const file = await openSafetensors(await fs.openAsBlob(path.join(dir, 'model.safetensors')));
