@@ -204,4 +204,37 @@ describe('loadModel({ workers })', () => {
     expect(auto.workers).toBeGreaterThanOrEqual(1);
     expect(auto.workers).toBeLessThanOrEqual(8);
   });
+
+  it.skipIf(typeof window !== 'undefined')(
+    'Node exits with a model whose workers are idle, and after dispose(), once its runs settle',
+    async () => {
+      const { execFile } = await import(/* @vite-ignore */ 'node:child_process');
+      const { mkdtempSync, rmSync, writeFileSync } = await import(/* @vite-ignore */ 'node:fs');
+      const { tmpdir } = await import(/* @vite-ignore */ 'node:os');
+      const entry = new URL('../../../src/js/model/index.node.js', import.meta.url).href;
+      const folder = mkdtempSync(`${tmpdir()}/attention-model-workers-`);
+      const run = (body) => {
+        // a file, not `node -e`: workers inherit the parent's execArgv
+        writeFileSync(`${folder}/script.mjs`, `import { BUILTIN_MODEL, loadModel } from '${entry}';\n${body}`);
+        return new Promise((resolve) =>
+          execFile(process.execPath, [`${folder}/script.mjs`], { timeout: 60000 }, (error, stdout) =>
+            resolve({ code: error ? (error.code ?? error.signal) : 0, stdout }),
+          ),
+        );
+      };
+      try {
+        const load = `const model = await loadModel(BUILTIN_MODEL, { workers: 2 });`;
+        const idle = await run(
+          `${load}\nmodel.run({ ids: [1, 2, 3] }).then((r) => console.log('ran', r.logits.shape[0]));`,
+        );
+        expect(idle).toEqual({ code: 0, stdout: 'ran 3\n' });
+        const disposed = await run(
+          `${load}\nawait model.run({ ids: [1, 2] });\nawait model.dispose();\nconsole.log('done');`,
+        );
+        expect(disposed).toEqual({ code: 0, stdout: 'done\n' });
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
 });
