@@ -62,7 +62,7 @@ export class Shards {
   #checkpoint;
   #parts;
   #kept; // per worker: { layers: per layer { slot: address }, head: [{ v0, rows, address }] }, or null when lost
-  #biases = []; // per layer { bO, bDown }: Float32Array or undefined
+  #biases = []; // per layer { bO, bDown, norm2 }: the biases of W_o and W_down (Float32Array or undefined), norm2's tensors
   #restoring = null;
   #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
@@ -140,6 +140,7 @@ export class Shards {
   /** Reads each layer and gives workers `which` their shares ('keep' plans, worker-host.js). */
   async #keep(which, signal) {
     const spec = this.#spec;
+    const epochs = which.map((w) => this.#epochs[w]);
     const kept = which.map(() => ({ layers: [], head: [] }));
     for (const [l, entries] of this.#tensors.layers.entries()) {
       const read = await Promise.all(entries.map((entry) => this.#checkpoint.read(entry, undefined, signal)));
@@ -158,7 +159,8 @@ export class Shards {
     if (this.#tensors.head) {
       await Promise.all(which.map(async (w, i) => (kept[i].head = await this.#keepHead(w, signal))));
     }
-    which.forEach((w, i) => (this.#kept[w] = kept[i]));
+    // a worker lost meanwhile (after its answers) has a fresh one in its slot, which holds none of this
+    which.forEach((w, i) => this.#epochs[w] === epochs[i] && (this.#kept[w] = kept[i]));
   }
 
   /** Worker w's rows of the LM head (and of its bias), block by block: [{ v0, rows, address, bias }]. */
@@ -300,27 +302,34 @@ export class Shards {
       Promise.all(
         this.#parts.flatMap((part, w) => (which(part) ? [run(part, w).then((result) => ({ part, result }))] : [])),
       );
-    const attention = await calls(
+    const { placement } = spec.choices;
+    // The MLP's calls on `sum` (its residual input, which only its own output, unused here, reads with kParallel)
+    const mlpCalls = (sum) =>
+      calls(
+        ({ ff: [f0, f1] }) => f1 > f0,
+        (part, w) => {
+          const mlpInputs = { x: copy(sum, [n, d], 'the residual sum') };
+          if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
+          const outputs = mlpShapes(spec, n, part, { capture: capture || placement === 'postNorm' });
+          return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs);
+        },
+      );
+    const attentionCalls = calls(
       ({ heads: [h0, h1] }) => h1 > h0,
       (part, w) => {
         const outputs = attentionShapes(spec, n, L, part, wanted);
         return this.#call(w, l, 'modelAttention', dims, inputs(part.heads), outputs, cache);
       },
     );
+    // kParallel (GPT-NeoX): the MLP reads the layer's input, not the residual: both halves are posted at once
+    const early = placement === 'parallel' ? mlpCalls(x.data) : null;
+    early?.catch(() => {}); // awaited below, or dropped after the attention's error
+    const attention = await attentionCalls;
     const { bO, bDown } = this.#biases[l];
     const attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
     const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
     for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
-    const { placement } = spec.choices;
-    const mlp = await calls(
-      ({ ff: [f0, f1] }) => f1 > f0,
-      (part, w) => {
-        const mlpInputs = { x: copy(residual, [n, d], 'the residual sum') };
-        if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
-        const outputs = mlpShapes(spec, n, part, { capture: capture || placement === 'postNorm' });
-        return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs);
-      },
-    );
+    const mlp = await (early ?? mlpCalls(residual));
     const mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
     // [n, d]: the residual + the MLP's output; post-norm: norm2(the MLP's input + its output)
     const before = placement === 'postNorm' ? mlp[0].result.mlpInput.data : residual;
