@@ -34,8 +34,8 @@ const unavailable = (why, cause) =>
   );
 
 /**
- * A module Web Worker from `create()` (`new Worker(new URL('./….js', import.meta.url), …)` written where the script
- * is, the form bundlers recognise and emit), or, where that is on another origin (a CDN), from a same-origin blob:
+ * A module Web Worker from `create()` (a `new Worker` of a URL made from the script's relative path and
+ * import.meta.url, written where the script is: the form bundlers recognise and emit), or, where that is on another origin (a CDN), from a same-origin blob:
  * script that imports `script` (its absolute URL).
  */
 function startWebWorker(create, script) {
