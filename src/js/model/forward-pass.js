@@ -48,11 +48,15 @@ export function editInput(parts) {
  * its weights to attentions, and with captures sets captured as the calling thread's path does (headResult from
  * W_O as stored: the workers keep its rows, so it is read here). Returns the output.
  */
-async function shardedLayer(engine, plan, l, hidden, { ctx, tables, hiddenStates, attentions, captured }) {
+async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, hiddenStates, attentions, captured }) {
   const { spec, tensors } = engine;
   const { n, from, first } = plan;
   const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
+  const hidden = patchInput(plan.patches, l, layerInput);
   hiddenStates[l] = hidden;
+  // the edits input's rows, in the forward's order: the run's edits, the reference ablations' rows, the patches'
+  const rows = [layerEdits(plan.edits, l, spec)?.tensor.data, ...(hooks.ablationRows?.get(l) ?? [])];
+  rows.push(patchEditRows(plan.patches, l, spec)?.data);
   // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
   const x =
     l === first && from ? { ...from.hidden, data: hidden.data } : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
@@ -62,6 +66,7 @@ async function shardedLayer(engine, plan, l, hidden, { ctx, tables, hiddenStates
     weights: plan.attentions,
     capture: heads.length > 0,
     headMask: headMask(plan.ablate, l, spec.numHeads),
+    edits: editInput(rows.filter(Boolean))?.tensor.data ?? null,
   });
   hiddenStates.push(result.output);
   if (plan.attentions) attentions.push(result.weights);
@@ -95,8 +100,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
   const wantLogits = plan.logits !== false || plan.loss;
-  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks, captures,
-  // ablations, edits or patches.
+  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks, edits or
+  // patches of weights, and 'mean' ablations over the run itself.
   const sharded = Boolean(engine.shards && shardedRun(plan) && !hooks.outputs && !hooks.layer);
   const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {
@@ -127,7 +132,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
   for (let l = first; l < layers.length; l++) {
     engine.progress('layer', l, ctx);
     if (sharded) {
-      hidden = await shardedLayer(engine, plan, l, hidden, { ctx, tables, hiddenStates, attentions, captured });
+      hidden = await shardedLayer(engine, plan, l, hidden, { ctx, hooks, tables, hiddenStates, attentions, captured });
       continue;
     }
     const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);

@@ -164,8 +164,9 @@ export interface LoadModelOptions {
    * most 8. Each worker keeps its share of every layer's weights (its heads' q, k, v and W_o slices, its part of the
    * MLP's hidden units) in its own memory from the load until dispose(); nothing needs SharedArrayBuffer or
    * cross-origin isolation. A run's attentions, hidden states and logits equal one thread's within float32 rounding
-   * (bit for bit with 1 worker). Runs with capture, ablate, edits or patches, generate() and the instruments run on the
-   * calling thread. Not for BERT (BAD_OPTION). Default: none, every layer on the calling thread.
+   * (bit for bit with 1 worker); so do generate()'s steps (the KV cache split with the heads). Runs with an edit or patch
+   * of a weight or a 'mean' ablation over the run itself, a generation with ablated heads and the instruments run on
+   * the calling thread. Default: none, every layer on the calling thread.
    */
   workers?: number | 'auto';
 }

@@ -30,6 +30,8 @@ import { blockRows } from './resident.js';
 import { layerShare, ranges, shardParts } from './shard-slices.js';
 import { attentionShapes, gatherCapture, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
+import { STEPS } from './edits.js';
+import { splitEdits, writeEdits } from './shard-edits.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
 
@@ -49,9 +51,13 @@ export function autoWorkers() {
   return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
 }
 
-/** Whether a run plan runs on the workers: no edit, patch or ablation other than 'zero' (those run on this thread). */
+/**
+ * Whether a run plan runs on the workers: no edit or patch of a weight, no 'mean' ablation over the run itself (those
+ * run on the calling thread).
+ */
 export const shardedRun = (plan) =>
-  !plan.edits.length && !plan.patches.length && plan.ablate.every((a) => a.mode === 'zero');
+  [...plan.edits, ...plan.patches].every((e) => e.step === 'input' || !STEPS[e.step].weight) &&
+  plan.ablate.every((a) => a.mode === 'zero' || a.reference);
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
 
@@ -256,7 +262,7 @@ export class Shards {
   }
 
   /** A layer call of worker w: its plan's dims with its sizes and its weights' addresses for the half `half`. */
-  #call(w, l, kind, dims, inputs, outputs, cache) {
+  #call(w, l, kind, dims, inputs, outputs, { cache, edit } = {}) {
     const kept = this.#kept[w];
     if (!kept || (cache && cache.epochs[w] !== this.#epochs[w])) {
       const message = `worker ${w} ended during this ${cache ? 'generation (its KV cache is lost)' : 'run (its share of the weights is given again at the next run)'}`;
@@ -272,8 +278,12 @@ export class Shards {
     if (cache && kind === 'modelAttention') {
       Object.assign(own, cache.blocks[w][l], { cachePast: cache.past, cacheCapacity: cache.capacity });
     }
-    const plan = modelPlan(kind, own, inputs, outputs, { causal: this.#spec.choices.causal });
-    return this.#send(w, plan);
+    if (edit) {
+      inputs.edits = edit.tensor;
+      own.editCount = edit.count;
+    }
+    const options = { causal: this.#spec.choices.causal, editedSteps: edit?.steps ?? 0 };
+    return this.#send(w, modelPlan(kind, own, inputs, outputs, options));
   }
 
   /**
@@ -285,13 +295,15 @@ export class Shards {
    *   their keys and values are appended, and `weights` are [H, n, past + n]
    * @param {boolean} [capture]  every step too, as one call's (layerOutputs' names; shard-gather.js)
    * @param {{ data: Float32Array } | null} [headMask]  [H]: the zero ablations (layer-call.js's headMask)
+   * @param {Float32Array | null} [edits]  the layer's edits input's rows [m, 5] (shard-edits.js cuts them)
    */
-  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null }) {
+  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null, edits = null }) {
     const spec = this.#spec;
     const { dModel: d } = spec;
     const dims = modelDims(spec, n, l);
     const L = cache ? cache.past + n : n; // keys each query sees
     const wanted = { weights, capture };
+    const split = splitEdits(edits, spec, this.#parts);
     const inputs = ([h0, h1]) => ({
       x: { ...x, data: x.data.slice() },
       ...(rope && { ropeCos: copy(rope.ropeCos.data, rope.ropeCos.shape, 'rope.cos') }),
@@ -311,14 +323,17 @@ export class Shards {
           const mlpInputs = { x: copy(sum, [n, d], 'the residual sum') };
           if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
           const outputs = mlpShapes(spec, n, part, { capture: capture || placement === 'postNorm' });
-          return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs);
+          return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs, { edit: split.mlp[w] });
         },
       );
     const attentionCalls = calls(
       ({ heads: [h0, h1] }) => h1 > h0,
       (part, w) => {
         const outputs = attentionShapes(spec, n, L, part, wanted);
-        return this.#call(w, l, 'modelAttention', dims, inputs(part.heads), outputs, cache);
+        return this.#call(w, l, 'modelAttention', dims, inputs(part.heads), outputs, {
+          cache,
+          edit: split.attention[w],
+        });
       },
     );
     // kParallel (GPT-NeoX): the MLP reads the layer's input, not the residual: both halves are posted at once
@@ -327,15 +342,19 @@ export class Shards {
     const attention = await attentionCalls;
     const { bO, bDown } = this.#biases[l];
     const attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
+    writeEdits(split.here, 'output', attentionOutput, d);
     const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
     for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
+    writeEdits(split.here, 'residual', residual, d);
     const mlp = await (early ?? mlpCalls(residual));
     const mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
+    writeEdits(split.here, 'mlpOutput', mlpOutput, d);
     // [n, d]: the residual + the MLP's output; post-norm: norm2(the MLP's input + its output)
     const before = placement === 'postNorm' ? mlp[0].result.mlpInput.data : residual;
     let output = new Float32Array(n * d);
     for (let i = 0; i < n * d; i++) output[i] = before[i] + mlpOutput[i];
     if (placement === 'postNorm') output = this.#postNorm(l, output, n);
+    writeEdits(split.here, 'hidden', output, d);
     if (firstNonFinite(output, false) >= 0) {
       throw new AttentionError(
         'PROJECTION_OVERFLOW',

@@ -145,6 +145,54 @@ describe('loadModel({ workers })', () => {
     },
   );
 
+  /** An edit of every activation step of layer 1 (a head's steps: the last head's), and patches of three steps. */
+  function editsAndPatches(spec) {
+    const { numHeads: H, headDim: dK, dModel: d, dFf } = spec;
+    const n = IDS.length;
+    const heads = new Set(['q', 'k', 'v', 'qRotated', 'kRotated', 'rawScores', 'scaledScores', 'scores', 'weights']);
+    heads.add('headOutput');
+    const steps = ['x', ...heads, 'concat', 'output', 'residual', 'mlpInput', 'mlpHidden', 'mlpOutput', 'hidden'];
+    const last = { concat: H * dK - 1, mlpHidden: dFf - 1 };
+    const edits = steps
+      .filter((step) => spec.rope || !step.endsWith('Rotated'))
+      .map((step, i) => ({
+        layer: 1,
+        ...(heads.has(step) && { head: H - 1 }),
+        step,
+        row: 2 + (i % 3),
+        col: last[step] ?? 1,
+        value: 0.25 - i / 64,
+      }));
+    const value = (cols) => ({
+      data: Float32Array.from({ length: n * cols }, (_, i) => Math.sin(i) / 3),
+      shape: [n, cols],
+    });
+    const patches = [
+      { layer: 0, step: 'input', rows: [1], value: value(d) },
+      { layer: 1, head: 0, step: 'headOutput', rows: [3], value: value(dK) },
+      { layer: 0, step: 'mlpHidden', rows: [2, 5], value: value(dFf) },
+    ];
+    return { edits, patches };
+  }
+
+  it.each(CASES)('%s: edits and patches of activations, resample ablations on the workers', async (_, make) => {
+    const fixture = make();
+    const one = await load(fixture);
+    const options = editsAndPatches(one.spec);
+    const want = await one.run({ ids: IDS }, options);
+    expect(bits(want)).not.toEqual(bits(await one.run({ ids: IDS })));
+    const single = await load(fixture, { workers: 1, residentBytes: 0 });
+    const before = single.bytesRead;
+    expect(bits(await single.run({ ids: IDS }, options))).toEqual(bits(want));
+    // on the workers: the calling thread reads the embeddings' rows only, not the layers
+    expect(single.bytesRead - before).toBeLessThan(fixture.files['model.safetensors'].length / 3);
+    const many = await load(fixture, { workers: 3 });
+    expectClose(await many.run({ ids: IDS }, options), want);
+    const resample = { ablate: [{ layer: 1, head: 0, mode: 'resample', reference: { ids: IDS.toReversed() } }] };
+    expect(bits(await single.run({ ids: IDS }, resample))).toEqual(bits(await one.run({ ids: IDS }, resample)));
+    expectClose(await many.run({ ids: IDS }, resample), await one.run({ ids: IDS }, resample));
+  });
+
   it('each worker keeps its share of the weights and reports its memory; dispose() ends them', async () => {
     const fixture = gpt2Fixture({ layers: 3, heads: 4 });
     const one = await load(fixture, { residentBytes: 0 });
