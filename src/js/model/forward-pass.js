@@ -54,20 +54,35 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
   const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
   const hidden = patchInput(plan.patches, l, layerInput);
   hiddenStates[l] = hidden;
-  // the edits input's rows, in the forward's order: the run's edits, the reference ablations' rows, the patches'
-  const rows = [layerEdits(plan.edits, l, spec)?.tensor.data, ...(hooks.ablationRows?.get(l) ?? [])];
-  rows.push(patchEditRows(plan.patches, l, spec)?.data);
   // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
   const x =
     l === first && from ? { ...from.hidden, data: hidden.data } : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
-  const result = await engine.shards.layer(l, x, {
-    n,
-    rope: tables && ropeInputs(tables, n, spec),
-    weights: plan.attentions,
-    capture: heads.length > 0,
-    headMask: headMask(plan.ablate, l, spec.numHeads),
-    edits: editInput(rows.filter(Boolean))?.tensor.data ?? null,
-  });
+  // the edits input's rows, in the forward's order: the run's edits, the ablations' rows, the patches'
+  const own = layerEdits(plan.edits, l, spec)?.tensor.data;
+  const ablated = [...(hooks.ablationRows?.get(l) ?? [])];
+  const patched = patchEditRows(plan.patches, l, spec)?.data;
+  const call = (rows, more) =>
+    engine.shards.layer(l, x, {
+      n,
+      rope: tables && ropeInputs(tables, n, spec),
+      headMask: headMask(plan.ablate, l, spec.numHeads),
+      edits: editInput(rows.filter(Boolean))?.tensor.data ?? null,
+      ...more,
+    });
+  const meanOwn = plan.ablate.filter((a) => a.layer === l && a.mode === 'mean' && !a.reference);
+  if (meanOwn.length) {
+    // the heads' outputs of this run as it goes (its patches of headOutput come after an ablation): then each mean
+    const early = patchEditRows(
+      plan.patches.filter((p) => p.step !== 'headOutput'),
+      l,
+      spec,
+    );
+    const pass = await call([own, ...ablated, early?.data], { capture: true });
+    for (const { head } of meanOwn) {
+      ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, spec.headDim), n, spec.headDim));
+    }
+  }
+  const result = await call([own, ...ablated, patched], { weights: plan.attentions, capture: heads.length > 0 });
   hiddenStates.push(result.output);
   if (plan.attentions) attentions.push(result.weights);
   if (heads.length) {
@@ -100,8 +115,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
   const wantLogits = plan.logits !== false || plan.loss;
-  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks, edits or
-  // patches of weights, and 'mean' ablations over the run itself.
+  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks and without
+  // edits or patches of weights.
   const sharded = Boolean(engine.shards && shardedRun(plan) && !hooks.outputs && !hooks.layer);
   const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {

@@ -51,13 +51,9 @@ export function autoWorkers() {
   return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
 }
 
-/**
- * Whether a run plan runs on the workers: no edit or patch of a weight, no 'mean' ablation over the run itself (those
- * run on the calling thread).
- */
+/** Whether a run plan runs on the workers: no edit or patch of a weight (those run on the calling thread). */
 export const shardedRun = (plan) =>
-  [...plan.edits, ...plan.patches].every((e) => e.step === 'input' || !STEPS[e.step].weight) &&
-  plan.ablate.every((a) => a.mode === 'zero' || a.reference);
+  [...plan.edits, ...plan.patches].every((e) => e.step === 'input' || !STEPS[e.step].weight);
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
 

@@ -1,9 +1,10 @@
 // loadModel({ workers }): the forward split over workers by heads and by the MLP's hidden units (shards.js). With one
 // worker every result equals one thread's bit for bit (the same sums in the same order); with more, each layer's
 // W_o and W_down products are sums of one partial sum per worker, so the hidden states and logits equal one thread's
-// within float32 rounding, and the first layer's attention (before any such sum) bit for bit. Runs that the workers
-// do not take (captures, ablations) equal one thread's bit for bit. A worker that dies fails its run with
-// WORKER_FAILED and the next run works; dispose() ends the workers.
+// within float32 rounding, and the first layer's attention (before any such sum) bit for bit; so with captures,
+// ablations, edits and patches of activations, and generate(). Runs that the workers do not take (an edit of a
+// weight) equal one thread's bit for bit. A worker that dies fails its run with WORKER_FAILED and the next run works;
+// dispose() ends the workers.
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
@@ -70,7 +71,7 @@ describe('loadModel({ workers })', () => {
       expect(single.workers).toBe(1);
       const got = await single.run({ ids: IDS });
       expect(bits(got)).toEqual(bits(want));
-      const capture = { capture: [{ layer: 1, head: 1 }], ablate: [[0, 0]] };
+      const capture = { capture: [{ layer: 1, head: 1 }], ablate: [[0, 0], { layer: 1, head: 0, mode: 'mean' }] };
       expect(bits(await single.run({ ids: IDS }, capture))).toEqual(bits(await one.run({ ids: IDS }, capture)));
       expect(got.next).toEqual(want.next);
       for (const count of [2, 3]) {
@@ -97,9 +98,12 @@ describe('loadModel({ workers })', () => {
         const captured = await many.run({ ids: IDS }, capture);
         expect(Object.keys(captured.captures[0]).length).toBeGreaterThan(15);
         expectClose(captured, await one.run({ ids: IDS }, capture));
-        // what the workers do not take runs on this thread (a mean ablation, an edit): one thread's bits
+        // a mean ablation over the run itself: its heads' outputs first, then the layer with their means
         const mean = { ablate: [{ layer: 1, head: 1, mode: 'mean' }] };
-        expect(bits(await many.run({ ids: IDS }, mean))).toEqual(bits(await one.run({ ids: IDS }, mean)));
+        expectClose(await many.run({ ids: IDS }, mean), await one.run({ ids: IDS }, mean));
+        // what the workers do not take runs on this thread (an edit of a weight): one thread's bits
+        const weightEdit = { edits: [{ layer: 0, step: 'wo', row: 1, col: 2, value: 0.5 }] };
+        expect(bits(await many.run({ ids: IDS }, weightEdit))).toEqual(bits(await one.run({ ids: IDS }, weightEdit)));
         await many.dispose();
       }
     },
