@@ -19,7 +19,7 @@ import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
-import { shardedRun } from './shards.js';
+import { STEPS } from './edits.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
@@ -61,8 +61,19 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
   const own = layerEdits(plan.edits, l, spec)?.tensor.data;
   const ablated = [...(hooks.ablationRows?.get(l) ?? [])];
   const patched = patchEditRows(plan.patches, l, spec)?.data;
+  // edits and patches of q, k, v and o: the weights as stored, read here and edited, for the workers to slice
+  const weightEdit = [...plan.edits, ...plan.patches].some((e) => e.layer === l && STEPS[e.step]?.weight);
+  let attentionWeights = null;
+  if (weightEdit) {
+    attentionWeights = {};
+    for (const entry of tensors.layers[l].filter((e) => ['wQkv', 'wQ', 'wK', 'wV', 'wO'].includes(e.slot))) {
+      attentionWeights[entry.slot] = { data: await engine.rows(entry, [0, entry.shape[0]], ctx), shape: entry.shape };
+    }
+    writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, attentionWeights, spec));
+  }
   const call = (rows, more) =>
     engine.shards.layer(l, x, {
+      attentionWeights,
       n,
       rope: tables && ropeInputs(tables, n, spec),
       headMask: headMask(plan.ablate, l, spec.numHeads),
@@ -115,9 +126,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
   const wantLogits = plan.logits !== false || plan.loss;
-  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks and without
-  // edits or patches of weights.
-  const sharded = Boolean(engine.shards && shardedRun(plan) && !hooks.outputs && !hooks.layer);
+  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks.
+  const sharded = Boolean(engine.shards && !hooks.outputs && !hooks.layer);
   const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {
     signal: engine.signal(plan.signal),

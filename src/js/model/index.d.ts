@@ -164,8 +164,8 @@ export interface LoadModelOptions {
    * most 8. Each worker keeps its share of every layer's weights (its heads' q, k, v and W_o slices, its part of the
    * MLP's hidden units) in its own memory from the load until dispose(); nothing needs SharedArrayBuffer or
    * cross-origin isolation. A run's attentions, hidden states and logits equal one thread's within float32 rounding
-   * (bit for bit with 1 worker); so do generate()'s steps (the KV cache split with the heads). Runs with an edit or patch
-   * of a weight, a generation with ablated heads and the instruments run on the calling thread. Default: none, every layer on the calling thread.
+   * (bit for bit with 1 worker), whatever run's options; so do generate()'s steps (the KV cache split with the heads).
+   * A generation with ablated heads and the instruments run on the calling thread. Default: none, every layer on the calling thread.
    */
   workers?: number | 'auto';
 }

@@ -30,7 +30,6 @@ import { blockRows } from './resident.js';
 import { layerShare, ranges, shardParts } from './shard-slices.js';
 import { attentionShapes, gatherCapture, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
-import { STEPS } from './edits.js';
 import { splitEdits, writeEdits } from './shard-edits.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
@@ -50,10 +49,6 @@ export function autoWorkers() {
   const cores = platform.cores?.() ?? globalThis.navigator?.hardwareConcurrency ?? 2;
   return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
 }
-
-/** Whether a run plan runs on the workers: no edit or patch of a weight (those run on the calling thread). */
-export const shardedRun = (plan) =>
-  [...plan.edits, ...plan.patches].every((e) => e.step === 'input' || !STEPS[e.step].weight);
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
 
@@ -268,7 +263,10 @@ export class Shards {
     const [g0, g1] = this.#parts[w].kv;
     const [f0, f1] = this.#parts[w].ff;
     const reads = kind === 'modelAttention' ? this.#reads.attention : this.#reads.mlp;
-    const addresses = Object.fromEntries(Object.entries(kept.layers[l]).filter(([slot]) => reads.has(slot)));
+    // a weight given as an input (edited for this run) replaces the kept one
+    const addresses = Object.fromEntries(
+      Object.entries(kept.layers[l]).filter(([slot]) => reads.has(slot) && !(slot in inputs)),
+    );
     const own = { ...dims, numHeads: h1 - h0, numKvHeads: g1 - g0, dFf: f1 - f0, ...addresses };
     if (!own.numHeads) Object.assign(own, { numHeads: 1, numKvHeads: 1 }); // an MLP-only worker: heads unused
     if (cache && kind === 'modelAttention') {
@@ -292,14 +290,22 @@ export class Shards {
    * @param {boolean} [capture]  every step too, as one call's (layerOutputs' names; shard-gather.js)
    * @param {{ data: Float32Array } | null} [headMask]  [H]: the zero ablations (layer-call.js's headMask)
    * @param {Float32Array | null} [edits]  the layer's edits input's rows [m, 5] (shard-edits.js cuts them)
+   * @param {object | null} [attentionWeights]  the layer's q, k, v and o weights as stored ({ slot: { data, shape } }),
+   *   edited for this run: each worker's slices of them replace its kept ones in this call
    */
-  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null, edits = null }) {
+  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null, edits = null, attentionWeights }) {
     const spec = this.#spec;
     const { dModel: d } = spec;
     const dims = modelDims(spec, n, l);
     const L = cache ? cache.past + n : n; // keys each query sees
     const wanted = { weights, capture };
     const split = splitEdits(edits, spec, this.#parts);
+    const edited = (part) =>
+      attentionWeights
+        ? Object.entries(layerShare(spec, attentionWeights, { ...part, ff: [0, 0] }, `layer ${l}`)).map(
+            ([slot, tensor]) => [slot, weight(tensor, tensor.name)],
+          )
+        : [];
     const inputs = ([h0, h1]) => ({
       x: { ...x, data: x.data.slice() },
       ...(rope && { ropeCos: copy(rope.ropeCos.data, rope.ropeCos.shape, 'rope.cos') }),
@@ -326,7 +332,8 @@ export class Shards {
       ({ heads: [h0, h1] }) => h1 > h0,
       (part, w) => {
         const outputs = attentionShapes(spec, n, L, part, wanted);
-        return this.#call(w, l, 'modelAttention', dims, inputs(part.heads), outputs, {
+        const given = { ...inputs(part.heads), ...Object.fromEntries(edited(part)) };
+        return this.#call(w, l, 'modelAttention', dims, given, outputs, {
           cache,
           edit: split.attention[w],
         });
