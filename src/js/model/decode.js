@@ -13,7 +13,7 @@
 //
 // With loadModel's `workers` (shards.js), the layers and the LM head run on the workers and the KV cache is split with
 // the heads: each worker keeps its key-value heads' keys and values (shards.openCache); nothing of the layers is kept
-// here. A generation with ablated heads runs here, as above.
+// here.
 import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { ropeTables } from '../rope.js';
@@ -102,7 +102,8 @@ export class DecodeSession {
       const x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
       const rope = tables && ropeInputs(tables, n, spec);
       const cache = { ...this.#shardCache, past: first };
-      const result = await this.#shards.layer(l, x, { n, rope, weights: wantWeights, cache });
+      const mask = headMask(ablate, l, H);
+      const result = await this.#shards.layer(l, x, { n, rope, weights: wantWeights, cache, headMask: mask });
       check();
       hidden = result.output;
       if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));

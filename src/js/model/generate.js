@@ -122,8 +122,8 @@ async function* steps(engine, prompt, o) {
   const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
   const random = mulberry32(o.seed);
   engine.checkOpen();
-  // on the model's workers (loadModel's workers) unless heads are ablated
-  const session = new DecodeSession(engine, capacity, o.residentBytes, Boolean(engine.shards && !o.ablate.length));
+  // on the model's workers when it has them (loadModel's workers)
+  const session = new DecodeSession(engine, capacity, o.residentBytes, Boolean(engine.shards));
   const forget = engine.hold(session);
   const signal = engine.signal(o.signal); // its own, or the model's dispose(): passed to every read
   const check = () => {

@@ -138,10 +138,18 @@ describe('loadModel({ workers })', () => {
       });
       // each worker's KV cache is given back when the generation ends
       expect((await model.workerMemory())[0].heapBytesInUse).toBe(before.heapBytesInUse);
-      // an ablated head: on this thread, one thread's bits
-      const ablate = { ablate: [[0, 1]] };
-      const ablated = await generation(model, ablate);
-      expect(ablated.map((s) => [s.id, s.p])).toEqual((await generation(one, ablate)).map((s) => [s.id, s.p]));
+      // an ablated head: each worker's slice of the head mask at every step
+      const ablate = {
+        ablate: [
+          [0, 1],
+          [1, 3],
+        ],
+      };
+      const wanted = await generation(one, ablate);
+      expect(wanted.map((s) => s.id)).not.toEqual(want.map((s) => s.id));
+      const ablatedSingle = await generation(await load(fixture, { workers: 1 }), ablate);
+      expect(ablatedSingle.map((s) => [s.id, s.p])).toEqual(wanted.map((s) => [s.id, s.p]));
+      expect((await generation(model, ablate)).map((s) => s.id)).toEqual(wanted.map((s) => s.id));
       // a worker that dies during a generation fails it; the next one works
       await injectFault(model, 0, 'exit');
       expect((await generation(model).catch((e) => e)).code).toBe('WORKER_FAILED');
