@@ -232,7 +232,7 @@ export class Shards {
     await this.ready(signal);
     const { numLayers, headDim } = this.#spec;
     const epochs = [...this.#epochs];
-    const blocks = await Promise.all(
+    const settled = await Promise.allSettled(
       this.#parts.map(async ({ kv: [g0, g1] }, w) => {
         if (g1 === g0) return null;
         const bytes = Array(2 * numLayers).fill((g1 - g0) * capacity * headDim * 4);
@@ -243,16 +243,25 @@ export class Shards {
         }));
       }),
     );
+    const blocks = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
     const free = () =>
       blocks.forEach((layers, w) => {
         if (!layers || this.#epochs[w] !== epochs[w] || !this.#kept[w]) return;
         const addresses = layers.flatMap(({ cacheK, cacheV }) => [cacheK, cacheV]);
         this.#pool.run(w, { op: 'free', addresses, inputs: {}, options: {} }).catch(() => {});
       });
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) {
+      free(); // what the other workers allocated (OUT_OF_MEMORY in one of them)
+      throw failed.reason;
+    }
     return { capacity, blocks, epochs, free };
   }
 
-  /** A layer call of worker w: its plan's dims with its sizes and its weights' addresses for the half `half`. */
+  /**
+   * A layer call (`kind`: its attention or its MLP half) of layer l on worker w: the plan's dims with the worker's sizes
+   * and the addresses of its kept weights that the half reads (but those given in `inputs`), its cache, its edits.
+   */
   #call(w, l, kind, dims, inputs, outputs, { cache, edit } = {}) {
     const kept = this.#kept[w];
     if (!kept || (cache && cache.epochs[w] !== this.#epochs[w])) {
