@@ -42,7 +42,8 @@ export { BUILTIN_MODEL } from './builtin.js';
  * first run that uses it until dispose(), and later runs read nothing; 0 reads them at every run. `workers` (a count,
  * or 'auto': one less than the processors, at most 8) runs each layer split over that many workers (Web Workers;
  * worker_threads in Node) by heads and by the MLP's hidden units, each keeping its share of every layer's weights
- * from the load until dispose(); run() and generate() run there, the instruments on the calling thread.
+ * from the load until dispose(); run(), generate() and unembed's LM head run there, the other instruments on the
+ * calling thread.
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
  *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number,

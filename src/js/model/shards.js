@@ -27,7 +27,7 @@ import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
-import { layerShare, ranges, shardParts } from './shard-slices.js';
+import { layerShare, shardParts } from './shard-slices.js';
 import { attentionShapes, gatherCapture, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
 import { splitEdits, writeEdits } from './shard-edits.js';
@@ -40,9 +40,8 @@ const spawnWebWorker = webWorkerSpawner(
   new URL('./worker.js', here).href,
 );
 
-/** The most workers loadModel takes, and the most 'auto' picks. */
-export const MAX_WORKERS = 64;
-export const AUTO_WORKERS = 8;
+export const MAX_WORKERS = 64; // the most workers loadModel takes
+export const AUTO_WORKERS = 8; // and the most 'auto' picks
 
 /** loadModel's `workers` for 'auto': one less than the processors (at least 1, at most AUTO_WORKERS). */
 export function autoWorkers() {
@@ -164,7 +163,9 @@ export class Shards {
   async #keepHead(w, signal) {
     const { head, headBias } = this.#tensors;
     const [V, d] = head.shape;
-    const [r0, r1] = ranges(V, this.size, 4)[w];
+    // cut at multiples of 4 rows (the last worker takes the rest), as the calling thread's blocks: the same bits
+    const cut = (i) => (i === this.size ? V : Math.floor((i * V) / (4 * this.size)) * 4);
+    const [r0, r1] = [cut(w), cut(w + 1)];
     const block = blockRows(d);
     const bias = headBias && (await this.#checkpoint.read(headBias, undefined, signal)).data;
     const blocks = [];

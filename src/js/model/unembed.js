@@ -58,7 +58,7 @@ export async function unembed(engine, hidden, options) {
       `hidden[${Math.floor(at / d)}][${at % d}] is ${x.data[at]}, not a finite float32`,
     );
   }
-  const ctx = { signal: engine.signal(signal) };
+  const ctx = { signal: engine.signal(signal), sharded: Boolean(engine.shards) }; // the LM head on the workers' rows
   checkAborted(ctx.signal, 'unembed');
   const rows = new Tensor(data, [n, d]);
   const normed = o.norm !== false || spec.choices.maskedLm ? await engine.final(rows, ctx) : rows;

@@ -97,6 +97,9 @@ describe('loadModel({ workers })', () => {
         const captured = await many.run({ ids: IDS }, capture);
         expect(Object.keys(captured.captures[0]).length).toBeGreaterThan(15);
         expectClose(captured, await one.run({ ids: IDS }, capture));
+        // the logit lens: the LM head on the workers' rows, each logit one dot product over d as on one thread
+        const lens = async (m) => Array.from((await m.unembed(want.hiddenStates[1])).data);
+        expect(await lens(many)).toEqual(await lens(one));
         // a mean ablation over the run itself: its heads' outputs first, then the layer with their means
         const mean = { ablate: [{ layer: 1, head: 1, mode: 'mean' }] };
         expectClose(await many.run({ ids: IDS }, mean), await one.run({ ids: IDS }, mean));
