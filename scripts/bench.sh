@@ -4,7 +4,8 @@
 #   bash scripts/bench.sh --browser [--quick] [browser.mjs options]: the same cases in headless Chromium
 #   (npm run bench:browser), with bench/browser.mjs; no native build.
 #   bash scripts/bench.sh --model [--quick] [--browser] [bench/model/run.mjs options]: the model bench (npm run
-#   bench:model): GPT-2's forward against onnxruntime-web and the same C++ built natively.
+#   bench:model): GPT-2's forward against onnxruntime-web and the same C++ built natively; with --family, forwards of
+#   Pythia-160M- and Qwen3-0.6B-shaped checkpoints against GPT-2 small's, per parameter (bench/model/families.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,8 @@ cmake --build build/wasm -j2 >/dev/null
 
 if [ "${1:-}" = "--model" ]; then
   shift
+  # --family: Pythia- and Qwen3-shaped checkpoints against GPT-2 small's (bench/model/families.mjs): no native driver
+  for arg in "$@"; do [ "$arg" = "--family" ] && exec node bench/model/run.mjs "$@"; done
   cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
   cmake --build build/bench-native --target model_native_bench -j2 >/dev/null
   exec node bench/model/run.mjs --native build/bench-native/model_native_bench "$@"

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName } from '../web/src/elements/attributes.js';
 import { WORDS } from '../web/src/elements/display.js';
 import { ELEMENT_LIMITS } from '../web/src/elements/elementLimits.js';
+import { VIEWS } from '../web/src/elements/instruments/instrumentSettings.js';
 import { EXAMPLES } from '../web/src/shared/examples.js';
 
 const code = (words) => words.map((w) => `\`${w}\``).join(', ');
@@ -19,7 +20,7 @@ const L = ELEMENT_LIMITS;
 export const ATTRIBUTE_DOCS = {
   example: `one of the page's named examples: ${code(EXAMPLES.map((e) => e.id))}`,
   state:
-    'a permalink copied from the page (the whole URL or its `#…`); reading `state` gives the permalink of what is shown',
+    'a permalink copied from the page (the whole URL or its `#…`); `await element.permalink()` gives the permalink of what is shown',
   sentence: `the tokens, split at spaces (at most ${L.n})`,
   seed: 'the seed of the random embeddings and weights, 0 to 2³²−1 (default 42)',
   'd-model': `d_model, the size of each token's vector (at most ${L.dModel})`,
@@ -48,6 +49,15 @@ export const ATTRIBUTE_DOCS = {
   ablate:
     'with `model`: heads switched off (their output zeroed), as `layer.head` counted from 0, space-separated: `1.0 1.2`',
   next: "with `model`: show the model's prediction of the next token, the 5 most probable",
+  view: `an instrument instead of the attention figure, on the shipped model unless \`model\` names another: ${code(VIEWS)} (the logit lens, direct logit attribution, activation patching, head detector scores, the loss per token); loaded only for an element with \`view\``,
+  target:
+    'with `view`: the token followed by the lens, attributed, or patched for: a word the model reads as one token (GPT-2 writes its leading space: `" Mary"`) or a token id; default the predicted token',
+  against:
+    'with `view="attribution"` or `"patching"`: a second token, so that the logit difference `target` − `against` is attributed or patched for (default for patching: the corrupted prompt\'s top token)',
+  position:
+    'with `view="lens"` or `"attribution"`: the position followed or attributed, counted from 0 (default the last)',
+  corrupted:
+    'with `view="patching"`: the corrupted prompt, as many tokens as the sentence (default, for the default sentence: its first `red` changed to `green`)',
   steps: 'the steps shown, in order',
   hide: `paragraphs left out: ${code(WORDS.hide)} (the random-weights notice), space-separated`,
   'model-view': 'with `model`: every layer × head as a small heatmap (the model view) instead of one head',

@@ -98,6 +98,7 @@ stage_join native
 stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 stage bench-smoke-model env BENCH_QUICK=1 bash scripts/bench.sh --model # a 2-layer GPT-2 against ORT and native
+stage bench-smoke-family env BENCH_QUICK=1 bash scripts/bench.sh --model --family # 2-layer Pythia, Qwen3, GPT-2
 
 echo
 echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"

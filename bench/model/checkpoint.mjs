@@ -73,6 +73,14 @@ function fill(kind, shape, random) {
  */
 export function writeGpt2Checkpoint(dir, options = {}, seed = 7) {
   const config = gpt2SmallConfig(options);
+  return writeCheckpoint(dir, config, gpt2Tensors(config), seed);
+}
+
+/**
+ * Writes config.json, model.safetensors (F32, `tensors` [name, shape, kind] in order, each filled by its kind as
+ * fill() does) and weights.txt into `dir`, tensor by tensor, unless the folder is there with the same config.
+ */
+export function writeCheckpoint(dir, config, tensors, seed = 7) {
   const configText = JSON.stringify(config, null, 2);
   const file = path.join(dir, 'model.safetensors');
   if (
@@ -81,7 +89,6 @@ export function writeGpt2Checkpoint(dir, options = {}, seed = 7) {
   )
     return config;
   fs.mkdirSync(dir, { recursive: true });
-  const tensors = gpt2Tensors(config);
   const header = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const [name, shape] of tensors) {

@@ -17,7 +17,11 @@
 //
 //   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--workers 1,2] [--ort-threads 1]
 //                            [--only-fast] [--browser] [--quick] [--dir build/bench-model]
+//                            [--baseline <another copy's src/js/model/index.node.js>]
 // (--only-fast: without the two contenders that read at every run, and without the memory section.)
+// (--baseline: one more contender, "attention-wasm, baseline", the resident forward of another build of the package,
+// e.g. a copy of src/ made before a change, interleaved with this one in the same rounds.)
+//   node bench/model/run.mjs --family [--rounds 3] [--quick]: the families bench instead (families.mjs)
 // (npm run bench:model builds the native driver and runs this; --quick: a 2-layer d_model 64 model, 1 round.)
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,6 +52,12 @@ const workerCounts = option('workers', '1,2').split(',').filter(Boolean).map(Num
 const ortThreads = Number(option('ort-threads', 1));
 const onlyFast = flag('only-fast');
 const base = path.resolve(root, option('dir', 'build/bench-model'));
+if (flag('family')) {
+  // the families bench (families.mjs): Pythia-160M- and Qwen3-0.6B-shaped checkpoints against GPT-2 small's
+  const { benchFamilies } = await import('./families.mjs');
+  await benchFamilies({ base, quick, rounds: Number(option('rounds', quick ? 1 : 3)), n, loadModel });
+  process.exit(0);
+}
 const folder = (layers) => path.join(base, `gpt2-${quick ? 'quick-' : ''}${layers}`);
 const MiB = 2 ** 20;
 
@@ -81,6 +91,11 @@ if (browser) {
     );
   }
   contenders.push(await ortContender(ort, sizes, (name) => file.read(name), ids, ortThreads));
+  const baseline = option('baseline', null);
+  if (baseline) {
+    const other = await import(path.resolve(baseline));
+    contenders.splice(1, 0, await oursContender(other.loadModel, dir, ids, {}, 'attention-wasm, baseline'));
+  }
 }
 if (native) contenders.push(startNative(native, dir, ids, sizes));
 

@@ -71,6 +71,8 @@ AttentionOptions to_options(const Descriptor& d) {
   o.mask.data = d.address<const void>(slot::mask);
   for (int i = 0; i < 4; ++i) o.mask.dims[i] = d[slot::mask_dims + i];
   o.rope = to_rope(d);
+  o.softcap = d.bits(slot::softcap);
+  o.window = d[slot::window];
   return o;
 }
 
@@ -98,6 +100,11 @@ attention::model::ModelConfig to_model_config(const Descriptor& d) {
   c.eps = d.bits(slot::eps);
   c.causal = d[slot::causal] != 0;
   c.sliding_window = d[slot::sliding_window];
+  c.attention_scale = d.bits(slot::attention_scale);
+  c.softcap = d.bits(slot::softcap);
+  c.qk_norm_whole = d[slot::qk_norm_whole] != 0;
+  c.embed_scale = d.bits(slot::embed_scale);
+  c.final_softcap = d.bits(slot::final_softcap);
   c.rope = to_rope(d);
   return c;
 }
@@ -189,6 +196,8 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.head_mask = d.address<const float>(slot::head_mask);
   w.q_norm = d.address<const float>(slot::q_norm);
   w.k_norm = d.address<const float>(slot::k_norm);
+  w.attention_post_norm = d.address<const float>(slot::attention_post_norm);
+  w.mlp_post_norm = d.address<const float>(slot::mlp_post_norm);
   return w;
 }
 

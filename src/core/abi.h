@@ -22,7 +22,7 @@ namespace attention {
 //   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
 //                          the same bits as one call, which the JS layer's workers rely on
 //   kProjectionRows        rows of x per group that multi_head_attention's stale_blocks flags: a group projected again
-//                          gets the bits of the whole product (a packet of floats, which Eigen's kernel sums alike)
+//                          gets the bits of the whole product (gemm.h sums each row alike, whatever rows are with it)
 // clang-format off
 #define ATTENTION_CONSTANTS(X)  \
   X(kQueryBlock, 64)            \
@@ -69,25 +69,32 @@ ATTENTION_CONSTANTS(X)
 // clang-format on
 
 // The choices by which the model families differ (src/core/model/forward.h), each a small named step.
-//   norm kinds        kLayerNorm (x − mean)/√(var + eps)·w + b; kRmsNorm x/√(mean(x²) + eps)·w
+//   norm kinds        kLayerNorm (x − mean)/√(var + eps)·w + b; kRmsNorm x/√(mean(x²) + eps)·w; kRmsNormPlusOne
+//                     x/√(mean(x²) + eps)·(1 + w) (Gemma's)
 //   norm placements   kPreNorm x + f(norm(x)) (GPT-2, LLaMA); kPostNorm norm(x + f(x)) (BERT); kParallel
-//                     x + attn(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's use_parallel_residual)
-//   activations       kGeluTanh (GPT-2's gelu_new), kGeluErf (BERT's gelu), kSiluGated down(silu(gate(x))·up(x))
+//                     x + attn(norm1(x)) + mlp(norm2(x)) (GPT-NeoX's use_parallel_residual); kSandwich
+//                     x + post(f(pre(x))) (Gemma 2 and 3: four norms a layer); kPostBranch x + post(f(x)) (OLMo-2)
+//   activations       kGeluTanh (GPT-2's gelu_new), kGeluErf (BERT's gelu), kSiluGated down(silu(gate(x))·up(x)),
+//                     kGeluTanhGated down(gelu_tanh(gate(x))·up(x)) (Gemma's GeGLU)
 //   weight layouts    kInOut [in, out] (GPT-2's Conv1D), kOutIn [out, in] (torch.nn.Linear)
 //   qkv layouts       a fused q|k|v projection's columns: kBlocks [q | k | v] (GPT-2's c_attn), kPerHead
 //                     [q_0 | k_0 | v_0 | q_1 | …] by head, d_k each (GPT-NeoX's query_key_value, H_kv = H)
 // clang-format off
 #define ATTENTION_NORM_KINDS(X) \
   X(kLayerNorm, 0)              \
-  X(kRmsNorm, 1)
+  X(kRmsNorm, 1)                \
+  X(kRmsNormPlusOne, 2)
 #define ATTENTION_NORM_PLACEMENTS(X) \
   X(kPreNorm, 0)                     \
   X(kPostNorm, 1)                    \
-  X(kParallel, 2)
+  X(kParallel, 2)                    \
+  X(kSandwich, 3)                    \
+  X(kPostBranch, 4)
 #define ATTENTION_ACTIVATIONS(X) \
   X(kGeluTanh, 0)                \
   X(kGeluErf, 1)                 \
-  X(kSiluGated, 2)
+  X(kSiluGated, 2)               \
+  X(kGeluTanhGated, 3)
 #define ATTENTION_WEIGHT_LAYOUTS(X) \
   X(kInOut, 0)                      \
   X(kOutIn, 1)
@@ -193,7 +200,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // address, in place of objects that Embind would walk. X(name, count): `count` consecutive slots, at the index of
 // the enumerator `name` of DescriptorSlot. Dimensions are those of AttentionDims and ProjectionDims (rows, width:
 // output_projection's), of the Rope and of the model calls (model/forward.h); addresses are byte offsets into
-// memory (0 = absent); `scale` and `eps` hold the bits of a float32.
+// memory (0 = absent); `scale`, `softcap` and `eps` hold the bits of a float32; `window` is AttentionOptions'
+// sliding window (0: none).
 // clang-format off
 #define ATTENTION_DESCRIPTOR_SLOTS(X) \
   X(batch, 1)                         \
@@ -240,7 +248,9 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(rope_cos, 1)                      \
   X(rope_sin, 1)                      \
   X(q_rotated, 1)                     \
-  X(k_rotated, 1)
+  X(k_rotated, 1)                     \
+  X(softcap, 1)                       \
+  X(window, 1)
 // clang-format on
 
 // The slots that only the model calls read (kModel*; src/core/model/forward.h), after the attention calls' slots:
@@ -296,43 +306,53 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(base_len, 1)                      \
   X(layer_input, 1)                   \
   X(q_norm, 1)                        \
-  X(k_norm, 1)
+  X(k_norm, 1)                        \
+  X(attention_scale, 1)               \
+  X(qk_norm_whole, 1)                 \
+  X(embed_scale, 1)                   \
+  X(final_softcap, 1)                 \
+  X(attention_post_norm, 1)           \
+  X(mlp_post_norm, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:
 // layer_attention (the attention call) and layer_mlp (the MLP call). The value says under which norm placement, as
-// bits 1 << NormPlacement: 1 kPreNorm, 2 kPostNorm, 4 kParallel, 7 all. With kPostNorm (BERT) the norm before the MLP
-// is norm1, read by the MLP's call; with kPreNorm and kParallel norm1 comes before attention (and with kParallel the
-// MLP's call reads the layer's input, slot layer_input, for norm2). Each half is given only its own (forward.cc's
-// half_weights), and the JS layer passes each call only these (src/js/model/layer-call.js).
+// bits 1 << NormPlacement: 1 kPreNorm, 2 kPostNorm, 4 kParallel, 8 kSandwich, 16 kPostBranch, 31 all; each weight is
+// in one list under each placement, read or not. With kPostNorm (BERT) the norm before the MLP is norm1, read by the
+// MLP's call; with kPreNorm, kParallel and kSandwich norm1 comes before attention (and with kParallel the MLP's call
+// reads the layer's input, slot layer_input, for norm2); kSandwich and kPostBranch norm each half's output before the
+// residual sum (attention_post_norm, mlp_post_norm), and kPostBranch has no norm before either half. Each half is given
+// only its own (forward.cc's half_weights), and the JS layer passes each call only these (src/js/model/layer-call.js).
 // clang-format off
 #define ATTENTION_LAYER_ATTENTION_WEIGHTS(X) \
-  X(norm1_weight, 5)                         \
-  X(norm1_bias, 5)                           \
-  X(w_qkv, 7)                                \
-  X(b_qkv, 7)                                \
-  X(w_q, 7)                                  \
-  X(w_k, 7)                                  \
-  X(w_v, 7)                                  \
-  X(w_o, 7)                                  \
-  X(b_q, 7)                                  \
-  X(b_k, 7)                                  \
-  X(b_v, 7)                                  \
-  X(b_o, 7)                                  \
-  X(head_mask, 7)                            \
-  X(q_norm, 7)                               \
-  X(k_norm, 7)
+  X(norm1_weight, 29)                      \
+  X(norm1_bias, 29)                        \
+  X(w_qkv, 31)                             \
+  X(b_qkv, 31)                             \
+  X(w_q, 31)                               \
+  X(w_k, 31)                               \
+  X(w_v, 31)                               \
+  X(w_o, 31)                               \
+  X(b_q, 31)                               \
+  X(b_k, 31)                               \
+  X(b_v, 31)                               \
+  X(b_o, 31)                               \
+  X(head_mask, 31)                         \
+  X(q_norm, 31)                            \
+  X(k_norm, 31)                            \
+  X(attention_post_norm, 31)
 #define ATTENTION_LAYER_MLP_WEIGHTS(X) \
-  X(norm1_weight, 2)                   \
-  X(norm1_bias, 2)                     \
-  X(norm2_weight, 7)                   \
-  X(norm2_bias, 7)                     \
-  X(w_up, 7)                           \
-  X(b_up, 7)                           \
-  X(w_gate, 7)                         \
-  X(b_gate, 7)                         \
-  X(w_down, 7)                         \
-  X(b_down, 7)
+  X(norm1_weight, 2)                       \
+  X(norm1_bias, 2)                         \
+  X(norm2_weight, 31)                      \
+  X(norm2_bias, 31)                        \
+  X(w_up, 31)                              \
+  X(b_up, 31)                              \
+  X(w_gate, 31)                            \
+  X(b_gate, 31)                            \
+  X(w_down, 31)                            \
+  X(b_down, 31)                            \
+  X(mlp_post_norm, 31)
 // clang-format on
 
 namespace slot {

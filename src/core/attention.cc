@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "gemm.h"
 #include "kernels.h"
 #include "row_groups.h"
 
@@ -22,6 +23,9 @@ using ConstRowVectorMap = Eigen::Map<const Eigen::RowVectorXf>;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kPosInf = std::numeric_limits<float>::infinity();
+
+using kernels::mask_row;
+using kernels::RowMasking;
 
 [[noreturn]] void fail(const char* code, const std::string& message) { throw AttentionError(code, message); }
 
@@ -52,6 +56,9 @@ void check_options(const AttentionOptions& o) {
   require(o.mask.kind == MaskKind::kNone || o.mask.kind == MaskKind::kBoolean || o.mask.kind == MaskKind::kAdditive,
           "BAD_OPTION", "mask.kind must be kNone, kBoolean or kAdditive");
   require(!o.has_scale || std::isfinite(o.scale), "BAD_OPTION", "scale must be finite");
+  require(o.softcap >= 0 && std::isfinite(o.softcap), "BAD_OPTION", "softcap must be finite and not negative");
+  require(o.window >= 0, "BAD_OPTION", "window must not be negative");
+  require(o.window == 0 || o.causal != Causal::kNone, "BAD_OPTION", "a sliding window needs causal masking");
 }
 
 // Element offsets of a mask broadcast to [B, H, L_q, L_k]: stride 0 along every dimension of size 1.
@@ -74,27 +81,6 @@ MaskStrides mask_strides(const Mask& mask, const AttentionDims& d) {
     running *= size;
   }
   return {stride[0], stride[1], stride[2], stride[3]};
-}
-
-// One query row's masking: the causal limit and the user mask's row.
-struct RowMasking {
-  int64_t open_end = 0;              // keys [open_end, L_k) are causally masked; in [0, L_k]
-  const uint8_t* allowed = nullptr;  // boolean mask row at key 0, or null
-  const float* additive = nullptr;   // additive mask row at key 0, or null
-  int64_t key_stride = 0;            // 0 when the mask broadcasts along keys
-};
-
-// In place, keys [key_begin, key_begin + n) of a row held from row[0]: the user mask (-inf where blocked).
-void apply_user_mask(float* row, int64_t key_begin, int64_t n, const RowMasking& m) {
-  if (m.allowed) {
-    const uint8_t* allowed = m.allowed + key_begin * m.key_stride;
-    for (int64_t j = 0; j < n; ++j) {
-      if (!allowed[j * m.key_stride]) row[j] = kNegInf;
-    }
-  } else if (m.additive) {
-    const float* additive = m.additive + key_begin * m.key_stride;
-    for (int64_t j = 0; j < n; ++j) row[j] += additive[j * m.key_stride];
-  }
 }
 
 std::string num(double x) {
@@ -237,6 +223,7 @@ class SdpaRun {
   RowMasking row_masking(int64_t b, int64_t h, int64_t i) const {
     RowMasking m;
     m.open_end = options_.causal == Causal::kNone ? d_.len_k : std::clamp<int64_t>(i + causal_shift_ + 1, 0, d_.len_k);
+    if (options_.window > 0) m.open_begin = std::clamp<int64_t>(i + causal_shift_ + 1 - options_.window, 0, m.open_end);
     const Mask& mask = options_.mask;
     if (mask.kind != MaskKind::kNone) {
       const int64_t offset = b * mask_strides_.batch + h * mask_strides_.head + i * mask_strides_.query;
@@ -254,9 +241,11 @@ class SdpaRun {
     const int64_t at = (bh * d_.len_q + i0) * len_k;
     float* s = result_.weights ? result_.weights + at : scratch_;  // [rows, L_k]
     const bool every_score = result_.raw_scores || result_.scaled_scores || !proven_finite_;
-    for (int64_t r = 0; r < rows; ++r) row_end_[r] = every_score ? len_k : row_masking(b, h, i0 + r).open_end;
-    kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, 0, len_k,
-                              result_.raw_scores ? 1.0f : scale_, s, len_k, row_end_);
+    // keys before row i0's window (the earliest) are in no row's: unless every score is wanted, they are not scored
+    const int64_t begin = every_score ? 0 : row_masking(b, h, i0).open_begin / kKeyPanel * kKeyPanel;
+    for (int64_t r = 0; r < rows; ++r) row_end_[r] = every_score ? len_k : row_masking(b, h, i0 + r).open_end - begin;
+    kernels::query_key_scores(q_ + (bh * d_.len_q + i0) * d_.d_k, rows, d_.d_k, packed_k_, begin, len_k - begin,
+                              result_.raw_scores ? 1.0f : scale_, s + begin, len_k, row_end_);
 
     for (int64_t r = 0; r < rows; ++r) {
       float* row = s + r * len_k;
@@ -271,7 +260,8 @@ class SdpaRun {
       if (!finite) rescore_row(b, h, i0 + r, 0, len_k, row, raw);
       if (result_.scaled_scores) std::copy(row, row + len_k, result_.scaled_scores + out);
       const RowMasking m = row_masking(b, h, i0 + r);
-      apply_user_mask(row, 0, m.open_end, m);
+      const int64_t first = m.open_begin, open = m.open_end - first;  // the keys [first, open_end) it may attend
+      mask_row(row, 0, first, m.open_end, options_.softcap, m);
       if (result_.scores) {
         std::fill(row + m.open_end, row + len_k, kNegInf);
         std::copy(row, row + len_k, result_.scores + out);
@@ -284,21 +274,23 @@ class SdpaRun {
         row_end_[r] = 0;
         continue;
       }
-      const float sum = kernels::exp_and_sum(row, m.open_end, max);
-      kernels::scale_row(row, m.open_end, 1.0f / sum);
+      const float sum = kernels::exp_and_sum(row + first, open, max);
+      kernels::scale_row(row + first, open, 1.0f / sum);
+      std::fill(row, row + first, 0.0f);
       std::fill(row + m.open_end, row + len_k, 0.0f);
       row_end_[r] = m.open_end;
     }
-    float* output = result_.output + (bh * d_.len_q + i0) * d_.d_v;  // [rows, d_v]
-    for (int64_t j0 = 0; j0 < len_k; j0 += kSumBlock) {
+    float* output = result_.output + (bh * d_.len_q + i0) * d_.d_v;                  // [rows, d_v]
+    const int64_t start = row_masking(b, h, i0).open_begin / kSumBlock * kSumBlock;  // blocks before: zero weights
+    for (int64_t j0 = start; j0 < len_k; j0 += kSumBlock) {
       const int64_t keys = std::min(kSumBlock, len_k - j0);
       int64_t open = 0;
       for (int64_t r = 0; r < rows; ++r) {
         tile_open_[r] = std::clamp<int64_t>(row_end_[r] - j0, 0, keys);
         open = std::max(open, tile_open_[r]);
       }
-      if (j0 > 0 && open == 0) break;  // every later weight is 0 too (causal); the first block writes the output
-      kernels::weighted_sum(s + j0, len_k, rows, packed_v_, len_k, j0, keys, d_.d_v, output, j0 > 0, tile_open_);
+      if (j0 > start && open == 0) break;  // every later weight is 0 too (causal); the first block writes the output
+      kernels::weighted_sum(s + j0, len_k, rows, packed_v_, len_k, j0, keys, d_.d_v, output, j0 > start, tile_open_);
     }
     require_finite_output(b, h, i0, rows, output);
   }
@@ -323,7 +315,8 @@ class SdpaRun {
     const int64_t ld = std::min(kKeyTile, len_k);
     float* tile = scratch_;  // [rows, ld]
 
-    for (int64_t j0 = 0; j0 < key_end; j0 += kKeyTile) {
+    const int64_t start = proven_finite_ ? masking[0].open_begin / kKeyTile * kKeyTile : 0;  // tiles before: no weight
+    for (int64_t j0 = start; j0 < key_end; j0 += kKeyTile) {
       const int64_t keys = std::min(kKeyTile, len_k - j0);
       for (int64_t r = 0; r < rows; ++r) {
         tile_open_[r] = std::clamp<int64_t>(masking[r].open_end - j0, 0, keys);
@@ -335,7 +328,8 @@ class SdpaRun {
         float* row = tile + r * ld;
         if (!proven_finite_ && !kernels::all_finite(row, keys)) rescore_row(b, h, i0 + r, j0, keys, row, nullptr);
         const int64_t open = tile_open_[r];
-        apply_user_mask(row, j0, open, masking[r]);
+        const int64_t first = std::clamp<int64_t>(masking[r].open_begin - j0, 0, open);  // the window's first key
+        mask_row(row, j0, first, open, options_.softcap, masking[r]);
         bool nan = false;
         const float tile_max = kernels::row_max(row, open, nan);
         if (nan || tile_max == kPosInf) fail_masked_overflow(b, h, i0 + r, j0, row, open, masking[r]);
@@ -423,28 +417,27 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   // Project into heads: head h is columns [h·d, (h+1)·d) of the projection. Finite inputs can still give
   // values beyond float32 here, which attention would turn into inf or NaN without a word.
   const int64_t groups = (L_q + kProjectionRows - 1) / kProjectionRows;  // of x's rows, per batch
-  auto project = [](const ConstMatrixMap& input, const float* weight, const float* bias, int64_t heads,
-                    int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
-    ConstMatrixMap w_all(weight, input.cols(), heads * head_width);  // [d_in, heads·head_width]
-    const int64_t rows = input.rows();
-    for (const auto& [r0, r1] : stale_row_ranges(rows, input.cols(), head_width, stale)) {
+  auto project = [](const float* input, int64_t rows, int64_t d_in, const float* weight, const float* bias,
+                    int64_t heads, int64_t head_width, float* out, uint8_t* stale, const char* overflow_message) {
+    const int64_t ld = heads * head_width;  // weight: [d_in, heads·head_width]
+    for (const auto& [r0, r1] : stale_row_ranges(rows, stale)) {
       for (int64_t h = 0; h < heads; ++h) {
-        MatrixMap out_h(out + (h * rows + r0) * head_width, r1 - r0, head_width);  // [r1 - r0, head_width]
-        out_h.noalias() = input.middleRows(r0, r1 - r0) * w_all.middleCols(h * head_width, head_width);
-        if (bias) out_h.rowwise() += ConstRowVectorMap(bias + h * head_width, head_width);
-        require(out_h.allFinite(), "PROJECTION_OVERFLOW", overflow_message);
+        float* out_h = out + (h * rows + r0) * head_width;  // [r1 - r0, head_width]
+        gemm(input + r0 * d_in, r1 - r0, d_in, weight + h * head_width, ld, WeightLayout::kInOut, head_width,
+             bias ? bias + h * head_width : nullptr, out_h);
+        require(kernels::all_finite(out_h, (r1 - r0) * head_width), "PROJECTION_OVERFLOW", overflow_message);
       }
     }
   };
   for (int64_t b = 0; b < B; ++b) {
-    ConstMatrixMap x_b(x + b * L_q * d.d_model, L_q, d.d_model);                        // [L_q, d_model]
-    ConstMatrixMap c_b(context + b * L_k * d.d_context, L_k, d.d_context);              // [L_k, d_context]
+    const float* x_b = x + b * L_q * d.d_model;                                         // [L_q, d_model]
+    const float* c_b = context + b * L_k * d.d_context;                                 // [L_k, d_context]
     uint8_t* stale = result.stale_blocks ? result.stale_blocks + b * groups : nullptr;  // [groups] of batch b
-    project(x_b, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
+    project(x_b, L_q, d.d_model, w.w_q, w.b_q, H, d_k, q + b * H * L_q * d_k, stale,
             "q = x·W_q (+ b_q) overflowed float32; scale x or W_q down");
-    project(c_b, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,
+    project(c_b, L_k, d.d_context, w.w_k, w.b_k, H_kv, d_k, k + b * H_kv * L_k * d_k, stale,
             "k = context·W_k (+ b_k) overflowed float32; scale the input or W_k down");
-    project(c_b, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v, stale,
+    project(c_b, L_k, d.d_context, w.w_v, w.b_v, H_kv, d_v, v + b * H_kv * L_k * d_v, stale,
             "v = context·W_v (+ b_v) overflowed float32; scale the input or W_v down");
   }
 

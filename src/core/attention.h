@@ -8,7 +8,8 @@
 //     vec4.h, so WebAssembly SIMD128, SSE or scalar code), fused by blocks of 64 query rows whose scores stay
 //     in cache from the product through the softmax to the weighted sum; without weights or steps, keys
 //     stream through in tiles with an online softmax, so no [L_q, L_k] matrix is ever held.
-//   - the projections x·W_q, context·W_k, context·W_v: Eigen matrix products.
+//   - the projections x·W_q, context·W_k, context·W_v: gemm.h's product (the model forward's), a float32 chain
+//     per value in the order of the weights' rows, so any split of the rows gives the same bits.
 //   - the output projection concat·W_o: the weighted-sum kernel again (with W_o as the values), so that any
 //     split of the rows gives the same bits; Eigen adds the bias.
 // Why fused: one head of n = 512, d = 64 (median of 200-500 runs, g++ -O3 -msse4.2 natively; em++ -O3 with
@@ -61,6 +62,11 @@ struct AttentionOptions {
   float scale = 0.0f;      // used when has_scale, 0 included
   Causal causal = Causal::kNone;
   Mask mask;
+  // > 0: logit softcapping (Gemma 2): each scaled score s becomes tanh(s / softcap) · softcap, before the masks.
+  float softcap = 0.0f;
+  // > 0: a sliding window (Mistral, Gemma 2), with causal only: query i, at key position p_i = i (kTopLeft) or
+  // i + L_k − L_q (kBottomRight), also sees only keys j with p_i − j < window, so `window` keys at most.
+  int32_t window = 0;
   // Rotates q and k before q·kᵀ (rope.h). Its tables hold L_k rows, the keys' positions; query i takes row
   // L_k − L_q + i (queries at the end of the keys, as with causal kBottomRight), so L_q must not exceed L_k.
   Rope rope;
@@ -79,8 +85,8 @@ struct AttentionDims {
 // Where scaled_dot_product_attention writes. Every pointer but `output` may be null (= not wanted).
 //   output         [B, H, L_q, d_v]
 //   weights        [B, H, L_q, L_k]   softmax of `scores`; rows with every key masked are all 0
-//   scores         [B, H, L_q, L_k]   q·kᵀ·scale + mask, the softmax input (masked entries are -inf)
-//   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale
+//   scores         [B, H, L_q, L_k]   softcap(q·kᵀ·scale) + mask, the softmax input (masked entries are -inf)
+//   scaled_scores  [B, H, L_q, L_k]   q·kᵀ·scale (before the softcap)
 //   raw_scores     [B, H, L_q, L_k]   q·kᵀ
 //   q_rotated      [B, H, L_q, d_k]   q after options.rope (with a rope only)
 //   k_rotated      [B, H_kv, L_k, d_k]  k after options.rope (with a rope only)
@@ -102,10 +108,10 @@ struct AttentionResult {
 //   v         [B, H_kv, L_k, d_v]
 //   result    see AttentionResult
 //
-// Order: q and k rotated when options.rope is set, scores = q·kᵀ·scale, then the causal and user masks, then a
-// softmax per row with the row max subtracted, then output = weights·v. A row whose keys are all masked gets
-// weights 0 and output 0.
-// Throws AttentionError for bad dims, a mask that does not broadcast or a bad rope (BAD_OPTION), and:
+// Order: q and k rotated when options.rope is set, scores = q·kᵀ·scale, then the softcap (options.softcap > 0:
+// tanh(s / softcap) · softcap), then the causal, window and user masks, then a softmax per row with the row max
+// subtracted, then output = weights·v. A row whose keys are all masked gets weights 0 and output 0. Throws
+// AttentionError for bad dims, a mask that does not broadcast or a bad rope (BAD_OPTION), and:
 //   SCORE_OVERFLOW   a score q·k·scale beyond float32 (a q·k that overflows only before a small scale, or scale
 //                    0, is not one: such rows are summed again in double), a score + additive mask beyond it,
 //                    or, when raw_scores is wanted, an unscaled q·k beyond it; the message names the
@@ -152,7 +158,7 @@ struct ProjectionWeights {
 //   output     [B, L_q, d_out]       concat·W_o (+ b_o); [B, L_q, H·d_v] (= concat) when d_out is 0
 //   stale_blocks  [B, ⌈L_q / kProjectionRows⌉] uint8, in: nonzero = project this group of rows of x; zero = q, k
 //                 and v already hold its projections (self-attention only); null = project every row.
-//                 out: nonzero for every group projected (more than asked where Eigen treats groups apart)
+//                 out: nonzero for every group projected (the groups flagged in)
 struct MultiHeadResult {
   float* q = nullptr;
   float* k = nullptr;
@@ -176,7 +182,7 @@ struct MultiHeadResult {
 // result.attention.q_rotated and k_rotated after, when given).
 // result.stale_blocks (self-attention only) lets a caller that kept result.q, k and v from an earlier call with the
 // same weights project again only the groups of kProjectionRows rows of x that changed, with the same bits as
-// projecting every row (a group is projected with its neighbours where Eigen would treat it apart).
+// projecting every row (gemm.h gives each row the same bits whichever rows are projected with it).
 void multi_head_attention(const ProjectionDims& dims, const float* x, const float* context,
                           const ProjectionWeights& weights, const AttentionOptions& options,
                           const MultiHeadResult& result);

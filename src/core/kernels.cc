@@ -85,6 +85,30 @@ void weighted_tile(const float* p, int64_t ld_p, int64_t keys, const float* pane
   }
 }
 
+// tanh of four finite values, within a few float32 ulps (std::tanh took 1.5x the time of a causal attention call
+// of n = 512, d_k = 64 with its scalar calls): below |x| = 1/4 its odd Taylor series to x¹¹ (the next term is under
+// 3e-11 of x); above, (1 − e)/(1 + e) with e = e^−2|x| (vec4.h's exp; 1 − e ≥ 0.39 there, so no cancellation), the
+// sign put back. Each lane takes one branch by a factor of 0 or 1; both are finite for every finite x.
+Vec4 tanh4(Vec4 x) {
+  const Vec4 one = simd::splat(1.0f), zero = simd::splat(0.0f);
+  const Vec4 a = simd::max(x, simd::sub(zero, x));  // |x|
+  const Vec4 quarter = simd::splat(0.25f), minus_quarter = simd::splat(-0.25f);
+  // x clamped to [−1/4, 1/4] for the series, so that a large x cannot make it inf (inf · 0 is NaN)
+  const Vec4 xs = simd::sub(zero, simd::max(simd::sub(zero, simd::max(x, minus_quarter)), minus_quarter));
+  const Vec4 x2 = simd::mul(xs, xs);
+  Vec4 p = simd::splat(-1382.0f / 155925.0f);
+  p = simd::add(simd::mul(p, x2), simd::splat(62.0f / 2835.0f));
+  p = simd::add(simd::mul(p, x2), simd::splat(-17.0f / 315.0f));
+  p = simd::add(simd::mul(p, x2), simd::splat(2.0f / 15.0f));
+  p = simd::add(simd::mul(p, x2), simd::splat(-1.0f / 3.0f));
+  const Vec4 small = simd::add(xs, simd::mul(xs, simd::mul(x2, p)));
+  const Vec4 e = simd::exp_nonpositive(simd::mul(simd::splat(-2.0f), a));
+  const Vec4 sign = simd::sub(simd::mul(simd::splat(2.0f), simd::and_not(one, simd::less(x, zero))), one);  // ±1
+  const Vec4 large = simd::mul(sign, simd::div(simd::sub(one, e), simd::add(one, e)));
+  const Vec4 is_large = simd::and_not(one, simd::less(a, quarter));  // 1 where |x| >= 1/4, else 0
+  return simd::add(simd::mul(small, simd::sub(one, is_large)), simd::mul(large, is_large));
+}
+
 }  // namespace
 
 void pack_keys(const float* k, int64_t len_k, int64_t d_k, float* packed) noexcept {
@@ -239,6 +263,32 @@ float exp_and_sum(float* row, int64_t n, float max) noexcept {
     s1 = simd::add(s1, e1);
   }
   return simd::horizontal_sum(simd::add(s0, s1));
+}
+
+void softcap_row(float* row, int64_t n, float cap) noexcept {
+  const Vec4 c = simd::splat(cap);
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) simd::store(row + j, simd::mul(tanh4(simd::div(simd::load(row + j), c)), c));
+  if (j < n) {  // the last values through the same lanes, so that every value gets the same formula
+    float tail[4] = {0, 0, 0, 0};
+    std::copy(row + j, row + n, tail);
+    simd::store(tail, simd::mul(tanh4(simd::div(simd::load(tail), c)), c));
+    std::copy(tail, tail + (n - j), row + j);
+  }
+}
+
+void mask_row(float* row, int64_t key_begin, int64_t first, int64_t n, float softcap, const RowMasking& m) noexcept {
+  std::fill(row, row + first, -std::numeric_limits<float>::infinity());
+  if (softcap > 0) softcap_row(row + first, n - first, softcap);
+  if (m.allowed) {
+    const uint8_t* allowed = m.allowed + key_begin * m.key_stride;
+    for (int64_t j = first; j < n; ++j) {
+      if (!allowed[j * m.key_stride]) row[j] = -std::numeric_limits<float>::infinity();
+    }
+  } else if (m.additive) {
+    const float* additive = m.additive + key_begin * m.key_stride;
+    for (int64_t j = first; j < n; ++j) row[j] += additive[j * m.key_stride];
+  }
 }
 
 void scale_row(float* row, int64_t n, float factor) noexcept {

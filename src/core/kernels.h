@@ -58,6 +58,22 @@ float max_abs(const float* x, int64_t n) noexcept;
 // In place: row[j] = e^(row[j] - max) for j < n; returns the sum. `max` is finite; -inf entries become 0.
 float exp_and_sum(float* row, int64_t n, float max) noexcept;
 
+// One query row's masking: the sliding window, the causal limit and the user mask's row.
+struct RowMasking {
+  int64_t open_begin = 0;            // keys [0, open_begin) are outside the sliding window; in [0, open_end]
+  int64_t open_end = 0;              // keys [open_end, L_k) are causally masked; in [0, L_k]
+  const uint8_t* allowed = nullptr;  // boolean mask row at key 0, or null
+  const float* additive = nullptr;   // additive mask row at key 0, or null
+  int64_t key_stride = 0;            // 0 when the mask broadcasts along keys
+};
+
+// In place, keys [key_begin, key_begin + n) of a row held from row[0]: −inf before `first` (the sliding window's first
+// key, counted from key_begin), then on the others the softcap (> 0: tanh(s / softcap)·softcap) and the user mask.
+void mask_row(float* row, int64_t key_begin, int64_t first, int64_t n, float softcap, const RowMasking& m) noexcept;
+
+// In place: row[j] = tanh(row[j] / cap) · cap for j < n (logit softcapping); cap > 0.
+void softcap_row(float* row, int64_t n, float cap) noexcept;
+
 // In place: row[j] *= factor for j < n.
 void scale_row(float* row, int64_t n, float factor) noexcept;
 

@@ -14,6 +14,8 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 KeyVerdict key_verdict(const AttentionDims& d, const AttentionOptions& o, int b, int h, int i, int j) {
   if (o.causal == Causal::kTopLeft && j > i) return {false, 0};
   if (o.causal == Causal::kBottomRight && j > i + d.len_k - d.len_q) return {false, 0};
+  const int position = o.causal == Causal::kBottomRight ? i + d.len_k - d.len_q : i;  // the query's key position
+  if (o.window > 0 && position - j >= o.window) return {false, 0};
   const Mask& m = o.mask;
   if (m.kind == MaskKind::kNone) return {true, 0};
   const int index[4] = {m.dims[0] == 1 ? 0 : b, m.dims[1] == 1 ? 0 : h, m.dims[2] == 1 ? 0 : i, m.dims[3] == 1 ? 0 : j};
@@ -42,7 +44,8 @@ void scaled_dot_product_attention(const AttentionDims& d, const float* q, const 
             dot += static_cast<double>(q[(bh * d.len_q + i) * d.d_k + c]) * k[(bh_kv * d.len_k + j) * d.d_k + c];
           }
           const KeyVerdict verdict = key_verdict(d, o, b, h, i, j);
-          scores[j] = verdict.open ? dot * scale + verdict.add : kNegInf;
+          const double capped = o.softcap > 0 ? std::tanh(dot * scale / o.softcap) * o.softcap : dot * scale;
+          scores[j] = verdict.open ? capped + verdict.add : kNegInf;
           if (r.raw_scores) r.raw_scores[row + j] = static_cast<float>(dot);
           if (r.scaled_scores) r.scaled_scores[row + j] = static_cast<float>(dot * scale);
           if (r.scores) r.scores[row + j] = static_cast<float>(scores[j]);

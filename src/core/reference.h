@@ -6,8 +6,8 @@
 
 namespace attention::reference {
 
-// Whether key j is open to query i of pair (b, h) under the causal mode and the mask, and what an additive
-// mask adds to its score. The one statement of the masking rules that the test oracles share.
+// Whether key j is open to query i of pair (b, h) under the causal mode, the sliding window and the mask, and what an
+// additive mask adds to its score. The one statement of the masking rules that the test oracles share.
 struct KeyVerdict {
   bool open;
   double add;

@@ -108,6 +108,16 @@ export interface AttentionOptions {
   causal?: boolean | 'top-left' | 'bottom-right';
   /** Combined with causal when both are given. */
   mask?: MaskInput | null;
+  /**
+   * Logit softcapping (Gemma 2's attn_logit_softcapping): each scaled score s becomes tanh(s / softcap) · softcap,
+   * before the masks; `scaledScores` hold s, `scores` the capped values. Default 0: none.
+   */
+  softcap?: number;
+  /**
+   * A sliding window (Mistral's and Gemma 2's sliding_window), with causal only: query i, at key position p (i, or
+   * i + L_k − L_q with 'bottom-right'), sees the keys j with p − window < j ≤ p. Default 0: none.
+   */
+  window?: number;
   /** Default true. false: no [L_q, L_k] matrices are kept or returned, and memory stays O(L·d). */
   returnWeights?: boolean;
   /** Also return rawScores, scaledScores and scores. Default false for scaledDotProductAttention, true otherwise. */
@@ -135,7 +145,12 @@ export interface AttentionOptions {
 export interface RopeOptions {
   /** The frequencies' base (LLaMA's rope_theta). Default 10000. */
   theta?: number;
-  /** Columns rotated, the first of each head: even, at most d_k. Default d_k (less one when d_k is odd). */
+  /**
+   * Columns rotated, the first of each head: even, at most d_k (partial rotary: GPT-NeoX's rotary_pct, Phi's
+   * partial_rotary_factor). Default d_k (less one when d_k is odd).
+   */
+  rotaryDims?: number;
+  /** rotaryDims' older name. */
   dim?: number;
   /** One position per key (L_k), integers from 0; queries take the last L_q of them. Default 0 … L_k − 1. */
   positions?: ArrayLike<number>;
@@ -179,9 +194,9 @@ export type OutArrays = { [result: string]: Float32Array | undefined };
 export interface AttentionSteps {
   /** [..., L_q, L_k]: q·kᵀ, each query row's dot product with each key, before any scaling. */
   rawScores?: Tensor;
-  /** [..., L_q, L_k]: q·kᵀ·scale (scale 1/√d_k unless options.scale says otherwise). */
+  /** [..., L_q, L_k]: q·kᵀ·scale (scale 1/√d_k unless options.scale says otherwise), before a softcap. */
   scaledScores?: Tensor;
-  /** [..., L_q, L_k]: q·kᵀ·scale + mask: the softmax's input, −Infinity where masked. */
+  /** [..., L_q, L_k]: softcap(q·kᵀ·scale) + mask: the softmax's input, −Infinity where masked (and outside a window). */
   scores?: Tensor;
 }
 

@@ -91,6 +91,8 @@ function publicOptions(options, mask) {
     returnWeights: options.returnWeights,
     returnSteps: options.returnSteps,
     ...(options.rope ? { rope: options.rope } : {}),
+    ...(options.softcap ? { softcap: options.softcap } : {}),
+    ...(options.window ? { window: options.window } : {}),
   };
 }
 

@@ -46,13 +46,22 @@ export function outputProjectionScratchBytes(width, dOut) {
 
 const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
-const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'returnWeights', 'returnSteps', 'rope', 'out'];
+const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'softcap', 'window', 'returnWeights', 'returnSteps', 'rope', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
 const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads', 'rope'];
 
 const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
 export const product = (shape) => shape.reduce((a, b) => a * b, 1);
+
+const bits = new Int32Array(1);
+const asFloat = new Float32Array(bits.buffer);
+
+/** The int32 bits of a float32, for the descriptor's float slots (scale, softcap, eps). */
+export function floatBits(x) {
+  asFloat[0] = x;
+  return bits[0];
+}
 
 /**
  * @typedef {object} Plan
@@ -301,6 +310,9 @@ export function descriptorTemplate(plan, layout) {
   for (const [key, , region] of layout.outputs) put(key, region.offset, true);
   put('hasScale', options.scale === undefined ? 0 : 1);
   put('causal', options.causal);
+  // the attention calls' softcap and window (a model call's are in its dims)
+  if (options.softcap !== undefined) put('softcap', floatBits(options.softcap));
+  if (options.window !== undefined) put('window', options.window);
   return { slots, relative };
 }
 

@@ -4,7 +4,7 @@ import { AttentionError, describe } from './errors.js';
 import { guarded, readRecord } from './read.js';
 import { ROPE_STYLES } from './generated/abi.js';
 
-const ROPE_KEYS = ['theta', 'dim', 'positions', 'style', 'invFreq'];
+const ROPE_KEYS = ['theta', 'rotaryDims', 'dim', 'positions', 'style', 'invFreq'];
 const STYLES = ['half', 'interleaved'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -45,16 +45,22 @@ function readList(value, name, ok, rule) {
   });
 }
 
-/** options.rope, checked but for what depends on the shapes (ropePlan): null, or { theta, dim, positions, style, invFreq }. */
+/** options.rope, checked but for what depends on the shapes (ropePlan): null, or { theta, dim (rotaryDims), positions, style, invFreq }. */
 export function readRope(value) {
   if (value === undefined || value === null) return null;
   const o = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
-  const { theta = 10000, dim, positions, style = 'half' } = o;
+  const { theta = 10000, positions, style = 'half' } = o;
+  // rotaryDims (partial rotary: the first rotaryDims columns of each head turn); dim is its older name
+  if (o.rotaryDims !== undefined && o.dim !== undefined && o.rotaryDims !== o.dim) {
+    const show = (v) => (typeof v === 'number' ? v : describe(v));
+    throw bad(`rope.rotaryDims (${show(o.rotaryDims)}) and rope.dim (${show(o.dim)}) differ: give one of them`);
+  }
+  const dim = o.rotaryDims ?? o.dim;
   if (typeof theta !== 'number' || !(theta > 0) || theta === Infinity) {
     throw bad(`rope.theta must be a finite number above 0, got ${describe(theta)}`);
   }
   if (dim !== undefined && !(Number.isInteger(dim) && dim >= 2 && dim % 2 === 0)) {
-    throw bad(`rope.dim must be an even integer from 2, got ${describe(dim)}`);
+    throw bad(`rope.rotaryDims must be an even integer from 2, got ${describe(dim)}`);
   }
   if (!STYLES.includes(style)) throw bad(`rope.style must be 'half' or 'interleaved', got ${describe(style)}`);
   const invFreq =
@@ -62,7 +68,7 @@ export function readRope(value) {
       ? undefined
       : readList(o.invFreq, 'rope.invFreq', (f) => typeof f === 'number' && f > 0 && f < Infinity, 'numbers above 0');
   if (invFreq && dim !== undefined && dim !== 2 * invFreq.length) {
-    throw bad(`rope.invFreq has ${invFreq.length} frequencies, but rope.dim ${dim} rotates ${dim / 2} pairs`);
+    throw bad(`rope.invFreq has ${invFreq.length} frequencies, but rope.rotaryDims ${dim} rotates ${dim / 2} pairs`);
   }
   const isPosition = (p) => Number.isSafeInteger(p) && p >= 0;
   return {
@@ -82,7 +88,7 @@ export function readRope(value) {
 export function ropePlan(rope, lenQ, lenK, dK) {
   if (!rope) return { dims: {}, inputs: {} };
   const dim = rope.dim ?? dK - (dK % 2);
-  if (dim > dK || dim < 2) throw bad(`rope.dim (${dim}) must be at most d_k (${dK}), the columns of q and k`);
+  if (dim > dK || dim < 2) throw bad(`rope.rotaryDims (${dim}) must be at most d_k (${dK}), the columns of q and k`);
   if (lenQ > lenK) {
     throw bad(`a rope needs L_q ≤ L_k (queries take the positions of the last L_q keys), got L_q ${lenQ}, L_k ${lenK}`);
   }

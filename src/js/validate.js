@@ -72,9 +72,27 @@ export function parseOptions(o, stepsByDefault) {
       'returnSteps needs returnWeights: the steps are [L_q, L_k] matrices like the weights',
     );
   }
+  const { softcap = 0, window = 0 } = o;
+  if (typeof softcap !== 'number' || !Number.isFinite(softcap) || softcap < 0) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `softcap must be a finite number from 0 (0: none), got ${describe(softcap)}`,
+    );
+  }
+  if (!Number.isSafeInteger(window) || window < 0 || window > 2 ** 31 - 1) {
+    throw new AttentionError('BAD_OPTION', `window must be an integer from 0 (0: none), got ${describe(window)}`);
+  }
+  if (window > 0 && causal === false) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `a sliding window (window ${window}) is causal: give causal: true (or 'bottom-right') with it`,
+    );
+  }
   return {
     scale,
     causal: CAUSAL_MODES.get(causal),
+    softcap,
+    window,
     mask: mask === undefined || mask === null ? null : readMask(mask, SPECS.mask),
     returnWeights,
     returnSteps: returnWeights && (returnSteps ?? stepsByDefault),

@@ -53,7 +53,7 @@ describe('the generated files', () => {
     expect(modelAbi.MODEL_SLOTS.dFf).toBe(abi.DESCRIPTOR_SLOT_COUNT);
     expect(Math.min(...Object.values(modelAbi.MODEL_SLOTS))).toBe(abi.DESCRIPTOR_SLOT_COUNT);
     expect(Math.max(...Object.values(modelAbi.MODEL_SLOTS))).toBe(modelAbi.MODEL_SLOT_COUNT - 1);
-    expect(modelAbi.ACTIVATIONS).toEqual({ geluTanh: 0, geluErf: 1, siluGated: 2 });
+    expect(modelAbi.ACTIVATIONS).toEqual({ geluTanh: 0, geluErf: 1, siluGated: 2, geluTanhGated: 3 });
   });
 
   it('the parser refuses an entry it cannot read, instead of dropping it', () => {

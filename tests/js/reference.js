@@ -16,6 +16,9 @@ export function randomBooleanMask(random, shape, density = 0.7) {
   return { data: Uint8Array.from({ length: size }, () => (random() * 0.5 + 0.5 < density ? 1 : 0)), shape };
 }
 
+/** A tensor of rank 2 to 4 as [B, H, L, d] (leading 1s), as referenceAttention takes it. */
+export const as4d = (t) => ({ data: t.data, shape: [...Array(4 - t.shape.length).fill(1), ...t.shape] });
+
 const index4 = (shape, b, h, i, j) => ((b * shape[1] + h) * shape[2] + i) * shape[3] + j;
 
 /**
@@ -23,7 +26,7 @@ const index4 = (shape, b, h, i, j) => ((b * shape[1] + h) * shape[2] + i) * shap
  * mask: { kind: 'boolean' | 'additive', data, dims: [4 sizes, each 1 or full] } or null.
  * Returns Float64Arrays: output [B,H,Lq,dv], weights/scores/scaledScores/rawScores [B,H,Lq,Lk].
  */
-export function referenceAttention(q, k, v, { scale, causal = false, mask = null } = {}) {
+export function referenceAttention(q, k, v, { scale, causal = false, mask = null, softcap = 0, window = 0 } = {}) {
   const [B, H, Lq, dK] = q.shape;
   const [, Hkv, Lk] = k.shape;
   const dV = v.shape[3];
@@ -50,6 +53,9 @@ export function referenceAttention(q, k, v, { scale, causal = false, mask = null
           let allowed = true;
           if (causal === true || causal === 'top-left') allowed = j <= i;
           if (causal === 'bottom-right') allowed = j <= i + Lk - Lq;
+          // the window: PyTorch's mask tril(ones(L_q, L_k), diagonal = shift) & ~tril(…, diagonal = shift − window)
+          const shift = causal === 'bottom-right' ? Lk - Lq : 0;
+          if (window > 0 && j <= i + shift - window) allowed = false;
           let add = 0;
           if (mask) {
             const [mb, mh, mi, mj] = mask.dims;
@@ -61,7 +67,8 @@ export function referenceAttention(q, k, v, { scale, causal = false, mask = null
           const at = index4(square, b, h, i, j);
           out.rawScores[at] = dot;
           out.scaledScores[at] = dot * s;
-          row[j] = allowed ? dot * s + add : -Infinity;
+          const capped = softcap > 0 ? Math.tanh((dot * s) / softcap) * softcap : dot * s;
+          row[j] = allowed ? capped + add : -Infinity;
           out.scores[at] = row[j];
         }
         const max = Math.max(...row);

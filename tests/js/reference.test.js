@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createAttention } from '../../src/js/index.js';
 import {
   EDGE_SIZES,
+  as4d,
   VARIANTS,
   expectClose,
   randomBooleanMask,
@@ -12,8 +13,6 @@ import {
   referenceMultiHead,
   seededRandom,
 } from './reference.js';
-
-const as4d = (t) => ({ data: t.data, shape: [...Array(4 - t.shape.length).fill(1), ...t.shape] });
 
 describe.each(VARIANTS)('against the float64 reference ($name build)', ({ simd }) => {
   let attn;

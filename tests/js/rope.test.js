@@ -149,8 +149,10 @@ describe.each(VARIANTS)('rope ($name build)', ({ simd }) => {
   });
 
   it.each([
-    [{ dim: 3 }, /rope\.dim must be an even integer/],
-    [{ dim: 6 }, /rope\.dim \(6\) must be at most d_k \(4\)/],
+    [{ dim: 3 }, /rope\.rotaryDims must be an even integer/],
+    [{ dim: 6 }, /rope\.rotaryDims \(6\) must be at most d_k \(4\)/],
+    [{ rotaryDims: 6 }, /rope\.rotaryDims \(6\) must be at most d_k \(4\)/],
+    [{ rotaryDims: 2, dim: 4 }, /rope\.rotaryDims \(2\) and rope\.dim \(4\) differ/],
     [{ theta: 0 }, /rope\.theta must be a finite number above 0/],
     [{ theta: NaN }, /rope\.theta/],
     [{ theta: '10000' }, /rope\.theta/],

@@ -75,6 +75,8 @@ inline std::string describe(const AttentionDims& d, const AttentionOptions& o) {
          std::to_string(o.mask.dims[2]) + "," + std::to_string(o.mask.dims[3]) + "]";
   }
   if (o.has_scale) s += " scale=" + num(o.scale);
+  if (o.softcap > 0) s += " softcap=" + num(o.softcap);
+  if (o.window > 0) s += " window=" + std::to_string(o.window);
   return s;
 }
 

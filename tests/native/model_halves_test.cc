@@ -33,7 +33,8 @@ model::LayerWeights with(const model::LayerWeights& w, size_t i, const float* va
   return out;
 }
 
-constexpr NormPlacement kPlacements[] = {NormPlacement::kPreNorm, NormPlacement::kPostNorm, NormPlacement::kParallel};
+constexpr NormPlacement kPlacements[] = {NormPlacement::kPreNorm, NormPlacement::kPostNorm, NormPlacement::kParallel,
+                                         NormPlacement::kSandwich, NormPlacement::kPostBranch};
 
 TEST(ModelHalves, EveryWeightIsInExactlyOneHalfsListUnderEachPlacement) {
   static const float dummy[kWeights] = {};
@@ -81,7 +82,7 @@ TEST(ModelHalves, EachHalfReadsEveryWeightOfItsListAndNoOther) {
   // Larger than any weight of the cases: a NaN for each value a half may read.
   const std::vector<float> nan(4096, std::numeric_limits<float>::quiet_NaN());
   std::set<std::pair<bool, size_t>> read;  // (mlp, weight) seen read in some case
-  for (const char* family : {"gpt2", "bert", "llama", "neox"}) {
+  for (const char* family : {"gpt2", "bert", "llama", "neox", "gemma", "olmo2"}) {
     const LayerCase lc = layer_case(family, 6);
     for (const bool mlp : {false, true}) {
       const model::LayerWeights own =

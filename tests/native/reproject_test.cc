@@ -144,14 +144,25 @@ TEST(ReprojectTest, GroupsNotFlaggedKeepTheirProjections) {
   EXPECT_EQ(kept_values, d.num_heads * (d.len_q - kProjectionRows) * d.d_k);
 }
 
-// A layer too small for groups projects every row when one group is stale, and flags them all.
-TEST(ReprojectTest, SmallLayersProjectEveryRowAndSaySo) {
-  const Layer layer(kShapes[1], false, 10);  // 5 rows, d_model 8: Eigen's coefficient loop
-  const Results kept = run(layer, nullptr, nullptr);
+// A layer of any size projects only the flagged group, with the bits of the whole call, and says so.
+TEST(ReprojectTest, SmallLayersProjectOnlyTheFlaggedGroup) {
+  Layer layer(kShapes[1], false, 10);  // 5 rows, d_model 8
+  Results kept = run(layer, nullptr, nullptr);
+  std::fill(kept.q.begin(), kept.q.end(), 0.25f);  // not x·W_q: a call that projected a row would overwrite it
   std::vector<uint8_t> stale(layer.groups(), 0);
-  stale[0] = 1;
-  run(layer, &kept, stale.data());
-  EXPECT_EQ(std::count(stale.begin(), stale.end(), 1), layer.groups());
+  stale[1] = 1;
+  const Results some = run(layer, &kept, stale.data());
+  const Results whole = run(layer, nullptr, nullptr);
+  const ProjectionDims& d = layer.dims;
+  for (int64_t h = 0; h < d.num_heads; ++h) {
+    for (int64_t i = 0; i < d.len_q; ++i) {
+      for (int64_t c = 0; c < d.d_k; ++c) {
+        const int64_t at = (h * d.len_q + i) * d.d_k + c;
+        EXPECT_EQ(some.q[at], i / kProjectionRows == 1 ? whole.q[at] : 0.25f) << "head " << h << ", row " << i;
+      }
+    }
+  }
+  EXPECT_EQ(std::vector<uint8_t>(stale), (std::vector<uint8_t>{0, 1}));
 }
 
 // No stale flag at all projects nothing: the kept q, k and v are used as they are.

@@ -37,6 +37,8 @@ struct SdpaCase {
   bool has_scale = false;
   float scale = 0.0f;
   Causal causal = Causal::kNone;
+  float softcap = 0.0f;
+  int32_t window = 0;
   MaskKind mask_kind = MaskKind::kNone;
   std::array<int32_t, 4> mask_dims = {1, 1, 1, 1};
   std::vector<uint8_t> boolean_mask;
@@ -52,6 +54,8 @@ struct SdpaCase {
     o.has_scale = has_scale;
     o.scale = scale;
     o.causal = causal;
+    o.softcap = softcap;
+    o.window = window;
     o.mask.kind = mask_kind;
     for (int axis = 0; axis < 4; ++axis) o.mask.dims[axis] = mask_dims[axis];
     if (mask_kind == MaskKind::kBoolean) o.mask.data = boolean_mask.data();

@@ -103,6 +103,35 @@ for (const { where, code } of EXAMPLES) {
   });
 }
 
+// An example that needs the network (a model from the Hub) is a ```js hub block: nothing in the tests downloads, so it is
+// not run; it must parse, import only the package's entries, and import names they export.
+const HUB_EXAMPLES = PAGES.map((p) => p.source).flatMap((source) =>
+  [...read(source).matchAll(/```js hub\n([\s\S]*?)```/g)].map((m, i) => ({
+    where: `${source} hub example ${i + 1}`,
+    code: m[1],
+  })),
+);
+
+test('the documentation has a hub example (GPT-2 small, the indirect-object walk of docs/model.md)', () => {
+  assert.ok(HUB_EXAMPLES.some((e) => e.where.startsWith('docs/model.md') && /openai-community\/gpt2/.test(e.code)));
+});
+
+for (const { where, code } of HUB_EXAMPLES) {
+  test(`${where} parses and imports only what the installed package exports`, () => {
+    const file = join(projects.module, 'hub-example.js');
+    writeFileSync(file, code);
+    run('node', ['--check', file], projects.module);
+    const imports = [...code.matchAll(/^import \{([^}]*)\} from '([^']+)';$/gm)];
+    assert.ok(imports.length > 0, 'it imports the package');
+    for (const [, names, from] of imports) {
+      assert.match(from, /^attention-wasm(\/|$)/, `${from}: only the package`);
+      const check = `const m = await import(${JSON.stringify(from)});
+for (const name of ${JSON.stringify(names.split(',').map((n) => n.trim()))}) if (!(name in m)) throw new Error(name);`;
+      printed('module', 'hub-imports.js', check);
+    }
+  });
+}
+
 test('the README quick start runs as example.mjs in the CommonJS project, as the README says', () => {
   const [quickStart] = markdownExamples(read('README.md'));
   assert.deepEqual(printed('commonjs', 'example.mjs', quickStart), expectedLines(quickStart));

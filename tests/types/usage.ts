@@ -190,8 +190,17 @@ attn.selfAttention(q, { wq: q, wk: q, wv: q }, { rope: { style: 'neox' } });
 attn.crossAttention(q, q, { wq: q, wk: q, wv: q }, { rope: { theta: 10 } });
 
 // attention-wasm/model: a model from its files, its results, and a layer's weights for selfAttention.
-import { attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
-import type { HeadCapture, LayerWeights, Model, RunFromResult, RunResult } from 'attention-wasm/model';
+import { SUPPORTED_FAMILIES, attentionTensorsOf, attentionWeightsFrom, loadModel } from 'attention-wasm/model';
+import type {
+  HeadCapture,
+  LayerWeights,
+  Model,
+  ModelChoices,
+  ModelFamily,
+  ModelSpec,
+  RunFromResult,
+  RunResult,
+} from 'attention-wasm/model';
 const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
 const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
 const part: RunFromResult = await model.run(
@@ -215,12 +224,15 @@ const block: number | undefined = found?.sources.wq?.part?.of;
 const foundCausal: boolean | undefined = found?.choices.causal;
 // model.spec: the same fields for every family; choices and labels instead of family names
 const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
-const placement: 'preNorm' | 'postNorm' = model.spec.choices.placement;
+const placement: ModelChoices['placement'] = model.spec.choices.placement;
+const families: readonly ModelFamily[] = SUPPORTED_FAMILIES.map((f) => f.family);
 const shown: string = `${model.spec.labels.activation} ${model.spec.labels.norms[0]} ${model.spec.fields.maxPositions}`;
-const runs: 'geluTanh' | 'geluErf' | 'siluGated' = model.spec.activation;
+const runs: ModelSpec['activation'] = model.spec.activation;
+const capped: number = model.spec.finalSoftcap + model.spec.softcap + model.spec.windows[0];
 // @ts-expect-error the labels are read-only
 model.spec.labels.activation = 'GELU';
 attn.selfAttention(q, layerWeights, { causal: true });
+attn.selfAttention(q, layerWeights, { causal: true, window: 4, softcap: 50, rope: { rotaryDims: 2 } });
 const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
@@ -336,7 +348,7 @@ await loadModel(typed);
 parseModelSource('owner/name', { base: 1 });
 
 // attention-wasm/elements: the authoring attributes as properties, and the figure's export.
-import type { AttentionExplorer, AttentionHeatmap, ModelResult } from 'attention-wasm/elements';
+import type { AttentionExplorer, AttentionHeatmap, InstrumentResult, ModelResult } from 'attention-wasm/elements';
 declare const heatmap: AttentionHeatmap;
 declare const explorer: AttentionExplorer;
 heatmap.caption = 'Figure 1';
@@ -360,3 +372,11 @@ const shownResult = heatmap.result as ModelResult | null;
 if (shownResult) console.log(shownResult.attentions.length, shownResult.weights.shape, shownResult.next?.[0]?.token);
 // @ts-expect-error model-view is the heatmap's
 explorer.modelView = '';
+// An instrument (`view`), on the shipped model by default: its attributes as properties, and its result.
+explorer.view = 'attribution';
+explorer.target = ' Mary';
+explorer.against = ' John';
+explorer.position = '3';
+explorer.corrupted = 'the cat saw a green ball';
+const instrumentResult = explorer.result as InstrumentResult | null;
+if (instrumentResult) console.log(instrumentResult.view, instrumentResult.tokens.length);

@@ -36,6 +36,7 @@ import { prepareNextSeed, takeResultAhead } from './app/seedAhead.js';
 import { warmUp } from './app/warmUp.js';
 import { rehearseEdit } from './app/editRehearsal.js';
 import { setupRealModel } from './real-model/entry.js';
+import { setupInstrumentLessons } from './app/instrumentLessons.js';
 
 let state;
 let attn = null;
@@ -300,6 +301,7 @@ function buildPage() {
   document.querySelector('.controls .settings-body').append(new ModelPanel(app).element); // folds with the settings
   loadHash();
   setupRealModel(app);
+  setupInstrumentLessons();
 }
 
 async function start() {

@@ -74,12 +74,11 @@ int64_t cells_scratch_bytes(const ModelConfig& c, const Cells& cells, bool weigh
   const Largest most = largest(c, cells);
   // held throughout: the cache's keys and values, the cell's q, k, v, heads, and its rotated queries
   const int64_t held = (2 * H_kv * most.keys + (2 * H + (rope ? H : 0) + 2 * H_kv) * most.rows) * d_k * kFloat;
-  int64_t call = 0;  // decode.cc's cached_attention of one cell: the window's mask, the attention's own buffer
+  int64_t call = 0;  // decode.cc's cached_attention of one cell: the attention's own buffer
   for (int32_t i = 0; i < cells.count; ++i) {
     const Cell cell = cell_at(c, cells, i);
     const int64_t L = cell.first + cell.rows;
-    const int64_t window = c.sliding_window > 0 && c.sliding_window < L ? cell.rows * L : 0;
-    call = std::max(call, window + sdpa_scratch_floats(cell.rows, L, d_k, d_k, weights, !weights) * kFloat);
+    call = std::max(call, sdpa_scratch_floats(cell.rows, L, d_k, d_k, weights, !weights) * kFloat);
   }
   return held + call;
 }

@@ -56,16 +56,7 @@ void cached_attention(const ModelConfig& c, const KvCache& cache, const float* q
   }
 
   // each kv head's group of query heads over its cached rows: queries at the end of the keys (kBottomRight)
-  AttentionOptions options;
-  options.causal = c.causal ? Causal::kBottomRight : Causal::kNone;
-  std::vector<uint8_t> window;  // [n, L]  1 where (past + i) − j < sliding_window
-  if (c.sliding_window > 0 && c.sliding_window < L) {
-    window.resize(n * L);
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < L; ++j) window[i * L + j] = past + i - j < c.sliding_window ? 1 : 0;
-    }
-    options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(L)}};
-  }
+  const AttentionOptions options = attention_options(c, Causal::kBottomRight);  // query i at position past + i
   const int64_t group = H / H_kv;
   const AttentionDims dims{
       1, static_cast<int32_t>(group), 1, static_cast<int32_t>(n), static_cast<int32_t>(L), c.d_k, c.d_k};

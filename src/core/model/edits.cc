@@ -83,7 +83,7 @@ void redo_attention(const ModelConfig& c, const LayerEdits& edits, const Attenti
   edits.apply(LayerStep::kRawScores, s.raw_scores, H, n, n);
   redo = redo || edits.any(LayerStep::kRawScores);
   if (redo) {
-    const double scale = 1.0 / std::sqrt(static_cast<double>(d_k));
+    const double scale = c.attention_scale > 0 ? c.attention_scale : 1.0 / std::sqrt(static_cast<double>(d_k));
     for (int64_t i = 0; i < scores_size; ++i) s.scaled_scores[i] = static_cast<float>(s.raw_scores[i] * scale);
   }
   edits.apply(LayerStep::kScaledScores, s.scaled_scores, H, n, n);
@@ -94,7 +94,9 @@ void redo_attention(const ModelConfig& c, const LayerEdits& edits, const Attenti
         for (int64_t j = 0; j < n; ++j) {
           const bool masked = (c.causal && j > i) || (c.sliding_window > 0 && i - j >= c.sliding_window);
           const int64_t at = (h * n + i) * n + j;
-          s.scores[at] = masked ? -std::numeric_limits<float>::infinity() : s.scaled_scores[at];
+          const float scaled = s.scaled_scores[at];
+          const float capped = c.softcap > 0 ? std::tanh(scaled / c.softcap) * c.softcap : scaled;
+          s.scores[at] = masked ? -std::numeric_limits<float>::infinity() : capped;
         }
       }
     }

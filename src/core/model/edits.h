@@ -38,8 +38,9 @@ struct AttentionSteps {
 
 // Applies the edits of q_rotated, k_rotated, raw_scores, scaled_scores, scores and weights in that order, and from
 // the first one edited computes each later step again, as the kernel computes it: raw = q·kᵀ (rotated q and k with a
-// rope), scaled = raw / √d_k, scores = scaled with the causal and sliding-window masks at −inf, weights = softmax of
-// each row (0 when every key is masked), heads = weights·v. Every buffer of `s` must be given (rotations: with a rope).
+// rope), scaled = raw · scale (c.attention_scale, or 1/√d_k), scores = scaled softcapped (c.softcap) with the causal
+// and sliding-window masks at −inf, weights = softmax of each row (0 when every key is masked), heads = weights·v.
+// Every buffer of `s` must be given (rotations: with a rope).
 void redo_attention(const ModelConfig& c, const LayerEdits& edits, const AttentionSteps& s);
 
 }  // namespace attention::model

@@ -31,11 +31,12 @@ float* buffer(float* given, std::vector<float>& own, int64_t size) {
 // The sizes and choices every call reads; `heads` also the layer's.
 void check_config(const ModelConfig& c, bool heads) {
   require(c.len > 0 && c.d_model > 0, "BAD_DIMENSION", "len and d_model must be positive");
-  require(c.norm == NormKind::kLayerNorm || c.norm == NormKind::kRmsNorm, "BAD_OPTION",
-          "norm must be kLayerNorm or kRmsNorm");
-  require(c.activation == Activation::kGeluTanh || c.activation == Activation::kGeluErf ||
-              c.activation == Activation::kSiluGated,
-          "BAD_OPTION", "activation must be kGeluTanh, kGeluErf or kSiluGated");
+  require(c.norm == NormKind::kLayerNorm || c.norm == NormKind::kRmsNorm || c.norm == NormKind::kRmsNormPlusOne,
+          "BAD_OPTION", "norm must be kLayerNorm, kRmsNorm or kRmsNormPlusOne");
+  require(c.activation == Activation::kGeluTanh || c.activation == Activation::kGeluErf || gated(c.activation),
+          "BAD_OPTION", "activation must be kGeluTanh, kGeluErf, kSiluGated or kGeluTanhGated");
+  require(c.embed_scale >= 0 && c.final_softcap >= 0, "BAD_OPTION",
+          "embed_scale and final_softcap must not be negative");
   require(c.layout == WeightLayout::kInOut || c.layout == WeightLayout::kOutIn, "BAD_OPTION",
           "layout must be kInOut or kOutIn");
   require(c.eps >= 0 && c.eps < 1, "BAD_OPTION", "eps must be in [0, 1)");
@@ -43,12 +44,13 @@ void check_config(const ModelConfig& c, bool heads) {
   require(c.num_heads > 0 && c.num_kv_heads > 0 && c.d_k > 0 && c.d_ff > 0, "BAD_DIMENSION",
           "num_heads, num_kv_heads, d_k and d_ff must be positive");
   require(c.num_heads % c.num_kv_heads == 0, "HEADS_DO_NOT_DIVIDE", "num_kv_heads must divide num_heads");
-  require(c.placement == NormPlacement::kPreNorm || c.placement == NormPlacement::kPostNorm ||
-              c.placement == NormPlacement::kParallel,
-          "BAD_OPTION", "placement must be kPreNorm, kPostNorm or kParallel");
+  require(norm_before_attention(c.placement) || c.placement == NormPlacement::kPostNorm ||
+              c.placement == NormPlacement::kPostBranch,
+          "BAD_OPTION", "placement must be kPreNorm, kPostNorm, kParallel, kSandwich or kPostBranch");
   require(c.qkv_layout == QkvLayout::kBlocks || (c.qkv_layout == QkvLayout::kPerHead && c.num_kv_heads == c.num_heads),
           "BAD_OPTION", "qkv_layout must be kBlocks, or kPerHead with num_kv_heads = num_heads");
   require(c.sliding_window >= 0, "BAD_OPTION", "sliding_window must not be negative");
+  require(c.attention_scale >= 0 && c.softcap >= 0, "BAD_OPTION", "attention_scale and softcap must not be negative");
 }
 
 void require_finite(const float* values, int64_t n, const char* what) {
@@ -92,13 +94,24 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement) {
 }
 #undef ATTENTION_KEEP_WEIGHT
 
+AttentionOptions attention_options(const ModelConfig& c, Causal causal) {
+  AttentionOptions options;
+  options.causal = c.causal ? causal : Causal::kNone;
+  options.has_scale = c.attention_scale > 0;
+  options.scale = c.attention_scale;
+  options.softcap = c.softcap;
+  options.window = c.causal ? c.sliding_window : 0;
+  return options;
+}
+
 void embed(const ModelConfig& c, const float* tokens, const float* positions, const float* types,
            const float* norm_weight, const float* norm_bias, float* out) {
   check_config(c, false);
   require(tokens && out, "NULL_ARGUMENT", "tokens and out must not be null");
   const int64_t size = int64_t{c.len} * c.d_model;
   for (int64_t i = 0; i < size; ++i) {
-    out[i] = tokens[i] + (types ? types[i] : 0.0f) + (positions ? positions[i] : 0.0f);
+    const float token = c.embed_scale > 0 ? tokens[i] * c.embed_scale : tokens[i];
+    out[i] = token + (types ? types[i] : 0.0f) + (positions ? positions[i] : 0.0f);
   }
   if (norm_weight) norm(c.norm, out, c.len, c.d_model, norm_weight, norm_bias, c.eps, out);
   require_finite(out, size, "the embeddings' output");
@@ -111,9 +124,10 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
-  const bool pre = c.placement != NormPlacement::kPostNorm;  // kPreNorm, kParallel: norm1 before attention
-  require(x && result.residual && w.w_o && (w.norm1_weight || !pre) && (fused || (w.w_q && w.w_k && w.w_v)),
-          "NULL_ARGUMENT", "x, result.residual, the attention's weight matrices and its norm weight must not be null");
+  const bool pre = norm_before_attention(c.placement), post = norm_after_branch(c.placement);
+  require(x && result.residual && w.w_o && (w.norm1_weight || !pre) && (w.attention_post_norm || !post) &&
+              (fused || (w.w_q && w.w_k && w.w_v)),
+          "NULL_ARGUMENT", "x, result.residual, the attention's weight matrices and its norm weights must not be null");
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
   std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own;
 
@@ -152,12 +166,14 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
       const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
       const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
       linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      const float* whole_norm = !c.qk_norm_whole ? nullptr : part == 0 ? w.q_norm : part == 1 ? w.k_norm : nullptr;
+      if (whole_norm) norm(c.norm, flat.data(), n, widths[part], whole_norm, nullptr, c.eps, flat.data());  // OLMo-2
       split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
     }
   }
-  // Qwen3's q and k norms: each head's row over d_k, before RoPE
-  if (w.q_norm) norm(c.norm, split[0], H * n, d_k, w.q_norm, nullptr, c.eps, split[0]);
-  if (w.k_norm) norm(c.norm, split[1], H_kv * n, d_k, w.k_norm, nullptr, c.eps, split[1]);
+  // Qwen3's and Gemma 3's q and k norms: each head's row over d_k, before RoPE
+  if (w.q_norm && !c.qk_norm_whole) norm(c.norm, split[0], H * n, d_k, w.q_norm, nullptr, c.eps, split[0]);
+  if (w.k_norm && !c.qk_norm_whole) norm(c.norm, split[1], H_kv * n, d_k, w.k_norm, nullptr, c.eps, split[1]);
   edits.apply(LayerStep::kQ, split[0], H, n, d_k);
   edits.apply(LayerStep::kK, split[1], H_kv, n, d_k);
   edits.apply(LayerStep::kV, split[2], H_kv, n, d_k);
@@ -173,17 +189,8 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
     require(edits.count == 0, "BAD_OPTION", "edits take no KV cache");
     cached_attention(c, *cache, split[0], split[1], split[2], heads, result);
   } else {
-    AttentionOptions options;
-    options.causal = c.causal ? Causal::kTopLeft : Causal::kNone;
+    AttentionOptions options = attention_options(c, Causal::kTopLeft);
     options.rope = c.rope;
-    std::vector<uint8_t> window;  // [n, n]  1 where i − j < sliding_window
-    if (c.sliding_window > 0 && c.sliding_window < n) {
-      window.resize(n * n);
-      for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < n; ++j) window[i * n + j] = i - j < c.sliding_window ? 1 : 0;
-      }
-      options.mask = Mask{MaskKind::kBoolean, window.data(), {1, 1, static_cast<int32_t>(n), static_cast<int32_t>(n)}};
-    }
     AttentionResult attention{
         heads,           result.weights, result.scores, result.scaled_scores, result.raw_scores, result.q_rotated,
         result.k_rotated};
@@ -217,6 +224,7 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   edits.apply(LayerStep::kConcat, concat, 1, n, H * d_k);
   float* attention_output = buffer(result.attention_output, attn_own, n * d);  // [n, d]
   linear(concat, n, matrix(w.w_o, H * d_k, d, c.layout), w.b_o, attention_output);
+  if (post) norm(c.norm, attention_output, n, d, w.attention_post_norm, nullptr, c.eps, attention_output);
   edits.apply(LayerStep::kOutput, attention_output, 1, n, d);
 
   // residual sum
@@ -231,21 +239,24 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
   const LayerWeights w = mlp_half(all, c.placement);
   const LayerEdits none;
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
-  const bool pre = c.placement == NormPlacement::kPreNorm;
+  const bool pre = norm_before_attention(c.placement);  // norm2 before the MLP
   const bool parallel = c.placement == NormPlacement::kParallel;
+  const bool post_norm = c.placement == NormPlacement::kPostNorm, post = norm_after_branch(c.placement);
   require(!parallel || x, "NULL_ARGUMENT", "x (the layer's input) must not be null with kParallel");
-  require(residual && result.output && w.w_up && w.w_down && w.norm2_weight && (pre || parallel || w.norm1_weight) &&
-              (c.activation != Activation::kSiluGated || w.w_gate),
+  require(residual && result.output && w.w_up && w.w_down && (w.norm2_weight || !(pre || post_norm)) &&
+              (!post_norm || w.norm1_weight) && (!post || w.mlp_post_norm) && (!gated(c.activation) || w.w_gate),
           "NULL_ARGUMENT", "residual, result.output, the MLP's weight matrices and its norm weights must not be null");
   const int64_t n = c.len, d = c.d_model;
   std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
 
   // norm, MLP, residual sum
   float* mlp_input = buffer(result.mlp_input, mlp_in_own, n * d);  // [n, d]
-  if (pre || parallel) {
+  if (pre) {
     norm(c.norm, parallel ? x : residual, n, d, w.norm2_weight, w.norm2_bias, c.eps, mlp_input);
-  } else {
+  } else if (post_norm) {
     norm(c.norm, residual, n, d, w.norm1_weight, w.norm1_bias, c.eps, mlp_input);
+  } else {
+    std::copy_n(residual, n * d, mlp_input);  // kPostBranch: no norm before the MLP
   }
   edits.apply(LayerStep::kMlpInput, mlp_input, 1, n, d);
   const MlpWeights mlp_weights{matrix(w.w_up, d, c.d_ff, c.layout),
@@ -261,10 +272,11 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
     edits.apply(LayerStep::kMlpHidden, hidden, 1, n, c.d_ff);
     linear(hidden, n, mlp_weights.down, w.b_down, mlp_output);
   }
+  if (post) norm(c.norm, mlp_output, n, d, w.mlp_post_norm, nullptr, c.eps, mlp_output);
   edits.apply(LayerStep::kMlpOutput, mlp_output, 1, n, d);
-  const float* before = pre || parallel ? residual : mlp_input;  // what the MLP's output is added to
+  const float* before = post_norm ? mlp_input : residual;  // what the MLP's output is added to
   for (int64_t i = 0; i < n * d; ++i) result.output[i] = before[i] + mlp_output[i];
-  if (!pre && !parallel) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
+  if (post_norm) norm(c.norm, result.output, n, d, w.norm2_weight, w.norm2_bias, c.eps, result.output);
   edits.apply(LayerStep::kHidden, result.output, 1, n, d);
   require_finite(result.output, n * d, "the layer's output");
 }
@@ -273,8 +285,10 @@ void layer(const ModelConfig& c, const LayerWeights& w, const float* x, const La
            const LayerEdits* edits) {
   check_config(c, true);
   const bool fused = w.w_qkv != nullptr;
-  require(x && result.output && w.w_o && w.w_up && w.w_down && w.norm1_weight && w.norm2_weight &&
-              (fused || (w.w_q && w.w_k && w.w_v)) && (c.activation != Activation::kSiluGated || w.w_gate),
+  const bool post_branch = c.placement == NormPlacement::kPostBranch, post = norm_after_branch(c.placement);
+  require(x && result.output && w.w_o && w.w_up && w.w_down && (post_branch || (w.norm1_weight && w.norm2_weight)) &&
+              (!post || (w.attention_post_norm && w.mlp_post_norm)) && (fused || (w.w_q && w.w_k && w.w_v)) &&
+              (!gated(c.activation) || w.w_gate),
           "NULL_ARGUMENT", "x, result.output and every weight matrix and norm weight must not be null");
   std::vector<float> residual_own;
   LayerResult steps = result;
@@ -303,6 +317,7 @@ void logits(const ModelConfig& c, const float* x, const float* w_head, const flo
   require(x && w_head && out, "NULL_ARGUMENT", "x, w_head and out must not be null");
   linear(x, c.len, matrix(w_head, c.d_model, rows, WeightLayout::kOutIn), b_head, out);  // [n, rows]
   require_finite(out, c.len * rows, "the logits");
+  if (c.final_softcap > 0) kernels::softcap_row(out, c.len * rows, c.final_softcap);  // Gemma 2's
 }
 
 }  // namespace attention::model

@@ -8,6 +8,9 @@
 //   LLaMA    kRmsNorm    kPreNorm   kSiluGated   RoPE kHalf        kOutIn, H_kv ≤ H; Qwen2 q/k/v biases
 //   Qwen3    as LLaMA, with q_norm and k_norm: an RMSNorm of each head's q and k (over d_k) before RoPE
 //   NeoX     kLayerNorm  kParallel  kGeluErf     RoPE kHalf, partial  kOutIn, fused q|k|v kPerHead (query_key_value)
+//   Gemma    kRmsNormPlusOne  kPreNorm (1) or kSandwich (2, 3)  kGeluTanhGated  RoPE kHalf  kOutIn; embeddings ·
+//            embed_scale; Gemma 2's attention softcap and final_softcap, sliding windows; Gemma 3's q/k norms
+//   OLMo-2   kRmsNorm    kPostBranch  kSiluGated  RoPE kHalf       kOutIn; q/k norms over the whole projection
 //
 // Shape names: n tokens, d d_model, H / H_kv query and key-value heads, d_k head width, d_ff the MLP's width.
 #pragma once
@@ -15,6 +18,7 @@
 #include <cstdint>
 
 #include "../abi.h"
+#include "../attention.h"
 #include "../rope.h"
 
 namespace attention::model {
@@ -33,7 +37,12 @@ struct ModelConfig {
   QkvLayout qkv_layout = QkvLayout::kBlocks;  // w_qkv's columns: [q | k | v], or by head (kPerHead, H_kv = H)
   float eps = 1e-5f;
   bool causal = false;
-  int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral)
+  int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral, Gemma 2)
+  float attention_scale = 0;   // > 0: the scores' scale (Gemma's query_pre_attn_scalar^-½); 0: 1/√d_k
+  float softcap = 0;           // > 0: attention logit softcapping, tanh(s / softcap) · softcap before the masks
+  bool qk_norm_whole = false;  // q_norm, k_norm over each token's whole q and k rows (OLMo-2), not head by head
+  float embed_scale = 0;       // > 0: the token embeddings are multiplied by it (Gemma's √d_model); 0: not
+  float final_softcap = 0;     // > 0: the logits become tanh(l / final_softcap) · final_softcap (Gemma 2)
   Rope rope;                   // tables [n, rope.dim / 2] for positions 0 … n − 1
 };
 
@@ -45,7 +54,10 @@ struct ModelConfig {
 //   w_o      [H·d_k, d]   w_up, w_gate [d, d_ff]   w_down [d_ff, d]   (transposed in kOutIn)
 //   head_mask [H]  multiplies each head's output (0 ablates a head); null = every head kept
 //   q_norm, k_norm [d_k]  a norm (c.norm, no bias) of each head's q and k rows after the projection, before RoPE
-//                         (Qwen3's); null = none
+//                         (Qwen3's, Gemma 3's); [H·d_k], [H_kv·d_k] with c.qk_norm_whole: of each token's whole q
+//                         and k rows (OLMo-2's); null = none
+//   attention_post_norm, mlp_post_norm [d]  kSandwich, kPostBranch: the norm of each half's output before the
+//                         residual sum (Gemma 2's post_attention_layernorm and post_feedforward_layernorm)
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -56,21 +68,32 @@ struct LayerWeights {
               *b_down = nullptr;
   const float* head_mask = nullptr;
   const float *q_norm = nullptr, *k_norm = nullptr;
+  const float *attention_post_norm = nullptr, *mlp_post_norm = nullptr;
 };
+
+// Whether norm1 comes before attention (kPreNorm, kParallel, kSandwich), and whether each half's output is normed
+// before its residual sum (kSandwich, kPostBranch).
+inline bool norm_before_attention(NormPlacement p) {
+  return p == NormPlacement::kPreNorm || p == NormPlacement::kParallel || p == NormPlacement::kSandwich;
+}
+inline bool norm_after_branch(NormPlacement p) {
+  return p == NormPlacement::kSandwich || p == NormPlacement::kPostBranch;
+}
 
 // Where layer() writes: `output` is required, every other buffer optional (null = not wanted).
 //   output            [n, d]          the layer's output (the next hidden state)
 //   weights           [H, n, n]       attention weights; raw_scores, scaled_scores, scores likewise
-//   normed            [n, d]          attention's input: norm1(x) (kPreNorm) or x (kPostNorm)
+//   normed            [n, d]          attention's input: norm1(x), or x (kPostNorm, kPostBranch)
 //   q                 [H, n, d_k]     q_rotated likewise (with a rope); after q_norm when there is one
 //   k, v              [H_kv, n, d_k]  k_rotated likewise
 //   heads             [H, n, d_k]     each head's output, after head_mask
 //   concat            [n, H·d_k]
-//   attention_output  [n, d]          concat·W_o + b_o
+//   attention_output  [n, d]          concat·W_o + b_o, then attention_post_norm (kSandwich, kPostBranch)
 //   residual          [n, d]          x + attention_output
-//   mlp_input         [n, d]          norm2(residual) (kPreNorm) or norm1(residual) (kPostNorm)
+//   mlp_input         [n, d]          norm2(residual) (kPreNorm, kSandwich), norm1(residual) (kPostNorm), the
+//                                     residual (kPostBranch)
 //   mlp_hidden        [n, d_ff]       the activation that W_down reads
-//   mlp_output        [n, d]
+//   mlp_output        [n, d]          down(…) + b_down, then mlp_post_norm (kSandwich, kPostBranch)
 struct LayerResult {
   float* output = nullptr;
   float *weights = nullptr, *raw_scores = nullptr, *scaled_scores = nullptr, *scores = nullptr;
@@ -94,6 +117,10 @@ struct KvCache {
   int32_t past = 0;
   int32_t capacity = 0;
 };
+
+// The attention options of a layer under c: its scale, softcap and sliding window, and `causal` when c.causal (no rope,
+// no mask).
+AttentionOptions attention_options(const ModelConfig& c, Causal causal);
 
 struct LayerEdits;  // edits.h
 struct Cells;       // cells.h
@@ -134,7 +161,7 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& w, const float* residua
 void final_norm(const ModelConfig& c, const float* x, const float* w_dense, const float* b_dense,
                 const float* norm_weight, const float* norm_bias, float* out);
 
-// The LM head on a block of `rows` vocabulary entries: out = x · W_headᵀ (+ b_head).
+// The LM head on a block of `rows` vocabulary entries: out = x · W_headᵀ (+ b_head), softcapped by c.final_softcap.
 //   x [n, d]   w_head [rows, d] (an embedding's or lm_head's rows)   b_head [rows] or null   out [n, rows]
 void logits(const ModelConfig& c, const float* x, const float* w_head, const float* b_head, int64_t rows, float* out);
 

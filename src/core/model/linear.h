@@ -1,4 +1,4 @@
-// The matrix products of the model forward (Eigen GEMMs), on matrices as the checkpoint stores them.
+// The matrix products of the model forward, on matrices as the checkpoint stores them (gemm.h's kernels).
 #pragma once
 
 #include <cstdint>
@@ -23,16 +23,14 @@ Matrix matrix(const float* data, int64_t in, int64_t out, WeightLayout layout);
 // Output columns [first, first + count) of w: the block of a fused matrix.
 Matrix columns(const Matrix& w, int64_t first, int64_t count);
 
-// y = x · W (+ b), W taken in its layout.
+// y = x · W (+ b), W taken in its layout: gemm (gemm.h), so each value is one float32 chain in the order of W's
+// input rows, then + b, whatever the number of rows (a forward's n tokens or a decode step's one) or the block of
+// columns; it allocates nothing.
 //
 //   argument  shape
 //   x         [rows, w.in]
 //   b         [w.out]        may be null
 //   y         [rows, w.out]
 void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float* y);
-
-// Bytes linear() allocates for itself on `rows` rows of weights in `layout`: the few-rows product's panel of [in, out]
-// weights, or 0. (Eigen's GEMM, past 96 rows, packs blocks of its own, bounded by its cache sizes: not counted.)
-int64_t linear_scratch_bytes(int64_t rows, WeightLayout layout);
 
 }  // namespace attention::model

@@ -35,7 +35,7 @@ inline s::Vec4 gelu_tanh(s::Vec4 x) {
 void activate(Activation activation, float* values, int64_t n) {
   constexpr float kInvSqrt2 = 0.7071067811865476f;
   int64_t i = 0;
-  if (activation == Activation::kGeluTanh) {
+  if (activation == Activation::kGeluTanh || activation == Activation::kGeluTanhGated) {
     for (; i + 4 <= n; i += 4) s::store(values + i, gelu_tanh(s::load(values + i)));
   } else if (activation == Activation::kSiluGated) {
     for (; i + 4 <= n; i += 4) {
@@ -47,6 +47,7 @@ void activate(Activation activation, float* values, int64_t n) {
     const float x = values[i];
     switch (activation) {
       case Activation::kGeluTanh:
+      case Activation::kGeluTanhGated:
         values[i] = 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * (x + 0.044715f * x * x * x)));
         break;
       case Activation::kGeluErf: values[i] = 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)); break;
@@ -58,7 +59,7 @@ void activate(Activation activation, float* values, int64_t n) {
 void mlp(Activation activation, const float* x, int64_t rows, const MlpWeights& w, float* hidden, float* out) {
   const int64_t d_ff = w.up.out;
   linear(x, rows, w.up, w.b_up, hidden);  // [rows, d_ff]
-  if (activation == Activation::kSiluGated) {
+  if (gated(activation)) {
     std::vector<float> gate(rows * d_ff);  // [rows, d_ff]
     linear(x, rows, w.gate, w.b_gate, gate.data());
     activate(activation, gate.data(), rows * d_ff);

@@ -18,7 +18,8 @@ void norm(NormKind kind, const float* x, int64_t rows, int64_t d, const float* w
     for (int64_t c = 0; c < d; ++c) square += (in[c] - mean) * (in[c] - mean);
     const double inverse = 1.0 / std::sqrt(square / static_cast<double>(d) + eps);
     for (int64_t c = 0; c < d; ++c) {
-      const double value = (in[c] - mean) * inverse * weight[c] + (bias ? bias[c] : 0.0);
+      const double scale = kind == NormKind::kRmsNormPlusOne ? 1.0 + weight[c] : weight[c];
+      const double value = (in[c] - mean) * inverse * scale + (bias ? bias[c] : 0.0);
       row[c] = static_cast<float>(value);
     }
   }

@@ -1,4 +1,4 @@
-// The two norms of the model families, over the last dimension of a row-major [rows, d] matrix. Means and
+// The norms of the model families, over the last dimension of a row-major [rows, d] matrix. Means and
 // variances are summed in double (a row of 4096 floats summed in float32 loses ~1e-5 of its mean); the result is
 // float32.
 #pragma once
@@ -18,6 +18,7 @@ namespace attention::model {
 //
 //   kLayerNorm  (x − mean(x)) / √(var(x) + eps) · weight + bias    var: the biased variance, as torch's LayerNorm
 //   kRmsNorm    x / √(mean(x²) + eps) · weight                      LLaMA's RMSNorm
+//   kRmsNormPlusOne  x / √(mean(x²) + eps) · (1 + weight)          Gemma's RMSNorm
 void norm(NormKind kind, const float* x, int64_t rows, int64_t d, const float* weight, const float* bias, float eps,
           float* out);
 

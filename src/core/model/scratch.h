@@ -4,9 +4,8 @@
 // call's peak of allocated bytes against these, byte for byte.
 //
 // Counted: the core's own buffers (std::vector, new[]): the steps the caller does not keep, RoPE's rotated copies,
-// attention's packed keys and values and its block of scores (abi.h's sdpa_scratch_floats), a sliding window's mask,
-// the few-rows product's panel (linear.h). Not counted: Eigen's GEMM, for more than 96 rows, packs blocks of its own,
-// bounded by its cache sizes (a few MiB) whatever the model's sizes.
+// attention's packed keys and values and its block of scores (abi.h's sdpa_scratch_floats). The matrix products
+// (gemm.h) allocate nothing: their panel of packed weights is on the stack.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +25,7 @@ int64_t layer_mlp_scratch_bytes(const ModelConfig& c, const LayerResult& result)
 // final_norm's, with or without the dense matrix (BERT's prediction-head transform).
 int64_t final_norm_scratch_bytes(const ModelConfig& c, bool dense);
 
-// logits' (the LM head's rows are [rows, d]: torch.nn.Linear's layout).
+// logits': none (the LM head is one product, which allocates nothing); every model call kind has its formula.
 int64_t logits_scratch_bytes(const ModelConfig& c);
 
 }  // namespace attention::model

@@ -123,8 +123,10 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
   ropeSin: 45,
   qRotated: 46,
   kRotated: 47,
+  softcap: 48,
+  window: 49,
 });
-export const DESCRIPTOR_SLOT_COUNT = 48;
+export const DESCRIPTOR_SLOT_COUNT = 50;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 3997783452;
+export const ABI_HASH = 32992494;

@@ -11,8 +11,9 @@ export const ATTENTION_SLOTS = ['wQkv', 'bQkv', 'wQ', 'wK', 'wV', 'wO', 'bQ', 'b
 
 /**
  * The sources of a layer's weights: { wq: { name, part?: { index, of }, transpose? }, … }, for the tensors `has`
- * holds. A fused tensor (GPT-2's c_attn) gives q, k and v as its column blocks (part), or by head (part.perHead:
- * GPT-NeoX's query_key_value, whose rows are [q_h | k_h | v_h] for each head h); a family that stores
+ * holds. A fused tensor (GPT-2's c_attn) gives q, k and v as its column blocks (part; H·d_k, H_kv·d_k, H_kv·d_k
+ * wide), its row blocks (part.byRows: Phi-3's qkv_proj), or by head (part.perHead: GPT-NeoX's query_key_value, whose
+ * rows are [q_h | k_h | v_h] for each head h); a family that stores
  * torch.nn.Linear's [out, in] has its weight matrices transposed, GPT-2's Conv1D [in, out] not.
  */
 export function layerSources(family, layer, prefix, has) {
@@ -24,7 +25,8 @@ export function layerSources(family, layer, prefix, has) {
     if (name === undefined) continue;
     const kind = row.slot[0];
     const flip = kind === 'w' && transposed ? { transpose: true } : {};
-    const perHead = family.choices.qkvLayout === 'perHead' ? { perHead: true } : {};
+    // [q | k | v] by rows in an [out, in] tensor (Phi-3's qkv_proj), by columns in GPT-2's Conv1D [in, out]
+    const perHead = family.choices.qkvLayout === 'perHead' ? { perHead: true } : transposed ? { byRows: true } : {};
     if (row.slot.endsWith('Qkv'))
       ['q', 'k', 'v'].forEach(
         (x, index) => (sources[kind + x] = { name, part: { index, of: 3, ...perHead }, ...flip }),
@@ -42,8 +44,9 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/gu, '\\$&');
  * sources.
  * @param {string[] | Map<string, unknown> | Record<string, unknown>} tensors  the names, or tensors by name
  * @param {{ layer?: number }} [options]  the layer (default: the first the names hold)
- * @returns {{ family: string, choices: object, prefix: string, layers: number[], layer: number, sources: object } | null}
- *   `choices`: the family's (spec.choices)
+ * @returns {{ family: string, label: string, choices: object, prefix: string, layers: number[], layer: number,
+ *   sources: object } | null}  `label`: the family as people write it (spec.labels.family); `choices`: the family's
+ *   (spec.choices)
  */
 export function attentionTensorsOf(tensors, options) {
   // A getter or Proxy trap of the caller's that throws is BAD_OPTION saying so; the names are read once.
@@ -75,7 +78,8 @@ function tensorsOf(tensors, options) {
       if (!layers.length) continue;
       const chosen = layers.includes(layer) ? layer : layers[0];
       const sources = layerSources(family, chosen, prefix, has);
-      return { family: family.name, choices: family.choices, prefix, layers, layer: chosen, sources };
+      const { name, label, choices } = family;
+      return { family: name, label, choices, prefix, layers, layer: chosen, sources };
     }
   }
   return null;

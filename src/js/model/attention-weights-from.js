@@ -5,7 +5,7 @@
 import { AttentionError, describe, formatShape } from '../errors.js';
 import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
-import { parseConfigText, readSpec } from './spec.js';
+import { layerInvFreq, parseConfigText, readSpec } from './spec.js';
 import { candidateNames, FAMILIES } from './families/index.js';
 import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
 
@@ -37,13 +37,20 @@ function headRows({ data, shape }, index, heads) {
   return { data: out, shape: [heads * dK, ...shape.slice(1)] };
 }
 
-/** A source (layerSources) cut out of its tensor: the column block (or a head's rows), then the transpose. */
-function cut({ data, shape }, { part, transpose: flip }, heads) {
+/**
+ * A source (layerSources) cut out of its tensor: the block of q, k or v (H·d_k, H_kv·d_k, H_kv·d_k columns, or rows
+ * with part.byRows), or a head's rows (part.perHead), then the transpose.
+ */
+function cut({ data, shape }, { part, transpose: flip }, heads, kvHeads) {
   let t = { data, shape: shape.slice() };
   if (part?.perHead) t = headRows(t, part.index, heads);
   else if (part) {
-    const width = shape[shape.length - 1] / part.of;
-    t = columns(t, part.index * width, (part.index + 1) * width);
+    const axis = part.byRows ? 0 : shape.length - 1;
+    const dK = shape[axis] / (heads + 2 * kvHeads);
+    const widths = [heads * dK, kvHeads * dK, kvHeads * dK];
+    const from = widths.slice(0, part.index).reduce((a, b) => a + b, 0);
+    const range = [from, from + widths[part.index]];
+    t = part.byRows && shape.length === 2 ? transpose(columns(transpose(t), ...range)) : columns(t, ...range);
   }
   return flip ? transpose(t) : t;
 }
@@ -110,10 +117,16 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
   if (numKvHeads !== undefined && numKvHeads !== null && !(Number.isInteger(numKvHeads) && numKvHeads >= 1))
     throw new AttentionError('BAD_OPTION', `config.numKvHeads must be a positive integer, got ${describe(numKvHeads)}`);
   const shape = (slot) => found.find((f) => f.slot === slot)?.entry?.shape ?? [];
-  const fused = found.some((f) => f.slot === 'wQkv'); // q, k and v in one tensor (GPT-2's c_attn)
-  const [dModel, q] = fused ? [shape('wQkv')[0], shape('wO')[0]] : [shape('wQ')[1], shape('wQ')[0]];
+  const fused = found.some((f) => f.slot === 'wQkv'); // q, k and v in one tensor (GPT-2's c_attn, Phi-3's qkv_proj)
+  const outIn = FAMILIES[family].choices.layout === 'outIn';
+  const [dModel, q] = fused
+    ? outIn
+      ? [shape('wQkv')[1], shape('wO')[1]]
+      : [shape('wQkv')[0], shape('wO')[0]]
+    : [shape('wQ')[1], shape('wQ')[0]];
   const headDim = q / numHeads;
-  const kvHeads = numKvHeads ?? (fused ? numHeads : (shape('wK')[0] ?? q) / headDim);
+  const fusedRows = shape('wQkv')[outIn ? 0 : 1];
+  const kvHeads = numKvHeads ?? (fused ? (fusedRows / headDim - numHeads) / 2 : (shape('wK')[0] ?? q) / headDim);
   // A tensor missing leaves its size undefined: resolveRows names it (MISSING_TENSOR).
   const known = q !== undefined && dModel !== undefined;
   if (known && (!Number.isInteger(headDim) || !Number.isInteger(kvHeads) || kvHeads < 1 || numHeads % kvHeads)) {
@@ -192,12 +205,12 @@ function weightsFrom(tensors, options) {
   const { numHeads, numKvHeads } = spec;
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
-    w[slot] = cut(byName.get(source.name), source, numHeads);
+    w[slot] = cut(byName.get(source.name), source, numHeads, numKvHeads);
   const rope = spec.rope && {
     theta: spec.rope.theta,
     dim: spec.rope.dim,
     style: 'half',
-    invFreq: Array.from(spec.rope.invFreq),
+    invFreq: Array.from(layerInvFreq(spec, layer)),
   };
   return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
 }

@@ -8,11 +8,30 @@
 // with γ the final norm's weight and u the LM head's row of a (or row a − row b); the norm's bias gives
 // finalBias = β · u (plus the LM head's bias of a − b, where it has one). The parts sum to the logit (difference) of
 // the run, within float32 rounding. Sums in float64, from the forward's float32 values.
+//
+// Gemma's RMSNorm scales by (1 + γ). A norm of the attention's output inside the residual branch (Gemma 2's and 3's
+// post_attention_layernorm, OLMo-2's) has its scale frozen the same way, at its value on that layer's output a = Σ
+// head results + bias: each head's part is its result · γ_post / s_a (so the heads' parts sum to the normed output).
+// The MLP's output is taken after its own post norm. With a final logit softcap (Gemma 2's tanh(l / c)·c), the parts
+// sum to the logit before the cap (`total` is that logit; the run's is tanh(total / c)·c): the cap is not linear.
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { headResultRows, outputMatrix } from './head-result.js';
 import { logitMetric, plainPlan, readPosition, readTarget, requireLinearHead } from './instrument-options.js';
 import { runForward } from './run.js';
+
+/**
+ * In place: the heads' results [H, d] and the bias [d] (or null) of one position times γ_post / s_a, the scale of the
+ * RMSNorm of their sum a frozen at its value: their sum becomes the normed attention output.
+ */
+function freezePostNorm(heads, bias, gamma, d, eps) {
+  const a = new Float64Array(d);
+  for (let i = 0; i < heads.length; i++) a[i % d] += heads[i];
+  if (bias) bias.forEach((v, e) => (a[e] += v));
+  const s = Math.sqrt(a.reduce((sum, v) => sum + v * v, 0) / d + eps);
+  for (let i = 0; i < heads.length; i++) heads[i] *= gamma[i % d] / s;
+  if (bias) bias.forEach((v, e) => (bias[e] = (v * gamma[e]) / s));
+}
 
 /** A weight of a group (`{ inputs, addresses }`) as float64 values: read, or viewed where it is kept. */
 function values(group, slot, entries, heap, size) {
@@ -28,7 +47,7 @@ function values(group, slot, entries, heap, size) {
  *
  * | result       | shape                                                              |
  * |--------------|--------------------------------------------------------------------|
- * | total        | number: the logit (difference) the run computes                     |
+ * | total        | number: the logit (difference) the run computes (before a final softcap) |
  * | embeddings   | number: the token (+ position) embeddings' part                     |
  * | heads        | Tensor [L, H]: each head's result's part                            |
  * | attnBiases   | Float32Array(L): each attention output bias's part                  |
@@ -49,6 +68,8 @@ export async function attribute(engine, input, options) {
   Object.assign(plan, { logits: [position], logitRows: [position] });
   const { numLayers: L, numHeads: H, headDim: dK, dModel: d } = spec;
   const parts = []; // per layer: { heads: Float64Array [H, d], bias: Float64Array [d] | null, mlp: Float64Array [d] }
+  const plusOne = spec.choices.norm === 'rmsNormPlusOne'; // Gemma's x̂ · (1 + γ)
+  const gain = (w) => (plusOne ? w.map((v) => 1 + v) : w);
   const pass = await runForward(engine, plan, {
     outputs: () => ({ heads: [H, plan.n, dK], mlpOutput: [plan.n, d] }),
     layer: (l, result, weights) => {
@@ -57,6 +78,8 @@ export async function attribute(engine, input, options) {
       for (let h = 0; h < H; h++) heads.set(headResultRows(result.heads, h, W, spec, [position]), h * d);
       const bias = values(weights, 'bO', weights.entries, engine.heap, d);
       const mlp = Float64Array.from(result.mlpOutput.data.subarray(position * d, (position + 1) * d));
+      const post = values(weights, 'attentionPostNorm', weights.entries, engine.heap, d);
+      if (post) freezePostNorm(heads, bias, gain(post), d, spec.eps);
       parts[l] = { heads, bias, mlp };
     },
   });
@@ -81,7 +104,7 @@ export async function attribute(engine, input, options) {
   const meanOf = (c) => (layerNorm ? c.reduce((sum, v) => sum + v, 0) / d : 0);
   const m = meanOf(x);
   const s = Math.sqrt(x.reduce((sum, v) => sum + (v - m) ** 2, 0) / d + spec.eps);
-  const g = gamma.map((w, e) => w * u[e]); // γ ⊙ u
+  const g = gain(gamma).map((w, e) => w * u[e]); // γ ⊙ u
   const gSum = g.reduce((sum, v) => sum + v, 0);
   const part = (c) => {
     let dot = 0;
@@ -97,8 +120,11 @@ export async function attribute(engine, input, options) {
     mlps[l] = part(mlp);
   });
   const embeddings = pass.hiddenStates[0].data.subarray(position * d, (position + 1) * d);
+  // with a final softcap: the logit before it, from the final hidden state (the cap is not linear)
+  const final = pass.final?.data.subarray(position * d, (position + 1) * d);
+  const beforeCap = spec.finalSoftcap > 0 ? final.reduce((sum, v, e) => sum + v * u[e], headBias) : null;
   return {
-    total: logitMetric(pass.logits, target),
+    total: beforeCap ?? logitMetric(pass.logits, target),
     embeddings: part(embeddings),
     heads: new Tensor(heads, [L, H]),
     attnBiases,

@@ -13,19 +13,10 @@ import {
   QKV_LAYOUTS,
   WEIGHT_LAYOUTS,
 } from '../generated/model-abi.js';
-import { callLayout, descriptorTemplate, product } from '../plan.js';
+import { callLayout, descriptorTemplate, floatBits, product } from '../plan.js';
 
 // A model call's descriptor: the attention calls' slots, then the model's own (model-abi.js).
 const SLOTS = { ...DESCRIPTOR_SLOTS, ...MODEL_SLOTS };
-
-const bits = new Int32Array(1);
-const asFloat = new Float32Array(bits.buffer);
-
-/** The int32 bits of a float32, for the descriptor's float slots (eps). */
-function floatBits(x) {
-  asFloat[0] = x;
-  return bits[0];
-}
 
 /** A tensor the JS layer made (activations, tables): nothing to scan. */
 export const made = (data, shape, name) => ({ data, shape, name, allowNegativeInfinity: false, valuesChecked: true });
@@ -64,6 +55,11 @@ export function modelDims(spec, n, layer = 0) {
     qkvLayout: QKV_LAYOUTS[choices.qkvLayout],
     eps: floatBits(spec.eps),
     slidingWindow: spec.windows[layer] ?? 0,
+    attentionScale: floatBits(spec.attentionScale),
+    softcap: floatBits(spec.softcap),
+    qkNormWhole: spec.qkNormWhole ? 1 : 0,
+    embedScale: floatBits(spec.embedScale),
+    finalSoftcap: floatBits(spec.finalSoftcap),
     ropeStyle: rope ? ROPE_STYLES.half : ROPE_STYLES.none,
     ropeDim: rope ? rope.dim : 0,
   };

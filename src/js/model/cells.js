@@ -4,8 +4,8 @@
 // from the base run, layer by layer) and over its own rows'. So a cell patched at position p costs the rows from p on,
 // and the projections and MLPs of all the cells of a batch are one product per weight. model.patchSweep runs its cells
 // so (patch-sweep.js), and model.headScores its sequences (as cells at position 0 over no base).
-import { ropeTables } from '../rope.js';
 import { made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { runLayer } from './layer-call.js';
 import { editInput } from './forward-pass.js';
 import { checkAborted } from './signal.js';
@@ -70,7 +70,7 @@ export async function runCells(
     at += counts[c];
   });
   const edit = editInput(edits);
-  const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+  const tables = ropeTablesOf(spec, positions);
   const weightFloats = cells.reduce((sum, cell, c) => sum + H * counts[c] * (cell.first + counts[c]), 0);
   const ctx = { signal: engine.signal(signal) };
   const attentions = [];
@@ -84,7 +84,7 @@ export async function runCells(
       inputs.baseK = made(keys[l], [keys[l].length], `the base run's keys of layer ${l}`);
       inputs.baseV = made(values[l], [values[l].length], `the base run's values of layer ${l}`);
     }
-    if (tables) Object.assign(inputs, ropeInputs(tables, R, spec));
+    if (tables) Object.assign(inputs, ropeInputs(tables(l), R, spec));
     const edited = l === layer && edit;
     if (edited) [inputs.edits, dims.editCount] = [edit.tensor, edit.count];
     const outputs = wanted ? { output: [R, d], weights: [weightFloats] } : { output: [R, d] };

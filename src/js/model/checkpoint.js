@@ -90,8 +90,11 @@ export async function openCheckpoint(folder) {
     /** The first of `names` the checkpoint holds, as { file, name, dtype, shape }, or undefined. */
     entry: (names) => names.map(entryOf).find(Boolean),
     names: () => [...opened.values()].flatMap(({ header }) => header.tensors.map((t) => t.name)),
+    /** Rows [begin, end) of an entry (all of them when not given); a part's (rowsOf) count from its first. */
     async read(entry, rows, signal) {
-      const tensor = await opened.get(entry.file).header.read(entry.name, { rows, signal });
+      const at = entry.rows?.[0] ?? 0;
+      const range = rows ? [rows[0] + at, rows[1] + at] : entry.rows;
+      const tensor = await opened.get(entry.file).header.read(entry.name, { rows: range, signal });
       state.bytesRead += tensor.data.length * BYTES[entry.dtype];
       return tensor;
     },
@@ -123,11 +126,14 @@ export function resolveRows(checkpoint, rows, spec, prefix) {
           `${checkpoint.description} holds no tensor ${names.map((n) => JSON.stringify(n)).join(' nor ')}, which a ${spec.family} model of this config.json needs`,
         );
       }
-      const expected = row.shape.map((letter) => sizes[letter]);
+      // a part of a tensor's rows (rowsOf): the tensor holds the parts' rows, one after another
+      const { of, index } = row.part ?? { of: [row.shape[0]], index: 0 };
+      const letters = [of.join(' + '), ...row.shape.slice(1)];
+      const expected = [of.reduce((sum, letter) => sum + sizes[letter], 0), ...row.shape.slice(1).map((l) => sizes[l])];
       if (expected.length !== entry.shape.length || expected.some((size, i) => size !== entry.shape[i])) {
         throw new AttentionError(
           'WEIGHT_SHAPE_MISMATCH',
-          `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${row.shape.join(', ')}] = ${formatShape(expected)}`,
+          `${entry.file}: tensor ${JSON.stringify(entry.name)} has shape ${formatShape(entry.shape)}, but config.json gives [${letters.join(', ')}] = ${formatShape(expected)}`,
         );
       }
       if (entry.dtype !== undefined && !READABLE.includes(entry.dtype)) {
@@ -136,7 +142,10 @@ export function resolveRows(checkpoint, rows, spec, prefix) {
           `${entry.file}: tensor ${JSON.stringify(entry.name)} is ${entry.dtype}; attention-wasm/model reads ${READABLE.join(', ')}`,
         );
       }
-      return { slot: row.slot, ...entry };
+      if (!row.part) return { slot: row.slot, ...entry };
+      const first = of.slice(0, index).reduce((sum, letter) => sum + sizes[letter], 0);
+      const rows = [first, first + sizes[of[index]]];
+      return { slot: row.slot, ...entry, shape: [rows[1] - rows[0], ...entry.shape.slice(1)], rows };
     });
 }
 
@@ -168,12 +177,17 @@ export function resolveModel(checkpoint, spec, family) {
   const resolve = (rows) => resolveRows(checkpoint, rows, spec, prefix);
   const embeddings = Object.fromEntries(resolve(family.embeddings).map((entry) => [entry.slot, entry]));
   const layers = Array.from({ length: spec.numLayers }, (_, l) => resolve(family.layer(l)));
-  const hasHead = !family.head.bias || checkpoint.entry(candidateNames({ name: family.head.bias }, prefix));
-  const headName = typeof family.head.weight === 'function' ? family.head.weight(spec) : family.head.weight;
+  // head.weight (or what head.weight(spec) gives) and head.bias: a name, or names tried in turn (a tied tensor that
+  // a file holds under either of its names)
+  const names = (value) => [typeof value === 'function' ? value(spec) : value].flat();
+  const [weightName, ...weightAliases] = names(family.head.weight);
+  const [biasName, ...biasAliases] = names(family.head.bias);
+  const bias = { slot: 'bHead', name: biasName, aliases: biasAliases, shape: ['V'] };
+  const hasHead = !biasName || checkpoint.entry(candidateNames(bias, prefix));
   const [head, headBias] = hasHead
     ? resolve([
-        { slot: 'wHead', name: headName, shape: ['V', 'd'] },
-        ...(family.head.bias ? [{ slot: 'bHead', name: family.head.bias, shape: ['V'] }] : []),
+        { slot: 'wHead', name: weightName, aliases: weightAliases, shape: ['V', 'd'] },
+        ...(biasName ? [bias] : []),
       ])
     : [null, null];
   return {

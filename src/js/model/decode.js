@@ -16,9 +16,9 @@
 // here.
 import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { Residency, mib } from './resident.js';
 
@@ -90,7 +90,7 @@ export class DecodeSession {
     let hidden = await this.#engine.embed(ids, first, signal);
     check();
     const positions = Array.from({ length: n }, (_, i) => first + i);
-    const tables = spec.rope && ropeTables(spec.rope.invFreq, positions);
+    const tables = ropeTablesOf(spec, positions);
     const { numHeads: H, dModel: d } = spec;
     const attentions = [];
     if (this.#shards) {
@@ -100,7 +100,7 @@ export class DecodeSession {
     }
     for (let l = 0; this.#shards && l < spec.numLayers; l++) {
       const x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      const rope = tables && ropeInputs(tables, n, spec);
+      const rope = tables && ropeInputs(tables(l), n, spec);
       const cache = { ...this.#shardCache, past: first };
       const mask = headMask(ablate, l, H);
       const result = await this.#shards.layer(l, x, { n, rope, weights: wantWeights, cache, headMask: mask });
@@ -112,7 +112,7 @@ export class DecodeSession {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l], signal);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
-      if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+      if (tables) Object.assign(inputs, ropeInputs(tables(l), n, spec));
       const mask = headMask(ablate, l, H);
       if (mask) inputs.headMask = mask;
       const { cacheK, cacheV } = this.#layers[l];

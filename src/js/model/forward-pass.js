@@ -7,9 +7,9 @@
 // Inside a layer, in the forward's order: its input with the 'input' patches written into it; then the call, whose
 // `edits` input holds the run's edits, the ablations' replaced head outputs ('mean', 'resample') and the patches, in
 // that order (a later row wins); zero ablations are the call's head mask.
-import { ropeTables } from '../rope.js';
 import { Tensor } from '../tensor.js';
 import { layerOutputs, made, modelDims, ropeInputs } from './calls.js';
+import { ropeTablesOf } from './rope-tables.js';
 import { headMask, runLayer } from './layer-call.js';
 import { editWeights, layerEdits } from './edits.js';
 import { pickRows } from './results.js';
@@ -20,6 +20,7 @@ import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
 import { STEPS } from './edits.js';
+import { checkForward } from './call-sizes.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
 // ones (a 7B model's 770 MiB) one at a time, so that the JS side holds one layer's weights, not two.
@@ -75,7 +76,7 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
     engine.shards.layer(l, x, {
       attentionWeights,
       n,
-      rope: tables && ropeInputs(tables, n, spec),
+      rope: tables && ropeInputs(tables(l), n, spec),
       headMask: headMask(plan.ablate, l, spec.numHeads),
       edits: editInput(rows.filter(Boolean))?.tensor.data ?? null,
       ...more,
@@ -88,7 +89,7 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
       l,
       spec,
     );
-    const pass = await call([own, ...ablated, early?.data], { capture: true });
+    const pass = await call([own, ...ablated, early?.data], { capture: 'heads' }); // as one thread's first pass
     for (const { head } of meanOwn) {
       ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, spec.headDim), n, spec.headDim));
     }
@@ -125,6 +126,7 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
 export async function forwardPass(engine, plan, hooks = {}) {
   const { spec, tensors } = engine;
   const { ids, n, from, first } = plan;
+  checkForward(engine, plan, hooks); // TOO_LARGE before anything is read or prefetched
   const wantLogits = plan.logits !== false || plan.loss;
   // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks.
   const sharded = Boolean(engine.shards && !hooks.outputs && !hooks.layer);
@@ -136,12 +138,10 @@ export async function forwardPass(engine, plan, hooks = {}) {
   };
   checkAborted(ctx.signal, 'run');
   if (sharded) await engine.shards.ready(ctx.signal); // a worker that replaced a lost one gets its share
-  const tables =
-    spec.rope &&
-    ropeTables(
-      spec.rope.invFreq,
-      Array.from({ length: n }, (_, i) => i),
-    );
+  const tables = ropeTablesOf(
+    spec,
+    Array.from({ length: n }, (_, i) => i),
+  );
   engine.resident?.prefetch(tensors, reads, ctx.signal); // every weight asked for now, in order
   let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
   // the layers before `first` are not run: null in attentions and hiddenStates
@@ -173,7 +173,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
     const addresses = { ...weights.addresses };
     const kept = { addresses, entries: layers[l], heap: engine.heap };
     writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, inputs, spec, kept));
-    if (tables) Object.assign(inputs, ropeInputs(tables, n, spec));
+    if (tables) Object.assign(inputs, ropeInputs(tables(l), n, spec));
     const mask = headMask(plan.ablate, l, H); // its zero ablations
     if (mask) inputs.headMask = mask;
     const own = layerEdits(plan.edits, l, spec)?.tensor.data;

@@ -9,6 +9,8 @@ import { readAblate } from './ablation.js';
 import { readRunInput } from './run-plan.js';
 import { mulberry32, probabilityOf, sample } from './sampling.js';
 import { checkAborted } from './signal.js';
+import { checkPrefill } from './call-sizes.js';
+import { ropeStartsOver } from './rope-tables.js';
 
 const GENERATE_OPTIONS = [
   'maxNewTokens',
@@ -111,6 +113,8 @@ export function generate(engine, input, options) {
       `the prompt's ${ids.length} tokens fill the model's ${spec.maxPositions} positions: no room to generate a token`,
     );
   }
+  const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
+  checkPrefill(engine, ids, capacity, o); // TOO_LARGE before anything is read (call-sizes.js)
   return steps(engine, { ids, tokens }, o);
 }
 
@@ -161,7 +165,11 @@ async function* steps(engine, prompt, o) {
       };
       if (finish) return;
       check();
-      ({ logits, attentions } = await forward([id]));
+      // LongRoPE past original_max_position_embeddings: the cache's keys were rotated with the short factors, and the
+      // whole sequence now takes the long ones (rope-tables.js): it runs again from the first token
+      const over = ropeStartsOver(spec.rope, session.past, ids.length);
+      if (over) session.past = 0;
+      ({ logits, attentions } = await forward(over ? ids : [id]));
     }
   } catch (error) {
     throw session.freed ? engine.failure(error) : error; // freed before the end: by dispose()

@@ -13,6 +13,7 @@ import { Tensor } from '../tensor.js';
 import { forwardPass } from './forward-pass.js';
 import { readRunPlan } from './run-plan.js';
 import { batchesOf, runCells } from './cells.js';
+import { checkCells, checkEmbed, checkForward } from './call-sizes.js';
 
 /** The kinds of head scores. */
 export const HEAD_SCORE_KINDS = Object.freeze(['previousToken', 'duplicateToken', 'induction']);
@@ -62,6 +63,18 @@ function addScores(sums, attentions, ids, kind, { excludeBos, excludeCurrentToke
   });
 }
 
+/** Every call of the sequences' runs, sized before anything is read (call-sizes.js): as cells, or as forwards. */
+function checkScores(engine, plans) {
+  if (!engine.spec.choices.causal) {
+    for (const plan of plans) checkForward(engine, plan);
+    return;
+  }
+  const d = engine.spec.dModel;
+  for (const plan of plans) checkEmbed(engine, plan.ids);
+  const cells = plans.map((plan) => ({ first: 0, count: plan.n, rows: { length: plan.n * d } }));
+  checkCells(engine, batchesOf(cells, d), { layer: 0, attentions: true, outputs: false, what: 'headScores' });
+}
+
 /**
  * model.headScores(kind, { ids, excludeBos?, excludeCurrentToken?, signal? }).
  *
@@ -89,6 +102,7 @@ export async function headScores(engine, kind, options) {
   const { numLayers: L, numHeads: H } = engine.spec;
   const sums = new Float64Array(L * H);
   const exclude = { excludeBos: o.excludeBos, excludeCurrentToken: o.excludeCurrentToken };
+  checkScores(engine, plans); // TOO_LARGE before anything is read
   if (engine.spec.choices.causal) {
     // a decoder's sequences as cells at position 0, in batches of rows (cells.js)
     const cells = [];

@@ -1,8 +1,9 @@
-// Hand-written declarations for attention-wasm/model: GPT-2, BERT and LLaMA-family checkpoints (config.json and
+// Hand-written declarations for attention-wasm/model: checkpoints of the SUPPORTED_FAMILIES (config.json and
 // model.safetensors, or its shards) run in WebAssembly, with every layer's attention and any head's steps.
 // Shape names: n tokens, d d_model, H / H_kv heads and key-value heads, d_k head width, d_ff the MLP's, V vocabulary.
 /**
- * Runs GPT-2, BERT and LLaMA-family checkpoints from their own files, with every layer's attention and any head's steps.
+ * Runs GPT-2, BERT, LLaMA-family, Pythia and Qwen3 checkpoints (SUPPORTED_FAMILIES) from their own files, with every
+ * layer's attention and any head's steps.
  * @module attention-wasm/model
  */
 import type { MultiHeadWeights, RopeOptions, Tensor, TensorInput } from '../index.js';
@@ -57,6 +58,30 @@ export const HUB_URL: string;
  * ```
  */
 export const BUILTIN_MODEL: URL;
+
+/** One family this package runs (SUPPORTED_FAMILIES). */
+export interface SupportedFamily {
+  /** Its name, as model.family gives it. */
+  readonly family: ModelFamily;
+  /** Its name as people write it, e.g. 'GPT-NeoX'. */
+  readonly label: string;
+  /** The config.json model_types it reads, e.g. ['llama', 'mistral', 'qwen2']. */
+  readonly modelTypes: readonly string[];
+}
+
+/**
+ * The families loadModel runs, in the order a config.json is matched against them; a page lists them from here
+ * rather than keeping its own list.
+ *
+ * @example
+ * ```js
+ * import { SUPPORTED_FAMILIES } from 'attention-wasm/model';
+ *
+ * const llama = SUPPORTED_FAMILIES.find((f) => f.family === 'llama');
+ * console.log(`${llama.label} (${llama.modelTypes.join(', ')})`); // prints: LLaMA (llama, mistral, qwen2)
+ * ```
+ */
+export const SUPPORTED_FAMILIES: readonly SupportedFamily[];
 
 /** parseModelSource's options. */
 export interface ParseModelSourceOptions {
@@ -539,7 +564,10 @@ export interface PatchSweepOptions {
   position?: number;
   /** Stops it: AttentionError ABORTED. */
   signal?: AbortSignal;
-  /** Called after each layer's cells, with the scores so far (NaN where not computed yet). */
+  /**
+   * Called after each layer's cells, with the scores so far (NaN where not computed yet); the sweep then lets a task
+   * in (a page paints, a click runs) before the next layer.
+   */
   onProgress?: (event: PatchSweepProgress) => void;
 }
 
@@ -655,10 +683,14 @@ export interface GenerateStep {
  * rather than asking which family a model is.
  */
 export interface ModelChoices {
-  /** The norm. */
-  readonly norm: 'layerNorm' | 'rmsNorm';
-  /** A norm before each sub-block (GPT-2, LLaMA), or after each residual sum (BERT). */
-  readonly placement: 'preNorm' | 'postNorm';
+  /** The norm: LayerNorm, RMSNorm, or Gemma's RMSNorm x̂·(1 + w). */
+  readonly norm: 'layerNorm' | 'rmsNorm' | 'rmsNormPlusOne';
+  /**
+   * A norm before each sub-block (GPT-2, LLaMA), after each residual sum (BERT), before each of two sub-blocks side by
+   * side (GPT-NeoX's parallel residual), before and after each sub-block inside the residual branch (Gemma 2 and 3's
+   * sandwich), or after each sub-block only (OLMo-2).
+   */
+  readonly placement: 'preNorm' | 'postNorm' | 'parallel' | 'sandwich' | 'postBranch';
   /** The checkpoint's matrices: [in, out] (GPT-2's Conv1D) or [out, in] (torch.nn.Linear). */
   readonly layout: 'inOut' | 'outIn';
   /** A decoder: each token attends to itself and the tokens before it; generate() runs it. */
@@ -681,16 +713,39 @@ export interface ModelLabels {
   readonly activation: string;
   /** 'LayerNorm' or 'RMSNorm'. */
   readonly norm: string;
-  /** 'pre-norm' or 'post-norm'. */
+  /** 'pre-norm', 'post-norm' or 'parallel'. */
   readonly placement: string;
   /** A layer's two norms as the checkpoint names them, e.g. ['LayerNorm ln_1', 'LayerNorm ln_2']. */
   readonly norms: readonly string[];
 }
 
+/** Where a model's learned positions start (model.spec.positions). */
+export interface ModelPositions {
+  /** The position table's row of the first token (RoBERTa: padding_idx + 1; else 0). */
+  readonly offset: number;
+  /** A token id whose tokens take row offset − 1 and are not counted (RoBERTa's padding_idx), or null. */
+  readonly padId: number | null;
+}
+
+/** A family this package runs (model.family): one file each of src/js/model/families/. */
+export type ModelFamily =
+  | 'gpt2'
+  | 'bert'
+  | 'llama'
+  | 'gpt_neox'
+  | 'qwen3'
+  | 'roberta'
+  | 'distilbert'
+  | 'phi3'
+  | 'gemma'
+  | 'gemma2'
+  | 'gemma3'
+  | 'olmo2';
+
 /** The normalized description of a model read from its config.json (model.spec): the same fields for every family. */
 export interface ModelSpec {
   /** The family. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json's model_type (e.g. 'mistral'). */
   readonly modelType: string;
   /** d: the hidden size. */
@@ -705,25 +760,48 @@ export interface ModelSpec {
   readonly dFf: number;
   /** The layers. */
   readonly numLayers: number;
-  /** The most tokens a run takes. */
+  /** The most tokens a run takes (RoBERTa: the position table's rows past `padding_idx`). */
   readonly maxPositions: number;
+  /**
+   * Where learned positions start: token i takes row `offset + i` of the position table; with a `padId` (RoBERTa's
+   * `padding_idx`), the tokens that are not `padId` count from `offset` and `padId`'s own take `offset − 1`.
+   */
+  readonly positions: ModelPositions;
   /** V: the vocabulary's size. */
   readonly vocabSize: number;
   /** The config.json field each required size was read from, e.g. { dModel: 'n_embd', maxPositions: 'n_positions', … }. */
   readonly fields: Readonly<Record<'dModel' | 'numHeads' | 'numLayers' | 'maxPositions' | 'vocabSize', string>>;
-  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'). */
-  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated';
+  /** The MLP's activation that runs (GPT-2's activation_function "gelu" is 'geluErf'; Gemma's GeGLU 'geluTanhGated'). */
+  readonly activation: 'geluTanh' | 'geluErf' | 'siluGated' | 'geluTanhGated';
+  /** Each layer's sliding window (0: full attention): Mistral's, Gemma 2's even layers, Gemma 3's five of six. */
+  readonly windows: readonly number[];
+  /** The scores' scale, Gemma 2 and 3's query_pre_attn_scalar^-½ (0: 1/√d_k). */
+  readonly attentionScale: number;
+  /** Attention logit softcapping, Gemma 2's attn_logit_softcapping (0: none). */
+  readonly softcap: number;
+  /** Final logit softcapping, Gemma 2's final_logit_softcapping (0: none). */
+  readonly finalSoftcap: number;
+  /** The token embeddings' factor, Gemma's √d_model in the checkpoint's dtype (0: none). */
+  readonly embedScale: number;
   /** The choices the forward reads and a page shows. */
   readonly choices: ModelChoices;
   /** What a page shows of the model. */
   readonly labels: ModelLabels;
 }
 
+/** One worker's WebAssembly memory (Model.workerMemory). */
+export interface WorkerMemory {
+  /** Bytes of its WebAssembly memory: it grows to its share of the weights and its largest call, never shrinks. */
+  memoryBytes: number;
+  /** Bytes of its heap in use now, its share of the weights (and a generation's KV cache) included. */
+  heapBytesInUse: number;
+}
+
 /** A loaded model (loadModel). */
 export class Model {
   private constructor();
   /** The family the config names. */
-  readonly family: 'gpt2' | 'bert' | 'llama';
+  readonly family: ModelFamily;
   /** config.json as parsed (the raw object). */
   readonly config: Record<string, unknown>;
   /** The normalized description read from config.json: sizes, choices and labels, the same fields for every family. */
@@ -751,7 +829,7 @@ export class Model {
    * await model.dispose();
    * ```
    */
-  workerMemory(): Promise<{ memoryBytes: number; heapBytesInUse: number }[]>;
+  workerMemory(): Promise<WorkerMemory[]>;
   /**
    * Bytes of its heap in use now: back to the same baseline after every run, failed or not. A resident model's kept
    * weights are part of that baseline from the run that first uses them until dispose().
@@ -989,8 +1067,7 @@ export function attentionWeightsFrom(
   options: {
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
-    config:
-      Record<string, unknown> | string | { family: 'gpt2' | 'bert' | 'llama'; numHeads: number; numKvHeads?: number };
+    config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
   },
 ): LayerWeights;
 
@@ -998,12 +1075,20 @@ export function attentionWeightsFrom(
 export interface WeightSource {
   /** The tensor's name in the checkpoint. */
   name: string;
-  /** A column block of a fused tensor: block `index` of `of` (GPT-2's c_attn: q, k, v of 3). */
+  /**
+   * A block of a fused tensor: block `index` of `of` (q, k, v of 3: H·d_k, H_kv·d_k and H_kv·d_k wide), its columns
+   * (GPT-2's c_attn), its rows (`byRows`: Phi-3's qkv_proj) or each head's `index`-th d_k rows (`perHead`: GPT-NeoX's
+   * query_key_value, [q_h | k_h | v_h] by head).
+   */
   part?: {
     /** The block: 0 for q, 1 for k, 2 for v. */
     index: number;
     /** How many blocks the tensor holds. */
     of: number;
+    /** The blocks are rows of an [out, in] tensor. */
+    byRows?: boolean;
+    /** The blocks are each head's rows in turn. */
+    perHead?: boolean;
   };
   /** True for torch.nn.Linear's [out, in], read as [in, out]. */
   transpose?: boolean;
@@ -1012,7 +1097,9 @@ export interface WeightSource {
 /** attentionTensorsOf's result: a checkpoint's family and one layer's sources. */
 export interface LayerTensors {
   /** The family recognised. */
-  family: 'gpt2' | 'bert' | 'llama';
+  family: ModelFamily;
+  /** The family as people write it ('GPT-2', 'GPT-NeoX', …), as model.spec.labels.family. */
+  label: string;
   /** The family's choices, as model.spec.choices (causal, rope, groupedKv, …). */
   choices: ModelChoices;
   /** The base model's prefix of the names ("transformer.", "bert.", "model." or ""). */

@@ -1,4 +1,4 @@
-// attention-wasm/model: runs the checkpoints people have (GPT-2, BERT and LLaMA-family models from their own
+// attention-wasm/model: runs the checkpoints people have (the families of families/, SUPPORTED_FAMILIES, from their own
 // config.json and model.safetensors files) in WebAssembly, and returns every layer's attention, the hidden states,
 // the logits and any head's steps. Browser-safe; the Node entry (index.node.js) adds folder paths.
 import { AttentionError, describe } from '../errors.js';
@@ -21,6 +21,7 @@ export { Model };
 export { HUB_URL } from './sources-url.js';
 export { modelFolderUrl, parseModelSource } from './parse-source.js';
 export { BUILTIN_MODEL } from './builtin.js';
+export { SUPPORTED_FAMILIES } from './families/index.js';
 
 /**
  * Loads a model from its folder: config.json, then the checkpoint's headers (model.safetensors or the shards of

@@ -7,6 +7,8 @@
 // one call.
 import { LAYER_ATTENTION_WEIGHTS, LAYER_MLP_WEIGHTS, NORM_PLACEMENTS } from '../generated/model-abi.js';
 import { made, modelPlan } from './calls.js';
+import { firstNonFinite } from '../scan.js';
+import { nonFiniteError } from '../tensor.js';
 
 /** Every weight slot of a layer (either half's): an input or an address that only the halves reading it are given. */
 const LAYER_WEIGHTS = new Set([...Object.keys(LAYER_ATTENTION_WEIGHTS), ...Object.keys(LAYER_MLP_WEIGHTS)]);
@@ -64,7 +66,15 @@ export function runLayer(run, spec, n, { inputs, dims, outputs, causal, editedSt
       { causal, editedSteps },
     ),
   );
-  if (!mlp) return first;
+  if (!mlp) {
+    // weights read for the MLP that is not run (a batch of cells' last layer): scanned all the same, so that a NaN in
+    // them is NON_FINITE whether the model keeps its weights (scanned when kept) or reads them
+    for (const tensor of Object.values(share(inputs, mlpReads, () => false))) {
+      const at = tensor.valuesChecked === false ? firstNonFinite(tensor.data, false) : -1;
+      if (at >= 0) throw nonFiniteError(tensor, at);
+    }
+    return first;
+  }
   // The MLP reads the residual sum, its weights and the edits (of its steps): no RoPE table, no head mask.
   const mlpInputs = share(inputs, mlpReads, (key) => key === 'edits');
   mlpInputs.x = made(first.residual.data, first.residual.shape, 'the residual sum');

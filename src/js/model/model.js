@@ -8,7 +8,9 @@
 // read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
-import { Tensor } from '../tensor.js';
+import { callLayout, checkCallBytes } from '../plan.js';
+import { firstNonFinite } from '../scan.js';
+import { Tensor, elementName, valueError } from '../tensor.js';
 import { made, modelDims, modelPlan, modelScratchBytes, weight } from './calls.js';
 import { readRunPlan } from './run-plan.js';
 import { runModel } from './run.js';
@@ -20,6 +22,7 @@ import { unembed } from './unembed.js';
 import { attribute } from './attribute.js';
 import { headScores } from './head-scores.js';
 import { patchSweep } from './patch-sweep.js';
+import { positionIds } from './positions.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
 const terminated = (cause) =>
@@ -41,17 +44,7 @@ export class Model {
   #shards; // loadModel's workers (shards.js), or null: every layer runs on this thread
 
   /** @internal use loadModel */
-  constructor({
-    module,
-    checkpoint,
-    config,
-    spec,
-    tensors,
-    onProgress,
-    tokenizer = null,
-    residentBytes,
-    shards = null,
-  }) {
+  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes, shards }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -63,11 +56,11 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
-    this.#shards = shards;
+    this.#shards = shards ?? null;
     shards?.register(this, (plan) => this.#call(plan));
     /** How many workers run the layers (loadModel's `workers`); 0: every layer runs on this thread. */
     this.workers = shards?.size ?? 0;
-    /** The family's name (spec.family): 'gpt2' | 'bert' | 'llama'. */
+    /** The family's name (spec.family): 'gpt2', 'bert', 'llama', … (families/). */
     this.family = spec.family;
     /** config.json as parsed: the raw object. */
     this.config = config;
@@ -76,10 +69,10 @@ export class Model {
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
-    this.workerMemory = this.workerMemory.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
-    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep']) this[name] = this[name].bind(this);
+    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
+      this[name] = this[name].bind(this);
   }
 
   /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
@@ -113,8 +106,7 @@ export class Model {
 
   /** Each worker's WebAssembly memory (loadModel's `workers`), weights included: [{ memoryBytes, heapBytesInUse }]. */
   async workerMemory() {
-    this.#checkOpen();
-    return this.#shards ? this.#guard(() => this.#shards.memory()) : [];
+    return this.#guard(() => this.#shards?.memory() ?? []);
   }
 
   /**
@@ -154,21 +146,14 @@ export class Model {
    */
   generate(input, options) {
     const engine = {
-      signal: (signal) => this.#signalOf(signal),
+      ...this.#engine(), // spec, tensors, resident, shards, tokenizer, signal, checkCall, checkOpen, flush (after it)
       failure: (error) => this.#failure(error),
-      flush: () => this.#checkpoint?.flush?.(), // a web source's cache, written after the generation
       module: this.#module,
       checkpoint: this.#checkpoint,
-      tensors: this.#tensors,
-      resident: this.#resident,
-      shards: this.#shards,
-      spec: this.spec,
-      tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
       embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
       final: (h, signal) => this.#final(h, { signal }),
       logits: (h, signal) => this.#logits(h, { signal }),
-      checkOpen: () => this.#checkOpen(),
       hold: (session) => {
         this.#sessions.add(session);
         return () => this.#sessions.delete(session);
@@ -189,6 +174,12 @@ export class Model {
   #call(plan) {
     this.#checkOpen();
     return runPlan(this.#attention, { ...plan, scratchBytes: modelScratchBytes(this.#module, plan) });
+  }
+
+  /** TOO_LARGE when a call of `plan` would not fit, sized as #call sizes it: call-sizes.js's, before any read. */
+  #checkSize(plan) {
+    this.#checkOpen();
+    checkCallBytes(plan, callLayout({ ...plan, scratchBytes: modelScratchBytes(this.#module, plan) }).totalBytes);
   }
 
   /** Runs `work` (an instrument or a run): TERMINATED when the model was disposed meanwhile. */
@@ -258,6 +249,7 @@ export class Model {
       signal: (signal) => this.#signalOf(signal),
       bytesRead: () => this.bytesRead,
       call: (plan) => this.#call(plan),
+      checkCall: (plan) => this.#checkSize(plan),
       embed: (ids, types, first, ctx) => this.#embed(ids, types, first, ctx),
       final: (h, ctx) => this.#final(h, ctx),
       logits: (h, ctx) => this.#logits(h, ctx),
@@ -296,10 +288,15 @@ export class Model {
     return (this.#resident && entry && (await this.#resident.matrix(entry, ctx?.signal))) || 0;
   }
 
-  /** Rows of a table: copied from its resident copy at `address`, else read. */
+  /** Rows of a table: copied from its resident copy at `address` (scanned when kept), else read and scanned here. */
   async #rows(entry, [r0, r1], address, ctx) {
-    if (!address) return (await this.#checkpoint.read(entry, [r0, r1], ctx?.signal)).data;
     const d = entry.shape[1];
+    if (!address) {
+      const { data } = await this.#checkpoint.read(entry, [r0, r1], ctx?.signal);
+      const at = firstNonFinite(data, false); // NON_FINITE naming the table's element, as a call's scan does
+      if (at >= 0) throw valueError(data[at], elementName(entry.name, r0 * d + at, entry.shape), false);
+      return data;
+    }
     return this.#module.HEAPF32.slice(address / 4 + r0 * d, address / 4 + r1 * d);
   }
 
@@ -307,43 +304,48 @@ export class Model {
     return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
   }
 
-  /** The embeddings' output [n, d]: the token rows read for the ids used, plus positions (from `first`) and types. */
+  /** The embeddings' output [n, d]: the ids' token rows + positions (positions.js: from `first`) and types. */
   async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
     const spec = this.spec;
     const { dModel: d } = spec;
     const n = ids.length;
-    const byId = new Map();
     const { tokens, positions, types } = this.#tensors.embeddings;
     const [tokenTable, positionTable, typeTable] = [
       await this.#matrix(tokens, ctx),
       await this.#matrix(positions, ctx),
       await this.#matrix(types, ctx),
     ];
-    for (const id of [...new Set(ids)].sort((a, b) => a - b)) {
-      byId.set(id, await this.#rows(tokens, [id, id + 1], tokenTable, ctx));
-    }
-    const rows = new Float32Array(n * d); // [n, d]
-    ids.forEach((id, i) => rows.set(byId.get(id), i * d));
-    const inputs = { x: made(rows, [n, d], tokens.name) };
+    const inputs = { x: made(await this.#gather(tokens, ids, tokenTable, ctx), [n, d], tokens.name) };
     const dims = modelDims(spec, n);
+    const at = positionIds(spec.positions, ids, first);
+    const start = at[0];
     // A resident table's rows are passed where they are: the call adds them, element by element.
-    if (positionTable) dims.positionEmbeddings = positionTable + first * d * 4;
-    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [first, first + n], ctx);
+    if (positions && !at.every((p, i) => p === start + i)) {
+      const rows = await this.#gather(positions, at, positionTable, ctx);
+      inputs.positionEmbeddings = weight({ data: rows, shape: [n, d] }, positions.name); // scanned, as a read's
+    } else if (positionTable) dims.positionEmbeddings = positionTable + start * d * 4;
+    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [start, start + n], ctx);
     if (types) {
-      const typeRows = new Float32Array(n * d);
-      const read = new Map();
-      for (let i = 0; i < n; i++) {
-        const type = tokenTypeIds?.[i] ?? 0;
-        if (!read.has(type)) read.set(type, await this.#rows(types, [type, type + 1], typeTable, ctx));
-        typeRows.set(read.get(type), i * d);
-      }
-      inputs.typeEmbeddings = made(typeRows, [n, d], types.name);
+      const typeIds = ids.map((_, i) => tokenTypeIds?.[i] ?? 0);
+      inputs.typeEmbeddings = made(await this.#gather(types, typeIds, typeTable, ctx), [n, d], types.name);
     }
     const norm = await this.#group('embedNorm', this.#tensors.embedNorm, ctx);
     Object.assign(inputs, norm.inputs);
     const plan = modelPlan('modelEmbed', { ...dims, ...norm.addresses }, inputs, { output: [n, d] });
     return this.#call(plan).output;
+  }
+
+  /** Rows `rowIds` of a table [rows, d] as [rowIds.length, d], each distinct row read once (in order). */
+  async #gather(entry, rowIds, table, ctx) {
+    const d = entry.shape[1];
+    const byId = new Map();
+    for (const id of [...new Set(rowIds)].sort((a, b) => a - b)) {
+      byId.set(id, await this.#rows(entry, [id, id + 1], table, ctx));
+    }
+    const out = new Float32Array(rowIds.length * d); // [rows, d]
+    rowIds.forEach((id, i) => out.set(byId.get(id), i * d));
+    return out;
   }
 
   /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */

@@ -18,6 +18,9 @@ import { plainPlan, readPosition, readTarget } from './instrument-options.js';
 import { readRunInput } from './run-plan.js';
 import { readStep } from './patches.js';
 import { sweepByCells } from './sweep-cells.js';
+import { batchesOf } from './cells.js';
+import { checkCells, checkForward, checkHead } from './call-sizes.js';
+import { LAYER_STEPS } from '../generated/model-abi.js';
 
 /** The steps a sweep patches. */
 export const SWEEP_STEPS = Object.freeze(['input', 'output', 'mlpOutput', 'headOutput']);
@@ -103,11 +106,56 @@ async function sweepByRuns(engine, sweep, runs, score) {
       const { final } = await forwardPass(engine, { ...sweep.corrupted, from, first: layer, patches: [patch] });
       values.push(final.data.subarray(position * d, (position + 1) * d));
     }
-    score(
+    await score(
       layer,
       values.map((rows) => runs.metric(rows)[0]),
     );
   }
+}
+
+/** A task of its own (a message to itself): what the event loop has waiting runs first. */
+const taskBreak = () =>
+  new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+
+/**
+ * TOO_LARGE before anything is read (call-sizes.js): the clean and corrupted runs with their outputs, and in a
+ * decoder the batches of cells as if every cell's patch changed something (each from its first row: the most rows).
+ */
+function checkSweep(engine, sweep, { name, shape, keyName }) {
+  const { spec } = engine;
+  const { step, position } = sweep;
+  const { n } = sweep.clean;
+  const { numKvHeads: Hkv, headDim: dK, dModel: d, numHeads: H } = spec;
+  const outputs = name ? { [name]: shape } : {};
+  checkForward(engine, sweep.clean, { outputs: () => outputs });
+  const kv = spec.choices.causal ? { [keyName]: [Hkv, n, dK], v: [Hkv, n, dK] } : {};
+  checkForward(engine, sweep.corrupted, { outputs: () => ({ ...outputs, ...kv }) });
+  if (!spec.choices.causal) return;
+  const count = (p) => position - p + 1;
+  const cells =
+    step === 'headOutput'
+      ? Array.from({ length: H }, () => ({ first: 0, count: count(0), edits: count(0) * dK }))
+      : Array.from({ length: position + 1 }, (_, p) => ({
+          first: p,
+          count: count(p),
+          edits: step === 'input' ? 0 : d,
+        }));
+  const steps = step === 'input' ? 0 : 1 << LAYER_STEPS[step];
+  const batches = batchesOf(
+    cells.map((cell) => ({ ...cell, steps, rows: { length: cell.count * d } })),
+    d,
+  );
+  for (let layer = 0; layer < spec.numLayers; layer++) {
+    checkCells(engine, batches, { layer, length: n, what: `patchSweep's cells of layer ${layer}` });
+  }
+  checkHead(engine, Math.max(...batches.map((batch) => batch.length)), { logits: false });
 }
 
 /**
@@ -148,6 +196,7 @@ export async function patchSweep(engine, options) {
     if (!name) for (let l = 0; l < L; l++) activations[l] = pass.hiddenStates[l].data;
     return { ...pass, activations, keys, values };
   };
+  checkSweep(engine, sweep, { name, shape, keyName });
   const runs = { clean: await run(sweep.clean, false), corrupted: await run(sweep.corrupted, cells) };
   runs.metric = await metricOf(engine, sweep.target, { signal: engine.signal(sweep.clean.signal) });
   const at = (pass) => runs.metric(pass.final.data.subarray(position * d, (position + 1) * d))[0];
@@ -156,10 +205,14 @@ export async function patchSweep(engine, options) {
   const columns = step === 'headOutput' ? H : n;
   const scores = new Tensor(new Float32Array(L * columns).fill(NaN), [L, columns]);
   let done = 0;
-  const score = (layer, ms) => {
+  // After each layer's cells: the progress, then (with onProgress) a task break, so that a page paints the row and
+  // an input (a Cancel) runs before the next layer.
+  const score = async (layer, ms) => {
     ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
     done += columns;
-    onProgress?.({ phase: 'patch', layer, done, total: L * columns, scores });
+    if (!onProgress) return;
+    onProgress({ phase: 'patch', layer, done, total: L * columns, scores });
+    if (layer < L - 1) await taskBreak();
   };
   if (cells) await sweepByCells(engine, sweep, runs, score);
   else await sweepByRuns(engine, sweep, runs, score);

@@ -31,8 +31,11 @@ const PIECES_AHEAD = 3;
  */
 export const blockRows = (d) => Math.max(4, Math.floor(MATRIX_BLOCK_BYTES / (d * 16)) * 4);
 
-/** The key of a tensor kept whole: its file and name (GPT-2's tied wte, as embeddings and LM head, is kept once). */
-export const matrixKey = (entry) => `${entry.file}\0${entry.name}`;
+/**
+ * The key of a tensor kept whole: its file and name (GPT-2's tied wte, as embeddings and LM head, is kept once), and
+ * the rows of a part of one (rowsOf).
+ */
+export const matrixKey = (entry) => `${entry.file}\0${entry.name}${entry.rows ? `\0${entry.rows}` : ''}`;
 
 /** Bytes of float32 the tensors take. */
 export const floatBytes = (entries) => entries.reduce((sum, e) => sum + e.shape.reduce((a, b) => a * b, 4), 0);

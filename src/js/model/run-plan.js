@@ -37,7 +37,7 @@ function checkIds(ids, spec, name) {
   if (list.length > spec.maxPositions) {
     throw new AttentionError(
       'TOO_MANY_TOKENS',
-      `${list.length} tokens, but this model has positions for ${spec.maxPositions} (config.json's ${spec.fields.maxPositions})`,
+      `${list.length} tokens, but this model has positions for ${spec.maxPositions} (config.json's ${spec.fields.maxPositions}${spec.positions.offset ? ` less the ${spec.positions.offset} before the first token's` : ''})`,
     );
   }
   return list;

@@ -4,11 +4,16 @@
 // W_o and W_down products [n, d], summed in worker order (each sum rounded to float32, as the core's).
 import { Tensor } from '../tensor.js';
 
-/** The outputs of worker part `part`'s attention call: with `capture`, every step of its heads. */
+/**
+ * The outputs of worker part `part`'s attention call: with `capture`, every step of its heads; with capture 'heads',
+ * only their outputs (a 'mean' ablation's first pass asks one thread's call for just these: the kernels' path, and so
+ * the bits, depend on the outputs asked for, e.g. a window's keys skipped without the raw scores).
+ */
 export function attentionShapes(spec, n, L, { heads: [h0, h1], kv: [g0, g1] }, { weights, capture }) {
   const { dModel: d, headDim: dK } = spec;
   const [H, G] = [h1 - h0, g1 - g0];
   const outputs = { attentionOutput: [n, d], residual: [n, d] };
+  if (capture === 'heads') return { ...outputs, heads: [H, n, dK] };
   if (weights || capture) outputs.weights = [H, n, L];
   if (!capture) return outputs;
   Object.assign(outputs, { normed: [n, d], q: [H, n, dK], k: [G, n, dK], v: [G, n, dK] });
@@ -76,6 +81,9 @@ export function gatherCapture(spec, n, attention, mlp) {
   for (const key of ['normed', 'mlpInput']) steps[key] = new Tensor(steps[key].data, steps[key].shape);
   return steps;
 }
+
+/** Each head's output [H, n, d_k] from each part's heads. */
+export const gatherHeads = (spec, attention) => stacked(attention, 'heads', spec.numHeads, ({ part }) => part.heads[0]);
 
 /** The attention weights [H, n, L] from each part's heads. */
 export const gatherWeights = (spec, attention) =>

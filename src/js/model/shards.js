@@ -28,7 +28,7 @@ import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
 import { layerShare, shardParts } from './shard-slices.js';
-import { attentionShapes, gatherCapture, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
+import { attentionShapes, gatherCapture, gatherHeads, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
 import { splitEdits, writeEdits } from './shard-edits.js';
 
@@ -62,7 +62,6 @@ export class Shards {
   #restoring = null;
   #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
-
   #local; // the calling thread's model calls (model.js): post-norm's (BERT's) norm after the MLP's residual sum
 
   constructor({ spec, tensors, checkpoint }, count) {
@@ -297,7 +296,7 @@ export class Shards {
    * @param {{ ropeCos: object, ropeSin: object } | null} rope  the RoPE tables' inputs (calls.js's ropeInputs)
    * @param {object} [cache]  a generation's (openCache's, with `past`: the tokens in it): x holds the n new tokens,
    *   their keys and values are appended, and `weights` are [H, n, past + n]
-   * @param {boolean} [capture]  every step too, as one call's (layerOutputs' names; shard-gather.js)
+   * @param {boolean | 'heads'} [capture]  every step too, as one call's (shard-gather.js); 'heads': their outputs only
    * @param {{ data: Float32Array } | null} [headMask]  [H]: the zero ablations (layer-call.js's headMask)
    * @param {Float32Array | null} [edits]  the layer's edits input's rows [m, 5] (shard-edits.js cuts them)
    * @param {object | null} [attentionWeights]  the layer's q, k, v and o weights as stored ({ slot: { data, shape } }),
@@ -334,7 +333,7 @@ export class Shards {
         (part, w) => {
           const mlpInputs = { x: copy(sum, [n, d], 'the residual sum') };
           if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
-          const outputs = mlpShapes(spec, n, part, { capture: capture || placement === 'postNorm' });
+          const outputs = mlpShapes(spec, n, part, { capture: capture === true || placement === 'postNorm' });
           return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs, { edit: split.mlp[w] });
         },
       );
@@ -375,8 +374,9 @@ export class Shards {
       );
     }
     const result = { output: new Tensor(output, [n, d]) };
-    if (weights || capture) result.weights = gatherWeights(spec, attention);
-    if (!capture) return result;
+    if (weights || capture === true) result.weights = gatherWeights(spec, attention);
+    if (capture === 'heads') result.heads = gatherHeads(spec, attention); // a 'mean' ablation's first pass
+    if (capture !== true) return result;
     return Object.assign(result, gatherCapture(spec, n, attention, mlp), {
       attentionOutput: new Tensor(attentionOutput, [n, d]),
       residual: new Tensor(residual, [n, d]),

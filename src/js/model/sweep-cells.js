@@ -73,6 +73,6 @@ export async function sweepByCells(engine, sweep, runs, score) {
       const normed = await engine.final(new Tensor(last, [batch.length, d]), { signal: engine.signal(signal) });
       runs.metric(normed.data).forEach((m, c) => (ms[batch[c].column] = m));
     }
-    score(layer, ms);
+    await score(layer, ms);
   }
 }

@@ -8,6 +8,7 @@ import { MAX_CALL_BYTES } from '../plan.js';
 import { readRecord } from '../read.js';
 import { Tensor } from '../tensor.js';
 import { checkAborted, readSignal } from './signal.js';
+import { checkHead } from './call-sizes.js';
 
 /**
  * model.unembed(hidden, { norm?, signal? }).
@@ -58,10 +59,12 @@ export async function unembed(engine, hidden, options) {
       `hidden[${Math.floor(at / d)}][${at % d}] is ${x.data[at]}, not a finite float32`,
     );
   }
+  const norm = o.norm !== false || spec.choices.maskedLm;
+  checkHead(engine, n, { norm }); // TOO_LARGE before anything is read (call-sizes.js)
   const ctx = { signal: engine.signal(signal), sharded: Boolean(engine.shards) }; // the LM head on the workers' rows
   checkAborted(ctx.signal, 'unembed');
   const rows = new Tensor(data, [n, d]);
-  const normed = o.norm !== false || spec.choices.maskedLm ? await engine.final(rows, ctx) : rows;
+  const normed = norm ? await engine.final(rows, ctx) : rows;
   const logits = await engine.logits(normed, ctx);
   engine.flush();
   return logits;

@@ -37,11 +37,12 @@ export function editorFor(edits = [], l, { n, H, Hkv, dk }) {
 }
 
 /**
- * Attention of [n, H·dk] q and [n, Hkv·dk] k, v one step at a time, with `edit` (editorFor) after each: q·kᵀ, / √dk,
- * the mask (`allowed(i, j)` false: −∞), the softmax of each row (all −∞: 0), each head's weights·v (ablated: 0).
+ * Attention of [n, H·dk] q and [n, Hkv·dk] k, v one step at a time, with `edit` (editorFor) after each: q·kᵀ, · scale
+ * (1/√dk unless given), the softcap (Gemma 2's tanh(s / c)·c, when given), the mask (`allowed(i, j)` false: −∞), the
+ * softmax of each row (all −∞: 0), each head's weights·v (ablated: 0).
  * @returns {{ weights: Float64Array [H, n, n], context: Float64Array [n, H·dk] }}
  */
-export function attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, edit) {
+export function attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, edit, { scale, softcap } = {}) {
   const g = (h) => Math.floor(h / (H / Hkv));
   const raw = new Float64Array(H * n * n);
   for (let h = 0; h < H; h++) {
@@ -56,11 +57,12 @@ export function attendEdited(q, k, v, n, H, Hkv, dk, allowed, ablated, edit) {
   edit('rawScores', raw);
   const scaled = edit(
     'scaledScores',
-    raw.map((x) => x / Math.sqrt(dk)),
+    raw.map((x) => (scale === undefined ? x / Math.sqrt(dk) : x * scale)),
   );
+  const cap = (x) => (softcap ? Math.tanh(x / softcap) * softcap : x);
   const scores = edit(
     'scores',
-    scaled.map((x, at) => (allowed(Math.floor(at / n) % n, at % n) ? x : -Infinity)),
+    scaled.map((x, at) => (allowed(Math.floor(at / n) % n, at % n) ? cap(x) : -Infinity)),
   );
   const weights = new Float64Array(H * n * n);
   for (let row = 0; row < H * n; row++) {
@@ -112,8 +114,20 @@ export function withWeightEdits(fixture, edits = []) {
       const dk = c.hidden_size / c.num_attention_heads;
       const out = step === 'wo' ? col : Math.floor(col / dk) * 3 * dk + PROJECTIONS[step] * dk + (col % dk);
       index = out * c.hidden_size + row;
+    } else if (c.model_type === 'phi3') {
+      // qkv_proj [(H + 2·Hkv)·dk, d]: rows q | k | v; o_proj [d, H·dk]
+      const at = `model.layers.${l}.self_attn.`;
+      name = `${at}${step === 'wo' ? 'o_proj' : 'qkv_proj'}.weight`;
+      const [H, Hkv] = [c.num_attention_heads, c.num_key_value_heads];
+      const dk = c.hidden_size / H;
+      const out = step === 'wo' ? col : [0, H * dk, (H + Hkv) * dk][PROJECTIONS[step]] + col;
+      index = out * values[name].shape[1] + row;
+    } else if (c.model_type === 'distilbert') {
+      const part = step === 'wo' ? 'out_lin' : ['q_lin', 'k_lin', 'v_lin'][PROJECTIONS[step]];
+      name = named(`transformer.layer.${l}.attention.${part}.weight`);
+      index = col * values[name].shape[1] + row;
     } else {
-      const bert = c.model_type === 'bert';
+      const bert = ['bert', 'roberta', 'xlm-roberta'].includes(c.model_type);
       const parts = bert ? ['query', 'key', 'value'] : ['q_proj', 'k_proj', 'v_proj'];
       const proj = step === 'wo' ? (bert ? 'output.dense' : 'o_proj') : parts[PROJECTIONS[step]];
       name = bert

@@ -2,7 +2,7 @@
 // tensor and the shapes, raised at load (nothing half-loaded) or before a run reads anything.
 import { describe, expect, it } from 'vitest';
 import { AttentionError } from '../../../src/js/index.js';
-import { loadModel } from '../../../src/js/model/index.js';
+import { SUPPORTED_FAMILIES, loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, editSafetensors, gpt2Fixture, llamaFixture } from './fixtures.js';
 
 /** The error `promise` rejects with (fails when it resolves). */
@@ -42,7 +42,9 @@ describe('loadModel refuses, naming what is wrong', () => {
       withConfig(fixture, { model_type: 't5' }),
       'UNSUPPORTED_MODEL',
       /config\.json has model_type the string "t5"/,
-      /runs gpt2, bert, llama, mistral, qwen2, gpt_neox, qwen3/,
+      /runs gpt2, bert, llama, mistral, qwen2, gpt_neox, /,
+      // every model_type of every family, in lookup order
+      new RegExp(`runs ${SUPPORTED_FAMILIES.flatMap((f) => f.modelTypes).join(', ')}$`),
     );
     await expectLoadError(
       withConfig(fixture, { model_type: undefined, architectures: ['T5Model'] }),

@@ -155,6 +155,25 @@ export function gpt2Fixture({
   return { config, prefix, values: b.values, files: b.files(config, { shards }) };
 }
 
+/** BERT's encoder layers (RoBERTa's too) under `at` (…encoder.layer.), `ln(at)` adding a LayerNorm under at. */
+export function bertLayers(b, at, { d, ff, layers }, ln) {
+  for (let l = 0; l < layers; l++) {
+    const layer = `${at}${l}.`;
+    for (const part of ['query', 'key', 'value']) {
+      b.add(`${layer}attention.self.${part}.weight`, [d, d]);
+      b.add(`${layer}attention.self.${part}.bias`, [d], 'bias');
+    }
+    b.add(`${layer}attention.output.dense.weight`, [d, d]);
+    b.add(`${layer}attention.output.dense.bias`, [d], 'bias');
+    ln(`${layer}attention.output.`);
+    b.add(`${layer}intermediate.dense.weight`, [ff, d]);
+    b.add(`${layer}intermediate.dense.bias`, [ff], 'bias');
+    b.add(`${layer}output.dense.weight`, [d, ff]);
+    b.add(`${layer}output.dense.bias`, [d], 'bias');
+    ln(`${layer}output.`);
+  }
+}
+
 /** BERT as BertForMaskedLM saves it ('bert.' prefix, cls.* head, pooler); `oldNames`: LayerNorm gamma/beta. */
 export function bertFixture({
   dtype = 'F32',
@@ -193,21 +212,7 @@ export function bertFixture({
   b.add(`${prefix}embeddings.position_embeddings.weight`, [positions, d]);
   b.add(`${prefix}embeddings.token_type_embeddings.weight`, [2, d]);
   ln(`${prefix}embeddings.`);
-  for (let l = 0; l < layers; l++) {
-    const at = `${prefix}encoder.layer.${l}.`;
-    for (const part of ['query', 'key', 'value']) {
-      b.add(`${at}attention.self.${part}.weight`, [d, d]);
-      b.add(`${at}attention.self.${part}.bias`, [d], 'bias');
-    }
-    b.add(`${at}attention.output.dense.weight`, [d, d]);
-    b.add(`${at}attention.output.dense.bias`, [d], 'bias');
-    ln(`${at}attention.output.`);
-    b.add(`${at}intermediate.dense.weight`, [ff, d]);
-    b.add(`${at}intermediate.dense.bias`, [ff], 'bias');
-    b.add(`${at}output.dense.weight`, [d, ff]);
-    b.add(`${at}output.dense.bias`, [d], 'bias');
-    ln(`${at}output.`);
-  }
+  bertLayers(b, `${prefix}encoder.layer.`, { d, ff, layers }, ln);
   b.add(`${prefix}pooler.dense.weight`, [d, d]);
   b.add(`${prefix}pooler.dense.bias`, [d], 'bias');
   if (head) {

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const llama3 = {
@@ -61,6 +62,71 @@ const CASES = [
     'files',
   ],
   ['GPT-NeoX, BF16, rotary on the whole head', () => neoxFixture({ dtype: 'BF16', rotaryPct: 1, seed: 9 }), 'files'],
+  // the ids hold 1, RoBERTa's padding_idx: those tokens take position 1, the others count from 2 past them
+  ['RoBERTa for masked LM, F32, pad tokens among the ids', () => robertaFixture(), 'bytes'],
+  [
+    'XLM-RoBERTa, F16, the shared tensors as lm_head.decoder.*',
+    () => robertaFixture({ dtype: 'F16', xlm: true, decoderNames: true, seed: 42 }),
+    'files',
+  ],
+  ['RoBERTa, BF16, padding_idx 0, 2 shards', () => robertaFixture({ dtype: 'BF16', padId: 0, shards: 2 }), 'files'],
+  ['RoBERTa without its MLM head (RobertaModel): no logits', () => robertaFixture({ head: false }), 'bytes'],
+  ['DistilBERT for masked LM, F32', () => distilbertFixture(), 'bytes'],
+  ['DistilBERT, F16, 3 layers, 2 shards', () => distilbertFixture({ dtype: 'F16', layers: 3, shards: 2 }), 'files'],
+  ['DistilBERT, BF16, without its MLM head', () => distilbertFixture({ dtype: 'BF16', head: false }), 'bytes'],
+  ['Phi-3-mini-4k layout, BF16: fused qkv_proj and gate_up_proj', () => phi3Fixture(), 'bytes'],
+  ['Phi-3, F32, sliding window 3, 2 shards', () => phi3Fixture({ dtype: 'F32', slidingWindow: 3, shards: 2 }), 'files'],
+  [
+    'Phi-4-mini layout, F16: GQA 4/2, partial rotary 0.75 (head 8), tied, longrope below original (short factors)',
+    () =>
+      phi3Fixture({
+        dtype: 'F16',
+        d: 32,
+        kvHeads: 2,
+        partial: 0.75,
+        tied: true,
+        original: 8,
+        ropeScaling: longRopeFactors(3),
+      }),
+    'files',
+  ],
+  [
+    'Phi-3 longrope past original_max_position_embeddings 4: long factors and the attention factor',
+    () => phi3Fixture({ dtype: 'F32', original: 4, ropeScaling: { ...longRopeFactors(2), type: 'su' } }),
+    'bytes',
+  ],
+  ['Gemma, F32: x̂·(1 + w), GeGLU, √d_model, head_dim 8 ≠ d/H', () => gemmaFixture({ version: 1 }), 'bytes'],
+  [
+    'Gemma 2, F32: sandwich norms, softcaps, window 3 on even layers, query_pre_attn_scalar',
+    () => gemmaFixture(),
+    'files',
+  ],
+  ['Gemma 2, BF16 (√24 as 4.90625), 2 shards', () => gemmaFixture({ dtype: 'BF16', seed: 44, shards: 2 }), 'files'],
+  [
+    'Gemma 2, F16, layer_types (full, then sliding)',
+    () => gemmaFixture({ dtype: 'F16', seed: 45, layerTypes: ['full_attention', 'sliding_attention'] }),
+    'bytes',
+  ],
+  [
+    'Gemma 3 (gemma3_text), BF16: q/k norms, sliding_window_pattern 3, two RoPE bases',
+    () => gemmaFixture({ version: 3, dtype: 'BF16' }),
+    'files',
+  ],
+  [
+    'Gemma 3, F32, layer_types, softcaps, 2 shards',
+    () =>
+      gemmaFixture({
+        version: 3,
+        seed: 46,
+        softcap: 2,
+        finalSoftcap: 3,
+        shards: 2,
+        layerTypes: ['sliding_attention', 'full_attention', 'sliding_attention'],
+      }),
+    'files',
+  ],
+  ['OLMo-2, F32: norms after each half, q/k norms over the projection', () => olmo2Fixture(), 'bytes'],
+  ['OLMo-2, BF16, GQA 4/2, 2 shards', () => olmo2Fixture({ dtype: 'BF16', kvHeads: 2, shards: 2 }), 'files'],
 ];
 
 describe('model.run against the float64 reference', () => {
@@ -72,7 +138,23 @@ describe('model.run against the float64 reference', () => {
     const ref = referenceForward(fixture, ids);
     const spec = model.spec;
     expect(model.family).toBe(
-      { gpt2: 'gpt2', bert: 'bert', gpt_neox: 'gpt_neox', qwen3: 'qwen3' }[fixture.config.model_type] ?? 'llama',
+      {
+        gpt2: 'gpt2',
+        bert: 'bert',
+        gpt_neox: 'gpt_neox',
+        qwen3: 'qwen3',
+        roberta: 'roberta',
+        'xlm-roberta': 'roberta',
+      }[fixture.config.model_type] ??
+        {
+          distilbert: 'distilbert',
+          phi3: 'phi3',
+          gemma: 'gemma',
+          gemma2: 'gemma2',
+          gemma3_text: 'gemma3',
+          olmo2: 'olmo2',
+        }[fixture.config.model_type] ??
+        'llama',
     );
     expect(r.ids).toEqual(ids);
     expect(r.attentions).toHaveLength(spec.numLayers);
@@ -118,6 +200,19 @@ describe('model.run against the float64 reference', () => {
     expectClose(r.logits.data, ref.logits, { ...VALUES, what: 'logits' });
     const plain = await model.run({ ids });
     expect(plain.logits.data).not.toEqual(r.logits.data);
+  });
+
+  it("RoBERTa's positions: padding_idx + 1 + i without pads (as many tokens as the table has rows past them)", async () => {
+    const fixture = robertaFixture({ positions: 9, seed: 43 });
+    const model = await loadModel(fixture.files);
+    expect(model.spec.maxPositions).toBe(9); // max_position_embeddings 11 less padding_idx + 1
+    for (const ids of [[4], [2, 3, 4, 5, 6, 7, 8, 9, 10], [1, 1, 5]]) {
+      const r = await model.run({ ids });
+      const ref = referenceForward(fixture, ids);
+      expectClose(r.logits.data, ref.logits, { ...VALUES, what: `logits of ${ids}` });
+      expectClose(r.hiddenStates[0].data, ref.hiddenStates[0], { ...VALUES, what: `embeddings of ${ids}` });
+    }
+    await expect(model.run({ ids: Array(10).fill(3) })).rejects.toMatchObject({ code: 'TOO_MANY_TOKENS' });
   });
 
   it('a single token, and the longest sequence the model has positions for', async () => {

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom, loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3, seed: 21 }), { layer: 2, head: 1, step: 'q' }],
@@ -14,6 +15,16 @@ const FAMILIES = [
   ['BERT', () => bertFixture({ layers: 3, seed: 23 }), { layer: 1, head: 0, step: 'scores' }],
   ['Qwen3', () => llamaFixture({ type: 'qwen3', layers: 3, seed: 25 }), { layer: 2, head: 1, step: 'k' }],
   ['GPT-NeoX (parallel, q|k|v by head)', () => neoxFixture({ layers: 3, seed: 24 }), { layer: 1, head: 2, step: 'v' }],
+  ['RoBERTa', () => robertaFixture({ layers: 3, seed: 26 }), { layer: 1, head: 3, step: 'weights' }],
+  ['DistilBERT', () => distilbertFixture({ layers: 3, seed: 27 }), { layer: 2, head: 0, step: 'q' }],
+  [
+    'Phi-3 (fused qkv and gate_up, longrope past original)',
+    () => phi3Fixture({ layers: 3, kvHeads: 2, original: 4, ropeScaling: longRopeFactors(2), seed: 28 }),
+    { layer: 1, head: 3, step: 'qRotated' },
+  ],
+  ['Gemma 2', () => gemmaFixture({ layers: 3, seed: 26 }), { layer: 1, head: 2, step: 'scores' }],
+  ['Gemma 3', () => gemmaFixture({ version: 3, seed: 27 }), { layer: 2, head: 0, step: 'q' }],
+  ['OLMo-2', () => olmo2Fixture({ layers: 3, seed: 28 }), { layer: 1, head: 3, step: 'k' }],
 ];
 const ids = [3, 1, 4, 1, 5, 9];
 const bits = (tensor) => Array.from(tensor.data);
@@ -131,6 +142,7 @@ describe('model.attentionWeights(layer)', () => {
     ['GPT-2', () => gpt2Fixture({ layers: 2, prefix: 'transformer.' })],
     ['LLaMA (GQA)', () => llamaFixture({ layers: 2 })],
     ['BERT', () => bertFixture({ layers: 2 })],
+    ['Phi-3 (qkv_proj by rows, GQA)', () => phi3Fixture({ layers: 2, kvHeads: 2 })],
   ]) {
     it(`equals attentionWeightsFrom of its checkpoint, resident or not (${name})`, async () => {
       const fixture = make();

@@ -10,7 +10,8 @@ import { loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { seededRandom } from '../seeded-random.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { longRopeFactors, neoxFixture, phi3Fixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { byteLevelTokenizer } from './tokenizers.js';
 import { mulberry32, sample } from '../../../src/js/model/sampling.js';
 import { VALUES, WEIGHTS } from './reference.js';
@@ -101,6 +102,20 @@ const FAMILIES = [
     'GPT-NeoX: sequential residual, rotary on a quarter',
     () => neoxFixture({ parallel: false, rotaryPct: 0.25, d: 32 }),
   ],
+  ['Phi-3: fused qkv_proj and gate_up_proj, sliding window 3', () => phi3Fixture({ slidingWindow: 3 })],
+  [
+    // 5 + 6 tokens pass original_max_position_embeddings 7: the step that does runs the sequence again (long factors)
+    'Phi-4-mini layout: GQA, partial rotary, tied, longrope crossing original_max_position_embeddings',
+    () => phi3Fixture({ d: 32, kvHeads: 2, partial: 0.75, tied: true, original: 7, ropeScaling: longRopeFactors(3) }),
+  ],
+  [
+    'Phi-3 longrope, the prompt past original_max_position_embeddings',
+    () => phi3Fixture({ dtype: 'F32', original: 4, ropeScaling: longRopeFactors(2), seed: 62 }),
+  ],
+  ['Gemma 2: sandwich, softcaps, window 3 on even layers', () => gemmaFixture({ seed: 47 })],
+  ['Gemma 3: q/k norms, two RoPE bases, window 3, BF16', () => gemmaFixture({ version: 3, dtype: 'BF16', seed: 48 })],
+  ['Gemma (1): x̂·(1 + w), GeGLU', () => gemmaFixture({ version: 1, seed: 49 })],
+  ['OLMo-2: norms after each half, q/k norms over the projection', () => olmo2Fixture({ kvHeads: 2 })],
 ];
 
 const PROMPT = [3, 1, 4, 1, 5];

@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { distilbertFixture, robertaFixture } from './fixtures-families.js';
 
 const ids = [3, 1, 4, 1, 5];
 const n = ids.length;
@@ -241,6 +242,16 @@ describe('bad instruments input, by family', () => {
       'UNSUPPORTED_MODEL',
       /next-token cross-entropy of a decoder/,
     );
+    for (const encoder of [robertaFixture(), distilbertFixture()]) {
+      const model = await loadModel(encoder.files, { residentBytes: 0 });
+      await expectRefused(
+        model,
+        () => model.attribute({ ids }, { target: [1] }),
+        'UNSUPPORTED_MODEL',
+        /masked-LM head is not linear/,
+      );
+      expect(() => model.generate({ ids })).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_MODEL' }));
+    }
     const llama = await loadModel(llamaFixture().files, { residentBytes: 0 });
     const value = { data: new Float32Array(n * 4).fill(Infinity), shape: [n, 4] };
     await expectRefused(

@@ -84,6 +84,29 @@ describe('a sweep stopped', () => {
   });
 });
 
+describe('a sweep with onProgress', () => {
+  it('lets a task in between layers: a page paints the row and runs a click (Cancel) before the next layer', async () => {
+    const model = await loadModel(FAMILIES[0][1]().files);
+    const seen = [];
+    await model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'input',
+      onProgress: ({ layer }) => {
+        seen.push(`layer ${layer}`);
+        const channel = new MessageChannel(); // a task queued now (as a click's), before the sweep's break
+        channel.port1.onmessage = () => {
+          seen.push(`task after ${layer}`);
+          channel.port1.close();
+        };
+        channel.port2.postMessage(null);
+      },
+    });
+    expect(seen.slice(0, 2)).toEqual(['layer 0', 'task after 0']);
+  });
+});
+
 describe('BERT: every row sees every other, so each cell runs whole from its layer', () => {
   it.each(['input', 'headOutput'])('a sweep of %s: every cell as in the reference', async (step) => {
     const fixture = bertFixture({ seed: 24 });

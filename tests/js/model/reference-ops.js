@@ -88,10 +88,11 @@ export const rows = (E, ids) => {
 };
 
 /**
- * Attention of [n, H·dk] q and [n, Hkv·dk] k, v (repeat_kv for GQA), scaled by dk^-0.5, masked by `allowed(i, j)`.
+ * Attention of [n, H·dk] q and [n, Hkv·dk] k, v (repeat_kv for GQA), scaled by dk^-0.5 (or `scale`), capped by
+ * tanh(s / softcap)·softcap when given (Gemma 2), masked by `allowed(i, j)`.
  * @returns {{ weights: Float64Array [H, n, n], context: Float64Array [n, H·dk] }}
  */
-export function attend(q, k, v, n, H, Hkv, dk, allowed, ablated = new Set()) {
+export function attend(q, k, v, n, H, Hkv, dk, allowed, ablated = new Set(), { scale, softcap } = {}) {
   const weights = new Float64Array(H * n * n);
   const context = new Float64Array(n * H * dk);
   for (let h = 0; h < H; h++) {
@@ -101,7 +102,8 @@ export function attend(q, k, v, n, H, Hkv, dk, allowed, ablated = new Set()) {
       for (let j = 0; j < n; j++) {
         let dot = 0;
         for (let c = 0; c < dk; c++) dot += q[i * H * dk + h * dk + c] * k[j * Hkv * dk + g * dk + c];
-        s.push(allowed(i, j) ? dot / Math.sqrt(dk) : -Infinity);
+        const scaled = scale === undefined ? dot / Math.sqrt(dk) : dot * scale;
+        s.push(allowed(i, j) ? (softcap ? Math.tanh(scaled / softcap) * softcap : scaled) : -Infinity);
       }
       const max = Math.max(...s);
       const e = s.map((x) => Math.exp(x - max));

@@ -19,7 +19,8 @@ import {
   rows,
   stepWriter,
 } from './reference-ops.js';
-import { gptNeox } from './reference-families.js';
+import { distilbert, gptNeox, phi3, roberta } from './reference-families.js';
+import { gemma, olmo2 } from './reference-gemma.js';
 
 export { ACT, VALUES, WEIGHTS, layerNorm, linear, rmsNorm };
 
@@ -231,5 +232,10 @@ export function referenceForward(fixture, ids, options = {}) {
   if (type === 'gpt2') return gpt2(fixture, ids, options);
   if (type === 'bert') return bert(fixture, ids, options);
   if (type === 'gpt_neox') return gptNeox(fixture, ids, options);
+  if (type === 'roberta' || type === 'xlm-roberta') return roberta(fixture, ids, options);
+  if (type === 'distilbert') return distilbert(fixture, ids, options);
+  if (type === 'phi3') return phi3(fixture, ids, options);
+  if (type === 'gemma' || type === 'gemma2' || type === 'gemma3_text') return gemma(fixture, ids, options);
+  if (type === 'olmo2') return olmo2(fixture, ids, options);
   return llama(fixture, ids, options);
 }

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { bertFixture, editSafetensors, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { distilbertFixture, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const isNode = typeof window === 'undefined';
 
@@ -17,6 +18,12 @@ const CASES = [
   ['BERT for masked LM', () => bertFixture()],
   ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
   ['GPT-NeoX (parallel, q|k|v by head, F16)', () => neoxFixture()],
+  ['RoBERTa (positions past padding_idx, pads among the ids)', () => robertaFixture({ dtype: 'F16' })],
+  ['DistilBERT (vocab_projector tied to the word embeddings)', () => distilbertFixture()],
+  ['Phi-3 (gate_up_proj kept as its two halves, GQA)', () => phi3Fixture({ kvHeads: 2 })],
+  ['Gemma 2 (sandwich: four norms a layer, softcaps)', () => gemmaFixture({ seed: 35 })],
+  ['Gemma 3 (q/k norms, two RoPE bases, BF16)', () => gemmaFixture({ version: 3, dtype: 'BF16', seed: 36 })],
+  ['OLMo-2 (post-branch norms)', () => olmo2Fixture({ seed: 37 })],
 ];
 
 /** Every float of a result, as one array per tensor, for a bitwise comparison. */

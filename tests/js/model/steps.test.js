@@ -7,12 +7,16 @@ import { readSafetensors } from '../../../src/js/io/index.js';
 import { attentionWeightsFrom, loadModel } from '../../../src/js/model/index.js';
 import { expectClose } from '../reference.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from './fixtures.js';
+import { distilbertFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
 import { VALUES, WEIGHTS, referenceForward } from './reference.js';
 
 const FAMILIES = [
   ['GPT-2', () => gpt2Fixture({ layers: 3 })],
   ['BERT', () => bertFixture()],
   ['LLaMA (GQA 4/2, RoPE)', () => llamaFixture({ dtype: 'BF16' })],
+  ['Phi-3 (qkv_proj rows q | k | v, GQA 4/2, partial rotary)', () => phi3Fixture({ kvHeads: 2, partial: 0.5 })],
+  ['RoBERTa', () => robertaFixture()],
+  ['DistilBERT', () => distilbertFixture()],
 ];
 
 /** Head h's columns [n, d_k] of [n, heads·d_k]. */

@@ -64,6 +64,7 @@ describe('attentionTensorsOf', () => {
     );
     expect(llama).toEqual({
       family: 'llama',
+      label: 'LLaMA',
       choices: expect.objectContaining({ causal: true, rope: true, groupedKv: true }),
       prefix: 'model.',
       layers: [4],
@@ -74,6 +75,19 @@ describe('attentionTensorsOf', () => {
       },
     });
     expect(attentionTensorsOf(['in_proj_weight', 'wq'])).toBeNull();
+    // Phi-3's qkv_proj: q | k | v by rows; GPT-NeoX's query_key_value: by head
+    const phi3 = attentionTensorsOf([
+      'model.layers.0.self_attn.qkv_proj.weight',
+      'model.layers.0.self_attn.o_proj.weight',
+    ]);
+    expect([phi3.family, phi3.label]).toEqual(['phi3', 'Phi-3']);
+    expect(phi3.sources.wv).toEqual({
+      name: 'model.layers.0.self_attn.qkv_proj.weight',
+      part: { index: 2, of: 3, byRows: true },
+      transpose: true,
+    });
+    const neox = attentionTensorsOf(['gpt_neox.layers.1.attention.query_key_value.weight']);
+    expect(neox.sources.wq.part).toEqual({ index: 0, of: 3, perHead: true });
   });
 });
 

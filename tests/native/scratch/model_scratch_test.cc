@@ -92,7 +92,7 @@ TEST(ModelScratch, EachLayerHalfAllocatesWhatScratchSays) {
       {"mlpHidden", {float(LayerStep::kMlpHidden), 0, 0, 1, 0.5f}},
   };
   int checked = 0;
-  for (const char* family : {"gpt2", "bert", "llama", "neox"}) {
+  for (const char* family : {"gpt2", "bert", "llama", "neox", "gemma", "olmo2"}) {
     for (const int32_t n : {1, 6, 65, 97}) {
       const LayerCase lc = layer_case(family, n);
       for (const Given given : {Given::kNone, Given::kWeights, Given::kEverything}) {
@@ -111,12 +111,12 @@ TEST(ModelScratch, EachLayerHalfAllocatesWhatScratchSays) {
       }
     }
   }
-  EXPECT_EQ(checked, 4 * 4 * 3 * 4);
+  EXPECT_EQ(checked, 6 * 4 * 3 * 4);
 }
 
 // A decode step over a KV cache (decode.cc): the new tokens' rows, after `past` cached ones.
 TEST(ModelScratch, ADecodeStepAllocatesWhatScratchSays) {
-  for (const char* family : {"gpt2", "llama", "neox"}) {
+  for (const char* family : {"gpt2", "llama", "neox", "gemma", "olmo2"}) {
     for (const auto [past, n] : {std::pair{3, 1}, std::pair{0, 6}, std::pair{70, 1}, std::pair{4, 4}}) {
       const LayerCase lc = layer_case(family, n);
       const int32_t capacity = past + n;

@@ -78,6 +78,35 @@ export function llamaFiles({ n = 6, d = 16, heads = 4, kvHeads = 2 } = {}) {
   return { x, wq, wk, wv, wo, ref, file, json, heads, kvHeads, dK };
 }
 
+/**
+ * A GPT-NeoX (Pythia) layer: query_key_value [3·d, d] laid out by head (head h's q, k and v rows in turn, Linear
+ * [out, in]), attention.dense, X, and a JSON with num_attention_heads.
+ */
+export function neoxFiles({ n = 6, d = 16, heads = 4 } = {}) {
+  const seed = { value: 13 };
+  const dK = d / heads;
+  const x = randomRows(n, d, 1, seed);
+  const [wq, wk, wv] = [0, 1, 2].map(() => randomRows(d, d, 0.5, seed)); // [in, out]
+  const wo = randomRows(d, d, 0.5, seed);
+  // row (h·3 + part)·d_k + c of query_key_value is column h·d_k + c of W_q, W_k or W_v
+  const fused = Array.from({ length: 3 * d }, (_, r) => {
+    const [h, part, c] = [Math.floor(r / (3 * dK)), Math.floor(r / dK) % 3, r % dK];
+    return [wq, wk, wv][part].map((row) => row[h * dK + c]);
+  });
+  const at = 'gpt_neox.layers.0.attention';
+  const file = safetensorsFile([
+    f32('hidden_states', x.flat(), [n, d]),
+    f32(`${at}.query_key_value.weight`, fused.flat(), [3 * d, d]),
+    f32(`${at}.dense.weight`, transpose(wo).flat(), [d, d]),
+  ]);
+  const json = JSON.stringify({
+    tokens: ['The', ' cat', ' sat', ' on', ' the', ' mat'].slice(0, n),
+    num_attention_heads: heads,
+  });
+  const ref = attention64({ x, wq, wk, wv, wo, numHeads: heads, causal: true });
+  return { x, wq, wk, wv, wo, ref, file, json, heads, dK };
+}
+
 /** The arrays of `<attention-explorer src>` (x, wq, wk, wv, wo, [in, out]) as a plain .npz, with their reference. */
 export async function plainNpz({ n = 5, d = 8, heads = 2 } = {}) {
   const seed = { value: 3 };

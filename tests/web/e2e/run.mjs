@@ -38,4 +38,6 @@ import './real-model/seed-ahead.mjs';
 import './real-model/links.mjs';
 import './real-model/controls.mjs';
 import './real-model/instructor.mjs';
+import './real-model/investigate.mjs';
 import './views.mjs';
+import './lessons-instruments.mjs';

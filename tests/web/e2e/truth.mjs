@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { afterChange, assertShown, readMatrix, readNumbers, showLesson, withPage } from './helpers.mjs';
 import { columns, exampleReference } from './reference64.mjs';
-import { dropFiles, gpt2Files, llamaFiles, plainNpz, randomRows } from './model-files.mjs';
+import { dropFiles, gpt2Files, llamaFiles, neoxFiles, plainNpz, randomRows } from './model-files.mjs';
 import { PRECISION, env } from './session.mjs';
 
 describe('grouped-query attention in every step', () => {
@@ -64,6 +64,27 @@ describe('a loaded grouped-query model', () => {
       assertShown(await readNumbers(page, 'gqaK1'), ref.keys[1], PRECISION, "step 13's K of kv head 1");
       assert.match(await page.textContent('.model-panel [role="status"]'), /sharing 2 key\/value heads/u);
       assert.equal(await page.inputValue('#sentence'), '<s> The cat sat on the');
+    });
+  });
+});
+
+describe('a loaded GPT-NeoX layer', () => {
+  test("Pythia's query_key_value, laid out by head, is cut as its family file says: each head's W_q, W_k, W_v", async () => {
+    const { file, json, ref, dK, wq, wk, wv } = neoxFiles();
+    await withPage(env, {}, async ({ page }) => {
+      await dropFiles(page, [
+        { name: 'layer.safetensors', data: file },
+        { name: 'config.json', data: json },
+      ]);
+      await page.waitForFunction(() => !document.querySelector('.model-panel button').disabled);
+      assert.match(await page.textContent('.model-panel'), /GPT-NeoX \(q, k and v fused by head/u);
+      await afterChange(page, () => page.click('.model-panel button'));
+      await afterChange(page, () => page.selectOption('#head', '2'));
+      assertShown(await readNumbers(page, 'wq'), columns(wq, 2 * dK, dK), PRECISION, 'W_q of head 2');
+      assertShown(await readNumbers(page, 'wk'), columns(wk, 2 * dK, dK), PRECISION, 'W_k of head 2');
+      assertShown(await readNumbers(page, 'wv'), columns(wv, 2 * dK, dK), PRECISION, 'W_v of head 2');
+      assertShown(await readNumbers(page, 'weights'), ref.weights[2], PRECISION, 'head 2 weights');
+      assertShown(await readNumbers(page, 'layerOutput'), ref.output, PRECISION, 'layer output');
     });
   });
 });

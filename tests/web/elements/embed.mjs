@@ -61,10 +61,10 @@ test(
         markup,
       );
       await ready(session.page, 'snippet');
-      const shown = await session.page.evaluate(() => {
+      const shown = await session.page.evaluate(async () => {
         const e = document.getElementById('snippet');
         return {
-          state: e.state,
+          state: await e.permalink(),
           steps: Array.from(e.shadowRoot.querySelectorAll('section'), (s) => s.dataset.step),
           head: e.head,
         };

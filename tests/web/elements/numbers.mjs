@@ -90,12 +90,12 @@ test('attention-change carries float32 results within 1e-6 of float64, for 2 cau
       document.getElementById('main').prepend(element);
     });
     await ready(page, 'event');
-    const detail = await page.evaluate(() => {
+    const detail = await page.evaluate(async () => {
       const d = window.__events[0];
       return {
         count: window.__events.length,
         weights: d.weights,
-        state: d.state,
+        state: await document.getElementById('event').permalink(),
         settings: d.settings,
         x: d.result.q.shape,
       };
@@ -125,19 +125,27 @@ test('a state copied from the page and a named example give the page’s numbers
   try {
     const hash = 'v=3&s=the+cat+sat&n=3&dm=4&dk=2&dv=2&h=1&seed=5&dist=normal&p=2&causal=0&scale=1&t=1&tie=0&pos=0';
     await add(page, 'fromState', 'attention-explorer', { state: `https://example.org/#${hash}`, steps: 'softmax' });
-    const read = await page.evaluate(() => {
+    const read = await page.evaluate(async () => {
       const element = document.getElementById('fromState');
       return {
         sentence: element.sentence,
         seed: element.seed,
         dModel: element.dModel,
         precision: element.precision,
-        state: element.state,
+        state: await element.permalink(),
+        given: element.state,
       };
     });
     assert.deepEqual(
       { ...read, state: undefined },
-      { sentence: 'the cat sat', seed: 5, dModel: 4, precision: 2, state: undefined },
+      {
+        sentence: 'the cat sat',
+        seed: 5,
+        dModel: 4,
+        precision: 2,
+        state: undefined,
+        given: `https://example.org/#${hash}`,
+      },
     );
     assert.equal(read.state, hash);
     await add(page, 'worked', 'attention-explorer', { example: 'worked', steps: 'output wo', precision: '7' });

@@ -15,3 +15,4 @@ import './model-loading.mjs';
 import './model-view.mjs';
 import './counting.mjs';
 import './model-marks.mjs';
+import './instruments.mjs';

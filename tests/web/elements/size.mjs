@@ -35,6 +35,11 @@ function measure(label, requests, simdFile) {
     `neither the scalar build nor inline.js: ${files}`,
   );
   assert.ok(!files.some((p) => p.includes('/io/')), 'attention-wasm/io is loaded only for a .npz or .safetensors src');
+  // the link table and the counting rules load only for a `state` or `head` attribute, or permalink()
+  assert.ok(
+    !files.some((p) => /\/shared\/(link|counting)\.js$/.test(p)),
+    `neither shared/link.js nor shared/counting.js: ${files.filter((p) => p.includes('/shared/'))}`,
+  );
 }
 
 test('elements + API + SIMD .wasm, as loaded by a post with both elements, are at most 150 KB gzipped', async () => {

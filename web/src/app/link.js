@@ -7,6 +7,7 @@ import { HASH_LINK, LINK_VERSION, readRows, text, whole } from '../shared/link.j
 
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
+import { INSTRUMENT_LESSON_IDS } from '../lessons/instruments/lessonIds.js';
 
 /** The longest sentence the page sends to a real model, in characters. */
 export const MAX_TEXT = 2000;
@@ -97,7 +98,10 @@ export const edits = {
  * The parts of the real-model section a link can open at (`section=`, real-model/panel.js): their headings' ids are
  * model-<name>-title.
  */
-export const SECTIONS = Object.freeze(['tokens', 'next', 'heads', 'generate', 'layer']);
+export const SECTIONS = Object.freeze(['tokens', 'next', 'heads', 'investigate', 'generate', 'layer']);
+
+/** How the real model's heads are switched off (model.run's ablation modes). */
+export const ABLATION_MODES = Object.freeze(['zero', 'mean', 'resample']);
 
 /** One of `names`. */
 const oneOf = (names, what) => ({
@@ -108,6 +112,7 @@ const oneOf = (names, what) => ({
 
 const given = (field) => (values) => values[field] !== null && values[field] !== undefined;
 const some = (field) => (values) => values[field]?.length > 0;
+const moded = (values) => some('ablate')(values) && values.ablateMode !== undefined && values.ablateMode !== 'zero';
 const headGiven = (values) => Number.isInteger(values.layer) && Number.isInteger(values.head);
 
 /**
@@ -121,6 +126,21 @@ const QUERY = [
   { key: 'layer', group: 'model', field: 'layer', type: whole(0, 9999, 'a layer'), when: headGiven },
   { key: 'head', group: 'model', field: 'head', type: whole(0, 9999, 'a head'), when: headGiven },
   { key: 'ablate', group: 'model', field: 'ablate', type: pairs, when: some('ablate') },
+  // How they are switched off, when not zeroed, and the prompt whose run gives the values (mean: optional).
+  {
+    key: 'ablatemode',
+    group: 'model',
+    field: 'ablateMode',
+    type: oneOf(ABLATION_MODES, 'an ablation mode'),
+    when: moded,
+  },
+  {
+    key: 'ablateref',
+    group: 'model',
+    field: 'ablateReference',
+    type: cut(MAX_TEXT),
+    when: (v) => moded(v) && given('ablateReference')(v),
+  },
   { key: 'edits', group: 'model', field: 'edits', type: edits, when: some('edits') },
   // The part of the section the link opens at (its heading brought up and focused); the page writes it in the links
   // its parts give, not in the address as the reader goes.
@@ -140,6 +160,13 @@ const QUERY = [
     type,
     default: GENERATE_DEFAULTS[field],
   })),
+  // A lesson on the shipped model's instruments (lessons/instruments/): ?lesson=patching opens it.
+  {
+    key: 'lesson',
+    group: 'lesson',
+    field: 'lesson',
+    type: oneOf(INSTRUMENT_LESSON_IDS, 'a lesson on the trained model'),
+  },
   // The embed mode (app/embed.js): ?embed&steps=scores+softmax, the page with those steps only.
   { key: 'embed', group: 'embed', field: 'embed', type: present },
   { key: 'steps', group: 'embed', field: 'steps', type: text(500) },

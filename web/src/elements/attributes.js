@@ -3,7 +3,6 @@
 import { sizesOf } from '../shared/cellEdits.js';
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
-import { decodeState } from '../shared/link.js';
 import { checkSizes, defaultState, withSizes } from '../shared/state.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { tokenize } from '../shared/tokens.js';
@@ -36,6 +35,11 @@ export const SETTINGS = [
   'ids',
   'ablate',
   'next',
+  'view',
+  'target',
+  'against',
+  'position',
+  'corrupted',
 ];
 
 /** Attributes that belong to one element only. */
@@ -123,31 +127,33 @@ function readWhole(text, name, min, max, problems) {
 }
 
 /**
- * The `head` attribute, counted from 0. For one head, shared/counting.js's readCounts comes to this: the one value
- * that fits only counted from 1 (as the older elements counted) is head="<heads>", read as the last head, and said.
- * Written here, so that a post without a model does not load counting.js (the elements' 150 kB).
+ * A `head` attribute: a head counted from 0, as counting.js's readCounts reads one (a head that fits only counted from
+ * 1, as the older elements counted, is read as such and said); else null, said.
  */
-function readHead(text, numHeads, problems) {
-  const head = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : -1;
-  if (head >= 0 && head < numHeads) return head;
-  if (head === numHeads)
+function readHead(text, numHeads, readCounts, problems) {
+  const written = /^\s*\d{1,4}\s*$/u.test(text) ? Number(text) : null;
+  const { head, fromOne } = written === null ? { head: null } : readCounts({ head: written }, { numHeads });
+  if (head === null)
+    problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
+  else if (fromOne)
     problems.push(
-      `head="${head}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head - 1}, written head="${head - 1}"`,
+      `head="${written}" counts from 1, as older versions of the elements did: heads count from 0, so this shows head ${head}, written head="${head}"`,
     );
-  else problems.push(`head="${shorten(text)}" should be a head from 0 to ${numHeads - 1} (heads count from 0)`);
-  return head === numHeads ? head - 1 : null;
+  return head;
 }
 
 const SIZE_ATTRIBUTES = { 'd-model': 'dModel', 'd-k': 'dK', 'd-v': 'dV', heads: 'numHeads' };
 
 /**
  * The state that the attributes describe. Never throws: each attribute that cannot be used is named in `problems`.
+ * The modules that only some attributes need are given, loaded by the element for those attributes only.
  * @param {(name: string) => string | null} get  the element's getAttribute
- * @param {{ id: string, state: () => object }[]} [examples]  shared/examples.js's EXAMPLES, which the elements load
- *   only for an `example` attribute
+ * @param {{ examples?: { id: string, state: () => object }[], decodeState?: Function | null,
+ *   readCounts?: Function | null }} [loaded]  shared/examples.js's EXAMPLES (for `example`), shared/link.js's
+ *   decodeState (for `state`), shared/counting.js's readCounts (for `head`)
  * @returns {{ state: object, problems: string[] }}
  */
-export function stateFromAttributes(get, examples = []) {
+export function stateFromAttributes(get, { examples = [], decodeState = null, readCounts = null } = {}) {
   const problems = [];
   let state = defaultState();
   const example = get('example');
@@ -194,13 +200,13 @@ export function stateFromAttributes(get, examples = []) {
     if (Object.keys(errors).length) problems.push(...Object.values(errors));
     else state = withSizes(state, sizes);
   }
-  return { state: readSettings(state, get, problems), problems };
+  return { state: readSettings(state, get, readCounts, problems), problems };
 }
 
-function readSettings(input, get, problems) {
+function readSettings(input, get, readCounts, problems) {
   const state = { ...input };
   const head = get('head');
-  if (head !== null) state.head = readHead(head, state.numHeads, problems) ?? state.head;
+  if (head !== null) state.head = readHead(head, state.numHeads, readCounts, problems) ?? state.head;
   for (const [name, field] of [
     ['causal', 'causal'],
     ['scale', 'scaling'],

@@ -3,7 +3,6 @@
 // only once in view, polite messages for bad input, the attention-change event, the author's fallback content (shown
 // until the figure is ready, and when it cannot be), the caption, the highlight, and the figure's export.
 import { attentionCall, labelsFor } from '../shared/inputs.js';
-import { encodeState } from '../shared/link.js';
 import { el } from '../shared/dom.js';
 import { sharedAttention } from './api.js';
 import { OWN_ATTRIBUTES, SETTINGS, propertyName, stateFromAttributes, unknownAttributeWarning } from './attributes.js';
@@ -149,9 +148,15 @@ export class AttentionElement extends HTMLElement {
 
   /** The state to show, with the problems found reading it. */
   async readState() {
-    // The examples' model loads only for an `example` attribute, so that a post without one stays small.
-    const examples = this.hasAttribute('example') ? (await import('../shared/examples.js')).EXAMPLES : [];
-    const { state, problems } = stateFromAttributes((name) => this.getAttribute(name), examples);
+    // What only some attributes need loads only for them, so that a post without them stays small: the examples'
+    // model for `example`, the link table for `state`, the counting rules for `head`.
+    const [examples, decodeState, readCounts] = await Promise.all([
+      this.hasAttribute('example') ? import('../shared/examples.js').then((m) => m.EXAMPLES) : [],
+      this.hasAttribute('state') ? import('../shared/link.js').then((m) => m.decodeState) : null,
+      this.hasAttribute('head') ? import('../shared/counting.js').then((m) => m.readCounts) : null,
+    ]);
+    const get = (name) => this.getAttribute(name);
+    const { state, problems } = stateFromAttributes(get, { examples, decodeState, readCounts });
     let data = this.dataObject;
     const script = this.querySelector(':scope > script[type="application/json"]');
     const src = this.getAttribute('src');
@@ -179,7 +184,10 @@ export class AttentionElement extends HTMLElement {
 
   async #compute() {
     const run = ++this.run;
-    // A real model's figure (modelFigure.js, with attention-wasm/model) loads only for an element with `model`.
+    // An instrument (instruments/, on the shipped model unless `model` names another) loads only for `view`, and a
+    // real model's figure (modelFigure.js, with attention-wasm/model) only for an element with `model`.
+    if (this.hasAttribute('view'))
+      return (await import('./instruments/instrumentFigure.js')).instrumentFigure(this, () => run === this.run);
     if (this.hasAttribute('model')) return (await import('./modelFigure.js')).modelFigure(this, () => run === this.run);
     const read = this.edited ? { state: this.edited, problems: [] } : await this.readState();
     if (run !== this.run) return;
@@ -239,7 +247,7 @@ export class AttentionElement extends HTMLElement {
       new CustomEvent('attention-change', {
         bubbles: true,
         composed: true,
-        detail: { state: encodeState(state), settings: { ...state }, result, weights: result.weights.toArray() },
+        detail: { settings: { ...state }, result, weights: result.weights.toArray() },
       }),
     );
   }
@@ -327,8 +335,14 @@ export class AttentionElement extends HTMLElement {
     this.refresh();
   }
 
-  get state() {
-    return this.currentState ? encodeState(this.currentState) : this.getAttribute('state');
+  /**
+   * The permalink of what is shown (the page's hash, without "#"), or null before the first figure; the link table
+   * loads only now (or for a `state` attribute), so that a post that asks for none stays small.
+   */
+  async permalink() {
+    if (!this.currentState) return null;
+    const { encodeState } = await import('../shared/link.js');
+    return encodeState(this.currentState);
   }
 }
 
@@ -336,15 +350,6 @@ export class AttentionElement extends HTMLElement {
 export function defineProperties(target, names) {
   for (const attribute of names) {
     const property = propertyName(attribute);
-    if (property === 'state') {
-      Object.defineProperty(target, property, {
-        ...Object.getOwnPropertyDescriptor(AttentionElement.prototype, 'state'),
-        set(value) {
-          this.setAttribute('state', String(value));
-        },
-      });
-      continue;
-    }
     Object.defineProperty(target, property, {
       configurable: true,
       get() {

@@ -38,6 +38,10 @@ function fit(label, size, room) {
  */
 export function figureOf(element) {
   const { currentState: state, result, display, marks } = element;
+  if (element.hasAttribute('view'))
+    throw new Error(
+      `<${element.localName} view>: an instrument's figure has no picture (toSVG, toPNG, export): its numbers are in the element's result`,
+    );
   if (!state && element.modelFigure?.shown) return modelFigureOf(element);
   const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
   const head = state.numHeads > 1 ? `, head ${state.head} of ${state.numHeads}` : '';

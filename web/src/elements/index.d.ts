@@ -27,17 +27,31 @@ export interface AttentionNumbers {
 
 /** The detail of the `attention-change` event. */
 export interface AttentionChangeDetail {
-  /** The permalink hash of the example shown (as the demo page writes it); null on a real model (`model`). */
-  state: string | null;
   /** The settings in use (the page's state object). */
   settings: Record<string, unknown>;
   /**
    * The result of selfAttention with returnSteps: q, k, v, rawScores, scaledScores, scores, weights, heads, concat,
    * output. On a real model: the shown layer's, per head ([heads, n, …]), with x, attentions, ids, tokens and next.
    */
-  result: Record<string, Tensor> | ModelResult;
-  /** [heads, n, n]: the attention weights shown, as nested arrays. */
-  weights: number[][][];
+  result: Record<string, Tensor> | ModelResult | InstrumentResult;
+  /** [heads, n, n]: the attention weights shown, as nested arrays (absent with `view`). */
+  weights?: number[][][];
+}
+
+/**
+ * An element's `result` with `view`: the view, the tokens, and the numbers shown (lens: `grid`, `position`, `chosen`;
+ * attribution: `target`, `attribution` (model.attribute's); patching: `target`, `sweeps` (model.patchSweep's per
+ * step); head-scores: `scores` (model.headScores' per kind), `rows`; loss: `rows`, `mean`).
+ */
+export interface InstrumentResult {
+  /** The view shown. */
+  view: 'lens' | 'attribution' | 'patching' | 'head-scores' | 'loss';
+  /** The token ids of the sentence. */
+  ids: number[];
+  /** The tokens as shown. */
+  tokens: string[];
+  /** The numbers shown, by view (above). */
+  [numbers: string]: unknown;
 }
 
 /** An element's `result` on a real model (`model`): the shown layer's steps, one block per head. */
@@ -117,7 +131,7 @@ export class AttentionElement extends HTMLElement {
   precision: number;
   /** One of the page's named examples (sentence, worked, causal, heads, …), or null. */
   example: string | null;
-  /** Set: a permalink hash from the page. Read: the permalink of what is shown. */
+  /** A permalink copied from the page (the whole URL or its `#…`), as given; `permalink()` gives what is shown. */
   state: string | null;
   /** A .json file of exact numbers, or a .npz / .safetensors file (arrays x, wq, wk, wv, wo, mask). */
   src: string | null;
@@ -145,10 +159,23 @@ export class AttentionElement extends HTMLElement {
   ablate: string | null;
   /** With `model`: show the 5 most probable next tokens ("" or the attribute alone). */
   next: string | null;
+  /**
+   * An instrument instead of the attention figure, on the shipped model unless `model` names another: "lens",
+   * "attribution", "patching", "head-scores" or "loss" (loaded only for an element with `view`).
+   */
+  view: string | null;
+  /** With `view`: the token followed, attributed or patched for (a word read as one token, or an id). */
+  target: string | null;
+  /** With `view` attribution or patching: the second token of the logit difference `target` − `against`. */
+  against: string | null;
+  /** With `view` lens or attribution: the position followed or attributed, counted from 0 (default the last). */
+  position: string | null;
+  /** With `view` patching: the corrupted prompt, as many tokens as the sentence. */
+  corrupted: string | null;
   /** Exact numbers, instead of a child JSON script. */
   data: AttentionNumbers | undefined;
   /** The last result, or null before the first computation. */
-  readonly result: Record<string, Tensor> | ModelResult | null;
+  readonly result: Record<string, Tensor> | ModelResult | InstrumentResult | null;
   /** The shared attention-wasm instance, once loaded. */
   readonly attention: Attention | null;
   /** 'pending' until in view, then 'loading', 'ready' or 'error'. */
@@ -161,6 +188,11 @@ export class AttentionElement extends HTMLElement {
   toSVG(): Promise<string>;
   /** The same figure as a PNG, drawn at `scale` pixels per CSS pixel (0.5 to 4; default 2). Rejects before ready. */
   toPNG(scale?: number): Promise<Blob>;
+  /**
+   * The permalink of what is shown (the page's hash, without "#"), or null before the first figure and on a real
+   * model (`model`). Its code loads when it is first asked for.
+   */
+  permalink(): Promise<string | null>;
 }
 
 /** <attention-explorer>: the demo page's step-by-step walk for one example, sized for a blog column. */

@@ -8,72 +8,17 @@ import { formatValue } from '../shared/format.js';
 import { el } from '../shared/dom.js';
 import { HeatmapGrid, TITLES } from './heatmapGrid.js';
 import { drawModelSteps } from './modelSteps.js';
-import { OFF_NOTE, drawModelView, modelSheet, picker } from './modelView.js';
+import { OFF_NOTE, drawModelView, picker } from './modelView.js';
+import { adoptSheet, failed, withModel } from './modelLoading.js';
 import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
-import { sharedModel } from './sharedModel.js';
 import { own } from './modelFigureState.js';
 
 const PLAIN = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
 const DISPLAY = ['caption', 'values', 'export'];
-const kB = (bytes) => `${(bytes / 1000).toFixed(bytes < 10000 ? 1 : 0)} kB`;
 
 /** A token as a label: spaces at its ends shown as "·" (GPT-2's leading space), never empty. */
-const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
-
-/** Adds the stylesheet of the model's parts to the element's (once). */
-function adoptSheet({ shadowRoot: root }) {
-  if (!root.adoptedStyleSheets.includes(modelSheet()))
-    root.adoptedStyleSheets = [...root.adoptedStyleSheets, modelSheet()];
-}
-
-/** What the element shows while the model loads and runs: a text and a progress bar. */
-function showLoading(element, name) {
-  adoptSheet(element);
-  element.pendingText.textContent = `Loading ${name}…`;
-  const figure = own(element);
-  figure.progress ??= el('progress', { attrs: { part: 'progress', 'aria-label': 'Loading the model' } });
-  figure.progress.removeAttribute('value');
-  figure.progress.hidden = false;
-  element.pendingNode.append(figure.progress);
-}
-
-/** A load's or run's progress event, shown by an element still loading. */
-function showProgress(element, name, event) {
-  if (element.status !== 'loading') return;
-  const figure = own(element);
-  const bar = figure.progress;
-  if (event.phase === 'download') {
-    // Per file: config.json, the checkpoint's header, tokenizer.json (the weights are read by each run, by layer).
-    if (event.total) [bar.max, bar.value] = [event.total, event.loaded];
-    const of = event.total ? ` of ${kB(event.total)}` : '';
-    element.pendingText.textContent = `Loading ${name}: ${event.file}, ${kB(event.loaded)}${of}`;
-  } else if (event.total) {
-    // A run (runs one after another): the bytes of the weights it reads (downloaded now from a web source), counted
-    // from its first event, since the model's count goes on from run to run.
-    if (event.phase === 'embeddings') figure.runStart = event.loaded;
-    const start = figure.runStart;
-    [bar.max, bar.value] = [event.total - start, event.loaded - start];
-    const layer = event.phase === 'layer' ? `layer ${event.layer} of ${figure.numLayers}, ` : '';
-    element.pendingText.textContent = `Running ${name}: ${layer}${kB(event.loaded - start)} of ${kB(event.total - start)} read`;
-  }
-}
-
-/** Shows the problems as the element's message, with the author's fallback content (if any) and no figure. */
-function failed(element, problems, heading) {
-  element.status = 'error';
-  if (element.modelFigure?.progress) element.modelFigure.progress.hidden = true;
-  element.content.replaceChildren();
-  element.fallbackOnly();
-  element.showMessage(problems, heading);
-}
-
-/** The sentence a load error gives the reader, with what to do for the built-in model. */
-function loadProblem(error, settings) {
-  const text = `${settings.name}: ${error?.message ?? error}`;
-  if (settings.key !== 'builtin' || !/MISSING_FILE|FETCH_FAILED|BAD_OPTION/u.test(error?.code ?? '')) return text;
-  return `${text}. The built-in model's files are in the package's web/public/models/induction/ folder: when the elements are bundled, copy that folder to your site and give its URL as model="/…/induction/".`;
-}
+export const label = (token) => token.replace(/^\s+|\s+$/gu, (s) => '·'.repeat(s.length)) || '·';
 
 /** The [H, …] stack of one step of every head's capture. */
 function stack(captures, key) {
@@ -134,25 +79,8 @@ async function forward(element, shared, settings, input, spec) {
 export async function modelFigure(element, current) {
   const { settings: read, problems } = modelSettings((name) => element.getAttribute(name), document.baseURI);
   if (!read) return failed(element, problems, 'This figure has no model it can load:');
-  if (element.status !== 'ready') {
-    element.status = 'loading';
-    element.pendingNode.hidden = false;
-    element.pendingText.hidden = false;
-    showLoading(element, read.name);
-  }
-  const shared = sharedModel(read, (event) => showProgress(element, read.name, event));
-  try {
-    let model;
-    try {
-      model = await shared.model;
-    } catch (error) {
-      if (current())
-        failed(element, [loadProblem(error, read)], 'The model could not be loaded, so this figure cannot be shown:');
-      return;
-    }
-    if (!current()) return;
+  return withModel(element, read, current, async (shared, model) => {
     const spec = model.spec;
-    own(element).numLayers = spec.numLayers;
     // A layer or head picked by the reader (element.edited) replaces the attributes' until they change.
     const settings = { ...checkAgainst(read, spec, problems), ...(element.edited ?? {}) };
     if (settings.next && !spec.choices?.causal) {
@@ -191,9 +119,7 @@ export async function modelFigure(element, current) {
     const marks = await highlightOf(element, settings, out);
     if (!current()) return;
     show(element, { settings, spec, out, display, problems: [...problems, ...(marks?.problems ?? [])], marks });
-  } finally {
-    shared.forget();
-  }
+  });
 }
 
 /**
@@ -255,7 +181,6 @@ function show(element, { settings, spec, out, display, problems, marks = null })
       bubbles: true,
       composed: true,
       detail: {
-        state: null,
         settings: {
           model: settings.name,
           layer: settings.layer,

@@ -51,7 +51,8 @@ export function provideModel(name, source) {
 /**
  * The shared model of `settings` (modelSettings.js: key, source), loading it at the first call; `onProgress` hears
  * its load's and runs' progress until `forget()` is called.
- * @returns {{ model: Promise<import('../../../src/js/model/index.js').Model>, run: Function, forget: () => void }}
+ * @returns {{ model: Promise<import('../../../src/js/model/index.js').Model>, run: Function, call: Function,
+ *   forget: () => void }}
  */
 export function sharedModel({ key, source }, onProgress) {
   let entry = models.get(key);
@@ -68,7 +69,11 @@ export function sharedModel({ key, source }, onProgress) {
     model: shared.model,
     /** model.run, after the runs asked for before it. */
     run(input, options) {
-      const result = shared.queue.then(async () => (await shared.model).run(input, options));
+      return this.call((model) => model.run(input, options));
+    },
+    /** Any call on the model (an instrument's), after the ones asked for before it. */
+    call(use) {
+      const result = shared.queue.then(async () => use(await shared.model));
       shared.queue = result.catch(() => {});
       return result;
     },

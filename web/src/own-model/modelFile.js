@@ -4,8 +4,12 @@
 import { attentionTensorsOf, attentionWeightsFrom } from '../../../src/js/model/index.js';
 
 /**
- * A slot's source: a tensor, the part of it to take, and whether it is transposed ([out, in] → [in, out]).
- * @typedef {{ name: string, part?: { axis: 0 | 1, index: number, of: number }, transpose?: boolean }} Source
+ * A slot's source: a tensor, the part of it to take, and whether it is transposed ([out, in] → [in, out]). A part is
+ * block `index` of `of` along `axis`: equal blocks, or with `blocks` q | k | v of H·d_k, H_kv·d_k, H_kv·d_k (a
+ * fused tensor of a family: GPT-2's c_attn, Phi-3's qkv_proj), or with `perHead` the `index`-th d_k of each head's
+ * [q_h | k_h | v_h] (GPT-NeoX's query_key_value).
+ * @typedef {{ name: string, part?: { axis: 0 | 1, index: number, of: number, blocks?: boolean, perHead?: boolean },
+ *   transpose?: boolean }} Source
  */
 
 /**
@@ -19,14 +23,46 @@ const FAMILY_TITLES = {
   llama: 'LLaMA-style q_proj/k_proj/v_proj/o_proj (Linear [out, in]: transposed; fewer K/V heads allowed)',
 };
 
-/** attentionTensorsOf's sources as the page's: a column block of a weight (axis 1), a block of a bias (axis 0). */
+/** The title of a family the page has no words of its own for: its label, how its q, k and v are stored. */
+const familyTitle = ({ label, choices, sources }) => {
+  const fused = Object.values(sources).some((s) => s.part);
+  const qkv = !fused ? '' : choices.qkvLayout === 'perHead' ? 'q, k and v fused by head, ' : 'q | k | v fused, ';
+  return `${label} (${qkv}${choices.layout === 'outIn' ? 'Linear [out, in]: transposed' : 'Conv1D [in, out]'})`;
+};
+
+/**
+ * attentionTensorsOf's sources as the page's: a fused tensor's q, k and v (the family file says how: by columns, by
+ * rows, or by head), along axis 1 of a Conv1D weight [in, out], else along axis 0 (a Linear weight's rows, a bias).
+ */
 const pageSources = (sources) =>
   Object.fromEntries(
-    Object.entries(sources).map(([slot, { part, ...rest }]) => [
-      slot,
-      part ? { ...rest, part: { axis: slot.startsWith('b') ? 0 : 1, ...part } } : rest,
-    ]),
+    Object.entries(sources).map(([slot, { part, ...rest }]) => {
+      if (!part) return [slot, rest];
+      const axis = slot.startsWith('b') || part.byRows || part.perHead ? 0 : 1;
+      const how = part.perHead ? { perHead: true } : { blocks: true };
+      return [slot, { ...rest, part: { axis, index: part.index, of: part.of, ...how } }];
+    }),
   );
+
+/**
+ * Where output k of a part (along its axis, of `size` in the tensor) is in the tensor, and the part's length; null
+ * when the size does not split so. `heads`: { numHeads, numKvHeads? } for q | k | v blocks and per-head parts.
+ */
+function partIndex(part, size, heads) {
+  const H = heads?.numHeads ?? 1;
+  const Hkv = heads?.numKvHeads ?? H;
+  if (part.perHead) {
+    const dK = size / (3 * H);
+    if (!Number.isInteger(dK)) return null;
+    return { length: H * dK, at: (k) => Math.floor(k / dK) * 3 * dK + part.index * dK + (k % dK) };
+  }
+  const widths = part.blocks
+    ? [H, Hkv, Hkv].map((h) => (h * size) / (H + 2 * Hkv))
+    : Array(part.of).fill(size / part.of);
+  if (!widths.every(Number.isInteger)) return null;
+  const from = widths.slice(0, part.index).reduce((a, b) => a + b, 0);
+  return { length: widths[part.index], at: (k) => from + k };
+}
 
 /** The layouts only the page reads (no checkpoint family): each gives, for a prefix, its sources. */
 const LAYOUTS = [
@@ -151,7 +187,7 @@ export function guessMapping(tensors, { layer, config } = {}) {
   return {
     layout: layoutId,
     choices: family?.choices ?? null,
-    title: FAMILY_TITLES[layoutId] ?? page?.title ?? 'unknown layout',
+    title: FAMILY_TITLES[layoutId] ?? (family ? familyTitle(family) : (page?.title ?? 'unknown layout')),
     layers: layerList,
     layer: chosen,
     slots,
@@ -162,13 +198,14 @@ export function guessMapping(tensors, { layer, config } = {}) {
   };
 }
 
-/** A source's shape after its part is taken and it is transposed. */
-export function sourceShape(source, shape) {
+/** A source's shape after its part is taken and it is transposed (`heads`: partIndex's). */
+export function sourceShape(source, shape, heads) {
   let dims = squeeze(shape);
   if (source.part) {
-    dims = [...dims];
-    if (dims[source.part.axis] % source.part.of !== 0) return null;
-    dims[source.part.axis] /= source.part.of;
+    const axis = Math.min(source.part.axis, dims.length - 1);
+    const part = partIndex(source.part, dims[axis], heads);
+    if (!part) return null;
+    dims = dims.map((size, a) => (a === axis ? part.length : size));
   }
   if (source.transpose && dims.length === 2) dims = [dims[1], dims[0]];
   return dims;
@@ -177,25 +214,24 @@ export function sourceShape(source, shape) {
 /**
  * Cuts a source out of its tensor: the part, then the transpose. A 1-D tensor (a bias) gives a 1-D array.
  * @param {{ data: ArrayLike<number>, shape: number[] }} tensor
+ * @param {{ numHeads: number, numKvHeads?: number | null }} [heads]  for a family's fused q | k | v (partIndex)
  * @returns {number[][] | number[]}
  */
-export function extract(tensor, source) {
+export function extract(tensor, source, heads) {
   const dims = squeeze(tensor.shape);
+  const whole = (size) => ({ length: size, at: (k) => k });
+  const along = (axis, size) =>
+    source.part && source.part.axis === axis ? partIndex(source.part, size, heads) : whole(size);
   if (dims.length === 1) {
-    const size = dims[0] / (source.part?.of ?? 1);
-    const from = (source.part?.index ?? 0) * size;
-    return Array.from(tensor.data.subarray(from, from + size));
+    const part = source.part ? partIndex(source.part, dims[0], heads) : whole(dims[0]);
+    return Array.from({ length: part.length }, (_, k) => tensor.data[part.at(k)]);
   }
   const [rows, cols] = dims;
-  const { axis = 0, index = 0, of = 1 } = source.part ?? {};
-  const r = axis === 0 ? rows / of : rows;
-  const c = axis === 1 ? cols / of : cols;
-  const r0 = axis === 0 ? index * r : 0;
-  const c0 = axis === 1 ? index * c : 0;
-  const at = (i, j) => tensor.data[(r0 + i) * cols + c0 + j];
+  const [r, c] = [along(0, rows), along(1, cols)];
+  const at = (i, j) => tensor.data[r.at(i) * cols + c.at(j)];
   return source.transpose
-    ? Array.from({ length: c }, (_, j) => Array.from({ length: r }, (_, i) => at(i, j)))
-    : Array.from({ length: r }, (_, i) => Array.from({ length: c }, (_, j) => at(i, j)));
+    ? Array.from({ length: c.length }, (_, j) => Array.from({ length: r.length }, (_, i) => at(i, j)))
+    : Array.from({ length: r.length }, (_, i) => Array.from({ length: c.length }, (_, j) => at(i, j)));
 }
 
 const WEIGHT_SLOTS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo'];
@@ -213,7 +249,7 @@ const asRows = ({ data, shape }) =>
  * @param {(name: string) => Promise<{ data: Float32Array, shape: number[] }>} read
  */
 export async function familyWeights(guess, read, { numHeads, numKvHeads }) {
-  if (!FAMILY_TITLES[guess.layout] || ['wq', 'wk', 'wv', 'wo'].some((slot) => !guess.slots[slot])) return null;
+  if (!guess.choices || ['wq', 'wk', 'wv', 'wo'].some((slot) => !guess.slots[slot])) return null;
   const names = [...new Set(WEIGHT_SLOTS.filter((slot) => guess.slots[slot]).map((slot) => guess.slots[slot].name))];
   const tensors = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await read(name)])));
   const config = { family: guess.layout, numHeads, ...(numKvHeads ? { numKvHeads } : {}) };
@@ -263,7 +299,7 @@ export function checkMapping(slots, shapeOf, { numHeads, numKvHeads }) {
       errors.push(`${SLOT_TITLES[slot]}: the file has no tensor “${source.name}”`);
       continue;
     }
-    const dims = sourceShape(source, shape);
+    const dims = sourceShape(source, shape, { numHeads, numKvHeads });
     if (!dims) errors.push(`${SLOT_TITLES[slot]}: “${source.name}” [${shape.join(', ')}] does not split in 3 parts`);
     else shapes[slot] = dims;
   }

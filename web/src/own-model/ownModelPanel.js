@@ -193,10 +193,13 @@ export class ModelPanel {
     const before = this.app.result;
     const { tensors, tokens } = this.loaded;
     const numHeads = this.#heads(g);
-    // GPT-2, BERT, LLaMA: attention-wasm/model's attentionWeightsFrom reads them; other layouts are cut here.
-    const family = await familyWeights(g, (name) => tensors.get(name).read(), { numHeads, numKvHeads: g.numKvHeads });
+    // A family's (GPT-2, BERT, LLaMA, GPT-NeoX, …): attention-wasm/model's attentionWeightsFrom reads them, as its
+    // family file says; other layouts are cut here.
+    const headCounts = { numHeads, numKvHeads: g.numKvHeads };
+    const family = await familyWeights(g, (name) => tensors.get(name).read(), headCounts);
     const read = async (slot) =>
-      family?.[slot] ?? (g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot]) : null);
+      family?.[slot] ??
+      (g.slots[slot] ? extract(await tensors.get(g.slots[slot].name).read(), g.slots[slot], headCounts) : null);
     // Grouped-query attention (fewer key/value heads): the page runs it as such, kvHeads = H_kv (step 13).
     const kvHeads = g.numKvHeads && g.numKvHeads !== numHeads ? g.numKvHeads : null;
     const kv = kvHeads ?? numHeads;

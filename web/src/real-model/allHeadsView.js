@@ -129,6 +129,26 @@ export class ModelView {
     );
   }
 
+  /**
+   * Marks the heads that a detector names (the Investigate part's head scores): a badge in each one's caption, as
+   * "prev 0.67" or "ind 0.25"; heads not in `marks` lose theirs.
+   * @param {Map<string, { kind: string, name: string, score: number }>} marks  'layer.head' → its highest kind
+   */
+  mark(marks) {
+    const short = { previousToken: 'prev', duplicateToken: 'dup', induction: 'ind' };
+    this.figures.forEach((row, l) =>
+      row.forEach((f, h) => {
+        const mark = marks.get(`${l}.${h}`);
+        f.figure.querySelector('.head-mark')?.remove();
+        if (!mark) return;
+        const text = `${short[mark.kind]} ${mark.score.toFixed(2)}`;
+        const badge = el('span', { class: 'head-mark', text, dataset: { kind: mark.kind } });
+        badge.title = `${mark.name} score ${mark.score.toFixed(3)} (Investigate: head scores)`;
+        f.figure.querySelector('figcaption').append(badge);
+      }),
+    );
+  }
+
   /** Forgets the figures (another model comes). */
   clear() {
     for (const row of this.figures) for (const f of row) forget(f.map);

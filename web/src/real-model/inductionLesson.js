@@ -1,6 +1,7 @@
 // The lesson on the shipped induction model, above its tokens: what its heads do (figures from its model card,
 // web/public/models/induction/README.md), what switching them off shows, and the papers. Plain DOM.
 import { el } from '../shared/dom.js';
+import { INSTRUMENT_LESSONS } from '../lessons/instruments/instrumentLessons.js';
 
 const PAPERS = [
   [
@@ -40,6 +41,16 @@ export function lesson(onLessonSentence) {
     ),
     p(
       'Switch off the four heads of layer 1 (their “off” buttons): “ball” falls out of the top of the list. On the held-out sequences, top-1 accuracy on the second copy falls from 1.00 to 0.004; switching off L0H2 alone drops it to 0.07, since the induction heads read what it wrote. Any three induction heads still copy.',
+    ),
+    el(
+      'p',
+      { class: 'instrument-lesson-links' },
+      'Go further, on this model: ',
+      INSTRUMENT_LESSONS.flatMap((l, i) => [
+        i ? ' · ' : '',
+        el('a', { href: `?lesson=${l.id}`, text: l.title.split(':')[0] }),
+      ]),
+      '.',
     ),
     el(
       'p',

@@ -28,6 +28,8 @@ import { PredictionsView, TokensView } from './predictionsView.js';
 import { VocabularyView } from './vocabularyView.js';
 import { partId } from './partLinks.js';
 import { RopeGrids } from './tools/walk/ropeGrids.js';
+import { RealModelInvestigate } from './tools/investigate/investigate.js';
+import { AblationModeView } from './tools/investigate/ablationModeView.js';
 import { byId, setError } from '../shared/dom.js';
 import { writeLinkSoon } from './panelLink.js';
 
@@ -61,7 +63,14 @@ export class RealModelPanel {
     this.rope = new RopeGrids();
     this.generator = new RealModelGenerate(this.session);
     this.views = new RealModelViews(this.ui.work); // the head view and the block of one layer, after the model view
+    this.investigate = new RealModelInvestigate(this.session, {
+      onHead: (layer, head) => this.openHead(layer, head),
+      onMarks: (marks) => this.view.mark(marks),
+    });
+    this.ablateMode = new AblationModeView({ onChange: (mode, reference) => this.setAblateMode(mode, reference) });
+    this.ui.ablatedLine.parentElement.after(this.ablateMode.element);
     this.ui.mount({
+      investigate: this.investigate.element,
       generate: this.generator.element,
       tokens: this.tokens.element,
       vocabulary: this.vocabulary.element,
@@ -156,6 +165,7 @@ export class RealModelPanel {
     const files = folder ? null : from;
     const { link, counts } = session.loaded(model, { source, folder, files });
     this.generator.setModel(model, link?.generate);
+    this.ablateMode.set(session.ablateMode, session.ablateReference);
     this.editing.show();
     this.ui.linkNote([...(link?.warnings ?? []), counts.message].filter(Boolean).join(' '));
     session.setVocab(await this.vocabulary.use(model, files, folder)); // id → token, from tokenizer.json
@@ -169,6 +179,7 @@ export class RealModelPanel {
     this.ui.idsHint(model.hasTokenizer ? null : vocabSize, choices.maskedLm && knownMaskId(vocabSize));
     session.setTypedMask(this.ui.maskIdTyped(vocabSize));
     this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
+    this.investigate.setModel(model, source === 'builtin');
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     // A link without an example of its own (no #…, as the documented ?model=…&layer=…&head=…) opens the head in the
@@ -239,6 +250,13 @@ export class RealModelPanel {
 
   mask(index) {
     if (this.session.toggleMask(index)) this.run();
+  }
+
+  /** How the heads switched off are switched off (zero, mean, resample) and from what prompt: run again if any is. */
+  setAblateMode(mode, reference) {
+    this.session.setAblateMode(mode, reference);
+    if (this.session.ablate.length) this.setAblate(this.session.ablate);
+    else this.writeLink();
   }
 
   setAblate(ablate) {
@@ -331,6 +349,7 @@ export class RealModelPanel {
     document.body.dataset.modelRuns = String(Number(document.body.dataset.modelRuns ?? 0) + 1);
     this.ui.ablated(ablate.length ? `Switched off: ${rm.headsText(ablate)}.` : '');
     this.editing.updating(false);
+    this.investigate.update();
   }
 
   /** The views that an edit's later layers change (marked as updating while they run). */

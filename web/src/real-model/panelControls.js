@@ -5,7 +5,7 @@
 import { el, setError, show } from '../shared/dom.js';
 import { typedModel } from './files.js';
 import { HUB_MODELS, downloadText, hubNote } from './hubModels.js';
-import { isLesson, lessonOf } from './realModel.js';
+import { FAMILIES_TEXT, isLesson, lessonOf } from './realModel.js';
 import { lesson } from './inductionLesson.js';
 import { PartLinks } from './partLinks.js';
 
@@ -192,7 +192,15 @@ export class RealModelControls {
       on: { click: handlers.onAllOn },
     });
     this.walkLine = el('p', { id: 'model-walk', class: 'hint', attrs: { role: 'status' } });
-    this.mounts = { tokens: el('div'), predictions: el('div'), view: el('div'), rope: el('div'), generate: el('div') };
+    const mount = () => el('div');
+    this.mounts = {
+      tokens: mount(),
+      predictions: mount(),
+      view: mount(),
+      rope: mount(),
+      generate: mount(),
+      investigate: mount(),
+    };
     this.drop = el(
       'div',
       { class: 'model-drop', attrs: { 'aria-label': 'Model source' } },
@@ -206,7 +214,7 @@ export class RealModelControls {
       ),
       el('p', {
         class: 'hint',
-        text: 'Drop a model folder here: config.json, model.safetensors (or its index and shards) and tokenizer.json of a GPT-2, BERT or LLaMA-family checkpoint. The files stay on this computer.',
+        text: `Drop a model folder here: config.json, model.safetensors (or its index and shards) and tokenizer.json of a checkpoint of ${FAMILIES_TEXT}. The files stay on this computer.`,
       }),
       this.urlField,
       el('div', { class: 'model-progress' }, this.bar, this.cancel),
@@ -254,6 +262,8 @@ export class RealModelControls {
           this.mounts.view,
         ),
       ),
+      part('investigate', 'Investigate: what each head contributes'),
+      this.mounts.investigate,
       part('generate', 'Generate, step by step: the KV cache'),
       this.mounts.generate,
       this.mounts.rope,
@@ -262,7 +272,8 @@ export class RealModelControls {
   }
 
   /** Places the tokens (with the vocabulary), the predictions and the model view. */
-  mount({ tokens, vocabulary, predictions, view, rope, generate }) {
+  mount({ tokens, vocabulary, predictions, view, rope, generate, investigate }) {
+    this.mounts.investigate.append(investigate);
     this.mounts.generate.append(generate);
     this.mounts.rope.append(rope);
     this.mounts.tokens.append(tokens, vocabulary);

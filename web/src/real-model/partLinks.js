@@ -1,4 +1,4 @@
-// The real-model section's parts (app/link.js's SECTIONS: tokens, next, heads, generate, layer), each heading with a
+// The real-model section's parts (app/link.js's SECTIONS: tokens, next, heads, investigate, generate, layer), each heading with a
 // link that opens the page at it: the link's address is the model's own link with `section` (set as the panel writes
 // its link), and a click copies it (or shows it selected, to copy by hand) and says so beside it.
 import { SECTIONS } from '../app/link.js';

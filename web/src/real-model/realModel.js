@@ -3,6 +3,7 @@
 // in panel.js.
 import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
 import { generateSettings, readQuery, writeQuery } from '../app/link.js';
+import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -48,8 +49,10 @@ export function lessonOf(text, r, vocab) {
 /** How many next tokens are listed. */
 export const TOP_K = 10;
 
-/** The families attention-wasm/model runs, for messages. */
-export const FAMILIES_TEXT = 'GPT-2 (gpt2), BERT (bert) and the LLaMA family (llama, mistral, qwen2)';
+/** The families attention-wasm/model runs, for messages: "GPT-2 (gpt2), BERT (bert), … and Qwen3 (qwen3)". */
+export const FAMILIES_TEXT = SUPPORTED_FAMILIES.map(({ label, modelTypes }) => `${label} (${modelTypes.join(', ')})`)
+  .join(', ')
+  .replace(/, (?=[^,]*$)/u, ' and ');
 
 /**
  * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
@@ -69,6 +72,8 @@ export function readModelLink(search) {
     layer: values.layer ?? null,
     head: values.head ?? null,
     ablate: values.ablate ?? [],
+    ablateMode: values.ablateMode ?? 'zero', // how they are switched off (zero, mean, resample), and from what prompt
+    ablateReference: values.ablateReference ?? '',
     edits: values.edits ?? [], // numbers edited in the walk (tools/walk/walkEdits.js)
     section: values.section ?? null, // a part to open at (app/link.js's SECTIONS)
     warnings,
@@ -108,8 +113,11 @@ export function vocabulary(json) {
   return names;
 }
 
-/** The id of BERT's mask token in a vocabulary (id → token), or -1. */
-export const maskId = (names) => names.indexOf('[MASK]');
+/** The id of a masked-LM's mask token in a vocabulary (id → token): BERT's [MASK], RoBERTa's <mask>; or -1. */
+export const maskId = (names) => {
+  const bert = names.indexOf('[MASK]');
+  return bert >= 0 ? bert : names.indexOf('<mask>');
+};
 
 const softmaxes = new WeakMap(); // logits array → Map(row → { max, sum }): each row's softmax normalizer, once
 

@@ -31,6 +31,10 @@ export class RealModelSession {
   typedMask = -1;
   /** The heads switched off, [layer, head] pairs sorted. */
   ablate = [];
+  /** How they are switched off: 'zero', 'mean' (over this run, or over `ablateReference`'s) or 'resample'. */
+  ablateMode = 'zero';
+  /** The prompt whose run gives a 'mean' or 'resample' ablation its values ('' for 'mean': this run's). */
+  ablateReference = '';
   /** Numbers edited in the walk, as model.run takes them (tools/walk/walkEdits.js). */
   edits = [];
   /** The head opened ({ layer, head }): in the model view, the steps and the one-layer views. */
@@ -110,6 +114,8 @@ export class RealModelSession {
     this.#layerRun = null;
     const counts = rm.linkCounts(link, model.spec); // counted from 0; a link written counted from 1 is said so
     this.ablate = counts.ablate;
+    this.ablateMode = link?.ablateMode ?? this.ablateMode;
+    this.ablateReference = link?.ablateReference ?? this.ablateReference;
     this.edits = (link?.edits ?? []).filter((e) => e.layer < numLayers);
     this.text = link?.text ?? (keep ? this.text : rm.defaultText(model, source));
     return { link, counts };
@@ -147,6 +153,28 @@ export class RealModelSession {
   /** The heads switched off. */
   setAblate(ablate) {
     this.ablate = ablate;
+  }
+
+  /** How the heads are switched off (`mode`, with the prompt that gives 'mean' or 'resample' its values). */
+  setAblateMode(mode, reference = '') {
+    this.ablateMode = mode;
+    this.ablateReference = reference;
+  }
+
+  /**
+   * `pairs` ([layer, head]) as model.run's `ablate`: the pairs themselves when zeroed, else { layer, head, mode,
+   * reference } (the reference text, or its ids for a model without tokenizer.json).
+   */
+  ablateOptions(pairs = this.ablate) {
+    if (this.ablateMode === 'zero') return pairs;
+    const text = this.ablateReference.trim();
+    const reference = !text ? undefined : this.model?.hasTokenizer ? text : { ids: text.split(/\s+/u).map(Number) };
+    return pairs.map(([layer, head]) => ({ layer, head, mode: this.ablateMode, ...(reference ? { reference } : {}) }));
+  }
+
+  /** The ablation's mode and reference as one key: a change runs the ablated layers again. */
+  #modeKey() {
+    return this.ablateMode === 'zero' ? 'zero' : `${this.ablateMode}:${this.ablateReference.trim()}`;
   }
 
   /** The numbers edited (walkEdits.js's edits). */
@@ -195,8 +223,20 @@ export class RealModelSession {
 
   /** What a link (and Embed…) holds of this state: model, sentence (`ids`: token ids), head, heads off and edits. */
   link() {
-    const { source: model, text, selected, ablate, edits } = this;
-    return { model, text, ids: !this.model?.hasTokenizer, layer: selected?.layer, head: selected?.head, ablate, edits };
+    const { source: model, text, selected, ablate, edits, ablateMode } = this;
+    const ablateReference = this.ablateReference.trim() || null;
+    const ids = !this.model?.hasTokenizer;
+    return {
+      model,
+      text,
+      ids,
+      layer: selected?.layer,
+      head: selected?.head,
+      ablate,
+      edits,
+      ablateMode,
+      ablateReference,
+    };
   }
 
   /**
@@ -218,7 +258,8 @@ export class RealModelSession {
       const settings = { ablate: this.ablate.slice(), edits: this.edits.slice() };
       // The prediction reads one row of the logits: the last (GPT-2, LLaMA), or the [MASK]'s (BERT: all rows).
       const options = { topK: rm.TOP_K, ...settings, signal, logits: model.spec.choices.maskedLm || 'last' };
-      const last = this.ran?.key === key && this.ran.model === model ? this.ran : null;
+      const modeKey = this.#modeKey(); // a new mode runs the ablated layers again: the whole run, here
+      const last = this.ran?.key === key && this.ran.model === model && this.ran.modeKey === modeKey ? this.ran : null;
       const begin = Boolean(last && start); // the edited layer's run holds for this sentence only
       const prior = begin ? mergeRun(last.result, start.result, start.layer) : last?.result;
       const layer = !last
@@ -230,7 +271,10 @@ export class RealModelSession {
       if (walked >= layer) from.capture = layerCapture(model.spec, walked);
       // In parts with a task between (run/runParts.js), once the model has run: its weights are read then (a first
       // run's reads stay one run, its cache written after it).
-      const run = (o) => (this.ran?.model === model ? runInParts(model, input, o) : model.run(input, o));
+      const run = (o) => {
+        const moded = { ...o, ablate: this.ablateOptions(o.ablate) };
+        return this.ran?.model === model ? runInParts(model, input, moded) : model.run(input, moded);
+      };
       const result = mergeRun(prior, await run({ ...options, ...from }), layer);
       if (begin) result.captures = start.result.captures; // the edited layer's, the walk's
       const runMs = performance.now() - t0;
@@ -239,7 +283,7 @@ export class RealModelSession {
       else if (this.base?.key !== key) this.base = { key, result: await run({ ...options, ablate: [], edits: [] }) };
       const base = plain ? null : this.base.result;
       if (!this.current(generation)) return null;
-      this.ran = { model, key, ...settings, result };
+      this.ran = { model, key, modeKey, ...settings, result };
       if (this.masked < 0) this.lastIds = result.ids; // the ids a token clicked is masked in
       if (walked >= layer || (begin && walked === start.layer)) this.rememberLayer(walked, result);
       return { result, base, layer, begin, runMs };
@@ -256,7 +300,8 @@ export class RealModelSession {
   runLayer(layer, capture, { attentions = false } = {}) {
     const { input } = this.input();
     const options = fromOptions(this.result, layer, { ablate: this.ablate, edits: this.edits }, true);
-    return this.model.run(input, { ...options, capture, logits: false, attentions });
+    const ablate = this.ablateOptions(options.ablate);
+    return this.model.run(input, { ...options, ablate, capture, logits: false, attentions });
   }
 
   /** runLayer's result capturing every head, shared by the heads of a layer while the run and settings stay. */

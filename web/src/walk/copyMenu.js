@@ -5,7 +5,8 @@ import { el } from '../shared/dom.js';
 
 export class CopyMenu {
   /**
-   * @param {() => { title: string, rows: number[][] }} matrix  what to copy, read at the click
+   * @param {() => { title: string, rows: ArrayLike<number>[], text?: (format: string) => string }} matrix  what to
+   *   copy, read at the click: a matrix's rows, or `text` writing it in each format (an instrument's table)
    */
   constructor(matrix) {
     this.matrix = matrix;
@@ -39,14 +40,14 @@ export class CopyMenu {
 
   /** Copies the matrix as NumPy, JSON or CSV; when the clipboard is refused, shows the text to copy by hand. */
   async copy(format) {
-    const { title, rows } = this.matrix();
-    const text = exportMatrix(rows, format);
+    const { title, rows, text: write } = this.matrix();
+    const text = write ? write(format) : exportMatrix(rows, format);
     this.fallback.hidden = true;
     const copied = await copyText(text, {
       mount: this.fallback,
       label: `${title} as ${EXPORT_FORMATS[format]}`,
       lead: el('p', { class: 'hint', text: 'The browser did not allow copying: select the text below and copy it.' }),
-      rows: Math.min(8, rows.length + 1),
+      rows: Math.min(8, text.split('\n').length),
       closable: true,
     });
     if (!copied) return;

@@ -7,13 +7,18 @@
 // | prefixes       | the base model's prefixes of its tensor names, tried in turn                                |
 // | choices        | the choices the forward reads and the page shows (spec.choices: see CHOICES)                 |
 // | sizes          | config.json's field (or fields, tried in turn) of each required size                         |
-// | optional       | the fields of optional sizes, [field, default] of eps and the activation, and the fields of  |
-// |                | RoPE's base and rotated fraction where they are not rope_theta and partial_rotary_factor     |
+// | optional       | the fields of optional sizes, [field, default] of eps (or eps itself, fixed) and of the      |
+// |                | activation, and the fields of RoPE's base and rotated fraction where they are not rope_theta |
+// |                | and partial_rotary_factor                                                                    |
 // | activations    | the core's activations it runs (the config's activation must be one)                         |
 // | normNames      | its two norms in a layer as its checkpoints name them (spec.labels.norms)                     |
-// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases) and the   |
-// |                | choices that its config sets (choices: merged over the table's)                             |
+// | read(config, ctx) | the rest of the spec that is the family's (checks, windows, tied head, biases; scale,    |
+// |                | softcaps, embedding scale, q/k norm scope, sliding layers' RoPE base; positions: { offset,  |
+// |                | padId } of learned positions that do not start at 0) and the choices that its config sets  |
+// |                | (choices: merged over the table's)                                                          |
+// | activationNames | (optional) config.json's activation names read its own way (Gemma's gated GELU)           |
 // | embeddings, embedNorm, layer(l), final, head | the tensors the forward reads: rows of [slot, name, shape, when?] |
+// |                | (a row may be a part of a tensor's rows: rowsOf)                                             |
 //
 // A tensor's name starts at the base model's prefix, or with "^" at the top of the file (lm_head, BERT's cls.*).
 // Shape letters: d d_model, ff d_ff, V vocab, P positions, T token types, dk d_k, q H·d_k, kv H_kv·d_k,
@@ -24,6 +29,12 @@
  * `aliases`: other names of the same tensor (older checkpoints), tried after `name`.
  */
 export const row = (slot, name, shape, when, aliases = []) => ({ slot, name, shape, when, aliases });
+
+/**
+ * A row that is rows of a tensor holding several side by side (Phi-3's gate_up_proj [gate | up]): `of` the shape letters
+ * of the parts, in order (the tensor's first size is their sum), `index` this row's; its shape gives the part's.
+ */
+export const rowsOf = (r, of, index) => ({ ...r, part: Object.freeze({ of, index }) });
 
 /** The names of the sizes in the config.json of BERT, the LLaMA family and most models since (GPT-2 has its own). */
 export const HIDDEN_SIZES = Object.freeze({
@@ -80,6 +91,17 @@ export const ACTIVATION_LABELS = Object.freeze({
   geluTanh: 'GELU (tanh)',
   geluErf: 'GELU (erf)',
   siluGated: 'SiLU-gated',
+  geluTanhGated: 'GELU-gated (tanh)',
 });
-export const NORM_LABELS = Object.freeze({ layerNorm: 'LayerNorm', rmsNorm: 'RMSNorm' });
-export const PLACEMENT_LABELS = Object.freeze({ preNorm: 'pre-norm', postNorm: 'post-norm', parallel: 'parallel' });
+export const NORM_LABELS = Object.freeze({
+  layerNorm: 'LayerNorm',
+  rmsNorm: 'RMSNorm',
+  rmsNormPlusOne: 'RMSNorm (1 + w)',
+});
+export const PLACEMENT_LABELS = Object.freeze({
+  preNorm: 'pre-norm',
+  postNorm: 'post-norm',
+  parallel: 'parallel',
+  sandwich: 'sandwich',
+  postBranch: 'norm after each branch',
+});

@@ -5,16 +5,33 @@
 import { AttentionError, describe } from '../../errors.js';
 import { ACTIVATION_LABELS, NORM_LABELS, PLACEMENT_LABELS } from './family.js';
 import bert from './bert.js';
+import distilbert from './distilbert.js';
+import gemma from './gemma.js';
+import gemma2 from './gemma2.js';
+import gemma3 from './gemma3.js';
 import gpt2 from './gpt2.js';
 import gptNeox from './gpt_neox.js';
 import llama from './llama.js';
+import olmo2 from './olmo2.js';
+import phi3 from './phi3.js';
 import qwen3 from './qwen3.js';
+import roberta from './roberta.js';
 
 /** Every family file's table, in the order config.json's model_type and architectures are looked up. */
-const FILES = [gpt2, bert, llama, gptNeox, qwen3];
+const FILES = [gpt2, bert, llama, gptNeox, qwen3, roberta, distilbert, phi3, gemma, gemma2, gemma3, olmo2];
 
 /** The families by their name (spec.family, model.family). */
 export const FAMILIES = Object.freeze(Object.fromEntries(FILES.map((table) => [table.name, table])));
+
+/**
+ * The families this package runs, in lookup order, as a page or a message names them: each family's name
+ * (model.family), its label and the config.json model_types it reads.
+ */
+export const SUPPORTED_FAMILIES = Object.freeze(
+  FILES.map((table) =>
+    Object.freeze({ family: table.name, label: table.label, modelTypes: Object.freeze([...table.modelTypes]) }),
+  ),
+);
 
 /** The family of a config.json object: by its model_type, else (no model_type) by its architectures. */
 export function familyOf(config, file) {
@@ -53,7 +70,7 @@ export function shapeSizes(spec) {
     d: spec.dModel,
     ff: spec.dFf,
     V: spec.vocabSize,
-    P: spec.maxPositions,
+    P: spec.maxPositions + (spec.positions?.offset ?? 0),
     T: spec.typeVocabSize,
     dk: spec.headDim,
     q: spec.numHeads * spec.headDim,

@@ -1,11 +1,12 @@
 // Page test (run by run.mjs): the "Real model" source on dropped files: a tiny checkpoint of each family (GPT-2 in
-// dark mode, BERT at 390 px, LLaMA without tokenizer.json), files that are not a model, and a GPT-2-small-shaped
+// dark mode, BERT and DistilBERT at 390 px, LLaMA and Phi-3 without tokenizer.json), files that are not a model, and a GPT-2-small-shaped
 // layout of 12 × 12 heads at 32 tokens (the model view's drawing time printed). Numbers are checked against
 // attention-wasm/model run here in Node on the same files.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { loadModel } from '../../../../src/js/model/index.node.js';
+import { SUPPORTED_FAMILIES, loadModel } from '../../../../src/js/model/index.node.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
+import { distilbertFixture, phi3Fixture } from '../../../js/model/fixtures-families.js';
 import { byteLevelTokenizer, wordPieceTokenizer } from '../../../js/model/tokenizers.js';
 import { ARTIFACTS, assertShown, readNumbers, settle, withPage } from '../helpers.mjs';
 import { assertPredictions, dropAsFiles, readPredictions, runs, topOfRow, waitForRun } from './helpers.mjs';
@@ -22,15 +23,24 @@ describe('real model: dropped files', () => {
       tokenizer: wordPieceTokenizer(['the', 'cat', 'sat', 'on', 'mat', '##s', 'dog', '.', 'a']),
       text: 'the cats sat on the [MASK] .',
     }),
+    // BERT's computation under DistilBERT's names (q_lin … out_lin, vocab_projector), no token types
+    distilbert: () => ({
+      fixture: distilbertFixture({ vocab: 19 }),
+      tokenizer: wordPieceTokenizer(['the', 'cat', 'sat', 'on', 'mat', '##s', 'dog', '.', 'a']),
+      text: 'the cats sat on the [MASK] .',
+    }),
     llama: () => ({ fixture: llamaFixture(), tokenizer: null, text: '5 1 7 3 9 2' }),
+    // fused qkv_proj and gate_up_proj, GQA, partial rotary
+    phi3: () => ({ fixture: phi3Fixture({ kvHeads: 2, partial: 0.5 }), tokenizer: null, text: '5 1 7 3 9 2' }),
   };
   for (const [family, make] of Object.entries(families)) {
     test(`a tiny ${family} checkpoint dropped as files: its predictions and a head in the steps`, async () => {
       const { fixture, tokenizer, text } = make();
+      const masked = family === 'bert' || family === 'distilbert'; // a masked-LM encoder
       const files = { ...fixture.files, ...(tokenizer ? { 'tokenizer.json': tokenizer } : {}) };
       const model = await loadModel(files);
       // GPT-2 in dark mode, BERT at 390 px, LLaMA at 1280 px light.
-      const viewport = family === 'bert' ? { width: 390, height: 844 } : { width: 1280, height: 900 };
+      const viewport = masked ? { width: 390, height: 844 } : { width: 1280, height: 900 };
       await withPage(env, { viewport }, async ({ page }) => {
         if (family === 'gpt2') await page.emulateMedia({ colorScheme: 'dark' });
         await page.evaluate(() => document.getElementById('real-model-button').click());
@@ -55,8 +65,9 @@ describe('real model: dropped files', () => {
           await page.$$eval('.model-tokens li', (items) => items.map((li) => Number(li.dataset.id))),
           r.ids,
         );
-        if (family === 'llama') {
-          assert.match(await page.textContent('#model-about'), /^llama · 2 layers × 4 heads \(2 key\/value heads\)/u);
+        if (family === 'llama' || family === 'phi3') {
+          const about = new RegExp(`^${family} · 2 layers × 4 heads \\(2 key\\/value heads\\)`, 'u');
+          assert.match(await page.textContent('#model-about'), about);
           assertPredictions(await readPredictions(page), r.next, family);
         } else if (family === 'gpt2') {
           assertPredictions(await readPredictions(page), r.next, family);
@@ -85,11 +96,11 @@ describe('real model: dropped files', () => {
         );
         await settle(page);
         const [cap] = (
-          await model.run(family === 'bert' ? { ids: [...r.ids.slice(0, 2), 4, ...r.ids.slice(3)] } : input, {
+          await model.run(masked ? { ids: [...r.ids.slice(0, 2), 4, ...r.ids.slice(3)] } : input, {
             capture: [{ layer: 1, head: 1 }],
           })
         ).captures;
-        if (family === 'llama') {
+        if (family === 'llama' || family === 'phi3') {
           // RoPE: q and k before and after the rotation, the model's own.
           assertShown(await readNumbers(page, 'qRotated'), cap.qRotated.toArray(), PRECISION, 'llama q rotated');
           assertShown(await readNumbers(page, 'kRotated'), cap.kRotated.toArray(), PRECISION, 'llama k rotated');
@@ -101,7 +112,7 @@ describe('real model: dropped files', () => {
           PRECISION,
           `${family} layer 1 head 1 weights`,
         );
-        assert.equal(await page.isChecked('#causal'), family !== 'bert');
+        assert.equal(await page.isChecked('#causal'), !masked);
         await page.screenshot({ path: `${ARTIFACTS}/real-model-${family}.png`, fullPage: false });
       });
     });
@@ -124,7 +135,11 @@ describe('real model: dropped files', () => {
       await page.waitForFunction(() => document.getElementById('model-error').textContent.length > 0);
       const message = await page.textContent('#model-error');
       assert.match(message, /UNSUPPORTED_MODEL/u);
-      assert.match(message, /GPT-2 \(gpt2\), BERT \(bert\) and the LLaMA family/u);
+      // every family the package runs, from its SUPPORTED_FAMILIES: the page keeps no list of its own
+      for (const { label, modelTypes } of SUPPORTED_FAMILIES) {
+        assert.ok(message.includes(`${label} (${modelTypes.join(', ')})`), `${label} in: ${message}`);
+      }
+      assert.match(await page.textContent('#step-model'), /tokenizer\.json of a checkpoint of GPT-2 \(gpt2\), BERT/u);
       assert.equal(await page.locator('.model-head canvas').count(), 8, 'the shipped model stays');
     });
   });

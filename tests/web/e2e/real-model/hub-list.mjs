@@ -1,5 +1,5 @@
-// Page test (run by run.mjs): the real English models the page offers by name (GPT-2 small, distilgpt2, SmolLM-135M,
-// Qwen2.5-0.5B), one click each, under the page's own Content-Security-Policy. The Hub cannot be reached here: its
+// Page test (run by run.mjs): the real English models the page offers by name (GPT-2 small, distilgpt2, Pythia-70m,
+// SmolLM-135M, Qwen2.5-0.5B), one click each, under the page's own Content-Security-Policy. The Hub cannot be reached here: its
 // addresses (https://huggingface.co/<id>/resolve/main/<file>) are answered by the test, as the Hub answers them
 // (Range, CORS), with a tiny checkpoint of each model's family written in the Hub's layout. Each loads, and its
 // predictions are attention-wasm/model's on the same files.
@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../../src/js/model/index.node.js';
 import { gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
+import { neoxFixture } from '../../../js/model/fixtures-families.js';
 import { byteLevelTokenizer } from '../../../js/model/tokenizers.js';
 import { ARTIFACTS, openPage } from '../helpers.mjs';
 import { assertPredictions, openBuiltin, readPredictions, runs, waitForRun } from './helpers.mjs';
@@ -21,6 +22,7 @@ const TEXT = 'the cat saw the cat';
 const OFFERED = {
   'openai-community/gpt2': gpt2Fixture({ vocab: VOCAB, positions: 32 }),
   'distilbert/distilgpt2': gpt2Fixture({ vocab: VOCAB, positions: 32, seed: 5, layers: 1 }),
+  'EleutherAI/pythia-70m': neoxFixture({ vocab: VOCAB }),
   'HuggingFaceTB/SmolLM-135M': llamaFixture({ vocab: VOCAB, dtype: 'BF16', tied: true }),
   'Qwen/Qwen2.5-0.5B': llamaFixture({ type: 'qwen2', vocab: VOCAB, dtype: 'BF16' }),
 };
@@ -79,14 +81,14 @@ describe('real model: English models of the Hub, one click away', () => {
         );
       assert.deepEqual(
         rows.map((r) => r.button),
-        ['GPT-2 small', 'distilgpt2', 'SmolLM-135M', 'Qwen2.5-0.5B'],
+        ['GPT-2 small', 'distilgpt2', 'Pythia-70m', 'SmolLM-135M', 'Qwen2.5-0.5B'],
       );
-      for (const [k, id] of Object.keys(OFFERED).slice(0, 4).entries()) {
+      for (const [k, id] of Object.keys(OFFERED).slice(0, 5).entries()) {
         assert.ok(rows[k].text.includes(id), `${rows[k].button} names ${id}`);
         assert.match(rows[k].text, /· \d[\d.]* (MB|GB) ·/u, `${rows[k].button} says its download size`);
       }
       await list.screenshot({ path: `${ARTIFACTS}/real-model-hub-list.png` });
-      for (const id of Object.keys(OFFERED).slice(0, 4)) {
+      for (const id of Object.keys(OFFERED).slice(0, 5)) {
         const model = await loadModel(filesOf(id));
         const expected = await model.run(TEXT, { topK: 10 });
         model.dispose();

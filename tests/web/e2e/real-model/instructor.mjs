@@ -93,7 +93,7 @@ describe('real model: for an instructor', () => {
       await page.waitForFunction(() => /section=nowhere/u.test(document.getElementById('model-link-note').textContent));
       assert.match(
         await page.textContent('#model-link-note'),
-        /section=nowhere is not a part of the real-model section \(tokens, next, heads, generate, layer\)/u,
+        /section=nowhere is not a part of the real-model section \(tokens, next, heads, investigate, generate, layer\)/u,
       );
     });
   });

@@ -47,7 +47,14 @@ describe('the link table', () => {
     const settings = { maxNewTokens: 6, temperature: 1.2, topK: 20, topP: 0.9, seed: 7 };
     const both = writeGenerateLink(search, settings);
     expect(both).toBe(`${search}&gen=6&gentemp=1.2&gentopk=20&gentopp=0.9&genseed=7`);
-    expect(readModelLink(both)).toEqual({ ...link, section: null, warnings: [], generate: settings });
+    expect(readModelLink(both)).toEqual({
+      ...link,
+      ablateMode: 'zero',
+      ablateReference: '',
+      section: null,
+      warnings: [],
+      generate: settings,
+    });
     expect(readGenerateLink(both)).toEqual(settings);
     expect(readQuery(both).values).toMatchObject({ embed: true, steps: 'a b', nowarm: true });
     // each part writes only its own keys
@@ -101,13 +108,16 @@ describe('the link table', () => {
       layer: 0,
       head: 11,
       ablate: [[3, 4]],
+      ablateMode: 'resample',
+      ablateReference: 'a c',
       edits: [{ layer: 2, step: 'wo', row: 0, col: 5, value: 1 }],
-      section: 'generate',
+      section: 'investigate',
       maxNewTokens: 3,
       temperature: 0.7,
       topK: 5,
       topP: 0.5,
       seed: 4,
+      lesson: 'patching',
       embed: true,
       steps: 'scores softmax',
       nowarm: true,
@@ -118,6 +128,28 @@ describe('the link table', () => {
     expect([...keys.keys()]).toEqual(LINK.filter((e) => e.group).map((e) => e.key));
     expect(readQuery(search).values).toEqual(values);
     expect(readQuery(search).warnings).toEqual([]);
+  });
+
+  it('reads a lesson on the trained model by its id, and warns of one that is none', () => {
+    expect(readQuery('?lesson=logit-lens').values).toEqual({ lesson: 'logit-lens' });
+    expect(readQuery('?lesson=lens').warnings).toEqual([
+      'lesson=lens is not a lesson on the trained model (head-writes, logit-lens, patching)',
+    ]);
+  });
+
+  it('writes the ablation mode only when heads are switched off and not zeroed, its reference only with it', () => {
+    const base = { model: 'builtin', text: 'a b', ablate: [[0, 2]], ablateMode: 'zero', ablateReference: 'c d' };
+    expect(writeQuery('', 'model', base)).toBe('?model=builtin&text=a+b&ablate=0.2');
+    expect(writeQuery('', 'model', { ...base, ablateMode: 'mean', ablateReference: null })).toBe(
+      '?model=builtin&text=a+b&ablate=0.2&ablatemode=mean',
+    );
+    expect(writeQuery('', 'model', { ...base, ablateMode: 'resample' })).toBe(
+      '?model=builtin&text=a+b&ablate=0.2&ablatemode=resample&ablateref=c+d',
+    );
+    expect(writeQuery('', 'model', { ...base, ablate: [], ablateMode: 'mean' })).toBe('?model=builtin&text=a+b');
+    expect(readQuery('?model=builtin&ablatemode=half').warnings).toEqual([
+      'ablatemode=half is not an ablation mode (zero, mean, resample)',
+    ]);
   });
 
   it('names what it cannot read in the query, keeping the rest', () => {

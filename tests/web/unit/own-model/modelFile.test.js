@@ -29,7 +29,7 @@ describe('guessMapping', () => {
     expect(m.layout).toBe('gpt2');
     expect(m.layers).toEqual([0, 3]);
     expect(m.layer).toBe(3);
-    expect(m.slots.wk).toEqual({ name: 'h.3.attn.c_attn.weight', part: { axis: 1, index: 1, of: 3 } });
+    expect(m.slots.wk).toEqual({ name: 'h.3.attn.c_attn.weight', part: { axis: 1, index: 1, of: 3, blocks: true } });
     expect(m.slots.wo).toEqual({ name: 'h.3.attn.c_proj.weight' });
     expect(m.slots.bq).toBeUndefined(); // layer 3 has no bias in this file
     expect(m.slots.x).toEqual({ name: 'hidden_states' });
@@ -38,7 +38,7 @@ describe('guessMapping', () => {
     expect(guessMapping(tensors).layer).toBe(0);
     expect(guessMapping(tensors).slots.bq).toEqual({
       name: 'h.0.attn.c_attn.bias',
-      part: { axis: 0, index: 0, of: 3 },
+      part: { axis: 0, index: 0, of: 3, blocks: true },
     });
   });
 

@@ -68,6 +68,8 @@ describe('blockParts', () => {
     gpt2: { model_type: 'gpt2', n_embd: 8, n_head: 2, n_layer: 1, n_positions: 8, vocab_size: 10 },
     bert: { model_type: 'bert', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
     llama: { model_type: 'llama', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
+    gemma2: { model_type: 'gemma2', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
+    olmo2: { model_type: 'olmo2', ...hidden, max_position_embeddings: 8, vocab_size: 10 },
   };
   const specOf = (family, config = {}) => ({ ...readSpec({ ...specs[family], ...config }), ...sizes });
   const tensors = (family) => blockParts(specOf(family), 5).filter((p) => p.kind === 'tensor');
@@ -110,6 +112,42 @@ describe('blockParts', () => {
     ]);
     expect(blockParts(specOf('bert'), 5)[1].kind).toBe('attention');
     expect(blockParts(specOf('bert'), 5)[5].label).toBe('LayerNorm (attention.output)');
+  });
+
+  it('the sandwich (Gemma 2): a norm before and after each half; OLMo-2: after each half only', () => {
+    const labels = (family) => blockParts(specOf(family), 5).map((p) => (p.kind === 'tensor' ? p.key : p.label));
+    expect(labels('gemma2')).toEqual([
+      'input',
+      'RMSNorm (1 + w) input_layernorm',
+      'x',
+      'attention: 2 heads of d_k = 4',
+      'RMSNorm (1 + w) post_attention_layernorm',
+      'output',
+      '+ residual',
+      'residual',
+      'RMSNorm (1 + w) pre_feedforward_layernorm',
+      'mlpInput',
+      'MLP up',
+      'mlpHidden',
+      'MLP down',
+      'RMSNorm (1 + w) post_feedforward_layernorm',
+      'mlpOutput',
+      '+ residual',
+      'hidden',
+    ]);
+    expect(up(specOf('gemma2'))).toBe('GELU (tanh)(x·W_gate)·(x·W_up), W_gate and W_up [8 × 32]');
+    const olmo2 = labels('olmo2');
+    expect(olmo2.slice(0, 4)).toEqual([
+      'input',
+      'attention: 2 heads of d_k = 4',
+      'RMSNorm post_attention_layernorm',
+      'output',
+    ]);
+    expect(olmo2).not.toContain('x');
+    expect(olmo2.filter((l) => l.includes('RMSNorm'))).toEqual([
+      'RMSNorm post_attention_layernorm',
+      'RMSNorm post_feedforward_layernorm',
+    ]);
   });
 
   it('names the activation that runs: GPT-2 with activation_function "gelu" runs erf, not tanh', () => {

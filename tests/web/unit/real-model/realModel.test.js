@@ -5,6 +5,7 @@ import { captureResult, walkSizes } from '../../../../web/src/real-model/tools/w
 import { editedWeights, walkEdit, withEdit } from '../../../../web/src/real-model/tools/walk/walkEdits.js';
 import {
   loadMessage,
+  maskId,
   predictionChanges,
   probabilityOf,
   readModelLink,
@@ -36,12 +37,14 @@ describe('real model: links', () => {
         [0, 2],
       ],
       edits: [],
+      ablateMode: 'zero',
+      ablateReference: '',
       section: null,
       warnings: [],
     });
     expect(readModelLink(writeModelLink('', { ...link, section: 'generate' })).section).toBe('generate');
     expect(readModelLink('?model=builtin&section=nowhere').warnings).toEqual([
-      'section=nowhere is not a part of the real-model section (tokens, next, heads, generate, layer)',
+      'section=nowhere is not a part of the real-model section (tokens, next, heads, investigate, generate, layer)',
     ]);
     expect(readModelLink('?nowarm')).toBeNull();
     expect(writeModelLink(search, null)).toBe('?nowarm=');
@@ -55,6 +58,8 @@ describe('real model: links', () => {
       head: 2,
       ablate: [[1, 0]],
       edits: [],
+      ablateMode: 'zero',
+      ablateReference: '',
       section: null,
       warnings: [
         'layer=x is not a layer from 0 to 9999',
@@ -122,6 +127,10 @@ describe('real model: tokens and predictions', () => {
   it("reads a tokenizer.json's vocabulary with its added tokens", () => {
     const json = { model: { vocab: { a: 0, b: 1 } }, added_tokens: [{ id: 2, content: '[MASK]' }] };
     expect(vocabulary(json)).toEqual(['a', 'b', '[MASK]']);
+    // the mask token: BERT's [MASK], or RoBERTa's <mask> (its masked-LM head is a family of its own)
+    expect(maskId(vocabulary(json))).toBe(2);
+    expect(maskId(['<s>', '<pad>', '</s>', 'a', '<mask>'])).toBe(4);
+    expect(maskId(['a', 'b'])).toBe(-1);
     expect(
       vocabulary({
         model: {

@@ -126,6 +126,8 @@ describe('RealModelSession: transitions', () => {
       head: undefined,
       ablate: [],
       edits: session.edits,
+      ablateMode: 'zero',
+      ablateReference: null,
     });
   });
 });
@@ -162,6 +164,31 @@ describe('RealModelSession: runs', () => {
     ]);
     expect(bits(other.result.logits)).toEqual(bits(off.logits));
     expect(bits(other.base.logits)).toEqual(bits(on.logits));
+  });
+
+  it('an ablation mode (mean, resample with its reference) runs the ablated heads so, again whole when it changes', async () => {
+    const { model, runs } = counted(await gpt2());
+    const session = new RealModelSession();
+    session.loaded(model, { source: 'files', files: new Map() });
+    session.setText('cat the cat');
+    session.setAblate([[1, 0]]);
+    await session.run();
+    session.setAblateMode('mean');
+    expect(session.ablateOptions()).toEqual([{ layer: 1, head: 0, mode: 'mean' }]);
+    const mean = await session.run();
+    expect(mean.layer).toBe(0); // the mode changed: no earlier run of this mode to start from
+    const whole = await model.run('cat the cat', { ablate: [{ layer: 1, head: 0, mode: 'mean' }], logits: 'last' });
+    expect(bits(mean.result.logits)).toEqual(bits(whole.logits));
+    session.setAblateMode('resample', ' the cat cat ');
+    expect(session.ablateOptions()).toEqual([{ layer: 1, head: 0, mode: 'resample', reference: 'the cat cat' }]);
+    const resampled = await session.run();
+    const reference = await model.run('cat the cat', {
+      ablate: [{ layer: 1, head: 0, mode: 'resample', reference: 'the cat cat' }],
+      logits: 'last',
+    });
+    expect(bits(resampled.result.logits)).toEqual(bits(reference.logits));
+    expect(runs.at(-1).ablate).toEqual([{ layer: 1, head: 0, mode: 'resample', reference: 'the cat cat' }]);
+    expect(session.link()).toMatchObject({ ablateMode: 'resample', ablateReference: 'the cat cat' });
   });
 
   it('a run overtaken by a newer one (or a cancel) resolves null and records nothing', async () => {

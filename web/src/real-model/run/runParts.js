@@ -21,7 +21,7 @@ const taskBreak = () =>
 
 const layerOf = {
   capture: (c) => c?.layer,
-  ablate: (pair) => (Array.isArray(pair) ? pair[0] : undefined),
+  ablate: (entry) => (Array.isArray(entry) ? entry[0] : entry?.layer),
   edits: (edit) => edit?.layer,
 };
 

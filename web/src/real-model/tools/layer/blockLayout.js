@@ -24,10 +24,10 @@ export function blockParts(spec, n) {
     label: `attention: ${H} heads of d_k = ${dK}`,
     detail: `W_q ${size([d, H * dK])}, W_k and W_v ${size([d, Hkv * dK])} (${kv}), softmax(q·kᵀ/√${dK})·v per head, W_o ${size([H * dK, d])}`,
   };
-  const up =
-    spec.activation === 'siluGated'
-      ? `SiLU(x·W_gate)·(x·W_up), W_gate and W_up ${size([d, ff])}`
-      : `${spec.labels.activation}(x·W_up${spec.mlpBias ? ' + b' : ''}), W_up ${size([d, ff])}`;
+  const gate = { siluGated: 'SiLU', geluTanhGated: 'GELU (tanh)' }[spec.activation];
+  const up = gate
+    ? `${gate}(x·W_gate)·(x·W_up), W_gate and W_up ${size([d, ff])}`
+    : `${spec.labels.activation}(x·W_up${spec.mlpBias ? ' + b' : ''}), W_up ${size([d, ff])}`;
   const mlp = [
     { kind: 'mlp', label: 'MLP up', detail: up },
     tensor('mlpHidden', 'the MLP’s activation', ff),
@@ -44,7 +44,29 @@ export function blockParts(spec, n) {
     tensor('residual', 'input + attention (residual stream)'),
   ];
   const mlpInput = tensor('mlpInput', 'the MLP’s input');
-  if (spec.choices.placement === 'postNorm') {
+  const { placement } = spec.choices;
+  if (placement === 'sandwich' || placement === 'postBranch') {
+    // a norm after each half inside the residual branch (Gemma 2 and 3: before it too; OLMo-2: only after)
+    const sandwich = placement === 'sandwich';
+    const [before1, after1, before2, after2] = sandwich ? spec.labels.norms : [null, norm1, null, norm2];
+    return [
+      input,
+      ...(sandwich ? [norm(before1), tensor('x', 'attention’s input')] : []),
+      attention,
+      norm(after1),
+      tensor('output', 'attention’s output, normed'),
+      { kind: 'add', label: '+ residual', detail: 'the layer’s input added' },
+      tensor('residual', 'input + attention (residual stream)'),
+      ...(sandwich ? [norm(before2)] : []),
+      mlpInput,
+      ...mlp.slice(0, 3),
+      norm(after2),
+      tensor('mlpOutput', 'the MLP’s output, normed'),
+      { kind: 'add', label: '+ residual', detail: 'the residual stream added' },
+      tensor('hidden', 'the layer’s output (residual stream)'),
+    ];
+  }
+  if (placement === 'postNorm') {
     const last = { kind: 'add', label: `+ residual, then ${norm2}`, detail: 'the MLP’s input added, then normed' };
     return [input, ...attend, norm(norm1), mlpInput, ...mlp, last, tensor('hidden', 'the layer’s output')];
   }

@@ -90,7 +90,7 @@ export function walkState(state, { x, weights, tokens, head, spec, name = 'this 
     // What step 1 says X is (shared/provenance.js): the normed input of a pre-norm layer, or its input.
     modelLayer: {
       name,
-      normed: spec.choices.placement === 'preNorm' ? spec.labels.norms[0] : null,
+      normed: ['preNorm', 'sandwich'].includes(spec.choices.placement) ? spec.labels.norms[0] : null,
       rotary: Boolean(spec.choices.rope),
     },
     causal: spec.choices.causal,

@@ -1,0 +1,32 @@
+// The core's one matrix product of activations by weights: the model forward's projections, MLP and LM head
+// (model/linear.h) and the attention API's q, k and v projections (attention.cc), at any number of rows. Written
+// once against Vec4 (vec4.h): WebAssembly SIMD128, SSE2 natively, or scalar.
+#pragma once
+
+#include <cstdint>
+
+#include "abi.h"
+
+namespace attention {
+
+// y = x · W (+ b), W read in its layout with row stride ld (a block of a larger matrix when ld is wider):
+//   kInOut  W[k, c] at w[k · ld + c]     ([in, out], GPT-2's Conv1D, the attention API's weights)
+//   kOutIn  W[k, c] at w[c · ld + k]     ([out, in], torch.nn.Linear)
+//
+//   argument  shape
+//   x         [rows, in]
+//   w         see above
+//   b         [out]          may be null
+//   y         [rows, out]
+//
+// Each y[r, c] is summed in float32, in an order that depends only on the layout and `in`: never on the number of
+// rows, on which columns are around it, or on the build (no fused multiply-add). So the product of some of the rows,
+// or of a block of the columns, gives those values bit for bit.
+//   kInOut  one chain in k's order: x[r, 0]·W[0, c] + x[r, 1]·W[1, c] + ... + x[r, in−1]·W[in−1, c], then + b[c]
+//   kOutIn  by blocks of 1024 k, each four chains over k ≡ 0, 1, 2, 3 (mod 4) added as (c₀ + c₁) + (c₂ + c₃), then
+//           the block's last products (in % 4) in order, each block's sum added to the ones before, then + b[c]
+// Allocates nothing: the packed panel of [in, out] weights lives on the stack (16 KiB).
+void gemm(const float* x, int64_t rows, int64_t in, const float* w, int64_t ld, WeightLayout layout, int64_t out,
+          const float* b, float* y) noexcept;
+
+}  // namespace attention

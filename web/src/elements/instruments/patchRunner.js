@@ -1,0 +1,120 @@
+// The patching tab's runs: the two prompts read (their tokens, the same length or said why not), the metric's tokens
+// (typed, or each prompt's top token), then the two sweeps, the residual stream's and the heads', drawn as each
+// layer's cells come (model.patchSweep's onProgress), until done or Cancel (its AbortController).
+import {
+  SWEEPS,
+  lengthProblem,
+  promptOf,
+  promptRun,
+  restoringCells,
+  sweepGrid,
+  sweepTable,
+} from '../../shared/instruments/patching.js';
+import { readTarget } from '../../shared/instruments/targets.js';
+
+/** “− x” for x ≥ 0, “+ |x|” below: (m + 0.47), not (m − -0.47). */
+const minus = (x) => (x < 0 ? `+ ${(-x).toFixed(2)}` : `− ${x.toFixed(2)}`);
+
+export class PatchRunner {
+  /**
+   * @param {import('./patchingView.js').PatchingView} view
+   * @param {(what: 'cells' | 'done', count?: number) => void} [notify]  told of each layer's cells and of sweeps done
+   */
+  constructor(view, notify = () => {}) {
+    this.view = view;
+    this.notify = notify;
+    this.controller = null;
+    this.byStep = {}; // step → its table to copy
+    this.result = null; // { target, tokens, sweeps: { step: model.patchSweep's result } } of the last sweeps done
+  }
+
+  /** Stops the sweeps under way. */
+  cancel() {
+    this.controller?.abort();
+  }
+
+  /** The sweeps' tables to copy (none before any). */
+  tables() {
+    return SWEEPS.map(({ step }) => this.byStep[step]).filter(Boolean);
+  }
+
+  /**
+   * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve(a, b,
+   * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`.
+   * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function }} how
+   */
+  async run({ model, index, name, resolve }) {
+    this.cancel();
+    const controller = new AbortController();
+    this.controller = controller;
+    const { signal } = controller;
+    const view = this.view;
+    const values = view.values();
+    view.setProblem(null);
+    view.running(true);
+    view.say('Reading the prompts…');
+    view.clearGrids();
+    this.byStep = {};
+    try {
+      const clean = promptOf(model, values.clean);
+      const corrupted = promptOf(model, values.corrupted);
+      const [c, k] = [await promptRun(model, clean, signal), await promptRun(model, corrupted, signal)];
+      const problem = lengthProblem(c.tokens, k.tokens);
+      if (problem) return this.#stop(problem);
+      // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
+      const b = values.b || (values.a || k.top === c.top ? '' : String(k.top));
+      const read = resolve
+        ? await resolve(values.a, b, c.top)
+        : readTarget(values.a, b, index, model.spec.vocabSize, c.top);
+      if ('problem' in read) return this.#stop(read.problem);
+      const target = read.target;
+      const metric = target.map((id) => `logit(“${name(id)}”)`).join(' − ');
+      const tokens = c.tokens;
+      const t0 = performance.now();
+      const sweeps = {};
+      for (const { step, name: what } of SWEEPS) {
+        const draw = (scores, done) => {
+          const grid = sweepGrid(scores, step, tokens);
+          const cells = restoringCells(grid, step);
+          view.draw(step, grid, done ? `Restoring 30% or more: ${cells.length ? cells.join(', ') : 'no cell'}.` : '');
+          this.byStep[step] = sweepTable(grid, step, metric);
+          return grid;
+        };
+        view.say(`Patching the ${what}…`);
+        sweeps[step] = await model.patchSweep({
+          clean,
+          corrupted,
+          target,
+          step,
+          signal,
+          onProgress: ({ scores, done, total }) => {
+            draw(scores, false);
+            view.say(`Patching the ${what}: ${done} of ${total} cells…`);
+            this.notify('cells', done);
+          },
+        });
+        draw(sweeps[step].scores, true);
+      }
+      const { clean: mClean, corrupted: mCorrupted } = sweeps.input;
+      this.result = { target, tokens, sweeps };
+      view.say(
+        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
+      );
+      this.notify('done');
+    } catch (error) {
+      if (error?.code === 'ABORTED' && signal.aborted)
+        view.say('Cancelled: the cells computed so far stay; Run the sweeps starts again.');
+      else view.setProblem(`The sweeps could not run: ${error.code ? `${error.code}: ` : ''}${error.message}`);
+    } finally {
+      if (this.controller === controller) {
+        this.controller = null;
+        view.running(false);
+      }
+    }
+  }
+
+  #stop(problem) {
+    this.view.setProblem(problem);
+    this.view.say('');
+  }
+}

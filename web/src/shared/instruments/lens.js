@@ -1,0 +1,78 @@
+// The logit lens (nostalgebraist; TransformerLens's accumulated_resid + unembed): the residual stream entering each
+// layer, and the final one, read through the final norm and the LM head. Shapes model.unembed's results into the
+// grid the page draws: per layer and position the top token and its probability, and a chosen token's probability
+// per layer at one position. Pure: no DOM.
+import { tokenColumns } from './table.js';
+
+/** The lens's rows: the embeddings (layer 0's input), each later layer's input, the final residual. */
+export function lensRowLabels(numLayers) {
+  return Array.from({ length: numLayers + 1 }, (_, l) =>
+    l === 0 ? 'embeddings' : l === numLayers ? `after L${l - 1} (final)` : `after L${l - 1}`,
+  );
+}
+
+/**
+ * Row `row` of logits [n, V] through a float64 softmax: its top id and probability, and the probability of `chosen`.
+ * @param {{ data: Float32Array, shape: number[] }} logits
+ */
+export function softmaxRow(logits, row, chosen = -1) {
+  const V = logits.shape[1];
+  const values = logits.data.subarray(row * V, (row + 1) * V);
+  let top = 0;
+  for (let v = 1; v < V; v++) if (values[v] > values[top]) top = v;
+  const max = values[top];
+  let sum = 0;
+  for (let v = 0; v < V; v++) sum += Math.exp(values[v] - max);
+  const p = (v) => Math.exp(values[v] - max) / sum;
+  return { id: top, p: p(top), chosenP: chosen >= 0 && chosen < V ? p(chosen) : NaN };
+}
+
+/**
+ * The lens's grid: one row per residual (lensRowLabels), one cell per position with its top token and probability;
+ * `line`: the probability of `chosen` at `position` on every row.
+ * @param {{ data: Float32Array, shape: number[] }[]} logits  [n, V] per row: model.unembed of hiddenStates[l]
+ * @param {{ name: (id: number) => string, chosen: number, position: number }} how  name: a token as shown
+ * @returns {{ rows: { label: string, cells: { id: number, token: string, p: number }[] }[], line: number[] }}
+ */
+export function lensGrid(logits, { name, chosen, position }) {
+  const labels = lensRowLabels(logits.length - 1);
+  const line = [];
+  const rows = logits.map((tensor, l) => {
+    const n = tensor.shape[0];
+    const cells = [];
+    for (let i = 0; i < n; i++) {
+      const { id, p, chosenP } = softmaxRow(tensor, i, i === position ? chosen : -1);
+      cells.push({ id, token: name(id), p });
+      if (i === position) line.push(chosenP);
+    }
+    return { label: labels[l], cells };
+  });
+  return { rows, line };
+}
+
+/** The lens's numbers as tables: the top probability and the top id per row and position, and the chosen line. */
+export function lensTables(grid, tokens, chosenName) {
+  const columns = tokenColumns(tokens);
+  return {
+    title: 'logit lens: top token probability',
+    labelName: 'residual',
+    columns: [...columns.map((c) => `p ${c}`), ...columns.map((c) => `id ${c}`), `p(${chosenName})`],
+    rows: grid.rows.map((row, l) => ({
+      label: row.label,
+      values: [...row.cells.map((c) => c.p), ...row.cells.map((c) => c.id), grid.line[l]],
+    })),
+  };
+}
+
+/**
+ * The logit lens of run `r` (with its hiddenStates): model.unembed of every hidden state, the final one unembedded as
+ * it is (already through the final norm).
+ * @returns {Promise<object[]>} [n, V] per residual, the embeddings first
+ */
+export async function lensLogits(model, r, signal) {
+  const states = r.hiddenStates;
+  const last = states.length - 1;
+  const out = [];
+  for (let l = 0; l <= last; l++) out.push(await model.unembed(states[l], { norm: l < last, signal }));
+  return out;
+}

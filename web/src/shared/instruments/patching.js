@@ -1,0 +1,71 @@
+// Activation patching (TransformerLens's patching.get_act_patch_resid_pre and get_act_patch_attn_head_out_all_pos),
+// shaped for the page: the two prompts' lengths checked, model.patchSweep's scores (NaN where a cell is still to
+// come) as a grid with row and column labels, what it shows in a sentence, and its table to copy. Pure: no DOM.
+import { headName } from '../counting.js';
+import { gridTable, tokenColumns } from './table.js';
+
+/** The sweeps the page runs: the residual stream entering each layer at each position, and each head's output. */
+export const SWEEPS = Object.freeze([
+  { step: 'input', name: 'residual stream (layers × positions)', tl: 'resid_pre' },
+  { step: 'headOutput', name: 'head outputs (layers × heads)', tl: 'z, every position' },
+]);
+
+/**
+ * Why the two prompts cannot be compared cell by cell, or null: a sweep patches position i of one into position i
+ * of the other, so they must have the same number of tokens.
+ */
+export function lengthProblem(cleanTokens, corruptedTokens) {
+  const [a, b] = [cleanTokens.length, corruptedTokens.length];
+  if (a === b) return null;
+  return `The clean prompt has ${a} token${a === 1 ? '' : 's'} and the corrupted one ${b}: patching puts each position of one in place of the same position of the other, so they need the same number of tokens. Change a word for a word, not for two.`;
+}
+
+/**
+ * A sweep's grid: rows L0…, columns the positions' tokens ('input') or H0… ('headOutput').
+ * @param {{ data: Float32Array, shape: number[] }} scores  [L, n] or [L, H]
+ * @returns {{ rowLabels: string[], columns: string[], cells: number[][], done: number, total: number }}
+ */
+export function sweepGrid(scores, step, tokens) {
+  const [L, C] = scores.shape;
+  const columns = step === 'headOutput' ? Array.from({ length: C }, (_, h) => `H${h}`) : tokens.slice(0, C);
+  const cells = Array.from({ length: L }, (_, l) => Array.from(scores.data.subarray(l * C, (l + 1) * C)));
+  const done = cells.flat().filter((v) => !Number.isNaN(v)).length;
+  return { rowLabels: Array.from({ length: L }, (_, l) => `L${l}`), columns, cells, done, total: L * C };
+}
+
+/** The cells that restore at least `threshold` of the metric, largest first, named ("L0H2 0.72", "L1 at 5 ball 0.99"). */
+export function restoringCells(grid, step, threshold = 0.3) {
+  const found = [];
+  grid.cells.forEach((row, l) =>
+    row.forEach((v, c) => {
+      if (v >= threshold) found.push({ l, c, v });
+    }),
+  );
+  found.sort((x, y) => y.v - x.v);
+  return found.map(({ l, c, v }) =>
+    step === 'headOutput' ? `${headName(l, c)} ${v.toFixed(2)}` : `L${l} at ${c} “${grid.columns[c]}” ${v.toFixed(2)}`,
+  );
+}
+
+/** The sweep's scores as a table to copy. */
+export function sweepTable(grid, step, metricText) {
+  const columns = step === 'headOutput' ? grid.columns : tokenColumns(grid.columns);
+  return gridTable(
+    `activation patching (${step}) of ${metricText}`,
+    'layer',
+    grid.rowLabels,
+    columns,
+    grid.cells.flat(),
+  );
+}
+
+/** A prompt typed: text for a model with a tokenizer.json, else the ids typed. */
+export function promptOf(model, text) {
+  return model.hasTokenizer ? text : { ids: text.trim().split(/\s+/u).filter(Boolean).map(Number) };
+}
+
+/** One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept). */
+export async function promptRun(model, prompt, signal) {
+  const r = await model.run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
+  return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
+}
