@@ -13,7 +13,8 @@ import { loadModelModule } from './wasm.js';
 import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
-import { MAX_WORKERS, Shards, autoWorkers } from './shards.js';
+import { Shards } from './shards.js';
+import { MAX_WORKERS, autoWorkers, checkShardable } from './shard-slices.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -97,6 +98,7 @@ export async function loadModel(source, options) {
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
+  if (workers) checkShardable(spec); // BAD_OPTION before any weight is read: a family the split cannot compute
   const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const tokenizer = await step(loadTokenizer(folder));
@@ -118,7 +120,7 @@ export async function loadModel(source, options) {
   });
 }
 
-/** loadModel's `workers`: a count from 1 to MAX_WORKERS, or 'auto' (shards.js's autoWorkers); 0 when unset. */
+/** loadModel's `workers`: a count from 1 to MAX_WORKERS, or 'auto' (shard-slices.js's autoWorkers); 0 when unset. */
 function readWorkers(workers) {
   if (workers === undefined) return 0;
   if (workers === 'auto') return autoWorkers();

@@ -2,10 +2,47 @@
 // MLP's hidden units. Worker w gets a contiguous range of key-value heads (and the query heads that read them), of
 // query heads' rows of W_o, and of the MLP's hidden units: W_up's and W_gate's columns, W_down's rows. Its calls then
 // give a part of attention's W_o product and of the MLP's W_down product, [n, d] each, which the model's side sums
-// (with the biases b_o and b_down, which it keeps). The norms and Qwen3's q and k norms go whole to every worker.
+// (with the biases b_o and b_down, which it keeps). The norms and Qwen3's and Gemma 3's q and k norms (by head) go
+// whole to every worker. How many workers (autoWorkers), and which families the split cannot compute (checkShardable).
 //
 // A matrix is sliced along its output (columns of [in, out] in kInOut, rows of [out, in] in kOutIn) or along its
 // input (the other way), into a fresh Float32Array: a worker's share is its own, transferred to it.
+
+import { AttentionError } from '../errors.js';
+import { platform } from '../platform.js';
+
+export const MAX_WORKERS = 64; // the most workers loadModel takes
+export const AUTO_WORKERS = 8; // and the most 'auto' picks
+
+/** loadModel's `workers` for 'auto': one less than the processors (at least 1, at most AUTO_WORKERS). */
+export function autoWorkers() {
+  const cores = platform.cores?.() ?? globalThis.navigator?.hardwareConcurrency ?? 2;
+  return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
+}
+
+/**
+ * What the workers' split cannot compute, for loadModel({ workers }) to refuse before it reads a weight: OLMo-2's q
+ * and k norms over each token's whole projection (one RMS over every head's columns, which are cut over the workers)
+ * and its norms after each half without norms before them (kPostBranch). The sandwich (Gemma 2 and 3) is not among
+ * them: its halves run on the workers as pre-norm's, and its norms after each half on the calling thread.
+ * @param {object} spec  the normalized description (spec.js)
+ */
+export function checkShardable(spec) {
+  const cannot = [
+    spec.qkNormWhole && "q and k norms over each token's whole projection (they span every head)",
+    spec.choices.placement === 'postBranch' && 'norms after each half without norms before them (post-branch)',
+  ].filter(Boolean);
+  if (cannot.length) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `workers cannot split ${spec.family}'s layers: its ${cannot.join(' and its ')} need the whole sum of every ` +
+        'worker; load it without workers',
+    );
+  }
+}
+
+/** The placement the workers' calls take: the sandwich's halves as pre-norm's (shards.js's #norm does its others). */
+export const workerPlacement = ({ choices: { placement } }) => (placement === 'sandwich' ? 'preNorm' : placement);
 
 /**
  * [from, to) ranges of `total` items cut into `parts` contiguous ranges of near-equal length, in whole `unit`s where

@@ -9,7 +9,8 @@
 // to every worker, which runs the MLP half on its hidden units and returns its part of W_down's product; the model's
 // side sums them, adds b_down and the residual: the layer's output. The sums over W_o's and W_down's inputs are thus
 // cut into one partial sum per worker: the outputs equal one thread's within float32 rounding (bit for bit with one
-// worker), attention's weights of the first layer bit for bit.
+// worker), attention's weights of the first layer bit for bit. Norms that need a whole sum run on the model's side:
+// post-norm's (BERT's) after the MLP's residual sum, the sandwich's (Gemma 2 and 3) after each half's sum.
 //
 // The LM head is cut too: worker w keeps vocabulary rows of its own (ranges of multiples of 4, in blocks of
 // resident.js's blockRows, as the calling thread's blocks), and a run's logits are each worker's columns. Each logit is
@@ -18,16 +19,16 @@
 // A worker that dies fails the calls it had (WORKER_FAILED, pool.js) and loses its share: the next run starts a fresh
 // worker and gives it its share again before any layer (ready()).
 import { AttentionError } from '../errors.js';
-import { LAYER_ATTENTION_WEIGHTS, LAYER_MLP_WEIGHTS } from '../generated/model-abi.js';
+import { LAYER_ATTENTION_WEIGHTS, LAYER_MLP_WEIGHTS, NORM_PLACEMENTS } from '../generated/model-abi.js';
 import { compileWasm } from '../loader.js';
-import { platform } from '../platform.js';
 import { WorkerPool, registerPool, webWorkerSpawner } from '../pool.js';
+import { platform } from '../platform.js';
 import { firstNonFinite } from '../scan.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
-import { layerShare, shardParts } from './shard-slices.js';
+import { layerShare, shardParts, workerPlacement } from './shard-slices.js';
 import { attentionShapes, gatherCapture, gatherHeads, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
 import { modelWasmFiles } from './wasm.js';
 import { splitEdits, writeEdits } from './shard-edits.js';
@@ -40,15 +41,6 @@ const spawnWebWorker = webWorkerSpawner(
   new URL('./worker.js', here).href,
 );
 
-export const MAX_WORKERS = 64; // the most workers loadModel takes
-export const AUTO_WORKERS = 8; // and the most 'auto' picks
-
-/** loadModel's `workers` for 'auto': one less than the processors (at least 1, at most AUTO_WORKERS). */
-export function autoWorkers() {
-  const cores = platform.cores?.() ?? globalThis.navigator?.hardwareConcurrency ?? 2;
-  return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
-}
-
 const copy = (data, shape, name) => made(data.slice(), shape, name);
 
 export class Shards {
@@ -58,11 +50,12 @@ export class Shards {
   #checkpoint;
   #parts;
   #kept; // per worker: { layers: per layer { slot: address }, head: [{ v0, rows, address }] }, or null when lost
-  #biases = []; // per layer { bO, bDown, norm2 }: the biases of W_o and W_down (Float32Array or undefined), norm2's tensors
+  #biases = []; // per layer: b_o, b_down (Float32Array or undefined); the norms run here ([weight, bias] tensors)
   #restoring = null;
   #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
-  #local; // the calling thread's model calls (model.js): post-norm's (BERT's) norm after the MLP's residual sum
+  #local; // the calling thread's model calls (model.js): the norms that need a whole sum (post-norm's, the sandwich's)
+  #placement; // the workers' calls' placement: the sandwich's halves run there as pre-norm's, its norms after here
 
   constructor({ spec, tensors, checkpoint }, count) {
     this.#spec = spec;
@@ -71,9 +64,10 @@ export class Shards {
     this.#parts = shardParts(spec, count);
     this.#kept = Array(count).fill(null);
     this.#epochs = Array(count).fill(0);
+    this.#placement = workerPlacement(spec);
     this.#reads = {
-      attention: halfWeights(LAYER_ATTENTION_WEIGHTS, spec.choices.placement),
-      mlp: halfWeights(LAYER_MLP_WEIGHTS, spec.choices.placement),
+      attention: halfWeights(LAYER_ATTENTION_WEIGHTS, this.#placement),
+      mlp: halfWeights(LAYER_MLP_WEIGHTS, this.#placement),
     };
   }
 
@@ -116,14 +110,11 @@ export class Shards {
     this.#local = call;
   }
 
-  /** norm2 of layer l on x [n, d] on the calling thread: post-norm's last step, as forward.cc's layer_mlp's. */
-  #postNorm(l, x, n) {
-    const [w, b] = this.#biases[l].norm2;
-    const inputs = {
-      x: made(x, [n, this.#spec.dModel], 'the residual sum of the MLP'),
-      norm1Weight: weight(w, 'norm2'),
-    };
-    if (b) inputs.norm1Bias = weight(b, 'norm2 bias');
+  /** Layer l's norm `slot` (norm2: post-norm's last; the sandwich's after each half) on x [n, d] here, as forward.cc's. */
+  #norm(l, slot, x, n, what) {
+    const [w, b] = this.#biases[l][slot];
+    const inputs = { x: made(x, [n, this.#spec.dModel], what), norm1Weight: weight(w, slot) };
+    if (b) inputs.norm1Bias = weight(b, `${slot} bias`);
     return this.#local(modelPlan('modelNorm', modelDims(this.#spec, n), inputs, { output: [n, this.#spec.dModel] }))
       .output.data;
   }
@@ -140,7 +131,12 @@ export class Shards {
     for (const [l, entries] of this.#tensors.layers.entries()) {
       const read = await Promise.all(entries.map((entry) => this.#checkpoint.read(entry, undefined, signal)));
       const layer = Object.fromEntries(entries.map((entry, i) => [entry.slot, read[i]]));
-      this.#biases[l] = { bO: layer.bO?.data, bDown: layer.bDown?.data, norm2: [layer.norm2Weight, layer.norm2Bias] };
+      this.#biases[l] = {
+        bO: layer.bO?.data,
+        bDown: layer.bDown?.data,
+        norm2: [layer.norm2Weight, layer.norm2Bias],
+        ...{ attentionPostNorm: [layer.attentionPostNorm], mlpPostNorm: [layer.mlpPostNorm] }, // the sandwich's
+      };
       const answers = which.map((w) => {
         const share = layerShare(spec, layer, this.#parts[w], `layer ${l}`);
         const plan = { op: 'keep', inputs: share, options: {} };
@@ -305,7 +301,7 @@ export class Shards {
   async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null, edits = null, attentionWeights }) {
     const spec = this.#spec;
     const { dModel: d } = spec;
-    const dims = modelDims(spec, n, l);
+    const dims = { ...modelDims(spec, n, l), normPlacement: NORM_PLACEMENTS[this.#placement] };
     const L = cache ? cache.past + n : n; // keys each query sees
     const wanted = { weights, capture };
     const split = splitEdits(edits, spec, this.#parts);
@@ -353,19 +349,22 @@ export class Shards {
     early?.catch(() => {}); // awaited below, or dropped after the attention's error
     const attention = await attentionCalls;
     const { bO, bDown } = this.#biases[l];
-    const attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
+    let attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
+    const sandwich = placement === 'sandwich'; // its norm after each half, on the whole sum
+    if (sandwich) attentionOutput = this.#norm(l, 'attentionPostNorm', attentionOutput, n, "attention's output");
     writeEdits(split.here, 'output', attentionOutput, d);
     const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
     for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
     writeEdits(split.here, 'residual', residual, d);
     const mlp = await (early ?? mlpCalls(residual));
-    const mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
+    let mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
+    if (sandwich) mlpOutput = this.#norm(l, 'mlpPostNorm', mlpOutput, n, "the MLP's output");
     writeEdits(split.here, 'mlpOutput', mlpOutput, d);
     // [n, d]: the residual + the MLP's output; post-norm: norm2(the MLP's input + its output)
     const before = placement === 'postNorm' ? mlp[0].result.mlpInput.data : residual;
     let output = new Float32Array(n * d);
     for (let i = 0; i < n * d; i++) output[i] = before[i] + mlpOutput[i];
-    if (placement === 'postNorm') output = this.#postNorm(l, output, n);
+    if (placement === 'postNorm') output = this.#norm(l, 'norm2', output, n, 'the residual sum of the MLP');
     writeEdits(split.here, 'hidden', output, d);
     if (firstNonFinite(output, false) >= 0) {
       throw new AttentionError(

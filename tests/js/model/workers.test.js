@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { neoxFixture } from './fixtures-families.js';
+import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const CASES = [
   ['GPT-2 (fused q|k|v by blocks, Conv1D)', () => gpt2Fixture({ layers: 3, heads: 4 })],
@@ -18,7 +19,17 @@ const CASES = [
   ['Mistral: a sliding window', () => llamaFixture({ type: 'mistral', slidingWindow: 3, seed: 8 })],
   ['GPT-NeoX (parallel, q|k|v by head, partial RoPE, F16)', () => neoxFixture()],
   ['BERT for masked LM (post-norm, token types, the MLM head)', () => bertFixture()],
+  ['RoBERTa (positions past padding_idx; pads among the ids)', () => robertaFixture({ seed: 16 })],
+  ['DistilBERT (post-norm, its own names)', () => distilbertFixture({ seed: 17 })],
+  [
+    'Phi-3: fused qkv_proj and gate_up_proj, GQA, LongRoPE past 4 tokens, a window',
+    () => phi3Fixture({ kvHeads: 2, original: 4, ropeScaling: longRopeFactors(2), slidingWindow: 5, seed: 28 }),
+  ],
+  ['Gemma: x̂·(1 + w), GeGLU, embeddings × √d_model', () => gemmaFixture({ version: 1 })],
+  ['Gemma 2: the sandwich, attention and final softcaps, windows', () => gemmaFixture({ seed: 16 })],
+  ['Gemma 3: q/k norms by head, a second RoPE base for sliding layers', () => gemmaFixture({ version: 3, seed: 17 })],
 ];
+const GENERATING = CASES.filter(([name]) => /^(Phi-3|Gemma 2|Gemma 3)/.test(name));
 
 const IDS = [3, 1, 4, 1, 5, 9, 2, 6];
 
@@ -159,6 +170,30 @@ describe('loadModel({ workers })', () => {
       expect((await generation(model)).map((s) => s.id)).toEqual(want.map((s) => s.id));
     },
   );
+
+  it.each(GENERATING)('%s: generate() on the workers, as on one thread', async (_, make) => {
+    const fixture = make();
+    const want = await generation(await load(fixture), { maxNewTokens: 6 });
+    const single = await generation(await load(fixture, { workers: 1 }), { maxNewTokens: 6 });
+    expect(single.map((s) => [s.id, s.p])).toEqual(want.map((s) => [s.id, s.p]));
+    single.forEach((s, i) =>
+      s.attentions.forEach((a, l) => expect(Array.from(a.data)).toEqual(Array.from(want[i].attentions[l].data))),
+    );
+    const got = await generation(await load(fixture, { workers: 2 }), { maxNewTokens: 6 });
+    expect(got.map((s) => s.id)).toEqual(want.map((s) => s.id));
+    got.forEach((s, i) => expectClose({ attentions: s.attentions }, { attentions: want[i].attentions }));
+  });
+
+  it('OLMo-2 is refused before any weight is read: its q/k norms span every head, its norms come after each half', async () => {
+    for (const workers of [1, 2]) {
+      const error = await loadModel(source(olmo2Fixture({ kvHeads: 2 }), 'bytes'), { workers }).catch((e) => e);
+      expect(error.code).toBe('BAD_OPTION');
+      expect(error.message).toMatch(/^workers cannot split olmo2's layers: its q and k norms over each token's whole/);
+      expect(error.message).toMatch(/norms after each half without norms before them \(post-branch\)/);
+      expect(error.message).toMatch(/load it without workers$/);
+    }
+    expect((await load(olmo2Fixture({ kvHeads: 2 }))).workers).toBe(0); // without workers it runs
+  });
 
   /** An edit of every activation step of layer 1 (a head's steps: the last head's), and patches of three steps. */
   function editsAndPatches(spec) {
