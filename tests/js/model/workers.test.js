@@ -4,7 +4,7 @@
 // within float32 rounding, and the first layer's attention (before any such sum) bit for bit; so with captures,
 // ablations, edits and patches (of activations and of weights), and generate(). A worker that dies fails its run
 // with WORKER_FAILED and the next run works; dispose() ends the workers.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
@@ -64,7 +64,8 @@ function expectClose(got, want) {
 
 describe('loadModel({ workers })', () => {
   const models = [];
-  afterAll(() => Promise.all(models.map((m) => m.dispose())));
+  // each test's models end with it: a browser page holds only so many WebAssembly memories (and workers) at once
+  afterEach(() => Promise.all(models.splice(0).map((m) => m.dispose())));
   const load = async (fixture, options) => {
     const model = await loadModel(source(fixture, 'bytes'), options);
     models.push(model);
