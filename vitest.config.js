@@ -18,8 +18,8 @@ export default defineConfig({
           name: 'node',
           include: ['tests/js/**/*.test.js', 'tests/web/unit/**/*.test.js'],
           environment: 'node',
-          // The tests import src/js/index.js, the browser entry: Node's hooks are what the node entry adds.
-          setupFiles: ['src/js/platform-node.js'],
+          // The tests import src/js/index.js, the browser entry: Node's hooks are what the node entries add.
+          setupFiles: ['src/js/platform-node.js', 'src/js/model/platform-node.js'],
         },
       },
       {

@@ -1,5 +1,5 @@
 // A decode step with the KV cache against the full forward, side by side in one process (issue 24 §5):
-//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--keep]
+//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--workers 2] [--keep]
 // Writes a GPT-2-small-shaped checkpoint with random weights (12 layers, d_model 768, 12 heads, vocab 50 257,
 // 1024 positions; model.safetensors in F32, as GPT-2's, ~500 MB) to a temp folder, loads it from there with
 // attention-wasm/model, and times, interleaved round by round so that a busy machine slows all alike:
@@ -7,6 +7,8 @@
 //   prefill         generate()'s first step on 31 ids: reads every weight once and keeps it resident
 //   decode step     its second step: the 32nd token through every layer over the cache (32 tokens of context)
 //   step, no cache of weights  the same step with residentBytes: 0 (every layer read again, as run() reads it)
+//   decode step, N workers   the decode step of a model loaded with { workers: N } for each N of --workers (default
+//                            2; 0: none): the layers and the KV cache split over N worker_threads (model/shards.js)
 // Prints a Markdown table of ms: median and min of the rounds, and each median over the full forward's.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,9 @@ try {
   // residentBytes 0: the model keeps no weights across runs, so that the full forward reads them at every run and a
   // generation keeps its own (its residentBytes), as measured here.
   const model = await loadModel(dir, { residentBytes: 0 });
+  const workerCounts = String(process.argv[process.argv.indexOf('--workers') + 1] ?? '2');
+  const split = process.argv.includes('--workers') ? workerCounts.split(',').map(Number).filter(Boolean) : [2];
+  const onWorkers = await Promise.all(split.map((workers) => loadModel(dir, { workers })));
   const random = seededRandom(7);
   const ids = Array.from({ length: CONTEXT }, () => Math.floor(((random() + 1) / 2) * vocab));
   const baseline = model.heapBytesInUse();
@@ -41,8 +46,8 @@ try {
     return performance.now() - t0;
   };
   /** Prefill and decode step times of one generation of 31 + 1 tokens, and the heap during it. */
-  const generation = async (residentBytes) => {
-    const steps = model.generate({ ids: ids.slice(0, CONTEXT - 1) }, { maxNewTokens: 2, residentBytes });
+  const generation = async (residentBytes, on = model) => {
+    const steps = on.generate({ ids: ids.slice(0, CONTEXT - 1) }, { maxNewTokens: 2, residentBytes });
     const prefill = await time(() => steps.next());
     const step = await time(() => steps.next());
     const heap = model.heapBytesInUse() - baseline;
@@ -50,6 +55,9 @@ try {
     return { prefill, step, heap };
   };
   const samples = { 'full forward': [], prefill: [], 'decode step': [], 'step, no cache of weights': [] };
+  const names = split.map((n) => `decode step, ${n} worker${n > 1 ? 's' : ''}`);
+  for (const name of names) samples[name] = [];
+  for (const m of onWorkers) await generation(undefined, m); // warm-up
   let heap = 0;
   await model.run({ ids }); // warm-up: every path compiled and optimized
   await generation(undefined);
@@ -60,16 +68,19 @@ try {
     samples['decode step'].push(resident.step);
     heap = resident.heap;
     samples['step, no cache of weights'].push((await generation(0)).step);
+    for (const [i, m] of onWorkers.entries()) samples[names[i]].push((await generation(undefined, m)).step);
   }
   const median = (t) => t.slice().sort((a, b) => a - b)[t.length >> 1];
   const full = median(samples['full forward']);
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
   const lines = [
-    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward |`,
-    '|---|--:|--:|--:|',
+    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward | × decode step |`,
+    '|---|--:|--:|--:|--:|',
   ];
   for (const [name, t] of Object.entries(samples))
-    lines.push(`| ${name} | ${f(median(t))} | ${f(Math.min(...t))} | ${(median(t) / full).toFixed(3)} |`);
+    lines.push(
+      `| ${name} | ${f(median(t))} | ${f(Math.min(...t))} | ${(median(t) / full).toFixed(3)} | ${(median(t) / median(samples['decode step'])).toFixed(2)} |`,
+    );
   console.log(lines.join('\n'));
   const mib = (b) => (b / 2 ** 20).toFixed(0);
   const load = os
@@ -80,6 +91,7 @@ try {
     `\n${os.cpus()[0]?.model}, Node ${process.version}; ${rounds} rounds; checkpoint ${mib(bytes)} MiB; heap during a generation ${mib(heap)} MiB (resident weights and the cache), after it ${mib(model.heapBytesInUse() - baseline)} MiB; WebAssembly memory ${mib(model.memoryBytes)} MiB; load ${load}.`,
   );
   await model.dispose();
+  for (const m of onWorkers) await m.dispose();
 } finally {
   if (!process.argv.includes('--keep')) rmSync(dir, { recursive: true, force: true });
 }

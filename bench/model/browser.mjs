@@ -10,8 +10,11 @@ const fromBase64 = (text) => {
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
 };
 
-/** Opens the page and loads both contenders; `dir` is the checkpoint folder relative to `root`. */
-export async function runInPage(root, dir, ids, sizes) {
+/**
+ * Opens the page and loads the contenders (page.mjs; ours on Web Workers for each of `workerCounts`); `dir` is the
+ * checkpoint folder relative to `root`.
+ */
+export async function runInPage(root, dir, ids, sizes, workerCounts = []) {
   const server = await serveStatic(root);
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
@@ -31,7 +34,10 @@ export async function runInPage(root, dir, ids, sizes) {
     const { metrics } = await cdp.send('Performance.getMetrics');
     return metrics.find((m) => m.name === 'ProcessTime').value * 1000;
   };
-  const names = await page.evaluate(([d, i, s]) => globalThis.modelBench.setup(d, i, s), [`/${dir}`, ids, sizes]);
+  const names = await page.evaluate(
+    ([d, i, s, w]) => globalThis.modelBench.setup(d, i, s, w),
+    [`/${dir}`, ids, sizes, workerCounts],
+  );
   const contenders = names.map((name, index) => ({
     name,
     async run() {

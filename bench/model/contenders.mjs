@@ -15,15 +15,16 @@ export async function oursContender(loadModel, source, ids, options = {}, name =
       const r = await model.run({ ids }, { attentions: true, logits: true });
       return { logits: r.logits.data, attentions: r.attentions.map((a) => a.data) };
     },
+    close: () => model.dispose(),
   };
 }
 
 /**
- * onnxruntime-web (wasm backend, 1 thread) on gpt2-onnx.mjs's graph, built from the same checkpoint: `read(name)`
- * reads one of its tensors ({ data, shape }).
+ * onnxruntime-web (wasm backend, `threads` threads: 1 by default; more need SharedArrayBuffer, which Node has) on
+ * gpt2-onnx.mjs's graph, built from the same checkpoint: `read(name)` reads one of its tensors ({ data, shape }).
  */
-export async function ortContender(ort, sizes, read, ids) {
-  ort.env.wasm.numThreads = 1; // before the first session starts the backend
+export async function ortContender(ort, sizes, read, ids, threads = 1) {
+  ort.env.wasm.numThreads = threads; // before the first session starts the backend (one setting per process)
   ort.env.logLevel = 'error';
   const session = await ort.InferenceSession.create(await gpt2Model({ ...sizes, n: ids.length }, read), {
     executionProviders: ['wasm'],

@@ -1,6 +1,7 @@
 // The page of the model bench in Chromium (browser.mjs): globalThis.modelBench.setup(folder URL, ids, sizes) reads
 // the checkpoint's files into Blobs (as a picked folder's Files) and loads attention-wasm/model and onnxruntime-web
-// side by side (ours with its weights resident, the default, and read at every run); run(i) times one forward of
+// side by side (ours with its weights resident, the default, on `workers` Web Workers for each count given, and read at
+// every run); run(i) times one forward of
 // contender i; outputs(i) returns its last outputs as base64 float32.
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
@@ -24,13 +25,17 @@ const base64 = (arrays) => {
 };
 
 globalThis.modelBench = {
-  async setup(folder, ids, sizes) {
+  async setup(folder, ids, sizes, workerCounts = []) {
     const get = async (name) => (await fetch(`${folder}/${name}`)).blob();
     const files = new Map([
       ['config.json', await get('config.json')],
       ['model.safetensors', await get('model.safetensors')],
     ]);
     contenders.push(await oursContender(loadModel, files, ids));
+    for (const count of workerCounts) {
+      const name = `attention-wasm, ${count} worker${count > 1 ? 's' : ''}`;
+      contenders.push(await oursContender(loadModel, files, ids, { workers: count }, name));
+    }
     const reading = 'attention-wasm, read at every run';
     contenders.push(await oursContender(loadModel, files, ids, { residentBytes: 0 }, reading));
     const file = await openSafetensors(files.get('model.safetensors'));

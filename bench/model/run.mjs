@@ -5,15 +5,20 @@
 //                               (loadModel's default residentBytes), as onnxruntime-web keeps its weights
 //   attention-wasm, read at every run   residentBytes 0: the weights read from the files, one layer at a time
 //   attention-wasm, in memory, read at every run   the same with the files' bytes in memory (no file reads)
-//   onnxruntime-web             wasm backend, 1 thread, on the same GPT-2 graph built from the same weights (gpt2-onnx.mjs)
+//   attention-wasm, N workers   loadModel(folder, { workers: N }) for each N of --workers (default 1,2): the layers
+//                               split over N worker_threads by heads and MLP units (model/shards.js)
+//   onnxruntime-web             wasm backend, 1 thread (--ort-threads N: N threads, one setting per process), on the
+//                               same GPT-2 graph built from the same weights (gpt2-onnx.mjs)
 //   native                      the same C++ forward built with g++ -O3 -msse4.2 (native.cc), reading the same file
 // Each contender's outputs are compared with attention-wasm's (max abs difference of the logits and of every
 // attention). Then the memory of the forward in fresh processes (memory.mjs): read at every run, the WebAssembly
 // memory against one layer's weights + 64 MiB, and the JS heap, for a checkpoint of half the layers and the whole
 // one; and the whole one resident.
 //
-//   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--browser] [--quick]
-//                            [--dir build/bench-model] [--baseline <another copy's src/js/model/index.node.js>]
+//   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--workers 1,2] [--ort-threads 1]
+//                            [--only-fast] [--browser] [--quick] [--dir build/bench-model]
+//                            [--baseline <another copy's src/js/model/index.node.js>]
+// (--only-fast: without the two contenders that read at every run, and without the memory section.)
 // (--baseline: one more contender, "attention-wasm, baseline", the resident forward of another build of the package,
 // e.g. a copy of src/ made before a change, interleaved with this one in the same rounds.)
 //   node bench/model/run.mjs --family [--rounds 3] [--quick]: the families bench instead (families.mjs)
@@ -43,6 +48,9 @@ const shape = quick
   ? { layers: 2, d: 64, heads: 2, vocab: 1000, positions: 64 }
   : { layers: 12, d: 768, heads: 12, vocab: 50257, positions: 1024 };
 const native = option('native', null);
+const workerCounts = option('workers', '1,2').split(',').filter(Boolean).map(Number);
+const ortThreads = Number(option('ort-threads', 1));
+const onlyFast = flag('only-fast');
 const base = path.resolve(root, option('dir', 'build/bench-model'));
 if (flag('family')) {
   // the families bench (families.mjs): Pythia-160M- and Qwen3-0.6B-shaped checkpoints against GPT-2 small's
@@ -65,18 +73,24 @@ const loadBefore = loadAvg();
 let contenders;
 let page;
 if (browser) {
-  page = await runInPage(root, path.relative(root, dir), ids, sizes);
+  page = await runInPage(root, path.relative(root, dir), ids, sizes, workerCounts);
   contenders = page.contenders;
 } else {
   const file = await openSafetensors(await fs.openAsBlob(path.join(dir, 'model.safetensors')));
   const inMemory = new Map(['config.json', 'model.safetensors'].map((f) => [f, fs.readFileSync(path.join(dir, f))]));
   const reading = { residentBytes: 0 };
-  contenders = [
-    await oursContender(loadModel, dir, ids),
-    await oursContender(loadModel, dir, ids, reading, 'attention-wasm, read at every run'),
-    await oursContender(loadModel, inMemory, ids, reading, 'attention-wasm, in memory, read at every run'),
-    await ortContender(ort, sizes, (name) => file.read(name), ids),
-  ];
+  contenders = [await oursContender(loadModel, dir, ids)];
+  for (const count of workerCounts) {
+    const name = `attention-wasm, ${count} worker${count > 1 ? 's' : ''}`;
+    contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, name));
+  }
+  if (!onlyFast) {
+    contenders.push(await oursContender(loadModel, dir, ids, reading, 'attention-wasm, read at every run'));
+    contenders.push(
+      await oursContender(loadModel, inMemory, ids, reading, 'attention-wasm, in memory, read at every run'),
+    );
+  }
+  contenders.push(await ortContender(ort, sizes, (name) => file.read(name), ids, ortThreads));
   const baseline = option('baseline', null);
   if (baseline) {
     const other = await import(path.resolve(baseline));
@@ -119,7 +133,7 @@ for (const c of contenders) await c.close?.();
 
 // ---- memory, in fresh processes: half the layers and all of them ----
 const memoryRows = [];
-if (!browser) {
+if (!browser && !onlyFast) {
   for (const [layers, resident] of [
     [shape.layers / 2, false],
     [shape.layers, false],
@@ -153,12 +167,13 @@ const ratio = (s, other, field) => (byName[other] ? (s[field] / byName[other][fi
 const env = browser ? `headless Chromium ${page.version}` : `Node ${process.version}`;
 console.log(
   `\nGPT-2 small's shapes (${shape.layers} layers, d_model ${shape.d}, ${shape.heads} heads, vocab ${shape.vocab}), ` +
-    `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds.\n`,
+    `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds; ` +
+    `onnxruntime-web on ${ortThreads} thread${ortThreads > 1 ? 's' : ''}.\n`,
 );
 console.log(
-  `| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | CPU ms | CPU × native | CPU × onnxruntime-web | logits vs attention-wasm | attentions vs attention-wasm |`,
+  `| contender | median ms | min ms | × native | (by min) | × onnxruntime-web | (by min) | × attention-wasm | CPU ms | CPU × native | CPU × onnxruntime-web | logits vs attention-wasm | attentions vs attention-wasm |`,
 );
-console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log('|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 const cpuRatio = (s, other) => (s.cpu && byName[other]?.cpu ? (s.cpu / byName[other].cpu).toFixed(2) : '');
 for (const [name, s] of Object.entries(byName)) {
   const i = contenders.findIndex((c) => c.name === name);
@@ -171,6 +186,7 @@ for (const [name, s] of Object.entries(byName)) {
     ratio(s, 'native', 'min'),
     ratio(s, 'onnxruntime-web', 'median'),
     ratio(s, 'onnxruntime-web', 'min'),
+    ratio(s, 'attention-wasm', 'median'),
     s.cpu ? fmt(s.cpu) : '',
     cpuRatio(s, 'native'),
     cpuRatio(s, 'onnxruntime-web'),

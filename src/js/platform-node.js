@@ -15,9 +15,12 @@ function toUrl(location) {
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` inline: bundlers would emit a copy
 
-/** One worker_threads worker; its handle's hold/release are ref/unref (flags: the pool counts the calls). */
-async function spawnWorker(onMessage, onFailure) {
-  const worker = new Worker(new URL('./worker-node.js', here));
+/**
+ * One worker_threads worker running `script` (the pool's worker-node.js unless given: the model's workers run
+ * model/worker-node.js); its handle's hold/release are ref/unref (flags: the pool counts the calls).
+ */
+async function spawnWorker(onMessage, onFailure, script = new URL('./worker-node.js', here)) {
+  const worker = new Worker(script);
   worker.on('message', onMessage);
   worker.on('messageerror', () => onFailure('sent a message that could not be read'));
   worker.on('error', (error) => onFailure(`failed: ${error?.message ?? String(error)}`));

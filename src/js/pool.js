@@ -34,19 +34,19 @@ const unavailable = (why, cause) =>
   );
 
 /**
- * A module Web Worker running worker.js: from its own URL (the form bundlers recognise and emit), or, where that
- * is on another origin (a CDN), from a same-origin blob: script that imports it by its absolute URL.
+ * A module Web Worker from `create()` (a `new Worker` of a URL made from the script's relative path and
+ * import.meta.url, written where the script is: the form bundlers recognise and emit), or, where that is on another origin (a CDN), from a same-origin blob:
+ * script that imports `script` (its absolute URL).
  */
-function startWebWorker() {
+function startWebWorker(create, script) {
   if (typeof Worker === 'undefined') {
     throw unavailable('there is no Worker (in Node, import the package by name: its node entry uses worker_threads)');
   }
   try {
-    return { worker: new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }) };
+    return { worker: create() };
   } catch (error) {
     if (error?.name !== 'SecurityError') throw unavailable(`new Worker failed (${error?.message})`, error);
   }
-  const script = new URL('./worker.js', here).href;
   const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(script)};\n`], { type: 'text/javascript' }));
   try {
     return { worker: new Worker(blob, { type: 'module' }), blob };
@@ -76,13 +76,14 @@ function cspAdvice(script, blob, refused) {
 }
 
 /**
- * Starts one Web Worker and wires its events: `onMessage(data)` for every message, `onFailure(why, error?)` when
- * it dies (an uncaught error, a message that could not be read), with WORKERS_UNAVAILABLE where a CSP refused it.
- * Resolves to its handle: post(message, transfer), hold(), release(), terminate() (hold/release keep Node alive,
- * nothing here).
+ * A function that starts one Web Worker (startWebWorker's `create` and `script`) and wires its events:
+ * `onMessage(data)` for every message, `onFailure(why, error?)` when it dies (an uncaught error, a message that could
+ * not be read), with WORKERS_UNAVAILABLE where a CSP refused it. It resolves to the worker's handle: post(message,
+ * transfer), hold(), release(), terminate() (hold/release keep Node alive, nothing here). The model's workers are
+ * started by one of these too (model/shards.js).
  */
-async function spawnWebWorker(onMessage, onFailure) {
-  const { worker, blob } = startWebWorker();
+export const webWorkerSpawner = (create, script) => async (onMessage, onFailure) => {
+  const { worker, blob } = startWebWorker(create, script);
   let started = false;
   // A refusal by the CSP shows as an error event that says nothing; the page's violation event says why.
   let refused = null;
@@ -110,7 +111,7 @@ async function spawnWebWorker(onMessage, onFailure) {
       setTimeout(() => {
         settle();
         if (blob || refused) {
-          const advice = cspAdvice(new URL('./worker.js', here).href, Boolean(blob), refused !== null);
+          const advice = cspAdvice(script, Boolean(blob), refused !== null);
           onFailure('did not load', unavailable(advice));
         } else {
           onFailure(`failed: ${event.message || 'its script did not load'}`);
@@ -129,7 +130,13 @@ async function spawnWebWorker(onMessage, onFailure) {
       worker.terminate();
     },
   };
-}
+};
+
+/** The attention API's Web Workers: worker.js. */
+const spawnWebWorker = webWorkerSpawner(
+  () => new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }),
+  new URL('./worker.js', here).href,
+);
 
 let faultOf;
 const pools = new WeakMap(); // ParallelAttention → its pool, for injectFault
@@ -141,15 +148,17 @@ export class WorkerPool {
   #module; // the compiled WebAssembly.Module, compiled once here and posted to each worker
   #nextId = 1;
   #terminated = null; // the promise of the workers' end, once terminate() was called
+  #host; // { spawn?, onLost? }: what starts a worker, and who hears that one was lost (the model's pool)
 
   static {
     faultOf = (pool, index, fault) => pool.#post(index, { type: 'fault', fault });
   }
 
-  constructor(count, simd, module) {
+  constructor(count, simd, module, host = {}) {
     this.#slots = new Array(count).fill(null);
     this.#simd = simd;
     this.#module = module;
+    this.#host = host;
   }
 
   /**
@@ -158,10 +167,14 @@ export class WorkerPool {
    * @param {number} count
    * @param {boolean} simd
    * @param {ReturnType<import('./loader-source.js').readWasmOption>} [wasm]  createAttention's wasmUrl, read
+   * @param {{ module?: WebAssembly.Module, spawn?: Function, onLost?: (index: number) => void,
+   *   terminated?: () => Error }} [host]  another kind of worker (the model's, model/shards.js): its compiled module,
+   *   what starts one (webWorkerSpawner's function, or the host's), `onLost(index)`, called when worker `index` died
+   *   (a fresh one starts at its next call), and the TERMINATED error of its calls after terminate()
    */
-  static async start(count, simd, wasm) {
-    const { module } = await compileWasm(simd ? 'simd' : 'scalar', wasm);
-    const pool = new WorkerPool(count, simd, module);
+  static async start(count, simd, wasm, host = {}) {
+    const { module } = host.module ? host : await compileWasm(simd ? 'simd' : 'scalar', wasm);
+    const pool = new WorkerPool(count, simd, module, host);
     try {
       const [info] = await Promise.all(pool.#slots.map((_, index) => pool.#start(index).ready));
       pool.instructionSets = info.instructionSets;
@@ -179,7 +192,12 @@ export class WorkerPool {
 
   /** TERMINATED after terminate(); for the callers' synchronous checks. */
   checkOpen() {
-    if (this.#terminated) throw terminatedError();
+    if (this.#terminated) throw this.#ended();
+  }
+
+  /** TERMINATED, in the host's words (a model's: load it again) or the attention API's. */
+  #ended() {
+    return this.#host.terminated?.() ?? terminatedError();
   }
 
   /**
@@ -188,7 +206,7 @@ export class WorkerPool {
    * back with a result, given to `recycle(buffers)` when present, for the caller's next plans.
    */
   run(index, plan, recycle) {
-    if (this.#terminated) return Promise.reject(terminatedError());
+    if (this.#terminated) return Promise.reject(this.#ended());
     const slot = this.#slots[index] ?? this.#start(index);
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -243,7 +261,7 @@ export class WorkerPool {
         this.#settle(slot, message);
       }
     };
-    const spawn = platform.spawnWorker ?? spawnWebWorker;
+    const spawn = this.#host.spawn ?? platform.spawnWorker ?? spawnWebWorker;
     Promise.resolve()
       .then(() => spawn(onMessage, onFailure))
       .then(
@@ -288,6 +306,7 @@ export class WorkerPool {
     slot.dead = true;
     if (this.#slots[slot.index] === slot) this.#slots[slot.index] = null;
     slot.handle?.terminate().catch(() => {});
+    this.#host.onLost?.(slot.index);
     const code = slot.isReady ? 'WORKER_FAILED' : 'LOAD_FAILED';
     const lost = slot.calls.size
       ? `; its ${slot.calls.size} call(s) were lost, and the next call starts a fresh worker`
@@ -311,7 +330,7 @@ export class WorkerPool {
     if (!this.#terminated) {
       const slots = this.#slots.filter(Boolean);
       this.#terminated = Promise.all(slots.map((slot) => slot.handle?.terminate().catch(() => {})));
-      const error = terminatedError();
+      const error = this.#ended();
       for (const slot of slots) {
         for (const { reject } of slot.calls.values()) reject(error);
         slot.calls.clear();

@@ -1,5 +1,5 @@
 // What one worker of createAttention({ workers }) does, wherever it runs (worker.js in browsers, worker-node.js in
-// Node): a module instance of its own, from the Module the pool compiled, running the checked plans that the pool
+// Node), and with another host a worker of loadModel({ workers }) (model/worker.js, model/worker-host.js): a module instance of its own, from the Module the pool compiled, running the checked plans that the pool
 // (pool.js, which documents the protocol) sends. Every call gets an answer, a result or an error; anything that
 // escapes (an unhandled rejection) is reported as fatal, so that the pool replaces this worker instead of waiting.
 // It imports neither index.js nor pool.js: pool.js starts workers by `new Worker(new URL('./worker.js', …))`, and
@@ -52,13 +52,23 @@ function fire(fault, exit) {
   if (fault === 'exit') exit();
 }
 
+/** What a worker of createAttention({ workers }) runs: its own module instance, each plan on it. */
+const ATTENTION_HOST = {
+  load: async (message) =>
+    new Attention(await loadModule(message.simd ? 'simd' : 'scalar', readWasmOption(message.module))),
+  run: runPlan,
+};
+
 /**
  * Answers the pool's messages: an 'init' first, then calls { id, plan }.
  * @param {(message: unknown, transfer: Transferable[]) => void} post
  * @param {(handler: (message: any) => void) => void} listen
  * @param {() => void} exit  how this worker ends itself (the 'exit' fault)
+ * @param {{ load: (init: object) => Promise<object>, run: (state: object, plan: object) => object }} [host]  what
+ *   the worker is: `load` makes its state from the 'init' message (an Attention, with instructionSets), `run` answers
+ *   a plan with tensors { [key]: { data, shape } } (the model's workers: model/worker-host.js)
  */
-export function serve(post, listen, exit) {
+export function serve(post, listen, exit, host = ATTENTION_HOST) {
   let attention;
   let fault = null;
   const answer = (id, plan) => {
@@ -74,7 +84,7 @@ export function serve(post, listen, exit) {
         if (armed !== 'throw') return; // no answer: the pool sees the worker die
       }
       if (!attention) throw new Error('a call came before the module was loaded');
-      const result = runPlan(attention, plan);
+      const result = host.run(attention, plan);
       const tensors = Object.fromEntries(
         Object.entries(result).map(([key, t]) => [key, { data: t.data, shape: t.shape }]),
       );
@@ -91,8 +101,7 @@ export function serve(post, listen, exit) {
     try {
       if (message?.type === 'init') {
         try {
-          const variant = message.simd ? 'simd' : 'scalar';
-          attention = new Attention(await loadModule(variant, readWasmOption(message.module)));
+          attention = await host.load(message);
           const { instructionSets, kernelBackend } = attention;
           post({ type: 'ready', instructionSets, ...(kernelBackend === undefined ? {} : { kernelBackend }) }, []);
         } catch (error) {

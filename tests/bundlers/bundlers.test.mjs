@@ -206,6 +206,12 @@ for (const bundler of BUNDLERS) {
     assert.deepEqual(result.model.ids, expectedModel.ids);
     assert.equal(result.model.attentions, 1);
     near(result.model.lastLogits, expectedModel.lastLogits, 'model logits');
+    if (bundler.workers) {
+      // loadModel({ workers: 2 }) in the bundle: its worker emitted and started, the same tokens and logits within
+      // float32 rounding
+      assert.deepEqual(result.modelOnWorkers.tokens, expectedModel.tokens);
+      near(result.modelOnWorkers.lastLogits, expectedModel.lastLogits, 'model logits on workers');
+    }
     assert.equal(result.cacheBytes, true);
     // BUILTIN_MODEL in a bundle: the copy the page serves at models/induction/.
     assert.deepEqual(result.builtin, { href: `${url}models/induction/`, next: 'ball' });

@@ -10,6 +10,10 @@
 // layer in order and then the LM head, as long as their float32 bytes fit `residentBytes`; what does not fit is
 // read again at every step, as run() reads it. When the model keeps its weights across runs (loadModel's
 // residentBytes, model.js), the generation uses those and keeps none of its own. The store is resident.js's.
+//
+// With loadModel's `workers` (shards.js), the layers and the LM head run on the workers and the KV cache is split with
+// the heads: each worker keeps its key-value heads' keys and values (shards.openCache); nothing of the layers is kept
+// here.
 import { AttentionError } from '../errors.js';
 import { MAX_CALL_BYTES } from '../plan.js';
 import { Tensor } from '../tensor.js';
@@ -24,6 +28,8 @@ export class DecodeSession {
   #weights; // where the weights are kept: the model's store (loadModel's residentBytes) when it has one, else #own
   #layers; // per layer: { cacheK, cacheV }
   #capacity;
+  #shards; // the model's workers (shards.js), or null
+  #shardCache = null; // this generation's KV cache in the workers (opened by the first forward)
   /** Tokens in the cache. */
   past = 0;
   freed = false;
@@ -33,10 +39,12 @@ export class DecodeSession {
    *   final, logits
    * @param {number} capacity  tokens the cache must hold
    * @param {number} residentBytes  the budget of this generation's resident weights (when the model keeps none)
+   * @param {boolean} [sharded]  the layers run on the model's workers (engine.shards): no cache here
    */
-  constructor(engine, capacity, residentBytes) {
+  constructor(engine, capacity, residentBytes, sharded = false) {
     this.#engine = engine;
     this.#capacity = capacity;
+    this.#shards = sharded ? engine.shards : null;
     this.#own = new Residency(engine.module, engine.checkpoint, engine.resident ? 0 : residentBytes);
     this.#weights = engine.resident ?? this.#own;
     const { numLayers, numKvHeads, headDim } = engine.spec;
@@ -48,6 +56,7 @@ export class DecodeSession {
         `the KV cache of ${capacity} tokens needs ${mib(total)} of WebAssembly memory, over the limit of ${mib(MAX_CALL_BYTES)} (MAX_CALL_BYTES): ask for fewer maxNewTokens or a shorter prompt`,
       );
     }
+    if (this.#shards) return;
     try {
       this.#layers = Array.from({ length: numLayers }, () => ({
         cacheK: this.#own.allocate(perLayer, true),
@@ -84,7 +93,22 @@ export class DecodeSession {
     const tables = ropeTablesOf(spec, positions);
     const { numHeads: H, dModel: d } = spec;
     const attentions = [];
-    for (let l = 0; l < this.#layers.length; l++) {
+    if (this.#shards) {
+      this.#shardCache ??= await this.#shards.openCache(this.#capacity, signal);
+      if (this.freed) this.#shardCache.free(); // disposed meanwhile
+      check();
+    }
+    for (let l = 0; this.#shards && l < spec.numLayers; l++) {
+      const x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
+      const rope = tables && ropeInputs(tables(l), n, spec);
+      const cache = { ...this.#shardCache, past: first };
+      const mask = headMask(ablate, l, H);
+      const result = await this.#shards.layer(l, x, { n, rope, weights: wantWeights, cache, headMask: mask });
+      check();
+      hidden = result.output;
+      if (wantWeights) attentions.push(lastRows(result.weights, H, n, L));
+    }
+    for (let l = 0; !this.#shards && l < this.#layers.length; l++) {
       const { inputs, addresses } = await this.#weights.group(`layer ${l}`, this.#engine.tensors.layers[l], signal);
       check();
       inputs.x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
@@ -116,6 +140,7 @@ export class DecodeSession {
 
   /** The LM head on one row: resident when it fits what the layers left of the budget (read once), else by blocks. */
   async #logits(h, signal) {
+    if (this.#shards) return this.#shards.logits(h, signal);
     const { tensors, spec, run } = this.#engine;
     const { head, headBias } = tensors;
     const address = await this.#weights.matrix(head, signal);
@@ -131,6 +156,7 @@ export class DecodeSession {
   /** Gives back the cache and this generation's resident weights (the model's stay). Safe to call twice. */
   free() {
     this.#own.free();
+    this.#shardCache?.free();
     this.freed = true;
   }
 }

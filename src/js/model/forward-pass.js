@@ -19,6 +19,7 @@ import { floatBytes } from './resident.js';
 import { patchEditRows, patchInput, writeWeightPatches } from './patches.js';
 import { ablationValues, headOutputRows } from './ablation.js';
 import { headResultRows, outputMatrix } from './head-result.js';
+import { STEPS } from './edits.js';
 import { checkForward } from './call-sizes.js';
 
 // Layers up to this many bytes of float32 weights are read ahead, one layer while the one before computes; larger
@@ -44,6 +45,74 @@ export function editInput(parts) {
 }
 
 /**
+ * Layer l of a run on the model's workers (shards.js), from `hidden` (its input): pushes its output to hiddenStates,
+ * its weights to attentions, and with captures sets captured as the calling thread's path does (headResult from
+ * W_O as stored: the workers keep its rows, so it is read here). Returns the output.
+ */
+async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, hiddenStates, attentions, captured }) {
+  const { spec, tensors } = engine;
+  const { n, from, first } = plan;
+  const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
+  const hidden = patchInput(plan.patches, l, layerInput);
+  hiddenStates[l] = hidden;
+  // a start `from` a caller's hidden state: its values are scanned in the workers' calls (NON_FINITE)
+  const x =
+    l === first && from ? { ...from.hidden, data: hidden.data } : made(hidden.data, hidden.shape, `hiddenStates[${l}]`);
+  // the edits input's rows, in the forward's order: the run's edits, the ablations' rows, the patches'
+  const own = layerEdits(plan.edits, l, spec)?.tensor.data;
+  const ablated = [...(hooks.ablationRows?.get(l) ?? [])];
+  const patched = patchEditRows(plan.patches, l, spec)?.data;
+  // edits and patches of q, k, v and o: the weights as stored, read here and edited, for the workers to slice
+  const weightEdit = [...plan.edits, ...plan.patches].some((e) => e.layer === l && STEPS[e.step]?.weight);
+  let attentionWeights = null;
+  if (weightEdit) {
+    attentionWeights = {};
+    for (const entry of tensors.layers[l].filter((e) => ['wQkv', 'wQ', 'wK', 'wV', 'wO'].includes(e.slot))) {
+      attentionWeights[entry.slot] = { data: await engine.rows(entry, [0, entry.shape[0]], ctx), shape: entry.shape };
+    }
+    writeWeightPatches(plan.patches, l, editWeights(plan.edits, l, attentionWeights, spec));
+  }
+  const call = (rows, more) =>
+    engine.shards.layer(l, x, {
+      attentionWeights,
+      n,
+      rope: tables && ropeInputs(tables(l), n, spec),
+      headMask: headMask(plan.ablate, l, spec.numHeads),
+      edits: editInput(rows.filter(Boolean))?.tensor.data ?? null,
+      ...more,
+    });
+  const meanOwn = plan.ablate.filter((a) => a.layer === l && a.mode === 'mean' && !a.reference);
+  if (meanOwn.length) {
+    // the heads' outputs of this run as it goes (its patches of headOutput come after an ablation): then each mean
+    const early = patchEditRows(
+      plan.patches.filter((p) => p.step !== 'headOutput'),
+      l,
+      spec,
+    );
+    const pass = await call([own, ...ablated, early?.data], { capture: 'heads' }); // as one thread's first pass
+    for (const { head } of meanOwn) {
+      ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, spec.headDim), n, spec.headDim));
+    }
+  }
+  const result = await call([own, ...ablated, patched], { weights: plan.attentions, capture: heads.length > 0 });
+  hiddenStates.push(result.output);
+  if (plan.attentions) attentions.push(result.weights);
+  if (heads.length) {
+    const entry = tensors.layers[l].find((e) => e.slot === 'wO');
+    const W = await engine.rows(entry, [0, entry.shape[0]], ctx);
+    const rows = Array.from({ length: n }, (_, i) => i);
+    const results = new Map(
+      heads.map((h) => [
+        h,
+        new Tensor(Float32Array.from(headResultRows(result.heads, h, W, spec, rows)), [n, spec.dModel]),
+      ]),
+    );
+    captured.set(l, { ...result, input: hiddenStates[l], headResults: results });
+  }
+  return result.output;
+}
+
+/**
  * The forward of `plan` on `engine` (model.js's parts: spec, tensors, resident, call, embed, final, logits,
  * readLayer, progress, heap, bytesRead, flush).
  * @param {{ outputs?: (l: number) => object, layer?: (l: number, result: object, weights: object) => void,
@@ -59,16 +128,21 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { ids, n, from, first } = plan;
   checkForward(engine, plan, hooks); // TOO_LARGE before anything is read or prefetched
   const wantLogits = plan.logits !== false || plan.loss;
+  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks.
+  const sharded = Boolean(engine.shards && !hooks.outputs && !hooks.layer);
+  const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {
     signal: engine.signal(plan.signal),
-    total: engine.bytesRead() + runBytes(tensors, ids, { ...plan, logits: wantLogits }, engine.resident),
+    total: engine.bytesRead() + runBytes(tensors, ids, reads, engine.resident),
+    sharded, // the LM head too runs on the workers (model.js)
   };
   checkAborted(ctx.signal, 'run');
+  if (sharded) await engine.shards.ready(ctx.signal); // a worker that replaced a lost one gets its share
   const tables = ropeTablesOf(
     spec,
     Array.from({ length: n }, (_, i) => i),
   );
-  engine.resident?.prefetch(tensors, { ...plan, logits: wantLogits }, ctx.signal); // every weight asked for now, in order
+  engine.resident?.prefetch(tensors, reads, ctx.signal); // every weight asked for now, in order
   let hidden = from ? from.tensor : await engine.embed(ids, plan.tokenTypeIds, 0, ctx);
   // the layers before `first` are not run: null in attentions and hiddenStates
   const hiddenStates = [...Array(first).fill(null), hidden];
@@ -78,10 +152,14 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const whole = layers.length === tensors.layers.length;
   // Layer l + 1's weights are read while layer l computes (the reads run off this thread).
   const ahead = floatBytes(layers[first] ?? []) <= READ_AHEAD_BYTES;
-  let next = layers.length ? engine.readLayer(first, ctx) : null;
+  let next = layers.length && !sharded ? engine.readLayer(first, ctx) : null;
   const { numHeads: H, headDim: dK } = spec;
   for (let l = first; l < layers.length; l++) {
     engine.progress('layer', l, ctx);
+    if (sharded) {
+      hidden = await shardedLayer(engine, plan, l, hidden, { ctx, hooks, tables, hiddenStates, attentions, captured });
+      continue;
+    }
     const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);
     const capture = heads.length > 0;
     const weights = await (typeof next === 'number' ? engine.readLayer(next, ctx) : next);

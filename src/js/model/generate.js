@@ -126,7 +126,8 @@ async function* steps(engine, prompt, o) {
   const capacity = Math.min(spec.maxPositions, ids.length + o.maxNewTokens);
   const random = mulberry32(o.seed);
   engine.checkOpen();
-  const session = new DecodeSession(engine, capacity, o.residentBytes);
+  // on the model's workers when it has them (loadModel's workers)
+  const session = new DecodeSession(engine, capacity, o.residentBytes, Boolean(engine.shards));
   const forget = engine.hold(session);
   const signal = engine.signal(o.signal); // its own, or the model's dispose(): passed to every read
   const check = () => {

@@ -183,6 +183,16 @@ export interface LoadModelOptions {
    * copy no weight (a checkpoint changed after is not read again). 0: read at every run. Default 1 GiB.
    */
   residentBytes?: number;
+  /**
+   * Runs each layer split over this many workers (Web Workers; worker_threads in Node), from 1 to 64, or 'auto':
+   * one less than the processors (navigator.hardwareConcurrency; os.availableParallelism in Node), at least 1, at
+   * most 8. Each worker keeps its share of every layer's weights (its heads' q, k, v and W_o slices, its part of the
+   * MLP's hidden units) in its own memory from the load until dispose(); nothing needs SharedArrayBuffer or
+   * cross-origin isolation. A run's attentions, hidden states and logits equal one thread's within float32 rounding
+   * (bit for bit with 1 worker), whatever run's options; so do generate()'s steps (the KV cache split with the heads).
+   * attribute, headScores and patchSweep run on the calling thread. Default: none, every layer on the calling thread.
+   */
+  workers?: number | 'auto';
 }
 
 /** A head of a layer, for `capture`. */
@@ -779,6 +789,14 @@ export interface ModelSpec {
   readonly labels: ModelLabels;
 }
 
+/** One worker's WebAssembly memory (Model.workerMemory). */
+export interface WorkerMemory {
+  /** Bytes of its WebAssembly memory: it grows to its share of the weights and its largest call, never shrinks. */
+  memoryBytes: number;
+  /** Bytes of its heap in use now, its share of the weights (and a generation's KV cache) included. */
+  heapBytesInUse: number;
+}
+
 /** A loaded model (loadModel). */
 export class Model {
   private constructor();
@@ -796,6 +814,22 @@ export class Model {
   readonly memoryBytes: number;
   /** Whether it keeps its weights in WebAssembly memory across runs (LoadModelOptions.residentBytes). */
   readonly resident: boolean;
+  /** How many workers run its layers (LoadModelOptions.workers); 0: every layer runs on the calling thread. */
+  readonly workers: number;
+  /**
+   * Each worker's WebAssembly memory, in worker order, its share of the weights included ([] without workers).
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL, { workers: 2 });
+   * const r = await model.run('the cat saw a red ball near the old tree . the cat saw a red');
+   * const memory = await model.workerMemory();
+   * console.log(model.workers, r.next[0].token, memory.length); // prints: 2 ball 2
+   * await model.dispose();
+   * ```
+   */
+  workerMemory(): Promise<WorkerMemory[]>;
   /**
    * Bytes of its heap in use now: back to the same baseline after every run, failed or not. A resident model's kept
    * weights are part of that baseline from the run that first uses them until dispose().

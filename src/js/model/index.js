@@ -10,8 +10,11 @@ import { Model } from './model.js';
 import { openFolder, readJson } from './sources.js';
 import { loadTokenizer } from './tokenizer.js';
 import { loadModelModule } from './wasm.js';
+import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
+import { Shards } from './shards.js';
+import { MAX_WORKERS, autoWorkers, checkShardable } from './shard-slices.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -38,17 +41,22 @@ export { SUPPORTED_FAMILIES } from './families/index.js';
  * keeps what a web source fetched, for the next load; `onProgress` gets { phase: 'download', file, loaded, total }
  * while a web source's JSON files come in, and each run's { phase, layer, loaded, total }. `residentBytes` (default
  * 1 GiB): when every weight of the forward fits it as float32, the model keeps each in WebAssembly memory from the
- * first run that uses it until dispose(), and later runs read nothing; 0 reads them at every run.
+ * first run that uses it until dispose(), and later runs read nothing; 0 reads them at every run. `workers` (a count,
+ * or 'auto': one less than the processors, at most 8) runs each layer split over that many workers (Web Workers;
+ * worker_threads in Node) by heads and by the MLP's hidden units, each keeping its share of every layer's weights
+ * from the load until dispose(); run(), generate() and unembed's LM head run there, the other instruments on the
+ * calling thread.
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
- *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number }} [options]
+ *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number,
+ *   workers?: number | 'auto' }} [options]
  * @returns {Promise<Model>}
  */
 export async function loadModel(source, options) {
   const o = readRecord(
     options,
     'loadModel options',
-    ['onProgress', 'simd', 'signal', 'cache', 'residentBytes'],
+    ['onProgress', 'simd', 'signal', 'cache', 'residentBytes', 'workers'],
     'option',
   );
   const { onProgress, simd, cache, residentBytes } = o;
@@ -79,6 +87,7 @@ export async function loadModel(source, options) {
       `residentBytes must be a number of bytes ≥ 0, got ${describe(residentBytes)}`,
     );
   }
+  const workers = readWorkers(o.workers);
   const step = async (promise) => {
     const value = await promise;
     checkAborted(signal, 'loadModel');
@@ -89,10 +98,37 @@ export async function loadModel(source, options) {
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
+  if (workers) checkShardable(spec); // BAD_OPTION before any weight is read: a family the split cannot compute
   const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
+  const shards = workers
+    ? await step(Shards.start({ spec, tensors, checkpoint }, workers, { simd: simd ?? simdSupported(), signal }))
+    : null;
   folder.endLoad?.();
-  return new Model({ module, checkpoint, config, spec, tensors, onProgress: progress, tokenizer, residentBytes });
+  return new Model({
+    module,
+    checkpoint,
+    config,
+    spec,
+    tensors,
+    onProgress: progress,
+    tokenizer,
+    residentBytes,
+    shards,
+  });
+}
+
+/** loadModel's `workers`: a count from 1 to MAX_WORKERS, or 'auto' (shard-slices.js's autoWorkers); 0 when unset. */
+function readWorkers(workers) {
+  if (workers === undefined) return 0;
+  if (workers === 'auto') return autoWorkers();
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `workers must be an integer from 1 to ${MAX_WORKERS} or 'auto', got ${describe(workers)}`,
+    );
+  }
+  return workers;
 }

@@ -41,9 +41,10 @@ export class Model {
   #sessions = new Set(); // generations under way (decode.js), freed by dispose()
   #resident; // the weights kept across runs (resident.js), or null: read at every run
   #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
+  #shards; // loadModel's workers (shards.js), or null: every layer runs on this thread
 
   /** @internal use loadModel */
-  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes }) {
+  constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes, shards }) {
     this.#tokenizer = tokenizer;
     /** Whether the folder had a tokenizer.json: run() then takes text. */
     this.hasTokenizer = tokenizer !== null;
@@ -55,6 +56,10 @@ export class Model {
     this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
+    this.#shards = shards ?? null;
+    shards?.register(this, (plan) => this.#call(plan));
+    /** How many workers run the layers (loadModel's `workers`); 0: every layer runs on this thread. */
+    this.workers = shards?.size ?? 0;
     /** The family's name (spec.family): 'gpt2', 'bert', 'llama', … (families/). */
     this.family = spec.family;
     /** config.json as parsed: the raw object. */
@@ -66,7 +71,8 @@ export class Model {
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
-    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep']) this[name] = this[name].bind(this);
+    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
+      this[name] = this[name].bind(this);
   }
 
   /** Layer `layer`'s attention weights as attentionWeightsFrom gives them: from WebAssembly memory when kept there. */
@@ -98,8 +104,13 @@ export class Model {
     return this.#attention?.heapBytesInUse() ?? 0;
   }
 
+  /** Each worker's WebAssembly memory (loadModel's `workers`), weights included: [{ memoryBytes, heapBytesInUse }]. */
+  async workerMemory() {
+    return this.#guard(() => this.#shards?.memory() ?? []);
+  }
+
   /**
-   * Forgets the checkpoint and the module; a run or a generation under way stops (its reads too) with TERMINATED,
+   * Forgets the checkpoint and the module and ends the workers; a run or a generation under way stops (its reads too) with TERMINATED,
    * and so do later calls.
    */
   async dispose() {
@@ -107,8 +118,10 @@ export class Model {
     this.#sessions.clear();
     this.#resident?.free();
     this.#checkpoint?.close?.(); // a Node folder's open files
-    this.#attention = this.#checkpoint = this.#tensors = this.#resident = null;
+    const ending = this.#shards?.terminate();
+    this.#attention = this.#checkpoint = this.#tensors = this.#resident = this.#shards = null;
     this.#closing.abort(terminated());
+    await ending;
   }
 
   /** The signal of a run's (or a generation's) reads: its own, or the model's dispose(). */
@@ -133,21 +146,14 @@ export class Model {
    */
   generate(input, options) {
     const engine = {
-      signal: (signal) => this.#signalOf(signal),
+      ...this.#engine(), // spec, tensors, resident, shards, tokenizer, signal, checkCall, checkOpen, flush (after it)
       failure: (error) => this.#failure(error),
-      flush: () => this.#checkpoint?.flush?.(), // a web source's cache, written after the generation
       module: this.#module,
       checkpoint: this.#checkpoint,
-      tensors: this.#tensors,
-      resident: this.#resident,
-      spec: this.spec,
-      tokenizer: this.#tokenizer,
       run: (plan) => this.#call(plan),
-      checkCall: (plan) => this.#checkSize(plan),
       embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
       final: (h, signal) => this.#final(h, { signal }),
       logits: (h, signal) => this.#logits(h, { signal }),
-      checkOpen: () => this.#checkOpen(),
       hold: (session) => {
         this.#sessions.add(session);
         return () => this.#sessions.delete(session);
@@ -237,6 +243,7 @@ export class Model {
       spec: this.spec,
       tensors: this.#tensors,
       resident: this.#resident,
+      shards: this.#shards,
       tokenizer: this.#tokenizer,
       heap: () => this.#module.HEAPF32,
       signal: (signal) => this.#signalOf(signal),
@@ -297,10 +304,7 @@ export class Model {
     return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
   }
 
-  /**
-   * The embeddings' output [n, d]: the token rows read for the ids used, plus positions (positions.js: from `first`)
-   * and types.
-   */
+  /** The embeddings' output [n, d]: the ids' token rows + positions (positions.js: from `first`) and types. */
   async #embed(ids, tokenTypeIds, first = 0, ctx) {
     this.#progress('embeddings', undefined, ctx);
     const spec = this.spec;
@@ -356,8 +360,12 @@ export class Model {
     return this.#call(plan).output;
   }
 
-  /** logits [n, vocab] = h · W_headᵀ (+ bias), W_head read and applied by blocks of rows. */
+  /** logits [n, vocab] = h · W_headᵀ (+ bias) by blocks of W_head's rows; on the workers' rows in a ctx.sharded run. */
   async #logits(h, ctx) {
+    if (ctx?.sharded && this.#shards) {
+      this.#progress('head', undefined, ctx);
+      return this.#shards.logits(h, ctx.signal);
+    }
     const spec = this.spec;
     const [n, d] = h.shape;
     const { vocabSize: V } = spec;

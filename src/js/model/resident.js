@@ -222,18 +222,18 @@ export class Residency {
    * one read), and the reads of later layers go on while earlier ones compute. Stops at the first failure or abort
    * (the run sees the same error when it asks for that piece).
    */
-  prefetch(tensors, { layers, logits, first = 0 }, signal) {
+  prefetch(tensors, { layers, logits, first = 0, sharded = false }, signal) {
     const all = layers === tensors.layers.length;
     // A run from layer `first` (> 0) starts at that layer's input: no embeddings.
     const pieces = (first ? [] : Object.values(tensors.embeddings))
       .filter(Boolean)
       .map((entry) => () => this.matrix(entry, signal));
     if (!first) pieces.push(() => this.group('embedNorm', tensors.embedNorm, signal));
-    tensors.layers
-      .slice(first, layers)
-      .forEach((entries, l) => pieces.push(() => this.group(`layer ${first + l}`, entries, signal)));
+    (sharded ? [] : tensors.layers.slice(first, layers)).forEach((entries, l) =>
+      pieces.push(() => this.group(`layer ${first + l}`, entries, signal)),
+    );
     if (all && tensors.final.length) pieces.push(() => this.group('final', tensors.final, signal));
-    if (all && logits && tensors.head) {
+    if (all && logits && tensors.head && !sharded) {
       pieces.push(() => this.matrix(tensors.head, signal));
       if (tensors.headBias) pieces.push(() => this.group('headBias', [tensors.headBias], signal));
     }
@@ -280,7 +280,7 @@ export function modelResidency(module, checkpoint, tensors, budget) {
  * each piece it uses that is not kept yet, whole; an embedding table that did not fit, by the rows the run uses.
  * @param {(entry: object, whole: boolean) => number} bytes  an entry's bytes: whole, or the rows this run uses
  */
-export function residentRunBytes(store, tensors, { logits, layers, first = 0 }, bytes) {
+export function residentRunBytes(store, tensors, { logits, layers, first = 0, sharded = false }, bytes) {
   const all = layers === tensors.layers.length;
   const pieces = new Map();
   const group = (key, entries) =>
@@ -294,9 +294,9 @@ export function residentRunBytes(store, tensors, { logits, layers, first = 0 }, 
     if (!kept) pieces.set(matrixKey(entry), bytes(entry, kept === undefined));
   }
   if (!first) group('embedNorm', tensors.embedNorm);
-  tensors.layers.slice(first, layers).forEach((entries, l) => group(`layer ${first + l}`, entries));
+  (sharded ? [] : tensors.layers.slice(first, layers)).forEach((entries, l) => group(`layer ${first + l}`, entries));
   if (all) group('final', tensors.final);
-  if (all && logits && tensors.head) {
+  if (all && logits && tensors.head && !sharded) {
     if (!store.kept(matrixKey(tensors.head))) pieces.set(matrixKey(tensors.head), bytes(tensors.head, true));
     if (tensors.headBias) group('headBias', [tensors.headBias]);
   }

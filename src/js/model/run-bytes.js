@@ -12,14 +12,15 @@ const whole = (entries) => entries.reduce((sum, entry) => sum + entryBytes(entry
  * @param {number[]} ids
  * @param {{ logits: boolean, tokenTypeIds?: number[], layers?: number, first?: number }} options  run's options, read
  *   (`layers`: the first layers run; fewer than all read no final norm and no LM head; `first`: the layer a run
- *   `from` a hidden state starts at, which reads no embeddings and no earlier layer)
+ *   `from` a hidden state starts at, which reads no embeddings and no earlier layer; `sharded`: the layers and the LM head
+ *   run on the model's workers, which keep their weights: none of them is read)
  * @param {object | null} store  the model's resident weights (resident.js), when it keeps them: then what is not
  *   kept yet is counted, whole
  */
 export function runBytes(
   tensors,
   ids,
-  { logits, tokenTypeIds, layers = tensors.layers.length, first = 0 },
+  { logits, tokenTypeIds, layers = tensors.layers.length, first = 0, sharded = false },
   store = null,
 ) {
   const all = layers === tensors.layers.length;
@@ -32,15 +33,17 @@ export function runBytes(
   const rows = (entry) => (entry && !first ? entryBytes(entry, [0, counts[entry.slot]]) : 0);
   if (store) {
     const bytes = (entry, wholeEntry) => (wholeEntry ? entryBytes(entry) : rows(entry));
-    return residentRunBytes(store, tensors, { logits, layers, first }, bytes);
+    return residentRunBytes(store, tensors, { logits, layers, first, sharded }, bytes);
   }
   return (
     rows(tokens) +
     rows(positions) +
     rows(types) +
     (first ? 0 : whole(tensors.embedNorm)) +
-    tensors.layers.slice(first, layers).reduce((sum, layer) => sum + whole(layer), 0) +
+    (sharded ? [] : tensors.layers.slice(first, layers)).reduce((sum, layer) => sum + whole(layer), 0) +
     (all ? whole(tensors.final) : 0) +
-    (all && logits && tensors.head ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])]) : 0)
+    (all && logits && tensors.head && !sharded
+      ? whole([tensors.head, ...(tensors.headBias ? [tensors.headBias] : [])])
+      : 0)
   );
 }

@@ -61,7 +61,7 @@ export async function unembed(engine, hidden, options) {
   }
   const norm = o.norm !== false || spec.choices.maskedLm;
   checkHead(engine, n, { norm }); // TOO_LARGE before anything is read (call-sizes.js)
-  const ctx = { signal: engine.signal(signal) };
+  const ctx = { signal: engine.signal(signal), sharded: Boolean(engine.shards) }; // the LM head on the workers' rows
   checkAborted(ctx.signal, 'unembed');
   const rows = new Tensor(data, [n, d]);
   const normed = norm ? await engine.final(rows, ctx) : rows;

@@ -16,14 +16,16 @@ const MODEL_FILES = {
   scalar: () => new URL('../wasm/model-scalar.wasm', import.meta.url),
 };
 
+/** Where the model's `variant` build is, as loader.js's compileWasm and loadModule take it. */
+export const modelWasmFiles = (variant) => ({ [variant]: { location: MODEL_FILES[variant]().href } });
+
 /**
  * Starts the model's module: the SIMD build where the engine has SIMD (or `simd` says so), else the scalar one.
  * @param {{ simd?: boolean }} [options]
  */
 export function loadModelModule({ simd = simdSupported() } = {}) {
   const variant = simd ? 'simd' : 'scalar';
-  const files = { [variant]: { location: MODEL_FILES[variant]().href } };
-  return loadModule(variant, files, MODEL_FACTORIES[variant]).catch((error) => {
+  return loadModule(variant, modelWasmFiles(variant), MODEL_FACTORIES[variant]).catch((error) => {
     // The model has no inline build: under a CSP, connect-src must allow the package's origin, or serve it from the page's.
     if (error?.code === 'LOAD_FAILED')
       error.message = error.message.replace(INLINE_ADVICE, ", or serve the package from the page's origin");

@@ -84,10 +84,14 @@ export function tinyCheckpoint() {
   };
 }
 
-/** What the apps report of the model: the tokens of a text and the last position's logits. */
-export async function runModel(loadModel) {
-  const model = await loadModel(tinyCheckpoint());
+/**
+ * What the apps report of the model: the tokens of a text and the last position's logits (`options`: loadModel's,
+ * `{ workers: 2 }` where the bundler builds module workers).
+ */
+export async function runModel(loadModel, options) {
+  const model = await loadModel(tinyCheckpoint(), options);
   const r = await model.run('hello', { attentions: true });
+  await model.dispose();
   const [n, vocab] = r.logits.shape;
   return {
     family: model.family,

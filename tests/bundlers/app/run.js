@@ -54,6 +54,7 @@ export async function run(api) {
       const parallel = await createAttention({ workers: 2 });
       result.workerOutput = Array.from((await parallel.selfAttention(x, weights)).output.data);
       await parallel.terminate();
+      result.modelOnWorkers = await runModel(loadModel, { workers: 2 }); // the model's worker, as the bundler emits it
     }
     out.textContent = JSON.stringify(result);
   } catch (error) {

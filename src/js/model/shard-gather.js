@@ -1,0 +1,90 @@
+// What a worker's layer calls return under loadModel({ workers }) (shards.js), and how the model's side puts the
+// parts back into one layer's outputs. A worker's attention call gives its heads' steps ([its heads, …]) and its
+// columns of concat [n, its heads·d_k]; its MLP call its columns of mlpHidden [n, its units]; both their part of the
+// W_o and W_down products [n, d], summed in worker order (each sum rounded to float32, as the core's).
+import { Tensor } from '../tensor.js';
+
+/**
+ * The outputs of worker part `part`'s attention call: with `capture`, every step of its heads; with capture 'heads',
+ * only their outputs (a 'mean' ablation's first pass asks one thread's call for just these: the kernels' path, and so
+ * the bits, depend on the outputs asked for, e.g. a window's keys skipped without the raw scores).
+ */
+export function attentionShapes(spec, n, L, { heads: [h0, h1], kv: [g0, g1] }, { weights, capture }) {
+  const { dModel: d, headDim: dK } = spec;
+  const [H, G] = [h1 - h0, g1 - g0];
+  const outputs = { attentionOutput: [n, d], residual: [n, d] };
+  if (capture === 'heads') return { ...outputs, heads: [H, n, dK] };
+  if (weights || capture) outputs.weights = [H, n, L];
+  if (!capture) return outputs;
+  Object.assign(outputs, { normed: [n, d], q: [H, n, dK], k: [G, n, dK], v: [G, n, dK] });
+  if (spec.rope) Object.assign(outputs, { qRotated: [H, n, dK], kRotated: [G, n, dK] });
+  for (const key of ['rawScores', 'scaledScores', 'scores']) outputs[key] = [H, n, L];
+  return Object.assign(outputs, { heads: [H, n, dK], concat: [n, H * dK] });
+}
+
+/** The outputs of a worker's MLP call: with `capture`, its input and its columns of the activation too. */
+export function mlpShapes(spec, n, { ff: [f0, f1] }, { capture }) {
+  const { dModel: d } = spec;
+  const outputs = { mlpOutput: [n, d], output: [n, d] };
+  return capture ? { ...outputs, mlpInput: [n, d], mlpHidden: [n, f1 - f0] } : outputs;
+}
+
+/** out += part, element by element in float32 (each sum rounded to float32, as the core's). */
+function addInto(out, part) {
+  for (let i = 0; i < out.length; i++) out[i] += part[i];
+}
+
+/** Σ parts[key] in order, + a bias [d] on every row: [n, d]. */
+export function sumParts(parts, key, bias, n, d) {
+  const out = new Float32Array(n * d); // [n, d]
+  for (const part of parts) addInto(out, part.result[key].data);
+  for (let i = 0; bias && i < n * d; i++) out[i] += bias[i % d];
+  return out;
+}
+
+/** [count, …rest] from each part's block at its first index `from(part)`. */
+function stacked(parts, key, count, from) {
+  const [, ...rest] = parts[0].result[key].shape;
+  const size = rest.reduce((a, b) => a * b, 1);
+  const all = new Float32Array(count * size);
+  for (const part of parts) all.set(part.result[key].data, from(part) * size);
+  return new Tensor(all, [count, ...rest]);
+}
+
+/** [n, width] from each part's columns [n, its width] at its first column `from(part)`. */
+function columns(parts, key, n, width, from) {
+  const all = new Float32Array(n * width);
+  for (const part of parts) {
+    const { data, shape } = part.result[key];
+    const w = shape[1];
+    for (let i = 0; i < n; i++) all.set(data.subarray(i * w, (i + 1) * w), i * width + from(part));
+  }
+  return new Tensor(all, [n, width]);
+}
+
+/**
+ * The captured steps of a layer from its parts (`attention`: [{ part, result }] of the attention calls, `mlp` of the
+ * MLP calls), named and shaped as one call's (calls.js's layerOutputs).
+ */
+export function gatherCapture(spec, n, attention, mlp) {
+  const { numHeads: H, numKvHeads: Hkv, headDim: dK, dFf } = spec;
+  const head = ({ part }) => part.heads[0];
+  const kv = ({ part }) => part.kv[0];
+  const steps = { normed: attention[0].result.normed };
+  for (const key of ['q', 'qRotated', 'rawScores', 'scaledScores', 'scores', 'heads']) {
+    if (attention[0].result[key]) steps[key] = stacked(attention, key, H, head);
+  }
+  for (const key of ['k', 'kRotated', 'v']) if (attention[0].result[key]) steps[key] = stacked(attention, key, Hkv, kv);
+  steps.concat = columns(attention, 'concat', n, H * dK, (p) => head(p) * dK);
+  steps.mlpInput = mlp[0].result.mlpInput;
+  steps.mlpHidden = columns(mlp, 'mlpHidden', n, dFf, ({ part }) => part.ff[0]);
+  for (const key of ['normed', 'mlpInput']) steps[key] = new Tensor(steps[key].data, steps[key].shape);
+  return steps;
+}
+
+/** Each head's output [H, n, d_k] from each part's heads. */
+export const gatherHeads = (spec, attention) => stacked(attention, 'heads', spec.numHeads, ({ part }) => part.heads[0]);
+
+/** The attention weights [H, n, L] from each part's heads. */
+export const gatherWeights = (spec, attention) =>
+  stacked(attention, 'weights', spec.numHeads, ({ part }) => part.heads[0]);

@@ -1,0 +1,76 @@
+// What a worker of loadModel({ workers }) is (the pool's worker-serve.js serves it: model/worker.js in browsers,
+// model/worker-node.js in Node): the model's own module instance, holding this worker's share of every layer
+// (shards.js) in its memory until it ends, and running the layer calls the model's side sends it. Three kinds of
+// plan come:
+//   { op: 'keep', inputs: { slot: { data, shape, name } } }  → { addresses: [k] }: each tensor written, 16-byte
+//                                                               aligned, and scanned for NaN and ±inf (NON_FINITE)
+//   { op: 'alloc', bytes: [b, …] }                           → { addresses: [k] }: blocks for a generation's KV cache
+//   { op: 'free', addresses: [a, …] }                        → {}: gives back blocks of 'alloc' (not of 'keep')
+//   { op: 'memory' }                                         → { memory: [memoryBytes, heapBytesInUse] }
+//   a model call's plan (calls.js's modelPlan), its weights by address → its outputs, as model.js's own calls run
+import { Attention, runPlan } from '../attention.js';
+import { AttentionError } from '../errors.js';
+import { loadModule, readWasmOption } from '../loader.js';
+import { checkValues } from '../plan.js';
+import { modelScratchBytes } from './calls.js';
+import { MODEL_FACTORIES } from './wasm.js';
+
+const values = (array) => ({ data: Float64Array.from(array), shape: [array.length] });
+
+/** A 16-byte aligned block of `bytes` for `what`; its allocation is kept for 'free'. */
+function allocate({ module, allocations }, bytes, what) {
+  const allocation = module._malloc(bytes + 16);
+  if (!allocation) {
+    throw new AttentionError(
+      'OUT_OF_MEMORY',
+      `a worker's WebAssembly memory could not grow by ${bytes} bytes for ${what}`,
+    );
+  }
+  const address = Math.ceil(allocation / 16) * 16;
+  allocations.set(address, allocation);
+  return address;
+}
+
+/** Gives back blocks of 'alloc' (addresses it did not give are ignored). */
+function free({ module, allocations }, addresses) {
+  for (const address of addresses) {
+    if (!allocations.has(address)) continue;
+    module._free(allocations.get(address));
+    allocations.delete(address);
+  }
+  return {};
+}
+
+/** Writes each tensor of a 'keep' plan into the module's memory: their addresses, in the plan's order. */
+function keep(state, plan) {
+  const { module } = state;
+  const tensors = Object.values(plan.inputs);
+  return {
+    addresses: values(
+      tensors.map((tensor) => {
+        const address = allocate(state, tensor.data.byteLength, tensor.name);
+        state.allocations.delete(address); // kept until the worker ends
+        module.HEAPF32.set(tensor.data, address / 4);
+        checkValues(module, { ...tensor, allowNegativeInfinity: false, valuesChecked: false }, address);
+        return address;
+      }),
+    ),
+  };
+}
+
+/** worker-serve.js's host for the model's workers. */
+export const MODEL_HOST = {
+  async load(message) {
+    const variant = message.simd ? 'simd' : 'scalar';
+    const module = await loadModule(variant, readWasmOption(message.module), MODEL_FACTORIES[variant]);
+    const attention = new Attention(module);
+    return Object.assign(attention, { module, allocations: new Map() });
+  },
+  run(attention, plan) {
+    if (plan?.op === 'keep') return keep(attention, plan);
+    if (plan?.op === 'alloc') return { addresses: values(plan.bytes.map((b) => allocate(attention, b, 'a KV cache'))) };
+    if (plan?.op === 'free') return free(attention, plan.addresses);
+    if (plan?.op === 'memory') return { memory: values([attention.memoryBytes, attention.heapBytesInUse()]) };
+    return runPlan(attention, { ...plan, scratchBytes: modelScratchBytes(attention.module, plan) });
+  },
+};
