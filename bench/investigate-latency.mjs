@@ -2,8 +2,10 @@
 // shipped model (by default), or a GPT-2-small-shaped checkpoint (12 layers × 12 heads, d_model 768, vocabulary
 // 50 257; random weights, bench/model/checkpoint.mjs) read by address over HTTP from the page's own origin.
 //
-//   node bench/investigate-latency.mjs [--model builtin|gpt2] [--rounds 5] [--tokens 16] [--dist web/dist]
+//   node bench/investigate-latency.mjs [--model builtin|gpt2] [--rounds 5] [--tokens 16] [--dist web/dist[,other]]
 //
+// With two builds (--dist a,b: before and after a change), their rounds alternate in one browser, and each build has
+// its own table.
 // Each round is a new page (a new browser context). Figures, each from the input (its event timeStamp) to the first
 // animation frame at which the page shows the result (a requestAnimationFrame loop of the page's own, as in
 // real-model-latency.mjs):
@@ -200,45 +202,54 @@ async function openPage(browser, url) {
 
 async function main() {
   if (args.model === 'gpt2') writeGpt2Checkpoint(CHECKPOINT);
-  const html = readFileSync(`${args.dist}/index.html`, 'utf8');
-  const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
-  const server = await serve(args.dist, CHECKPOINT, csp);
+  const dists = args.dist.split(',');
+  const servers = [];
+  for (const dist of dists) {
+    const html = readFileSync(`${dist}/index.html`, 'utf8');
+    const csp = /http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)[1];
+    servers.push(await serve(dist, CHECKPOINT, csp));
+  }
   const browser = await launchChromium();
-  const figures = {};
-  const add = (name, figure) => (figures[name] ??= []).push(figure);
+  const figures = dists.map(() => ({}));
   try {
     for (let r = 0; r < args.rounds; r++) {
-      const { context, page, first, own } = await openPage(browser, server.url);
-      add(args.model === 'builtin' ? 'first view (lens), after the first run' : 'first view (lens tab clicked)', first);
-      if (own !== undefined) add('first view: the page’s own “computed in” figure', { ms: own, inp: NaN });
-      for (const [key, name] of [
-        ['attribution', 'attribution tab'],
-        ['scores', 'head scores tab'],
-        ['loss', 'loss tab'],
-      ])
-        add(name, await openTab(page, key));
-      const s = await sweep(page);
-      add('sweep: first row', { ms: s.row, inp: NaN });
-      add('sweep: end (both sweeps)', { ms: s.end, inp: NaN });
-      add('sweep: longest task', { ms: s.longest, inp: NaN });
-      for (const inp of s.keys) add('sweep: a key press during it', { ms: NaN, inp });
-      if (s.cancel) add('sweep: Cancel after the first row', s.cancel);
-      await context.close();
+      for (const [k, server] of servers.entries()) {
+        const add = (name, figure) => (figures[k][name] ??= []).push(figure);
+        const { context, page, first, own } = await openPage(browser, server.url);
+        add(
+          args.model === 'builtin' ? 'first view (lens), after the first run' : 'first view (lens tab clicked)',
+          first,
+        );
+        if (own !== undefined) add('first view: the page’s own “computed in” figure', { ms: own, inp: NaN });
+        for (const [key, name] of [
+          ['attribution', 'attribution tab'],
+          ['scores', 'head scores tab'],
+          ['loss', 'loss tab'],
+        ])
+          add(name, await openTab(page, key));
+        const s = await sweep(page);
+        add('sweep: first row', { ms: s.row, inp: NaN });
+        add('sweep: end (both sweeps)', { ms: s.end, inp: NaN });
+        add('sweep: longest task', { ms: s.longest, inp: NaN });
+        for (const inp of s.keys) add('sweep: a key press during it', { ms: NaN, inp });
+        if (s.cancel) add('sweep: Cancel after the first row', s.cancel);
+        await context.close();
+      }
     }
   } finally {
     await browser.close();
-    await server.close();
+    for (const server of servers) await server.close();
   }
-  print(figures);
+  dists.forEach((dist, k) => print(figures[k], dist));
 }
 
-function print(figures) {
+function print(figures, dist) {
   const ms = (v) => (Number.isNaN(v) ? '' : String(Math.round(v)));
   const what =
     args.model === 'builtin'
       ? 'the shipped model'
       : `GPT-2-small-shaped checkpoint (random weights), ${args.tokens} tokens`;
-  console.log(`Investigate, ${what}, 1280 px, ${args.rounds} rounds: ms, median (min–max); Event Timing INP median.`);
+  console.log(`\n${dist}: Investigate, ${what}, 1280 px, ${args.rounds} rounds: ms, median (min–max); INP median.`);
   console.log('| figure | count | ms | input-to-next-paint |');
   console.log('| --- | --- | --- | --- |');
   for (const [name, list] of Object.entries(figures)) {

@@ -125,7 +125,8 @@ async function sweepByRuns(engine, sweep, runs, score) {
             }
           : { layer, step, rows: [column], cols: d, data: clean };
       if (sweep.pause && column > 0) await sweep.pause();
-      const { final } = await forwardPass(engine, { ...sweep.corrupted, from, first: layer, patches: [patch] });
+      const cell = { ...sweep.corrupted, from, first: layer, patches: [patch] };
+      const { final } = await forwardPass(engine, cell, { pause: sweep.pause });
       values.push(final.data.subarray(position * d, (position + 1) * d));
     }
     await score(
@@ -199,6 +200,7 @@ export async function patchSweep(engine, options) {
         ...(name ? { [name]: shape } : {}),
         ...(kv ? { [keyName]: [Hkv, n, dK], v: [Hkv, n, dK] } : {}),
       }),
+      pause: sweep.pause,
       layer: (l, result) => {
         if (name) activations[l] = result[name].data;
         if (kv) [keys[l], values[l]] = [result[keyName].data, result.v.data];
@@ -217,8 +219,9 @@ export async function patchSweep(engine, options) {
   const scores = new Tensor(new Float32Array(L * columns).fill(NaN), [L, columns]);
   let done = 0;
   // After each layer's cells: the progress, then (with onProgress) a task break, so that a page paints the row and
-  // an input (a Cancel) runs before the next layer; with onProgress also between two batches of cells and between two
-  // layer calls of a batch (sweep.pause), so that no task is longer than one layer call.
+  // an input (a Cancel) runs before the next layer; with onProgress also between the layers of the clean and corrupted
+  // runs, between two batches of cells and between two layer calls of a batch (sweep.pause): no task is longer than
+  // one layer call.
   const score = async (layer, ms) => {
     ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
     done += columns;
