@@ -15,7 +15,8 @@
 //   attribution, head scores, loss   the tab clicked to its view drawn (body[data-inv-drawn])
 //   sweep: first row  "Run the sweeps" clicked to the frame showing the first layer's cells (data-inv-sweep-cells)
 //   sweep: end        the same click to both sweeps drawn (data-inv-sweeps): the residual stream's and the heads'
-//   during the sweep  the longest task (Long Tasks API) between the click and the end, and Event Timing's
+//   during the sweep  the longest task (Long Tasks API) between the click and the end, how many were over 100 ms
+//                     (the page first runs both prompts with model.run, which breaks no task), and Event Timing's
 //                     input-to-next-paint of three key presses typed into the metric's field "a" while the sweep runs
 //                     (each counted only if its input came before the sweep's end)
 //   Cancel            another sweep, Cancel clicked once its first row is drawn: to the frame saying "Cancelled", and
@@ -142,10 +143,9 @@ async function sweep(page) {
   }));
   const during = keys.slice(keysBefore).filter((t) => t < end);
   const inps = during.map((t) => inpIn(events, t, t + 1));
-  const longest = Math.max(
-    0,
-    ...long.filter((t) => t.start + t.duration > start && t.start < end).map((t) => t.duration),
-  );
+  const tasks = long.filter((t) => t.start + t.duration > start && t.start < end).map((t) => t.duration);
+  const longest = Math.max(0, ...tasks);
+  const over = tasks.filter((ms) => ms > 100).length;
   await page.fill('#inv-patch-a', '');
   // Cancel once the first row is drawn.
   await read(page, () => delete document.body.dataset.invSweepCells);
@@ -153,7 +153,7 @@ async function sweep(page) {
   await page.click('#inv-patch-run');
   await page.waitForFunction(() => window.__done.row !== undefined, null, { timeout: LONG, polling: 50 });
   await watch(page, 'cancel', cancelled, null);
-  const base = { row: row - start, end: end - start, longest, keys: inps };
+  const base = { row: row - start, end: end - start, longest, over, keys: inps };
   // A short sweep (the shipped model's) may be over before the click: no Cancel figure then.
   const wait = args.model === 'builtin' ? 3000 : LONG; // a page busy for seconds is slow to click
   const clicked = await page.click('#inv-patch-cancel', { timeout: wait }).then(
@@ -231,6 +231,7 @@ async function main() {
         add('sweep: first row', { ms: s.row, inp: NaN });
         add('sweep: end (both sweeps)', { ms: s.end, inp: NaN });
         add('sweep: longest task', { ms: s.longest, inp: NaN });
+        add('sweep: tasks over 100 ms (count)', { ms: s.over, inp: NaN });
         for (const inp of s.keys) add('sweep: a key press during it', { ms: NaN, inp });
         if (s.cancel) add('sweep: Cancel after the first row', s.cancel);
         await context.close();
