@@ -39,15 +39,16 @@ export function batchesOf(cells, d, most = CELL_BATCH_ROWS) {
  *   its rows' input of layer `layer` ([count, d_model]), and the rows [m, 5] of that layer's `edits` input (step,
  *   block, row, col, value) that change it, `row` counted from its first row
  * @param {{ layer: number, keys?: Float32Array[], values?: Float32Array[], length?: number, signal?: AbortSignal,
- *   attentions?: boolean }} o  the layer it starts at; the base run's keys (after RoPE) and values per layer
- *   ([H_kv, length, d_k]); with `attentions`, each layer's weights of the cells, cell after cell, and without
- *   `outputs` (default true) no MLP in the last layer, and no outputs
+ *   attentions?: boolean, pause?: () => Promise<void> }} o  the layer it starts at; the base run's keys (after RoPE)
+ *   and values per layer ([H_kv, length, d_k]); with `attentions`, each layer's weights of the cells, cell after cell,
+ *   and without `outputs` (default true) no MLP in the last layer, and no outputs; `pause`, awaited between two layer
+ *   calls (a task break: what waits runs between them)
  * @returns {Promise<{ outputs: Float32Array[], attentions: Float32Array[] }>}  outputs: per cell [count, d_model]
  */
 export async function runCells(
   engine,
   cells,
-  { layer, keys, values, length = 0, signal, attentions: wanted = false, outputs: rows = true },
+  { layer, keys, values, length = 0, signal, attentions: wanted = false, outputs: rows = true, pause },
 ) {
   const { spec } = engine;
   const { dModel: d, numHeads: H, numLayers: L } = spec;
@@ -75,6 +76,7 @@ export async function runCells(
   const ctx = { signal: engine.signal(signal) };
   const attentions = [];
   for (let l = layer; l < L; l++) {
+    if (pause && l > layer) await pause();
     checkAborted(ctx.signal, 'patchSweep');
     const weights = await engine.readLayer(l, ctx);
     const inputs = { x: made(x, [R, d], `the cells' rows of layer ${l}`), ...weights.inputs };

@@ -116,10 +116,10 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
  * The forward of `plan` on `engine` (model.js's parts: spec, tensors, resident, call, embed, final, logits,
  * readLayer, progress, heap, bytesRead, flush).
  * @param {{ outputs?: (l: number) => object, layer?: (l: number, result: object, weights: object) => void,
- *   ablationRows?: Map<number, Float32Array[]> }} [hooks]  outputs: more outputs of layer l's call (layerOutputs'
- *   names and shapes); layer: called after layer l's call with its outputs and `weights` ({ inputs, addresses,
- *   entries }: its weights as the call had them); ablationRows: the 'mean' (of a reference) and 'resample' rows of
- *   each layer's edits input (run.js)
+ *   ablationRows?: Map<number, Float32Array[]>, pause?: () => Promise<void> }} [hooks]  outputs: more outputs of layer
+ *   l's call (layerOutputs' names and shapes); layer: called after layer l's call with its outputs and `weights` ({
+ *   inputs, addresses, entries }: its weights as the call had them); ablationRows: the 'mean' (of a reference) and
+ *   'resample' rows of each layer's edits input (run.js); pause: awaited after each layer but the last (a task break)
  * @returns {Promise<{ hiddenStates, attentions, captured: Map, last: Tensor, final: Tensor | null,
  *   logits: Tensor | null }>}  last: the last layer's output (before the final norm); logits of plan.headRows
  */
@@ -226,6 +226,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
       captured.set(l, { ...result, input: hiddenStates[l], headResults: results });
     }
     hooks.layer?.(l, result, layerWeights);
+    if (hooks.pause && l < layers.length - 1) await hooks.pause();
   }
   const final = whole && tensors.final.length ? await engine.final(hidden, ctx) : null;
   const last = hidden;

@@ -566,7 +566,8 @@ export interface PatchSweepOptions {
   signal?: AbortSignal;
   /**
    * Called after each layer's cells, with the scores so far (NaN where not computed yet); the sweep then lets a task
-   * in (a page paints, a click runs) before the next layer.
+   * in (a page paints, a click runs) before the next layer. With it the sweep also lets a task in between two layer
+   * calls of its cells: no task runs longer than one layer call.
    */
   onProgress?: (event: PatchSweepProgress) => void;
 }

@@ -27,6 +27,17 @@ export const SWEEP_STEPS = Object.freeze(['input', 'output', 'mlpOutput', 'headO
 /** The layer call's output that holds each step's activation ('input': the run's hidden states). */
 export const OUTPUT_OF = { output: 'attentionOutput', mlpOutput: 'mlpOutput', headOutput: 'heads' };
 
+/** A task of its own (a message to itself): what the event loop has waiting runs first. */
+const taskBreak = () =>
+  new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+
 /** The sweep's options, read and checked: { clean, corrupted (plans), target, step, position, onProgress }. */
 function readSweep(engine, options) {
   const { spec, tokenizer } = engine;
@@ -52,7 +63,17 @@ function readSweep(engine, options) {
   }
   if (!engine.tensors.head) throw new AttentionError('UNSUPPORTED_MODEL', 'patchSweep: this model has no LM head');
   const plan = (input) => plainPlan({ ids: input.ids }, engine, { signal: o.signal });
-  return { clean: plan(clean), corrupted: plan(corrupted), target, step: o.step, position, onProgress: o.onProgress };
+  // With onProgress (a page drawing the rows), a task break between the layer calls of the cells: see patchSweep.
+  const pause = o.onProgress ? taskBreak : undefined;
+  return {
+    clean: plan(clean),
+    corrupted: plan(corrupted),
+    target,
+    step: o.step,
+    position,
+    onProgress: o.onProgress,
+    pause,
+  };
 }
 
 /**
@@ -103,7 +124,9 @@ async function sweepByRuns(engine, sweep, runs, score) {
               data: clean.subarray(column * n * dK, (column + 1) * n * dK),
             }
           : { layer, step, rows: [column], cols: d, data: clean };
-      const { final } = await forwardPass(engine, { ...sweep.corrupted, from, first: layer, patches: [patch] });
+      if (sweep.pause && column > 0) await sweep.pause();
+      const cell = { ...sweep.corrupted, from, first: layer, patches: [patch] };
+      const { final } = await forwardPass(engine, cell, { pause: sweep.pause });
       values.push(final.data.subarray(position * d, (position + 1) * d));
     }
     await score(
@@ -112,17 +135,6 @@ async function sweepByRuns(engine, sweep, runs, score) {
     );
   }
 }
-
-/** A task of its own (a message to itself): what the event loop has waiting runs first. */
-const taskBreak = () =>
-  new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
 
 /**
  * TOO_LARGE before anything is read (call-sizes.js): the clean and corrupted runs with their outputs, and in a
@@ -188,6 +200,7 @@ export async function patchSweep(engine, options) {
         ...(name ? { [name]: shape } : {}),
         ...(kv ? { [keyName]: [Hkv, n, dK], v: [Hkv, n, dK] } : {}),
       }),
+      pause: sweep.pause,
       layer: (l, result) => {
         if (name) activations[l] = result[name].data;
         if (kv) [keys[l], values[l]] = [result[keyName].data, result.v.data];
@@ -206,7 +219,9 @@ export async function patchSweep(engine, options) {
   const scores = new Tensor(new Float32Array(L * columns).fill(NaN), [L, columns]);
   let done = 0;
   // After each layer's cells: the progress, then (with onProgress) a task break, so that a page paints the row and
-  // an input (a Cancel) runs before the next layer.
+  // an input (a Cancel) runs before the next layer; with onProgress also between the layers of the clean and corrupted
+  // runs, between two batches of cells and between two layer calls of a batch (sweep.pause): no task is longer than
+  // one layer call.
   const score = async (layer, ms) => {
     ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
     done += columns;

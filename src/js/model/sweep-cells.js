@@ -54,7 +54,8 @@ function cellsOf(layer, { step, position, n, d, dK, H }, runs) {
 }
 
 /**
- * Scores every cell of the sweep, layer by layer: score(layer, m of each column).
+ * Scores every cell of the sweep, layer by layer: score(layer, m of each column). With `sweep.pause` (a task break),
+ * it is awaited between two batches and between two layer calls of a batch: no task runs more than one layer call.
  * @param {object} runs  the clean and corrupted runs' activations of the step at every layer, the corrupted run's
  *   hidden states, keys (after RoPE) and values, `metric` (final-norm rows → m) and `mCorrupted`
  */
@@ -63,10 +64,12 @@ export async function sweepByCells(engine, sweep, runs, score) {
   const { n, signal } = sweep.clean;
   const { numLayers: L, numHeads: H, headDim: dK, dModel: d } = engine.spec;
   const sizes = { step, position, n, d, dK, H };
-  const base = { keys: runs.corrupted.keys, values: runs.corrupted.values, length: n, signal };
+  const { pause } = sweep;
+  const base = { keys: runs.corrupted.keys, values: runs.corrupted.values, length: n, signal, pause };
   for (let layer = 0; layer < L; layer++) {
     const ms = new Float64Array(step === 'headOutput' ? H : n).fill(runs.mCorrupted);
-    for (const batch of batchesOf(cellsOf(layer, sizes, runs), d)) {
+    for (const [b, batch] of batchesOf(cellsOf(layer, sizes, runs), d).entries()) {
+      if (pause && b > 0) await pause();
       const { outputs } = await runCells(engine, batch, { ...base, layer });
       const last = new Float32Array(batch.length * d); // each cell's row at `position`: its last
       outputs.forEach((rows, c) => last.set(rows.subarray(rows.length - d), c * d));

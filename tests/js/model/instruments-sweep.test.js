@@ -105,6 +105,33 @@ describe('a sweep with onProgress', () => {
     });
     expect(seen.slice(0, 2)).toEqual(['layer 0', 'task after 0']);
   });
+
+  it('lets tasks in between the layer calls of a batch too: no task runs more than one layer call', async () => {
+    const model = await loadModel(FAMILIES[0][1]().files);
+    const L = model.spec.numLayers;
+    expect(L).toBeGreaterThan(1);
+    // a task that queues itself again (as a page's frames and inputs come), counted until the sweep ends
+    let ticks = 0;
+    let running = true;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      ticks++;
+      if (running) channel.port2.postMessage(null);
+      else channel.port1.close();
+    };
+    channel.port2.postMessage(null);
+    const before = [];
+    await model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step: 'input',
+      onProgress: () => before.push(ticks),
+    });
+    running = false;
+    // layer 0's cells run layers 0 … L − 1 (one batch): L − 1 breaks between its layer calls before its progress
+    expect(before[0]).toBeGreaterThanOrEqual(L - 1);
+  });
 });
 
 describe('BERT: every row sees every other, so each cell runs whole from its layer', () => {
