@@ -164,8 +164,8 @@ enum class LayerStep : int32_t { ATTENTION_LAYER_STEPS(X) };
   X(LOAD_FAILED, "from `createAttention`: the `.wasm` could not be fetched or started, `wasmUrl` could not be resolved, or the file is not the build asked for; the message names the URL") \
   X(BAD_FILE, "from `attention-wasm/io`: a file that is not what its format says (truncated, a bad header, an unsupported dtype, offsets or shapes beyond the file or beyond `MAX_CALL_BYTES`); the message names the part and the byte offset") \
   X(TERMINATED, "a call on a `ParallelAttention` after `terminate()`, or on a prepared layer after `free()`") \
-  X(WORKER_FAILED, "a worker died or failed during a call") \
-  X(WORKERS_UNAVAILABLE, "from `createAttention({ workers })`: workers cannot be started here (no `Worker`, or the page's Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`") \
+  X(WORKER_FAILED, "a worker died or failed during a call (or, with `loadModel({ workers })`, during a run or generation)") \
+  X(WORKERS_UNAVAILABLE, "from `createAttention({ workers })` or `loadModel({ workers })`: workers cannot be started here (no `Worker`, or the page's Content-Security-Policy forbids them); the message names the directive to add, e.g. `worker-src blob:`") \
   X(NULL_ARGUMENT, "a null buffer passed to the C++ core (a bug: the JS layer never passes one)") \
   X(OUT_OF_MEMORY, "WebAssembly memory could not grow for a call") \
   X(UNSUPPORTED_MODEL, "from `attention-wasm/model`: a config.json whose `model_type` (or `architectures`) is no family this package runs, or a setting it does not implement (a `rope_scaling` type, a `hidden_act`); the message names the file, the field and what is supported") \
