@@ -6,6 +6,7 @@
 // layer_types says), grouped-query attention and an LM head tied to the embeddings.
 import { family, row } from './family.js';
 import gemma, { embedScaleOf } from './gemma.js';
+import llama from './llama.js';
 
 /** Each layer's window: config.layer_types when given, else `sliding(l)`; 0 for a layer of full attention. */
 export function slidingWindows(config, numLayers, reader, sliding) {
@@ -39,25 +40,23 @@ export function gemma2Read(config, { numLayers, reader }, sliding) {
   };
 }
 
-/** A layer's tensors of Gemma 2 (and 3): the sandwich's four norms, q, k, v, o and the gated MLP. */
+/**
+ * A layer's tensors of Gemma 2 (and 3): LLaMA's q, k, v, o and gated MLP, with the sandwich's four norms — the
+ * attention output's norm after o_proj, the MLP's input norm named pre_feedforward_layernorm, and its output's.
+ */
 export function sandwichLayer(l) {
   const at = `layers.${l}.`;
-  const qkvBias = (spec) => spec.qkvBias;
   return [
-    row('norm1Weight', `${at}input_layernorm.weight`, ['d']),
-    row('wQ', `${at}self_attn.q_proj.weight`, ['q', 'd']),
-    row('bQ', `${at}self_attn.q_proj.bias`, ['q'], qkvBias),
-    row('wK', `${at}self_attn.k_proj.weight`, ['kv', 'd']),
-    row('bK', `${at}self_attn.k_proj.bias`, ['kv'], qkvBias),
-    row('wV', `${at}self_attn.v_proj.weight`, ['kv', 'd']),
-    row('bV', `${at}self_attn.v_proj.bias`, ['kv'], qkvBias),
-    row('wO', `${at}self_attn.o_proj.weight`, ['d', 'q']),
-    row('bO', `${at}self_attn.o_proj.bias`, ['d'], (spec) => spec.oBias),
-    row('attentionPostNorm', `${at}post_attention_layernorm.weight`, ['d']),
-    row('norm2Weight', `${at}pre_feedforward_layernorm.weight`, ['d']),
-    row('wGate', `${at}mlp.gate_proj.weight`, ['ff', 'd']),
-    row('wUp', `${at}mlp.up_proj.weight`, ['ff', 'd']),
-    row('wDown', `${at}mlp.down_proj.weight`, ['d', 'ff']),
+    ...llama
+      .layer(l)
+      .flatMap((r) =>
+        r.slot === 'norm2Weight'
+          ? [
+              row('attentionPostNorm', `${at}post_attention_layernorm.weight`, ['d']),
+              row('norm2Weight', `${at}pre_feedforward_layernorm.weight`, ['d']),
+            ]
+          : [r],
+      ),
     row('mlpPostNorm', `${at}post_feedforward_layernorm.weight`, ['d']),
   ];
 }
