@@ -102,6 +102,12 @@ stage bench-smoke-family env BENCH_QUICK=1 bash scripts/bench.sh --model --famil
 
 echo
 echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"
-if ((${#failed_stages[@]})); then echo "failed stages: ${failed_stages[*]}"; fi
+if ((${#failed_stages[@]})); then
+  echo "failed stages: ${failed_stages[*]}"
+  # the failed tests by name, here at the end where a log's tail shows them
+  for name in "${failed_stages[@]}"; do
+    node scripts/count-tests.mjs --failures "$results/$name" | sed "s/^/failed in $name: /"
+  done
+fi
 echo "tests: $passed passed, $failed failed"
 ((${#failed_stages[@]} == 0))
