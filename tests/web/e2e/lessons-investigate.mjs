@@ -207,6 +207,7 @@ describe('lessons on the trained model: Open in Investigate', () => {
         `Token a: “${evil}” is not one token of this vocabulary: type a word it holds as one token, or a token id.`,
       );
       assert.equal(await page.inputValue('#inv-attr-a'), evil);
+      assert.doesNotMatch(await page.textContent('#inv-status'), /computed in/u, 'nothing was computed for it');
       assert.equal(await page.$('#evil'), null, 'no element made of the text');
       await page.locator('#model-link-note').screenshot({ path: `${ARTIFACTS}/lesson-investigate-bad-note.png` });
       await page.locator('.investigate').screenshot({ path: `${ARTIFACTS}/lesson-investigate-bad-token.png` });

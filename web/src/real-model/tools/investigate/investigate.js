@@ -208,10 +208,9 @@ export class RealModelInvestigate {
       }[key];
       const finish = await compute();
       if (count !== this.count) return;
-      finish();
-      this.view.say(
-        `${key === 'scores' ? 'Head scores' : key[0].toUpperCase() + key.slice(1)} computed in ${(performance.now() - t0).toFixed(0)} ms.`,
-      );
+      const computed = finish() !== false;
+      const name = key === 'scores' ? 'Head scores' : key[0].toUpperCase() + key.slice(1);
+      this.view.say(computed ? `${name} computed in ${(performance.now() - t0).toFixed(0)} ms.` : '');
       document.body.dataset.invDrawn = `${key}:${Number(document.body.dataset.invDrawn?.split(':')[1] ?? 0) + 1}`;
     } catch (e) {
       if (count !== this.count) return;
@@ -297,7 +296,11 @@ export class RealModelInvestigate {
     const read = readTarget(a, b, this.#index(), this.model.spec.vocabSize, r.next?.[0]?.id ?? 0);
     if ('problem' in read) {
       this.shown.attribution = null;
-      return () => this.views.attribution.say(read.problem);
+      return () => {
+        this.views.attribution.clear(); // no grid of an earlier target under this one's problem
+        this.views.attribution.say(read.problem);
+        return false; // nothing computed: no "computed in"
+      };
     }
     const { input } = this.session.input();
     const result = await this.model.attribute(input, { target: read.target, ablate: this.session.ablateOptions() });
