@@ -16,3 +16,4 @@ import './model-view.mjs';
 import './counting.mjs';
 import './model-marks.mjs';
 import './instruments.mjs';
+import './instrument-heads.mjs';
