@@ -17,3 +17,4 @@ import './counting.mjs';
 import './model-marks.mjs';
 import './instruments.mjs';
 import './instrument-heads.mjs';
+import './instrument-pictures.mjs';

@@ -296,12 +296,15 @@ export class AttentionElement extends HTMLElement {
   async #picture(kind, scale) {
     if (this.status !== 'ready')
       throw new Error(`<${this.localName}> has no figure yet (its status is ${this.status})`);
+    // An instrument's (`view`, unless a head was opened from it) is its own picture.
+    if (this.hasAttribute('view') && !this.edited?.fromView)
+      return (await import('./instruments/instrumentPicture.js')).instrumentPicture(this, kind, scale);
     const { figureOf, picture } = await import('./figure.js');
     return picture(figureOf(this), kind, scale);
   }
 
   #save(kind) {
-    import('./figure.js')
+    import('./pictureDraw.js')
       .then(({ download }) => download(this.#picture(kind), `${this.localName}.${kind}`, this.shadowRoot))
       .catch((error) => this.showMessage([`The ${kind.toUpperCase()} could not be made: ${error?.message ?? error}`]));
   }

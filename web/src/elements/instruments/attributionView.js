@@ -53,6 +53,7 @@ export class AttributionView {
 
   /** @param {ReturnType<typeof import('../../shared/instruments/attribution.js').attributionView>} view */
   draw(view, summary) {
+    this.shown = view; // what a picture of it draws (instrumentPicture.js)
     const color = (v) => signedColor(v, view.maxAbs);
     const headColor = (v) => signedColor(v, view.headsMaxAbs); // the heads on their own scale
     this.grid.draw({

@@ -115,7 +115,7 @@ function show(element, { settings, spec, instrument, run, problems }, { view, re
   element.content.replaceChildren(
     el('div', { class: 'inv-figure', attrs: { part: `instrument ${instrument.view}` } }, title, sub, view.element),
   );
-  own(element).instrument = { view };
+  own(element).instrument = { view, name: instrument.view };
   const back = own(element).focusNext;
   own(element).focusNext = null;
   const done = () => {

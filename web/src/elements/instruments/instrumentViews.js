@@ -102,7 +102,7 @@ async function attribution(ctx) {
     const shaped = attributionView(attributed);
     const what = `logit ${read.target.length > 1 ? 'difference ' : ''}${targetText(read.target, name)}`;
     view.draw(shaped, attributionSummary(shaped, what));
-    Object.assign(result, { target: read.target, attribution: attributed, view: shaped });
+    Object.assign(result, { target: read.target, attribution: attributed, shaped }); // `view` stays the view's name
   };
   const view = new AttributionView({
     onTarget: () => compute().catch((e) => view.say(e?.message ?? String(e))),
