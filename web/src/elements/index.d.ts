@@ -54,7 +54,7 @@ export interface HeadSelectDetail {
 
 /**
  * An element's `result` with `view`: the view, the tokens, and the numbers shown (lens: `grid`, `position`, `chosen`;
- * attribution: `target`, `attribution` (model.attribute's); patching: `target`, `sweeps` (model.patchSweep's per
+ * attribution: `target`, `attribution` (model.attribute's), `shaped` (the heads and parts drawn); patching: `target`, `sweeps` (model.patchSweep's per
  * step); head-scores: `scores` (model.headScores' per kind), `rows`; loss: `rows`, `mean`).
  */
 export interface InstrumentResult {
