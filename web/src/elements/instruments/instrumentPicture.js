@@ -1,6 +1,7 @@
 // An instrument's figure as a picture (an element's `export` buttons, toSVG() and toPNG()): read off the view as it is
 // drawn (its grids' cells with their texts and colours, the lens's line, the scores in the order shown, the loss per
-// token), laid out by instrumentLayout.js and written by pictureDraw.js. Loaded only when a picture is asked for.
+// token), laid out by instrumentLayout.js and written by pictureDraw.js. The page's Investigate tabs use it too. Loaded
+// only when a picture is asked for.
 import { signedColor, weightColor } from '../../shared/colors.js';
 import { formatValue } from '../../shared/format.js';
 import { SCORE_KINDS, sortRows } from '../../shared/instruments/headScores.js';
@@ -116,23 +117,40 @@ const READ = {
   },
 };
 
+/** Whether a view has drawn anything to picture (the page's tabs before they are computed have not). */
+const DRAWN = {
+  lens: (view) => Boolean(view.shown && view.grid.shown),
+  attribution: (view) => Boolean(view.shown && view.grid.shown),
+  patching: (view) => Boolean(view.grids.input.shown || view.grids.headOutput.shown),
+  'head-scores': (view) => view.rows.length > 0,
+  loss: (view) => Boolean(view.shown),
+};
+
 /**
- * The figure an element with `view` shows, as instrumentLayout.js lays it out.
- * @param {import('../base.js').AttentionElement} element  ready
- * @returns {import('./instrumentLayout.js').InstrumentFigure}
+ * The figure a view (lensView.js, …) shows, as instrumentLayout.js lays it out, or null before it drew any.
+ * @param {'lens' | 'attribution' | 'patching' | 'head-scores' | 'loss'} name
+ * @param {object} view  the view object
+ * @param {{ sub?: string, caption?: string }} [texts]  the line under the title (the model), the caption
+ * @returns {import('./instrumentLayout.js').InstrumentFigure | null}
  */
-export function instrumentFigureOf(element) {
-  const { view, name } = own(element).instrument;
+export function viewFigure(name, view, { sub = '', caption = '' } = {}) {
+  if (!DRAWN[name](view)) return null;
   const read = READ[name](view);
-  const sub = text(element.shadowRoot.querySelector('.inv-figure > .sub'));
-  return { title: VIEW_TITLES[name], caption: element.display.caption, ...read, lines: [sub, ...read.lines] };
+  return { title: VIEW_TITLES[name], caption, ...read, lines: [sub, ...read.lines] };
 }
 
 /**
- * The element's instrument as SVG text or a PNG Blob (`scale` pixels per CSS pixel).
+ * A figure as SVG text or a PNG Blob (`scale` pixels per CSS pixel).
  * @param {'svg' | 'png'} kind
  */
+export function viewPicture(figure, kind, scale) {
+  const laid = instrumentLayout(figure, measure);
+  return kind === 'svg' ? Promise.resolve(svgText(laid)) : pngBlob(laid, scale);
+}
+
+/** The element's instrument (`view`) as SVG text or a PNG Blob: the view as drawn, its caption. */
 export async function instrumentPicture(element, kind, scale) {
-  const laid = instrumentLayout(instrumentFigureOf(element), measure);
-  return kind === 'svg' ? svgText(laid) : pngBlob(laid, scale);
+  const { view, name } = own(element).instrument;
+  const sub = text(element.shadowRoot.querySelector('.inv-figure > .sub'));
+  return viewPicture(viewFigure(name, view, { sub, caption: element.display.caption }), kind, scale);
 }
