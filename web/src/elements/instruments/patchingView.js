@@ -4,10 +4,14 @@
 import { el, show } from '../../shared/dom.js';
 import { signedColor } from '../../shared/colors.js';
 import { formatValue } from '../../shared/format.js';
+import { headName } from '../../shared/counting.js';
 import { GridView } from './gridView.js';
 
 export class PatchingView {
-  /** @param {{ onRun: () => void, onCancel: () => void }} handlers */
+  /**
+   * @param {{ onRun: () => void, onCancel: () => void, onHead?: (layer: number, head: number) => void,
+   *   opens?: string }} handlers  with onHead, the head outputs' cells are buttons (opens: what a click does)
+   */
   constructor(handlers) {
     const input = (id, size) => el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size });
     this.clean = input('inv-clean', 40);
@@ -35,7 +39,11 @@ export class PatchingView {
     this.status = el('p', { id: 'inv-patch-status', class: 'hint', attrs: { role: 'status' } });
     this.grids = {
       input: new GridView({ label: 'Patching the residual stream entering each layer, at each position' }),
-      headOutput: new GridView({ label: 'Patching each head’s output at every position' }),
+      headOutput: new GridView({
+        label: 'Patching each head’s output at every position',
+        onCell: handlers.onHead ?? null,
+        cellLabel: (l, h, c) => `${headName(l, h)}: restores ${c.text}; ${handlers.opens ?? 'open it'}`,
+      }),
     };
     this.summaries = { input: el('p', { class: 'hint' }), headOutput: el('p', { class: 'hint' }) };
     const labelled = (id, text, node) => el('label', { class: 'field', for: id }, el('span', { text }), node);

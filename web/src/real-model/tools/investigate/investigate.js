@@ -1,9 +1,9 @@
 // The real model's Investigate part: the logit lens, direct logit attribution, activation patching, head detector
 // scores and the loss per token, on the session's model, sentence and heads switched off (the session's last run);
-// each tab computed when shown and again after each run while shown, its numbers copied as CSV, JSON or NumPy, and the
-// run downloaded as .npz. The instruments are attention-wasm/model's; the shaping is shared/instruments/'s (pure, for
-// the elements too); the views draw. The tab chosen and its inputs are the page's link (link(), and a link's opened
-// by setModel: app/link.js's inv rows).
+// each tab computed when shown and again after each run while shown, its numbers copied as CSV, JSON or NumPy, its
+// figure downloaded as SVG or PNG, and the run downloaded as .npz. The instruments are attention-wasm/model's; the
+// shaping is shared/instruments/'s (pure, for the elements too); the views draw. The tab chosen and its inputs are the
+// page's link (link(), and a link's opened by setModel: app/link.js's inv rows).
 import { readableToken } from '../../realModel.js';
 import { attributionSummary, attributionTables, attributionView } from '../../../shared/instruments/attribution.js';
 import { headMarks, scoreRows, scoresSummary, scoresTable } from '../../../shared/instruments/headScores.js';
@@ -92,6 +92,7 @@ export class RealModelInvestigate {
       },
       onNpz: () => this.#npz(),
       tables: (key) => (key === 'patching' ? this.patch.tables() : (this.tables[key] ?? [])),
+      picture: (key, kind) => this.#picture(key, kind),
     });
   }
 
@@ -352,6 +353,24 @@ export class RealModelInvestigate {
   #sweep() {
     if (!this.model) return;
     this.patch.run({ model: this.model, index: this.#index(), name: this.#name });
+  }
+
+  /** Downloads tab `key`'s figure as drawn (the elements' pictures: instrumentPicture.js, loaded now). */
+  async #picture(key, kind) {
+    const name = key === 'scores' ? 'head-scores' : key;
+    try {
+      const [{ viewFigure, viewPicture }, { download }] = await Promise.all([
+        import('../../../elements/instruments/instrumentPicture.js'),
+        import('../../../elements/pictureDraw.js'),
+      ]);
+      const { family, numLayers, numHeads } = this.model.spec;
+      const sub = `${family}, ${numLayers} layers of ${numHeads} heads (from 0) · “${this.session.text}”`;
+      const figure = viewFigure(name, this.views[key], { sub });
+      if (!figure) this.view.status.textContent = 'Nothing is drawn in this tab yet.';
+      else await download(viewPicture(figure, kind), `${name}.${kind}`, document.body);
+    } catch (e) {
+      this.view.status.textContent = `The ${kind.toUpperCase()} could not be made: ${error(e)}`;
+    }
   }
 
   /** Downloads the sentence's run (attentions, hidden states, logits, loss) as .npz: r.toNpz(). */

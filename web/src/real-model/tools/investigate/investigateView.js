@@ -1,6 +1,6 @@
 // The Investigate part's frame: its tabs (logit lens, attribution, patching, head scores, loss), each panel with the
-// instrument's view and its copy buttons (CSV, JSON, NumPy), a status line, and the button that downloads the run as
-// .npz. Only draws; investigate.js computes.
+// instrument's view, its copy buttons (CSV, JSON, NumPy) and its figure's downloads (SVG, PNG), a status line, and the
+// button that downloads the run as .npz. Only draws; investigate.js computes.
 import '../../../css/investigate.css'; // with this code only
 import { el, show } from '../../../shared/dom.js';
 import { CopyMenu } from '../../../walk/copyMenu.js';
@@ -10,8 +10,9 @@ import { TABS } from './tabs.js';
 export class InvestigateView {
   /**
    * @param {Record<string, { element: HTMLElement }>} views  each tab's view
-   * @param {{ onTab: (key: string) => void, onNpz: () => void, tables: (key: string) => object[] }} handlers
-   *   tables: the numbers of a tab to copy (shared/instruments/table.js's Tables; none before any)
+   * @param {{ onTab: (key: string) => void, onNpz: () => void, tables: (key: string) => object[],
+   *   picture: (key: string, kind: 'svg' | 'png') => void }} handlers  tables: the numbers of a tab to copy
+   *   (shared/instruments/table.js's Tables; none before any); picture: downloads the tab's figure
    */
   constructor(views, handlers) {
     this.tabs = new Map();
@@ -43,7 +44,21 @@ export class InvestigateView {
         },
         note,
         views[key].element,
-        el('div', { class: 'inv-copy' }, copy.element),
+        el(
+          'div',
+          { class: 'inv-copy' },
+          copy.element,
+          ...['svg', 'png'].map((kind) =>
+            el('button', {
+              type: 'button',
+              class: 'secondary small',
+              text: `Download ${kind.toUpperCase()}`,
+              dataset: { picture: kind },
+              attrs: { 'aria-label': `Download the ${name.toLowerCase()} figure as ${kind.toUpperCase()}` },
+              on: { click: () => handlers.picture(key, kind) },
+            }),
+          ),
+        ),
         copy.fallback,
       );
       list.append(tab);
