@@ -16,7 +16,7 @@ const signed = (v) => `${v <= -0.005 ? '−' : '+'}${Math.abs(v).toFixed(2)}`;
 
 /** What the attribution figure shows, in words: the heads by layer, the MLPs and embeddings, and their sum. */
 function headWritesText(result) {
-  const shaped = result?.view;
+  const shaped = result?.shaped;
   if (!shaped) return '';
   const layerSum = shaped.heads.map((row) => row.reduce((s, v) => s + v, 0));
   const part = (key) => shaped.parts.find((p) => p.key === key)?.value ?? NaN;
