@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
 import { gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { gemmaFixture } from './fixtures-gemma.js';
 
 const CASES = [
   ['GPT-2 (fused q|k|v by blocks, Conv1D)', () => gpt2Fixture({ layers: 3, heads: 4 })],
@@ -95,6 +96,14 @@ describe('the instruments on loadModel({ workers })', () => {
       await work(one);
       expect(model.bytesRead - before).toBeLessThan((one.bytesRead - beforeOne) / 3);
     }
+  });
+
+  it("attribute of Gemma 2's sandwich: the norm after attention kept by the workers' side, as one thread's", async () => {
+    const fixture = gemmaFixture({ seed: 16 });
+    const attribute = (model) => model.attribute({ ids: IDS }, { target: [2, 5], position: 6 });
+    const want = await attribute(await load(fixture));
+    expect(numbers(await attribute(await load(fixture, { workers: 1 })))).toEqual(numbers(want));
+    expectClose(await attribute(await load(fixture, { workers: 2 })), want, 2 ** -12);
   });
 
   it('headScores of an encoder (BERT: one forward per sequence) on the workers', async () => {
