@@ -14,7 +14,8 @@
 // (--quick: a 2-layer d_model 64 model, 1 round.) Prints one line per case: its median time, the median forward's and
 // the median of the rounds' ratios. --workers: one model per count (0: no workers; loadModel's `workers`), every case
 // run on each in turn within a round, each beside its own model's forward; a line per case and count, with the
-// median ratio of its time to the same round's time without workers (when 0 is among the counts).
+// median ratio of its time to the same round's time without workers (when 0 is among the counts). CPU: the
+// process's CPU time during the case (every thread's, the workers' included).
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,13 +110,16 @@ for (const model of models) {
   for (const [, , n, , run] of CASES) await run(model, prepared.get(n));
 }
 
-const results = CASES.map(() => models.map(() => ({ own: [], forward: [], ratio: [], versus: [] })));
+const results = CASES.map(() => models.map(() => ({ own: [], cpu: [], forward: [], ratio: [], versus: [] })));
 for (let round = 0; round < rounds; round++) {
   for (const [i, [, , n, , run]] of CASES.entries()) {
     const owns = [];
     for (const [m, model] of models.entries()) {
       const forward = await time(() => model.run({ ids: forwardOf(n) }));
+      const cpu = process.cpuUsage(); // every thread's: the workers' too
       const own = await time(() => run(model, prepared.get(n)));
+      const { user, system } = process.cpuUsage(cpu);
+      results[i][m].cpu.push((user + system) / 1000);
       const after = await time(() => model.run({ ids: forwardOf(n) }));
       const mean = (forward + after) / 2; // the forward on either side of the case
       owns.push(own);
@@ -131,10 +135,10 @@ const load = os.loadavg()[0].toFixed(1);
 console.log(`instruments on GPT-2 small's shapes, resident, ${rounds} round(s), load ${load}, workers ${counts}`);
 for (const [i, [, name, , limit]] of CASES.entries()) {
   for (const [m, workers] of counts.entries()) {
-    const { own, forward, ratio, versus } = results[i][m];
+    const { own, cpu, forward, ratio, versus } = results[i][m];
     const label = counts.length > 1 ? `${name}, ${workers} worker${workers === 1 ? '' : 's'}` : name;
     const vs = versus.length && workers ? `   ${median(versus).toFixed(2)}× no workers' time` : '';
-    const line = `${label.padEnd(50)} ${median(own).toFixed(0).padStart(7)} ms   forward ${median(forward).toFixed(0).padStart(5)} ms   ${median(ratio).toFixed(1).padStart(5)}× (target ≤ ${limit}×)${vs}`;
+    const line = `${label.padEnd(50)} ${median(own).toFixed(0).padStart(7)} ms (CPU ${median(cpu).toFixed(0).padStart(6)})   forward ${median(forward).toFixed(0).padStart(5)} ms   ${median(ratio).toFixed(1).padStart(5)}× (target ≤ ${limit}×)${vs}`;
     console.log(line);
   }
 }
