@@ -71,6 +71,7 @@ export async function attribute(engine, input, options) {
   const plusOne = spec.choices.norm === 'rmsNormPlusOne'; // Gemma's x̂ · (1 + γ)
   const gain = (w) => (plusOne ? w.map((v) => 1 + v) : w);
   const pass = await runForward(engine, plan, {
+    outputWeights: true, // W_O, b_O and a post norm: read here on the workers' path (forward-pass.js)
     outputs: () => ({ heads: [H, plan.n, dK], mlpOutput: [plan.n, d] }),
     layer: (l, result, weights) => {
       const W = outputMatrix(weights, weights.entries, engine.heap);

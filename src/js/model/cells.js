@@ -3,7 +3,8 @@
 // input at the layer it starts at), and its queries attend over the base run's keys and values before `first` (kept
 // from the base run, layer by layer) and over its own rows'. So a cell patched at position p costs the rows from p on,
 // and the projections and MLPs of all the cells of a batch are one product per weight. model.patchSweep runs its cells
-// so (patch-sweep.js), and model.headScores its sequences (as cells at position 0 over no base).
+// so (patch-sweep.js), and model.headScores its sequences (as cells at position 0 over no base). With loadModel's
+// workers, each layer call of a batch runs on them (shard-layer.js), each worker's heads over its slice of the base.
 import { made, modelDims, ropeInputs } from './calls.js';
 import { ropeTablesOf } from './rope-tables.js';
 import { runLayer } from './layer-call.js';
@@ -75,9 +76,27 @@ export async function runCells(
   const weightFloats = cells.reduce((sum, cell, c) => sum + H * counts[c] * (cell.first + counts[c]), 0);
   const ctx = { signal: engine.signal(signal) };
   const attentions = [];
+  const sharded = engine.shards && { table, count: cells.length, counts, firsts: cells.map((c) => c.first) };
+  if (sharded) await engine.shards.ready(ctx.signal); // a worker that replaced a lost one gets its share
   for (let l = layer; l < L; l++) {
     if (pause && l > layer) await pause();
     checkAborted(ctx.signal, 'patchSweep');
+    const mlp = rows || l < L - 1; // the last layer's MLP gives only the outputs
+    const edited = l === layer && edit;
+    if (sharded) {
+      // over the model's workers (shards.js): each with its key-value heads' slice of the base's keys and values
+      const result = await engine.shards.layer(l, made(x, [R, d], `the cells' rows of layer ${l}`), {
+        n: R,
+        rope: tables && ropeInputs(tables(l), R, spec),
+        weights: wanted,
+        cells: { ...sharded, baseLen: length, keys: keys?.[l], values: values?.[l] },
+        edits: edited ? edit.tensor.data : null,
+        mlp,
+      });
+      x = result.output?.data;
+      if (wanted) attentions.push(result.weights.data);
+      continue;
+    }
     const weights = await engine.readLayer(l, ctx);
     const inputs = { x: made(x, [R, d], `the cells' rows of layer ${l}`), ...weights.inputs };
     inputs.cells = made(table, [cells.length, 2], 'cells');
@@ -87,11 +106,9 @@ export async function runCells(
       inputs.baseV = made(values[l], [values[l].length], `the base run's values of layer ${l}`);
     }
     if (tables) Object.assign(inputs, ropeInputs(tables(l), R, spec));
-    const edited = l === layer && edit;
     if (edited) [inputs.edits, dims.editCount] = [edit.tensor, edit.count];
     const outputs = wanted ? { output: [R, d], weights: [weightFloats] } : { output: [R, d] };
     const editedSteps = edited ? edit.steps : 0;
-    const mlp = rows || l < L - 1; // the last layer's MLP gives only the outputs
     const result = runLayer(engine.call, spec, R, { inputs, dims, outputs, causal: true, editedSteps, mlp });
     x = result.output?.data;
     if (wanted) attentions.push(result.weights.data);

@@ -94,7 +94,8 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
       ablated.push(headOutputRows(head, ablationValues('mean', pass.heads, head, n, spec.headDim), n, spec.headDim));
     }
   }
-  const result = await call([own, ...ablated, patched], { weights: plan.attentions, capture: heads.length > 0 });
+  const steps = Object.keys(hooks.outputs?.(l) ?? {}); // an instrument's outputs of the layer
+  const result = await call([own, ...ablated, patched], { weights: plan.attentions, capture: heads.length > 0, steps });
   hiddenStates.push(result.output);
   if (plan.attentions) attentions.push(result.weights);
   if (heads.length) {
@@ -109,16 +110,36 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
     );
     captured.set(l, { ...result, input: hiddenStates[l], headResults: results });
   }
+  if (hooks.layer) hooks.layer(l, result, await outputWeights(engine, l, hooks, ctx));
   return result.output;
+}
+
+/**
+ * What a sharded layer's hook reads of its weights ({ inputs, addresses, entries }, as one thread's call had them):
+ * with hooks.outputWeights, W_O as stored (read here: the workers keep its rows) and the biases and norms the workers'
+ * side keeps (b_O, the sandwich's norm after attention); else none.
+ */
+async function outputWeights(engine, l, hooks, ctx) {
+  const entries = engine.tensors.layers[l];
+  const inputs = {};
+  if (hooks.outputWeights) {
+    const entry = entries.find((e) => e.slot === 'wO');
+    inputs.wO = { data: await engine.rows(entry, [0, entry.shape[0]], ctx), shape: entry.shape };
+    const { bO, attentionPostNorm: [post] = [] } = engine.shards.biases(l);
+    if (bO) inputs.bO = { data: bO, shape: [bO.length] };
+    if (post) inputs.attentionPostNorm = post;
+  }
+  return { inputs, addresses: {}, entries };
 }
 
 /**
  * The forward of `plan` on `engine` (model.js's parts: spec, tensors, resident, call, embed, final, logits,
  * readLayer, progress, heap, bytesRead, flush).
  * @param {{ outputs?: (l: number) => object, layer?: (l: number, result: object, weights: object) => void,
- *   ablationRows?: Map<number, Float32Array[]>, pause?: () => Promise<void> }} [hooks]  outputs: more outputs of layer
- *   l's call (layerOutputs' names and shapes); layer: called after layer l's call with its outputs and `weights` ({
- *   inputs, addresses, entries }: its weights as the call had them); ablationRows: the 'mean' (of a reference) and
+ *   ablationRows?: Map<number, Float32Array[]>, pause?: () => Promise<void>, outputWeights?: boolean }} [hooks]
+ *   outputs: more outputs of layer l's call (layerOutputs' names and shapes); layer: called after layer l's call with
+ *   its outputs and `weights` ({ inputs, addresses, entries }: its weights as the call had them; on the workers, none
+ *   but W_O, b_O and attentionPostNorm, and those with outputWeights); ablationRows: the 'mean' (of a reference) and
  *   'resample' rows of each layer's edits input (run.js); pause: awaited after each layer but the last (a task break)
  * @returns {Promise<{ hiddenStates, attentions, captured: Map, last: Tensor, final: Tensor | null,
  *   logits: Tensor | null }>}  last: the last layer's output (before the final norm); logits of plan.headRows
@@ -128,8 +149,8 @@ export async function forwardPass(engine, plan, hooks = {}) {
   const { ids, n, from, first } = plan;
   checkForward(engine, plan, hooks); // TOO_LARGE before anything is read or prefetched
   const wantLogits = plan.logits !== false || plan.loss;
-  // Over the model's workers (shards.js), which keep the layers' weights: runs without instruments' hooks.
-  const sharded = Boolean(engine.shards && !hooks.outputs && !hooks.layer);
+  // Over the model's workers (shards.js), which keep the layers' weights; the instruments' hooks too.
+  const sharded = Boolean(engine.shards);
   const reads = { ...plan, logits: wantLogits, sharded };
   const ctx = {
     signal: engine.signal(plan.signal),
@@ -158,6 +179,7 @@ export async function forwardPass(engine, plan, hooks = {}) {
     engine.progress('layer', l, ctx);
     if (sharded) {
       hidden = await shardedLayer(engine, plan, l, hidden, { ctx, hooks, tables, hiddenStates, attentions, captured });
+      if (hooks.pause && l < layers.length - 1) await hooks.pause();
       continue;
     }
     const heads = plan.capture.filter((c) => c.layer === l).map((c) => c.head);

@@ -190,7 +190,8 @@ export interface LoadModelOptions {
    * MLP's hidden units) in its own memory from the load until dispose(); nothing needs SharedArrayBuffer or
    * cross-origin isolation. A run's attentions, hidden states and logits equal one thread's within float32 rounding
    * (bit for bit with 1 worker), whatever run's options; so do generate()'s steps (the KV cache split with the heads).
-   * attribute, headScores and patchSweep run on the calling thread. Default: none, every layer on the calling thread.
+   * attribute, headScores and patchSweep run their layers there too (their cells included), within float32 rounding
+   * of one thread's (bit for bit with 1 worker). Default: none, every layer on the calling thread.
    */
   workers?: number | 'auto';
 }

@@ -3,7 +3,7 @@
 // (worker-host.js): Web Workers in browsers, worker_threads in Node. Each keeps its share of every layer in its own
 // WebAssembly memory from the load until dispose(); nothing is shared, so no cross-origin isolation is needed.
 //
-// A layer (layer()): the model's side posts the layer's input x to every worker; each runs the attention half on its
+// A layer (layer(), shard-layer.js): the model's side posts the layer's input x to every worker; each runs the attention half on its
 // heads (forward.h's layer_attention, its weights by address) and returns its part of attention's output, x·W_o over
 // its heads' rows of W_o; the model's side sums the parts in worker order, adds b_o and x (the residual), posts that
 // to every worker, which runs the MLP half on its hidden units and returns its part of W_down's product; the model's
@@ -19,19 +19,17 @@
 // A worker that dies fails the calls it had (WORKER_FAILED, pool.js) and loses its share: the next run starts a fresh
 // worker and gives it its share again before any layer (ready()).
 import { AttentionError } from '../errors.js';
-import { LAYER_ATTENTION_WEIGHTS, LAYER_MLP_WEIGHTS, NORM_PLACEMENTS } from '../generated/model-abi.js';
+import { LAYER_ATTENTION_WEIGHTS, LAYER_MLP_WEIGHTS } from '../generated/model-abi.js';
 import { compileWasm } from '../loader.js';
 import { WorkerPool, registerPool, webWorkerSpawner } from '../pool.js';
 import { platform } from '../platform.js';
-import { firstNonFinite } from '../scan.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
 import { layerShare, shardParts, workerPlacement } from './shard-slices.js';
-import { attentionShapes, gatherCapture, gatherHeads, gatherWeights, mlpShapes, sumParts } from './shard-gather.js';
+import { shardLayer } from './shard-layer.js';
 import { modelWasmFiles } from './wasm.js';
-import { splitEdits, writeEdits } from './shard-edits.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
 
@@ -56,6 +54,7 @@ export class Shards {
   #reads = { attention: null, mlp: null };
   #local; // the calling thread's model calls (model.js): the norms that need a whole sum (post-norm's, the sandwich's)
   #placement; // the workers' calls' placement: the sandwich's halves run there as pre-norm's, its norms after here
+  #side; // what shard-layer.js's shardLayer uses of this
 
   constructor({ spec, tensors, checkpoint }, count) {
     this.#spec = spec;
@@ -69,6 +68,19 @@ export class Shards {
       attention: halfWeights(LAYER_ATTENTION_WEIGHTS, this.#placement),
       mlp: halfWeights(LAYER_MLP_WEIGHTS, this.#placement),
     };
+    this.#side = {
+      spec,
+      parts: this.#parts,
+      placement: this.#placement,
+      biases: (l) => this.#biases[l],
+      norm: (...args) => this.#norm(...args),
+      call: (...args) => this.#call(...args),
+    };
+  }
+
+  /** Layer l's biases and norms kept here: { bO, bDown, norm2, attentionPostNorm, mlpPostNorm }. */
+  biases(l) {
+    return this.#biases[l];
   }
 
   /**
@@ -285,102 +297,9 @@ export class Shards {
     return this.#send(w, modelPlan(kind, own, inputs, outputs, options));
   }
 
-  /**
-   * Layer l on x [n, d] over the workers: { output [n, d], weights [H, n, n] with `weights` }.
-   * @param {{ data: Float32Array, shape: number[], name?: string, valuesChecked?: boolean }} x  the layer's input
-   *   (a caller's hidden state, from.hiddenState, is scanned by the workers: NON_FINITE)
-   * @param {{ ropeCos: object, ropeSin: object } | null} rope  the RoPE tables' inputs (calls.js's ropeInputs)
-   * @param {object} [cache]  a generation's (openCache's, with `past`: the tokens in it): x holds the n new tokens,
-   *   their keys and values are appended, and `weights` are [H, n, past + n]
-   * @param {boolean | 'heads'} [capture]  every step too, as one call's (shard-gather.js); 'heads': their outputs only
-   * @param {{ data: Float32Array } | null} [headMask]  [H]: the zero ablations (layer-call.js's headMask)
-   * @param {Float32Array | null} [edits]  the layer's edits input's rows [m, 5] (shard-edits.js cuts them)
-   * @param {object | null} [attentionWeights]  the layer's q, k, v and o weights as stored ({ slot: { data, shape } }),
-   *   edited for this run: each worker's slices of them replace its kept ones in this call
-   */
-  async layer(l, x, { n, rope, weights, cache, capture = false, headMask = null, edits = null, attentionWeights }) {
-    const spec = this.#spec;
-    const { dModel: d } = spec;
-    const dims = { ...modelDims(spec, n, l), normPlacement: NORM_PLACEMENTS[this.#placement] };
-    const L = cache ? cache.past + n : n; // keys each query sees
-    const wanted = { weights, capture };
-    const split = splitEdits(edits, spec, this.#parts);
-    const edited = (part) =>
-      attentionWeights
-        ? Object.entries(layerShare(spec, attentionWeights, { ...part, ff: [0, 0] }, `layer ${l}`)).map(
-            ([slot, tensor]) => [slot, weight(tensor, tensor.name)],
-          )
-        : [];
-    const inputs = ([h0, h1]) => ({
-      x: { ...x, data: x.data.slice() },
-      ...(rope && { ropeCos: copy(rope.ropeCos.data, rope.ropeCos.shape, 'rope.cos') }),
-      ...(rope && { ropeSin: copy(rope.ropeSin.data, rope.ropeSin.shape, 'rope.sin') }),
-      ...(headMask && { headMask: copy(headMask.data.subarray(h0, h1), [h1 - h0], 'ablate') }),
-    });
-    const calls = (which, run) =>
-      Promise.all(
-        this.#parts.flatMap((part, w) => (which(part) ? [run(part, w).then((result) => ({ part, result }))] : [])),
-      );
-    const { placement } = spec.choices;
-    // The MLP's calls on `sum` (its residual input, which only its own output, unused here, reads with kParallel)
-    const mlpCalls = (sum) =>
-      calls(
-        ({ ff: [f0, f1] }) => f1 > f0,
-        (part, w) => {
-          const mlpInputs = { x: copy(sum, [n, d], 'the residual sum') };
-          if (placement === 'parallel') mlpInputs.layerInput = copy(x.data, [n, d], 'the layer input');
-          const outputs = mlpShapes(spec, n, part, { capture: capture === true || placement === 'postNorm' });
-          return this.#call(w, l, 'modelMlp', dims, mlpInputs, outputs, { edit: split.mlp[w] });
-        },
-      );
-    const attentionCalls = calls(
-      ({ heads: [h0, h1] }) => h1 > h0,
-      (part, w) => {
-        const outputs = attentionShapes(spec, n, L, part, wanted);
-        const given = { ...inputs(part.heads), ...Object.fromEntries(edited(part)) };
-        return this.#call(w, l, 'modelAttention', dims, given, outputs, {
-          cache,
-          edit: split.attention[w],
-        });
-      },
-    );
-    // kParallel (GPT-NeoX): the MLP reads the layer's input, not the residual: both halves are posted at once
-    const early = placement === 'parallel' ? mlpCalls(x.data) : null;
-    early?.catch(() => {}); // awaited below, or dropped after the attention's error
-    const attention = await attentionCalls;
-    const { bO, bDown } = this.#biases[l];
-    let attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
-    const sandwich = placement === 'sandwich'; // its norm after each half, on the whole sum
-    if (sandwich) attentionOutput = this.#norm(l, 'attentionPostNorm', attentionOutput, n, "attention's output");
-    writeEdits(split.here, 'output', attentionOutput, d);
-    const residual = new Float32Array(n * d); // [n, d]: x + the attention's output
-    for (let i = 0; i < n * d; i++) residual[i] = x.data[i] + attentionOutput[i];
-    writeEdits(split.here, 'residual', residual, d);
-    const mlp = await (early ?? mlpCalls(residual));
-    let mlpOutput = sumParts(mlp, 'mlpOutput', bDown, n, d); // [n, d]: Σ parts + b_down
-    if (sandwich) mlpOutput = this.#norm(l, 'mlpPostNorm', mlpOutput, n, "the MLP's output");
-    writeEdits(split.here, 'mlpOutput', mlpOutput, d);
-    // [n, d]: the residual + the MLP's output; post-norm: norm2(the MLP's input + its output)
-    const before = placement === 'postNorm' ? mlp[0].result.mlpInput.data : residual;
-    let output = new Float32Array(n * d);
-    for (let i = 0; i < n * d; i++) output[i] = before[i] + mlpOutput[i];
-    if (placement === 'postNorm') output = this.#norm(l, 'norm2', output, n, 'the residual sum of the MLP');
-    writeEdits(split.here, 'hidden', output, d);
-    if (firstNonFinite(output, false) >= 0) {
-      throw new AttentionError(
-        'PROJECTION_OVERFLOW',
-        "the layer's output overflowed float32 (weights too large for float32?)",
-      );
-    }
-    const result = { output: new Tensor(output, [n, d]) };
-    if (weights || capture === true) result.weights = gatherWeights(spec, attention);
-    if (capture === 'heads') result.heads = gatherHeads(spec, attention); // a 'mean' ablation's first pass
-    if (capture !== true) return result;
-    return Object.assign(result, gatherCapture(spec, n, attention, mlp), {
-      attentionOutput: new Tensor(attentionOutput, [n, d]),
-      residual: new Tensor(residual, [n, d]),
-      mlpOutput: new Tensor(mlpOutput, [n, d]),
-    });
+  /** Layer l over the workers (shard-layer.js's shardLayer: its options and result). */
+  layer(l, x, options) {
+    return shardLayer(this.#side, l, x, options);
   }
 
   /** Each worker's WebAssembly memory: [{ memoryBytes, heapBytesInUse }], its share of the weights included. */
