@@ -64,8 +64,25 @@ export function promptOf(model, text) {
   return model.hasTokenizer ? text : { ids: text.trim().split(/\s+/u).filter(Boolean).map(Number) };
 }
 
-/** One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept). */
-export async function promptRun(model, prompt, signal) {
-  const r = await model.run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
+/**
+ * One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept).
+ * @param {(input: unknown, options: object) => Promise<object>} [run]  model.run, or a run of its own (in parts)
+ */
+export async function promptRun(model, prompt, signal, run = (input, options) => model.run(input, options)) {
+  const r = await run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
   return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
+}
+
+/** About how many multiply-adds one layer call of a sweep's cells does at most: its batches are cut to fit. */
+export const SWEEP_LAYER_PRODUCT = 2.5e8;
+
+/**
+ * patchSweep's batchRows for `spec`: the most rows whose layer call (attention projections and MLP) is about
+ * SWEEP_LAYER_PRODUCT multiply-adds, at most patchSweep's 96. GPT-2 small (768 × 9 216 a row): 35 rows, a task of
+ * some 40 ms rather than 100 ms and more on a busy machine; the shipped model: 96, as without it.
+ */
+export function sweepBatchRows({ dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf, activation }) {
+  const mlp = (activation.endsWith('Gated') ? 3 : 2) * dFf;
+  const perRow = d * (2 * H * dK + 2 * Hkv * dK + mlp);
+  return Math.max(1, Math.min(96, Math.floor(SWEEP_LAYER_PRODUCT / perRow)));
 }

@@ -4,6 +4,7 @@
 // run downloaded as .npz. The instruments are attention-wasm/model's; the shaping is shared/instruments/'s (pure, for
 // the elements too); the views draw.
 import { readableToken } from '../../realModel.js';
+import { runInParts } from '../../run/runParts.js';
 import { attributionSummary, attributionTables, attributionView } from '../../../shared/instruments/attribution.js';
 import { headMarks, scoreRows, scoresSummary, scoresTable } from '../../../shared/instruments/headScores.js';
 import { lensGrid, lensTables, softmaxRow } from '../../../shared/instruments/lens.js';
@@ -240,7 +241,10 @@ export class RealModelInvestigate {
 
   #sweep() {
     if (!this.model) return;
-    this.patch.run({ model: this.model, index: this.#index(), name: this.#name });
+    const model = this.model;
+    // the prompts' runs in parts, as the page's other runs: a task between layers (runParts.js)
+    const runPrompt = (input, options) => runInParts(model, input, options);
+    this.patch.run({ model, index: this.#index(), name: this.#name, runPrompt });
   }
 
   /** Downloads the sentence's run (attentions, hidden states, logits, loss) as .npz: r.toNpz(). */
