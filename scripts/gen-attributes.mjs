@@ -55,7 +55,7 @@ export const ATTRIBUTE_DOCS = {
   against:
     'with `view="attribution"` or `"patching"`: a second token, so that the logit difference `target` − `against` is attributed or patched for (default for patching: the corrupted prompt\'s top token)',
   position:
-    'with `view="lens"` or `"attribution"`: the position followed or attributed, counted from 0 (default the last)',
+    'with `view="lens"`, `"attribution"` or `"patching"`: the position followed, attributed or measured, counted from 0 (default the last)',
   corrupted:
     'with `view="patching"`: the corrupted prompt, as many tokens as the sentence (default, for the default sentence: its first `red` changed to `green`)',
   steps: 'the steps shown, in order',

@@ -42,3 +42,4 @@ import './real-model/instructor.mjs';
 import './real-model/investigate.mjs';
 import './views.mjs';
 import './lessons-instruments.mjs';
+import './lessons-investigate.mjs';

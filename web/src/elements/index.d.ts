@@ -168,7 +168,7 @@ export class AttentionElement extends HTMLElement {
   target: string | null;
   /** With `view` attribution or patching: the second token of the logit difference `target` − `against`. */
   against: string | null;
-  /** With `view` lens or attribution: the position followed or attributed, counted from 0 (default the last). */
+  /** With `view` lens, attribution or patching: the position followed, attributed or measured, counted from 0 (default the last). */
   position: string | null;
   /** With `view` patching: the corrupted prompt, as many tokens as the sentence. */
   corrupted: string | null;

@@ -144,6 +144,7 @@ async function patching(ctx) {
   view.setPrompts(clean, corrupted);
   view.a.value = instrument.target ?? '';
   view.b.value = instrument.against ?? '';
+  view.position.value = instrument.position === null ? '' : String(instrument.position);
   const result = {};
   const after = async () => {
     await runner.run({ model: queued, name: (id) => name(id), resolve });

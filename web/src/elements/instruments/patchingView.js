@@ -1,5 +1,5 @@
-// Activation patching on the page: a clean and a corrupted prompt, the metric's tokens (a − b), Run and Cancel, and
-// the two sweeps' grids filling in layer by layer (residual stream: layers × positions; head outputs: layers ×
+// Activation patching on the page: a clean and a corrupted prompt, the metric's tokens (a − b) and position, Run and
+// Cancel, and the two sweeps' grids filling in layer by layer (residual stream: layers × positions; head outputs: layers ×
 // heads), each cell coloured by the share of the clean run's metric it restores.
 import { el, show } from '../../shared/dom.js';
 import { signedColor } from '../../shared/colors.js';
@@ -15,6 +15,8 @@ export class PatchingView {
     for (const field of [this.clean, this.corrupted]) field.addEventListener('input', () => this.setProblem(null));
     this.a = input('inv-patch-a', 10);
     this.b = input('inv-patch-b', 10);
+    this.position = input('inv-patch-position', 4);
+    this.position.inputMode = 'numeric';
     this.run = el('button', {
       type: 'button',
       id: 'inv-patch-run',
@@ -61,6 +63,12 @@ export class PatchingView {
           el('span', { text: '− b (empty: the corrupted run’s)' }),
           this.b,
         ),
+        el(
+          'label',
+          { class: 'field inline', for: 'inv-patch-position' },
+          el('span', { text: 'at position (from 0; empty: the last)' }),
+          this.position,
+        ),
         el('div', { class: 'inv-actions' }, this.run, this.cancel),
       ),
       this.problem,
@@ -76,7 +84,8 @@ export class PatchingView {
 
   /** The fields' text. */
   values() {
-    return { clean: this.clean.value, corrupted: this.corrupted.value, a: this.a.value, b: this.b.value };
+    const { clean, corrupted, a, b, position } = this;
+    return { clean: clean.value, corrupted: corrupted.value, a: a.value, b: b.value, position: position.value };
   }
 
   /** Fills the prompts (a model loaded): they follow the sentence (follow()) until typed into. */

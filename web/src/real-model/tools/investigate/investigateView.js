@@ -5,15 +5,7 @@ import '../../../css/investigate.css'; // with this code only
 import { el, show } from '../../../shared/dom.js';
 import { CopyMenu } from '../../../walk/copyMenu.js';
 import { exportTables } from '../../../shared/instruments/table.js';
-
-/** The tabs, in order: key, name. */
-export const TABS = Object.freeze([
-  ['lens', 'Logit lens'],
-  ['attribution', 'Attribution'],
-  ['patching', 'Patching'],
-  ['scores', 'Head scores'],
-  ['loss', 'Loss'],
-]);
+import { TABS } from './tabs.js';
 
 export class InvestigateView {
   /**
