@@ -65,16 +65,21 @@ export function lensTables(grid, tokens, chosenName) {
   };
 }
 
-/** About how many multiply-adds one model.unembed call of the lens does: a residual's rows are cut to fit. */
-export const LENS_PRODUCT = 3e8;
+/**
+ * About how many multiply-adds one model.unembed call of the lens does at most: a long residual's rows are cut to fit
+ * (64 rows of GPT-2 small). Not fewer: each call streams the whole LM head (GPT-2 small's 154 MB), whatever its rows.
+ */
+export const LENS_PRODUCT = 2.5e9;
 /** About how long the lens runs before it lets a task in (an input, a frame), in ms. */
 export const LENS_TASK_MS = 50;
+/** Multiply-adds of a lens from which it lets a task in before it starts (GPT-2 small's at 16 tokens: 8e9). */
+const LARGE = 1e8;
 
 /**
  * The logit lens of run `r` (with its hiddenStates): model.unembed of every hidden state, the final one unembedded as
- * it is (already through the final norm). A large model's residuals go through in parts of rows (GPT-2 small's
- * 16 rows × 50 257 tokens × 768 are one product of 0.6 G multiply-adds), with a task let in whenever the lens has run
- * `taskMs`: the page answers an input meanwhile. Each row's logits are its own (the norm and the head are row by row).
+ * it is (already through the final norm). A long residual goes through in parts of rows, with a task let in whenever
+ * the lens has run `taskMs` (and first, for a large model): the page answers an input meanwhile. Each row's logits
+ * are its own (the norm and the head are row by row).
  * @param {{ taskMs?: number, between?: () => Promise<void>, product?: number }} [how]  between: the break; product:
  *   the multiply-adds of a part
  * @returns {Promise<object[]>} [n, V] per residual, the embeddings first
@@ -90,7 +95,8 @@ export async function lensLogits(
   const { vocabSize: V, dModel: d } = model.spec;
   const n = states[0].shape[0];
   const size = Math.ceil(n / Math.ceil((n * V * d) / product));
-  let since = performance.now();
+  // a large model's lens lets a task in first too (the click that asked for it paints); a small one's is drawn at once
+  let since = n * V * d * states.length > LARGE ? -Infinity : performance.now();
   const out = [];
   for (let l = 0; l <= last; l++) {
     const parts = [];

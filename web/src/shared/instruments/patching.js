@@ -73,13 +73,16 @@ export async function promptRun(model, prompt, signal, run = (input, options) =>
   return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
 }
 
-/** About how many multiply-adds one layer call of a sweep's cells does at most: its batches are cut to fit. */
-export const SWEEP_LAYER_PRODUCT = 2.5e8;
+/**
+ * About how many multiply-adds one layer call of a sweep's cells does at most: its batches are cut to fit (48 rows of
+ * GPT-2 small, about 40 ms on an idle core of the bench's machine, 96 rows about 70 ms).
+ */
+export const SWEEP_LAYER_PRODUCT = 3.4e8;
 
 /**
  * patchSweep's batchRows for `spec`: the most rows whose layer call (attention projections and MLP) is about
- * SWEEP_LAYER_PRODUCT multiply-adds, at most patchSweep's 96. GPT-2 small (768 × 9 216 a row): 35 rows, a task of
- * some 40 ms rather than 100 ms and more on a busy machine; the shipped model: 96, as without it.
+ * SWEEP_LAYER_PRODUCT multiply-adds, at most patchSweep's 96. GPT-2 small (768 × 9 216 a row): 48 rows, two batches
+ * of a 16-token prompt's cells rather than one; the shipped model: 96, as without it.
  */
 export function sweepBatchRows({ dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf, activation }) {
   const mlp = (activation.endsWith('Gated') ? 3 : 2) * dFf;

@@ -41,6 +41,9 @@ function fillInputs(views, tab, link) {
   return tab === 'lens' ? link : null;
 }
 
+/** The sweep's prompts' runs in parts of about this many ms: a task waits at most about this long. */
+const PROMPT_PART_MS = 50;
+
 const error = (e) => `${e.code ? `${e.code}: ` : ''}${e.message}`;
 
 export class RealModelInvestigate {
@@ -351,7 +354,7 @@ export class RealModelInvestigate {
     if (!this.model) return;
     const model = this.model;
     // the prompts' runs in parts, as the page's other runs: a task between layers (runParts.js)
-    const runPrompt = (input, options) => runInParts(model, input, options);
+    const runPrompt = (input, options) => runInParts(model, input, options, { partMs: PROMPT_PART_MS });
     this.patch.run({ model, index: this.#index(), name: this.#name, runPrompt });
   }
 
