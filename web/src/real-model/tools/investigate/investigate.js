@@ -12,6 +12,7 @@ import { lensGrid, lensTables, softmaxRow } from '../../../shared/instruments/le
 import { lossRows, lossScale, lossTable } from '../../../shared/instruments/loss.js';
 import { readTarget, readToken, targetText, tokenIndex } from '../../../shared/instruments/targets.js';
 import { defaultCorrupted, fullRun, headScores, lensLogits, scoreIds } from './instruments.js';
+import { CELL_ROWS, sweepBatchRows } from '../../../shared/instruments/patching.js';
 import { AttributionView } from '../../../elements/instruments/attributionView.js';
 import { InvestigateView } from './investigateView.js';
 import { LensView } from '../../../elements/instruments/lensView.js';
@@ -353,9 +354,11 @@ export class RealModelInvestigate {
   #sweep() {
     if (!this.model) return;
     const model = this.model;
-    // the prompts' runs in parts, as the page's other runs: a task between layers (runParts.js)
+    // A large model's prompts run in parts, as the page's other runs: a task between layers (runParts.js). A model
+    // whose sweep needs no smaller batches (the shipped one) runs them whole: a break would only cost a frame.
+    const large = sweepBatchRows(model.spec) < CELL_ROWS;
     const runPrompt = (input, options) => runInParts(model, input, options, { partMs: PROMPT_PART_MS });
-    this.patch.run({ model, index: this.#index(), name: this.#name, runPrompt });
+    this.patch.run({ model, index: this.#index(), name: this.#name, runPrompt: large ? runPrompt : undefined });
   }
 
   /** Downloads the sentence's run (attentions, hidden states, logits, loss) as .npz: r.toNpz(). */
