@@ -273,10 +273,13 @@ const sweep = await model.patchSweep({
   target: [4, 5],
   step: 'headOutput',
   onProgress: (e) => e.scores.shape,
+  batchRows: 48,
 });
 const swept: number = sweep.scores.data[0] + sweep.clean - sweep.corrupted;
 // @ts-expect-error a sweep patches the residual stream, an attention or MLP output, or a head's output
 model.patchSweep({ clean: 'a', corrupted: 'b', target: [1], step: 'q' });
+// @ts-expect-error batchRows is a number of rows
+model.patchSweep({ clean: 'a', corrupted: 'b', target: [1], step: 'input', batchRows: '48' });
 // @ts-expect-error an ablation's mode is zero, mean or resample
 model.run('a', { ablate: [{ layer: 0, head: 0, mode: 'noise' }] });
 // Weights resident across runs (a budget in bytes; 0 reads at every run).

@@ -571,6 +571,12 @@ export interface PatchSweepOptions {
    * calls of its cells: no task runs longer than one layer call.
    */
   onProgress?: (event: PatchSweepProgress) => void;
+  /**
+   * In a decoder, the most rows of cells in one layer call (a cell of more rows runs alone): fewer make each layer
+   * call shorter (a page's task) and the sweep a little slower; the scores are the same. An integer ≥ 1 (else
+   * BAD_OPTION). Default 96.
+   */
+  batchRows?: number;
 }
 
 /** A patching sweep's progress, after a layer's cells. */

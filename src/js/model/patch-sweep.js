@@ -18,7 +18,7 @@ import { plainPlan, readPosition, readTarget } from './instrument-options.js';
 import { readRunInput } from './run-plan.js';
 import { readStep } from './patches.js';
 import { sweepByCells } from './sweep-cells.js';
-import { batchesOf } from './cells.js';
+import { CELL_BATCH_ROWS, batchesOf } from './cells.js';
 import { checkCells, checkForward, checkHead } from './call-sizes.js';
 import { LAYER_STEPS } from '../generated/model-abi.js';
 
@@ -38,13 +38,16 @@ const taskBreak = () =>
     channel.port2.postMessage(null);
   });
 
-/** The sweep's options, read and checked: { clean, corrupted (plans), target, step, position, onProgress }. */
+/**
+ * The sweep's options, read and checked: { clean, corrupted (plans), target, step, position, onProgress, pause,
+ * batchRows }.
+ */
 function readSweep(engine, options) {
   const { spec, tokenizer } = engine;
   const o = readRecord(
     options,
     'patchSweep options',
-    ['clean', 'corrupted', 'target', 'step', 'position', 'signal', 'onProgress'],
+    ['clean', 'corrupted', 'target', 'step', 'position', 'signal', 'onProgress', 'batchRows'],
     'option',
   );
   const clean = readRunInput(o.clean, spec, tokenizer, 'clean');
@@ -61,6 +64,13 @@ function readSweep(engine, options) {
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
     throw new AttentionError('BAD_OPTION', `patchSweep: onProgress must be a function, got ${describe(o.onProgress)}`);
   }
+  const batchRows = o.batchRows === undefined ? CELL_BATCH_ROWS : o.batchRows;
+  if (!Number.isInteger(batchRows) || batchRows < 1) {
+    throw new AttentionError(
+      'BAD_OPTION',
+      `patchSweep: batchRows (the most rows of cells in one layer call) must be an integer of at least 1, got ${describe(o.batchRows)}`,
+    );
+  }
   if (!engine.tensors.head) throw new AttentionError('UNSUPPORTED_MODEL', 'patchSweep: this model has no LM head');
   const plan = (input) => plainPlan({ ids: input.ids }, engine, { signal: o.signal });
   // With onProgress (a page drawing the rows), a task break between the layer calls of the cells: see patchSweep.
@@ -73,6 +83,7 @@ function readSweep(engine, options) {
     position,
     onProgress: o.onProgress,
     pause,
+    batchRows,
   };
 }
 
@@ -163,6 +174,7 @@ function checkSweep(engine, sweep, { name, shape, keyName }) {
   const batches = batchesOf(
     cells.map((cell) => ({ ...cell, steps, rows: { length: cell.count * d } })),
     d,
+    sweep.batchRows,
   );
   for (let layer = 0; layer < spec.numLayers; layer++) {
     checkCells(engine, batches, { layer, length: n, what: `patchSweep's cells of layer ${layer}` });
@@ -171,7 +183,7 @@ function checkSweep(engine, sweep, { name, shape, keyName }) {
 }
 
 /**
- * model.patchSweep({ clean, corrupted, target, step, position?, signal?, onProgress? }).
+ * model.patchSweep({ clean, corrupted, target, step, position?, signal?, onProgress?, batchRows? }).
  *
  * | result     | shape                                                                  |
  * |------------|------------------------------------------------------------------------|

@@ -1,8 +1,9 @@
 // A patching sweep of a decoder as cells (cells.js): token i of a run depends on tokens 0 … i only, so a cell whose
 // patch changes the corrupted run from row p on agrees with it before p, at every layer. It runs from its layer, rows p
 // to `position` (later rows do not reach the metric), over the corrupted run's keys and values before p; the cells of
-// a layer run in batches of rows. Where the patch changes nothing (the clean and corrupted activations agree, as they do
-// before the first token the prompts differ in), the cell is the corrupted run: it scores 0 and does not run.
+// a layer run in batches of at most `sweep.batchRows` rows. Where the patch changes nothing (the clean and corrupted
+// activations agree, as they do before the first token the prompts differ in), the cell is the corrupted run: it
+// scores 0 and does not run.
 import { LAYER_STEPS } from '../generated/model-abi.js';
 import { Tensor } from '../tensor.js';
 import { batchesOf, runCells } from './cells.js';
@@ -68,7 +69,7 @@ export async function sweepByCells(engine, sweep, runs, score) {
   const base = { keys: runs.corrupted.keys, values: runs.corrupted.values, length: n, signal, pause };
   for (let layer = 0; layer < L; layer++) {
     const ms = new Float64Array(step === 'headOutput' ? H : n).fill(runs.mCorrupted);
-    for (const [b, batch] of batchesOf(cellsOf(layer, sizes, runs), d).entries()) {
+    for (const [b, batch] of batchesOf(cellsOf(layer, sizes, runs), d, sweep.batchRows).entries()) {
       if (pause && b > 0) await pause();
       const { outputs } = await runCells(engine, batch, { ...base, layer });
       const last = new Float32Array(batch.length * d); // each cell's row at `position`: its last

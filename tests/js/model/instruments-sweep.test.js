@@ -156,3 +156,48 @@ describe('BERT: every row sees every other, so each cell runs whole from its lay
     expectClose(p.scores.data, ref.scores.flat(), { atol, rtol: 0, what: step });
   });
 });
+
+describe('batchRows: the most rows of cells in one layer call', () => {
+  /** The sweep's scores, and the tasks that ran before its first progress (a task that queues itself again). */
+  async function sweep(model, step, batchRows) {
+    let ticks = 0;
+    let running = true;
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      ticks++;
+      if (running) channel.port2.postMessage(null);
+      else channel.port1.close();
+    };
+    channel.port2.postMessage(null);
+    const before = [];
+    const p = await model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: corrupted },
+      target,
+      step,
+      ...(batchRows === undefined ? {} : { batchRows }),
+      onProgress: () => before.push(ticks),
+    });
+    running = false;
+    return { scores: Array.from(p.scores.data), m: [p.clean, p.corrupted], first: before[0] };
+  }
+
+  it.each(['input', 'headOutput'])('a sweep of %s gives the same scores in smaller batches', async (step) => {
+    const model = await loadModel(FAMILIES[1][1]().files);
+    const whole = await sweep(model, step);
+    for (const batchRows of [1, 2, 5, 1000]) {
+      const small = await sweep(model, step, batchRows);
+      expect(small.scores, `batchRows ${batchRows}`).toEqual(whole.scores);
+      expect(small.m).toEqual(whole.m);
+    }
+    // one row a batch: layer 0's cells (tokens 3 … 7) are 5 batches, each its own layer calls with breaks between
+    expect((await sweep(model, step, 1)).first).toBeGreaterThan(whole.first);
+  });
+
+  it.each([0, -1, 2.5, '8', null, Infinity])('batchRows %s: BAD_OPTION naming it', async (batchRows) => {
+    const model = await loadModel(FAMILIES[0][1]().files);
+    await expect(
+      model.patchSweep({ clean: { ids: clean }, corrupted: { ids: corrupted }, target, step: 'input', batchRows }),
+    ).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringMatching(/batchRows/) });
+  });
+});

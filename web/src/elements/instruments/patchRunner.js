@@ -7,6 +7,7 @@ import {
   promptOf,
   promptRun,
   restoringCells,
+  sweepBatchRows,
   sweepGrid,
   sweepTable,
 } from '../../shared/instruments/patching.js';
@@ -51,10 +52,12 @@ export class PatchRunner {
 
   /**
    * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve(a, b,
-   * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`.
-   * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function }} how
+   * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`. The
+   * prompts run with `runPrompt(input, options)` when given (the page's run in parts), else model.run.
+   * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function,
+   *   runPrompt?: Function }} how
    */
-  async run({ model, index, name, resolve }) {
+  async run({ model, index, name, resolve, runPrompt }) {
     this.cancel();
     const controller = new AbortController();
     this.controller = controller;
@@ -69,7 +72,8 @@ export class PatchRunner {
     try {
       const clean = promptOf(model, values.clean);
       const corrupted = promptOf(model, values.corrupted);
-      const [c, k] = [await promptRun(model, clean, signal), await promptRun(model, corrupted, signal)];
+      const c = await promptRun(model, clean, signal, runPrompt);
+      const k = await promptRun(model, corrupted, signal, runPrompt);
       const problem = lengthProblem(c.tokens, k.tokens);
       if (problem) return this.#stop(problem);
       const place = metricPosition(values.position, c.ids.length);
@@ -105,6 +109,7 @@ export class PatchRunner {
           step,
           position: at,
           signal,
+          batchRows: sweepBatchRows(model.spec), // no layer call of many rows as one long task
           onProgress: ({ scores, done, total }) => {
             draw(scores, false);
             view.say(`Patching the ${what}: ${done} of ${total} cells…`);

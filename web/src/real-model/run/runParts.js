@@ -4,20 +4,13 @@
 // part's last hidden state, before any final norm), with the ablations, edits and captures of its own layers; only
 // the last part computes the logits. The parts' results merged are one run's, bit for bit. No DOM: the panel calls it.
 import { mergeRun } from './rerun.js';
+import { taskBreak } from '../../shared/taskBreak.js';
 
 /**
  * About how long one part takes, in ms (an input waits at most about this long; RAIL's 100 ms): after the first part
  * (one layer, timed), as many layers as fit, at least one. Each break lets the page paint (the progress bar).
  */
 export const PART_MS = 100;
-
-/** A task of its own: what the event loop has waiting (an input) runs first. */
-const taskBreak = () =>
-  new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => resolve();
-    channel.port2.postMessage(null);
-  });
 
 const layerOf = {
   capture: (c) => c?.layer,

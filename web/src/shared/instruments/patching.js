@@ -64,8 +64,31 @@ export function promptOf(model, text) {
   return model.hasTokenizer ? text : { ids: text.trim().split(/\s+/u).filter(Boolean).map(Number) };
 }
 
-/** One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept). */
-export async function promptRun(model, prompt, signal) {
-  const r = await model.run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
+/**
+ * One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept).
+ * @param {(input: unknown, options: object) => Promise<object>} [run]  model.run, or a run of its own (in parts)
+ */
+export async function promptRun(model, prompt, signal, run = (input, options) => model.run(input, options)) {
+  const r = await run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
   return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
+}
+
+/** patchSweep's batchRows by default: the most rows of its cells in one layer call. */
+export const CELL_ROWS = 96;
+
+/**
+ * About how many multiply-adds one layer call of a sweep's cells does at most: its batches are cut to fit (48 rows of
+ * GPT-2 small, about 40 ms on an idle core of the bench's machine, 96 rows about 70 ms).
+ */
+export const SWEEP_LAYER_PRODUCT = 3.4e8;
+
+/**
+ * patchSweep's batchRows for `spec`: the most rows whose layer call (attention projections and MLP) is about
+ * SWEEP_LAYER_PRODUCT multiply-adds, at most patchSweep's default, CELL_ROWS. GPT-2 small (768 × 9 216 a row): 48
+ * rows, two batches of a 16-token prompt's cells rather than one; the shipped model: 96, as without it.
+ */
+export function sweepBatchRows({ dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf, activation }) {
+  const mlp = (activation.endsWith('Gated') ? 3 : 2) * dFf;
+  const perRow = d * (2 * H * dK + 2 * Hkv * dK + mlp);
+  return Math.max(1, Math.min(CELL_ROWS, Math.floor(SWEEP_LAYER_PRODUCT / perRow)));
 }

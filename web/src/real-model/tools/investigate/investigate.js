@@ -5,12 +5,14 @@
 // shaping is shared/instruments/'s (pure, for the elements too); the views draw. The tab chosen and its inputs are the
 // page's link (link(), and a link's opened by setModel: app/link.js's inv rows).
 import { readableToken } from '../../realModel.js';
+import { runInParts } from '../../run/runParts.js';
 import { attributionSummary, attributionTables, attributionView } from '../../../shared/instruments/attribution.js';
 import { headMarks, scoreRows, scoresSummary, scoresTable } from '../../../shared/instruments/headScores.js';
 import { lensGrid, lensTables, softmaxRow } from '../../../shared/instruments/lens.js';
 import { lossRows, lossScale, lossTable } from '../../../shared/instruments/loss.js';
 import { readTarget, readToken, targetText, tokenIndex } from '../../../shared/instruments/targets.js';
 import { defaultCorrupted, fullRun, headScores, lensLogits, scoreIds } from './instruments.js';
+import { CELL_ROWS, sweepBatchRows } from '../../../shared/instruments/patching.js';
 import { AttributionView } from '../../../elements/instruments/attributionView.js';
 import { InvestigateView } from './investigateView.js';
 import { LensView } from '../../../elements/instruments/lensView.js';
@@ -39,6 +41,9 @@ function fillInputs(views, tab, link) {
   }
   return tab === 'lens' ? link : null;
 }
+
+/** The sweep's prompts' runs in parts of about this many ms: a task waits at most about this long. */
+const PROMPT_PART_MS = 50;
 
 const error = (e) => `${e.code ? `${e.code}: ` : ''}${e.message}`;
 
@@ -352,7 +357,12 @@ export class RealModelInvestigate {
 
   #sweep() {
     if (!this.model) return;
-    this.patch.run({ model: this.model, index: this.#index(), name: this.#name });
+    const model = this.model;
+    // A large model's prompts run in parts, as the page's other runs: a task between layers (runParts.js). A model
+    // whose sweep needs no smaller batches (the shipped one) runs them whole: a break would only cost a frame.
+    const large = sweepBatchRows(model.spec) < CELL_ROWS;
+    const runPrompt = (input, options) => runInParts(model, input, options, { partMs: PROMPT_PART_MS });
+    this.patch.run({ model, index: this.#index(), name: this.#name, runPrompt: large ? runPrompt : undefined });
   }
 
   /** Downloads tab `key`'s figure as drawn (the elements' pictures: instrumentPicture.js, loaded now). */

@@ -1,0 +1,60 @@
+// The instruments' long computations in parts, so that a page answers its inputs meanwhile (issue 36 §3): the logit
+// lens by parts of rows with task breaks between them gives model.unembed's logits of each whole residual, bit for
+// bit; a sweep's prompts run in parts (the page's runInParts) give model.run's tokens and top token; a sweep's
+// batchRows is sized by the model's layer.
+import { describe, expect, it } from 'vitest';
+import { loadModel } from '../../../../../src/js/model/index.js';
+import { lensLogits } from '../../../../../web/src/shared/instruments/lens.js';
+import { promptRun, sweepBatchRows } from '../../../../../web/src/shared/instruments/patching.js';
+import { runInParts } from '../../../../../web/src/real-model/run/runParts.js';
+import { gpt2Fixture } from '../../../../js/model/fixtures.js';
+
+const ids = [3, 1, 4, 1, 5, 9, 2];
+
+describe('the logit lens in parts', () => {
+  it('gives each residual’s model.unembed, bit for bit, a row a part with a break before each', async () => {
+    const model = await loadModel(gpt2Fixture({ layers: 3, seed: 41 }).files);
+    const r = await model.run({ ids }, { hiddenStates: true });
+    const last = r.hiddenStates.length - 1;
+    const whole = [];
+    for (let l = 0; l <= last; l++) whole.push(await model.unembed(r.hiddenStates[l], { norm: l < last }));
+    let breaks = 0;
+    const between = async () => breaks++;
+    const { vocabSize: V, dModel: d } = model.spec;
+    const parts = await lensLogits(model, r, undefined, { taskMs: 0, between, product: V * d });
+    expect(parts.map((t) => t.shape)).toEqual(whole.map((t) => t.shape));
+    expect(parts.map((t) => Array.from(t.data))).toEqual(whole.map((t) => Array.from(t.data)));
+    expect(breaks).toBe(whole.length * ids.length); // one row a part
+    // by default: one part a residual on a small model, and no break within 50 ms
+    const plain = await lensLogits(model, r, undefined, { between: async () => expect.fail('a break') });
+    expect(plain.map((t) => Array.from(t.data))).toEqual(whole.map((t) => Array.from(t.data)));
+  });
+});
+
+describe('a sweep’s prompts', () => {
+  it('run in parts give model.run’s tokens and top token', async () => {
+    const model = await loadModel(gpt2Fixture({ layers: 4, seed: 42 }).files);
+    let parts = 0;
+    const inParts = (input, options) => {
+      parts++;
+      return runInParts(model, input, options, { partMs: 0 });
+    };
+    const got = await promptRun(model, { ids }, undefined, inParts);
+    expect(parts).toBe(1);
+    expect(got).toEqual(await promptRun(model, { ids }));
+    const r = await model.run({ ids }, { logits: 'last', topK: 1 });
+    expect(got.top).toBe(r.next[0].id);
+  });
+});
+
+describe('sweepBatchRows', () => {
+  const gpt2Small = { dModel: 768, numHeads: 12, numKvHeads: 12, headDim: 64, dFf: 3072, activation: 'geluTanh' };
+  it('cuts GPT-2 small’s batches to about 3.4e8 multiply-adds a layer call; a small model keeps 96', () => {
+    expect(sweepBatchRows(gpt2Small)).toBe(48); // 3.4e8 / (768 × (2 × 768 + 2 × 768 + 2 × 3072))
+    // a gated MLP has three matrices, fewer key-value heads two smaller ones
+    const gated = { ...gpt2Small, numKvHeads: 4, activation: 'siluGated' };
+    expect(sweepBatchRows(gated)).toBe(Math.floor(3.4e8 / (768 * (2 * 768 + 2 * 256 + 3 * 3072))));
+    expect(sweepBatchRows({ ...gpt2Small, dModel: 32, headDim: 8, numHeads: 4, numKvHeads: 4, dFf: 128 })).toBe(96);
+    expect(sweepBatchRows({ ...gpt2Small, dModel: 8192, dFf: 28672, headDim: 128, numHeads: 64 })).toBe(1);
+  });
+});
