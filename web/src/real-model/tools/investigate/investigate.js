@@ -15,32 +15,12 @@ import { defaultCorrupted, fullRun, headScores, lensLogits, scoreIds } from './i
 import { CELL_ROWS, sweepBatchRows } from '../../../shared/instruments/patching.js';
 import { AttributionView } from '../../../elements/instruments/attributionView.js';
 import { InvestigateView } from './investigateView.js';
+import { fillInputs } from './linkInputs.js';
 import { LensView } from '../../../elements/instruments/lensView.js';
 import { LossView } from '../../../elements/instruments/lossView.js';
 import { PatchRunner } from '../../../elements/instruments/patchRunner.js';
 import { PatchingView } from '../../../elements/instruments/patchingView.js';
 import { ScoresView } from '../../../elements/instruments/scoresView.js';
-
-/**
- * Fills tab `tab`'s fields from a link's values (app/link.js's invTarget, invAgainst, invPosition, invClean,
- * invCorrupted; the prompts whatever the tab); returns the lens's (its token and position, followed once drawn) or null.
- */
-function fillInputs(views, tab, link) {
-  const { attribution, patching } = views;
-  if (link.invClean !== undefined) patching.clean.value = link.invClean;
-  if (link.invCorrupted !== undefined) patching.corrupted.value = link.invCorrupted;
-  const token = (value) => value ?? '';
-  if (tab === 'attribution') {
-    attribution.a.input.value = token(link.invTarget);
-    attribution.b.input.value = token(link.invAgainst);
-  }
-  if (tab === 'patching') {
-    patching.a.value = token(link.invTarget);
-    patching.b.value = token(link.invAgainst);
-    patching.position.value = link.invPosition === undefined ? '' : String(link.invPosition);
-  }
-  return tab === 'lens' ? link : null;
-}
 
 /** The sweep's prompts' runs in parts of about this many ms: a task waits at most about this long. */
 const PROMPT_PART_MS = 50;
