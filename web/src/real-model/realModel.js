@@ -228,11 +228,11 @@ export function defaultText(model, source) {
   return 'The cat sat on the mat because it was';
 }
 
-/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · `what` · runs on 1 worker". */
+/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · runs on 1 worker · `what`". */
 export function describeModel(model, what) {
   const s = model.spec;
   const kv = s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : '';
-  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what} · ${whereItRuns(model)}`;
+  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${whereItRuns(model)} · ${what}`;
 }
 
 /**

@@ -33,7 +33,7 @@ describe('real model: on workers', () => {
       const { page } = session;
       await openBuiltin(page);
       const about = await page.textContent('#model-about');
-      assert.match(about, /runs on \d+ workers?$/u, about);
+      assert.match(about, / · runs on \d+ workers? · /u, about);
       const count = Number(/runs on (\d+) worker/u.exec(about)[1]);
       assert.ok(count >= 1, about);
       assert.equal(modelWorkers(page).length, count, `the page's workers: ${page.workers().map((w) => w.url())}`);
@@ -52,7 +52,7 @@ describe('real model: on workers', () => {
       const { page, problems } = session;
       await openBuiltin(page);
       const about = await page.textContent('#model-about');
-      assert.match(about, /runs on the page’s thread$/u, about);
+      assert.match(about, / · runs on the page’s thread · /u, about);
       assert.equal(modelWorkers(page).length, 0);
       assertPredictions(await readPredictions(page), plain.next, 'on the page’s thread');
       assert.equal(await page.textContent('#model-error').catch(() => ''), '', 'no error shown');
