@@ -13,7 +13,7 @@ const count = (page, key) => page.evaluate((k) => Number(document.body.dataset[k
 async function install(page) {
   await page.evaluate(() => {
     if (window.__keyRun) return;
-    window.__keyRun = { events: [], long: [], layers: [], runs: [] };
+    window.__keyRun = { events: [], long: [], frames: [], layers: [], runs: [] };
     // when each layer's progress and each run's end are written on the page (data-model-layers-run, data-model-runs)
     new MutationObserver((list) => {
       for (const m of list)
@@ -26,18 +26,42 @@ async function install(page) {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__keyRun.long.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask' });
+    // Long animation frames, with the script that took longest in each: what the long tasks ran
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const [top] = [...e.scripts].sort((a, b) => b.duration - a.duration);
+        const file = top?.sourceURL
+          .split('/')
+          .pop()
+          .replace(/-[\w-]{8}\.js$/u, '.js');
+        const script = top ? `${top.invoker} → ${top.sourceFunctionName || '?'} (${file})` : 'no script: layout, paint';
+        window.__keyRun.frames.push({ start: e.startTime, duration: e.duration, script });
+      }
+    }).observe({ type: 'long-animation-frame' });
   });
 }
 
 /**
- * One round on `page` (the 32 ids typed, settled): an ablation toggled in the first layer (head r / 2, off then on
- * again: the run goes through every layer), then, once LAYERS_FIRST layers of that run are computed, a space typed at the end of the sentence field.
- * @returns {{ inp: number, longest: number, drawing: number, underWay: boolean, run: number }}  inp 16: none
- *   reported (≤ 16 ms); longest: the longest task from the key to the run's last layer; drawing: from there to the
- *   run drawn (0: no task over 50 ms)
+ * One round on `page` (the 32 ids typed, settled): a space typed at rest; an ablation toggled in the first layer
+ * (head r / 2, off then on again: the run goes through every layer), then, once LAYERS_FIRST layers of that run are
+ * computed, a space typed at the end of the sentence field.
+ * @returns {{ rest: number, inp: number, frame?: string, longest: number, drawing: number, underWay: boolean,
+ *   run: number }}  rest: a key typed at rest first (its run waited for), inp: the key during the run (Event Timing's
+ *   duration; 16: none reported, ≤ 16 ms); frame: the longest animation frame while the layers ran and its script;
+ *   longest: the longest task from the key to the run's last layer; drawing: from there to the run drawn (0: no task
+ *   over 50 ms); underWay: a layer of the run was computed after the key
  */
 export async function keyDuringRun(page, r) {
   await install(page);
+  // First a key at rest (its sentence's run waited for): what the machine's load makes of a key alone
+  const rest = await typeSpace(page);
+  await page.waitForFunction((n) => Number(document.body.dataset.modelRuns) > n, rest.runs, { timeout: TIMEOUT });
+  await idle(page);
+  const atRest = await page.evaluate(
+    (at) => window.__keyRun.events.filter((e) => Math.abs(e.start - at) <= 1).map((e) => e.duration),
+    rest.at,
+  );
+  await clear(page);
   const [runs, layers] = [await count(page, 'modelRuns'), await count(page, 'modelLayersRun')];
   await page.click(`.ablate-button[data-layer="0"][data-head="${Math.floor(r / 2) % 12}"]`);
   await page.waitForFunction(
@@ -45,7 +69,42 @@ export async function keyDuringRun(page, r) {
     [runs, layers + LAYERS_FIRST],
     { polling: 5, timeout: TIMEOUT },
   );
-  // The caret at the end (not an interaction), then the key, its timeStamp kept
+  const { at } = await typeSpace(page);
+  await page.waitForFunction((n) => Number(document.body.dataset.modelRuns) > n, runs, { timeout: TIMEOUT });
+  await idle(page); // the run the key started (the sentence runs 200 ms after its last key) ends too
+  const {
+    events,
+    long,
+    frames,
+    layers: layerAt,
+    runs: runAt,
+    runMs,
+  } = await page.evaluate(() => ({ ...window.__keyRun, runMs: Number(document.body.dataset.modelRunMs) }));
+  const ofKey = events.filter((e) => Math.abs(e.start - at) <= 1);
+  // the run's layers: from the key to its last layer before the run was drawn (its data-model-runs written)
+  const drawn = Math.min(...runAt.filter((t) => t >= at));
+  const last = Math.max(at, ...layerAt.filter((t) => t <= drawn));
+  const underWay = layerAt.some((t) => t > at && t <= drawn); // a layer of the run was computed after the key
+  const during = long.filter((t) => t.start + t.duration >= at && t.start <= last);
+  const after = long.filter((t) => t.start > last && t.start <= drawn);
+  const [frame] = frames
+    .filter((f) => f.start + f.duration >= at && f.start <= last)
+    .sort((a, b) => b.duration - a.duration);
+  await clear(page);
+  return {
+    rest: atRest.length ? Math.max(...atRest) : 16,
+    inp: ofKey.length ? Math.max(...ofKey.map((e) => e.duration)) : 16,
+    frame: frame && `${Math.round(frame.duration)} ms: ${frame.script}`,
+    longest: during.length ? Math.max(...during.map((t) => t.duration)) : 0,
+    drawing: after.length ? Math.max(...after.map((t) => t.duration)) : 0,
+    underWay,
+    run: runMs,
+  };
+}
+
+/** A space typed at the end of the sentence field (the caret put there first, not an interaction): its timeStamp. */
+async function typeSpace(page) {
+  const runs = await count(page, 'modelRuns');
   await page.evaluate(() => {
     const field = document.getElementById('model-text');
     field.focus();
@@ -54,61 +113,38 @@ export async function keyDuringRun(page, r) {
     document.addEventListener('keydown', (e) => (window.__keyAt = e.timeStamp), { capture: true, once: true });
   });
   await page.keyboard.type(' ');
-  const underWay = (await count(page, 'modelRuns')) === runs; // read after the key: the run had not ended before it
-  await page.waitForFunction((n) => Number(document.body.dataset.modelRuns) > n, runs, { timeout: TIMEOUT });
-  // the run the key started (the sentence runs 200 ms after its last key) ends too; then the entries are in
+  return { at: await page.evaluate(() => window.__keyAt), runs };
+}
+
+/** Waits for the page to be drawn and its entries reported. */
+async function idle(page) {
   await page.waitForTimeout(1500);
   await page.waitForFunction(() => (document.documentElement.dataset.pendingGrids ?? '0') === '0', null, {
     timeout: TIMEOUT,
   });
-  const {
-    events,
-    long,
-    layers: layerAt,
-    runs: runAt,
-    at,
-    runMs,
-  } = await page.evaluate(() => ({
-    ...window.__keyRun,
-    at: window.__keyAt,
-    runMs: Number(document.body.dataset.modelRunMs),
-  }));
-  const ofKey = events.filter((e) => e.start >= at - 1 && e.start <= at + 1);
-  // the run's layers: from the key to its last layer before the run was drawn (its data-model-runs written)
-  const drawn = Math.min(...runAt.filter((t) => t >= at));
-  const last = Math.max(at, ...layerAt.filter((t) => t <= drawn));
-  const during = long.filter((t) => t.start + t.duration >= at && t.start <= last);
-  const after = long.filter((t) => t.start > last && t.start <= drawn);
-  await page.evaluate(() => {
-    window.__keyRun.events.length = 0;
-    window.__keyRun.long.length = 0;
-    window.__keyRun.layers.length = 0;
-    window.__keyRun.runs.length = 0;
-  });
-  return {
-    inp: ofKey.length ? Math.max(...ofKey.map((e) => e.duration)) : 16,
-    longest: during.length ? Math.max(...during.map((t) => t.duration)) : 0,
-    drawing: after.length ? Math.max(...after.map((t) => t.duration)) : 0,
-    underWay,
-    run: runMs,
-  };
 }
+
+const clear = (page) => page.evaluate(() => Object.values(window.__keyRun).forEach((list) => (list.length = 0)));
 
 /** The table of keyDuringRun's figures by page: { label: [figure] }. */
 export function printKeys(byPage) {
   const ms = (v) => String(Math.round(v));
   console.log('A key typed into the sentence field while a run computes (3 layers in): ms, median (min–max).');
   console.log(
-    '| the page | rounds | Event Timing of the key | longest task, key to the last layer | then, to the run drawn | model.run |',
+    '| the page | rounds | Event Timing of the key | a key at rest | longest task, key to the last layer | then, to the run drawn | model.run |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const [label, list] of Object.entries(byPage)) {
     const inp = list.map((f) => f.inp);
     const range = (v) => `${ms(median(v))} (${ms(Math.min(...v))}–${ms(Math.max(...v))})`;
     const shown = (v) => (Math.max(...v) <= 16 ? '≤16' : range(v).replaceAll(/\b16\b/gu, '≤16'));
     const under = list.filter((f) => f.underWay).length;
     console.log(
-      `| ${label} | ${list.length} (${under} mid-run) | ${shown(inp)} | ${range(list.map((f) => f.longest))} | ${range(list.map((f) => f.drawing))} | ${ms(median(list.map((f) => f.run)))} |`,
+      `| ${label} | ${list.length} (${under} mid-run) | ${shown(inp)} | ${shown(list.map((f) => f.rest))} | ${range(list.map((f) => f.longest))} | ${range(list.map((f) => f.drawing))} | ${ms(median(list.map((f) => f.run)))} |`,
     );
+  }
+  for (const [label, list] of Object.entries(byPage)) {
+    const frames = list.map((f) => f.frame ?? 'none over 50 ms').sort((a, b) => parseInt(b, 10) - parseInt(a, 10));
+    console.log(`${label}: the longest animation frame while the layers ran, each round: ${frames.join('; ')}`);
   }
 }

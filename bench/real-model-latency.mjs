@@ -26,7 +26,9 @@
 //   a key during a run   (--keys rounds; --only keys: this figure alone) a run started (an ablation toggled in
 //                    the first layer: every layer runs) and, once 3 of its layers are computed, a space typed at the
 //                    end of the sentence field: Event Timing's input-to-next-paint of that key press, and the longest
-//                    task (Long Tasks API) from the key to the run's last layer, and from there to the run drawn.
+//                    task (Long Tasks API) from the key to the run's last layer, and from there to the run drawn;
+//                    beside them a key typed at rest (the machine's load), and each round's longest animation frame
+//                    while the layers ran with the script it ran (Long Animation Frames API).
 //                    Two pages in the one browser, their rounds interleaved: the page as it loads the model (on
 //                    workers: loadModel's workers 'auto'), and the same page served with a second CSP, worker-src
 //                    'none', under which it loads the model on its own thread
