@@ -6,6 +6,8 @@
 #   bash scripts/bench.sh --model [--quick] [--browser] [bench/model/run.mjs options]: the model bench (npm run
 #   bench:model): GPT-2's forward against onnxruntime-web and the same C++ built natively; with --family, forwards of
 #   Pythia-160M- and Qwen3-0.6B-shaped checkpoints against GPT-2 small's, per parameter (bench/model/families.mjs).
+#   bash scripts/bench.sh --projected [--quick] [projected.mjs options]: selfAttention with its projections against
+#   onnxruntime-web's graph of the same, 1 thread (npm run bench:projected; bench/projected.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,11 @@ if [ "${1:-}" = "--model" ]; then
   cmake -S . -B build/bench-native -DCMAKE_BUILD_TYPE=Release -DATTENTION_TESTS=OFF >/dev/null
   cmake --build build/bench-native --target model_native_bench -j2 >/dev/null
   exec node bench/model/run.mjs --native build/bench-native/model_native_bench "$@"
+fi
+
+if [ "${1:-}" = "--projected" ]; then
+  shift
+  exec node bench/projected.mjs "$@"
 fi
 
 if [ "${1:-}" = "--browser" ]; then

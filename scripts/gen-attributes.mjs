@@ -41,7 +41,7 @@ export const ATTRIBUTE_DOCS = {
     'a caption under the figure (text only: markup shows as typed); it also names the figure for screen readers and goes into its export',
   highlight:
     "cells to point at, as `query → key` (or `->`): a token's text, its position `#3` (from 1) or `*` for all; `it → animal` marks one cell, `it → *` a row, `* → animal` a column; several separated by `;`. Marked in the heatmaps and the query × key tables, and in the export",
-  export: `buttons that download the figure (the heatmap; an explorer's is the weights of the head shown): ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
+  export: `buttons that download the figure (the heatmap; an explorer's is the weights of the head shown; with \`view\`, the instrument's grids): ${code(WORDS.export)}, or the attribute alone for both (the methods \`toSVG()\` and \`toPNG(scale)\` need no attribute)`,
   model:
     'a real model: `builtin` (the 2-layer induction model shipped in the package), a folder URL (`https://…/`, `./folder/`, `/folder/`) or a Hub model id (`openai-community/gpt2`); read through `attention-wasm/model`, which loads only then. Elements naming the same model share one load',
   layer: 'with `model`: the layer shown, counted from 0 (default 0)',
@@ -55,7 +55,7 @@ export const ATTRIBUTE_DOCS = {
   against:
     'with `view="attribution"` or `"patching"`: a second token, so that the logit difference `target` − `against` is attributed or patched for (default for patching: the corrupted prompt\'s top token)',
   position:
-    'with `view="lens"` or `"attribution"`: the position followed or attributed, counted from 0 (default the last)',
+    'with `view="lens"`, `"attribution"` or `"patching"`: the position followed, attributed or measured, counted from 0 (default the last)',
   corrupted:
     'with `view="patching"`: the corrupted prompt, as many tokens as the sentence (default, for the default sentence: its first `red` changed to `green`)',
   steps: 'the steps shown, in order',

@@ -99,6 +99,7 @@ stage bench-smoke env BENCH_QUICK=1 bash scripts/bench.sh
 stage bench-smoke-browser env BENCH_QUICK=1 bash scripts/bench.sh --browser --cases "2 heads × 33"
 stage bench-smoke-model env BENCH_QUICK=1 bash scripts/bench.sh --model # a 2-layer GPT-2 against ORT and native
 stage bench-smoke-family env BENCH_QUICK=1 bash scripts/bench.sh --model --family # 2-layer Pythia, Qwen3, GPT-2
+stage bench-smoke-projected env BENCH_QUICK=1 bash scripts/bench.sh --projected # selfAttention with W_q/k/v/o against ORT
 
 echo
 echo "stage times: ${stage_times[*]} (total ${SECONDS} s with set-up and build)"

@@ -314,14 +314,10 @@ std::string call(int32_t kind, uintptr_t descriptor) {
   });
 }
 
-// Bytes the core allocates for itself in one call of scaled_dot_product_attention or output_projection (abi.h):
-// the JS layer's formula (plan.js) is tested against these.
+// Bytes the core allocates for itself in one call of scaled_dot_product_attention (abi.h): the JS layer's formula
+// (plan.js) is tested against it. output_projection allocates nothing (gemm.h).
 double sdpa_scratch_bytes(int32_t len_q, int32_t len_k, int32_t d_k, int32_t d_v, bool keeps_weights, bool streaming) {
   return 4.0 * static_cast<double>(attention::sdpa_scratch_floats(len_q, len_k, d_k, d_v, keeps_weights, streaming));
-}
-
-double output_projection_scratch_bytes(int32_t width, int32_t d_out) {
-  return 4.0 * static_cast<double>(attention::output_projection_scratch_floats(width, d_out));
 }
 
 // Everything abi.h lists, as the compiled module sees it, under the C++ names: tests compare it with the files
@@ -348,7 +344,6 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_call", &call);
   emscripten::function("_abiHash", &abi_hash);
   emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
-  emscripten::function("_outputProjectionScratchBytes", &output_projection_scratch_bytes);
 #ifdef ATTENTION_WITH_MODEL
   emscripten::function("_modelScratchBytes", &model_scratch_bytes);
 #endif

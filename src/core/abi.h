@@ -19,8 +19,8 @@ namespace attention {
 //   kKeyTile               keys per tile of the streaming path (no weights kept); a multiple of kKeyPanel
 //   kKeyPanel              keys per packed panel: the scores kernel reads 8 keys of one column with two vector loads
 //   kValuePanel            values per packed panel: the weighted sum reads 8 columns of one value row with two loads
-//   kOutputProjectionRows  rows per block of output_projection: any split of its rows at multiples of this gives
-//                          the same bits as one call, which the JS layer's workers rely on
+//   kOutputProjectionRows  rows per block that the JS layer's workers share output_projection's rows out by (any
+//                          split of the rows gives the same bits as one call: gemm.h sums each row alike)
 //   kProjectionRows        rows of x per group that multi_head_attention's stale_blocks flags: a group projected again
 //                          gets the bits of the whole product (gemm.h sums each row alike, whatever rows are with it)
 // clang-format off
@@ -373,11 +373,6 @@ constexpr int64_t sdpa_scratch_floats(int64_t len_q, int64_t len_k, int64_t d_k,
       keeps_weights ? 0
                     : (len_q < kQueryBlock ? len_q : kQueryBlock) * (streaming && len_k > kKeyTile ? kKeyTile : len_k);
   return keys * d_k + values * len_k + block;
-}
-
-// Floats of output_projection's packed copy of W_o: its columns rounded up to whole panels.
-constexpr int64_t output_projection_scratch_floats(int64_t width, int64_t d_out) {
-  return width * ((d_out + kValuePanel - 1) / kValuePanel * kValuePanel);
 }
 
 // Every list above as one text, "CONSTANTS:kQueryBlock=64,…;CAUSAL:kNone=0,…;…;ERROR_CODES:NOT_A_TENSOR,…;"

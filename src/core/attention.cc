@@ -1,6 +1,6 @@
 #include "attention.h"
 
-#include <Eigen/Core>
+#include <Eigen/Core>  // simd_instruction_sets() alone: no product here is Eigen's
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -15,11 +15,6 @@
 
 namespace attention {
 namespace {
-
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MatrixMap = Eigen::Map<RowMatrix>;
-using ConstMatrixMap = Eigen::Map<const RowMatrix>;
-using ConstRowVectorMap = Eigen::Map<const Eigen::RowVectorXf>;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr float kPosInf = std::numeric_limits<float>::infinity();
@@ -449,9 +444,10 @@ void multi_head_attention(const ProjectionDims& d, const float* x, const float* 
   scaled_dot_product_attention(ad, qk.q, qk.k, v, rotated, per_head);
 
   for (int64_t b = 0; b < B; ++b) {
-    MatrixMap concat_b(concat + b * L_q * width, L_q, width);  // [L_q, H·d_v]
     for (int64_t h = 0; h < H; ++h) {
-      concat_b.middleCols(h * d_v, d_v) = ConstMatrixMap(heads + (b * H + h) * L_q * d_v, L_q, d_v);
+      const float* head = heads + (b * H + h) * L_q * d_v;  // [L_q, d_v]
+      float* to = concat + b * L_q * width + h * d_v;       // columns [h·d_v, (h+1)·d_v) of [L_q, H·d_v]
+      for (int64_t i = 0; i < L_q; ++i) std::copy(head + i * d_v, head + (i + 1) * d_v, to + i * width);
     }
   }
   if (d.d_out == 0) {
@@ -465,18 +461,9 @@ void output_projection(const float* concat, int64_t rows, int64_t width, const f
                        int64_t d_out, float* output) {
   require(rows > 0 && width > 0 && d_out > 0, "BAD_DIMENSION", "rows, width and d_out must be positive");
   require(concat && w_o && output, "NULL_ARGUMENT", "concat, w_o and output must not be null");
-  // The values kernel of attention (weights·V) with W_o as the values: the sum over `width` runs in order for
-  // every output value, four rows at a time, whatever the number of rows.
-  std::vector<float> packed(output_projection_scratch_floats(width, d_out));  // [width, padded d_out]
-  kernels::pack_values(w_o, width, d_out, packed.data());
-  for (int64_t r0 = 0; r0 < rows; r0 += kOutputProjectionRows) {
-    const int64_t block = std::min(kOutputProjectionRows, rows - r0);
-    MatrixMap out(output + r0 * d_out, block, d_out);  // [block, d_out]
-    kernels::weighted_sum(concat + r0 * width, width, block, packed.data(), width, 0, width, d_out, out.data(), false,
-                          nullptr);
-    if (b_o) out.rowwise() += ConstRowVectorMap(b_o, d_out);
-    require(out.allFinite(), "PROJECTION_OVERFLOW", "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
-  }
+  gemm(concat, rows, width, w_o, d_out, WeightLayout::kInOut, d_out, b_o, output);  // reads W_o where it is
+  require(kernels::all_finite(output, rows * d_out), "PROJECTION_OVERFLOW",
+          "output = concat·W_o (+ b_o) overflowed float32; scale W_o down");
 }
 
 std::string simd_instruction_sets() { return Eigen::SimdInstructionSetsInUse(); }

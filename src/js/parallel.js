@@ -8,7 +8,6 @@
 // a cyclic property), reaches them. No SharedArrayBuffer (and no cross-origin isolation) is needed.
 import {
   checkCallBytes,
-  outputProjectionScratchBytes,
   planCrossAttention,
   planMultiHeadAttention,
   planScaledDotProduct,
@@ -49,7 +48,7 @@ function planOutputProjection(concat, wo, bo) {
     outputs: { output: [rows, dOut] },
     options: { causal: CAUSAL.none, mask: null, returnWeights: false, returnSteps: false },
     maskDims: [1, 1, 1, 1],
-    scratchBytes: outputProjectionScratchBytes(width, dOut),
+    scratchBytes: 0, // the core's product allocates nothing (gemm.h)
     square: null,
   };
 }

@@ -39,11 +39,6 @@ export function coreScratchBytes(lenQ, lenK, dK, dV, returnWeights) {
   return (packed + (returnWeights ? 0 : Math.min(lenQ, QUERY_BLOCK) * Math.min(lenK, KEY_TILE))) * 4;
 }
 
-/** Bytes of the core's packed copy of W_o in output_projection (output_projection_scratch_floats in abi.h). */
-export function outputProjectionScratchBytes(width, dOut) {
-  return width * roundUp(dOut, VALUE_PANEL) * 4;
-}
-
 const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'softcap', 'window', 'returnWeights', 'returnSteps', 'rope', 'out'];
@@ -208,11 +203,8 @@ function projectedPlan(dims, inputs, o, headed) {
     { name: 'L_q', size: lenQ, core: 2 },
     { name: 'L_k', size: lenK, core: 3 },
   ];
-  // The core keeps its own per-head output when `heads` is not returned, and packs W_o.
-  const scratchBytes =
-    coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights) +
-    (headed ? 0 : batch * lenQ * dV * 4) +
-    (dOut ? outputProjectionScratchBytes(numHeads * dV, dOut) : 0);
+  // The core keeps its own per-head output when `heads` is not returned; its products (gemm.h) allocate nothing.
+  const scratchBytes = coreScratchBytes(lenQ, lenK, dK, dV, o.returnWeights) + (headed ? 0 : batch * lenQ * dV * 4);
   return {
     kind: 'projected',
     dims: {

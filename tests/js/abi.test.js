@@ -15,7 +15,7 @@ import * as modelAbi from '../../src/js/generated/model-abi.js';
 import * as api from '../../src/js/index.js';
 import { loadModule } from '../../src/js/loader.js';
 import { loadModelModule } from '../../src/js/model/wasm.js';
-import { coreScratchBytes, outputProjectionScratchBytes } from '../../src/js/plan.js';
+import { coreScratchBytes } from '../../src/js/plan.js';
 import { VARIANTS, seededRandom } from './reference.js';
 
 const lists = parseAbi(header);
@@ -94,10 +94,6 @@ describe.each(VARIANTS)('the built module ($name build)', ({ name }) => {
           core,
         );
       }
-      const [width, dOut] = [size(500), size(200)];
-      expect(outputProjectionScratchBytes(width, dOut), `${[width, dOut]}`).toBe(
-        module._outputProjectionScratchBytes(width, dOut),
-      );
     }
   });
 });

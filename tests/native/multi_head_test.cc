@@ -1,4 +1,4 @@
-// multi_head_attention: the core (Eigen projections, SIMD attention kernels) against the reference at every
+// multi_head_attention: the core (gemm.h's projections, SIMD attention kernels) against the reference at every
 // stage, and its structure (heads as column blocks, self-attention as context = x, W_q and W_k shared).
 #include <algorithm>
 #include <cstring>
@@ -292,6 +292,38 @@ TEST(OutputProjectionTest, RowSplitsAtBlockMultiplesGiveTheSameBits) {
     }
   }
   EXPECT_LT(worst, 1e-5);
+}
+
+// output_projection is gemm.h's product: each value one float32 chain over concat's columns in order, then + b_o,
+// so a plain float32 loop gives its bits, and so does any split of the rows (not only at kOutputProjectionRows).
+// The shape crosses gemm's blocks: width past its 256-deep panels, d_out past whole 16-column panels, rows past
+// its 128-row blocks.
+TEST(OutputProjectionTest, IsAFloat32ChainInOrderWhateverTheRowSplit) {
+  std::mt19937 rng(31);
+  const int64_t rows = 2 * 128 + 37, width = 300, d_out = 37;
+  const std::vector<float> concat = random_values(rng, rows * width, -3.0f, 3.0f);
+  const std::vector<float> w_o = random_values(rng, width * d_out), b_o = random_values(rng, d_out);
+  std::vector<float> chain(rows * d_out), loop(rows * d_out);  // without and with the bias
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < d_out; ++c) {
+      float sum = 0.0f;
+      for (int64_t j = 0; j < width; ++j) sum += concat[r * width + j] * w_o[j * d_out + c];
+      chain[r * d_out + c] = sum;
+      loop[r * d_out + c] = sum + b_o[c];
+    }
+  }
+  std::vector<float> whole(rows * d_out);
+  output_projection(concat.data(), rows, width, w_o.data(), b_o.data(), d_out, whole.data());
+  EXPECT_EQ(std::memcmp(whole.data(), loop.data(), loop.size() * sizeof(float)), 0);
+  for (const int64_t split : std::initializer_list<int64_t>{1, 2, 63, 129, 200, rows - 1}) {
+    std::vector<float> parts(rows * d_out);
+    output_projection(concat.data(), split, width, w_o.data(), b_o.data(), d_out, parts.data());
+    output_projection(concat.data() + split * width, rows - split, width, w_o.data(), b_o.data(), d_out,
+                      parts.data() + split * d_out);
+    EXPECT_EQ(std::memcmp(parts.data(), loop.data(), loop.size() * sizeof(float)), 0) << "split at " << split;
+  }
+  output_projection(concat.data(), rows, width, w_o.data(), nullptr, d_out, whole.data());  // no bias: the chain
+  EXPECT_EQ(std::memcmp(whole.data(), chain.data(), chain.size() * sizeof(float)), 0);
 }
 
 TEST(OutputProjectionTest, IsTheLastStepOfMultiHeadAttention) {

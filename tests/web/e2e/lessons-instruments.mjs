@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { loadModel } from '../../../src/js/model/index.node.js';
 import { ARTIFACTS, withPage } from './helpers.mjs';
-import { INDUCTION, SENTENCE } from './real-model/helpers.mjs';
+import { INDUCTION, SENTENCE, lessonSweeps } from './real-model/helpers.mjs';
 import { env } from './session.mjs';
 
-const CORRUPTED = SENTENCE.replace('a red ball', 'a green ball');
 let model;
 const builtin = async () => (model ??= await loadModel(INDUCTION));
 
@@ -97,10 +96,7 @@ describe('lessons on the shipped model’s instruments', () => {
 
   test('?lesson=patching: the sweeps of patchSweep, the previous-token head and the position that carries the answer', async () => {
     const m = await builtin();
-    const [c, k] = [await m.run(SENTENCE), await m.run(CORRUPTED)];
-    const target = [c.next[0].id, k.next[0].id];
-    const input = await m.patchSweep({ clean: SENTENCE, corrupted: CORRUPTED, target, step: 'input' });
-    const heads = await m.patchSweep({ clean: SENTENCE, corrupted: CORRUPTED, target, step: 'headOutput' });
+    const { c, input, heads } = await lessonSweeps(m);
     const prev = await m.headScores('previousToken', { ids: c.ids });
     await withPage(env, { waitForRender: false }, async ({ page }) => {
       await openLesson(page, 'patching');

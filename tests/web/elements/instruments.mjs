@@ -196,6 +196,23 @@ test('view="patching" (the default prompts) and view="head-scores" and view="los
     });
     assert.deepEqual(kept, [2 * 16, 2 * 4], 'result.sweeps holds both sweeps');
     await screenshot(page, 'patch', 'elements-instrument-patching');
+    // The metric at `position` (from 0): the sweep of patchSweep's position, the pair typed.
+    await add(page, 'patch8', 'attention-explorer', { view: 'patching', position: '8', target: 'cat', against: 'saw' });
+    assert.equal(await message(page, 'patch8'), '');
+    const at8 = await page.evaluate(async (s) => {
+      const model = await window.api();
+      const c = await model.run(s);
+      const corrupted = s.replace('a red ball', 'a green ball');
+      const options = { clean: s, corrupted, target: [c.ids[1], c.ids[2]], step: 'input', position: 8 };
+      return Array.from((await model.patchSweep(options)).scores.data);
+    }, SENTENCE);
+    const grid8 = await page.evaluate(() =>
+      Array.from(
+        document.getElementById('patch8').shadowRoot.querySelector('.inv-grid').querySelectorAll('td.inv-cell'),
+        (td) => Number(td.dataset.value),
+      ),
+    );
+    close(grid8, at8, 1e-5, 'residual stream sweep at position 8');
 
     await add(page, 'scores', 'attention-explorer', { view: 'head-scores', sentence: SENTENCE });
     const rows = await page.evaluate(() =>
@@ -252,26 +269,23 @@ test('polite messages: a view that is none, attribution on BERT, patching prompt
       await message(page, 'len'),
       /The clean prompt has 6 tokens and the corrupted one 7: .* the same number of tokens/,
     );
+    await add(page, 'far', 'attention-explorer', { view: 'patching', position: '40' });
+    assert.match(
+      await message(page, 'far'),
+      /Position “40” is not a position of the prompts: they count from 0 to 15\./,
+    );
     await add(page, 'two', 'attention-explorer', { view: 'attribution', sentence: SENTENCE, target: 'red ball' });
     assert.match(await message(page, 'two'), /target="red ball" is 2 tokens for this model, not one/);
     await add(page, 'cap', 'attention-explorer', { view: 'loss', caption: '<b>Loss</b> of the repeat', export: 'svg' });
     assert.equal(await page.evaluate(() => document.getElementById('cap').status), 'ready');
-    assert.match(await message(page, 'cap'), /export: an instrument has no picture to download/);
+    assert.equal(await message(page, 'cap'), '', 'an instrument exports its picture (instrument-pictures.mjs)');
     const captionText = await page.evaluate(
       () => document.getElementById('cap').shadowRoot.querySelector('#caption').textContent,
     );
     assert.equal(captionText, '<b>Loss</b> of the repeat', 'the caption is text, never markup');
     assert.equal(await page.evaluate(() => document.getElementById('cap').shadowRoot.querySelector('b')), null);
-    const svg = await page.evaluate(() =>
-      document
-        .getElementById('cap')
-        .toSVG()
-        .then(
-          () => 'drawn',
-          (e) => e.message,
-        ),
-    );
-    assert.match(svg, /an instrument's figure has no picture/);
+    const svg = await page.evaluate(() => document.getElementById('cap').toSVG());
+    assert.ok(svg.includes('&lt;b&gt;Loss&lt;/b&gt; of the repeat'), 'the caption in the picture, as text');
     await add(page, 'markup', 'attention-explorer', { view: '<img src=x onerror=alert(1)>' });
     assert.equal(await page.evaluate(() => document.getElementById('markup').shadowRoot.querySelector('img')), null);
     await screenshot(page, 'len', 'elements-instrument-lengths');

@@ -16,3 +16,5 @@ import './model-view.mjs';
 import './counting.mjs';
 import './model-marks.mjs';
 import './instruments.mjs';
+import './instrument-heads.mjs';
+import './instrument-pictures.mjs';

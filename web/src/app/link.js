@@ -8,6 +8,7 @@ import { HASH_LINK, LINK_VERSION, readRows, text, whole } from '../shared/link.j
 import { parseNumber } from '../shared/parse.js';
 import { MAX_SEED } from '../shared/rng.js';
 import { INSTRUMENT_LESSON_IDS } from '../lessons/instruments/lessonIds.js';
+import { TAB_KEYS } from '../real-model/tools/investigate/tabs.js';
 
 /** The longest sentence the page sends to a real model, in characters. */
 export const MAX_TEXT = 2000;
@@ -100,6 +101,9 @@ export const edits = {
  */
 export const SECTIONS = Object.freeze(['tokens', 'next', 'heads', 'investigate', 'generate', 'layer']);
 
+/** The longest token a link names for an instrument (as an element's `target`), in characters. */
+export const MAX_TOKEN_TEXT = 100;
+
 /** How the real model's heads are switched off (model.run's ablation modes). */
 export const ABLATION_MODES = Object.freeze(['zero', 'mean', 'resample']);
 
@@ -145,6 +149,19 @@ const QUERY = [
   // The part of the section the link opens at (its heading brought up and focused); the page writes it in the links
   // its parts give, not in the address as the reader goes.
   { key: 'section', group: 'model', field: 'section', type: oneOf(SECTIONS, 'a part of the real-model section') },
+  // The Investigate part: the instrument shown (when chosen: the shipped model opens on the lens) and its inputs, as
+  // the elements' attributes name them: the token followed or attributed (a), the one subtracted (b), the position
+  // followed (lens) or measured (patching), the prompts patched (the clean one when it is not the sentence). Written
+  // as the reader goes (real-model/panelLink.js); the investigate part checks them against the model (a token it does
+  // not hold, a position past the last token: said there).
+  ...[
+    ['inv', 'invTab', oneOf(TAB_KEYS, 'an instrument of Investigate')],
+    ['invtarget', 'invTarget', text(MAX_TOKEN_TEXT)],
+    ['invagainst', 'invAgainst', text(MAX_TOKEN_TEXT)],
+    ['invpos', 'invPosition', whole(0, 99999, 'a token position')],
+    ['invclean', 'invClean', cut(MAX_TEXT)],
+    ['invcorrupted', 'invCorrupted', cut(MAX_TEXT)],
+  ].map(([key, field, type]) => ({ key, group: 'investigate', field, type })),
   // Generation's settings (`gen` is their marker: a link without it has none); never its tokens.
   ...[
     ['gen', 'maxNewTokens', number(1, MAX_NEW_TOKENS, 'a number of new tokens', { integer: true })],
@@ -196,7 +213,7 @@ export function readQuery(search) {
 /**
  * The query string with `group`'s keys written from `values` (or removed, for null), keeping every other parameter.
  * @param {string} search
- * @param {'model' | 'generate' | 'embed' | 'warm'} group
+ * @param {'model' | 'investigate' | 'generate' | 'lesson' | 'embed' | 'warm'} group
  * @param {Record<string, unknown> | null} values
  */
 export function writeQuery(search, group, values) {
@@ -207,6 +224,15 @@ export function writeQuery(search, group, values) {
     for (const e of entries) if ((e.when ?? given(e.field))(values)) params.set(e.key, e.type.write(values[e.field]));
   const written = params.toString();
   return written ? `?${written}` : '';
+}
+
+/**
+ * The Investigate part's values in `values` (readQuery's; by field: invTab, invTarget, …), those it holds, or null
+ * when it holds none.
+ */
+export function investigateValues(values) {
+  const rows = QUERY.filter((e) => e.group === 'investigate' && values[e.field] !== undefined);
+  return rows.length ? Object.fromEntries(rows.map((e) => [e.field, values[e.field]])) : null;
 }
 
 /**

@@ -185,10 +185,13 @@ export class AttentionElement extends HTMLElement {
   async #compute() {
     const run = ++this.run;
     // An instrument (instruments/, on the shipped model unless `model` names another) loads only for `view`, and a
-    // real model's figure (modelFigure.js, with attention-wasm/model) only for an element with `model`.
-    if (this.hasAttribute('view'))
-      return (await import('./instruments/instrumentFigure.js')).instrumentFigure(this, () => run === this.run);
-    if (this.hasAttribute('model')) return (await import('./modelFigure.js')).modelFigure(this, () => run === this.run);
+    // real model's figure (modelFigure.js, with attention-wasm/model) only for an element with `model`, or for a
+    // head opened from a view (edited.fromView).
+    const current = () => run === this.run;
+    if (this.hasAttribute('view') && !this.edited?.fromView)
+      return (await import('./instruments/instrumentFigure.js')).instrumentFigure(this, current);
+    if (this.hasAttribute('model') || this.edited?.fromView)
+      return (await import('./modelFigure.js')).modelFigure(this, current);
     const read = this.edited ? { state: this.edited, problems: [] } : await this.readState();
     if (run !== this.run) return;
     const { state, problems } = read;
@@ -293,12 +296,15 @@ export class AttentionElement extends HTMLElement {
   async #picture(kind, scale) {
     if (this.status !== 'ready')
       throw new Error(`<${this.localName}> has no figure yet (its status is ${this.status})`);
+    // An instrument's (`view`, unless a head was opened from it) is its own picture.
+    if (this.hasAttribute('view') && !this.edited?.fromView)
+      return (await import('./instruments/instrumentPicture.js')).instrumentPicture(this, kind, scale);
     const { figureOf, picture } = await import('./figure.js');
     return picture(figureOf(this), kind, scale);
   }
 
   #save(kind) {
-    import('./figure.js')
+    import('./pictureDraw.js')
       .then(({ download }) => download(this.#picture(kind), `${this.localName}.${kind}`, this.shadowRoot))
       .catch((error) => this.showMessage([`The ${kind.toUpperCase()} could not be made: ${error?.message ?? error}`]));
   }

@@ -1,28 +1,14 @@
 // An element's figure as a picture: the heatmap with its title, token labels, highlight, colour scale and caption,
-// laid out once as a list of shapes, then written as SVG (built as DOM nodes: every text goes in as text, never as
-// markup) or drawn on a canvas for a PNG. Loaded only when a picture is asked for.
+// laid out once as a list of shapes, then written as SVG (every text escaped, never markup) or drawn on a canvas for a
+// PNG by pictureDraw.js. Loaded only when a picture is asked for.
 import { signedColor, weightColor } from '../shared/colors.js';
 import { headName } from '../shared/counting.js';
 import { wrapText } from '../shared/format.js';
 import { shortLabel } from '../shared/tokens.js';
-import { el, svg } from '../shared/dom.js';
 import { TITLES, largest, legendTexts, weightsView } from './heatmapGrid.js';
+import { MUTED, PAD, font, measure, pngBlob, svgText } from './pictureDraw.js';
 
-const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-const INK = '#1b1f24';
-const MUTED = '#57606a';
-const MARK = '#ff2d95';
-const PAD = 16;
-
-let measurer = null;
-/** The width of `text` in `font` (a canvas measures it: the same fonts as the PNG). */
-function measure(text, font) {
-  measurer ??= document.createElement('canvas').getContext('2d');
-  measurer.font = font;
-  return measurer.measureText(text).width;
-}
-
-const font = (size, weight = 400) => `${weight} ${size}px ${FONT}`;
+export { download } from './pictureDraw.js';
 
 /** A label cut with an ellipsis to fit `room` px. */
 function fit(label, size, room) {
@@ -38,10 +24,6 @@ function fit(label, size, room) {
  */
 export function figureOf(element) {
   const { currentState: state, result, display, marks } = element;
-  if (element.hasAttribute('view'))
-    throw new Error(
-      `<${element.localName} view>: an instrument's figure has no picture (toSVG, toPNG, export): its numbers are in the element's result`,
-    );
   if (!state && element.modelFigure?.shown) return modelFigureOf(element);
   const values = element.localName === 'attention-heatmap' ? display.values : 'weights';
   const head = state.numHeads > 1 ? `, head ${state.head} of ${state.numHeads}` : '';
@@ -117,7 +99,12 @@ export function layout(figure) {
       const box = { x: left + j * cell, y: top + i * cell, w: cell, h: cell };
       if (blocked?.(i, j)) shapes.push({ type: 'hatch', ...box });
       else
-        shapes.push({ type: 'rect', ...box, fill: (values === 'scores' ? signedColor(v, max) : weightColor(v)).css });
+        shapes.push({
+          type: 'rect',
+          ...box,
+          fill: (values === 'scores' ? signedColor(v, max) : weightColor(v)).css,
+          cell: true,
+        });
     }
   }
   // The highlight: the outline of each marked region (an edge where a marked cell meets an unmarked one).
@@ -155,106 +142,6 @@ export function layout(figure) {
   return { width: Math.ceil(width), height: Math.ceil(y + PAD), shapes };
 }
 
-/** The figure as the text of an SVG file. */
-function figureSvg(figure) {
-  const { width, height, shapes } = layout(figure);
-  const id = 'aw-hatch';
-  const root = svg(
-    'svg',
-    { xmlns: 'http://www.w3.org/2000/svg', width, height, viewBox: `0 0 ${width} ${height}`, 'font-family': FONT },
-    svg(
-      'defs',
-      {},
-      svg(
-        'pattern',
-        { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
-        svg('rect', { width: 6, height: 6, fill: '#d9d9d9' }),
-        svg('rect', { width: 2, height: 6, fill: '#9a9a9a' }),
-      ),
-    ),
-    svg('rect', { width, height, fill: '#ffffff' }),
-  );
-  shapes.forEach((s, k) => {
-    if (s.type === 'rect') root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: s.fill }));
-    else if (s.type === 'hatch')
-      root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${id})` }));
-    else if (s.type === 'line') {
-      const [x1, y1, x2, y2] = s.line;
-      root.append(svg('line', { x1, y1, x2, y2, stroke: MARK, 'stroke-width': 3, 'stroke-linecap': 'square' }));
-    } else if (s.type === 'gradient') {
-      const gradient = `aw-scale-${k}`;
-      root.firstChild.append(
-        svg(
-          'linearGradient',
-          { id: gradient },
-          s.stops.map((color, n) => svg('stop', { offset: n / (s.stops.length - 1), 'stop-color': color })),
-        ),
-      );
-      root.append(svg('rect', { x: s.x, y: s.y, width: s.w, height: s.h, fill: `url(#${gradient})` }));
-    } else {
-      const attrs = {
-        x: s.x,
-        y: s.y,
-        'font-size': s.size,
-        'font-weight': s.weight,
-        fill: s.fill ?? INK,
-        'text-anchor': s.anchor,
-        'dominant-baseline': 'central',
-        transform: s.rotate ? `rotate(-90 ${s.x} ${s.y})` : undefined,
-      };
-      root.append(svg('text', attrs, s.text));
-    }
-  });
-  return new XMLSerializer().serializeToString(root);
-}
-
-/** The figure as a PNG Blob, `scale` device pixels per CSS pixel. */
-function figurePng(figure, scale = 2) {
-  const { width, height, shapes } = layout(figure);
-  const ratio = Math.max(0.5, Math.min(4, Number(scale) || 2));
-  const canvas = document.createElement('canvas');
-  canvas.width = Math.round(width * ratio);
-  canvas.height = Math.round(height * ratio);
-  const ctx = canvas.getContext('2d');
-  ctx.scale(ratio, ratio);
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, width, height);
-  for (const s of shapes) {
-    if (s.type === 'rect') {
-      ctx.fillStyle = s.fill;
-      ctx.fillRect(s.x, s.y, s.w, s.h);
-    } else if (s.type === 'hatch') hatch(ctx, s);
-    else if (s.type === 'line') {
-      const [x1, y1, x2, y2] = s.line;
-      ctx.strokeStyle = MARK;
-      ctx.lineWidth = 3;
-      ctx.lineCap = 'square';
-      ctx.beginPath();
-      ctx.moveTo(x1, y1);
-      ctx.lineTo(x2, y2);
-      ctx.stroke();
-    } else if (s.type === 'gradient') {
-      const gradient = ctx.createLinearGradient(s.x, 0, s.x + s.w, 0);
-      s.stops.forEach((color, n) => gradient.addColorStop(n / (s.stops.length - 1), color));
-      ctx.fillStyle = gradient;
-      ctx.fillRect(s.x, s.y, s.w, s.h);
-    } else {
-      ctx.save();
-      ctx.font = font(s.size, s.weight);
-      ctx.fillStyle = s.fill ?? INK;
-      ctx.textAlign = s.anchor === 'end' ? 'right' : 'left';
-      ctx.textBaseline = 'middle';
-      ctx.translate(s.x, s.y);
-      if (s.rotate) ctx.rotate(-Math.PI / 2);
-      ctx.fillText(s.text, 0, 0);
-      ctx.restore();
-    }
-  }
-  return new Promise((resolve, reject) =>
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the canvas gave no PNG'))), 'image/png'),
-  );
-}
-
 /**
  * The figure as SVG text or a PNG Blob.
  * @param {'svg' | 'png'} kind
@@ -262,36 +149,5 @@ function figurePng(figure, scale = 2) {
  * @returns {Promise<string | Blob>}
  */
 export async function picture(figure, kind, scale) {
-  return kind === 'svg' ? figureSvg(figure) : figurePng(figure, scale);
-}
-
-/** Saves a picture (SVG text or a PNG Blob, awaited) as a file, through a download link placed in `root`. */
-export async function download(made, fileName, root) {
-  const file = await made;
-  const blob = typeof file === 'string' ? new Blob([file], { type: 'image/svg+xml' }) : file;
-  const url = URL.createObjectURL(blob);
-  const link = el('a', { href: url, download: fileName });
-  root.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
-
-/** Grey stripes over a masked cell, as in the SVG's pattern. */
-function hatch(ctx, { x, y, w, h }) {
-  ctx.save();
-  ctx.fillStyle = '#d9d9d9';
-  ctx.fillRect(x, y, w, h);
-  ctx.beginPath();
-  ctx.rect(x, y, w, h);
-  ctx.clip();
-  ctx.strokeStyle = '#9a9a9a';
-  ctx.lineWidth = 1.5;
-  ctx.beginPath();
-  for (let d = -h; d < w; d += 6) {
-    ctx.moveTo(x + d, y + h);
-    ctx.lineTo(x + d + h, y);
-  }
-  ctx.stroke();
-  ctx.restore();
+  return kind === 'svg' ? svgText(layout(figure)) : pngBlob(layout(figure), scale);
 }

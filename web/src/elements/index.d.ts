@@ -39,8 +39,22 @@ export interface AttentionChangeDetail {
 }
 
 /**
+ * The detail of the `headselect` event: a head clicked (or Enter on it) in an element's instrument (`view`
+ * attribution, patching's head outputs, head-scores). Cancellable: unless a listener calls preventDefault(), the
+ * element shows that head's attention weights (an explorer: step by step), with a button back to the view.
+ */
+export interface HeadSelectDetail {
+  /** The head's layer, counted from 0. */
+  layer: number;
+  /** The head, counted from 0 ("L1H2": layer 1, head 2). */
+  head: number;
+  /** The view it was clicked in. */
+  view: 'attribution' | 'patching' | 'head-scores';
+}
+
+/**
  * An element's `result` with `view`: the view, the tokens, and the numbers shown (lens: `grid`, `position`, `chosen`;
- * attribution: `target`, `attribution` (model.attribute's); patching: `target`, `sweeps` (model.patchSweep's per
+ * attribution: `target`, `attribution` (model.attribute's), `shaped` (the heads and parts drawn); patching: `target`, `sweeps` (model.patchSweep's per
  * step); head-scores: `scores` (model.headScores' per kind), `rows`; loss: `rows`, `mean`).
  */
 export interface InstrumentResult {
@@ -168,7 +182,7 @@ export class AttentionElement extends HTMLElement {
   target: string | null;
   /** With `view` attribution or patching: the second token of the logit difference `target` − `against`. */
   against: string | null;
-  /** With `view` lens or attribution: the position followed or attributed, counted from 0 (default the last). */
+  /** With `view` lens, attribution or patching: the position followed, attributed or measured, counted from 0 (default the last). */
   position: string | null;
   /** With `view` patching: the corrupted prompt, as many tokens as the sentence. */
   corrupted: string | null;
@@ -227,5 +241,6 @@ declare global {
   }
   interface HTMLElementEventMap {
     'attention-change': CustomEvent<AttentionChangeDetail>;
+    headselect: CustomEvent<HeadSelectDetail>;
   }
 }

@@ -10,7 +10,7 @@ import { HeatmapGrid, TITLES } from './heatmapGrid.js';
 import { drawModelSteps } from './modelSteps.js';
 import { OFF_NOTE, drawModelView, picker } from './modelView.js';
 import { adoptSheet, failed, withModel } from './modelLoading.js';
-import { DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
+import { BUILTIN, DEFAULT_SENTENCE, checkAgainst, modelSettings } from './modelSettings.js';
 import { ELEMENT_LIMITS } from './elementLimits.js';
 import { own } from './modelFigureState.js';
 
@@ -77,7 +77,10 @@ async function forward(element, shared, settings, input, spec) {
  * @param {() => boolean} current
  */
 export async function modelFigure(element, current) {
-  const { settings: read, problems } = modelSettings((name) => element.getAttribute(name), document.baseURI);
+  // A head opened from a view (`view`, whose model is the shipped one unless `model` names another).
+  const model = element.getAttribute('model') ?? BUILTIN;
+  const get = (name) => (name === 'model' ? model : element.getAttribute(name));
+  const { settings: read, problems } = modelSettings(get, document.baseURI);
   if (!read) return failed(element, problems, 'This figure has no model it can load:');
   return withModel(element, read, current, async (shared, model) => {
     const spec = model.spec;
@@ -112,7 +115,6 @@ export async function modelFigure(element, current) {
         'Nothing to show:',
       );
     }
-    const get = (name) => element.getAttribute(name);
     const display = DISPLAY.some((name) => element.hasAttribute(name))
       ? (await import('./display.js')).displayFromAttributes(get)
       : PLAIN;
@@ -164,15 +166,17 @@ function show(element, { settings, spec, out, display, problems, marks = null })
     pick({ layer, head, modelView: false, fromModelView: true });
   };
   const shown = { result, labels, causal, spec, settings };
+  const back = backButton(element, settings, pick);
   const parts =
     element.localName === 'attention-explorer'
       ? [
+          ...back,
           ...heading(element, shown, pick, `${headName(settings.layer, settings.head)}, step by step`),
           ...drawModelSteps(element, shown),
         ]
       : settings.modelView
         ? drawModelView(shown, open)
-        : drawHead(element, shown, pick);
+        : [...back, ...drawHead(element, shown, pick)];
   element.content.replaceChildren(...parts, ...(settings.next ? [nextList(result.next, settings)] : []));
   moveFocus(element);
   element.status = 'ready';
@@ -205,7 +209,9 @@ function moveFocus(element) {
   const figure = own(element);
   const next = figure.focusNext;
   figure.focusNext = null;
-  if (next?.part === 'heatmap') figure.map?.grid.focus();
+  // A head opened from a view: its heatmap, or an explorer's button back.
+  if (next?.part === 'heatmap')
+    (figure.map?.grid.isConnected ? figure.map.grid : element.shadowRoot.querySelector('[part="back"]'))?.focus();
   else if (next?.part?.endsWith('-picker'))
     element.shadowRoot.querySelectorAll(`[part="${next.part}"] button`)[next.index]?.focus();
   else if (next?.part === 'model-view')
@@ -267,31 +273,32 @@ function drawHead(element, shown, pick) {
     blocked: (i, j) => causal && j > i,
     values,
   });
-  // Opened from the model view: a button back to it, where this head's map takes the focus again.
-  const back =
-    settings.fromModelView &&
-    el('button', {
-      type: 'button',
-      class: 'back',
-      text: '← Every layer and head',
-      attrs: { part: 'back' },
-      on: {
-        click: () => {
-          figure.focusNext = { part: 'model-view', layer, head };
-          pick({ modelView: true, fromModelView: false });
-        },
-      },
-    });
   // A head switched off is drawn faded, with what that means (its weights are computed; its output is not used).
   const off = settings.ablate.some(([l, h]) => l === layer && h === head);
   figure.map.element.classList.toggle('off', off);
   const note = off && el('p', { class: 'offnote', attrs: { part: 'off-note' }, text: OFF_NOTE });
-  return [
-    ...(back ? [back] : []),
-    ...heading(element, shown, pick, title),
-    figure.map.element,
-    ...(note ? [note] : []),
-  ];
+  return [...heading(element, shown, pick, title), figure.map.element, ...(note ? [note] : [])];
+}
+
+/**
+ * A head opened from the model view, or from a view (headselect): a button back to it, where this head takes the
+ * focus again. None otherwise.
+ */
+function backButton(element, settings, pick) {
+  const { layer, head, fromModelView, fromView } = settings;
+  if (!fromModelView && !fromView) return [];
+  const figure = own(element);
+  const click = fromView
+    ? () => {
+        figure.focusNext = { part: 'head', layer, head };
+        element.setEdited(null); // the view again, as its attributes give it
+      }
+    : () => {
+        figure.focusNext = { part: 'model-view', layer, head };
+        pick({ modelView: true, fromModelView: false });
+      };
+  const text = fromView ? `← ${fromView.title}` : '← Every layer and head';
+  return [el('button', { type: 'button', class: 'back', text, attrs: { part: 'back' }, on: { click } })];
 }
 
 /** The next-token prediction: the top 5 with their probabilities. */

@@ -23,7 +23,7 @@ export class ModelFigureState {
   /** The one head's heatmap (drawHead), kept from draw to draw, and its cells' description. */
   map = null;
   describe = null;
-  /** With `view`: the instrument shown (instruments/instrumentFigure.js), its view and what it computed. */
+  /** With `view`: the instrument shown (instruments/instrumentFigure.js), { view: its view object, name }. */
   instrument = null;
 }
 

@@ -67,6 +67,7 @@ export class RealModelPanel {
     this.investigate = new RealModelInvestigate(this.session, {
       onHead: (layer, head) => this.openHead(layer, head),
       onMarks: (marks) => this.view.mark(marks),
+      onLink: () => this.writeLink(),
     });
     this.ablateMode = new AblationModeView({ onChange: (mode, reference) => this.setAblateMode(mode, reference) });
     this.ui.ablatedLine.parentElement.after(this.ablateMode.element);
@@ -183,7 +184,7 @@ export class RealModelPanel {
     this.ui.idsHint(model.hasTokenizer ? null : vocabSize, choices.maskedLm && knownMaskId(vocabSize));
     session.setTypedMask(this.ui.maskIdTyped(vocabSize));
     this.ui.filesNote(folder && watch.absent()); // an optional file asked for and not there (the console's 404)
-    this.investigate.setModel(model, source === 'builtin');
+    this.investigate.setModel(model, source === 'builtin', link?.investigate ?? null);
     await this.run();
     if (folder) this.#showCache(); // after the run: reading the cache's sizes would slow its reads
     // A link without an example of its own (no #…, as the documented ?model=…&layer=…&head=…) opens the head in the

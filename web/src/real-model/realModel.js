@@ -2,7 +2,7 @@
 // readably, the top tokens of a logits row and how an ablation moved them. Drawing is in the views beside it, loading
 // in panel.js.
 import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
-import { generateSettings, readQuery, writeQuery } from '../app/link.js';
+import { generateSettings, investigateValues, readQuery, writeQuery } from '../app/link.js';
 import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
 import { whereItRuns } from './loadOnWorkers.js';
 
@@ -58,11 +58,12 @@ export const FAMILIES_TEXT = SUPPORTED_FAMILIES.map(({ label, modelTypes }) => `
 /**
  * The real-model part of a link, from the page's query string (app/link.js's table): `model` (builtin, files, an
  * http(s) URL or a Hub id owner/name), `text`, `layer`, `head` (counted from 0), `ablate` ([layer, head] pairs), the
- * walk's edits, the part to open at (`section`), generation's settings when the link has them (`gen`), and a warning
- * for each part it cannot read.
+ * walk's edits, the part to open at (`section`), generation's settings when the link has them (`gen`), the
+ * Investigate part's instrument and inputs when it has them (`investigate`: app/link.js's invTab, invTarget, …), and a
+ * warning for each part it cannot read.
  * Layers and heads are as written: the panel checks them against the model (shared/counting.js's readCounts).
  * @returns {{ model: string, text: string | null, layer: number | null, head: number | null, ablate: number[][],
- *   edits: object[], section: string | null, warnings: string[], generate?: object } | null}
+ *   edits: object[], section: string | null, warnings: string[], generate?: object, investigate?: object } | null}
  */
 export function readModelLink(search) {
   const { values, warnings, given } = readQuery(search);
@@ -79,11 +80,15 @@ export function readModelLink(search) {
     section: values.section ?? null, // a part to open at (app/link.js's SECTIONS)
     warnings,
     ...(given.has('gen') ? { generate: generateSettings(values) } : {}),
+    ...(investigateValues(values) ? { investigate: investigateValues(values) } : {}),
   };
 }
 
 /** The query string for `link` (as readModelLink reads it), keeping the page's other parameters (e.g. nowarm). */
 export const writeModelLink = (search, link) => writeQuery(search, 'model', link);
+
+/** The query string with the Investigate part's instrument and inputs (invTab, invTarget, …; null: none). */
+export const writeInvestigateLink = (search, values) => writeQuery(search, 'investigate', values);
 
 /**
  * One token as the page shows it: the text it stands for, a leading space drawn as "␣", a new line as "↵", and a

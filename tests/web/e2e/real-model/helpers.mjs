@@ -69,3 +69,15 @@ export async function dropAsFiles(page, files) {
   }));
   await page.setInputFiles('#model-files', list);
 }
+
+/**
+ * The two sweeps of the lesson sentence patched into its corrupted copy (its first “red” made “green”), by the
+ * model's patchSweep with the page's default metric (the clean run's top token − the corrupted run's), and the clean run.
+ */
+export async function lessonSweeps(m) {
+  const corrupted = SENTENCE.replace('a red ball', 'a green ball');
+  const [c, k] = [await m.run(SENTENCE), await m.run(corrupted)];
+  const target = [c.next[0].id, k.next[0].id];
+  const sweep = (step) => m.patchSweep({ clean: SENTENCE, corrupted, target, step });
+  return { c, input: await sweep('input'), heads: await sweep('headOutput') };
+}

@@ -114,6 +114,12 @@ describe('the link table', () => {
       ablateReference: 'a c',
       edits: [{ layer: 2, step: 'wo', row: 0, col: 5, value: 1 }],
       section: 'investigate',
+      invTab: 'patching',
+      invTarget: ' ball',
+      invAgainst: '17',
+      invPosition: 3,
+      invClean: 'a b',
+      invCorrupted: 'a “c” <b>',
       maxNewTokens: 3,
       temperature: 0.7,
       topK: 5,
@@ -130,6 +136,29 @@ describe('the link table', () => {
     expect([...keys.keys()]).toEqual(LINK.filter((e) => e.group).map((e) => e.key));
     expect(readQuery(search).values).toEqual(values);
     expect(readQuery(search).warnings).toEqual([]);
+  });
+
+  it('reads the Investigate part’s tab and inputs beside the model, and names what it cannot read', () => {
+    const search = writeQuery(
+      writeModelLink('?nowarm', { model: 'builtin', text: 'a b', section: 'investigate' }),
+      'investigate',
+      { invTab: 'attribution', invTarget: 'ball', invAgainst: null },
+    );
+    expect(search).toBe('?nowarm=&model=builtin&text=a+b&section=investigate&inv=attribution&invtarget=ball');
+    expect(readModelLink(search).investigate).toEqual({ invTab: 'attribution', invTarget: 'ball' });
+    expect(readModelLink('?model=builtin').investigate).toBeUndefined();
+    // the model's part written again (after the others) keeps Investigate's; Investigate's null removes its own only
+    expect(writeModelLink(search, { model: 'builtin', text: 'c' })).toBe(
+      '?nowarm=&inv=attribution&invtarget=ball&model=builtin&text=c',
+    );
+    expect(writeQuery(search, 'investigate', null)).toBe('?nowarm=&model=builtin&text=a+b&section=investigate');
+    const bad = readModelLink('?model=builtin&inv=lenz&invpos=-1&invtarget=' + 'x'.repeat(101));
+    expect(bad.investigate).toBeUndefined();
+    expect(bad.warnings).toEqual([
+      'inv=lenz is not an instrument of Investigate (lens, attribution, patching, scores, loss)',
+      `invtarget=${'x'.repeat(40)}… is longer than 100 characters`,
+      'invpos=-1 is not a token position from 0 to 99999',
+    ]);
   });
 
   it('reads a lesson on the trained model by its id, and warns of one that is none', () => {

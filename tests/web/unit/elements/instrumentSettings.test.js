@@ -63,7 +63,7 @@ describe('the lessons on the instruments', () => {
       total: 4.65,
       sum: 4.65,
     };
-    expect(instrumentLesson('head-writes').say({ view })).toBe(
+    expect(instrumentLesson('head-writes').say({ shaped: view })).toBe(
       'On the shipped model, the run gives “ball” a logit of 4.65. The four heads of layer 1 write 3.00 of it (L1H0 +1.00, L1H1 +2.00); the heads of layer 0 together −0.10; the MLPs −0.25 and +1.50, the embeddings +0.50. Every part added up gives 4.65, the logit itself.',
     );
   });

@@ -1,6 +1,6 @@
 // Direct logit attribution on the page: the layers × heads heatmap of each head's part of the logit (difference),
 // the other parts beside (embeddings, each MLP and attention bias, the final norm's bias), the target typed as token
-// a (− token b), and a head clicked opens it in the walk.
+// a (− token b), and a head clicked opens it (the page: in the walk; an element: its attention weights).
 import { el } from '../../shared/dom.js';
 import { signedColor } from '../../shared/colors.js';
 import { headName } from '../../shared/counting.js';
@@ -9,10 +9,11 @@ import { GridView } from './gridView.js';
 
 export class AttributionView {
   /**
-   * @param {{ onTarget: () => void, onHead?: (layer: number, head: number) => void }} handlers  without onHead (an
-   *   element), the heads are not buttons
+   * @param {{ onTarget: () => void, onHead?: (layer: number, head: number) => void, opens?: string }} handlers
+   *   without onHead, the heads are not buttons; opens: what a click does (default: open it in the steps)
    */
   constructor(handlers) {
+    const opens = handlers.opens ?? 'open it in the steps';
     const field = (id, label) => {
       const input = el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size: 12 });
       input.addEventListener('change', handlers.onTarget);
@@ -23,7 +24,7 @@ export class AttributionView {
     this.grid = new GridView({
       label: 'Direct logit attribution: each head, layers by heads',
       onCell: handlers.onHead ? (l, h) => handlers.onHead(l, h) : null,
-      cellLabel: (l, h, c) => `${headName(l, h)}: ${c.text}; open it in the steps`,
+      cellLabel: (l, h, c) => `${headName(l, h)}: ${c.text}; ${opens}`,
     });
     this.parts = el('table', { class: 'inv-parts', attrs: { 'aria-label': 'The other parts of the logit' } });
     this.summary = el('p', { class: 'hint', attrs: { role: 'status' } });
@@ -32,7 +33,7 @@ export class AttributionView {
       { class: 'inv-attribution' },
       el('p', {
         class: 'hint',
-        text: `What each part of the model writes into the last token’s residual stream, read through the final norm (its scale frozen) and the LM head’s row of the token (TransformerLens: decompose_resid, logit_attrs). The parts sum to the logit.${handlers.onHead ? ' Click a head to open it in the steps.' : ''}`,
+        text: `What each part of the model writes into the last token’s residual stream, read through the final norm (its scale frozen) and the LM head’s row of the token (TransformerLens: decompose_resid, logit_attrs). The parts sum to the logit.${handlers.onHead ? ` Click a head to ${opens}.` : ''}`,
       }),
       el('div', { class: 'inv-fields' }, this.a.label, this.b.label),
       this.summary,
@@ -52,6 +53,7 @@ export class AttributionView {
 
   /** @param {ReturnType<typeof import('../../shared/instruments/attribution.js').attributionView>} view */
   draw(view, summary) {
+    this.shown = view; // what a picture of it draws (instrumentPicture.js)
     const color = (v) => signedColor(v, view.maxAbs);
     const headColor = (v) => signedColor(v, view.headsMaxAbs); // the heads on their own scale
     this.grid.draw({

@@ -17,6 +17,7 @@ export class GridView {
    *   color: { css: string, light: boolean } | null, title?: string }[][] }} grid
    */
   draw({ rowLabels, columns, cells }) {
+    this.shown = { rowLabels, columns, cells }; // what a picture of it draws (instrumentPicture.js)
     const head = el(
       'tr',
       {},
@@ -63,6 +64,7 @@ export class GridView {
   }
 
   clear() {
+    this.shown = null;
     this.table.replaceChildren();
   }
 }

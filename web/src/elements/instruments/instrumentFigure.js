@@ -2,7 +2,8 @@
 // unless `model` names another: loaded with the other model figures' progress bar and messages (modelFigure.js),
 // computed with attention-wasm/model's instruments, shaped by shared/instruments/ and drawn by the views the page's
 // Investigate part draws with. base.js loads this file only for an element with `view`. Errors are the element's
-// polite message, never thrown into the host page.
+// polite message, never thrown into the host page. A head clicked dispatches `headselect` (cancellable): unless
+// cancelled, the element shows that head's attention weights (modelFigure.js), with a button back to the view.
 import { BUILTIN, DEFAULT_SENTENCE, checkAgainst, modelSettings } from '../modelSettings.js';
 import { ELEMENT_LIMITS } from '../elementLimits.js';
 import { adoptSheet, failed, withModel } from '../modelLoading.js';
@@ -40,7 +41,12 @@ export async function instrumentFigure(element, current) {
     const figure = own(element);
     figure.abort?.abort();
     const abort = (figure.abort = new AbortController());
-    const ctx = { element, shared, model, spec, settings, instrument, input, problems, signal: abort.signal, current };
+    const heads = {
+      onHead: (layer, head) => selectHead(element, instrument.view, layer, head),
+      opens: element.localName === 'attention-explorer' ? 'open it step by step' : 'show its attention weights',
+    };
+    const ctx = { element, shared, model, spec, settings, instrument, input, problems, heads, current };
+    ctx.signal = abort.signal;
     let shown;
     try {
       const quiet = { logits: 'last', topK: 1, attentions: false, hiddenStates: false, ablate: settings.ablate };
@@ -60,17 +66,35 @@ export async function instrumentFigure(element, current) {
     }
     if (!current()) return;
     if (shown.problem) return failed(element, [...problems, shown.problem], 'This figure cannot be shown:');
-    // `caption` as for the other figures; `export` draws a picture an instrument has not (figure.js says so).
+    // `caption` and `export` as for the other figures (the picture: instrumentPicture.js, loaded when asked for).
     let display = { caption: '', values: 'weights', hide: new Set(), exports: new Set(), problems: [] };
-    if (element.hasAttribute('caption') || element.hasAttribute('export')) {
+    if (element.hasAttribute('caption') || element.hasAttribute('export'))
       display = (await import('../display.js')).displayFromAttributes(get);
-      if (display.exports.size)
-        problems.push('export: an instrument has no picture to download; its numbers are in the element’s result');
-    }
-    element.display = { ...display, exports: new Set() };
+    element.display = display;
     problems.push(...display.problems);
     show(element, ctx, shown);
   });
+}
+
+/**
+ * A head clicked in a view (layer and head from 0): `headselect` on the element, and unless a listener cancels it,
+ * that head's attention weights in place of the view (element.edited, until an attribute changes), a button back.
+ */
+function selectHead(element, view, layer, head) {
+  const detail = { layer, head, view };
+  const event = new CustomEvent('headselect', { bubbles: true, composed: true, cancelable: true, detail });
+  if (!element.dispatchEvent(event)) return;
+  own(element).focusNext = { part: 'heatmap' };
+  element.setEdited({ layer, head, modelView: false, fromView: { view, title: VIEW_TITLES[view] } });
+}
+
+/** Back from a head opened (selectHead): the focus on that head's button in the view again. */
+function focusHead(element, { layer, head }) {
+  const name = `L${layer}H${head}:`;
+  const buttons = element.shadowRoot.querySelectorAll('.inv-figure button[aria-label]');
+  Array.from(buttons)
+    .find((b) => b.getAttribute('aria-label').startsWith(name))
+    ?.focus();
 }
 
 /** Puts the view into the element, and tells the page (attention-change) with the numbers shown. */
@@ -91,8 +115,11 @@ function show(element, { settings, spec, instrument, run, problems }, { view, re
   element.content.replaceChildren(
     el('div', { class: 'inv-figure', attrs: { part: `instrument ${instrument.view}` } }, title, sub, view.element),
   );
-  own(element).instrument = { view };
+  own(element).instrument = { view, name: instrument.view };
+  const back = own(element).focusNext;
+  own(element).focusNext = null;
   const done = () => {
+    if (back?.part === 'head') focusHead(element, back);
     Object.assign(element.result, result); // patching's sweeps, done after it was shown
     element.status = 'ready';
     element.dispatchEvent(

@@ -1,7 +1,8 @@
 // Each instrument of an element (instrumentFigure.js): computed on the shared model (its calls queued), shaped by
 // shared/instruments/ and drawn by the page's views (this folder). Each returns { view, result } (result: the numbers
 // shown, for element.result) or { problem }; patching also returns `after`, its sweeps filling the grids in. What a
-// reader types in a view's fields is read as tokens (tokenNames.js), never as markup.
+// reader types in a view's fields is read as tokens (tokenNames.js), never as markup. A head clicked (attribution,
+// patching's head outputs, head-scores) calls ctx.heads.onHead (instrumentFigure.js: the headselect event).
 import { headNames } from '../../shared/counting.js';
 import { attributionSummary, attributionView } from '../../shared/instruments/attribution.js';
 import { allHeadScores, repeatedSequences, scoreRows, scoresSummary } from '../../shared/instruments/headScores.js';
@@ -101,9 +102,12 @@ async function attribution(ctx) {
     const shaped = attributionView(attributed);
     const what = `logit ${read.target.length > 1 ? 'difference ' : ''}${targetText(read.target, name)}`;
     view.draw(shaped, attributionSummary(shaped, what));
-    Object.assign(result, { target: read.target, attribution: attributed, view: shaped });
+    Object.assign(result, { target: read.target, attribution: attributed, shaped }); // `view` stays the view's name
   };
-  const view = new AttributionView({ onTarget: () => compute().catch((e) => view.say(e?.message ?? String(e))) });
+  const view = new AttributionView({
+    onTarget: () => compute().catch((e) => view.say(e?.message ?? String(e))),
+    ...ctx.heads,
+  });
   view.a.input.value = instrument.target ?? '';
   view.b.input.value = instrument.against ?? '';
   await compute();
@@ -139,11 +143,13 @@ async function patching(ctx) {
       runner.run({ model: queued, name: (id) => name(id), resolve });
     },
     onCancel: () => runner.cancel(),
+    ...ctx.heads,
   });
   const runner = new PatchRunner(view);
   view.setPrompts(clean, corrupted);
   view.a.value = instrument.target ?? '';
   view.b.value = instrument.against ?? '';
+  view.position.value = instrument.position === null ? '' : String(instrument.position);
   const result = {};
   const after = async () => {
     await runner.run({ model: queued, name: (id) => name(id), resolve });
@@ -168,7 +174,7 @@ async function headScores(ctx) {
     view.draw(rows, `Highest: ${scoresSummary(rows)}.`);
     Object.assign(result, { scores, rows });
   };
-  const view = new ScoresView({ onOptions: () => compute() });
+  const view = new ScoresView({ onOptions: () => compute(), ...ctx.heads });
   await compute();
   return { view, result };
 }

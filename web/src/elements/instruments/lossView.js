@@ -22,6 +22,7 @@ export class LossView {
 
   /** @param {{ position: number, token: string, next: string, loss: number, p: number }[]} rows  loss.js's */
   draw(rows, { first, mean, scale, changed }) {
+    this.shown = { rows, first, scale }; // what a picture of it draws (instrumentPicture.js)
     const item = (token, row) => {
       const li = el(
         'li',

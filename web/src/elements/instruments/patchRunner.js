@@ -12,6 +12,17 @@ import {
 } from '../../shared/instruments/patching.js';
 import { readTarget } from '../../shared/instruments/targets.js';
 
+/**
+ * The metric's position typed (from 0; empty: the last of `n` tokens), or why it is none.
+ * @returns {{ at: number } | { problem: string }}
+ */
+export function metricPosition(text, n) {
+  const typed = String(text ?? '').trim();
+  if (!typed) return { at: n - 1 };
+  if (/^\d{1,6}$/u.test(typed) && Number(typed) < n) return { at: Number(typed) };
+  return { problem: `Position “${typed}” is not a position of the prompts: they count from 0 to ${n - 1}.` };
+}
+
 /** “− x” for x ≥ 0, “+ |x|” below: (m + 0.47), not (m − -0.47). */
 const minus = (x) => (x < 0 ? `+ ${(-x).toFixed(2)}` : `− ${x.toFixed(2)}`);
 
@@ -61,11 +72,17 @@ export class PatchRunner {
       const [c, k] = [await promptRun(model, clean, signal), await promptRun(model, corrupted, signal)];
       const problem = lengthProblem(c.tokens, k.tokens);
       if (problem) return this.#stop(problem);
-      // b by default: the corrupted run's top token, unless it is the clean run's too (then m is logit a alone)
-      const b = values.b || (values.a || k.top === c.top ? '' : String(k.top));
+      const place = metricPosition(values.position, c.ids.length);
+      if ('problem' in place) return this.#stop(place.problem);
+      const { at } = place;
+      const last = at === c.ids.length - 1;
+      // Each run's prediction there: its top token at the last position, the token that follows before it.
+      const [cTop, kTop] = last ? [c.top, k.top] : [c.ids[at + 1], k.ids[at + 1]];
+      // b by default: the corrupted run's, unless it is the clean run's too (then m is logit a alone)
+      const b = values.b || (values.a || kTop === cTop ? '' : String(kTop));
       const read = resolve
-        ? await resolve(values.a, b, c.top)
-        : readTarget(values.a, b, index, model.spec.vocabSize, c.top);
+        ? await resolve(values.a, b, cTop)
+        : readTarget(values.a, b, index, model.spec.vocabSize, cTop);
       if ('problem' in read) return this.#stop(read.problem);
       const target = read.target;
       const metric = target.map((id) => `logit(“${name(id)}”)`).join(' − ');
@@ -86,6 +103,7 @@ export class PatchRunner {
           corrupted,
           target,
           step,
+          position: at,
           signal,
           onProgress: ({ scores, done, total }) => {
             draw(scores, false);
@@ -98,7 +116,7 @@ export class PatchRunner {
       const { clean: mClean, corrupted: mCorrupted } = sweeps.input;
       this.result = { target, tokens, sweeps };
       view.say(
-        `m = ${metric} at the last token: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
+        `m = ${metric} at ${last ? 'the last token' : `position ${at} (“${tokens[at]}”)`}: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
       );
       this.notify('done');
     } catch (error) {

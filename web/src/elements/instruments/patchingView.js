@@ -1,13 +1,17 @@
-// Activation patching on the page: a clean and a corrupted prompt, the metric's tokens (a − b), Run and Cancel, and
-// the two sweeps' grids filling in layer by layer (residual stream: layers × positions; head outputs: layers ×
+// Activation patching on the page: a clean and a corrupted prompt, the metric's tokens (a − b) and position, Run and
+// Cancel, and the two sweeps' grids filling in layer by layer (residual stream: layers × positions; head outputs: layers ×
 // heads), each cell coloured by the share of the clean run's metric it restores.
 import { el, show } from '../../shared/dom.js';
 import { signedColor } from '../../shared/colors.js';
 import { formatValue } from '../../shared/format.js';
+import { headName } from '../../shared/counting.js';
 import { GridView } from './gridView.js';
 
 export class PatchingView {
-  /** @param {{ onRun: () => void, onCancel: () => void }} handlers */
+  /**
+   * @param {{ onRun: () => void, onCancel: () => void, onHead?: (layer: number, head: number) => void,
+   *   opens?: string }} handlers  with onHead, the head outputs' cells are buttons (opens: what a click does)
+   */
   constructor(handlers) {
     const input = (id, size) => el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size });
     this.clean = input('inv-clean', 40);
@@ -15,6 +19,8 @@ export class PatchingView {
     for (const field of [this.clean, this.corrupted]) field.addEventListener('input', () => this.setProblem(null));
     this.a = input('inv-patch-a', 10);
     this.b = input('inv-patch-b', 10);
+    this.position = input('inv-patch-position', 4);
+    this.position.inputMode = 'numeric';
     this.run = el('button', {
       type: 'button',
       id: 'inv-patch-run',
@@ -33,7 +39,11 @@ export class PatchingView {
     this.status = el('p', { id: 'inv-patch-status', class: 'hint', attrs: { role: 'status' } });
     this.grids = {
       input: new GridView({ label: 'Patching the residual stream entering each layer, at each position' }),
-      headOutput: new GridView({ label: 'Patching each head’s output at every position' }),
+      headOutput: new GridView({
+        label: 'Patching each head’s output at every position',
+        onCell: handlers.onHead ?? null,
+        cellLabel: (l, h, c) => `${headName(l, h)}: restores ${c.text}; ${handlers.opens ?? 'open it'}`,
+      }),
     };
     this.summaries = { input: el('p', { class: 'hint' }), headOutput: el('p', { class: 'hint' }) };
     const labelled = (id, text, node) => el('label', { class: 'field', for: id }, el('span', { text }), node);
@@ -61,6 +71,12 @@ export class PatchingView {
           el('span', { text: '− b (empty: the corrupted run’s)' }),
           this.b,
         ),
+        el(
+          'label',
+          { class: 'field inline', for: 'inv-patch-position' },
+          el('span', { text: 'at position (from 0; empty: the last)' }),
+          this.position,
+        ),
         el('div', { class: 'inv-actions' }, this.run, this.cancel),
       ),
       this.problem,
@@ -76,7 +92,8 @@ export class PatchingView {
 
   /** The fields' text. */
   values() {
-    return { clean: this.clean.value, corrupted: this.corrupted.value, a: this.a.value, b: this.b.value };
+    const { clean, corrupted, a, b, position } = this;
+    return { clean: clean.value, corrupted: corrupted.value, a: a.value, b: b.value, position: position.value };
   }
 
   /** Fills the prompts (a model loaded): they follow the sentence (follow()) until typed into. */

@@ -6,8 +6,9 @@ import { SCORE_KINDS, sortRows } from '../../shared/instruments/headScores.js';
 
 export class ScoresView {
   /**
-   * @param {{ onOptions: () => void, onHead?: (layer: number, head: number) => void }} handlers  without onHead (an
-   *   element, with no model view to mark), the heads' names are text
+   * @param {{ onOptions: () => void, onHead?: (layer: number, head: number) => void, opens?: string }} handlers
+   *   without onHead, the heads' names are text; opens: what a click does (an element's; the page's opens it in the
+   *   steps, and its model view marks the heads)
    */
   constructor(handlers) {
     this.sort = { key: 'name', descending: false };
@@ -32,7 +33,7 @@ export class ScoresView {
       { class: 'inv-head-scores' },
       el('p', {
         class: 'hint',
-        text: `How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy), with every head on.${handlers.onHead ? ' The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.' : ''}`,
+        text: `How much of each head’s attention falls where a pattern says (TransformerLens: head_detector, “mul”): previous token (the sub-diagonal), duplicate token (earlier copies of the same token), induction (the token after an earlier copy), with every head on.${handlers.opens ? ` Click a head to ${handlers.opens}.` : handlers.onHead ? ' The model view above marks each head that stands out in a pattern: 0.15 or more, and at least half the pattern’s highest score.' : ''}`,
       }),
       el(
         'div',
@@ -98,7 +99,7 @@ export class ScoresView {
                 type: 'button',
                 class: 'inv-head-link',
                 text: r.name,
-                attrs: { 'aria-label': `${r.name}: open it in the steps` },
+                attrs: { 'aria-label': `${r.name}: ${this.handlers.opens ?? 'open it in the steps'}` },
                 on: { click: () => this.handlers.onHead(r.layer, r.head) },
               })
             : r.name,

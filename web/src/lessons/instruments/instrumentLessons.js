@@ -16,7 +16,7 @@ const signed = (v) => `${v <= -0.005 ? '−' : '+'}${Math.abs(v).toFixed(2)}`;
 
 /** What the attribution figure shows, in words: the heads by layer, the MLPs and embeddings, and their sum. */
 function headWritesText(result) {
-  const shaped = result?.view;
+  const shaped = result?.shaped;
   if (!shaped) return '';
   const layerSum = shaped.heads.map((row) => row.reduce((s, v) => s + v, 0));
   const part = (key) => shaped.parts.find((p) => p.key === key)?.value ?? NaN;
@@ -101,6 +101,32 @@ export const INSTRUMENT_LESSONS = Object.freeze(
     },
   ].map((lesson, k) => ({ ...lesson, id: INSTRUMENT_LESSON_IDS[k] })),
 );
+
+/** The Investigate tab of each element view (real-model/tools/investigate/tabs.js's keys by the elements' `view`). */
+const TAB_OF_VIEW = Object.freeze({
+  lens: 'lens',
+  attribution: 'attribution',
+  patching: 'patching',
+  'head-scores': 'scores',
+  loss: 'loss',
+});
+
+/**
+ * A figure as a link's values (app/link.js's query rows): the real-model section on the shipped model, opened at its
+ * Investigate part, on the figure's instrument with its inputs (sentence, token, prompts) filled in.
+ */
+export function investigateLinkValues(figure) {
+  return {
+    model: 'builtin',
+    text: figure.sentence,
+    section: 'investigate',
+    invTab: TAB_OF_VIEW[figure.view],
+    invTarget: figure.target,
+    invAgainst: figure.against,
+    invPosition: figure.position,
+    invCorrupted: figure.corrupted,
+  };
+}
 
 /** The lesson with this id, or undefined. */
 export const instrumentLesson = (id) => INSTRUMENT_LESSONS.find((lesson) => lesson.id === id);

@@ -1,10 +1,13 @@
 // The lessons on the shipped model's instruments on the page: a row of the three lessons (each a permalink,
 // ?lesson=…), the lesson's paragraphs, its figures (the elements with `view`, on the shipped model: the page's own
-// Investigate views, elements/instruments/) and the numbers they show put in words once drawn.
+// Investigate views, elements/instruments/), each with a link that opens the page's own Investigate part on the
+// figure's instrument and inputs, and the numbers they show put in words once drawn.
 import '../../css/instrumentLessons.css'; // with this code only
 import '../../elements/index.js'; // defines <attention-explorer>, whose `view` draws the figures
 import { el } from '../../shared/dom.js';
-import { INSTRUMENT_LESSONS, instrumentLesson } from './instrumentLessons.js';
+import { writeQuery } from '../../app/link.js';
+import { tabName } from '../../real-model/tools/investigate/tabs.js';
+import { INSTRUMENT_LESSONS, instrumentLesson, investigateLinkValues } from './instrumentLessons.js';
 
 /** The page's address with ?lesson=id (the other parameters kept). */
 function lessonHref(id) {
@@ -12,6 +15,39 @@ function lessonHref(id) {
   url.searchParams.set('lesson', id);
   url.hash = '';
   return url.href;
+}
+
+/**
+ * The page's address opening the real-model section's Investigate part on figure `attributes` (the lesson left: the
+ * page's other parameters kept).
+ */
+function investigateHref(attributes) {
+  const url = new URL(location.href);
+  url.searchParams.delete('lesson');
+  const values = investigateLinkValues(attributes);
+  url.search = writeQuery(writeQuery(url.search, 'model', values), 'investigate', values);
+  url.hash = '';
+  return url.href;
+}
+
+/** The link under figure `index` to its instrument in Investigate. */
+function investigateLink(attributes, index) {
+  const tab = tabName(investigateLinkValues(attributes).invTab);
+  return el(
+    'p',
+    { class: 'hint lesson-investigate' },
+    el('a', {
+      href: investigateHref(attributes),
+      id: `instrument-lesson-investigate-${index}`,
+      text: 'Open in Investigate',
+      attrs: { 'aria-describedby': `instrument-lesson-investigate-what-${index}` },
+    }),
+    ' ',
+    el('span', {
+      id: `instrument-lesson-investigate-what-${index}`,
+      text: `(the Real model section’s ${tab} tab, on this model with these inputs: change them there)`,
+    }),
+  );
 }
 
 /** A lesson's figure: an explorer with the figure's attributes (set as attributes: never parsed as markup). */
@@ -41,9 +77,10 @@ function showLesson(mount, nav, id) {
       el('h3', { id: 'instrument-lesson-title', text: lesson.title }),
       lesson.paragraphs.map((text) => el('p', { text })),
       figures[0],
+      investigateLink(lesson.figures[0], 0),
       numbers,
       el('p', { text: lesson.after }),
-      figures.slice(1),
+      figures.slice(1).map((node, k) => [node, investigateLink(lesson.figures[k + 1], k + 1)]),
       el('p', { class: 'hint' }, el('a', { href: lessonHref(id), text: 'Link to this lesson' })),
     ),
   );

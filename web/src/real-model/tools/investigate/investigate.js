@@ -1,8 +1,9 @@
 // The real model's Investigate part: the logit lens, direct logit attribution, activation patching, head detector
 // scores and the loss per token, on the session's model, sentence and heads switched off (the session's last run);
-// each tab computed when shown and again after each run while shown, its numbers copied as CSV, JSON or NumPy, and the
-// run downloaded as .npz. The instruments are attention-wasm/model's; the shaping is shared/instruments/'s (pure, for
-// the elements too); the views draw.
+// each tab computed when shown and again after each run while shown, its numbers copied as CSV, JSON or NumPy, its
+// figure downloaded as SVG or PNG, and the run downloaded as .npz. The instruments are attention-wasm/model's; the
+// shaping is shared/instruments/'s (pure, for the elements too); the views draw. The tab chosen and its inputs are the
+// page's link (link(), and a link's opened by setModel: app/link.js's inv rows).
 import { readableToken } from '../../realModel.js';
 import { attributionSummary, attributionTables, attributionView } from '../../../shared/instruments/attribution.js';
 import { headMarks, scoreRows, scoresSummary, scoresTable } from '../../../shared/instruments/headScores.js';
@@ -18,17 +19,41 @@ import { PatchRunner } from '../../../elements/instruments/patchRunner.js';
 import { PatchingView } from '../../../elements/instruments/patchingView.js';
 import { ScoresView } from '../../../elements/instruments/scoresView.js';
 
+/**
+ * Fills tab `tab`'s fields from a link's values (app/link.js's invTarget, invAgainst, invPosition, invClean,
+ * invCorrupted; the prompts whatever the tab); returns the lens's (its token and position, followed once drawn) or null.
+ */
+function fillInputs(views, tab, link) {
+  const { attribution, patching } = views;
+  if (link.invClean !== undefined) patching.clean.value = link.invClean;
+  if (link.invCorrupted !== undefined) patching.corrupted.value = link.invCorrupted;
+  const token = (value) => value ?? '';
+  if (tab === 'attribution') {
+    attribution.a.input.value = token(link.invTarget);
+    attribution.b.input.value = token(link.invAgainst);
+  }
+  if (tab === 'patching') {
+    patching.a.value = token(link.invTarget);
+    patching.b.value = token(link.invAgainst);
+    patching.position.value = link.invPosition === undefined ? '' : String(link.invPosition);
+  }
+  return tab === 'lens' ? link : null;
+}
+
 const error = (e) => `${e.code ? `${e.code}: ` : ''}${e.message}`;
 
 export class RealModelInvestigate {
   /**
    * @param {import('../../session.js').RealModelSession} session
-   * @param {{ onHead: (layer: number, head: number) => void, onMarks: (marks: Map<string, object>) => void }} handlers
+   * @param {{ onHead: (layer: number, head: number) => void, onMarks: (marks: Map<string, object>) => void,
+   *   onLink?: () => void }} handlers  onLink: the tab chosen or its inputs changed (the page's link follows)
    */
-  constructor(session, { onHead, onMarks }) {
+  constructor(session, { onHead, onMarks, onLink = () => {} }) {
     this.session = session;
     this.onMarks = onMarks;
+    this.onLink = onLink;
     this.tab = null;
+    this.chosen = null; // the tab a reader (or a link) chose: the link names it
     this.shown = {}; // tab → the run (and options) it was computed for
     this.tables = {}; // tab → its tables to copy
     this.count = 0; // each computation's number: an older one is not drawn
@@ -37,8 +62,20 @@ export class RealModelInvestigate {
         onPick: (position, id) => this.#follow(position, id),
         onToken: (text) => this.#followTyped(text),
       }),
-      attribution: new AttributionView({ onTarget: () => this.#refresh(), onHead }),
-      patching: new PatchingView({ onRun: () => this.#sweep(), onCancel: () => this.patch.cancel() }),
+      attribution: new AttributionView({
+        onTarget: () => {
+          this.#refresh();
+          this.onLink();
+        },
+        onHead,
+      }),
+      patching: new PatchingView({
+        onRun: () => {
+          this.#sweep();
+          this.onLink();
+        },
+        onCancel: () => this.patch.cancel(),
+      }),
       scores: new ScoresView({ onOptions: () => this.#refresh(), onHead }),
       loss: new LossView(),
     };
@@ -48,9 +85,14 @@ export class RealModelInvestigate {
       else data.invSweeps = String(Number(data.invSweeps ?? 0) + 1);
     });
     this.view = new InvestigateView(this.views, {
-      onTab: (key) => this.show(key),
+      onTab: (key) => {
+        this.chosen = key;
+        this.show(key);
+        this.onLink();
+      },
       onNpz: () => this.#npz(),
       tables: (key) => (key === 'patching' ? this.patch.tables() : (this.tables[key] ?? [])),
+      picture: (key, kind) => this.#picture(key, kind),
     });
   }
 
@@ -58,8 +100,12 @@ export class RealModelInvestigate {
     return this.view.element;
   }
 
-  /** A model is loaded: everything of the last one is forgotten; the shipped model opens on the logit lens. */
-  setModel(model, builtin) {
+  /**
+   * A model is loaded: everything of the last one is forgotten; it opens on the tab `link` names (its inputs filled
+   * in: fillInputs), else the shipped model on the logit lens.
+   * @param {object | null} link  app/link.js's investigate values (invTab, invTarget, …), or null
+   */
+  setModel(model, builtin, link = null) {
     this.patch.cancel();
     this.model = model;
     this.shown = {};
@@ -75,7 +121,34 @@ export class RealModelInvestigate {
       'BERT’s masked-LM head is not linear and it predicts no next token: attribution and loss are for decoders (GPT-2, the LLaMA family).';
     this.view.note('attribution', bert ? why : null);
     this.view.note('loss', bert ? why : null);
-    this.show(builtin ? 'lens' : null);
+    this.chosen = link?.invTab ?? null;
+    const tab = this.chosen ?? (builtin ? 'lens' : null);
+    this.linked = link && fillInputs(this.views, tab, link); // the lens's, read once its run is drawn
+    this.sweepLinked = tab === 'patching' && Boolean(link); // the sweeps the link shows, after the first run
+    this.show(tab);
+  }
+
+  /** The link's part of Investigate: the tab chosen and its inputs (app/link.js's invTab, invTarget, …), or null. */
+  link() {
+    if (!this.chosen) return null;
+    const typed = (value) => (value.trim() ? value : null);
+    const { attribution, patching } = this.views;
+    const text = this.session.text;
+    const values = {
+      lens: () => ({ invTarget: this.lens?.picked?.target, invPosition: this.lens?.picked?.position }),
+      attribution: () => ({ invTarget: typed(attribution.values().a), invAgainst: typed(attribution.values().b) }),
+      patching: () => {
+        const { clean, corrupted, a, b, position } = patching.values();
+        return {
+          invTarget: typed(a),
+          invAgainst: typed(b),
+          invPosition: /^\s*\d{1,5}\s*$/u.test(position) ? Number(position) : null,
+          invClean: clean === text ? null : clean,
+          invCorrupted: corrupted === defaultCorrupted(text) ? null : corrupted,
+        };
+      },
+    }[this.chosen]?.();
+    return { invTab: this.chosen, ...values };
   }
 
   /** The vocabulary: a token's name as shown, and the lookup of tokens typed. */
@@ -103,6 +176,10 @@ export class RealModelInvestigate {
       this.onMarks(new Map());
     }
     this.#refresh();
+    if (this.sweepLinked) {
+      this.sweepLinked = false;
+      this.#sweep();
+    }
   }
 
   /** What a tab's numbers depend on besides the run: its fields (a change event with nothing changed runs nothing). */
@@ -132,10 +209,9 @@ export class RealModelInvestigate {
       }[key];
       const finish = await compute();
       if (count !== this.count) return;
-      finish();
-      this.view.say(
-        `${key === 'scores' ? 'Head scores' : key[0].toUpperCase() + key.slice(1)} computed in ${(performance.now() - t0).toFixed(0)} ms.`,
-      );
+      const computed = finish() !== false;
+      const name = key === 'scores' ? 'Head scores' : key[0].toUpperCase() + key.slice(1);
+      this.view.say(computed ? `${name} computed in ${(performance.now() - t0).toFixed(0)} ms.` : '');
       document.body.dataset.invDrawn = `${key}:${Number(document.body.dataset.invDrawn?.split(':')[1] ?? 0) + 1}`;
     } catch (e) {
       if (count !== this.count) return;
@@ -152,6 +228,8 @@ export class RealModelInvestigate {
       const n = r.ids.length;
       if (this.lens.position < 0 || this.lens.position >= n || this.lens.run !== r) {
         this.lens = { chosen: -1, position: n - 1, run: r };
+        this.view.note('lens', this.linked ? this.#lensLinked(n) : null);
+        this.linked = null;
       }
       this.#drawLens();
     };
@@ -171,9 +249,37 @@ export class RealModelInvestigate {
     this.tables.lens = [lensTables(grid, tokens, chosenName)];
   }
 
+  /** The lens's token and position a link names, followed; what cannot be is said (the tab's note). */
+  #lensLinked(n) {
+    const { invTarget, invPosition } = this.linked;
+    const problems = [];
+    if (invPosition !== undefined && invPosition < n) this.lens.position = invPosition;
+    else if (invPosition !== undefined)
+      problems.push(
+        `This link's invpos=${invPosition} is past the last token (positions 0 to ${n - 1}): the last is shown.`,
+      );
+    if (invTarget !== undefined) {
+      const read = readToken(invTarget, this.#index(), this.model.spec.vocabSize);
+      if ('problem' in read) problems.push(`This link's invtarget: ${read.problem} The prediction is followed.`);
+      else this.lens.chosen = read.id;
+    }
+    const target = this.lens.chosen >= 0 ? invTarget : undefined;
+    if (invPosition !== undefined || target !== undefined) this.lens.picked = { target, position: this.lens.position };
+    return problems.join(' ') || null;
+  }
+
+  /** Token `id` as a link writes it: its name as shown (a leading ␣ a space) when it reads back as it, else the id. */
+  #tokenText(id) {
+    const name = this.#name(id).replace(/^␣/u, ' ');
+    return readToken(name, this.#index(), this.model.spec.vocabSize).id === id ? name : String(id);
+  }
+
   #follow(position, id) {
     this.lens = { ...this.lens, position, chosen: id };
     this.#drawLens();
+    this.lens.picked = { target: this.#tokenText(id), position };
+    this.view.note('lens', null);
+    this.onLink();
   }
 
   #followTyped(text) {
@@ -181,6 +287,8 @@ export class RealModelInvestigate {
     if ('problem' in read) return this.view.say(read.problem);
     this.lens.chosen = read.id;
     this.#drawLens();
+    this.lens.picked = { target: text, position: this.lens.position };
+    this.onLink();
   }
 
   /** Attribution of the predicted token (or the tokens typed) at the last position, with the heads switched off. */
@@ -189,7 +297,11 @@ export class RealModelInvestigate {
     const read = readTarget(a, b, this.#index(), this.model.spec.vocabSize, r.next?.[0]?.id ?? 0);
     if ('problem' in read) {
       this.shown.attribution = null;
-      return () => this.views.attribution.say(read.problem);
+      return () => {
+        this.views.attribution.clear(); // no grid of an earlier target under this one's problem
+        this.views.attribution.say(read.problem);
+        return false; // nothing computed: no "computed in"
+      };
     }
     const { input } = this.session.input();
     const result = await this.model.attribute(input, { target: read.target, ablate: this.session.ablateOptions() });
@@ -241,6 +353,24 @@ export class RealModelInvestigate {
   #sweep() {
     if (!this.model) return;
     this.patch.run({ model: this.model, index: this.#index(), name: this.#name });
+  }
+
+  /** Downloads tab `key`'s figure as drawn (the elements' pictures: instrumentPicture.js, loaded now). */
+  async #picture(key, kind) {
+    const name = key === 'scores' ? 'head-scores' : key;
+    try {
+      const [{ viewFigure, viewPicture }, { download }] = await Promise.all([
+        import('../../../elements/instruments/instrumentPicture.js'),
+        import('../../../elements/pictureDraw.js'),
+      ]);
+      const { family, numLayers, numHeads } = this.model.spec;
+      const sub = `${family}, ${numLayers} layers of ${numHeads} heads (from 0) · “${this.session.text}”`;
+      const figure = viewFigure(name, this.views[key], { sub });
+      if (!figure) this.view.status.textContent = 'Nothing is drawn in this tab yet.';
+      else await download(viewPicture(figure, kind), `${name}.${kind}`, document.body);
+    } catch (e) {
+      this.view.status.textContent = `The ${kind.toUpperCase()} could not be made: ${error(e)}`;
+    }
   }
 
   /** Downloads the sentence's run (attentions, hidden states, logits, loss) as .npz: r.toNpz(). */

@@ -1,25 +1,18 @@
 // The Investigate part's frame: its tabs (logit lens, attribution, patching, head scores, loss), each panel with the
-// instrument's view and its copy buttons (CSV, JSON, NumPy), a status line, and the button that downloads the run as
-// .npz. Only draws; investigate.js computes.
+// instrument's view, its copy buttons (CSV, JSON, NumPy) and its figure's downloads (SVG, PNG), a status line, and the
+// button that downloads the run as .npz. Only draws; investigate.js computes.
 import '../../../css/investigate.css'; // with this code only
 import { el, show } from '../../../shared/dom.js';
 import { CopyMenu } from '../../../walk/copyMenu.js';
 import { exportTables } from '../../../shared/instruments/table.js';
-
-/** The tabs, in order: key, name. */
-export const TABS = Object.freeze([
-  ['lens', 'Logit lens'],
-  ['attribution', 'Attribution'],
-  ['patching', 'Patching'],
-  ['scores', 'Head scores'],
-  ['loss', 'Loss'],
-]);
+import { TABS } from './tabs.js';
 
 export class InvestigateView {
   /**
    * @param {Record<string, { element: HTMLElement }>} views  each tab's view
-   * @param {{ onTab: (key: string) => void, onNpz: () => void, tables: (key: string) => object[] }} handlers
-   *   tables: the numbers of a tab to copy (shared/instruments/table.js's Tables; none before any)
+   * @param {{ onTab: (key: string) => void, onNpz: () => void, tables: (key: string) => object[],
+   *   picture: (key: string, kind: 'svg' | 'png') => void }} handlers  tables: the numbers of a tab to copy
+   *   (shared/instruments/table.js's Tables; none before any); picture: downloads the tab's figure
    */
   constructor(views, handlers) {
     this.tabs = new Map();
@@ -51,7 +44,21 @@ export class InvestigateView {
         },
         note,
         views[key].element,
-        el('div', { class: 'inv-copy' }, copy.element),
+        el(
+          'div',
+          { class: 'inv-copy' },
+          copy.element,
+          ...['svg', 'png'].map((kind) =>
+            el('button', {
+              type: 'button',
+              class: 'secondary small',
+              text: `Download ${kind.toUpperCase()}`,
+              dataset: { picture: kind },
+              attrs: { 'aria-label': `Download the ${name.toLowerCase()} figure as ${kind.toUpperCase()}` },
+              on: { click: () => handlers.picture(key, kind) },
+            }),
+          ),
+        ),
         copy.fallback,
       );
       list.append(tab);
