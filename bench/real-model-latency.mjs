@@ -2,7 +2,7 @@
 // 50 257; random weights, bench/model/checkpoint.mjs) read by address over HTTP with Range from the page's own
 // origin, in Debian's Chromium, headless, against the built page (web/dist): issue 25 §5's latencies, at 32 tokens.
 //
-//   node bench/real-model-latency.mjs [--rounds 5] [--cold 3] [--width 1280] [--dist web/dist]
+//   node bench/real-model-latency.mjs [--rounds 5] [--cold 3] [--keys 5] [--only keys] [--width 1280] [--dist web/dist]
 //
 // Each figure is from the input (the click's or the key's event timeStamp) to the first animation frame at which the
 // page shows the result (polled every frame), and, beside it, Event Timing's input-to-next-paint of that interaction
@@ -23,21 +23,31 @@
 //                    to the frame with the model view and the prediction drawn again (the later layers run after the
 //                    steps are painted; both end equal to a whole run with the edit)
 //   generation step  Step to the token shown: step 1 is the prefill of the 32 tokens, the others one token each
+//   a key during a run   (--keys rounds; --only keys: this figure alone) a run started (an ablation toggled in
+//                    the first layer: every layer runs) and, once 3 of its layers are computed, a space typed at the
+//                    end of the sentence field: Event Timing's input-to-next-paint of that key press, and the longest
+//                    task (Long Tasks API) from the key to the run's last layer, and from there to the run drawn;
+//                    beside them a key typed at rest (the machine's load), and each round's longest animation frame
+//                    while the layers ran with the script it ran (Long Animation Frames API).
+//                    Two pages in the one browser, their rounds interleaved: the page as it loads the model (on
+//                    workers: loadModel's workers 'auto'), and the same page served with a second CSP, worker-src
+//                    'none', under which it loads the model on its own thread
 // No tokenizer.json: the page takes the 32 token ids typed (benchIds). The machine may be shared: figures vary.
 /* global document, window -- page.evaluate() callbacks run in the page */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { launchChromium } from '../tests/chromium.mjs';
 import { benchIds, writeGpt2Checkpoint } from './model/checkpoint.mjs';
+import { keyDuringRun, printKeys } from './key-during-run.mjs';
 import { editorOnX, median, observe } from './page-driver.mjs';
 import { serve } from './serve-dist.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const args = { rounds: 5, cold: 3, width: 1280, dist: `${ROOT}web/dist` };
+const args = { rounds: 5, cold: 3, keys: 5, only: '', width: 1280, dist: `${ROOT}web/dist` };
 for (let i = 2; i < process.argv.length; i++) {
   const key = process.argv[i].replace(/^--/, '');
   if (!(key in args)) throw new Error(`unknown argument ${process.argv[i]}`);
-  args[key] = key === 'dist' ? process.argv[++i] : Number(process.argv[++i]);
+  args[key] = key === 'dist' || key === 'only' ? process.argv[++i] : Number(process.argv[++i]);
 }
 const CHECKPOINT = `${ROOT}build/bench-model/gpt2-12`;
 const N = 32;
@@ -176,6 +186,8 @@ async function main() {
   let wide;
   const add = (name, figure) => (figures[name] ??= []).push(figure);
   try {
+    if (args.keys) await keysDuringRuns(browser, server.url, csp);
+    if (args.only === 'keys') return;
     // Without Cache Storage (as in a browser that has none): every load reads the ranges over HTTP and keeps none.
     if (args.cold) {
       const bare = await openCheckpoint(browser, server.url, true);
@@ -236,6 +248,37 @@ async function main() {
       ? `At ${args.width} px, scrolling sideways: ${wide.join('; ')}`
       : `At ${args.width} px, neither the page nor a box of the real model's section scrolls sideways.`,
   );
+}
+
+/**
+ * "A key during a run", rounds interleaved between the page on workers (its own server) and the page on its own
+ * thread (a second server adding worker-src 'none' to its policy): printKeys' table.
+ */
+async function keysDuringRuns(browser, url, csp) {
+  const refusing = await serve(args.dist, CHECKPOINT, `${csp}, worker-src 'none'`);
+  const pages = {};
+  try {
+    for (const [label, at] of [
+      ['on workers', url],
+      ['on its own thread (worker-src none)', refusing.url],
+    ]) {
+      const { context, page } = await openCheckpoint(browser, at, false);
+      const about = await page.textContent('#model-about');
+      pages[`${label}: ${/runs on [^·]*/u.exec(about)?.[0].trim() ?? about}`] = { context, page };
+    }
+    const byPage = Object.fromEntries(Object.keys(pages).map((label) => [label, []]));
+    for (let r = 0; r < args.keys; r++) {
+      const order = r % 2 ? Object.keys(pages).reverse() : Object.keys(pages);
+      for (const label of order) {
+        byPage[label].push(await keyDuringRun(pages[label].page, r));
+        await settle(pages[label].page);
+      }
+    }
+    printKeys(byPage);
+  } finally {
+    await Promise.all(Object.values(pages).map(({ context }) => context.close()));
+    await refusing.close();
+  }
 }
 
 /** The page, and each box of the real model's section, that is wider than its room (it scrolls sideways). */

@@ -85,11 +85,13 @@ function cspAdvice(script, blob, refused) {
 export const webWorkerSpawner = (create, script) => async (onMessage, onFailure) => {
   const { worker, blob } = startWebWorker(create, script);
   let started = false;
-  // A refusal by the CSP shows as an error event that says nothing; the page's violation event says why.
+  // A refusal by the CSP shows as an error event that says nothing; the page's violation event says why. The script
+  // blocked is worker.js, or a bundler's copy of it (worker-<hash>.js), or the blob: that imports it.
   let refused = null;
   const onViolation = (event) => {
     const directive = String(event.effectiveDirective ?? event.violatedDirective ?? '');
-    if (/^(worker|child|script|default)-src/.test(directive) && /^blob|worker\.js$/.test(String(event.blockedURI))) {
+    const blocked = String(event.blockedURI);
+    if (/^(worker|child|script|default)-src/.test(directive) && /^blob|worker[^/]*\.js$/.test(blocked)) {
       refused = directive;
     }
   };

@@ -14,7 +14,7 @@ import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
 import { Shards } from './shards.js';
-import { MAX_WORKERS, autoWorkers, checkShardable } from './shard-slices.js';
+import { MAX_WORKERS, autoWorkerCount, checkShardable } from './shard-slices.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -42,10 +42,11 @@ export { SUPPORTED_FAMILIES } from './families/index.js';
  * while a web source's JSON files come in, and each run's { phase, layer, loaded, total }. `residentBytes` (default
  * 1 GiB): when every weight of the forward fits it as float32, the model keeps each in WebAssembly memory from the
  * first run that uses it until dispose(), and later runs read nothing; 0 reads them at every run. `workers` (a count,
- * or 'auto': one less than the processors, at most 8) runs each layer split over that many workers (Web Workers;
- * worker_threads in Node) by heads and by the MLP's hidden units, each keeping its share of every layer's weights
- * from the load until dispose(); run(), generate() and unembed's LM head run there, the other instruments on the
- * calling thread.
+ * or 'auto') runs each layer split over that many workers (Web Workers; worker_threads in Node) by heads and by the
+ * MLP's hidden units, each keeping its share of every layer's weights from the load until dispose(); run(),
+ * generate() and unembed's LM head run there, the other instruments on the calling thread. 'auto' takes one less than
+ * the processors (at least 1), or more, up to 8, until each worker's share fits 1 GiB of float32; when none does, or
+ * the family cannot be split (OLMo-2), no workers (model.workers is 0).
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
  *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number,
@@ -98,13 +99,14 @@ export async function loadModel(source, options) {
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
-  if (workers) checkShardable(spec); // BAD_OPTION before any weight is read: a family the split cannot compute
+  if (workers !== 'auto' && workers) checkShardable(spec); // BAD_OPTION before any read: a family it cannot split
   const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
+  const count = workers === 'auto' ? autoWorkerCount(spec, tensors) : workers; // 'auto': 0 when no count fits
   const tokenizer = await step(loadTokenizer(folder));
   const module = await step(loadModelModule({ simd }));
-  const shards = workers
-    ? await step(Shards.start({ spec, tensors, checkpoint }, workers, { simd: simd ?? simdSupported(), signal }))
+  const shards = count
+    ? await step(Shards.start({ spec, tensors, checkpoint }, count, { simd: simd ?? simdSupported(), signal }))
     : null;
   folder.endLoad?.();
   return new Model({
@@ -120,10 +122,9 @@ export async function loadModel(source, options) {
   });
 }
 
-/** loadModel's `workers`: a count from 1 to MAX_WORKERS, or 'auto' (shard-slices.js's autoWorkers); 0 when unset. */
+/** loadModel's `workers`: a count from 1 to MAX_WORKERS, or 'auto' (counted by autoWorkerCount); 0 when unset. */
 function readWorkers(workers) {
-  if (workers === undefined) return 0;
-  if (workers === 'auto') return autoWorkers();
+  if (workers === undefined || workers === 'auto') return workers ?? 0;
   if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) {
     throw new AttentionError(
       'BAD_OPTION',

@@ -14,10 +14,66 @@ import { platform } from '../platform.js';
 export const MAX_WORKERS = 64; // the most workers loadModel takes
 export const AUTO_WORKERS = 8; // and the most 'auto' picks
 
-/** loadModel's `workers` for 'auto': one less than the processors (at least 1, at most AUTO_WORKERS). */
+/**
+ * The most bytes of weights 'auto' gives one worker: half of the model's WebAssembly memory (2 GB at most, wasm.js's
+ * module), the other half left for a run's activations, attention weights and a generation's KV cache.
+ */
+export const WORKER_SHARE_BYTES = 2 ** 30;
+
+/** The count 'auto' starts from: one less than the processors (at least 1, at most AUTO_WORKERS). */
 export function autoWorkers() {
   const cores = platform.cores?.() ?? globalThis.navigator?.hardwareConcurrency ?? 2;
   return Math.max(1, Math.min(AUTO_WORKERS, cores - 1));
+}
+
+/**
+ * loadModel's `workers: 'auto'`: the first count from `start` (autoWorkers()) to AUTO_WORKERS whose largest share,
+ * `shareBytes(count)`, fits `limit` bytes; 0 (every layer on the calling thread, read at each run) when none does.
+ * @param {(count: number) => number} shareBytes  the largest worker's bytes of weights with `count` workers
+ */
+export function pickWorkers(shareBytes, start = autoWorkers(), limit = WORKER_SHARE_BYTES) {
+  for (let count = start; count <= AUTO_WORKERS; count++) if (shareBytes(count) <= limit) return count;
+  return 0;
+}
+
+/** Rows [r0, r1) of the LM head's V that worker w of `count` keeps: cut at multiples of 4, the last takes the rest. */
+export function headRows(V, count, w) {
+  const cut = (i) => (i === count ? V : Math.floor((i * V) / (4 * count)) * 4);
+  return [cut(w), cut(w + 1)];
+}
+
+/** What fraction of a layer's tensor in `slot` a worker with `part` keeps (layerShare's slices): 0 for b_o, b_down. */
+function slotFraction(spec, { heads: [h0, h1], kv: [g0, g1], ff: [f0, f1] }, slot) {
+  const { numHeads: H, numKvHeads: Hkv, dFf } = spec;
+  if (WHOLE.includes(slot)) return 1;
+  if (h1 === h0 && /^[wb](Q|K|V|Qkv|O)$/.test(slot)) return 0;
+  if (['wQ', 'bQ', 'wO'].includes(slot)) return (h1 - h0) / H;
+  if (['wK', 'bK', 'wV', 'bV'].includes(slot)) return (g1 - g0) / Hkv;
+  if (['wQkv', 'bQkv'].includes(slot)) return (h1 - h0 + 2 * (g1 - g0)) / (H + 2 * Hkv);
+  if (['wUp', 'bUp', 'wGate', 'bGate', 'wDown'].includes(slot)) return (f1 - f0) / dFf;
+  return 0;
+}
+
+/**
+ * The largest bytes of float32 weights one of `count` workers keeps (its share of every layer and its rows of the
+ * LM head and its bias), from the tensors' shapes alone: what loadModel({ workers: 'auto' }) weighs before any read.
+ * @param {object} tensors  resolveModel's { layers: [[{ slot, shape }]], head, headBias }
+ */
+export function workerShareBytes(spec, tensors, count) {
+  const floats = (shape) => shape.reduce((a, b) => a * b, 1);
+  const shares = shardParts(spec, count).map((part, w) => {
+    let bytes = 0;
+    for (const entries of tensors.layers) {
+      for (const { slot, shape } of entries) bytes += Math.round(floats(shape) * slotFraction(spec, part, slot)) * 4;
+    }
+    if (tensors.head) {
+      const [V, d] = tensors.head.shape;
+      const [r0, r1] = headRows(V, count, w);
+      bytes += (r1 - r0) * (d + (tensors.headBias ? 1 : 0)) * 4;
+    }
+    return bytes;
+  });
+  return Math.max(...shares);
 }
 
 /**
@@ -28,10 +84,7 @@ export function autoWorkers() {
  * @param {object} spec  the normalized description (spec.js)
  */
 export function checkShardable(spec) {
-  const cannot = [
-    spec.qkNormWhole && "q and k norms over each token's whole projection (they span every head)",
-    spec.choices.placement === 'postBranch' && 'norms after each half without norms before them (post-branch)',
-  ].filter(Boolean);
+  const cannot = unshardable(spec);
   if (cannot.length) {
     throw new AttentionError(
       'BAD_OPTION',
@@ -40,6 +93,20 @@ export function checkShardable(spec) {
     );
   }
 }
+
+/** What of the model the workers' split cannot compute (checkShardable): [] when it computes every layer. */
+const unshardable = (spec) =>
+  [
+    spec.qkNormWhole && "q and k norms over each token's whole projection (they span every head)",
+    spec.choices.placement === 'postBranch' && 'norms after each half without norms before them (post-branch)',
+  ].filter(Boolean);
+
+/**
+ * loadModel's count for `workers: 'auto'` once the tensors are resolved: pickWorkers over the model's shares, or 0
+ * for a family the split cannot compute (OLMo-2), which then runs on the calling thread.
+ */
+export const autoWorkerCount = (spec, tensors) =>
+  unshardable(spec).length ? 0 : pickWorkers((count) => workerShareBytes(spec, tensors, count));
 
 /** The placement the workers' calls take: the sandwich's halves as pre-norm's (shards.js's #norm does its others). */
 export const workerPlacement = ({ choices: { placement } }) => (placement === 'sandwich' ? 'preNorm' : placement);

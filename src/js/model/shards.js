@@ -27,7 +27,7 @@ import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
-import { layerShare, shardParts, workerPlacement } from './shard-slices.js';
+import { headRows, layerShare, shardParts, workerPlacement } from './shard-slices.js';
 import { shardLayer } from './shard-layer.js';
 import { modelWasmFiles } from './wasm.js';
 
@@ -171,8 +171,7 @@ export class Shards {
     const { head, headBias } = this.#tensors;
     const [V, d] = head.shape;
     // cut at multiples of 4 rows (the last worker takes the rest), as the calling thread's blocks: the same bits
-    const cut = (i) => (i === this.size ? V : Math.floor((i * V) / (4 * this.size)) * 4);
-    const [r0, r1] = [cut(w), cut(w + 1)];
+    const [r0, r1] = headRows(V, this.size, w);
     const block = blockRows(d);
     const bias = headBias && (await this.#checkpoint.read(headBias, undefined, signal)).data;
     const blocks = [];

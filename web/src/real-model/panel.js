@@ -2,7 +2,7 @@
 // induction model by default, or a dropped / picked folder), its tokens and next-token prediction, every head in the
 // model view, heads switched off (ablation) with the prediction's change, and a head opened in the steps with the
 // model's own numbers. Loaded by import() only when asked for: the page's first load does not carry it.
-import { loadModel } from '../../../src/js/model/index.js';
+import { loadOnWorkers } from './loadOnWorkers.js';
 import '../css/realModel.css'; // with this code only
 import { afterNextPaint } from '../app/latency.js';
 import { RealModelEdits } from './tools/walk/headEdits.js';
@@ -156,7 +156,7 @@ export class RealModelPanel {
     try {
       const cache = folder ? await openCache() : undefined;
       const onProgress = (event) => this.#progress(watch.saw(event));
-      model = await loadModel(from, { onProgress, signal: session.signal(), cache });
+      model = await loadOnWorkers(from, { onProgress, signal: session.signal(), cache });
     } catch (error) {
       const blocked = await watch.refused();
       if (!session.current(generation) || error?.code === 'ABORTED') return;

@@ -4,6 +4,7 @@
 import { countsText, headName, headNames, readCounts } from '../shared/counting.js';
 import { generateSettings, investigateValues, readQuery, writeQuery } from '../app/link.js';
 import { SUPPORTED_FAMILIES } from '../../../src/js/model/index.js';
+import { whereItRuns } from './loadOnWorkers.js';
 
 /** The model shipped with the page (web/public/models/induction): a 2-layer GPT-2 trained here. */
 export const BUILTIN = Object.freeze({
@@ -232,11 +233,11 @@ export function defaultText(model, source) {
   return 'The cat sat on the mat because it was';
 }
 
-/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · `what`". */
+/** "gpt2 · 2 layers × 4 heads · d_model 64 · vocabulary 320 · runs on 1 worker · `what`". */
 export function describeModel(model, what) {
   const s = model.spec;
   const kv = s.numKvHeads < s.numHeads ? ` (${s.numKvHeads} key/value heads)` : '';
-  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${what}`;
+  return `${model.family} · ${s.numLayers} layers × ${s.numHeads} heads${kv} · d_model ${s.dModel} · vocabulary ${s.vocabSize} · ${whereItRuns(model)} · ${what}`;
 }
 
 /**

@@ -270,10 +270,12 @@ export class RealModelSession {
       const from = layer > 0 ? fromOptions(prior, layer, settings) : {};
       if (walked >= layer) from.capture = layerCapture(model.spec, walked);
       // In parts with a task between (run/runParts.js), once the model has run: its weights are read then (a first
-      // run's reads stay one run, its cache written after it).
+      // run's reads stay one run, its cache written after it). On workers the layers compute there and this thread
+      // waits for their messages between them: one run.
       const run = (o) => {
         const moded = { ...o, ablate: this.ablateOptions(o.ablate) };
-        return this.ran?.model === model ? runInParts(model, input, moded) : model.run(input, moded);
+        const parts = this.ran?.model === model && !model.workers;
+        return parts ? runInParts(model, input, moded) : model.run(input, moded);
       };
       const result = mergeRun(prior, await run({ ...options, ...from }), layer);
       if (begin) result.captures = start.result.captures; // the edited layer's, the walk's

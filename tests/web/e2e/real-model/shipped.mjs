@@ -177,8 +177,10 @@ describe('real model: the shipped model', () => {
     await withPage(env, {}, async ({ page, problems }) => {
       await openBuiltin(page);
       await page.fill('#model-url', folder);
+      const loaded = await runs(page);
       await page.click('#model-url-open');
       await page.waitForFunction((f) => document.getElementById('model-about').textContent.endsWith(f), folder);
+      await waitForRun(page, loaded); // the load's own run (its model's line is written before it)
       const n = await runs(page);
       await page.fill('#model-text', SENTENCE);
       await waitForRun(page, n);
