@@ -561,8 +561,12 @@ export interface PatchSweepOptions {
   clean: string | TokenIds;
   /** The corrupted prompt, of the same length (else SHAPE_MISMATCH): the runs patched. */
   corrupted: string | TokenIds;
-  /** [a, b]: the metric m = logit a − logit b at `position` ([a]: logit a). */
-  target: readonly [number] | readonly [number, number];
+  /**
+   * [a, b]: the metric m = logit a − logit b at `position` ([a]: logit a). 'top': a is the clean run's top token at
+   * `position` and b the corrupted run's (the lowest id of a tie), or [a] when they are the same token; the result
+   * and each progress event say the pair (`target`). Anything else: BAD_OPTION.
+   */
+  target: readonly [number] | readonly [number, number] | 'top';
   /** What a cell patches: resid_pre, attn_out, mlp_out (a layer at a token), or z (a head at every token). */
   step: SweepStep;
   /** The token of the metric, from 0. Default the last. */
@@ -595,6 +599,8 @@ export interface PatchSweepProgress {
   readonly total: number;
   /** The scores so far: PatchSweepResult.scores, NaN where not computed yet. */
   readonly scores: Tensor;
+  /** The token ids of m: PatchSweepResult.target. */
+  readonly target: readonly number[];
 }
 
 /** What model.patchSweep returns. */
@@ -605,6 +611,8 @@ export interface PatchSweepResult {
   readonly clean: number;
   /** m of the corrupted run. */
   readonly corrupted: number;
+  /** The token ids of m, [a] or [a, b]: the target given, or the runs' top tokens (target 'top'). */
+  readonly target: readonly number[];
 }
 
 /** What model.run returns with `from`: the layers before `from.layer` did not run, and hold null. */

@@ -7,9 +7,9 @@ import { readRunPlan } from './run-plan.js';
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
 /** `target`: [a] (the logit of a) or [a, b] (logit a − logit b), ids of the vocabulary. @returns {number[]} */
-export function readTarget(target, spec, where) {
+export function readTarget(target, spec, where, also = '') {
   if (!Array.isArray(target) || target.length < 1 || target.length > 2) {
-    throw bad(`${where}: target must be [a] or [a, b] (token ids), got ${describe(target)}`);
+    throw bad(`${where}: target must be [a] or [a, b] (token ids)${also ? ` ${also}` : ''}, got ${describe(target)}`);
   }
   target.forEach((id, i) => {
     if (!Number.isInteger(id) || id < 0 || id >= spec.vocabSize) {

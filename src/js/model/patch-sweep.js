@@ -2,7 +2,8 @@
 // TransformerLens's patching.py (get_act_patch_resid_pre, get_act_patch_attn_out, get_act_patch_mlp_out,
 // get_act_patch_attn_head_out_all_pos). Each cell writes the clean run's activation of `step` into the corrupted run,
 // right after the forward computes it, and scores (m − m_corrupted) / (m_clean − m_corrupted), m = logit[position][a]
-// − logit[position][b] (or logit a alone):
+// − logit[position][b] (or logit a alone); target 'top' takes a and b from the clean and corrupted runs' logits at
+// `position` (their top tokens; a alone when they are the same):
 //   'input' (resid_pre), 'output' (attn_out), 'mlpOutput' (mlp_out)   one layer at one token position: [L, n]
 //   'headOutput' (z)                                                  one head at every position: [L, H]
 // m needs no LM head: it is the final norm's output at `position` times the LM head's row a (minus row b), plus their
@@ -18,6 +19,7 @@ import { plainPlan, readPosition, readTarget } from './instrument-options.js';
 import { readRunInput } from './run-plan.js';
 import { readStep } from './patches.js';
 import { sweepByCells } from './sweep-cells.js';
+import { argmax } from './sampling.js';
 import { CELL_BATCH_ROWS, batchesOf } from './cells.js';
 import { checkCells, checkForward, checkHead } from './call-sizes.js';
 import { LAYER_STEPS } from '../generated/model-abi.js';
@@ -59,7 +61,7 @@ function readSweep(engine, options) {
     );
   }
   readStep(o.step, spec, 'patchSweep', SWEEP_STEPS);
-  const target = readTarget(o.target, spec, 'patchSweep');
+  const target = o.target === 'top' ? 'top' : readTarget(o.target, spec, 'patchSweep', "or 'top'");
   const position = readPosition(o.position, clean.ids.length, 'patchSweep');
   if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
     throw new AttentionError('BAD_OPTION', `patchSweep: onProgress must be a function, got ${describe(o.onProgress)}`);
@@ -109,6 +111,21 @@ async function metricOf(engine, [a, b], ctx) {
       for (let e = 0; e < d; e++) sum += rows[c * d + e] * u[e];
       return sum;
     });
+}
+
+/**
+ * target 'top': [a, b], each run's top token at `position` (the lowest id of a tie), or [a] when both runs' top token
+ * is a (then a − b would be 0 everywhere).
+ */
+async function topTarget(engine, runs, position, ctx) {
+  const d = engine.spec.dModel;
+  const row = (pass) => pass.final.data.subarray(position * d, (position + 1) * d);
+  const rows = new Float32Array(2 * d);
+  [runs.clean, runs.corrupted].forEach((pass, i) => rows.set(row(pass), i * d));
+  const logits = await engine.logits(new Tensor(rows, [2, d]), ctx);
+  const V = logits.shape[1];
+  const [a, b] = [0, 1].map((i) => argmax(logits.data.subarray(i * V, (i + 1) * V)));
+  return a === b ? [a] : [a, b];
 }
 
 /** Each cell as a run from its layer, of every row (any family). @returns {Promise<void>} */
@@ -180,6 +197,7 @@ function checkSweep(engine, sweep, { name, shape, keyName }) {
     checkCells(engine, batches, { layer, length: n, what: `patchSweep's cells of layer ${layer}` });
   }
   checkHead(engine, Math.max(...batches.map((batch) => batch.length)), { logits: false });
+  if (sweep.target === 'top') checkHead(engine, 2);
 }
 
 /**
@@ -190,6 +208,7 @@ function checkSweep(engine, sweep, { name, shape, keyName }) {
  * | scores     | Tensor [L, n] ('input', 'output', 'mlpOutput') or [L, H] ('headOutput') |
  * | clean      | number: m of the clean run                                              |
  * | corrupted  | number: m of the corrupted run                                          |
+ * | target     | [a] or [a, b]: the token ids of m (target 'top': the runs' top tokens)  |
  * @param {object} engine  the model's parts (model.js)
  */
 export async function patchSweep(engine, options) {
@@ -223,7 +242,9 @@ export async function patchSweep(engine, options) {
   };
   checkSweep(engine, sweep, { name, shape, keyName });
   const runs = { clean: await run(sweep.clean, false), corrupted: await run(sweep.corrupted, cells) };
-  runs.metric = await metricOf(engine, sweep.target, { signal: engine.signal(sweep.clean.signal) });
+  const ctx = { signal: engine.signal(sweep.clean.signal) };
+  const target = sweep.target === 'top' ? await topTarget(engine, runs, position, ctx) : sweep.target;
+  runs.metric = await metricOf(engine, target, ctx);
   const at = (pass) => runs.metric(pass.final.data.subarray(position * d, (position + 1) * d))[0];
   const [mClean, mCorrupted] = [at(runs.clean), at(runs.corrupted)];
   runs.mCorrupted = mCorrupted;
@@ -238,10 +259,10 @@ export async function patchSweep(engine, options) {
     ms.forEach((m, column) => (scores.data[layer * columns + column] = (m - mCorrupted) / (mClean - mCorrupted)));
     done += columns;
     if (!onProgress) return;
-    onProgress({ phase: 'patch', layer, done, total: L * columns, scores });
+    onProgress({ phase: 'patch', layer, done, total: L * columns, scores, target });
     if (layer < L - 1) await taskBreak();
   };
   if (cells) await sweepByCells(engine, sweep, runs, score);
   else await sweepByRuns(engine, sweep, runs, score);
-  return { scores, clean: mClean, corrupted: mCorrupted };
+  return { scores, clean: mClean, corrupted: mCorrupted, target };
 }

@@ -201,3 +201,69 @@ describe('batchRows: the most rows of cells in one layer call', () => {
     ).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringMatching(/batchRows/) });
   });
 });
+
+describe("target 'top': the pair from the sweep's own runs", () => {
+  /** The id of the largest logit of row `position` of a run's logits [n, V] (the lowest id of a tie). */
+  function topOf(logits, position) {
+    const V = logits.shape[1];
+    const row = Array.from(logits.data.subarray(position * V, (position + 1) * V));
+    return row.indexOf(Math.max(...row));
+  }
+
+  it.each(['input', 'headOutput'])(
+    'a sweep of %s: each run’s top token at the position, the same scores as with that target given',
+    async (step) => {
+      const model = await loadModel(FAMILIES[2][1]().files); // Qwen2's fixture: the tops differ at tokens 5 to 7
+      for (const position of [undefined, 5]) {
+        const at = position ?? n - 1;
+        const options = { attentions: false, hiddenStates: false };
+        const pair = [
+          topOf((await model.run({ ids: clean }, options)).logits, at),
+          topOf((await model.run({ ids: corrupted }, options)).logits, at),
+        ];
+        expect(pair[0], 'the fixture’s runs must differ in their top token').not.toBe(pair[1]);
+        const events = [];
+        const top = await model.patchSweep({
+          clean: { ids: clean },
+          corrupted: { ids: corrupted },
+          target: 'top',
+          step,
+          position,
+          onProgress: (e) => events.push(e.target),
+        });
+        expect(top.target).toEqual(pair);
+        expect(events.every((t) => t.join() === pair.join())).toBe(true);
+        const given = await model.patchSweep({
+          clean: { ids: clean },
+          corrupted: { ids: corrupted },
+          target: pair,
+          step,
+          position,
+        });
+        expect(Array.from(top.scores.data)).toEqual(Array.from(given.scores.data));
+        expect([top.clean, top.corrupted]).toEqual([given.clean, given.corrupted]);
+        expect(given.target).toEqual(pair);
+      }
+    },
+  );
+
+  it('both runs’ top token the same: m is its logit alone ([a])', async () => {
+    const model = await loadModel(FAMILIES[0][1]().files);
+    const r = await model.run({ ids: clean }, { attentions: false, hiddenStates: false });
+    const p = await model.patchSweep({
+      clean: { ids: clean },
+      corrupted: { ids: clean },
+      target: 'top',
+      step: 'input',
+    });
+    expect(p.target).toEqual([topOf(r.logits, n - 1)]);
+    expect(p.clean).toBe(p.corrupted);
+  });
+
+  it.each(['bottom', [], null])('target %s: BAD_OPTION naming it', async (bad) => {
+    const model = await loadModel(FAMILIES[0][1]().files);
+    await expect(
+      model.patchSweep({ clean: { ids: clean }, corrupted: { ids: corrupted }, target: bad, step: 'input' }),
+    ).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringMatching(/target must be .* or 'top'/) });
+  });
+});
