@@ -137,10 +137,13 @@ async function patching(ctx) {
     if ('target' in read) name = await tokenNames(shared, model, read.target);
     return read;
   };
+  const named = async (target) => {
+    name = await tokenNames(shared, model, target);
+  };
   const view = new PatchingView({
     onRun: () => {
       ctx.element.showMessage(ctx.problems); // a reader's run: its problems are said beside the fields
-      runner.run({ model: queued, name: (id) => name(id), resolve });
+      runner.run({ model: queued, name: (id) => name(id), resolve, named });
     },
     onCancel: () => runner.cancel(),
     ...ctx.heads,
@@ -152,7 +155,7 @@ async function patching(ctx) {
   view.position.value = instrument.position === null ? '' : String(instrument.position);
   const result = {};
   const after = async () => {
-    await runner.run({ model: queued, name: (id) => name(id), resolve });
+    await runner.run({ model: queued, name: (id) => name(id), resolve, named });
     // The attributes' prompts cannot be compared: said as the element's message (once, not beside the fields too).
     if (!view.problem.hidden) {
       ctx.element.showMessage([...ctx.problems, view.problem.textContent], 'The sweeps cannot run:');

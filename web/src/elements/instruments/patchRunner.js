@@ -6,6 +6,7 @@ import {
   lengthProblem,
   promptOf,
   promptRun,
+  promptTokens,
   restoringCells,
   sweepBatchRows,
   sweepGrid,
@@ -53,11 +54,13 @@ export class PatchRunner {
   /**
    * Runs both sweeps on `model` with the view's prompts and tokens. The tokens typed are read by `resolve(a, b,
    * fallback)` when given (an element, without the vocabulary: async, as readTarget), else looked up in `index`. The
-   * prompts run with `runPrompt(input, options)` when given (the page's run in parts), else model.run.
+   * prompts run with `runPrompt(input, options)` when given (the page's run in parts), else model.run. With no token
+   * typed, the pair is patchSweep's target 'top' (the sweep's own runs' top tokens): `named(target)` (async, an
+   * element's) is awaited once the first sweep has said it, before its last draw.
    * @param {{ model: object, index?: Map<string, number>, name: (id: number) => string, resolve?: Function,
-   *   runPrompt?: Function }} how
+   *   named?: (target: number[]) => Promise<void>, runPrompt?: Function }} how
    */
-  async run({ model, index, name, resolve, runPrompt }) {
+  async run({ model, index, name, resolve, named, runPrompt }) {
     this.cancel();
     const controller = new AbortController();
     this.controller = controller;
@@ -72,24 +75,30 @@ export class PatchRunner {
     try {
       const clean = promptOf(model, values.clean);
       const corrupted = promptOf(model, values.corrupted);
-      const c = await promptRun(model, clean, signal, runPrompt);
-      const k = await promptRun(model, corrupted, signal, runPrompt);
+      const c = await promptTokens(model, clean, signal, runPrompt);
+      const k = await promptTokens(model, corrupted, signal, runPrompt);
       const problem = lengthProblem(c.tokens, k.tokens);
       if (problem) return this.#stop(problem);
       const place = metricPosition(values.position, c.ids.length);
       if ('problem' in place) return this.#stop(place.problem);
       const { at } = place;
       const last = at === c.ids.length - 1;
-      // Each run's prediction there: its top token at the last position, the token that follows before it.
-      const [cTop, kTop] = last ? [c.top, k.top] : [c.ids[at + 1], k.ids[at + 1]];
-      // b by default: the corrupted run's, unless it is the clean run's too (then m is logit a alone)
-      const b = values.b || (values.a || kTop === cTop ? '' : String(kTop));
-      const read = resolve
-        ? await resolve(values.a, b, cTop)
-        : readTarget(values.a, b, index, model.spec.vocabSize, cTop);
-      if ('problem' in read) return this.#stop(read.problem);
-      const target = read.target;
-      const metric = target.map((id) => `logit(“${name(id)}”)`).join(' − ');
+      // By default each run's prediction there: at the last position its top token (the sweep's own runs', target
+      // 'top'), before it the token that follows; b the corrupted run's unless it is the clean run's too (m: logit a).
+      let target = 'top';
+      if (!last || values.a || values.b) {
+        let cTop = c.ids[at + 1]; // before the last position: the token that follows
+        if (last && !values.a) cTop = (await promptRun(model, clean, signal, runPrompt)).top; // b typed alone
+        const kTop = last ? null : k.ids[at + 1];
+        const b = values.b || (values.a || kTop === cTop ? '' : String(kTop));
+        const read = resolve
+          ? await resolve(values.a, b, cTop)
+          : readTarget(values.a, b, index, model.spec.vocabSize, cTop);
+        if ('problem' in read) return this.#stop(read.problem);
+        target = read.target;
+      }
+      let unnamed = target === 'top'; // the sweep's pair: `named` (an element's) reads its names once it is known
+      const metric = () => target.map((id) => `logit(“${name(id)}”)`).join(' − ');
       const tokens = c.tokens;
       const t0 = performance.now();
       const sweeps = {};
@@ -98,7 +107,7 @@ export class PatchRunner {
           const grid = sweepGrid(scores, step, tokens);
           const cells = restoringCells(grid, step);
           view.draw(step, grid, done ? `Restoring 30% or more: ${cells.length ? cells.join(', ') : 'no cell'}.` : '');
-          this.byStep[step] = sweepTable(grid, step, metric);
+          this.byStep[step] = sweepTable(grid, step, metric());
           return grid;
         };
         view.say(`Patching the ${what}…`);
@@ -110,18 +119,22 @@ export class PatchRunner {
           position: at,
           signal,
           batchRows: sweepBatchRows(model.spec), // no layer call of many rows as one long task
-          onProgress: ({ scores, done, total }) => {
+          onProgress: ({ scores, done, total, target: pair }) => {
+            target = pair;
             draw(scores, false);
             view.say(`Patching the ${what}: ${done} of ${total} cells…`);
             this.notify('cells', done);
           },
         });
+        target = sweeps[step].target;
+        if (unnamed) await named?.(target);
+        unnamed = false;
         draw(sweeps[step].scores, true);
       }
       const { clean: mClean, corrupted: mCorrupted } = sweeps.input;
       this.result = { target, tokens, sweeps };
       view.say(
-        `m = ${metric} at ${last ? 'the last token' : `position ${at} (“${tokens[at]}”)`}: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
+        `m = ${metric()} at ${last ? 'the last token' : `position ${at} (“${tokens[at]}”)`}: ${mClean.toFixed(3)} on the clean prompt, ${mCorrupted.toFixed(3)} on the corrupted one; each cell is (m ${minus(mCorrupted)}) / (${mClean.toFixed(2)} ${minus(mCorrupted)}). Both sweeps took ${(performance.now() - t0).toFixed(0)} ms.`,
       );
       this.notify('done');
     } catch (error) {

@@ -64,11 +64,25 @@ export function promptOf(model, text) {
   return model.hasTokenizer ? text : { ids: text.trim().split(/\s+/u).filter(Boolean).map(Number) };
 }
 
+/** model.run itself. */
+const modelRun = (model) => (input, options) => model.run(input, options);
+
 /**
- * One prompt's tokens and top next token, for a sweep's lengths and targets (no attentions kept).
+ * One prompt's ids and tokens, for a sweep's lengths and labels: a run of one layer, no LM head (the model hands out
+ * no tokenizer of its own; a run also checks the ids typed and names them with the folder's tokenizer.json).
  * @param {(input: unknown, options: object) => Promise<object>} [run]  model.run, or a run of its own (in parts)
  */
-export async function promptRun(model, prompt, signal, run = (input, options) => model.run(input, options)) {
+export async function promptTokens(model, prompt, signal, run = modelRun(model)) {
+  const r = await run(prompt, { layers: 1, logits: false, attentions: false, hiddenStates: false, signal });
+  return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String) };
+}
+
+/**
+ * One prompt's tokens and top next token (a whole forward): for a default token a beside a token b typed; the default
+ * pair itself is patchSweep's target 'top', from the sweep's own runs.
+ * @param {(input: unknown, options: object) => Promise<object>} [run]  model.run, or a run of its own (in parts)
+ */
+export async function promptRun(model, prompt, signal, run = modelRun(model)) {
   const r = await run(prompt, { logits: 'last', topK: 1, attentions: false, hiddenStates: false, signal });
   return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String), top: r.next[0].id };
 }

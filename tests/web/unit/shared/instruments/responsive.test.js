@@ -1,11 +1,11 @@
 // The instruments' long computations in parts, so that a page answers its inputs meanwhile (issue 36 §3): the logit
 // lens by parts of rows with task breaks between them gives model.unembed's logits of each whole residual, bit for
-// bit; a sweep's prompts run in parts (the page's runInParts) give model.run's tokens and top token; a sweep's
-// batchRows is sized by the model's layer.
+// bit; a sweep's prompts run in parts (the page's runInParts) give model.run's tokens and top token, and their tokens
+// alone come from one layer's run; a sweep's batchRows is sized by the model's layer.
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../../../src/js/model/index.js';
 import { lensLogits } from '../../../../../web/src/shared/instruments/lens.js';
-import { promptRun, sweepBatchRows } from '../../../../../web/src/shared/instruments/patching.js';
+import { promptRun, promptTokens, sweepBatchRows } from '../../../../../web/src/shared/instruments/patching.js';
 import { runInParts } from '../../../../../web/src/real-model/run/runParts.js';
 import { gpt2Fixture } from '../../../../js/model/fixtures.js';
 
@@ -44,6 +44,22 @@ describe('a sweep’s prompts', () => {
     expect(got).toEqual(await promptRun(model, { ids }));
     const r = await model.run({ ids }, { logits: 'last', topK: 1 });
     expect(got.top).toBe(r.next[0].id);
+  });
+});
+
+describe('a sweep’s prompts’ tokens', () => {
+  it('come from a run of one layer without the LM head: model.run’s ids and tokens', async () => {
+    const model = await loadModel(gpt2Fixture({ layers: 4, seed: 42 }).files);
+    const asked = [];
+    const run = (input, options) => {
+      asked.push(options);
+      return model.run(input, options);
+    };
+    const got = await promptTokens(model, { ids }, undefined, run);
+    expect(asked.map(({ layers, logits }) => ({ layers, logits }))).toEqual([{ layers: 1, logits: false }]);
+    const r = await model.run({ ids });
+    expect(got).toEqual({ ids: r.ids, tokens: r.tokens ?? r.ids.map(String) });
+    await expect(promptTokens(model, { ids: [3, 99999] })).rejects.toMatchObject({ code: 'BAD_OPTION' });
   });
 });
 
