@@ -16,7 +16,8 @@
 //   sweep: first row  "Run the sweeps" clicked to the frame showing the first layer's cells (data-inv-sweep-cells)
 //   sweep: end        the same click to both sweeps drawn (data-inv-sweeps): the residual stream's and the heads'
 //   during the sweep  the longest task (Long Tasks API) between the click and the end, how many were over 100 ms
-//                     (the page first runs both prompts with model.run, which breaks no task), and Event Timing's
+//                     (the page first runs both prompts through one layer for their tokens, which breaks no
+//                     task), and Event Timing's
 //                     input-to-next-paint of three key presses typed into the metric's field "a" while the sweep runs
 //                     (each counted only if its input came before the sweep's end)
 //   Cancel            another sweep, Cancel clicked once its first row is drawn: to the frame saying "Cancelled", and

@@ -57,6 +57,13 @@ async function instruments(model) {
     const sweep = { clean: { ids: IDS }, corrupted: { ids: CORRUPTED }, target: [IDS[7], 4], step };
     out[step] = await model.patchSweep(sweep);
   }
+  // target 'top': the pair from the runs' logits at the position (the LM head on the calling thread)
+  out.top = await model.patchSweep({
+    clean: { ids: IDS },
+    corrupted: { ids: CORRUPTED },
+    target: 'top',
+    step: 'input',
+  });
   return out;
 }
 
