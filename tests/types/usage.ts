@@ -276,6 +276,17 @@ const sweep = await model.patchSweep({
   batchRows: 48,
 });
 const swept: number = sweep.scores.data[0] + sweep.clean - sweep.corrupted;
+// target 'top': the pair from the sweep's own runs, said in each event and in the result
+const topped = await model.patchSweep({
+  clean: 'the cat',
+  corrupted: 'the dog',
+  target: 'top',
+  step: 'input',
+  onProgress: (e) => e.target[0],
+});
+const pair: readonly number[] = topped.target;
+// @ts-expect-error a target is token ids or 'top'
+model.patchSweep({ clean: 'a', corrupted: 'b', target: 'bottom', step: 'input' });
 // @ts-expect-error a sweep patches the residual stream, an attention or MLP output, or a head's output
 model.patchSweep({ clean: 'a', corrupted: 'b', target: [1], step: 'q' });
 // @ts-expect-error batchRows is a number of rows
