@@ -14,7 +14,7 @@ import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
 import { Shards } from './shards.js';
-import { MAX_WORKERS, autoWorkerCount, checkShardable } from './shard-slices.js';
+import { MAX_WORKERS, autoWorkerCount } from './shard-slices.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -99,7 +99,6 @@ export async function loadModel(source, options) {
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
-  if (workers !== 'auto' && workers) checkShardable(spec); // BAD_OPTION before any read: a family it cannot split
   const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const count = workers === 'auto' ? autoWorkerCount(spec, tensors) : workers; // 'auto': 0 when no count fits
