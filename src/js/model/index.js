@@ -45,8 +45,8 @@ export { SUPPORTED_FAMILIES } from './families/index.js';
  * or 'auto') runs each layer split over that many workers (Web Workers; worker_threads in Node) by heads and by the
  * MLP's hidden units, each keeping its share of every layer's weights from the load until dispose(); run(),
  * generate() and unembed's LM head run there, the other instruments on the calling thread. 'auto' takes one less than
- * the processors (at least 1), or more, up to 8, until each worker's share fits 1 GiB of float32; when none does, or
- * the family cannot be split (OLMo-2), no workers (model.workers is 0).
+ * the processors (at least 1), or more, up to 8, until each worker's share fits 1 GiB of float32; when none does, no
+ * workers (model.workers is 0).
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
  *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number,
