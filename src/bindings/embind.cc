@@ -199,6 +199,7 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.attention_post_norm = d.address<const float>(slot::attention_post_norm);
   w.mlp_post_norm = d.address<const float>(slot::mlp_post_norm);
   w.qk_scales = d.address<const double>(slot::qk_scales);
+  w.qk_projected = d.address<const float>(slot::qk_projected);
   return w;
 }
 
@@ -223,6 +224,7 @@ attention::model::LayerResult layer_result(const Descriptor& d) {
   r.mlp_hidden = d.address(slot::mlp_hidden);
   r.mlp_output = d.address(slot::mlp_output);
   r.qk_squares = d.address<double>(slot::qk_squares);
+  r.qk_projections = d.address(slot::qk_projections);
   return r;
 }
 

@@ -106,17 +106,19 @@ TEST(ModelHalves, EachHalfReadsEveryWeightOfItsListAndNoOther) {
       }
     }
   }
-  // every weight of LayerWeights has been seen read by a half, in some case; but qk_scales, given by loadModel's
-  // workers only (OLMo2WholeQkNormsFromThePartsSums reads it)
+  // every weight of LayerWeights has been seen read by a half, in some case; but qk_scales and qk_projected, given by
+  // loadModel's workers only (OLMo2WholeQkNormsFromThePartsSums reads them)
   const size_t scales = offsetof(model::LayerWeights, qk_scales) / sizeof(const float*);
+  const size_t projected = offsetof(model::LayerWeights, qk_projected) / sizeof(const float*);
   for (size_t i = 0; i < kWeights; ++i) {
-    if (i != scales) EXPECT_TRUE(read.count({false, i}) || read.count({true, i})) << i;
+    if (i != scales && i != projected) EXPECT_TRUE(read.count({false, i}) || read.count({true, i})) << i;
   }
 }
 
 // OLMo-2's q and k norms over each token's whole projection with the heads cut into parts, as loadModel's workers cut
-// them: each part's layer_attention gives its columns' sums of squares (qk_squares), the whole rows' inverses come from
-// their sum, and each part's call given them (qk_scales) gives its heads' q and k as the whole layer's; its half
+// them: each part's layer_attention gives its columns' sums of squares (qk_squares) and the columns (qk_projections),
+// the whole rows' inverses come from their sum, and each part's call given them (qk_scales) and its columns back
+// (qk_projected) gives its heads' q and k as the whole layer's; its half
 // without the norm after it (kPostBranch with none), summed over the parts with b_o and then normed, the whole half's
 // output. With one part, q and k bit for bit.
 TEST(ModelHalves, OLMo2WholeQkNormsFromThePartsSums) {
@@ -153,9 +155,12 @@ TEST(ModelHalves, OLMo2WholeQkNormsFromThePartsSums) {
       configs.push_back(pc), weights.push_back(pw);
     }
     std::vector<double> sums(2 * n, 0.0), squares(2 * n);
+    std::vector<std::vector<float>> projections(parts);  // each part's q and k columns, from its first call
     for (int64_t p = 0; p < parts; ++p) {
       model::LayerResult r;
       r.qk_squares = squares.data();
+      projections[p].resize(n * (configs[p].num_heads + configs[p].num_kv_heads) * dk);
+      r.qk_projections = projections[p].data();
       model::layer_attention(configs[p], weights[p], lc.x.data(), r);
       for (int64_t i = 0; i < 2 * n; ++i) sums[i] += squares[i];
     }
@@ -169,6 +174,7 @@ TEST(ModelHalves, OLMo2WholeQkNormsFromThePartsSums) {
       std::vector<float> pq(Hp * n * dk), pk(Gp * n * dk), pout(n * d), pres(n * d);
       model::LayerWeights pw = weights[p];
       pw.qk_scales = inverses.data();
+      pw.qk_projected = projections[p].data();
       model::LayerResult r;
       r.q = pq.data(), r.k = pk.data(), r.attention_output = pout.data(), r.residual = pres.data();
       model::layer_attention(configs[p], pw, lc.x.data(), r);

@@ -133,6 +133,8 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   require(!(squares || w.qk_scales) ||
               (c.qk_norm_whole && !fused && c.norm != NormKind::kLayerNorm && w.q_norm && w.k_norm),
           "BAD_OPTION", "qk_squares and qk_scales go with whole q and k RMS norms (qk_norm_whole) of separate q, k, v");
+  require((!result.qk_projections || squares) && (!w.qk_projected || w.qk_scales), "BAD_OPTION",
+          "qk_projections go with qk_squares, qk_projected with qk_scales");
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
   std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own;
 
@@ -170,10 +172,16 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
     for (int64_t part = 0, first = 0; part < (squares ? 2 : 3); first += widths[part], ++part) {
       const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
       const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
-      linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      const int64_t kept = part == 0 ? 0 : n * widths[0];  // q's, then k's projections in qk_projected
+      if (w.qk_projected && part < 2) {
+        std::copy_n(w.qk_projected + kept, n * widths[part], flat.data());  // a first call's
+      } else {
+        linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      }
       const float* whole_norm = !c.qk_norm_whole ? nullptr : part == 0 ? w.q_norm : part == 1 ? w.k_norm : nullptr;
       if (whole_norm && squares) {  // a part of each token's row: its Σ x², for the caller to sum
         square_sums(flat.data(), n, widths[part], result.qk_squares + part * n);
+        if (result.qk_projections) std::copy_n(flat.data(), n * widths[part], result.qk_projections + kept);
         continue;
       }
       if (whole_norm && w.qk_scales) {  // a part of each token's row, with the whole row's scale (OLMo-2 on workers)

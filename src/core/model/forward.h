@@ -64,6 +64,8 @@ struct ModelConfig {
 //                         row, then of its whole k row, computed by the caller from every part's qk_squares (norms.h's
 //                         rms_scale): the q and k columns of w_q, w_k are then a part of the heads (a worker's), and
 //                         q_norm, k_norm those columns' weights; null = the norm over the columns given
+//   qk_projected [n, H·d_k] then [n, H_kv·d_k]  with qk_scales: the q and k projections a first call kept
+//                         (result.qk_projections), read instead of projecting again; null = projected here
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -76,6 +78,7 @@ struct LayerWeights {
   const float *q_norm = nullptr, *k_norm = nullptr;
   const float *attention_post_norm = nullptr, *mlp_post_norm = nullptr;
   const double* qk_scales = nullptr;
+  const float* qk_projected = nullptr;
 };
 
 // Whether norm1 comes before attention (kPreNorm, kParallel, kSandwich), and whether each half's output is normed
@@ -104,6 +107,8 @@ inline bool norm_after_branch(NormPlacement p) {
 //   qk_squares        [2, n] double   with c.qk_norm_whole: each token's Σ q² over the q columns given, then Σ k²
 //                                     (norms.h's square_sums); layer_attention then stops there (loadModel's
 //                                     workers' first call of an OLMo-2 layer: their caller sums the parts)
+//   qk_projections    [n, H·d_k] then [n, H_kv·d_k]  with qk_squares: the q and k projections (before their norms),
+//                                     for the call with qk_scales (w.qk_projected)
 struct LayerResult {
   float* output = nullptr;
   float *weights = nullptr, *raw_scores = nullptr, *scaled_scores = nullptr, *scores = nullptr;
@@ -111,6 +116,7 @@ struct LayerResult {
   float *heads = nullptr, *concat = nullptr, *attention_output = nullptr, *residual = nullptr;
   float *mlp_input = nullptr, *mlp_hidden = nullptr, *mlp_output = nullptr;
   double* qk_squares = nullptr;
+  float* qk_projections = nullptr;
 };
 
 // The embeddings' output: tokens + positions (+ types), then the norm when norm_weight is given (BERT).

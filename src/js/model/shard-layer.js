@@ -106,13 +106,14 @@ export async function shardLayer(shards, l, x, o) {
         await calls(withHeads, (part, w) => {
           const edit = split.attention[w] && { ...split.attention[w] };
           if (edit) edit.tensor = copy(edit.tensor.data, edit.tensor.shape, 'edits');
-          return shards.call(w, l, 'modelAttention', dims, attentionInputs(part), squaresShapes(n), { cache, edit });
+          const outputs = squaresShapes(spec, n, part);
+          return shards.call(w, l, 'modelAttention', dims, attentionInputs(part), outputs, { cache, edit });
         }),
       )
     : null;
   const attentionCalls = calls(withHeads, (part, w) => {
     const outputs = attentionShapes(spec, n, L, part, wanted);
-    const given = { ...attentionInputs(part), ...(scales && { qkScales: scales() }) };
+    const given = { ...attentionInputs(part), ...(scales && scales(part)) };
     return shards.call(w, l, 'modelAttention', dims, given, outputs, { cache, edit: split.attention[w] });
   });
   // kParallel (GPT-NeoX): the MLP reads the layer's input, not the residual: both halves are posted at once
