@@ -198,6 +198,8 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.k_norm = d.address<const float>(slot::k_norm);
   w.attention_post_norm = d.address<const float>(slot::attention_post_norm);
   w.mlp_post_norm = d.address<const float>(slot::mlp_post_norm);
+  w.qk_scales = d.address<const double>(slot::qk_scales);
+  w.qk_projected = d.address<const float>(slot::qk_projected);
   return w;
 }
 
@@ -221,6 +223,8 @@ attention::model::LayerResult layer_result(const Descriptor& d) {
   r.mlp_input = d.address(slot::mlp_input);
   r.mlp_hidden = d.address(slot::mlp_hidden);
   r.mlp_output = d.address(slot::mlp_output);
+  r.qk_squares = d.address<double>(slot::qk_squares);
+  r.qk_projections = d.address(slot::qk_projections);
   return r;
 }
 

@@ -312,7 +312,11 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(embed_scale, 1)                   \
   X(final_softcap, 1)                 \
   X(attention_post_norm, 1)           \
-  X(mlp_post_norm, 1)
+  X(mlp_post_norm, 1)                 \
+  X(qk_squares, 1)                    \
+  X(qk_scales, 1)                     \
+  X(qk_projections, 1)                \
+  X(qk_projected, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:
@@ -323,6 +327,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // reads the layer's input, slot layer_input, for norm2); kSandwich and kPostBranch norm each half's output before the
 // residual sum (attention_post_norm, mlp_post_norm), and kPostBranch has no norm before either half. Each half is given
 // only its own (forward.cc's half_weights), and the JS layer passes each call only these (src/js/model/layer-call.js).
+// head_mask, qk_scales and qk_projected (the whole q and k norms' scales and the projections that loadModel's workers
+// are given) are inputs, not weights.
 // clang-format off
 #define ATTENTION_LAYER_ATTENTION_WEIGHTS(X) \
   X(norm1_weight, 29)                      \
@@ -340,7 +346,9 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(head_mask, 31)                         \
   X(q_norm, 31)                            \
   X(k_norm, 31)                            \
-  X(attention_post_norm, 31)
+  X(attention_post_norm, 31)               \
+  X(qk_scales, 31)                         \
+  X(qk_projected, 31)
 #define ATTENTION_LAYER_MLP_WEIGHTS(X) \
   X(norm1_weight, 2)                       \
   X(norm1_bias, 2)                         \

@@ -125,9 +125,16 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   const LayerEdits& edits = edits_or_null ? *edits_or_null : none;
   const bool fused = w.w_qkv != nullptr;
   const bool pre = norm_before_attention(c.placement), post = norm_after_branch(c.placement);
-  require(x && result.residual && w.w_o && (w.norm1_weight || !pre) && (w.attention_post_norm || !post) &&
-              (fused || (w.w_q && w.w_k && w.w_v)),
+  const bool post_branch = c.placement == NormPlacement::kPostBranch;
+  const bool squares = result.qk_squares != nullptr;  // the projections' sums of squares only
+  require(x && (result.residual || squares) && w.w_o && (w.norm1_weight || !pre) &&
+              (w.attention_post_norm || !post || post_branch) && (fused || (w.w_q && w.w_k && w.w_v)),
           "NULL_ARGUMENT", "x, result.residual, the attention's weight matrices and its norm weights must not be null");
+  require(!(squares || w.qk_scales) ||
+              (c.qk_norm_whole && !fused && c.norm != NormKind::kLayerNorm && w.q_norm && w.k_norm),
+          "BAD_OPTION", "qk_squares and qk_scales go with whole q and k RMS norms (qk_norm_whole) of separate q, k, v");
+  require((!result.qk_projections || squares) && (!w.qk_projected || w.qk_scales), "BAD_OPTION",
+          "qk_projections go with qk_squares, qk_projected with qk_scales");
   const int64_t n = c.len, d = c.d_model, H = c.num_heads, H_kv = c.num_kv_heads, d_k = c.d_k;
   std::vector<float> normed_own, q_own, k_own, v_own, flat, heads_own, concat_own, attn_own;
 
@@ -162,15 +169,30 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
     }
   } else {
     flat.resize(n * widths[0]);  // [n, H·d_k], the largest of the three
-    for (int64_t part = 0, first = 0; part < 3; first += widths[part], ++part) {
+    for (int64_t part = 0, first = 0; part < (squares ? 2 : 3); first += widths[part], ++part) {
       const Matrix m = fused ? columns(qkv, first, widths[part]) : separate[part];
       const float* bias = fused ? (w.b_qkv ? w.b_qkv + first : nullptr) : biases[part];
-      linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      const int64_t kept = part == 0 ? 0 : n * widths[0];  // q's, then k's projections in qk_projected
+      if (w.qk_projected && part < 2) {
+        std::copy_n(w.qk_projected + kept, n * widths[part], flat.data());  // a first call's
+      } else {
+        linear(input, n, m, bias, flat.data());  // [n, heads·d_k]
+      }
       const float* whole_norm = !c.qk_norm_whole ? nullptr : part == 0 ? w.q_norm : part == 1 ? w.k_norm : nullptr;
-      if (whole_norm) norm(c.norm, flat.data(), n, widths[part], whole_norm, nullptr, c.eps, flat.data());  // OLMo-2
+      if (whole_norm && squares) {  // a part of each token's row: its Σ x², for the caller to sum
+        square_sums(flat.data(), n, widths[part], result.qk_squares + part * n);
+        if (result.qk_projections) std::copy_n(flat.data(), n * widths[part], result.qk_projections + kept);
+        continue;
+      }
+      if (whole_norm && w.qk_scales) {  // a part of each token's row, with the whole row's scale (OLMo-2 on workers)
+        rms_scale(c.norm, flat.data(), n, widths[part], whole_norm, w.qk_scales + part * n, flat.data());
+      } else if (whole_norm) {
+        norm(c.norm, flat.data(), n, widths[part], whole_norm, nullptr, c.eps, flat.data());  // OLMo-2
+      }
       split_heads(flat.data(), n, widths[part] / d_k, d_k, split[part]);
     }
   }
+  if (squares) return;
   // Qwen3's and Gemma 3's q and k norms: each head's row over d_k, before RoPE
   if (w.q_norm && !c.qk_norm_whole) norm(c.norm, split[0], H * n, d_k, w.q_norm, nullptr, c.eps, split[0]);
   if (w.k_norm && !c.qk_norm_whole) norm(c.norm, split[1], H_kv * n, d_k, w.k_norm, nullptr, c.eps, split[1]);
@@ -224,7 +246,9 @@ void layer_attention(const ModelConfig& c, const LayerWeights& all, const float*
   edits.apply(LayerStep::kConcat, concat, 1, n, H * d_k);
   float* attention_output = buffer(result.attention_output, attn_own, n * d);  // [n, d]
   linear(concat, n, matrix(w.w_o, H * d_k, d, c.layout), w.b_o, attention_output);
-  if (post) norm(c.norm, attention_output, n, d, w.attention_post_norm, nullptr, c.eps, attention_output);
+  if (post && w.attention_post_norm) {
+    norm(c.norm, attention_output, n, d, w.attention_post_norm, nullptr, c.eps, attention_output);
+  }
   edits.apply(LayerStep::kOutput, attention_output, 1, n, d);
 
   // residual sum
@@ -244,7 +268,9 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
   const bool post_norm = c.placement == NormPlacement::kPostNorm, post = norm_after_branch(c.placement);
   require(!parallel || x, "NULL_ARGUMENT", "x (the layer's input) must not be null with kParallel");
   require(residual && result.output && w.w_up && w.w_down && (w.norm2_weight || !(pre || post_norm)) &&
-              (!post_norm || w.norm1_weight) && (!post || w.mlp_post_norm) && (!gated(c.activation) || w.w_gate),
+              (!post_norm || w.norm1_weight) &&
+              (!post || w.mlp_post_norm || c.placement == NormPlacement::kPostBranch) &&
+              (!gated(c.activation) || w.w_gate),
           "NULL_ARGUMENT", "residual, result.output, the MLP's weight matrices and its norm weights must not be null");
   const int64_t n = c.len, d = c.d_model;
   std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
@@ -272,7 +298,7 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
     edits.apply(LayerStep::kMlpHidden, hidden, 1, n, c.d_ff);
     linear(hidden, n, mlp_weights.down, w.b_down, mlp_output);
   }
-  if (post) norm(c.norm, mlp_output, n, d, w.mlp_post_norm, nullptr, c.eps, mlp_output);
+  if (post && w.mlp_post_norm) norm(c.norm, mlp_output, n, d, w.mlp_post_norm, nullptr, c.eps, mlp_output);
   edits.apply(LayerStep::kMlpOutput, mlp_output, 1, n, d);
   const float* before = post_norm ? mlp_input : residual;  // what the MLP's output is added to
   for (int64_t i = 0; i < n * d; ++i) result.output[i] = before[i] + mlp_output[i];

@@ -57,7 +57,15 @@ struct ModelConfig {
 //                         (Qwen3's, Gemma 3's); [H·d_k], [H_kv·d_k] with c.qk_norm_whole: of each token's whole q
 //                         and k rows (OLMo-2's); null = none
 //   attention_post_norm, mlp_post_norm [d]  kSandwich, kPostBranch: the norm of each half's output before the
-//                         residual sum (Gemma 2's post_attention_layernorm and post_feedforward_layernorm)
+//                         residual sum (Gemma 2's post_attention_layernorm and post_feedforward_layernorm); with
+//                         kPostBranch a half given none runs without it (loadModel's workers: their caller norms the
+//                         sum of their parts)
+//   qk_scales [2, n] double  with c.qk_norm_whole (an RMS norm): each token's 1 / √(mean(q²) + eps) of its whole q
+//                         row, then of its whole k row, computed by the caller from every part's qk_squares (norms.h's
+//                         rms_scale): the q and k columns of w_q, w_k are then a part of the heads (a worker's), and
+//                         q_norm, k_norm those columns' weights; null = the norm over the columns given
+//   qk_projected [n, H·d_k] then [n, H_kv·d_k]  with qk_scales: the q and k projections a first call kept
+//                         (result.qk_projections), read instead of projecting again; null = projected here
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -69,6 +77,8 @@ struct LayerWeights {
   const float* head_mask = nullptr;
   const float *q_norm = nullptr, *k_norm = nullptr;
   const float *attention_post_norm = nullptr, *mlp_post_norm = nullptr;
+  const double* qk_scales = nullptr;
+  const float* qk_projected = nullptr;
 };
 
 // Whether norm1 comes before attention (kPreNorm, kParallel, kSandwich), and whether each half's output is normed
@@ -94,12 +104,19 @@ inline bool norm_after_branch(NormPlacement p) {
 //                                     residual (kPostBranch)
 //   mlp_hidden        [n, d_ff]       the activation that W_down reads
 //   mlp_output        [n, d]          down(…) + b_down, then mlp_post_norm (kSandwich, kPostBranch)
+//   qk_squares        [2, n] double   with c.qk_norm_whole: each token's Σ q² over the q columns given, then Σ k²
+//                                     (norms.h's square_sums); layer_attention then stops there (loadModel's
+//                                     workers' first call of an OLMo-2 layer: their caller sums the parts)
+//   qk_projections    [n, H·d_k] then [n, H_kv·d_k]  with qk_squares: the q and k projections (before their norms),
+//                                     for the call with qk_scales (w.qk_projected)
 struct LayerResult {
   float* output = nullptr;
   float *weights = nullptr, *raw_scores = nullptr, *scaled_scores = nullptr, *scores = nullptr;
   float *normed = nullptr, *q = nullptr, *k = nullptr, *v = nullptr, *q_rotated = nullptr, *k_rotated = nullptr;
   float *heads = nullptr, *concat = nullptr, *attention_output = nullptr, *residual = nullptr;
   float *mlp_input = nullptr, *mlp_hidden = nullptr, *mlp_output = nullptr;
+  double* qk_squares = nullptr;
+  float* qk_projections = nullptr;
 };
 
 // The embeddings' output: tokens + positions (+ types), then the norm when norm_weight is given (BERT).
@@ -144,6 +161,8 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement);
 // LLaMA-7B layer's 772 MiB of float32 are 256 MiB of attention and 516 MiB of MLP). layer() is the one, then the other.
 //   layer_attention  x → result.residual (required): norm1 (kPreNorm), q, k, v, attention (with `cache` as layer()'s),
 //                    W_o, the residual sum; writes the steps normed … residual of `result`, edits of kX … kResidual.
+//                    With result.qk_squares, only the projections of q and k and their sums of squares (then
+//                    result.residual may be null).
 //                    Reads attention_half(w): the attention's weights, and norm1 with kPreNorm. With `cells` (cells.h),
 //                    x holds the rows of a batch of cells, each attending over a base run's keys and its own; then only
 //                    result.weights of attention's inner steps may be given (cell by cell), and no edit of them.

@@ -36,6 +36,7 @@ int64_t layer_attention_scratch_bytes(const ModelConfig& c, const LayerResult& r
                  own(result.q, H * n * d_k) + own(result.k, H_kv * n * d_k) + own(result.v, H_kv * n * d_k) +
                  rows * n * H * d_k * kFloat;
   const int64_t projections = held;
+  if (result.qk_squares) return projections;  // the projections' sums of squares only
   held += own(result.heads, H * n * d_k);
   const bool scores = result.scores || result.scaled_scores || result.raw_scores;
   int64_t attention = held;

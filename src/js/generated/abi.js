@@ -129,4 +129,4 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
 export const DESCRIPTOR_SLOT_COUNT = 50;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 32992494;
+export const ABI_HASH = 2147844772;

@@ -113,8 +113,12 @@ export const MODEL_SLOTS = Object.freeze({
   finalSoftcap: 100,
   attentionPostNorm: 101,
   mlpPostNorm: 102,
+  qkSquares: 103,
+  qkScales: 104,
+  qkProjections: 105,
+  qkProjected: 106,
 });
-export const MODEL_SLOT_COUNT = 103;
+export const MODEL_SLOT_COUNT = 107;
 
 /** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
@@ -134,6 +138,8 @@ export const LAYER_ATTENTION_WEIGHTS = Object.freeze({
   qNorm: 31,
   kNorm: 31,
   attentionPostNorm: 31,
+  qkScales: 31,
+  qkProjected: 31,
 });
 
 /** The weights (by slot) that a layer's MLP call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */

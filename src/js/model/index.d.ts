@@ -188,9 +188,10 @@ export interface LoadModelOptions {
    * 'auto' starts from one less than the processors (navigator.hardwareConcurrency; os.availableParallelism in Node),
    * at least 1, and takes more workers, up to 8, until the largest worker's share of the weights (float32, from the
    * tensors' shapes, before any read) fits 1 GiB, half of a worker's WebAssembly memory (at most 2 GB: the rest is
-   * for a run's activations and a generation's KV cache); when no count up to 8 fits, or the family cannot be split
-   * (OLMo-2, which a count refuses with BAD_OPTION), it takes none: every layer runs on the calling thread, read from
-   * the checkpoint at each run as without workers (model.workers is then 0). Each worker keeps its share of every layer's weights (its heads' q, k, v and W_o slices, its part of the
+   * for a run's activations and a generation's KV cache); when no count up to 8 fits, it takes none: every layer runs
+   * on the calling thread, read from the checkpoint at each run as without workers (model.workers is then 0). Every
+   * family splits (OLMo-2's q/k norms over the whole projection too). Each worker keeps its share of every layer's
+   * weights (its heads' q, k, v and W_o slices, its part of the
    * MLP's hidden units) in its own memory from the load until dispose(); nothing needs SharedArrayBuffer or
    * cross-origin isolation. A run's attentions, hidden states and logits equal one thread's within float32 rounding
    * (bit for bit with 1 worker), whatever run's options; so do generate()'s steps (the KV cache split with the heads).

@@ -14,7 +14,7 @@ import { simdSupported } from '../loader.js';
 import { checkAborted, readSignal } from './signal.js';
 import { progressReporter } from './progress.js';
 import { Shards } from './shards.js';
-import { MAX_WORKERS, autoWorkerCount, checkShardable } from './shard-slices.js';
+import { MAX_WORKERS, autoWorkerCount } from './shard-slices.js';
 
 export { attentionWeightsFrom } from './attention-weights-from.js';
 export { attentionTensorsOf } from './attention-sources.js';
@@ -45,8 +45,8 @@ export { SUPPORTED_FAMILIES } from './families/index.js';
  * or 'auto') runs each layer split over that many workers (Web Workers; worker_threads in Node) by heads and by the
  * MLP's hidden units, each keeping its share of every layer's weights from the load until dispose(); run(),
  * generate() and unembed's LM head run there, the other instruments on the calling thread. 'auto' takes one less than
- * the processors (at least 1), or more, up to 8, until each worker's share fits 1 GiB of float32; when none does, or
- * the family cannot be split (OLMo-2), no workers (model.workers is 0).
+ * the processors (at least 1), or more, up to 8, until each worker's share fits 1 GiB of float32; when none does, no
+ * workers (model.workers is 0).
  * @param {unknown} source
  * @param {{ onProgress?: (event: { phase: string, layer?: number, file?: string, loaded: number, total?: number }) => void,
  *   simd?: boolean, signal?: AbortSignal, cache?: { get: Function, set: Function }, residentBytes?: number,
@@ -99,7 +99,6 @@ export async function loadModel(source, options) {
   const folder = await step(openFolder(source, { onProgress: progress, signal, cache }));
   const config = await step(readJson(folder, 'config.json', parseConfigText)); // config.json's object
   const spec = readSpec(config); // what this package reads from it (spec.js)
-  if (workers !== 'auto' && workers) checkShardable(spec); // BAD_OPTION before any read: a family it cannot split
   const checkpoint = await step(openCheckpoint(folder));
   const tensors = resolveModel(checkpoint, spec, FAMILIES[spec.family]);
   const count = workers === 'auto' ? autoWorkerCount(spec, tensors) : workers; // 'auto': 0 when no count fits

@@ -1,6 +1,7 @@
 // One layer over loadModel({ workers })'s workers (shards.js keeps them and their shares): the attention half on each
 // worker's heads, the sum of their parts of W_o's product here, then the MLP half on each worker's hidden units and
-// the sum of their parts of W_down's; the norms that need a whole sum (post-norm's, the sandwich's) run here. A run's
+// the sum of their parts of W_down's; the norms that need a whole sum (post-norm's, the sandwich's, OLMo-2's after each
+// half) run here, and OLMo-2's q and k norms over every head's columns take a first call of the workers (shard-qk.js). A run's
 // layer (forward-pass.js) or a batch of cells' (cells.js: patchSweep's and headScores' rows of many continuations in
 // one call, each worker given its key-value heads' slice of the base run's keys and values).
 import { AttentionError } from '../errors.js';
@@ -20,6 +21,7 @@ import {
   sumParts,
 } from './shard-gather.js';
 import { splitEdits, writeEdits } from './shard-edits.js';
+import { qkScales, squaresShapes } from './shard-qk.js';
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
 
@@ -94,21 +96,33 @@ export async function shardLayer(shards, l, x, o) {
         return shards.call(w, l, 'modelMlp', dims, mlpInputs, outputs, { edit: split.mlp[w] });
       },
     );
-  const attentionCalls = calls(
-    ({ heads: [h0, h1] }) => h1 > h0,
-    (part, w) => {
-      const outputs = attentionShapes(spec, n, L, part, wanted);
-      const given = { ...inputs(part), ...Object.fromEntries(edited(part)) };
-      return shards.call(w, l, 'modelAttention', dims, given, outputs, { cache, edit: split.attention[w] });
-    },
-  );
+  const withHeads = ({ heads: [h0, h1] }) => h1 > h0;
+  const attentionInputs = (part) => ({ ...inputs(part), ...Object.fromEntries(edited(part)) });
+  // OLMo-2: the whole q and k norms' scales from each worker's sums of squares (its edits copied: each call's go)
+  const scales = spec.qkNormWhole
+    ? qkScales(
+        spec,
+        n,
+        await calls(withHeads, (part, w) => {
+          const edit = split.attention[w] && { ...split.attention[w] };
+          if (edit) edit.tensor = copy(edit.tensor.data, edit.tensor.shape, 'edits');
+          const outputs = squaresShapes(spec, n, part);
+          return shards.call(w, l, 'modelAttention', dims, attentionInputs(part), outputs, { cache, edit });
+        }),
+      )
+    : null;
+  const attentionCalls = calls(withHeads, (part, w) => {
+    const outputs = attentionShapes(spec, n, L, part, wanted);
+    const given = { ...attentionInputs(part), ...(scales && scales(part)) };
+    return shards.call(w, l, 'modelAttention', dims, given, outputs, { cache, edit: split.attention[w] });
+  });
   // kParallel (GPT-NeoX): the MLP reads the layer's input, not the residual: both halves are posted at once
   const early = placement === 'parallel' && withMlp ? mlpCalls(x.data) : null;
   early?.catch(() => {}); // awaited below, or dropped after the attention's error
   const attention = await attentionCalls;
   const { bO, bDown } = shards.biases(l);
   let attentionOutput = sumParts(attention, 'attentionOutput', bO, n, d); // [n, d]: Σ parts + b_o
-  const sandwich = placement === 'sandwich'; // its norm after each half, on the whole sum
+  const sandwich = placement === 'sandwich' || placement === 'postBranch'; // a norm after each half, on the whole sum
   if (sandwich) attentionOutput = shards.norm(l, 'attentionPostNorm', attentionOutput, n, "attention's output");
   writeEdits(split.here, 'output', attentionOutput, d);
   const residual = new Float32Array(n * d); // [n, d]: x + the attention's output

@@ -3,12 +3,12 @@
 // query heads' rows of W_o, and of the MLP's hidden units: W_up's and W_gate's columns, W_down's rows. Its calls then
 // give a part of attention's W_o product and of the MLP's W_down product, [n, d] each, which the model's side sums
 // (with the biases b_o and b_down, which it keeps). The norms and Qwen3's and Gemma 3's q and k norms (by head) go
-// whole to every worker. How many workers (autoWorkers), and which families the split cannot compute (checkShardable).
+// whole to every worker; OLMo-2's q and k norms over the whole projection ([H·d_k], [H_kv·d_k]) are cut with the heads,
+// and its norms after each half stay on the calling thread (shards.js). How many workers (autoWorkers).
 //
 // A matrix is sliced along its output (columns of [in, out] in kInOut, rows of [out, in] in kOutIn) or along its
 // input (the other way), into a fresh Float32Array: a worker's share is its own, transferred to it.
 
-import { AttentionError } from '../errors.js';
 import { platform } from '../platform.js';
 
 export const MAX_WORKERS = 64; // the most workers loadModel takes
@@ -45,6 +45,8 @@ export function headRows(V, count, w) {
 /** What fraction of a layer's tensor in `slot` a worker with `part` keeps (layerShare's slices): 0 for b_o, b_down. */
 function slotFraction(spec, { heads: [h0, h1], kv: [g0, g1], ff: [f0, f1] }, slot) {
   const { numHeads: H, numKvHeads: Hkv, dFf } = spec;
+  if (spec.qkNormWhole && slot === 'qNorm') return (h1 - h0) / H;
+  if (spec.qkNormWhole && slot === 'kNorm') return (g1 - g0) / Hkv;
   if (WHOLE.includes(slot)) return 1;
   if (h1 === h0 && /^[wb](Q|K|V|Qkv|O)$/.test(slot)) return 0;
   if (['wQ', 'bQ', 'wO'].includes(slot)) return (h1 - h0) / H;
@@ -76,39 +78,13 @@ export function workerShareBytes(spec, tensors, count) {
   return Math.max(...shares);
 }
 
-/**
- * What the workers' split cannot compute, for loadModel({ workers }) to refuse before it reads a weight: OLMo-2's q
- * and k norms over each token's whole projection (one RMS over every head's columns, which are cut over the workers)
- * and its norms after each half without norms before them (kPostBranch). The sandwich (Gemma 2 and 3) is not among
- * them: its halves run on the workers as pre-norm's, and its norms after each half on the calling thread.
- * @param {object} spec  the normalized description (spec.js)
- */
-export function checkShardable(spec) {
-  const cannot = unshardable(spec);
-  if (cannot.length) {
-    throw new AttentionError(
-      'BAD_OPTION',
-      `workers cannot split ${spec.family}'s layers: its ${cannot.join(' and its ')} need the whole sum of every ` +
-        'worker; load it without workers',
-    );
-  }
-}
-
-/** What of the model the workers' split cannot compute (checkShardable): [] when it computes every layer. */
-const unshardable = (spec) =>
-  [
-    spec.qkNormWhole && "q and k norms over each token's whole projection (they span every head)",
-    spec.choices.placement === 'postBranch' && 'norms after each half without norms before them (post-branch)',
-  ].filter(Boolean);
+/** loadModel's count for `workers: 'auto'` once the tensors are resolved: pickWorkers over the model's shares. */
+export const autoWorkerCount = (spec, tensors) => pickWorkers((count) => workerShareBytes(spec, tensors, count));
 
 /**
- * loadModel's count for `workers: 'auto'` once the tensors are resolved: pickWorkers over the model's shares, or 0
- * for a family the split cannot compute (OLMo-2), which then runs on the calling thread.
+ * The placement the workers' calls take: the sandwich's halves as pre-norm's (shards.js's #norm does its others);
+ * post-branch's (OLMo-2's) as they are, without the norms after each half (the workers are not given them: #norm).
  */
-export const autoWorkerCount = (spec, tensors) =>
-  unshardable(spec).length ? 0 : pickWorkers((count) => workerShareBytes(spec, tensors, count));
-
-/** The placement the workers' calls take: the sandwich's halves as pre-norm's (shards.js's #norm does its others). */
 export const workerPlacement = ({ choices: { placement } }) => (placement === 'sandwich' ? 'preNorm' : placement);
 
 /**
@@ -156,19 +132,22 @@ const WHOLE = ['norm1Weight', 'norm1Bias', 'norm2Weight', 'norm2Bias', 'qNorm', 
  * A worker's share of one layer, as the tensors its 'keep' writes ({ slot: { data, shape, name } }): `layer` is the
  * layer's weights by slot (Float32Arrays, as read), `part` shardParts' entry. A fused q|k|v by blocks (GPT-2's c_attn)
  * becomes the share's separate w_q, w_k, w_v (and biases); by head (GPT-NeoX) it stays fused, its heads' blocks.
- * b_o and b_down are not in it.
+ * b_o and b_down are not in it; nor are the sandwich's and OLMo-2's norms after each half (shards.js keeps them).
  */
 export function layerShare(spec, layer, part, name) {
   const { dModel: d, numHeads: H, numKvHeads: Hkv, headDim: dK, dFf } = spec;
   const { layout, qkvLayout } = spec.choices;
   const share = {};
   const put = (slot, data) => (share[slot] = { data, shape: [data.length], name: `${name}.${slot}` });
-  for (const slot of WHOLE) if (layer[slot]) put(slot, layer[slot].data.slice());
+  const whole = spec.qkNormWhole ? WHOLE.filter((slot) => slot !== 'qNorm' && slot !== 'kNorm') : WHOLE;
+  for (const slot of whole) if (layer[slot]) put(slot, layer[slot].data.slice());
   const [h0, h1] = part.heads;
   const [g0, g1] = part.kv;
   if (h1 > h0) {
     const q = [h0 * dK, h1 * dK];
     const k = [g0 * dK, g1 * dK];
+    if (spec.qkNormWhole && layer.qNorm) put('qNorm', layer.qNorm.data.slice(...q)); // OLMo-2's: its heads' columns
+    if (spec.qkNormWhole && layer.kNorm) put('kNorm', layer.kNorm.data.slice(...k));
     const out = (slot, weight, bias, width, [o0, o1]) => {
       put(slot, outputSlice(layer[weight].data, d, width, layout, o0, o1));
       if (layer[bias]) put(`b${slot.slice(1)}`, layer[bias].data.slice(o0, o1));

@@ -10,7 +10,9 @@
 // side sums them, adds b_down and the residual: the layer's output. The sums over W_o's and W_down's inputs are thus
 // cut into one partial sum per worker: the outputs equal one thread's within float32 rounding (bit for bit with one
 // worker), attention's weights of the first layer bit for bit. Norms that need a whole sum run on the model's side:
-// post-norm's (BERT's) after the MLP's residual sum, the sandwich's (Gemma 2 and 3) after each half's sum.
+// post-norm's (BERT's) after the MLP's residual sum, the sandwich's (Gemma 2 and 3) and OLMo-2's after each half's sum.
+// OLMo-2's q and k norms over each token's whole projection take a first call of the workers per layer: each gives its
+// columns' sums of squares, the whole rows' scales go back with the attention calls (shard-qk.js).
 //
 // The LM head is cut too: worker w keeps vocabulary rows of its own (ranges of multiples of 4, in blocks of
 // resident.js's blockRows, as the calling thread's blocks), and a run's logits are each worker's columns. Each logit is
@@ -52,8 +54,9 @@ export class Shards {
   #restoring = null;
   #epochs; // per worker: how many times it was lost (a cache of an earlier worker is not freed on a fresh one)
   #reads = { attention: null, mlp: null };
-  #local; // the calling thread's model calls (model.js): the norms that need a whole sum (post-norm's, the sandwich's)
-  #placement; // the workers' calls' placement: the sandwich's halves run there as pre-norm's, its norms after here
+  #local; // the calling thread's model calls (model.js): the norms that need a whole sum (post-norm's, after a half)
+  #placement; // the workers' calls' placement: the sandwich's halves run there as pre-norm's, its norms after here;
+  // post-branch's (OLMo-2's) as they are, without the norms after them (not in a share), which run here
   #side; // what shard-layer.js's shardLayer uses of this
 
   constructor({ spec, tensors, checkpoint }, count) {
@@ -122,7 +125,7 @@ export class Shards {
     this.#local = call;
   }
 
-  /** Layer l's norm `slot` (norm2: post-norm's last; the sandwich's after each half) on x [n, d] here, as forward.cc's. */
+  /** Layer l's norm `slot` (norm2: post-norm's last; those after each half) on x [n, d] here, as forward.cc's. */
   #norm(l, slot, x, n, what) {
     const [w, b] = this.#biases[l][slot];
     const inputs = { x: made(x, [n, this.#spec.dModel], what), norm1Weight: weight(w, slot) };
@@ -147,7 +150,7 @@ export class Shards {
         bO: layer.bO?.data,
         bDown: layer.bDown?.data,
         norm2: [layer.norm2Weight, layer.norm2Bias],
-        ...{ attentionPostNorm: [layer.attentionPostNorm], mlpPostNorm: [layer.mlpPostNorm] }, // the sandwich's
+        ...{ attentionPostNorm: [layer.attentionPostNorm], mlpPostNorm: [layer.mlpPostNorm] }, // the sandwich's, OLMo-2's
       };
       const answers = which.map((w) => {
         const share = layerShare(spec, layer, this.#parts[w], `layer ${l}`);

@@ -90,10 +90,19 @@ export function gemmaFixture({
 /**
  * OLMo-2 as Olmo2ForCausalLM saves it ('model.' names, lm_head): no norm before attention or the MLP, each half's
  * output normed (post_attention_layernorm, post_feedforward_layernorm) inside the residual branch, q_norm [H·d_k] and
- * k_norm [H_kv·d_k] over each token's whole q and k, GQA 4/2 as given.
+ * k_norm [H_kv·d_k] over each token's whole q and k, GQA 4/2 as given; d, heads, ff and vocab as given (a benchmark's).
  */
-export function olmo2Fixture({ dtype = 'F32', seed = 43, layers = 2, kvHeads = 4, shards = 1 } = {}) {
-  const [d, heads, ff, vocab] = [16, 4, 32, 31];
+export function olmo2Fixture({
+  dtype = 'F32',
+  seed = 43,
+  layers = 2,
+  kvHeads = 4,
+  shards = 1,
+  d = 16,
+  heads = 4,
+  ff = 32,
+  vocab = 31,
+} = {}) {
   const dk = d / heads;
   const config = {
     architectures: ['Olmo2ForCausalLM'],

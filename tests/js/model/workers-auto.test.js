@@ -59,6 +59,7 @@ describe("loadModel({ workers: 'auto' })", () => {
     ['GPT-2: fused q|k|v by blocks, biases, tied head', () => gpt2Fixture({ layers: 2, heads: 4 })],
     ['LLaMA: GQA 4/2, gate, own head', () => llamaFixture()],
     ['GPT-NeoX: q|k|v by head', () => neoxFixture()],
+    ['OLMo-2: q/k norms over the whole projection cut with the heads, GQA 4/2', () => olmo2Fixture({ kvHeads: 2 })],
   ];
   for (const [name, make] of CASES) {
     it(`weighs each worker's share as the workers are given it: ${name}`, async () => {
@@ -100,13 +101,17 @@ describe("loadModel({ workers: 'auto' })", () => {
     }
   });
 
-  it('runs OLMo-2, which a count refuses, on the calling thread', async () => {
+  it('takes workers for OLMo-2 too (its whole q/k norms and its norms after each half split as any layer)', async () => {
     const fixture = olmo2Fixture();
-    const refused = await load(fixture, { workers: 2 }).catch((e) => e);
-    expect(refused.code).toBe('BAD_OPTION');
-    const auto = await load(fixture, { workers: 'auto' });
-    expect(auto.workers).toBe(0);
-    const alone = await load(fixture);
-    expect((await auto.run({ ids: IDS })).logits.data).toEqual((await alone.run({ ids: IDS })).logits.data);
+    const cores = platform.cores;
+    try {
+      installPlatform({ cores: () => 2 });
+      const auto = await load(fixture, { workers: 'auto' });
+      expect(auto.workers).toBe(1);
+      const alone = await load(fixture);
+      expect((await auto.run({ ids: IDS })).logits.data).toEqual((await alone.run({ ids: IDS })).logits.data);
+    } finally {
+      installPlatform({ cores });
+    }
   });
 });

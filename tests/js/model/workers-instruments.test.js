@@ -8,12 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
 import { gpt2Fixture, llamaFixture, source } from './fixtures.js';
-import { gemmaFixture } from './fixtures-gemma.js';
+import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const CASES = [
   ['GPT-2 (fused q|k|v by blocks, Conv1D)', () => gpt2Fixture({ layers: 3, heads: 4 })],
   ['LLaMA, GQA 4/2, RoPE', () => llamaFixture()],
   ['Qwen2: q/k/v biases, tied head, BF16', () => llamaFixture({ type: 'qwen2', seed: 6, dtype: 'BF16' })],
+  ["OLMo-2: q/k norms over the whole projection (the cells' too), a norm after each half", () => olmo2Fixture()],
 ];
 
 const IDS = [3, 1, 4, 1, 5, 9, 2, 6];

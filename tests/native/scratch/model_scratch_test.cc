@@ -157,6 +157,34 @@ TEST(ModelScratch, ABatchOfCellsAllocatesWhatScratchSays) {
   }
 }
 
+// OLMo-2 on loadModel's workers: a first call giving the sums of squares of q's and k's columns and the columns
+// (qk_squares, qk_projections: the projections only), then the call with the whole rows' scales and those columns
+// (qk_scales, qk_projected), with and without an edit of attention's input.
+TEST(ModelScratch, OLMo2sWorkerCallsAllocateWhatScratchSays) {
+  const std::vector<float> edit = {float(LayerStep::kX), 0, 0, 1, 0.25f};
+  for (const int32_t n : {1, 6, 65}) {
+    const LayerCase lc = layer_case("olmo2", n);
+    std::vector<double> squares(2 * n), scales(2 * n, 0.5);
+    std::vector<float> projections(n * (lc.c.num_heads + lc.c.num_kv_heads) * lc.c.d_k);
+    for (const Given given : {Given::kNone, Given::kWeights}) {
+      for (const bool edited : {false, true}) {
+        const model::LayerEdits e{edited ? edit.data() : nullptr, edited ? 1 : 0};
+        Buffers b;
+        model::LayerResult first;
+        first.qk_squares = squares.data(), first.qk_projections = projections.data();
+        const int64_t sums = peak_of([&] { model::layer_attention(lc.c, lc.w, lc.x.data(), first, nullptr, &e); });
+        EXPECT_EQ(sums, model::layer_attention_scratch_bytes(lc.c, first, nullptr, e.steps())) << n << " tokens";
+        const model::LayerResult r = result_of(lc.c, given, n, b);
+        model::LayerWeights w = lc.w;
+        w.qk_scales = scales.data(), w.qk_projected = projections.data();
+        const int64_t scaled = peak_of([&] { model::layer_attention(lc.c, w, lc.x.data(), r, nullptr, &e); });
+        EXPECT_EQ(scaled, model::layer_attention_scratch_bytes(lc.c, r, nullptr, e.steps()))
+            << describe(lc, given, edited ? "x" : "none");
+      }
+    }
+  }
+}
+
 TEST(ModelScratch, TheFinalNormAndTheLogitsAllocateWhatScratchSays) {
   for (const char* family : {"gpt2", "bert"}) {
     for (const int32_t n : {1, 97}) {

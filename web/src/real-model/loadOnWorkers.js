@@ -1,5 +1,5 @@
 // The page's load of a real model: on workers by default (loadModel's workers: 'auto', which takes as many as the
-// processors and the model's size call for, or none for a model too large or a family the split cannot compute), so
+// processors and the model's size call for, or none for a model too large), so
 // that a run computes off the main thread and a key pressed meanwhile is answered at once; on the page's thread where
 // workers cannot start (a Content-Security-Policy without worker-src for the page's origin, no Worker:
 // WORKERS_UNAVAILABLE; a worker that failed to start: WORKER_FAILED), silently. The elements (sharedModel.js) load on
