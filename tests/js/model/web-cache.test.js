@@ -55,7 +55,12 @@ describe('a cache of your own: any object with get and set', () => {
     const cache = { get: async (k) => entries.get(key(k)), set: async (k, value) => void entries.set(key(k), value) };
     const path = await upload(gpt2Fixture().files);
     const url = `${server}range/${path}`;
-    const first = await (await loadModel(url, { cache })).run({ ids: [2, 4] });
+    // The cache is written behind the run (after it returns): its onProgress 'cache' event says when it is written.
+    let written;
+    const cached = new Promise((resolve) => (written = resolve));
+    const onProgress = (event) => event.phase === 'cache' && written();
+    const first = await (await loadModel(url, { cache, onProgress })).run({ ids: [2, 4] });
+    await cached;
     const requests = (await sent(path)).requests.length;
     const second = await (await loadModel(url, { cache })).run({ ids: [2, 4] });
     expect((await sent(path)).requests).toHaveLength(requests);
