@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { clearModelCache, modelCacheBytes, openModelCache } from '../../../src/js/model/cache.js';
 import { gpt2Fixture } from './fixtures.js';
-import { sent, server, upload } from './web-helpers.js';
+import { cacheEvents, sent, server, upload } from './web-helpers.js';
 
 const isNode = typeof window === 'undefined';
 
@@ -55,12 +55,9 @@ describe('a cache of your own: any object with get and set', () => {
     const cache = { get: async (k) => entries.get(key(k)), set: async (k, value) => void entries.set(key(k), value) };
     const path = await upload(gpt2Fixture().files);
     const url = `${server}range/${path}`;
-    // The cache is written behind the run (after it returns): its onProgress 'cache' event says when it is written.
-    let written;
-    const cached = new Promise((resolve) => (written = resolve));
-    const onProgress = (event) => event.phase === 'cache' && written();
+    const { written, onProgress } = cacheEvents(); // the cache is written behind the run, after it returns
     const first = await (await loadModel(url, { cache, onProgress })).run({ ids: [2, 4] });
-    await cached;
+    await written;
     const requests = (await sent(path)).requests.length;
     const second = await (await loadModel(url, { cache })).run({ ids: [2, 4] });
     expect((await sent(path)).requests).toHaveLength(requests);

@@ -19,3 +19,10 @@ export async function upload(files, path = `m${folders++}-${Math.random().toStri
 export async function sent(path) {
   return (await fetch(`${server}stats?prefix=${encodeURIComponent(path)}`)).json();
 }
+
+/** onProgress that resolves `written` at the cache's { phase: 'cache' } event (written behind a run, after it). */
+export function cacheEvents() {
+  let resolve;
+  const written = new Promise((r) => (resolve = r));
+  return { written, onProgress: (event) => event.phase === 'cache' && resolve(event) };
+}

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { clearModelCache, openModelCache } from '../../../src/js/model/cache.js';
 import { editSafetensors, gpt2Fixture } from './fixtures.js';
-import { sent, server, upload } from './web-helpers.js';
+import { cacheEvents, sent, server, upload } from './web-helpers.js';
 
 const isNode = typeof window === 'undefined';
 const ids = [3, 1, 4, 1, 5];
@@ -25,13 +25,6 @@ function mapCache() {
     get: async (key) => entries.get(text(key)),
     set: async (key, value) => void entries.set(text(key), value),
   };
-}
-
-/** onProgress whose `written` resolves at the cache's { phase: 'cache' } event. */
-function cacheEvents() {
-  let resolve;
-  const written = new Promise((r) => (resolve = r));
-  return { written, onProgress: (event) => event.phase === 'cache' && resolve(event) };
 }
 
 describe('a file that changes on the server after the model was loaded', () => {

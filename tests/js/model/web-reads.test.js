@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { gpt2Fixture } from './fixtures.js';
-import { sent, server, upload } from './web-helpers.js';
+import { cacheEvents, sent, server, upload } from './web-helpers.js';
 
 /** A cache of your own that counts its get() calls under way (each answers a miss after a task) and its set()s. */
 function countingCache() {
@@ -27,13 +27,6 @@ function countingCache() {
       entries.set(text(key), value);
     },
   };
-}
-
-/** onProgress that resolves `written` at the cache's { phase: 'cache' } event. */
-function cacheEvents() {
-  let resolve;
-  const written = new Promise((r) => (resolve = r));
-  return { written, onProgress: (event) => event.phase === 'cache' && resolve(event) };
 }
 
 describe('reading a folder URL', () => {
