@@ -2,6 +2,7 @@
 // its result, as the user waits for it, with the WebAssembly part. Also the time from navigation to the first
 // numbers on screen. The body's data-* attributes are the tests' and the bench's hooks.
 import { formatMs } from '../shared/format.js';
+import { taskBreak } from '../shared/taskBreak.js';
 
 let inputAt = null;
 let first = true;
@@ -21,11 +22,7 @@ export function watchInputs() {
 
 /** Runs `callback` just after the next frame is painted (a task queued from the frame's animation callback). */
 function afterPaint(callback) {
-  requestAnimationFrame(() => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => callback(performance.now());
-    channel.port2.postMessage(null);
-  });
+  requestAnimationFrame(() => taskBreak().then(() => callback(performance.now())));
 }
 
 /**
@@ -65,17 +62,10 @@ export function reportRender(node, { changedAt, computeMs, preview = false, proj
 /** A render slower than this (ms) cannot meet the 50 ms budget: the next one waits for the input's feedback first. */
 export const SLOW_RENDER_MS = 45;
 
-/** Runs `callback` in a task of its own, as soon as the event loop is free. */
-function nextTask(callback) {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => callback();
-  channel.port2.postMessage(null);
-}
-
 /**
  * Runs `callback` once the next frame has been painted: a change whose drawing is slow lets the browser first
  * paint what the input itself changed (the box ticked, the slider moved), then draws the numbers.
  */
 export function afterNextPaint(callback) {
-  requestAnimationFrame(() => nextTask(callback));
+  requestAnimationFrame(() => taskBreak().then(callback));
 }

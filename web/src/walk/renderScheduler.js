@@ -1,6 +1,7 @@
 // When large grids draw: at once when near the screen, otherwise when the browser is idle.
 // The IntersectionObserver (and the print's catch-up) starts with the first grid that asks for it, not when this file
 // is imported.
+import { taskBreak } from '../shared/taskBreak.js';
 
 /** Matrices with more cells than this update only when near the screen, or when the browser is idle. */
 export const LAZY_CELLS = 1024;
@@ -146,16 +147,15 @@ export function scheduleDraw(grid, cells) {
 export function scheduleDrawAfterPaint(grid, cells) {
   waiting.add(grid);
   markPending();
-  requestAnimationFrame(() => {
-    const channel = new MessageChannel(); // the task after the frame's paint
-    channel.port1.onmessage = () => {
+  // the task after the frame's paint
+  requestAnimationFrame(() =>
+    taskBreak().then(() => {
       if (!waiting.delete(grid)) return; // drawn meanwhile
       const box = grid.element.getBoundingClientRect();
       grid.visible = box.bottom >= -NEAR && box.top <= window.innerHeight + NEAR;
       scheduleDraw(grid, cells);
-    };
-    channel.port2.postMessage(null);
-  });
+    }),
+  );
 }
 
 /** Takes the grid out of the queue (it is drawing now). */
