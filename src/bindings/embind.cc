@@ -16,6 +16,7 @@
 #include "../core/abi.h"
 #include "../core/attention.h"
 #ifdef ATTENTION_WITH_MODEL
+#include "../core/gemm.h"
 #include "../core/model/cells.h"
 #include "../core/model/edits.h"
 #include "../core/model/forward.h"
@@ -200,6 +201,7 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.mlp_post_norm = d.address<const float>(slot::mlp_post_norm);
   w.qk_scales = d.address<const double>(slot::qk_scales);
   w.qk_projected = d.address<const float>(slot::qk_projected);
+  w.mlp_panels = d[slot::mlp_panels] != 0;
   return w;
 }
 
@@ -267,6 +269,12 @@ void model_norm(const Descriptor& d) {
 void model_logits(const Descriptor& d) {
   attention::model::logits(to_model_config(d), d.address<const float>(slot::x), d.address<const float>(slot::w_head),
                            d.address<const float>(slot::b_head), d[slot::d_out], d.address(slot::output));
+}
+
+// Packs the [in, out] weights at `address` in place into gemm.h's panels (a resident MLP weight, once): false when
+// its scratch copy could not be allocated (the weights are then as they were).
+bool pack_panels(uintptr_t address, int32_t in, int32_t out) {
+  return attention::pack_panels(at<float>(address), in, out);
 }
 
 // Bytes the model call of `kind` that `descriptor` describes allocates for itself (model/scratch.h), its edits
@@ -350,6 +358,7 @@ EMSCRIPTEN_BINDINGS(attention_wasm) {
   emscripten::function("_sdpaScratchBytes", &sdpa_scratch_bytes);
 #ifdef ATTENTION_WITH_MODEL
   emscripten::function("_modelScratchBytes", &model_scratch_bytes);
+  emscripten::function("_packPanels", &pack_panels);
 #endif
   emscripten::function("_findNonFinite", &find_non_finite);
   emscripten::function("_simdInstructionSets", &attention::simd_instruction_sets);

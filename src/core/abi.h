@@ -23,6 +23,8 @@ namespace attention {
 //                          split of the rows gives the same bits as one call: gemm.h sums each row alike)
 //   kProjectionRows        rows of x per group that multi_head_attention's stale_blocks flags: a group projected again
 //                          gets the bits of the whole product (gemm.h sums each row alike, whatever rows are with it)
+//   kPanelColumns          columns per panel of [in, out] weights packed by gemm.h's pack_panels (a resident MLP
+//                          weight): its in and out are multiples of it
 // clang-format off
 #define ATTENTION_CONSTANTS(X)  \
   X(kQueryBlock, 64)            \
@@ -30,7 +32,8 @@ namespace attention {
   X(kKeyPanel, 8)               \
   X(kValuePanel, 8)             \
   X(kOutputProjectionRows, 64)  \
-  X(kProjectionRows, 4)
+  X(kProjectionRows, 4)         \
+  X(kPanelColumns, 16)
 // clang-format on
 
 #define X(name, value) constexpr int64_t name = value;
@@ -257,7 +260,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // the main module's JS layer never writes them (src/js/generated/model-abi.js lists them for attention-wasm/model).
 // A layer is two calls, kModelAttention then kModelMlp (forward.h's layer_attention and layer_mlp); cache_*: a
 // kModelAttention call with cache_k set is a decode step over a KV cache (forward.h's KvCache); cells, cell_count and
-// base_*: a kModelAttention call with cell_count > 0 runs a batch of cells (model/cells.h).
+// base_*: a kModelAttention call with cell_count > 0 runs a batch of cells (model/cells.h); mlp_panels: 1 when the
+// MLP's weights are packed by gemm.h's pack_panels (forward.h's LayerWeights::mlp_panels).
 // clang-format off
 #define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \
@@ -316,7 +320,8 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
   X(qk_squares, 1)                    \
   X(qk_scales, 1)                     \
   X(qk_projections, 1)                \
-  X(qk_projected, 1)
+  X(qk_projected, 1)                  \
+  X(mlp_panels, 1)
 // clang-format on
 
 // Which of a layer's weights (forward.h's LayerWeights, named as their descriptor slots) each half of the layer reads:

@@ -1,6 +1,7 @@
 #include "gemm.h"
 
 #include <algorithm>
+#include <new>
 
 #include "vec4.h"
 
@@ -19,6 +20,10 @@ constexpr int64_t kPanel = 16;
 constexpr int64_t kDepth = 256;
 constexpr int64_t kRowBlock = 128;
 constexpr int64_t kDotDepth = 1024;
+// Packed panels (gemm_panels) are read kPanelDepth rows of k at a time (48 KiB of a panel) by each row pair of a block
+// of kRowBlock rows: one pass over the panels, the next panel's rows following on in memory.
+constexpr int64_t kPanelDepth = 768;
+static_assert(kPanel == kPanelColumns, "pack_panels' panels are the kernels' panels");
 
 // The kernels are WebAssembly functions of their own, never inlined into one huge function: Node 20's V8 compiles a
 // function past ~8K virtual registers with a weaker register allocator (--turbo-use-mid-tier-regalloc-for-huge-
@@ -189,19 +194,64 @@ void rows_in_out(const float* x, int64_t r0, int64_t r1, int64_t in, const float
   }
 }
 
+// Rows per block of x: at most kRowBlock, even, the blocks as equal as may be.
+int64_t row_block(int64_t rows) {
+  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
+  return ((rows + blocks - 1) / blocks + 1) / 2 * 2;
+}
+
+// Empty sums (in = 0): y = 0 (+ b).
+void empty_sums(int64_t rows, int64_t out, const float* b, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < out; ++c) y[r * out + c] = b ? 0.0f + b[c] : 0.0f;
+  }
+}
+
 }  // namespace
+
+bool pack_panels(float* w, int64_t in, int64_t out) noexcept {
+  if (out % kPanel) return false;
+  if (in <= 0 || out <= 0) return true;
+  float* copy = new (std::nothrow) float[in * out];
+  if (!copy) return false;
+  std::copy_n(w, in * out, copy);
+  for (int64_t c0 = 0; c0 < out; c0 += kPanel) pack_in_out(copy, out, 0, in, c0, kPanel, w + c0 * in);
+  delete[] copy;
+  return true;
+}
+
+void gemm_panels(const float* x, int64_t rows, int64_t in, const float* packed, int64_t out, const float* b,
+                 float* y) noexcept {
+  if (rows <= 0 || out <= 0) return;
+  if (in <= 0) return empty_sums(rows, out, b, y);
+  const int64_t block_rows = row_block(rows);
+  for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const int64_t r1 = std::min(rows, r0 + block_rows);
+    for (int64_t c0 = 0; c0 < out; c0 += kPanel) {
+      for (int64_t k0 = 0; k0 < in; k0 += kPanelDepth) {
+        const int64_t depth = std::min(kPanelDepth, in - k0);
+        const bool first = k0 == 0, last = k0 + depth == in;
+        const float* p = packed + c0 * in + k0 * kPanel;
+        const float* bias = last && b ? b + c0 : nullptr;
+        for (int64_t r = r0; r < r1; r += 2) {
+          const float* x0 = x + r * in + k0;
+          float* y0 = y + r * out + c0;
+          if (r + 1 < r1) {
+            panel_rows<true>(x0, x0 + in, p, kPanel, depth, y0, y0 + out, first, bias);
+          } else {
+            panel_rows<false>(x0, nullptr, p, kPanel, depth, y0, nullptr, first, bias);
+          }
+        }
+      }
+    }
+  }
+}
 
 void gemm(const float* x, int64_t rows, int64_t in, const float* w, int64_t ld, WeightLayout layout, int64_t out,
           const float* b, float* y) noexcept {
   if (rows <= 0 || out <= 0) return;
-  if (in <= 0) {  // empty sums
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < out; ++c) y[r * out + c] = b ? 0.0f + b[c] : 0.0f;
-    }
-    return;
-  }
-  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
-  const int64_t block_rows = ((rows + blocks - 1) / blocks + 1) / 2 * 2;  // even, as equal as may be
+  if (in <= 0) return empty_sums(rows, out, b, y);
+  const int64_t block_rows = row_block(rows);
   for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
     const int64_t r1 = std::min(rows, r0 + block_rows);
     if (layout == WeightLayout::kInOut) {

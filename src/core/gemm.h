@@ -29,4 +29,21 @@ namespace attention {
 void gemm(const float* x, int64_t rows, int64_t in, const float* w, int64_t ld, WeightLayout layout, int64_t out,
           const float* b, float* y) noexcept;
 
+// Rewrites [in, out] weights (kInOut, row stride out; out a multiple of abi.h's kPanelColumns) in place into panels:
+// panel p, columns [16p, 16p + 16), as [in, 16] row-major, the panels one after another. A forward's weights kept in
+// WebAssembly memory are packed so once, and gemm_panels then reads each panel as one stream instead of packing it
+// at every call. Returns false, leaving w as it was, when the scratch copy (in · out floats) cannot be allocated.
+bool pack_panels(float* w, int64_t in, int64_t out) noexcept;
+
+// y = x · W (+ b) for W packed by pack_panels: the same values, bit for bit, as gemm with kInOut on W unpacked
+// (each y[r, c] the same float32 chain in k's order, then + b[c]), at any number of rows.
+//
+//   argument  shape
+//   x         [rows, in]
+//   packed    [out / 16, in, 16]
+//   b         [out]          may be null
+//   y         [rows, out]
+void gemm_panels(const float* x, int64_t rows, int64_t in, const float* packed, int64_t out, const float* b,
+                 float* y) noexcept;
+
 }  // namespace attention

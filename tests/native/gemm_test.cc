@@ -1,7 +1,8 @@
 // gemm (gemm.h), the product of every projection, MLP and LM head: against sums in double at the sizes where its
 // blocks end (row pairs, blocks of 128 rows, panels of 16 columns, 4×4 transposes, 256 input rows per panel), in both
 // weight layouts, as a block of a wider matrix, with and without a bias; and its promise that every value's sum has an
-// order of its own, whatever the rows and columns around it: [in, out] weights one float32 chain in k's order.
+// order of its own, whatever the rows and columns around it: [in, out] weights one float32 chain in k's order; and
+// [in, out] weights packed into panels (pack_panels, gemm_panels) give the same bits.
 #include "gemm.h"
 
 #include <cstring>
@@ -142,6 +143,34 @@ TEST(Gemm, EmptySizesWriteNothingOrTheBias) {
   EXPECT_EQ(y, (std::vector<float>{0.5f, -2.0f, 3.0f, 0.5f, -2.0f, 3.0f}));
   gemm(x.data(), 2, 0, w.data(), 3, WeightLayout::kInOut, 3, nullptr, y.data());
   EXPECT_EQ(y, std::vector<float>(6, 0.0f));
+}
+
+// Weights packed by pack_panels give gemm_panels the bits of gemm on [in, out] weights, at row counts and depths
+// where its blocks end (row pairs, 128 rows, 768 input rows per pass), with and without a bias; a width that is no
+// multiple of 16 is left as it was.
+TEST(Gemm, PackedPanelsGiveTheBitsOfTheWeightsAsStored) {
+  std::mt19937 rng(13);
+  const std::array<int64_t, 2> shapes[] = {{1, 16}, {5, 32}, {64, 48}, {767, 16}, {768, 64}, {769, 32}, {1600, 80}};
+  for (const auto [in, out] : shapes) {
+    const std::vector<float> w = random_values(rng, in * out), b = random_values(rng, out);
+    std::vector<float> packed = w;
+    ASSERT_TRUE(pack_panels(packed.data(), in, out));
+    if (out >= 32) EXPECT_EQ(packed[in * 16 + 1], w[17]) << "panel 1 begins with row 0's columns 16 to 31";
+    for (const int64_t rows : {1, 2, 3, 32, 127, 128, 129, 261}) {
+      const std::vector<float> x = random_values(rng, rows * in);
+      for (const float* bias : {static_cast<const float*>(nullptr), b.data()}) {
+        std::vector<float> want(rows * out, -7.0f), got(rows * out, -8.0f);
+        gemm(x.data(), rows, in, w.data(), out, WeightLayout::kInOut, out, bias, want.data());
+        gemm_panels(x.data(), rows, in, packed.data(), out, bias, got.data());
+        EXPECT_TRUE(same_bits(got.data(), want.data(), rows * out))
+            << rows << " × " << in << " × " << out << (bias ? ", bias" : "");
+      }
+    }
+  }
+  std::vector<float> odd = random_values(rng, 4 * 20);
+  const std::vector<float> before = odd;
+  EXPECT_FALSE(pack_panels(odd.data(), 4, 20));
+  EXPECT_EQ(odd, before);
 }
 
 }  // namespace

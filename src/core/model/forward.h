@@ -66,6 +66,8 @@ struct ModelConfig {
 //                         q_norm, k_norm those columns' weights; null = the norm over the columns given
 //   qk_projected [n, H·d_k] then [n, H_kv·d_k]  with qk_scales: the q and k projections a first call kept
 //                         (result.qk_projections), read instead of projecting again; null = projected here
+//   mlp_panels            w_up, w_gate and w_down are packed by gemm.h's pack_panels (kInOut only; d and d_ff
+//                         multiples of kPanelColumns): a model's resident weights; the same results, bit for bit
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -79,6 +81,7 @@ struct LayerWeights {
   const float *attention_post_norm = nullptr, *mlp_post_norm = nullptr;
   const double* qk_scales = nullptr;
   const float* qk_projected = nullptr;
+  bool mlp_panels = false;
 };
 
 // Whether norm1 comes before attention (kPreNorm, kParallel, kSandwich), and whether each half's output is normed

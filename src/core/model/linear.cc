@@ -8,6 +8,12 @@ Matrix matrix(const float* data, int64_t in, int64_t out, WeightLayout layout) {
   return {data, in, out, layout == WeightLayout::kInOut ? out : in, layout};
 }
 
+Matrix panels(const float* data, int64_t in, int64_t out) {
+  Matrix packed{data, in, out, out, WeightLayout::kInOut};
+  packed.panels = true;
+  return packed;
+}
+
 Matrix columns(const Matrix& w, int64_t first, int64_t count) {
   Matrix block = w;
   block.out = count;
@@ -16,7 +22,11 @@ Matrix columns(const Matrix& w, int64_t first, int64_t count) {
 }
 
 void linear(const float* x, int64_t rows, const Matrix& w, const float* b, float* y) {
-  gemm(x, rows, w.in, w.data, w.ld, w.layout, w.out, b, y);
+  if (w.panels) {
+    gemm_panels(x, rows, w.in, w.data, w.out, b, y);
+  } else {
+    gemm(x, rows, w.in, w.data, w.ld, w.layout, w.out, b, y);
+  }
 }
 
 }  // namespace attention::model

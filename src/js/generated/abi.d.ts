@@ -42,6 +42,7 @@ export const KEY_PANEL: number;
 export const VALUE_PANEL: number;
 export const OUTPUT_PROJECTION_ROWS: number;
 export const PROJECTION_ROWS: number;
+export const PANEL_COLUMNS: number;
 export const CAUSAL: Readonly<Record<string, number>>;
 export const MASK_KINDS: Readonly<Record<string, number>>;
 export const CALL_KINDS: Readonly<Record<string, number>>;

@@ -5,6 +5,7 @@ export const KEY_PANEL = 8;
 export const VALUE_PANEL = 8;
 export const OUTPUT_PROJECTION_ROWS = 64;
 export const PROJECTION_ROWS = 4;
+export const PANEL_COLUMNS = 16;
 
 /** Causal masking, as the core numbers it. */
 export const CAUSAL = Object.freeze({
@@ -129,4 +130,4 @@ export const DESCRIPTOR_SLOTS = Object.freeze({
 export const DESCRIPTOR_SLOT_COUNT = 50;
 
 /** abi_hash() of abi.h: what the module reports at load (loader.js refuses any other). */
-export const ABI_HASH = 2147844772;
+export const ABI_HASH = 459790321;

@@ -117,8 +117,9 @@ export const MODEL_SLOTS = Object.freeze({
   qkScales: 104,
   qkProjections: 105,
   qkProjected: 106,
+  mlpPanels: 107,
 });
-export const MODEL_SLOT_COUNT = 107;
+export const MODEL_SLOT_COUNT = 108;
 
 /** The weights (by slot) that a layer's attention call reads: bits 1 << NORM_PLACEMENTS of the placements it reads them under. */
 export const LAYER_ATTENTION_WEIGHTS = Object.freeze({

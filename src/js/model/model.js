@@ -53,7 +53,7 @@ export class Model {
     this.#checkpoint = checkpoint;
     this.#tensors = tensors;
     this.#onProgress = onProgress;
-    this.#resident = modelResidency(module, checkpoint, tensors, residentBytes ?? MODEL_RESIDENT_BYTES);
+    this.#resident = modelResidency({ module, checkpoint, tensors, spec }, residentBytes ?? MODEL_RESIDENT_BYTES);
     /** Whether the model keeps its weights in WebAssembly memory across runs (loadModel's residentBytes). */
     this.resident = this.#resident !== null;
     this.#shards = shards ?? null;

@@ -5,8 +5,12 @@
 // kept tensor's address in its descriptor instead of the tensor: nothing is read from the checkpoint or copied.
 //
 // A piece is kept the first time it is asked for, when its bytes fit what is left of the budget and memory can grow;
-// a piece that did not fit is read from the checkpoint every time (`kept(key)` is then null).
+// a piece that did not fit is read from the checkpoint every time (`kept(key)` is then null). A layer's MLP weights
+// in the 'inOut' layout (GPT-2's) are kept packed into the core's panels (gemm.h's pack_panels: each call then reads
+// them as streams, with the same results bit for bit), marked by `mlpPanels: 1` among the layer's addresses, which
+// the calls pass in their descriptors.
 import { AttentionError } from '../errors.js';
+import { PANEL_COLUMNS } from '../generated/abi.js';
 import { checkValues } from '../plan.js';
 import { weight } from './calls.js';
 import { settledOrAborted } from './signal.js';
@@ -21,6 +25,9 @@ const MATRIX_BLOCK_BYTES = 16 * 2 ** 20;
 
 /** Blocks of a matrix read at a time while it is kept: the JS side holds at most this many (16 MiB each). */
 const MATRIX_READS = 4;
+
+/** The MLP's weights that a kept layer in the 'inOut' layout holds as the core's panels (of PANEL_COLUMNS). */
+const MLP_MATRICES = new Set(['wUp', 'wGate', 'wDown']);
 
 /** Pieces (a layer's weights, a matrix) a run's prefetch keeps at a time. */
 const PIECES_AHEAD = 3;
@@ -47,16 +54,19 @@ export class Residency {
   #allocations = new Map(); // aligned address → what _malloc gave, freed by free()
   #kept = new Map(); // key → { slot: address } (a group) or an address (a matrix); null: did not fit
   #freed = false;
+  #panels;
 
   /**
    * @param {object} module  the model's WebAssembly module
    * @param {{ read: Function }} checkpoint  the opened checkpoint (checkpoint.js)
    * @param {number} budget  bytes of weights that may be kept
+   * @param {string | null} [layout]  the weights' layout (spec.choices.layout): 'inOut' packs the MLP's weights
    */
-  constructor(module, checkpoint, budget) {
+  constructor(module, checkpoint, budget, layout = null) {
     this.#module = module;
     this.#checkpoint = checkpoint;
     this.#budget = budget;
+    this.#panels = layout === 'inOut';
   }
 
   /** A 16-byte aligned block of `bytes`, or 0 when memory cannot grow and not `required` (then OUT_OF_MEMORY). */
@@ -142,12 +152,32 @@ export class Residency {
           inputs[slot] = weight(tensor, name);
         }
       });
+      if (block) this.#pack(entries, addresses);
     } catch (error) {
-      if (block) this.#release(block, bytes); // NON_FINITE: nothing of the group stays
+      if (block) this.#release(block, bytes); // NON_FINITE, OUT_OF_MEMORY: nothing of the group stays
       throw error;
     }
     if (kept === undefined) this.#kept.set(key, block ? addresses : null);
     return { inputs, addresses };
+  }
+
+  /**
+   * Packs a kept layer's MLP weights (wUp, wGate, wDown, each [in, out] with in and out multiples of 16) into the
+   * core's panels and sets `addresses.mlpPanels`: all of them or none (the call's flag is the layer's).
+   */
+  #pack(entries, addresses) {
+    const mlp = entries.filter((e) => MLP_MATRICES.has(e.slot));
+    const fits = (e) => e.shape.length === 2 && e.shape.every((size) => size % PANEL_COLUMNS === 0);
+    if (!this.#panels || !mlp.length || !mlp.every(fits)) return;
+    for (const { slot, shape } of mlp) {
+      if (!this.#module._packPanels(addresses[slot], shape[0], shape[1])) {
+        throw new AttentionError(
+          'OUT_OF_MEMORY',
+          `WebAssembly memory could not grow by ${mib(shape[0] * shape[1] * 4)}`,
+        );
+      }
+    }
+    addresses.mlpPanels = 1;
   }
 
   /**
@@ -270,9 +300,13 @@ function allEntries(tensors) {
   return [...new Map(entries.filter(Boolean).map((e) => [matrixKey(e), e])).values()];
 }
 
-/** The model's store when every tensor of its forward fits `budget` (loadModel's residentBytes), else null. */
-export function modelResidency(module, checkpoint, tensors, budget) {
-  return budget > 0 && floatBytes(allEntries(tensors)) <= budget ? new Residency(module, checkpoint, budget) : null;
+/**
+ * The model's store when every tensor of its forward fits `budget` (loadModel's residentBytes), else null; in the
+ * model's weight layout (spec.choices.layout: 'inOut' keeps the MLP's weights as packed panels).
+ */
+export function modelResidency({ module, checkpoint, tensors, spec }, budget) {
+  if (!(budget > 0 && floatBytes(allEntries(tensors)) <= budget)) return null;
+  return new Residency(module, checkpoint, budget, spec.choices.layout);
 }
 
 /**

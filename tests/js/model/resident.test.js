@@ -1,5 +1,6 @@
 // Weights kept resident across runs (loadModel's residentBytes): a resident model's runs equal, bit for bit, those
-// of a model that reads its weights at every run (residentBytes: 0), for GPT-2, LLaMA (GQA, RoPE) and BERT (token
+// of a model that reads its weights at every run (residentBytes: 0), for GPT-2 (with d_model and d_ff multiples of 16
+// its MLP's weights are kept packed into the core's panels: resident.js), LLaMA (GQA, RoPE) and BERT (token
 // types, the MLM head's bias), with captures, ablations and `layers`; the second run reads nothing, a checkpoint
 // changed after it is kept is not read again, generate() uses the same weights, dispose() frees them, and a model over
 // the budget reads at every run.
@@ -13,6 +14,7 @@ const isNode = typeof window === 'undefined';
 
 const CASES = [
   ['GPT-2 (tied head)', () => gpt2Fixture({ layers: 3 })],
+  ['GPT-2, d_model 32: its MLP kept as the core’s packed panels', () => gpt2Fixture({ layers: 3, d: 32, seed: 3 })],
   ['LLaMA, GQA 4/2, RoPE', () => llamaFixture()],
   ['Qwen2: q/k/v biases, tied head, BF16', () => llamaFixture({ type: 'qwen2', seed: 6, dtype: 'BF16' })],
   ['BERT for masked LM', () => bertFixture()],
@@ -112,6 +114,20 @@ describe('weights resident across runs', () => {
     const want = await steps(reading);
     expect(got.map(([id]) => id)).toEqual(want.map(([id]) => id));
     got.forEach(([, p], i) => expect(p).toBeCloseTo(want[i][1], 5));
+  }, 60_000);
+
+  it('generate() on GPT-2 with its MLP kept as packed panels: every step as the reading model’s, bit for bit', async () => {
+    const fixture = gpt2Fixture({ d: 32, seed: 4 });
+    const resident = await loadModel(source(fixture, 'bytes'));
+    const reading = await loadModel(source(fixture, 'bytes'), { residentBytes: 0 });
+    const steps = async (model) => {
+      const out = [];
+      const options = { maxNewTokens: 5, attentions: true };
+      for await (const step of model.generate({ ids: [3, 1, 4] }, options)) out.push(step);
+      return out;
+    };
+    await resident.run({ ids: [1, 2] }); // keeps every weight
+    expect(await steps(resident)).toEqual(await steps(reading));
   }, 60_000);
 
   it('a model over the budget reads at every run, and its heap returns to its baseline', async () => {
