@@ -98,6 +98,7 @@ attention::model::ModelConfig to_model_config(const Descriptor& d) {
   c.activation = static_cast<attention::Activation>(d[slot::activation]);
   c.layout = static_cast<attention::WeightLayout>(d[slot::weight_layout]);
   c.qkv_layout = static_cast<attention::QkvLayout>(d[slot::qkv_layout]);
+  c.mlp_panels = d[slot::mlp_panels] != 0;
   c.eps = d.bits(slot::eps);
   c.causal = d[slot::causal] != 0;
   c.sliding_window = d[slot::sliding_window];
@@ -201,7 +202,6 @@ attention::model::LayerWeights layer_weights(const Descriptor& d) {
   w.mlp_post_norm = d.address<const float>(slot::mlp_post_norm);
   w.qk_scales = d.address<const double>(slot::qk_scales);
   w.qk_projected = d.address<const float>(slot::qk_projected);
-  w.mlp_panels = d[slot::mlp_panels] != 0;
   return w;
 }
 

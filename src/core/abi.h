@@ -261,7 +261,7 @@ enum class CallKind : int32_t { ATTENTION_CALL_KINDS(X) };
 // A layer is two calls, kModelAttention then kModelMlp (forward.h's layer_attention and layer_mlp); cache_*: a
 // kModelAttention call with cache_k set is a decode step over a KV cache (forward.h's KvCache); cells, cell_count and
 // base_*: a kModelAttention call with cell_count > 0 runs a batch of cells (model/cells.h); mlp_panels: 1 when the
-// MLP's weights are packed by gemm.h's pack_panels (forward.h's LayerWeights::mlp_panels).
+// MLP's weights are packed by gemm.h's pack_panels (forward.h's ModelConfig::mlp_panels).
 // clang-format off
 #define ATTENTION_MODEL_SLOTS(X)      \
   X(d_ff, 1)                          \

@@ -11,13 +11,15 @@ namespace {
 namespace s = attention::simd;
 
 // [in, out] weights are streamed in panels of kPanel columns by kDepth rows of k, each packed contiguous ([kDepth,
-// kPanel], 16 KiB: in L1) while every row pair of x in a block of kRowBlock rows passes over it; that block of x
+// kPanel], 16 KiB: in L1; kGroup columns packed at once, 256 KiB in L2) while every row pair of x in a block of
+// kRowBlock rows passes over it; that block of x
 // ([kRowBlock, kDepth], 128 KiB) stays in L2 while the panels pass. Two rows by 16 columns are 8 accumulators: with
 // the 4 weight vectors and a row's value, 13 of the 16 SIMD registers V8 has on x86-64 (3 or 4 rows spill and ran at
 // half the speed in Node 20). [out, in] weights need no packing: 4 weight rows by kDotDepth columns (16 KiB) stay in
 // L1 while the row pairs pass, 8 dot products at once (a transposing pack ran at a third of the speed for one row).
 constexpr int64_t kPanel = 16;
 constexpr int64_t kDepth = 256;
+constexpr int64_t kGroup = 256;  // columns of [in, out] weights packed at once: [kDepth, kGroup] is 256 KiB, in L2
 constexpr int64_t kRowBlock = 128;
 constexpr int64_t kDotDepth = 1024;
 // Packed panels (gemm_panels) are read kPanelDepth rows of k at a time (48 KiB of a panel) by each row pair of a block
@@ -158,36 +160,57 @@ ATTENTION_KERNEL void rows_out_in(const float* x, int64_t r0, int64_t r1, int64_
   }
 }
 
-// y = x · W (+ b) for rows [r0, r1) and [in, out] weights, by panels.
+// p[panel][k][j] = W[k0 + k, c0 + 16·panel + j] for the columns [c0, c0 + width) (width a multiple of kPanel), k <
+// depth: kGroup columns packed at once, each row of W read left to right (a stream the hardware prefetches; a single
+// panel's rows are `depth` lines at stride ld, which it does not).
+ATTENTION_KERNEL void pack_group(const float* w, int64_t ld, int64_t k0, int64_t depth, int64_t c0, int64_t width,
+                                 float* p) noexcept {
+  for (int64_t k = 0; k < depth; ++k) {
+    const float* from = w + (k0 + k) * ld + c0;
+    float* to = p + k * kPanel;
+    for (int64_t j = 0; j < width; j += kPanel, to += depth * kPanel) {
+      for (int i = 0; i < kPanel; i += 4) s::store(to + i, s::load(from + j + i));
+    }
+  }
+}
+
+// y = x · W (+ b) for rows [r0, r1) and [in, out] weights, by panels: for 3 rows or more, packed kGroup columns at a
+// time (pack_group), a last partial panel on its own; for 1 or 2 rows each weight is read once, in place.
 void rows_in_out(const float* x, int64_t r0, int64_t r1, int64_t in, const float* w, int64_t ld, int64_t out,
                  const float* b, float* y) noexcept {
-  alignas(16) float packed[kDepth * kPanel];  // [kDepth, kPanel]
+  alignas(16) float packed[kDepth * kGroup];  // [kGroup / kPanel, kDepth, kPanel]
   for (int64_t k0 = 0; k0 < in; k0 += kDepth) {
     const int64_t depth = std::min(kDepth, in - k0);
     const bool first = k0 == 0, last = k0 + depth == in;
-    for (int64_t c0 = 0; c0 < out; c0 += kPanel) {
-      const int64_t width = std::min(kPanel, out - c0);
-      const float* p = packed;
-      int64_t ldp = kPanel;
-      if (width == kPanel && r1 - r0 <= 2) {  // each weight read once: in place
-        p = w + k0 * ld + c0;
-        ldp = ld;
-      } else {
-        pack_in_out(w, ld, k0, depth, c0, width, packed);
-      }
-      const float* bias = last && b ? b + c0 : nullptr;
-      for (int64_t r = r0; r < r1; r += 2) {
-        const bool two = r + 1 < r1;
-        const float* x0 = x + r * in + k0;
-        const float* x1 = two ? x0 + in : nullptr;
-        float* y0 = y + r * out + c0;
-        float* y1 = two ? y0 + out : nullptr;
-        if (width < kPanel) {
-          partial_panel_rows(x0, x1, p, depth, y0, y1, width, first, bias);
-        } else if (two) {
-          panel_rows<true>(x0, x1, p, ldp, depth, y0, y1, first, bias);
-        } else {
-          panel_rows<false>(x0, nullptr, p, ldp, depth, y0, nullptr, first, bias);
+    for (int64_t g0 = 0; g0 < out; g0 += kGroup) {
+      const int64_t g1 = std::min(out, g0 + kGroup);
+      const int64_t whole = (g1 - g0) / kPanel * kPanel;  // the group's full panels
+      const bool grouped = r1 - r0 > 2;
+      if (grouped && whole) pack_group(w, ld, k0, depth, g0, whole, packed);
+      for (int64_t c0 = g0; c0 < g1; c0 += kPanel) {
+        const int64_t width = std::min(kPanel, out - c0);
+        const float* p = packed + (c0 - g0) * depth;
+        int64_t ldp = kPanel;
+        if (width == kPanel && !grouped) {  // each weight read once: in place
+          p = w + k0 * ld + c0;
+          ldp = ld;
+        } else if (width < kPanel) {  // after the group's full panels (whole ≤ kGroup − kPanel)
+          pack_in_out(w, ld, k0, depth, c0, width, packed + whole * depth);
+        }
+        const float* bias = last && b ? b + c0 : nullptr;
+        for (int64_t r = r0; r < r1; r += 2) {
+          const bool two = r + 1 < r1;
+          const float* x0 = x + r * in + k0;
+          const float* x1 = two ? x0 + in : nullptr;
+          float* y0 = y + r * out + c0;
+          float* y1 = two ? y0 + out : nullptr;
+          if (width < kPanel) {
+            partial_panel_rows(x0, x1, p, depth, y0, y1, width, first, bias);
+          } else if (two) {
+            panel_rows<true>(x0, x1, p, ldp, depth, y0, y1, first, bias);
+          } else {
+            panel_rows<false>(x0, nullptr, p, ldp, depth, y0, nullptr, first, bias);
+          }
         }
       }
     }

@@ -25,7 +25,7 @@ namespace attention {
 //   kInOut  one chain in k's order: x[r, 0]·W[0, c] + x[r, 1]·W[1, c] + ... + x[r, in−1]·W[in−1, c], then + b[c]
 //   kOutIn  by blocks of 1024 k, each four chains over k ≡ 0, 1, 2, 3 (mod 4) added as (c₀ + c₁) + (c₂ + c₃), then
 //           the block's last products (in % 4) in order, each block's sum added to the ones before, then + b[c]
-// Allocates nothing: the packed panel of [in, out] weights lives on the stack (16 KiB).
+// Allocates nothing: the packed panels of [in, out] weights live on the stack (256 KiB).
 void gemm(const float* x, int64_t rows, int64_t in, const float* w, int64_t ld, WeightLayout layout, int64_t out,
           const float* b, float* y) noexcept;
 

@@ -91,7 +91,6 @@ LayerWeights mlp_half(const LayerWeights& w, NormPlacement placement) {
   const int bit = 1 << static_cast<int>(placement);
   LayerWeights half;
   ATTENTION_LAYER_MLP_WEIGHTS(ATTENTION_KEEP_WEIGHT)
-  half.mlp_panels = w.mlp_panels;
   return half;
 }
 #undef ATTENTION_KEEP_WEIGHT
@@ -275,7 +274,7 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
               (!gated(c.activation) || w.w_gate),
           "NULL_ARGUMENT", "residual, result.output, the MLP's weight matrices and its norm weights must not be null");
   const int64_t n = c.len, d = c.d_model;
-  require(!w.mlp_panels || (c.layout == WeightLayout::kInOut && d % kPanelColumns == 0 && c.d_ff % kPanelColumns == 0),
+  require(!c.mlp_panels || (c.layout == WeightLayout::kInOut && d % kPanelColumns == 0 && c.d_ff % kPanelColumns == 0),
           "BAD_OPTION", "mlp_panels go with kInOut weights and d_model, d_ff multiples of 16");
   std::vector<float> mlp_in_own, hidden_own, mlp_out_own;
 
@@ -290,7 +289,7 @@ void layer_mlp(const ModelConfig& c, const LayerWeights& all, const float* resid
   }
   edits.apply(LayerStep::kMlpInput, mlp_input, 1, n, d);
   const auto weight = [&](const float* data, int64_t in, int64_t out) {
-    return w.mlp_panels ? panels(data, in, out) : matrix(data, in, out, c.layout);
+    return c.mlp_panels ? panels(data, in, out) : matrix(data, in, out, c.layout);
   };
   const MlpWeights mlp_weights{
       weight(w.w_up, d, c.d_ff), weight(w.w_gate, d, c.d_ff), weight(w.w_down, c.d_ff, d), w.b_up, w.b_gate, w.b_down};

@@ -35,6 +35,7 @@ struct ModelConfig {
   Activation activation = Activation::kGeluTanh;
   WeightLayout layout = WeightLayout::kOutIn;
   QkvLayout qkv_layout = QkvLayout::kBlocks;  // w_qkv's columns: [q | k | v], or by head (kPerHead, H_kv = H)
+  bool mlp_panels = false;  // w_up, w_gate, w_down packed by gemm.h's pack_panels (kInOut; d, d_ff multiples of 16)
   float eps = 1e-5f;
   bool causal = false;
   int32_t sliding_window = 0;  // > 0: query i also sees only keys j with i − j < sliding_window (Mistral, Gemma 2)
@@ -66,8 +67,6 @@ struct ModelConfig {
 //                         q_norm, k_norm those columns' weights; null = the norm over the columns given
 //   qk_projected [n, H·d_k] then [n, H_kv·d_k]  with qk_scales: the q and k projections a first call kept
 //                         (result.qk_projections), read instead of projecting again; null = projected here
-//   mlp_panels            w_up, w_gate and w_down are packed by gemm.h's pack_panels (kInOut only; d and d_ff
-//                         multiples of kPanelColumns): a model's resident weights; the same results, bit for bit
 struct LayerWeights {
   const float *norm1_weight = nullptr, *norm1_bias = nullptr;
   const float *w_qkv = nullptr, *b_qkv = nullptr;
@@ -81,7 +80,6 @@ struct LayerWeights {
   const float *attention_post_norm = nullptr, *mlp_post_norm = nullptr;
   const double* qk_scales = nullptr;
   const float* qk_projected = nullptr;
-  bool mlp_panels = false;
 };
 
 // Whether norm1 comes before attention (kPreNorm, kParallel, kSandwich), and whether each half's output is normed
