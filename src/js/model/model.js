@@ -3,9 +3,10 @@
 // forward one call at a time (forward-pass.js over forward.h): the embeddings of the tokens used, then each layer with
 // its weights read from the checkpoint and written into WebAssembly memory for that layer's calls only, then the final
 // norm and the LM head by blocks of the vocabulary (the two ends: model-ends.js); the instruments (unembed, attribute,
-// headScores, patchSweep) run the same forward with their own outputs. When every tensor of the forward fits
-// loadModel's `residentBytes`, each is kept in WebAssembly memory the first time a run (or generate) uses it
-// (resident.js), and later runs pass its address to the call: they read and copy no weight.
+// headScores, patchSweep) run the same forward with their own outputs, and tokenize gives the tokens run reads in a
+// text (tokenize.js). When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
+// memory the first time a run (or generate) uses it (resident.js), and later runs pass its address to the call: they
+// read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { callLayout, checkCallBytes } from '../plan.js';
@@ -23,6 +24,7 @@ import { attribute } from './attribute.js';
 import { headScores } from './head-scores.js';
 import { patchSweep } from './patch-sweep.js';
 import { embed, finalNorm, headLogits } from './model-ends.js';
+import { tokenize } from './tokenize.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
 const terminated = (cause) =>
@@ -73,7 +75,7 @@ export class Model {
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
-    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
+    for (const name of ['tokenize', 'unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
       this[name] = this[name].bind(this);
   }
 
@@ -217,6 +219,21 @@ export class Model {
       const plan = readRunPlan(input, options, this.spec, this.#tokenizer); // every option read and checked (run-plan.js)
       return runModel(this.#engine(), plan, this.#tokenizer);
     });
+  }
+
+  /**
+   * The text's tokens as run(text) computes on them (tokenize.js: one encoding for both), the tokenizer's special
+   * tokens included; BAD_OPTION for anything but a string, or without a tokenizer.json.
+   *
+   * | result    | shape                                                      |
+   * |-----------|------------------------------------------------------------|
+   * | ids       | number[] n                                                 |
+   * | tokens    | string[] n: each token as text (as run's `tokens`)         |
+   * | rawTokens | string[] n: as the tokenizer writes them (as run's)        |
+   */
+  tokenize(text) {
+    this.#checkOpen();
+    return tokenize(text, this.#tokenizer);
   }
 
   /** The logit lens (unembed.js): rows [n, d_model] of the residual stream → logits [n, vocab]. */
