@@ -95,7 +95,10 @@ async function attribution(ctx) {
     let fallback = run.next[0].id;
     if (position !== undefined && position < run.ids.length - 1) fallback = run.ids[position + 1];
     const read = await targetOf(ctx, a, b, fallback);
-    if ('problem' in read) return view.say(read.problem);
+    if ('problem' in read) {
+      view.clear(); // no grid of an earlier target under this one's problem (as the page)
+      return view.say(read.problem);
+    }
     const options = { target: read.target, ablate: settings.ablate, ...(position === undefined ? {} : { position }) };
     const attributed = await shared.call((m) => m.attribute(input, options));
     const name = await tokenNames(shared, model, read.target);
