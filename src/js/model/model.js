@@ -223,7 +223,8 @@ export class Model {
 
   /**
    * The text's tokens as run(text) computes on them (tokenize.js: one encoding for both), the tokenizer's special
-   * tokens included; BAD_OPTION for anything but a string, or without a tokenizer.json.
+   * tokens included, no weight read; BAD_OPTION for anything but a string or without a tokenizer.json, TERMINATED
+   * after dispose(). Synchronous.
    *
    * | result    | shape                                                      |
    * |-----------|------------------------------------------------------------|
