@@ -7,7 +7,7 @@ import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { layerInvFreq, parseConfigText, readSpec } from './spec.js';
 import { candidateNames, FAMILIES } from './families/index.js';
-import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
+import { ATTENTION_SLOTS, QK_NORM_SLOTS, layerSources } from './attention-sources.js';
 
 /** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
 function transpose({ data, shape: [rows, cols] }) {
@@ -189,7 +189,9 @@ function weightsFrom(tensors, options) {
     family.prefixes,
     family.layer(layer).find((r) => r.slot.startsWith('w')),
   );
-  let rows = family.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
+  // q_norm and k_norm with config.json (its eps and norm); without one, the projections' weights alone
+  const slots = minimal ? ATTENTION_SLOTS : [...ATTENTION_SLOTS, ...QK_NORM_SLOTS];
+  let rows = family.layer(layer).filter((r) => slots.includes(r.slot));
   // Without config.json, a bias is read when the tensors hold it.
   const held = (r) => checkpoint.entry(candidateNames(r, prefix));
   if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
@@ -199,18 +201,40 @@ function weightsFrom(tensors, options) {
       config,
       rows.map((r) => ({ slot: r.slot, entry: held(r) })),
     );
-  const byName = new Map(
-    resolveRows(checkpoint, rows, spec, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
-  );
+  const entries = resolveRows(checkpoint, rows, spec, prefix);
+  const byName = new Map(entries.map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]));
+  const bySlot = (slot) => byName.get(entries.find((e) => e.slot === slot)?.name);
   const { numHeads, numKvHeads } = spec;
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
     w[slot] = cut(byName.get(source.name), source, numHeads, numKvHeads);
-  const rope = spec.rope && {
-    theta: spec.rope.theta,
-    dim: spec.rope.dim,
-    style: 'half',
-    invFreq: Array.from(layerInvFreq(spec, layer)),
-  };
-  return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
+  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, bySlot) : {}) };
+}
+
+/**
+ * What else the layer's attention computes, as selfAttention's weights carry it: its rope (LongRoPE's short factors,
+ * the attention factor), the scores' scale, softcap and window when not the defaults, and the q/k norms (qkNorm), which
+ * selfAttention refuses (scaledDotProductAttention runs the rest once q and k are normed).
+ */
+function layerOptions(spec, layer, bySlot) {
+  const options = {};
+  if (spec.rope) {
+    const factor = spec.rope.scale ?? 1;
+    options.rope = {
+      theta: spec.rope.theta,
+      dim: spec.rope.dim,
+      style: 'half',
+      invFreq: Array.from(layerInvFreq(spec, layer)),
+      ...(factor === 1 ? {} : { attentionFactor: factor }),
+    };
+  }
+  if (spec.attentionScale) options.scale = spec.attentionScale;
+  if (spec.softcap) options.softcap = spec.softcap;
+  if (spec.windows[layer]) options.window = spec.windows[layer];
+  const [q, k] = QK_NORM_SLOTS.map(bySlot);
+  if (q && k) {
+    const over = spec.qkNormWhole ? 'projection' : 'head';
+    options.qkNorm = { norm: spec.choices.norm, over, eps: spec.eps, q, k };
+  }
+  return options;
 }

@@ -3,7 +3,7 @@
 // model keeps that layer there (resident.js), else read from its checkpoint (that layer's attention tensors only).
 import { AttentionError, describe } from '../errors.js';
 import { readRecord } from '../read.js';
-import { ATTENTION_SLOTS } from './attention-sources.js';
+import { ATTENTION_SLOTS, QK_NORM_SLOTS } from './attention-sources.js';
 import { readSignal } from './signal.js';
 import { attentionWeightsFrom } from './attention-weights-from.js';
 
@@ -23,7 +23,7 @@ export async function layerAttentionWeights(model, layer, options) {
   }
   const signal = readSignal(readRecord(options, 'options', ['signal'], 'option').signal, 'attentionWeights options');
   const entries = model.entries[layer];
-  const wanted = entries.filter((entry) => ATTENTION_SLOTS.includes(entry.slot));
+  const wanted = entries.filter((entry) => [...ATTENTION_SLOTS, ...QK_NORM_SLOTS].includes(entry.slot));
   const tensors = new Map();
   const kept = model.resident && (await model.resident.group(`layer ${layer}`, entries, signal));
   for (const entry of kept ? [] : wanted) {
@@ -40,8 +40,8 @@ export async function layerAttentionWeights(model, layer, options) {
     tensors.set(entry.name, { data, shape: entry.shape });
   }
   const weights = attentionWeightsFrom(tensors, { layer, config: model.config });
-  for (const [slot, value] of Object.entries(weights)) {
-    if (value?.data?.buffer === heap.buffer) weights[slot] = { ...value, data: value.data.slice() };
-  }
+  const copied = (value) => (value?.data?.buffer === heap.buffer ? { ...value, data: value.data.slice() } : value);
+  for (const [slot, value] of Object.entries(weights)) weights[slot] = copied(value);
+  if (weights.qkNorm) weights.qkNorm = { ...weights.qkNorm, q: copied(weights.qkNorm.q), k: copied(weights.qkNorm.k) };
   return weights;
 }
