@@ -1019,8 +1019,28 @@ export interface LayerRope extends RopeOptions {
   theta: number;
   /** The rotated columns of each head (head_dim, or less with partial_rotary_factor). */
   dim: number;
-  /** The inverse frequencies, rope_scaling applied. */
+  /** The inverse frequencies, rope_scaling applied (LongRoPE's short factors). */
   invFreq: number[];
+  /** LongRoPE's attention factor (Phi-3's long-context models), when not 1: cos and sin are multiplied by it. */
+  attentionFactor?: number;
+}
+
+/**
+ * The RMS norm of a layer's q and k after their projections, before the rope (Qwen3, Gemma 3: each head's d_k
+ * columns; OLMo-2: each token's whole projection). selfAttention refuses weights holding one: norm q and k with it and
+ * call scaledDotProductAttention.
+ */
+export interface LayerQkNorm {
+  /** 'rmsNorm': x / √(mean(x²) + eps) · w; 'rmsNormPlusOne': Gemma's · (1 + w). */
+  norm: 'rmsNorm' | 'rmsNormPlusOne';
+  /** 'head': over each head's d_k columns; 'projection': over each token's whole q (H·d_k) and k (H_kv·d_k). */
+  over: 'head' | 'projection';
+  /** config.json's rms_norm_eps. */
+  eps: number;
+  /** q's weights: [d_k], or [H·d_k] over the projection. */
+  q: WeightVector;
+  /** k's weights: [d_k], or [H_kv·d_k] over the projection. */
+  k: WeightVector;
 }
 
 /** attentionWeightsFrom's result: selfAttention's weights for one layer of a checkpoint. */
@@ -1045,8 +1065,16 @@ export interface LayerWeights extends MultiHeadWeights {
   numHeads: number;
   /** H_kv: key-value heads. */
   numKvHeads: number;
-  /** The layer's rope (LLaMA family only). */
+  /** The layer's rope (the rotary families, with config.json). */
   rope?: LayerRope;
+  /** The scores' scale when not 1/√d_k (Gemma 2 and 3: query_pre_attn_scalar^-½). */
+  scale?: number;
+  /** The layer's logit softcap (Gemma 2's attn_logit_softcapping). */
+  softcap?: number;
+  /** The layer's sliding window (Gemma 2 and 3's sliding layers, Mistral, Phi-3-mini): keys within it, with causal. */
+  window?: number;
+  /** The layer's q/k norm (Qwen3, Gemma 3, OLMo-2), which selfAttention refuses: see LayerQkNorm. */
+  qkNorm?: LayerQkNorm;
 }
 
 /** A weight matrix of LayerWeights: float32 values, row-major, [in, out] as the main API takes it. */
@@ -1131,13 +1159,20 @@ export interface LayerTensors {
   layer: number;
   /** Each weight's source, for the tensors the names hold. */
   sources: Partial<Record<'wq' | 'wk' | 'wv' | 'wo' | 'bq' | 'bk' | 'bv' | 'bo', WeightSource>>;
+  /** 'names': the family guessed from the names; 'config': config.json's. */
+  by: 'names' | 'config';
 }
 
 /**
- * Recognises a checkpoint's family from its tensors' names alone and gives one layer's sources, as
- * attentionWeightsFrom reads them; null when no family's names are there.
+ * Recognises a checkpoint's family from its tensors' names (the family whose layer they hold most completely; names
+ * alike in two families give the earlier: Gemma 1's are LLaMA's) or takes config.json's, and gives one layer's
+ * sources, as attentionWeightsFrom reads them; null when no family's names (or not config.json's family's) are there.
  */
 export function attentionTensorsOf(
   tensors: string[] | Map<string, unknown> | Record<string, unknown>,
-  options?: { layer?: number },
+  options?: {
+    layer?: number;
+    /** config.json, parsed or as text: its family, exactly. */
+    config?: Record<string, unknown> | string;
+  },
 ): LayerTensors | null;
