@@ -147,12 +147,18 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
  * | GPT-2   | c_attn [d, 3d] + bias, c_proj [d, d] + bias | wq, wk, wv [d, d] (c_attn's column blocks), wo  |
  * | BERT    | query, key, value [d, d] (Linear [out, in])  | wq, wk, wv [d, d] transposed; wo likewise       |
  * | LLaMA   | q_proj [H·d_k, d], k_proj, v_proj [H_kv·d_k, d], o_proj | transposed; numKvHeads; rope          |
+ * | Gemma 2 | as LLaMA; query_pre_attn_scalar, softcap, window | as LLaMA; scale, softcap, window          |
+ * | Qwen3 … | as LLaMA; q_norm, k_norm [d_k] ([H·d_k] OLMo-2) | as LLaMA; qkNorm (selfAttention refuses it) |
  *
  * @param {Record<string, { data: ArrayLike<number>, shape: number[] }> | Map<string, object>} tensors
- * @param {{ layer: number, config: object | string }} options  config: config.json, parsed or as text; or, when
+ * @param {{ layer: number, config: object | string, tokens?: number }} options  tokens: the sequence's length,
+ *   which picks LongRoPE's factors (its long ones past original_max_position_embeddings; default 0: the short ones);
+ *   config: config.json, parsed or as text; or, when
  *   there is none (one layer's tensors), { family: 'gpt2' | 'bert' | 'llama', numHeads, numKvHeads? }: d_model and
- *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and there is no rope
- * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
+ *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and nothing else
+ *   (no rope, scale, softcap, window or qkNorm)
+ * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope?, scale?, softcap?,
+ *   window?, qkNorm?: { norm, over: 'head' | 'projection', eps, q, k } }}
  */
 export function attentionWeightsFrom(tensors, options) {
   // A getter or Proxy trap of the caller's that throws, anywhere in the arguments, is BAD_OPTION saying so.
@@ -160,7 +166,11 @@ export function attentionWeightsFrom(tensors, options) {
 }
 
 function weightsFrom(tensors, options) {
-  const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
+  const keys = ['layer', 'config', 'tokens'];
+  const { layer, config: given, tokens = 0 } = readRecord(options, 'attentionWeightsFrom options', keys, 'option');
+  if (!Number.isSafeInteger(tokens) || tokens < 0) {
+    throw new AttentionError('BAD_OPTION', `tokens must be an integer of 0 or more, got ${describe(tokens)}`);
+  }
   const config = typeof given === 'string' ? parseConfigText(given) : given;
   if (config === null || typeof config !== 'object') {
     throw new AttentionError(
@@ -208,15 +218,15 @@ function weightsFrom(tensors, options) {
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
     w[slot] = cut(byName.get(source.name), source, numHeads, numKvHeads);
-  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, bySlot) : {}) };
+  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, tokens, bySlot) : {}) };
 }
 
 /**
- * What else the layer's attention computes, as selfAttention's weights carry it: its rope (LongRoPE's short factors,
- * the attention factor), the scores' scale, softcap and window when not the defaults, and the q/k norms (qkNorm), which
+ * What else the layer's attention computes, as selfAttention's weights carry it: its rope (LongRoPE's factors for a
+ * sequence of `tokens`, and its attention factor), the scores' scale, softcap and window when not the defaults, and the q/k norms (qkNorm), which
  * selfAttention refuses (scaledDotProductAttention runs the rest once q and k are normed).
  */
-function layerOptions(spec, layer, bySlot) {
+function layerOptions(spec, layer, tokens, bySlot) {
   const options = {};
   if (spec.rope) {
     const factor = spec.rope.scale ?? 1;
@@ -224,7 +234,7 @@ function layerOptions(spec, layer, bySlot) {
       theta: spec.rope.theta,
       dim: spec.rope.dim,
       style: 'half',
-      invFreq: Array.from(layerInvFreq(spec, layer)),
+      invFreq: Array.from(layerInvFreq(spec, layer, tokens)), // LongRoPE: the long factors past its original length
       ...(factor === 1 ? {} : { attentionFactor: factor }),
     };
   }

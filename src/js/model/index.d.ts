@@ -1096,8 +1096,9 @@ export interface WeightVector {
 /**
  * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
  * transposed, prefixes handled, LLaMA's rope), so that selfAttention(x, weights, { causal }) computes that layer's
- * attention from its normed input x. An option other than `layer` and `config` is UNKNOWN_OPTION, naming the
- * nearest one.
+ * attention from its normed input x (with its scale, softcap, window and LongRoPE factor; a q/k norm comes as
+ * qkNorm, which selfAttention refuses). An option other than `layer`, `config` and `tokens` is UNKNOWN_OPTION,
+ * naming the nearest one.
  *
  * @example
  * ```js
@@ -1117,6 +1118,8 @@ export function attentionWeightsFrom(
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
     config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
+    /** The sequence's length: LongRoPE's long factors past original_max_position_embeddings. Default 0. */
+    tokens?: number;
   },
 ): LayerWeights;
 
