@@ -21,7 +21,7 @@ export function readWeightOptions(w) {
       'BAD_OPTION',
       "weights.qkNorm: these weights' q and k are normed after their projection (q_norm, k_norm), which " +
         'selfAttention and multiHeadAttention do not run: compute q and k with the norm and call ' +
-        'scaledDotProductAttention with the weights’ rope, scale, softcap and window',
+        "scaledDotProductAttention with the weights' rope, scale, softcap and window",
     );
   }
   const given = Object.fromEntries(WEIGHT_OPTIONS.filter((key) => w[key] !== undefined).map((key) => [key, w[key]]));

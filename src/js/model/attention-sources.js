@@ -72,7 +72,7 @@ function layersOf(family, prefix, names) {
 
 /** How completely the names hold a family's layer: [tensors present, required tensors absent]. */
 function fit(family, layer, prefix, has) {
-  const rows = family.layer(layer).filter((r) => r.slot !== undefined || r.part);
+  const rows = family.layer(layer);
   const present = rows.filter((r) => candidateNames(r, prefix).some(has));
   const absent = rows.filter((r) => r.when === undefined && !present.includes(r));
   return [new Set(present.map((r) => r.name)).size, new Set(absent.map((r) => r.name)).size];

@@ -223,8 +223,8 @@ function weightsFrom(tensors, options) {
 
 /**
  * What else the layer's attention computes, as selfAttention's weights carry it: its rope (LongRoPE's factors for a
- * sequence of `tokens`, and its attention factor), the scores' scale, softcap and window when not the defaults, and the q/k norms (qkNorm), which
- * selfAttention refuses (scaledDotProductAttention runs the rest once q and k are normed).
+ * sequence of `tokens`, and its attention factor), the scores' scale, softcap and window when not the defaults, and
+ * the q/k norms (qkNorm), which selfAttention refuses (scaledDotProductAttention runs the rest once q and k are normed).
  */
 function layerOptions(spec, layer, tokens, bySlot) {
   const options = {};
