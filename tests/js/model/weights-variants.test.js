@@ -212,4 +212,20 @@ describe('q/k norms: qkNorm, refused by selfAttention, run with scaledDotProduct
     expect(own.qkNorm.q.data).toEqual(read.qkNorm.q.data);
     expect(own.qkNorm.k.shape).toEqual(read.qkNorm.k.shape);
   });
+
+  it('model.attentionWeights gives the same qkNorm from resident weights (copied out of memory) and on workers', async () => {
+    const fixture = olmo2Fixture({ kvHeads: 2 });
+    const read = attentionWeightsFrom(readSafetensors(fixture.files['model.safetensors']), {
+      layer: 1,
+      config: fixture.config,
+    });
+    for (const options of [{ residentBytes: 1e8 }, { workers: 2 }]) {
+      const model = await loadModel(fixture.files, options);
+      const own = await model.attentionWeights(1);
+      await model.run({ ids }); // a later run leaves the copies as they were
+      expect(own.qkNorm).toEqual(read.qkNorm);
+      expect(own.wq).toEqual(read.wq);
+      await model.dispose();
+    }
+  });
 });
