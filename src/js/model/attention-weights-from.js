@@ -165,12 +165,18 @@ export function attentionWeightsFrom(tensors, options) {
   return guarded('BAD_OPTION', "attentionWeightsFrom's arguments", () => weightsFrom(tensors, options));
 }
 
-function weightsFrom(tensors, options) {
-  const keys = ['layer', 'config', 'tokens'];
-  const { layer, config: given, tokens = 0 } = readRecord(options, 'attentionWeightsFrom options', keys, 'option');
+/** The option `tokens` (the sequence's length, for LongRoPE's factors), checked: an integer ≥ 0, default 0. */
+export function readTokens(tokens = 0) {
   if (!Number.isSafeInteger(tokens) || tokens < 0) {
     throw new AttentionError('BAD_OPTION', `tokens must be an integer of 0 or more, got ${describe(tokens)}`);
   }
+  return tokens;
+}
+
+function weightsFrom(tensors, options) {
+  const keys = ['layer', 'config', 'tokens'];
+  const { layer, config: given, tokens } = readRecord(options, 'attentionWeightsFrom options', keys, 'option');
+  readTokens(tokens);
   const config = typeof given === 'string' ? parseConfigText(given) : given;
   if (config === null || typeof config !== 'object') {
     throw new AttentionError(
@@ -218,7 +224,7 @@ function weightsFrom(tensors, options) {
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
     w[slot] = cut(byName.get(source.name), source, numHeads, numKvHeads);
-  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, tokens, bySlot) : {}) };
+  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, readTokens(tokens), bySlot) : {}) };
 }
 
 /**

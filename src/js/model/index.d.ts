@@ -914,7 +914,14 @@ export class Model {
    * | wo              | [H·d_k, d_model]                        |
    * | bq, bk, bv, bo  | their columns, when the family has them |
    */
-  attentionWeights(layer: number, options?: { signal?: AbortSignal }): Promise<LayerWeights>;
+  attentionWeights(
+    layer: number,
+    options?: {
+      signal?: AbortSignal;
+      /** The sequence's length, as attentionWeightsFrom's: LongRoPE's long factors past its original length. */
+      tokens?: number;
+    },
+  ): Promise<LayerWeights>;
   /**
    * Generation with a KV cache in WebAssembly memory (GPT-2 and the LLaMA family; BERT: UNSUPPORTED_MODEL): the
    * prompt runs once, then each step runs only the new token through every layer. Options are checked here

@@ -135,21 +135,22 @@ describe('selfAttention on attentionWeightsFrom gives the model’s attention', 
 describe('LongRoPE past its original length', () => {
   it('tokens picks the long factors, as the model does for a sequence that long', async () => {
     const fixture = phi3Fixture({ d: 32, kvHeads: 2, positions: 64, original: 4, ropeScaling: longRopeFactors(4) });
-    const { r, tensors, layers } = await modelRun(fixture); // 10 tokens: past 4
+    const { model, r, tensors, layers } = await modelRun(fixture); // 10 tokens: past 4
     for (let layer = 0; layer < layers; layer++) {
       const config = fixture.config;
       const long = attentionWeightsFrom(tensors, { layer, config, tokens: ids.length });
       const x = r.captures[layer].x;
       const ours = attn.selfAttention(x, long, { causal: true });
       expectClose(ours.weights.data, r.attentions[layer].data, { ...TOLERANCE, what: `layer ${layer}` });
+      expect((await model.attentionWeights(layer, { tokens: ids.length })).rope).toEqual(long.rope);
       const short = attentionWeightsFrom(tensors, { layer, config, tokens: 4 });
       expect(short.rope.invFreq).toEqual(attentionWeightsFrom(tensors, { layer, config }).rope.invFreq);
       expect(short.rope.invFreq).not.toEqual(long.rope.invFreq);
       expect(short.rope.attentionFactor).toBe(long.rope.attentionFactor);
     }
-    expect(() => attentionWeightsFrom(tensors, { layer: 0, config: fixture.config, tokens: -1 })).toThrow(
-      expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('tokens') }),
-    );
+    const badTokens = expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('tokens') });
+    expect(() => attentionWeightsFrom(tensors, { layer: 0, config: fixture.config, tokens: -1 })).toThrow(badTokens);
+    await expect(model.attentionWeights(0, { tokens: 1.5 })).rejects.toThrow(badTokens);
   });
 });
 
