@@ -223,6 +223,12 @@ const found = attentionTensorsOf(['h.0.attn.c_attn.weight'], { layer: 0 });
 const sourceName: string | undefined = found?.sources.wq?.name;
 const block: number | undefined = found?.sources.wq?.part?.of;
 const foundCausal: boolean | undefined = found?.choices.causal;
+const foundBy: 'names' | 'config' | undefined = attentionTensorsOf(['h.0.attn.c_attn.weight'], { config: '{}' })?.by;
+// what else a layer's attention computes: scale, softcap, window, LongRoPE's factor, a q/k norm
+const carried: number | undefined = layerWeights.scale ?? layerWeights.softcap ?? layerWeights.window;
+const factor: number | undefined = layerWeights.rope?.attentionFactor;
+const normOver: 'head' | 'projection' | undefined = layerWeights.qkNorm?.over;
+const normQ: Float32Array | undefined = layerWeights.qkNorm?.q.data;
 // model.spec: the same fields for every family; choices and labels instead of family names
 const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
 const placement: ModelChoices['placement'] = model.spec.choices.placement;
