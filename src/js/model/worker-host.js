@@ -7,6 +7,8 @@
 //   { op: 'alloc', bytes: [b, …] }                           → { addresses: [k] }: blocks for a generation's KV cache
 //   { op: 'free', addresses: [a, …] }                        → {}: gives back blocks of 'alloc' (not of 'keep')
 //   { op: 'memory' }                                         → { memory: [memoryBytes, heapBytesInUse] }
+//   { op: 'chain', … }                                       → layers one after another, the parts summed through
+//                                                               a SharedArrayBuffer (worker-chain.js)
 //   a model call's plan (calls.js's modelPlan), its weights by address → its outputs, as model.js's own calls run
 import { Attention, runPlan } from '../attention.js';
 import { AttentionError } from '../errors.js';
@@ -14,6 +16,7 @@ import { loadModule, readWasmOption } from '../loader.js';
 import { checkValues } from '../plan.js';
 import { modelScratchBytes } from './calls.js';
 import { MODEL_FACTORIES } from './wasm.js';
+import { runChain } from './worker-chain.js';
 
 const values = (array) => ({ data: Float64Array.from(array), shape: [array.length] });
 
@@ -70,6 +73,7 @@ export const MODEL_HOST = {
     if (plan?.op === 'keep') return keep(attention, plan);
     if (plan?.op === 'alloc') return { addresses: values(plan.bytes.map((b) => allocate(attention, b, 'a KV cache'))) };
     if (plan?.op === 'free') return free(attention, plan.addresses);
+    if (plan?.op === 'chain') return runChain(attention, plan);
     if (plan?.op === 'memory') return { memory: values([attention.memoryBytes, attention.heapBytesInUse()]) };
     return runPlan(attention, { ...plan, scratchBytes: modelScratchBytes(attention.module, plan) });
   },
