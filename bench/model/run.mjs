@@ -17,7 +17,9 @@
 //
 //   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--workers 1,2] [--ort-threads 1]
 //                            [--only-fast] [--browser] [--quick] [--dir build/bench-model]
-//                            [--baseline <another copy's src/js/model/index.node.js>]
+//                            [--baseline <another copy's src/js/model/index.node.js>] [--hand-offs]
+// (--hand-offs: for each N of --workers one more contender, "attention-wasm, N workers, hand-offs": every layer handed
+// off by messages, as where there is no SharedArrayBuffer, beside the default chains through shared memory.)
 // (--only-fast: without the two contenders that read at every run, and without the memory section.)
 // (--baseline: one more contender, "attention-wasm, baseline", the resident forward of another build of the package,
 // e.g. a copy of src/ made before a change, interleaved with this one in the same rounds.)
@@ -31,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
 import { loadModel } from '../../src/js/model/index.node.js';
+import { useSharedMemory } from '../../src/js/model/shards.js';
 import { benchIds, writeGpt2Checkpoint } from './checkpoint.mjs';
 import { compareOutputs, oursContender, ortContender } from './contenders.mjs';
 import { runInPage } from './browser.mjs';
@@ -83,6 +86,11 @@ if (browser) {
   for (const count of workerCounts) {
     const name = `attention-wasm, ${count} worker${count > 1 ? 's' : ''}`;
     contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, name));
+    if (flag('hand-offs')) {
+      useSharedMemory(false);
+      contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, `${name}, hand-offs`));
+      useSharedMemory(true);
+    }
   }
   if (!onlyFast) {
     contenders.push(await oursContender(loadModel, dir, ids, reading, 'attention-wasm, read at every run'));

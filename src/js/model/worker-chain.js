@@ -19,8 +19,12 @@ export const CONTROL_BYTES = 16;
 /** The error of a worker stopped at a barrier because another failed: the other's error is the run's. */
 export const PEER_FAILED = 'another worker of this chain failed';
 
-/** Spins before sleeping at a barrier: a hand-off on free cores takes microseconds, a sleep and a wake far more. */
-const SPINS = 20000;
+/**
+ * Atomics.load's before sleeping at a barrier (about 25–50 µs here): a worker whose peer is about to arrive goes on
+ * without a sleep and a wake; one that waits longer sleeps, its core free for others (a longer spin costs CPU time
+ * that a machine with more threads than cores gives to the other worker).
+ */
+const SPINS = 1000;
 
 /** Waits until all `count` workers have arrived (a generation counter: the last one to arrive starts the next). */
 function barrier(control, count) {
