@@ -106,7 +106,8 @@ export class DecodeSession {
         headMask: headMask(ablate, l, H),
       }));
       const cache = { ...this.#shardCache, past: first };
-      const results = await this.#shards.chain(layers, hidden.data, { n, weights: wantWeights, cache });
+      const options = { n, weights: wantWeights, cache, signal, what: 'generate()' };
+      const results = await this.#shards.chain(layers, hidden.data, options);
       check();
       hidden = results[results.length - 1].output;
       if (wantWeights) for (const result of results) attentions.push(lastRows(result.weights, H, n, L));

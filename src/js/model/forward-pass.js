@@ -141,7 +141,8 @@ async function chainedLayers(engine, plan, l, count, hidden, { ctx, tables, hidd
     layers.push({ l: i, rope, headMask: headMask(plan.ablate, i, spec.numHeads) });
   }
   hiddenStates[l] = hidden;
-  const results = await engine.shards.chain(layers, hidden.data, { n, weights: plan.attentions });
+  const options = { n, weights: plan.attentions, signal: ctx.signal };
+  const results = await engine.shards.chain(layers, hidden.data, options);
   for (const result of results) {
     hiddenStates.push(result.output);
     if (plan.attentions) attentions.push(result.weights);

@@ -8,6 +8,7 @@
 import { NORM_PLACEMENTS } from '../generated/model-abi.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims } from './calls.js';
+import { checkAborted } from './signal.js';
 import { attentionShapes, mlpShapes } from './shard-gather.js';
 import { ABORT, CONTROL_BYTES, GENERATION, PEER_FAILED } from './worker-chain.js';
 
@@ -26,9 +27,10 @@ export const chainsPlacement = (spec) =>
  * { output: Tensor [n, d], weights?: Tensor [H, n, L] }.
  * @param {object} shards  shards.js's side: { spec, parts, placement, biases(l), plan(w, l, kind, dims, inputs,
  *   outputs, { cache }), send(w, plan), buffer(bytes), giveBack(buffer) }
- * @param {{ n: number, weights?: boolean, cache?: object }} o  cache: a generation's, as shard-layer.js's
+ * @param {{ n: number, weights?: boolean, cache?: object, signal?: AbortSignal, what?: string }} o  cache: a
+ *   generation's, as shard-layer.js's; `signal` stops the workers at their next barrier: ABORTED (of `what`)
  */
-export async function shardChain(shards, layers, x, { n, weights = false, cache }) {
+export async function shardChain(shards, layers, x, { n, weights = false, cache, signal, what = 'run' }) {
   const { spec, parts } = shards;
   const { dModel: d, numHeads: H } = spec;
   const L = cache ? cache.past + n : n;
@@ -70,9 +72,16 @@ export async function shardChain(shards, layers, x, { n, weights = false, cache 
     stop();
     throw error;
   };
-  const settled = await Promise.allSettled(plans.map((plan, w) => shards.send(w, plan).catch(stopping)));
+  const answers = Promise.allSettled(plans.map((plan, w) => shards.send(w, plan).catch(stopping)));
+  if (signal?.aborted) stop();
+  else signal?.addEventListener('abort', stop, { once: true });
+  const settled = await answers;
+  signal?.removeEventListener('abort', stop);
   const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason);
-  if (failed.length) throw failed.find((e) => e?.message !== PEER_FAILED) ?? failed[0];
+  if (failed.length) {
+    checkAborted(signal, what); // the workers stopped at a barrier for it
+    throw failed.find((e) => e?.message !== PEER_FAILED) ?? failed[0];
+  }
   shards.giveBack(buffer);
   const outputs = settled[0].value.output.data;
   const at = parts.map(() => 0);

@@ -56,10 +56,13 @@ export function useSharedMemory(enabled) {
 
 const owners = new WeakMap(); // Model → its Shards
 
-/** @internal For the tests only: { chains, chained } of a model's workers (chained: layers run as chains so far). */
+/**
+ * @internal For the tests only: { chains, chained, stopped } of a model's workers (chained: layers run as chains so
+ * far; stopped: chains that failed or were aborted).
+ */
 export function chainsOf(model) {
-  const shards = owners.get(model);
-  return { chains: shards.chains, chained: shards.chained };
+  const { chains, chained, stopped } = owners.get(model);
+  return { chains, chained, stopped };
 }
 
 export class Shards {
@@ -81,6 +84,7 @@ export class Shards {
   /** True when plain layers run as chains (shard-chain.js): SharedArrayBuffer here, a pre-norm or parallel model. */
   chains;
   chained = 0;
+  stopped = 0;
 
   constructor({ spec, tensors, checkpoint }, count) {
     this.#spec = spec;
@@ -354,7 +358,10 @@ export class Shards {
    */
   chain(layers, x, options) {
     this.chained += layers.length;
-    return shardChain(this.#side, layers, x, options);
+    return shardChain(this.#side, layers, x, options).catch((error) => {
+      this.stopped++;
+      throw error;
+    });
   }
 
   /** Layer l over the workers (shard-layer.js's shardLayer: its options and result). */

@@ -120,6 +120,7 @@ describe('loadModel({ workers }) with shared memory', () => {
         expect(error.code).toBe('WORKER_FAILED');
         expect(error.message).toMatch(/^worker 1 /);
       }
+      expect(chainsOf(model).stopped).toBe(shared ? 1 : 0); // its peer stopped at a barrier, not waiting for ever
       expect(bits(await model.run({ ids: IDS }))).toEqual(want);
       // and a generation whose worker dies: WORKER_FAILED, then the next one works
       const steps = await generation(model);
@@ -131,6 +132,20 @@ describe('loadModel({ workers }) with shared memory', () => {
       expect(await generation(model)).toEqual(steps);
     });
   }
+
+  it('an abort once a chain is posted stops its workers at a barrier: ABORTED, and the next run works', async () => {
+    const fixture = gpt2Fixture({ layers: 3, heads: 4 });
+    const want = bits(await (await load(fixture, { workers: 2 }, false)).run({ ids: IDS }));
+    const controller = new AbortController();
+    // the chain's 'layer' events come before it is posted: aborting at its last one aborts the posted chain
+    const onProgress = ({ phase, layer }) => phase === 'layer' && layer === 2 && controller.abort('enough');
+    const model = await load(fixture, { workers: 2, onProgress });
+    const error = await model.run({ ids: IDS }, { signal: controller.signal }).catch((e) => e);
+    expect(error.code).toBe('ABORTED');
+    expect(error.cause).toBe('enough');
+    expect(chainsOf(model).stopped).toBe(shared ? 1 : 0); // stopped by the abort, not run to its end
+    expect(bits(await model.run({ ids: IDS }))).toEqual(want);
+  });
 
   it('dispose() during a chain ends the workers: the run fails with TERMINATED', async () => {
     const model = await load(gpt2Fixture({ layers: 3, heads: 4 }), { workers: 2 });
