@@ -72,10 +72,10 @@ export async function shardChain(shards, layers, x, { n, weights = false, cache,
     stop();
     throw error;
   };
-  const answers = Promise.allSettled(plans.map((plan, w) => shards.send(w, plan).catch(stopping)));
-  if (signal?.aborted) stop();
+  if (signal?.aborted)
+    stop(); // (in the buffer before the workers see it: each stops at its first barrier)
   else signal?.addEventListener('abort', stop, { once: true });
-  const settled = await answers;
+  const settled = await Promise.allSettled(plans.map((plan, w) => shards.send(w, plan).catch(stopping)));
   signal?.removeEventListener('abort', stop);
   const failed = settled.filter((s) => s.status === 'rejected').map((s) => s.reason);
   if (failed.length) {

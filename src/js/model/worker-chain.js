@@ -28,6 +28,10 @@ const SPINS = 1000;
 
 /** Waits until all `count` workers have arrived (a generation counter: the last one to arrive starts the next). */
 function barrier(control, count) {
+  const stopped = () => {
+    if (Atomics.load(control, ABORT)) throw new AttentionError('WORKER_FAILED', PEER_FAILED);
+  };
+  stopped(); // on the way in too: a worker whose peer arrives at once would never see it while waiting
   const generation = Atomics.load(control, GENERATION);
   if (Atomics.add(control, ARRIVED, 1) === count - 1) {
     Atomics.store(control, ARRIVED, 0);
@@ -36,9 +40,7 @@ function barrier(control, count) {
     return;
   }
   for (let spin = 0; Atomics.load(control, GENERATION) === generation; spin++) {
-    if (Atomics.load(control, ABORT)) {
-      throw new AttentionError('WORKER_FAILED', PEER_FAILED);
-    }
+    stopped();
     if (spin > SPINS) Atomics.wait(control, GENERATION, generation, 20);
   }
 }
