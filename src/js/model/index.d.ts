@@ -453,6 +453,16 @@ export interface NextToken {
   readonly token?: string;
 }
 
+/** What model.tokenize returns: one entry per position, as run(text) computes on them. */
+export interface TokenizeResult {
+  /** The token ids, the tokenizer's special tokens included (BERT's [CLS] … [SEP]), as RunResult.ids. */
+  readonly ids: number[];
+  /** Each token as text (bytes decoded, Ġ and ▁ as spaces, no WordPiece ##), as RunResult.tokens. */
+  readonly tokens: string[];
+  /** The tokenizer's own tokens (Ġ, ▁, ## and byte characters as the vocabulary writes them), as RunResult.rawTokens. */
+  readonly rawTokens: string[];
+}
+
 /** What model.run returns (with `attentions` and `hiddenStates` left on, as they are by default). */
 export interface RunResult {
   /** The token ids run. */
@@ -856,6 +866,30 @@ export class Model {
    * weights are part of that baseline from the run that first uses them until dispose().
    */
   heapBytesInUse(): number;
+  /**
+   * The text's tokens as run(text) computes on them, read by the folder's tokenizer.json alone (no weight is read, no
+   * layer runs): the same encoding as run's, so its ids and tokens label the positions of a run's figures. The
+   * tokenizer's special tokens are included where it adds them (BERT's [CLS] … [SEP]), as run adds them. Not checked
+   * against the model: run refuses ids outside config.json's vocabulary and more tokens than its positions
+   * (TOO_MANY_TOKENS). Anything but a string is BAD_OPTION, and so is a model without tokenizer.json; TERMINATED
+   * after dispose(). Synchronous: it throws rather than rejects.
+   *
+   * | result    | shape        |
+   * |-----------|--------------|
+   * | ids       | number[] n   |
+   * | tokens    | string[] n   |
+   * | rawTokens | string[] n   |
+   *
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL);
+   * const { ids, tokens } = model.tokenize('the cat saw a red ball');
+   * console.log(ids.length, tokens.join('|'), model.bytesRead); // prints: 6 the|cat|saw|a|red|ball 0
+   * ```
+   */
+  tokenize(text: string): TokenizeResult;
   /**
    * One forward pass over text (with the folder's tokenizer.json, read by @huggingface/tokenizers) or token ids, at
    * most the model's positions (TOO_MANY_TOKENS). Weights are read from the checkpoint a layer at a time and held in
