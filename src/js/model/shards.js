@@ -228,19 +228,20 @@ export class Shards {
     const [n, d] = h.shape;
     const V = this.#tensors.head.shape[0];
     const logits = new Float32Array(n * V); // [n, V]
-    const calls = this.#kept.flatMap((kept, w) =>
-      (kept?.head ?? []).map(async ({ v0, rows, address, bias }) => {
+    // one call per worker for all its blocks ('head', worker-host.js): its rows [n, its rows], from its first block's
+    const calls = this.#kept.map(async (kept, w) => {
+      const blocks = kept?.head ?? [];
+      if (!blocks.length) return;
+      const plans = blocks.map(({ rows, address, bias }) => {
         const dims = { ...modelDims(this.#spec, n), dOut: rows, wHead: address, ...(bias && { bHead: bias }) };
-        const plan = modelPlan(
-          'modelLogits',
-          dims,
-          { x: copy(h.data, [n, d], 'the final hidden state') },
-          { output: [n, rows] },
-        );
-        const { output } = await this.#send(w, plan);
-        for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
-      }),
-    );
+        return modelPlan('modelLogits', dims, {}, { output: [n, rows] });
+      });
+      const plan = { op: 'head', inputs: { x: copy(h.data, [n, d], 'the final hidden state') }, options: {}, plans };
+      const { output } = await this.#send(w, plan);
+      const width = output.shape[1];
+      const v0 = blocks[0].v0;
+      for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * width, (i + 1) * width), i * V + v0);
+    });
     await Promise.all(calls);
     return new Tensor(logits, [n, V]);
   }

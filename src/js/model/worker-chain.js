@@ -61,7 +61,8 @@ function sumSlots(shared, region, has, size, bias, d) {
   return out;
 }
 
-const run = (attention, plan) =>
+/** A model call's plan on a worker's module (its scratch reckoned as the core does). */
+export const runModelPlan = (attention, plan) =>
   runPlan(attention, { ...plan, scratchBytes: modelScratchBytes(attention.module, plan) });
 
 /**
@@ -83,7 +84,7 @@ export function runChain(attention, plan) {
       const half = (region, call, inputs) => {
         const slot = shared.subarray((region * count + worker) * size, (region * count + worker + 1) * size);
         if (call) {
-          const result = run(attention, { ...call, inputs: { ...call.inputs, ...inputs } });
+          const result = runModelPlan(attention, { ...call, inputs: { ...call.inputs, ...inputs } });
           slot.set(result[region ? 'mlpOutput' : 'attentionOutput'].data);
           if (result.weights) weights.push(result.weights.data);
         }
