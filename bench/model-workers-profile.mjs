@@ -59,7 +59,12 @@ if (process.argv.includes('--child')) {
     ['garbage collection', (chain) => chain[0].startsWith('(garbage')],
     ['idle (waiting)', (chain) => chain[0].startsWith('(idle')],
     ['compute (WebAssembly)', (chain) => /^(wasm-function|js-to-wasm|GenericJSToWasm)/.test(chain[0])],
-    ['messages', (chain) => chain.some((f) => /postMessage|messageport|MessagePort|pool\.js|worker-serve/.test(f))],
+    ["waiting at a chain's barriers", (chain) => chain[0].startsWith('barrier ')],
+    [
+      'messages',
+      (chain) =>
+        /^(postMessage|\(anon\) messageport|\(anon\) worker-thread)/.test(chain[0]) || /pool\.js/.test(chain[0]),
+    ],
   ];
   /** Per thread: { parts: Map, self: Map } of profiled ms, from a child that runs `count` calls after its warm-up. */
   const profileRun = (count) => {
