@@ -17,7 +17,9 @@
 //
 //   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--workers 1,2] [--ort-threads 1]
 //                            [--only-fast] [--browser [--isolated]] [--quick] [--dir build/bench-model]
-//                            [--baseline <another copy's src/js/model/index.node.js>]
+//                            [--baseline <another copy's src/js/model/index.node.js>] [--hand-offs]
+// (--hand-offs: for each N of --workers one more contender, "attention-wasm, N workers, hand-offs": every layer handed
+// off by messages, as where there is no SharedArrayBuffer, beside the default chains through shared memory; Node.)
 // (--only-fast: without the two contenders that read at every run, and without the memory section.)
 // (--browser --isolated: the page served cross-origin isolated (COOP/COEP), where onnxruntime-web can take
 // --ort-threads N threads and SharedArrayBuffer exists; without --isolated it has 1 thread, as most pages.)
@@ -33,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
 import { loadModel } from '../../src/js/model/index.node.js';
+import { useSharedMemory } from '../../src/js/model/shards.js';
 import { benchIds, writeGpt2Checkpoint } from './checkpoint.mjs';
 import { compareOutputs, oursContender, ortContender } from './contenders.mjs';
 import { runInPage } from './browser.mjs';
@@ -88,6 +91,11 @@ if (browser) {
   for (const count of workerCounts) {
     const name = `attention-wasm, ${count} worker${count > 1 ? 's' : ''}`;
     contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, name));
+    if (flag('hand-offs')) {
+      useSharedMemory(false);
+      contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, `${name}, hand-offs`));
+      useSharedMemory(true);
+    }
   }
   if (!onlyFast) {
     contenders.push(await oursContender(loadModel, dir, ids, reading, 'attention-wasm, read at every run'));
