@@ -1,5 +1,6 @@
 // A decode step with the KV cache against the full forward, side by side in one process (issue 24 §5):
-//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--workers 2] [--keep]
+//   node bench/decode-step.mjs [--rounds 5] [--layers 12] [--d 768] [--heads 12] [--vocab 50257] [--workers 2]
+//                              [--hand-offs] [--keep]
 // Writes a GPT-2-small-shaped checkpoint with random weights (12 layers, d_model 768, 12 heads, vocab 50 257,
 // 1024 positions; model.safetensors in F32, as GPT-2's, ~500 MB) to a temp folder, loads it from there with
 // attention-wasm/model, and times, interleaved round by round so that a busy machine slows all alike:
@@ -8,12 +9,16 @@
 //   decode step     its second step: the 32nd token through every layer over the cache (32 tokens of context)
 //   step, no cache of weights  the same step with residentBytes: 0 (every layer read again, as run() reads it)
 //   decode step, N workers   the decode step of a model loaded with { workers: N } for each N of --workers (default
-//                            2; 0: none): the layers and the KV cache split over N worker_threads (model/shards.js)
+//                            2; 0: none): the layers and the KV cache split over N worker_threads (model/shards.js),
+//                            every layer of the step as one chain through shared memory (model/shard-chain.js)
+//   decode step, N workers, hand-offs   with --hand-offs: the same with every layer handed off by messages, as where
+//                            there is no SharedArrayBuffer
 // Prints a Markdown table of ms: median and min of the rounds, and each median over the full forward's.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { loadModel } from '../src/js/model/index.node.js';
+import { useSharedMemory } from '../src/js/model/shards.js';
 import { writeGpt2Checkpoint } from './model/checkpoint.mjs';
 import { seededRandom } from '../tests/js/seeded-random.js';
 
@@ -35,51 +40,72 @@ try {
   const model = await loadModel(dir, { residentBytes: 0 });
   const workerCounts = String(process.argv[process.argv.indexOf('--workers') + 1] ?? '2');
   const split = process.argv.includes('--workers') ? workerCounts.split(',').map(Number).filter(Boolean) : [2];
-  const onWorkers = await Promise.all(split.map((workers) => loadModel(dir, { workers })));
+  const handOffs = process.argv.includes('--hand-offs');
+  const onWorkers = [];
+  for (const workers of split) {
+    onWorkers.push(await loadModel(dir, { workers }));
+    if (!handOffs) continue;
+    useSharedMemory(false);
+    onWorkers.push(await loadModel(dir, { workers }));
+    useSharedMemory(true);
+  }
   const random = seededRandom(7);
   const ids = Array.from({ length: CONTEXT }, () => Math.floor(((random() + 1) / 2) * vocab));
   const baseline = model.heapBytesInUse();
 
+  const cpu = {}; // per row: CPU ms of each sample (this process's, every thread)
+  let lastCpu = 0;
   const time = async (call) => {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
     await call();
-    return performance.now() - t0;
+    const t = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    lastCpu = (c.user + c.system) / 1000;
+    return t;
+  };
+  const push = (name, t) => {
+    samples[name].push(t);
+    (cpu[name] ??= []).push(lastCpu);
   };
   /** Prefill and decode step times of one generation of 31 + 1 tokens, and the heap during it. */
   const generation = async (residentBytes, on = model) => {
     const steps = on.generate({ ids: ids.slice(0, CONTEXT - 1) }, { maxNewTokens: 2, residentBytes });
     const prefill = await time(() => steps.next());
-    const step = await time(() => steps.next());
+    const step = await time(() => steps.next()); // lastCpu: the step's
     const heap = model.heapBytesInUse() - baseline;
     await steps.return();
     return { prefill, step, heap };
   };
   const samples = { 'full forward': [], prefill: [], 'decode step': [], 'step, no cache of weights': [] };
-  const names = split.map((n) => `decode step, ${n} worker${n > 1 ? 's' : ''}`);
+  const names = split.flatMap((n) => {
+    const name = `decode step, ${n} worker${n > 1 ? 's' : ''}`;
+    return handOffs ? [name, `${name}, hand-offs`] : [name];
+  });
   for (const name of names) samples[name] = [];
   for (const m of onWorkers) await generation(undefined, m); // warm-up
   let heap = 0;
   await model.run({ ids }); // warm-up: every path compiled and optimized
   await generation(undefined);
   for (let round = 0; round < rounds; round++) {
-    samples['full forward'].push(await time(() => model.run({ ids })));
+    push('full forward', await time(() => model.run({ ids })));
     const resident = await generation(undefined);
     samples.prefill.push(resident.prefill);
-    samples['decode step'].push(resident.step);
+    push('decode step', resident.step);
     heap = resident.heap;
-    samples['step, no cache of weights'].push((await generation(0)).step);
-    for (const [i, m] of onWorkers.entries()) samples[names[i]].push((await generation(undefined, m)).step);
+    push('step, no cache of weights', (await generation(0)).step);
+    for (const [i, m] of onWorkers.entries()) push(names[i], (await generation(undefined, m)).step);
   }
   const median = (t) => t.slice().sort((a, b) => a - b)[t.length >> 1];
   const full = median(samples['full forward']);
   const f = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1));
   const lines = [
-    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward | × decode step |`,
-    '|---|--:|--:|--:|--:|',
+    `| GPT-2 shape: ${layers} layers, d_model ${d}, ${heads} heads, vocab ${vocab}; ${CONTEXT} tokens | median ms | min ms | × full forward | × decode step | CPU ms | CPU × decode step's |`,
+    '|---|--:|--:|--:|--:|--:|--:|',
   ];
   for (const [name, t] of Object.entries(samples))
     lines.push(
-      `| ${name} | ${f(median(t))} | ${f(Math.min(...t))} | ${(median(t) / full).toFixed(3)} | ${(median(t) / median(samples['decode step'])).toFixed(2)} |`,
+      `| ${name} | ${f(median(t))} | ${f(Math.min(...t))} | ${(median(t) / full).toFixed(3)} | ${(median(t) / median(samples['decode step'])).toFixed(2)} | ${cpu[name] ? f(median(cpu[name])) : ''} | ${cpu[name] ? (median(cpu[name]) / median(cpu['decode step'])).toFixed(2) : ''} |`,
     );
   console.log(lines.join('\n'));
   const mib = (b) => (b / 2 ** 20).toFixed(0);

@@ -10,12 +10,20 @@ const fromBase64 = (text) => {
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
 };
 
+// What makes a page cross-origin isolated (crossOriginIsolated, SharedArrayBuffer): what onnxruntime-web needs for
+// more than 1 thread in a page, and what most pages that teach (GitHub Pages, a course site, a CDN post) cannot send.
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
 /**
  * Opens the page and loads the contenders (page.mjs; ours on Web Workers for each of `workerCounts`); `dir` is the
- * checkpoint folder relative to `root`.
+ * checkpoint folder relative to `root`. `isolated` serves the page cross-origin isolated, where onnxruntime-web runs
+ * on `ortThreads` threads (without isolation it has 1 thread, whatever is asked).
  */
-export async function runInPage(root, dir, ids, sizes, workerCounts = []) {
-  const server = await serveStatic(root);
+export async function runInPage(root, dir, ids, sizes, workerCounts = [], { isolated = false, ortThreads = 1 } = {}) {
+  const server = await serveStatic(root, { headers: isolated ? ISOLATION_HEADERS : {} });
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
@@ -27,6 +35,9 @@ export async function runInPage(root, dir, ids, sizes, workerCounts = []) {
   page.on('pageerror', (e) => console.error('page error:', e));
   await page.goto(`${server.url}bench/model/page.html`);
   await page.waitForFunction(() => globalThis.modelBench);
+  const pageIsolated = await page.evaluate(() => globalThis.crossOriginIsolated);
+  if (pageIsolated !== isolated)
+    throw new Error(`the bench page is ${pageIsolated ? '' : 'not '}cross-origin isolated`);
   // The page's CPU time (its renderer process, every thread): CDP's Performance metric ProcessTime, in seconds.
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
@@ -35,8 +46,8 @@ export async function runInPage(root, dir, ids, sizes, workerCounts = []) {
     return metrics.find((m) => m.name === 'ProcessTime').value * 1000;
   };
   const names = await page.evaluate(
-    ([d, i, s, w]) => globalThis.modelBench.setup(d, i, s, w),
-    [`/${dir}`, ids, sizes, workerCounts],
+    ([d, i, s, w, t]) => globalThis.modelBench.setup(d, i, s, w, t),
+    [`/${dir}`, ids, sizes, workerCounts, ortThreads],
   );
   const contenders = names.map((name, index) => ({
     name,

@@ -1,7 +1,8 @@
 // The page of the model bench in Chromium (browser.mjs): globalThis.modelBench.setup(folder URL, ids, sizes) reads
 // the checkpoint's files into Blobs (as a picked folder's Files) and loads attention-wasm/model and onnxruntime-web
 // side by side (ours with its weights resident, the default, on `workers` Web Workers for each count given, and read at
-// every run); run(i) times one forward of
+// every run; onnxruntime-web on `ortThreads` threads, which only a cross-origin-isolated page has); run(i) times one
+// forward of
 // contender i; outputs(i) returns its last outputs as base64 float32.
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
@@ -25,7 +26,7 @@ const base64 = (arrays) => {
 };
 
 globalThis.modelBench = {
-  async setup(folder, ids, sizes, workerCounts = []) {
+  async setup(folder, ids, sizes, workerCounts = [], ortThreads = 1) {
     const get = async (name) => (await fetch(`${folder}/${name}`)).blob();
     const files = new Map([
       ['config.json', await get('config.json')],
@@ -39,7 +40,7 @@ globalThis.modelBench = {
     const reading = 'attention-wasm, read at every run';
     contenders.push(await oursContender(loadModel, files, ids, { residentBytes: 0 }, reading));
     const file = await openSafetensors(files.get('model.safetensors'));
-    contenders.push(await ortContender(ort, sizes, (name) => file.read(name), ids));
+    contenders.push(await ortContender(ort, sizes, (name) => file.read(name), ids, ortThreads));
     for (const c of contenders) await c.run(); // warm-up
     return contenders.map((c) => c.name);
   },

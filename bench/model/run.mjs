@@ -16,9 +16,13 @@
 // one; and the whole one resident.
 //
 //   node bench/model/run.mjs --native <model_native_bench> [--rounds 5] [--n 32] [--workers 1,2] [--ort-threads 1]
-//                            [--only-fast] [--browser] [--quick] [--dir build/bench-model]
-//                            [--baseline <another copy's src/js/model/index.node.js>]
+//                            [--only-fast] [--browser [--isolated]] [--quick] [--dir build/bench-model]
+//                            [--baseline <another copy's src/js/model/index.node.js>] [--hand-offs]
+// (--hand-offs: for each N of --workers one more contender, "attention-wasm, N workers, hand-offs": every layer handed
+// off by messages, as where there is no SharedArrayBuffer, beside the default chains through shared memory; Node.)
 // (--only-fast: without the two contenders that read at every run, and without the memory section.)
+// (--browser --isolated: the page served cross-origin isolated (COOP/COEP), where onnxruntime-web can take
+// --ort-threads N threads and SharedArrayBuffer exists; without --isolated it has 1 thread, as most pages.)
 // (--baseline: one more contender, "attention-wasm, baseline", the resident forward of another build of the package,
 // e.g. a copy of src/ made before a change, interleaved with this one in the same rounds.)
 //   node bench/model/run.mjs --family [--rounds 3] [--quick]: the families bench instead (families.mjs)
@@ -31,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import * as ort from 'onnxruntime-web';
 import { openSafetensors } from '../../src/js/io/index.js';
 import { loadModel } from '../../src/js/model/index.node.js';
+import { useSharedMemory } from '../../src/js/model/shards.js';
 import { benchIds, writeGpt2Checkpoint } from './checkpoint.mjs';
 import { compareOutputs, oursContender, ortContender } from './contenders.mjs';
 import { runInPage } from './browser.mjs';
@@ -73,7 +78,10 @@ const loadBefore = loadAvg();
 let contenders;
 let page;
 if (browser) {
-  page = await runInPage(root, path.relative(root, dir), ids, sizes, workerCounts);
+  page = await runInPage(root, path.relative(root, dir), ids, sizes, workerCounts, {
+    isolated: flag('isolated'),
+    ortThreads,
+  });
   contenders = page.contenders;
 } else {
   const file = await openSafetensors(await fs.openAsBlob(path.join(dir, 'model.safetensors')));
@@ -83,6 +91,11 @@ if (browser) {
   for (const count of workerCounts) {
     const name = `attention-wasm, ${count} worker${count > 1 ? 's' : ''}`;
     contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, name));
+    if (flag('hand-offs')) {
+      useSharedMemory(false);
+      contenders.push(await oursContender(loadModel, dir, ids, { workers: count }, `${name}, hand-offs`));
+      useSharedMemory(true);
+    }
   }
   if (!onlyFast) {
     contenders.push(await oursContender(loadModel, dir, ids, reading, 'attention-wasm, read at every run'));
@@ -164,7 +177,8 @@ const byName = Object.fromEntries(
 );
 if (coreTimes.length) byName['native, the forward’s calls only'] = stats(coreTimes);
 const ratio = (s, other, field) => (byName[other] ? (s[field] / byName[other][field]).toFixed(2) : '–');
-const env = browser ? `headless Chromium ${page.version}` : `Node ${process.version}`;
+const isolation = flag('isolated') ? ', cross-origin isolated' : ', no cross-origin isolation';
+const env = browser ? `headless Chromium ${page.version}${isolation}` : `Node ${process.version}`;
 console.log(
   `\nGPT-2 small's shapes (${shape.layers} layers, d_model ${shape.d}, ${shape.heads} heads, vocab ${shape.vocab}), ` +
     `F32, random weights; ${n} tokens, every attention and the logits; ${env}; ${rounds} rounds; ` +

@@ -158,6 +158,11 @@ export interface RopeOptions {
   style?: 'half' | 'interleaved';
   /** The dim / 2 inverse frequencies themselves (a rope_scaling's, e.g. llama3), in place of theta's. */
   invFreq?: ArrayLike<number>;
+  /**
+   * cos and sin multiplied by it, and so the rotated columns of q and k (LongRoPE's attention factor: Phi-3's
+   * long-context models). A finite number above 0; default 1.
+   */
+  attentionFactor?: number;
 }
 
 /** With a rope: q and k after their rotation, shaped as q and k. */
@@ -232,6 +237,17 @@ export interface ProjectionWeights {
   numKvHeads?: number;
   /** The rope these weights belong with (a LLaMA layer's, from attentionWeightsFrom); options.rope wins. */
   rope?: RopeOptions;
+  /** The scores' scale these weights belong with (Gemma 2's query_pre_attn_scalar^-½); options.scale wins. */
+  scale?: number;
+  /** The logit softcap these weights belong with (Gemma 2's); options.softcap wins (0: none). */
+  softcap?: number;
+  /** The sliding window these weights belong with (Gemma 2's, Mistral's): needs causal; options.window wins (0: none). */
+  window?: number;
+  /**
+   * A q/k norm after the projections (attentionWeightsFrom's of Qwen3, Gemma 3, OLMo-2): not run by selfAttention or
+   * multiHeadAttention, which refuse weights holding one (BAD_OPTION).
+   */
+  qkNorm?: unknown;
 }
 
 /** Projection weights with the number of heads, for multiHeadAttention (and selfAttention's per-head results). */

@@ -61,7 +61,8 @@ function residentWeights(module, weightsGiven) {
   const dModel = tensors.wQ.shape[0];
   // A one-row x checks the weights against each other as every call would.
   const x = { data: new Float32Array(dModel), shape: [1, dModel] };
-  const probe = planRun(x, { ...heads, tensors }, undefined, Object.values(tensors));
+  // (causal: a window the weights carry is checked against each call's causal, not here)
+  const probe = planRun(x, { ...heads, tensors }, { causal: true }, Object.values(tensors));
   checkCallBytes(probe);
   const present = Object.entries(tensors).filter(([, tensor]) => tensor);
   const { regions, bytes } = residentLayout(present.map(([key, tensor]) => [key, tensor.data.length]));
@@ -77,8 +78,8 @@ function residentWeights(module, weightsGiven) {
   }
   const copied = (tensor) => tensor && { name: tensor.name, shape: tensor.shape };
   const kept = Object.fromEntries(Object.entries(tensors).map(([key, tensor]) => [key, copied(tensor)]));
-  const { numHeads, numKvHeads, headed, rope } = heads;
-  return { weights: { tensors: kept, numHeads, numKvHeads, headed, rope }, block, regions };
+  const { numHeads, numKvHeads, headed, rope, carried } = heads;
+  return { weights: { tensors: kept, numHeads, numKvHeads, headed, rope, carried }, block, regions };
 }
 
 /**

@@ -24,6 +24,7 @@ import {
 } from './generated/abi.js';
 import { Tensor, nonFiniteError } from './tensor.js';
 import { readRope, ropePlan } from './rope.js';
+import { WEIGHT_OPTIONS, readWeightOptions, withWeightOptions } from './weight-options.js';
 
 import { MAX_CALL_BYTES } from './limits.js';
 
@@ -43,7 +44,10 @@ const roundUp = (n, multiple) => Math.ceil(n / multiple) * multiple;
 
 const SDPA_OPTIONS = ['scale', 'causal', 'mask', 'softcap', 'window', 'returnWeights', 'returnSteps', 'rope', 'out'];
 const PROJECTION_OPTIONS = SDPA_OPTIONS;
-const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads', 'rope'];
+const WEIGHT_NAMES = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'numHeads', 'numKvHeads', 'rope'].concat(
+  WEIGHT_OPTIONS,
+  'qkNorm',
+);
 
 const STEP_NAMES = ['rawScores', 'scaledScores', 'scores'];
 
@@ -154,16 +158,18 @@ export function readWeights(weights, multiHead) {
   const w = readRecord(weights, 'weights', WEIGHT_NAMES, 'weight');
   if (multiHead && w.numHeads === undefined)
     throw new AttentionError('BAD_OPTION', 'multiHeadAttention needs weights.numHeads');
-  // rope: a checkpoint layer's own (attentionWeightsFrom's), used unless options.rope is given
-  return { w, ...checkHeadCounts(w), headed: multiHead || w.numHeads !== undefined, rope: readRope(w.rope) };
+  // rope, scale, softcap, window: a checkpoint layer's own (attentionWeightsFrom's), used unless the options give them
+  const carried = readWeightOptions(w);
+  const headed = multiHead || w.numHeads !== undefined;
+  return { w, ...checkHeadCounts(w), headed, rope: readRope(w.rope), carried };
 }
 
 /**
  * The plan of a projected call once every argument is read: its inputs (x, context, wQ, …, bO), readWeights'
  * head counts, the options; `read` lists the tensors read from the caller for this call (checkHeld's).
  */
-export function planProjectedInputs(inputs, { numHeads, numKvHeads, headed, rope }, given, outRecord, read) {
-  const o = given.rope || !rope ? given : { ...given, rope };
+export function planProjectedInputs(inputs, { numHeads, numKvHeads, headed, rope, carried }, given, outRecord, read) {
+  const o = withWeightOptions(given.rope || !rope ? given : { ...given, rope }, carried);
   if (o.rope && inputs.context) {
     throw new AttentionError(
       'BAD_OPTION',

@@ -4,7 +4,7 @@ import { AttentionError, describe } from './errors.js';
 import { guarded, readRecord } from './read.js';
 import { ROPE_STYLES } from './generated/abi.js';
 
-const ROPE_KEYS = ['theta', 'rotaryDims', 'dim', 'positions', 'style', 'invFreq'];
+const ROPE_KEYS = ['theta', 'rotaryDims', 'dim', 'positions', 'style', 'invFreq', 'attentionFactor'];
 const STYLES = ['half', 'interleaved'];
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -45,7 +45,10 @@ function readList(value, name, ok, rule) {
   });
 }
 
-/** options.rope, checked but for what depends on the shapes (ropePlan): null, or { theta, dim (rotaryDims), positions, style, invFreq }. */
+/**
+ * options.rope, checked but for what depends on the shapes (ropePlan): null, or { theta, dim (rotaryDims), positions,
+ * style, invFreq, attentionFactor }.
+ */
 export function readRope(value) {
   if (value === undefined || value === null) return null;
   const o = readRecord(value, 'options.rope', ROPE_KEYS, 'option');
@@ -70,6 +73,11 @@ export function readRope(value) {
   if (invFreq && dim !== undefined && dim !== 2 * invFreq.length) {
     throw bad(`rope.invFreq has ${invFreq.length} frequencies, but rope.rotaryDims ${dim} rotates ${dim / 2} pairs`);
   }
+  // LongRoPE's attention factor (Phi-3's long-context models): cos and sin multiplied by it
+  const { attentionFactor = 1 } = o;
+  if (typeof attentionFactor !== 'number' || !(attentionFactor > 0) || attentionFactor === Infinity) {
+    throw bad(`rope.attentionFactor must be a finite number above 0, got ${describe(attentionFactor)}`);
+  }
   const isPosition = (p) => Number.isSafeInteger(p) && p >= 0;
   return {
     theta,
@@ -78,6 +86,7 @@ export function readRope(value) {
       positions === undefined ? undefined : readList(positions, 'rope.positions', isPosition, 'integers from 0'),
     style,
     invFreq,
+    attentionFactor,
   };
 }
 
@@ -97,6 +106,8 @@ export function ropePlan(rope, lenQ, lenK, dK) {
     throw bad(`rope.positions has ${positions.length} entries but there are ${lenK} keys (L_k): one position per key`);
   }
   const { cos, sin } = ropeTables(rope.invFreq ?? inverseFrequencies(rope.theta, dim), positions);
+  const factor = rope.attentionFactor ?? 1;
+  if (factor !== 1) for (const table of [cos, sin]) for (let i = 0; i < table.length; i++) table[i] *= factor;
   const table = (data, name) => ({
     data,
     shape: [lenK, dim / 2],

@@ -72,14 +72,15 @@ export function parseOptions(o, stepsByDefault) {
       'returnSteps needs returnWeights: the steps are [L_q, L_k] matrices like the weights',
     );
   }
-  const { softcap = 0, window = 0 } = o;
-  if (typeof softcap !== 'number' || !Number.isFinite(softcap) || softcap < 0) {
+  // undefined when not given (0 in the call): a checkpoint layer's weights may carry their own (weight-options.js)
+  const { softcap, window } = o;
+  if (softcap !== undefined && (typeof softcap !== 'number' || !Number.isFinite(softcap) || softcap < 0)) {
     throw new AttentionError(
       'BAD_OPTION',
       `softcap must be a finite number from 0 (0: none), got ${describe(softcap)}`,
     );
   }
-  if (!Number.isSafeInteger(window) || window < 0 || window > 2 ** 31 - 1) {
+  if (window !== undefined && (!Number.isSafeInteger(window) || window < 0 || window > 2 ** 31 - 1)) {
     throw new AttentionError('BAD_OPTION', `window must be an integer from 0 (0: none), got ${describe(window)}`);
   }
   if (window > 0 && causal === false) {

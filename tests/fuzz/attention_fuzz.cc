@@ -1,6 +1,7 @@
 // libFuzzer target for the attention core. Dims, options and values come from the input bytes (fuzz_input.h);
 // scaled_dot_product_attention and multi_head_attention run in the core (Eigen projections, SIMD attention
-// kernels) and are checked against the plain-loop reference (oracle.h).
+// kernels) and are checked against the plain-loop reference (oracle.h); each runs a second time on the bytes after
+// the first two cases with the attention variants (read_variants: a softcap and a sliding window).
 //
 // The tolerance follows the float32 rounding error of each softmax input (a score of 1e4 is known to about
 // 1e-3, one of 1e30 not at all), so tiny, ordinary and huge values are all checked as tightly as float32
@@ -22,7 +23,7 @@
 namespace attention::fuzz {
 namespace {
 
-void run_sdpa_case(ByteSource& in) {
+void run_sdpa_case(ByteSource& in, bool variants) {
   AttentionDims d;
   d.batch = in.range(1, 2);
   d.num_kv_heads = in.range(1, 3);
@@ -42,6 +43,7 @@ void run_sdpa_case(ByteSource& in) {
   const Magnitude qk_magnitude = magnitude(in), v_magnitude = magnitude(in);
   MaskStorage mask;
   AttentionOptions o = read_options(in, d, mask);
+  if (variants) read_variants(in, d, o);
   const std::vector<float> q = values(in, product({d.batch, d.num_heads, d.len_q, d.d_k}), qk_magnitude);
   const std::vector<float> k = values(in, product({d.batch, d.num_kv_heads, d.len_k, d.d_k}), qk_magnitude);
   const std::vector<float> v = values(in, product({d.batch, d.num_kv_heads, d.len_k, d.d_v}), v_magnitude);
@@ -133,7 +135,7 @@ void check_projection(const char* name, const float* input, int batch, int len, 
         }
 }
 
-void run_multi_head_case(ByteSource& in) {
+void run_multi_head_case(ByteSource& in, bool variants) {
   ProjectionDims p;
   p.batch = in.range(1, 2);
   const uint8_t flags = in.byte();
@@ -154,7 +156,8 @@ void run_multi_head_case(ByteSource& in) {
 
   const Magnitude input_magnitude = magnitude(in), weight_magnitude = magnitude(in);
   MaskStorage mask;
-  const AttentionOptions o = read_options(in, d, mask);
+  AttentionOptions o = read_options(in, d, mask);
+  if (variants) read_variants(in, d, o);
   const std::vector<float> x = values(in, product({B, p.len_q, p.d_model}), input_magnitude);
   const std::vector<float> context = cross ? values(in, product({B, p.len_k, p.d_context}), input_magnitude) : x;
   const std::vector<float> w_q = values(in, product({p.d_model, H, p.d_k}), weight_magnitude);
@@ -294,7 +297,10 @@ void run_multi_head_case(ByteSource& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   attention::fuzz::ByteSource in(data, size);
-  attention::fuzz::run_sdpa_case(in);
-  attention::fuzz::run_multi_head_case(in);
+  attention::fuzz::run_sdpa_case(in, false);
+  attention::fuzz::run_multi_head_case(in, false);
+  // then the variants, from the bytes that follow
+  attention::fuzz::run_sdpa_case(in, true);
+  attention::fuzz::run_multi_head_case(in, true);
   return 0;
 }

@@ -1,9 +1,11 @@
 // How the fuzz target reads a case from its input: bytes, then a seeded continuation; values of chosen
-// magnitudes; causal mode, scale and a broadcasting mask. The meaning of every byte is fixed: the corpus and the
-// regressions in tests/fuzz/ were written against it.
+// magnitudes; causal mode, scale and a broadcasting mask; in the cases of the variants, a softcap and a sliding
+// window. The meaning of every byte is fixed: the corpus and the regressions in tests/fuzz/ were written against it
+// (the cases of the variants come after the first two, so those keep their bytes).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -119,6 +121,20 @@ inline AttentionOptions read_options(ByteSource& in, const AttentionDims& d, Mas
     o.mask.data = storage.additive.data();
   }
   return o;
+}
+
+// A logit softcap (one byte in two) and a sliding window (one in two; a causal mode with it, as it needs one), over
+// the options read_options gave: the attention variants of Gemma 2 and Mistral.
+inline void read_variants(ByteSource& in, const AttentionDims& d, AttentionOptions& o) {
+  const uint8_t choice = in.byte();
+  if (choice & 1u) {
+    const float kCaps[] = {1e-3f, 0.5f, 1.0f, 2.0f, 30.0f, 50.0f, 1e4f, 1e30f};
+    o.softcap = choice & 2u ? kCaps[(choice >> 2) % 8] : 1e-3f + std::abs(value(in, Magnitude::kTenThousand));
+  }
+  if (choice & 0x20u) {
+    if (o.causal == Causal::kNone) o.causal = choice & 0x40u ? Causal::kBottomRight : Causal::kTopLeft;
+    o.window = 1 + in.byte() % (std::min(d.len_k, 254) + 2);  // past L_k at times: the same as none
+  }
 }
 
 }  // namespace attention::fuzz

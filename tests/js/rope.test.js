@@ -111,6 +111,34 @@ describe.each(VARIANTS)('rope ($name build)', ({ simd }) => {
     });
   });
 
+  it('attentionFactor multiplies the rotated columns of q and k (cos and sin), the others left as they are', () => {
+    const random = seededRandom(11);
+    const [heads, kvHeads, L, dK, dim, factor] = [2, 1, 6, 10, 6, 1.25];
+    const q = randomTensor(random, [1, heads, L, dK], 2);
+    const k = randomTensor(random, [1, kvHeads, L, dK], 2);
+    const v = randomTensor(random, [1, kvHeads, L, dK]);
+    const r = attn.scaledDotProductAttention(q, k, v, { causal: true, rope: { dim, attentionFactor: factor } });
+    /** The reference rotation, then its first `dim` columns of each row times the factor. */
+    const scaled = (t) => {
+      const rows = referenceRotateRows(t.data, t.shape, reference(10000, dim, 'half'));
+      for (let i = 0; i < rows.length; i++) if (i % dK < dim) rows[i] *= factor;
+      return rows;
+    };
+    const [qRotated, kRotated] = [scaled(q), scaled(k)];
+    expectClose(r.qRotated.data, qRotated, { ...ROTATION, what: 'qRotated' });
+    expectClose(r.kRotated.data, kRotated, { ...ROTATION, what: 'kRotated' });
+    const expected = referenceAttention({ data: qRotated, shape: q.shape }, { data: kRotated, shape: k.shape }, v, {
+      causal: true,
+    });
+    expectClose(r.weights.data, expected.weights, { what: 'weights' });
+    expectClose(r.output.data, expected.output, { what: 'output' });
+    // 1 is the default, and no factor at all
+    const plain = attn.scaledDotProductAttention(q, k, v, { causal: true, rope: { dim } });
+    const one = attn.scaledDotProductAttention(q, k, v, { causal: true, rope: { dim, attentionFactor: 1 } });
+    expect(one.weights.data).toEqual(plain.weights.data);
+    expect(one.weights.data).not.toEqual(r.weights.data);
+  });
+
   it('without rope nothing is rotated and no qRotated or kRotated is returned', () => {
     const x = [
       [1, 2],
@@ -157,6 +185,11 @@ describe.each(VARIANTS)('rope ($name build)', ({ simd }) => {
     [{ theta: NaN }, /rope\.theta/],
     [{ theta: '10000' }, /rope\.theta/],
     [{ style: 'neox' }, /rope\.style must be 'half' or 'interleaved'/],
+    [{ attentionFactor: 0 }, /rope\.attentionFactor must be a finite number above 0/],
+    [{ attentionFactor: -1 }, /rope\.attentionFactor/],
+    [{ attentionFactor: Infinity }, /rope\.attentionFactor/],
+    [{ attentionFactor: NaN }, /rope\.attentionFactor/],
+    [{ attentionFactor: '1' }, /rope\.attentionFactor/],
     [{ positions: [0, 1] }, /rope\.positions has 2 entries but there are 3 keys/],
     [{ positions: [0, -1, 2] }, /rope\.positions\[1\] is the number -1/],
     [{ positions: [0, 1.5, 2] }, /rope\.positions\[1\]/],

@@ -200,6 +200,7 @@ import type {
   ModelSpec,
   RunFromResult,
   RunResult,
+  TokenizeResult,
 } from 'attention-wasm/model';
 const model: Model = await loadModel(new Map([['config.json', '{}']]), { onProgress: (e) => e.loaded });
 const run: RunResult = await model.run({ ids: [1, 2, 3] }, { capture: [{ layer: 0, head: 1 }], ablate: [[0, 0]] });
@@ -222,6 +223,12 @@ const found = attentionTensorsOf(['h.0.attn.c_attn.weight'], { layer: 0 });
 const sourceName: string | undefined = found?.sources.wq?.name;
 const block: number | undefined = found?.sources.wq?.part?.of;
 const foundCausal: boolean | undefined = found?.choices.causal;
+const foundBy: 'names' | 'config' | undefined = attentionTensorsOf(['h.0.attn.c_attn.weight'], { config: '{}' })?.by;
+// what else a layer's attention computes: scale, softcap, window, LongRoPE's factor, a q/k norm
+const carried: number | undefined = layerWeights.scale ?? layerWeights.softcap ?? layerWeights.window;
+const factor: number | undefined = layerWeights.rope?.attentionFactor;
+const normOver: 'head' | 'projection' | undefined = layerWeights.qkNorm?.over;
+const normQ: Float32Array | undefined = layerWeights.qkNorm?.q.data;
 // model.spec: the same fields for every family; choices and labels instead of family names
 const masked: boolean = model.spec.choices.maskedLm && model.spec.choices.finalNorm;
 const placement: ModelChoices['placement'] = model.spec.choices.placement;
@@ -237,6 +244,13 @@ const fromText: string[] = (await model.run('The cat sat')).tokens ?? [];
 const named: string | undefined = run.next?.[0].token;
 // @ts-expect-error run takes text or token ids, not a bare array
 model.run([1, 2, 3]);
+// model.tokenize: synchronous, text only, one entry per position as run's
+const labels: TokenizeResult = model.tokenize('The cat sat');
+const labelled: string = `${labels.tokens[0]} ${labels.rawTokens[0]} ${labels.ids[0] + 1}`;
+// @ts-expect-error tokenize takes text, not token ids
+model.tokenize({ ids: [1, 2, 3] });
+// @ts-expect-error its result is read-only
+labels.ids = [];
 for await (const s of model.generate({ ids: [1, 2] }, { maxNewTokens: 2, temperature: 0.7, topK: 5, seed: 1 })) {
   const row: Tensor | undefined = s.attentions?.[0];
   const chosen: number = s.id + s.p + (row?.shape[2] ?? 0) + s.ids.length;

@@ -7,7 +7,7 @@ import { guarded, readRecord } from '../read.js';
 import { findPrefix, resolveRows } from './checkpoint.js';
 import { layerInvFreq, parseConfigText, readSpec } from './spec.js';
 import { candidateNames, FAMILIES } from './families/index.js';
-import { ATTENTION_SLOTS, layerSources } from './attention-sources.js';
+import { ATTENTION_SLOTS, QK_NORM_SLOTS, layerSources } from './attention-sources.js';
 
 /** [rows, cols] row-major → its transpose [cols, rows] (torch.nn.Linear's [out, in] → [in, out]). */
 function transpose({ data, shape: [rows, cols] }) {
@@ -147,20 +147,36 @@ function sizesFromShapes({ family, numHeads, numKvHeads }, found) {
  * | GPT-2   | c_attn [d, 3d] + bias, c_proj [d, d] + bias | wq, wk, wv [d, d] (c_attn's column blocks), wo  |
  * | BERT    | query, key, value [d, d] (Linear [out, in])  | wq, wk, wv [d, d] transposed; wo likewise       |
  * | LLaMA   | q_proj [H·d_k, d], k_proj, v_proj [H_kv·d_k, d], o_proj | transposed; numKvHeads; rope          |
+ * | Gemma 2 | as LLaMA; query_pre_attn_scalar, softcap, window | as LLaMA; scale, softcap, window          |
+ * | Qwen3 … | as LLaMA; q_norm, k_norm [d_k] ([H·d_k] OLMo-2) | as LLaMA; qkNorm (selfAttention refuses it) |
  *
  * @param {Record<string, { data: ArrayLike<number>, shape: number[] }> | Map<string, object>} tensors
- * @param {{ layer: number, config: object | string }} options  config: config.json, parsed or as text; or, when
+ * @param {{ layer: number, config: object | string, tokens?: number }} options  tokens: the sequence's length,
+ *   which picks LongRoPE's factors (its long ones past original_max_position_embeddings; default 0: the short ones);
+ *   config: config.json, parsed or as text; or, when
  *   there is none (one layer's tensors), { family: 'gpt2' | 'bert' | 'llama', numHeads, numKvHeads? }: d_model and
- *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and there is no rope
- * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope? }}
+ *   d_k come from the shapes, H_kv from W_k's rows unless given, biases are read when present, and nothing else
+ *   (no rope, scale, softcap, window or qkNorm)
+ * @returns {{ wq, wk, wv, wo, bq?, bk?, bv?, bo?, numHeads: number, numKvHeads: number, rope?, scale?, softcap?,
+ *   window?, qkNorm?: { norm, over: 'head' | 'projection', eps, q, k } }}
  */
 export function attentionWeightsFrom(tensors, options) {
   // A getter or Proxy trap of the caller's that throws, anywhere in the arguments, is BAD_OPTION saying so.
   return guarded('BAD_OPTION', "attentionWeightsFrom's arguments", () => weightsFrom(tensors, options));
 }
 
+/** The option `tokens` (the sequence's length, for LongRoPE's factors), checked: an integer ≥ 0, default 0. */
+export function readTokens(tokens = 0) {
+  if (!Number.isSafeInteger(tokens) || tokens < 0) {
+    throw new AttentionError('BAD_OPTION', `tokens must be an integer of 0 or more, got ${describe(tokens)}`);
+  }
+  return tokens;
+}
+
 function weightsFrom(tensors, options) {
-  const { layer, config: given } = readRecord(options, 'attentionWeightsFrom options', ['layer', 'config'], 'option');
+  const keys = ['layer', 'config', 'tokens'];
+  const { layer, config: given, tokens } = readRecord(options, 'attentionWeightsFrom options', keys, 'option');
+  readTokens(tokens);
   const config = typeof given === 'string' ? parseConfigText(given) : given;
   if (config === null || typeof config !== 'object') {
     throw new AttentionError(
@@ -189,7 +205,9 @@ function weightsFrom(tensors, options) {
     family.prefixes,
     family.layer(layer).find((r) => r.slot.startsWith('w')),
   );
-  let rows = family.layer(layer).filter((r) => ATTENTION_SLOTS.includes(r.slot));
+  // q_norm and k_norm with config.json (its eps and norm); without one, the projections' weights alone
+  const slots = minimal ? ATTENTION_SLOTS : [...ATTENTION_SLOTS, ...QK_NORM_SLOTS];
+  let rows = family.layer(layer).filter((r) => slots.includes(r.slot));
   // Without config.json, a bias is read when the tensors hold it.
   const held = (r) => checkpoint.entry(candidateNames(r, prefix));
   if (minimal) rows = rows.filter((r) => !r.slot.startsWith('b') || held(r)).map((r) => ({ ...r, when: undefined }));
@@ -199,18 +217,40 @@ function weightsFrom(tensors, options) {
       config,
       rows.map((r) => ({ slot: r.slot, entry: held(r) })),
     );
-  const byName = new Map(
-    resolveRows(checkpoint, rows, spec, prefix).map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]),
-  );
+  const entries = resolveRows(checkpoint, rows, spec, prefix);
+  const byName = new Map(entries.map((e) => [e.name, float32(checkpoint.get(e.name), e.name)]));
+  const bySlot = (slot) => byName.get(entries.find((e) => e.slot === slot)?.name);
   const { numHeads, numKvHeads } = spec;
   const w = {};
   for (const [slot, source] of Object.entries(layerSources(family, layer, prefix, (n) => byName.has(n))))
     w[slot] = cut(byName.get(source.name), source, numHeads, numKvHeads);
-  const rope = spec.rope && {
-    theta: spec.rope.theta,
-    dim: spec.rope.dim,
-    style: 'half',
-    invFreq: Array.from(layerInvFreq(spec, layer)),
-  };
-  return { ...w, numHeads, numKvHeads, ...(rope ? { rope } : {}) };
+  return { ...w, numHeads, numKvHeads, ...(known ? layerOptions(known, layer, readTokens(tokens), bySlot) : {}) };
+}
+
+/**
+ * What else the layer's attention computes, as selfAttention's weights carry it: its rope (LongRoPE's factors for a
+ * sequence of `tokens`, and its attention factor), the scores' scale, softcap and window when not the defaults, and
+ * the q/k norms (qkNorm), which selfAttention refuses (scaledDotProductAttention runs the rest once q and k are normed).
+ */
+function layerOptions(spec, layer, tokens, bySlot) {
+  const options = {};
+  if (spec.rope) {
+    const factor = spec.rope.scale ?? 1;
+    options.rope = {
+      theta: spec.rope.theta,
+      dim: spec.rope.dim,
+      style: 'half',
+      invFreq: Array.from(layerInvFreq(spec, layer, tokens)), // LongRoPE: the long factors past its original length
+      ...(factor === 1 ? {} : { attentionFactor: factor }),
+    };
+  }
+  if (spec.attentionScale) options.scale = spec.attentionScale;
+  if (spec.softcap) options.softcap = spec.softcap;
+  if (spec.windows[layer]) options.window = spec.windows[layer];
+  const [q, k] = QK_NORM_SLOTS.map(bySlot);
+  if (q && k) {
+    const over = spec.qkNormWhole ? 'projection' : 'head';
+    options.qkNorm = { norm: spec.choices.norm, over, eps: spec.eps, q, k };
+  }
+  return options;
 }

@@ -98,7 +98,21 @@ export class DecodeSession {
       if (this.freed) this.#shardCache.free(); // disposed meanwhile
       check();
     }
-    for (let l = 0; this.#shards && l < spec.numLayers; l++) {
+    if (this.#shards?.chains) {
+      // every layer as one chain (shard-chain.js): no hand-off per layer
+      const layers = Array.from({ length: spec.numLayers }, (_, l) => ({
+        l,
+        rope: tables && ropeInputs(tables(l), n, spec),
+        headMask: headMask(ablate, l, H),
+      }));
+      const cache = { ...this.#shardCache, past: first };
+      const options = { n, weights: wantWeights, cache, signal, what: 'generate()' };
+      const results = await this.#shards.chain(layers, hidden.data, options);
+      check();
+      hidden = results[results.length - 1].output;
+      if (wantWeights) for (const result of results) attentions.push(lastRows(result.weights, H, n, L));
+    }
+    for (let l = 0; this.#shards && !this.#shards.chains && l < spec.numLayers; l++) {
       const x = made(hidden.data, hidden.shape, `the hidden state of layer ${l}`);
       const rope = tables && ropeInputs(tables(l), n, spec);
       const cache = { ...this.#shardCache, past: first };

@@ -115,6 +115,42 @@ async function shardedLayer(engine, plan, l, layerInput, { ctx, hooks, tables, h
 }
 
 /**
+ * How many layers from l on are plain (shard-chain.js runs them as one chain, where shards.chains): none of the run's
+ * captures, edits, patches, ablations but zero ones, nor an instrument's outputs or hooks; not a start from a caller's
+ * hidden state (scanned by its first call).
+ */
+function plainLayers(engine, plan, hooks, l, end) {
+  if (!engine.shards.chains || hooks.layer || hooks.outputs) return 0;
+  const own = (list) => list.some((entry) => entry.layer === l);
+  let count = 0;
+  for (; l < end; l++, count++) {
+    if (own(plan.capture) || own(plan.edits) || own(plan.patches) || (plan.from && l === plan.first)) break;
+    if (plan.ablate.some((a) => a.layer === l && a.mode !== 'zero')) break;
+  }
+  return count;
+}
+
+/** Plain layers [l, l + count) of a run as one chain on the workers (shard-chain.js): pushes as shardedLayer does. */
+async function chainedLayers(engine, plan, l, count, hidden, { ctx, tables, hiddenStates, attentions }) {
+  const { spec } = engine;
+  const { n } = plan;
+  const layers = [];
+  for (let i = l; i < l + count; i++) {
+    engine.progress('layer', i, ctx); // the chain's layers, before it runs: it has no hand-off per layer
+    const rope = tables && ropeInputs(tables(i), n, spec);
+    layers.push({ l: i, rope, headMask: headMask(plan.ablate, i, spec.numHeads) });
+  }
+  hiddenStates[l] = hidden;
+  const options = { n, weights: plan.attentions, signal: ctx.signal };
+  const results = await engine.shards.chain(layers, hidden.data, options);
+  for (const result of results) {
+    hiddenStates.push(result.output);
+    if (plan.attentions) attentions.push(result.weights);
+  }
+  return results[results.length - 1].output;
+}
+
+/**
  * What a sharded layer's hook reads of its weights ({ inputs, addresses, entries }, as one thread's call had them):
  * with hooks.outputWeights, W_O as stored (read here: the workers keep its rows) and the biases and norms the workers'
  * side keeps (b_O, the sandwich's norm after attention); else none.
@@ -176,6 +212,12 @@ export async function forwardPass(engine, plan, hooks = {}) {
   let next = layers.length && !sharded ? engine.readLayer(first, ctx) : null;
   const { numHeads: H, headDim: dK } = spec;
   for (let l = first; l < layers.length; l++) {
+    const plain = sharded ? plainLayers(engine, plan, hooks, l, layers.length) : 0;
+    if (plain) {
+      hidden = await chainedLayers(engine, plan, l, plain, hidden, { ctx, tables, hiddenStates, attentions });
+      l += plain - 1;
+      continue;
+    }
     engine.progress('layer', l, ctx);
     if (sharded) {
       hidden = await shardedLayer(engine, plan, l, hidden, { ctx, hooks, tables, hiddenStates, attentions, captured });

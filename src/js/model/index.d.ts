@@ -453,6 +453,16 @@ export interface NextToken {
   readonly token?: string;
 }
 
+/** What model.tokenize returns: one entry per position, as run(text) computes on them. */
+export interface TokenizeResult {
+  /** The token ids, the tokenizer's special tokens included (BERT's [CLS] … [SEP]), as RunResult.ids. */
+  readonly ids: number[];
+  /** Each token as text (bytes decoded, Ġ and ▁ as spaces, no WordPiece ##), as RunResult.tokens. */
+  readonly tokens: string[];
+  /** The tokenizer's own tokens (Ġ, ▁, ## and byte characters as the vocabulary writes them), as RunResult.rawTokens. */
+  readonly rawTokens: string[];
+}
+
 /** What model.run returns (with `attentions` and `hiddenStates` left on, as they are by default). */
 export interface RunResult {
   /** The token ids run. */
@@ -857,6 +867,30 @@ export class Model {
    */
   heapBytesInUse(): number;
   /**
+   * The text's tokens as run(text) computes on them, read by the folder's tokenizer.json alone (no weight is read, no
+   * layer runs): the same encoding as run's, so its ids and tokens label the positions of a run's figures. The
+   * tokenizer's special tokens are included where it adds them (BERT's [CLS] … [SEP]), as run adds them. Not checked
+   * against the model: run refuses ids outside config.json's vocabulary and more tokens than its positions
+   * (TOO_MANY_TOKENS). Anything but a string is BAD_OPTION, and so is a model without tokenizer.json; TERMINATED
+   * after dispose(). Synchronous: it throws rather than rejects.
+   *
+   * | result    | shape        |
+   * |-----------|--------------|
+   * | ids       | number[] n   |
+   * | tokens    | string[] n   |
+   * | rawTokens | string[] n   |
+   *
+   * @example
+   * ```js
+   * import { BUILTIN_MODEL, loadModel } from 'attention-wasm/model';
+   *
+   * const model = await loadModel(BUILTIN_MODEL);
+   * const { ids, tokens } = model.tokenize('the cat saw a red ball');
+   * console.log(ids.length, tokens.join('|'), model.bytesRead); // prints: 6 the|cat|saw|a|red|ball 0
+   * ```
+   */
+  tokenize(text: string): TokenizeResult;
+  /**
    * One forward pass over text (with the folder's tokenizer.json, read by @huggingface/tokenizers) or token ids, at
    * most the model's positions (TOO_MANY_TOKENS). Weights are read from the checkpoint a layer at a time and held in
    * WebAssembly memory for that layer only; a resident model (LoadModelOptions.residentBytes) reads each once and
@@ -914,7 +948,14 @@ export class Model {
    * | wo              | [H·d_k, d_model]                        |
    * | bq, bk, bv, bo  | their columns, when the family has them |
    */
-  attentionWeights(layer: number, options?: { signal?: AbortSignal }): Promise<LayerWeights>;
+  attentionWeights(
+    layer: number,
+    options?: {
+      signal?: AbortSignal;
+      /** The sequence's length, as attentionWeightsFrom's: LongRoPE's long factors past its original length. */
+      tokens?: number;
+    },
+  ): Promise<LayerWeights>;
   /**
    * Generation with a KV cache in WebAssembly memory (GPT-2 and the LLaMA family; BERT: UNSUPPORTED_MODEL): the
    * prompt runs once, then each step runs only the new token through every layer. Options are checked here
@@ -1019,8 +1060,28 @@ export interface LayerRope extends RopeOptions {
   theta: number;
   /** The rotated columns of each head (head_dim, or less with partial_rotary_factor). */
   dim: number;
-  /** The inverse frequencies, rope_scaling applied. */
+  /** The inverse frequencies, rope_scaling applied (LongRoPE's short factors). */
   invFreq: number[];
+  /** LongRoPE's attention factor (Phi-3's long-context models), when not 1: cos and sin are multiplied by it. */
+  attentionFactor?: number;
+}
+
+/**
+ * The RMS norm of a layer's q and k after their projections, before the rope (Qwen3, Gemma 3: each head's d_k
+ * columns; OLMo-2: each token's whole projection). selfAttention refuses weights holding one: norm q and k with it and
+ * call scaledDotProductAttention.
+ */
+export interface LayerQkNorm {
+  /** 'rmsNorm': x / √(mean(x²) + eps) · w; 'rmsNormPlusOne': Gemma's · (1 + w). */
+  norm: 'rmsNorm' | 'rmsNormPlusOne';
+  /** 'head': over each head's d_k columns; 'projection': over each token's whole q (H·d_k) and k (H_kv·d_k). */
+  over: 'head' | 'projection';
+  /** config.json's rms_norm_eps. */
+  eps: number;
+  /** q's weights: [d_k], or [H·d_k] over the projection. */
+  q: WeightVector;
+  /** k's weights: [d_k], or [H_kv·d_k] over the projection. */
+  k: WeightVector;
 }
 
 /** attentionWeightsFrom's result: selfAttention's weights for one layer of a checkpoint. */
@@ -1045,8 +1106,16 @@ export interface LayerWeights extends MultiHeadWeights {
   numHeads: number;
   /** H_kv: key-value heads. */
   numKvHeads: number;
-  /** The layer's rope (LLaMA family only). */
+  /** The layer's rope (the rotary families, with config.json). */
   rope?: LayerRope;
+  /** The scores' scale when not 1/√d_k (Gemma 2 and 3: query_pre_attn_scalar^-½). */
+  scale?: number;
+  /** The layer's logit softcap (Gemma 2's attn_logit_softcapping). */
+  softcap?: number;
+  /** The layer's sliding window (Gemma 2 and 3's sliding layers, Mistral, Phi-3-mini): keys within it, with causal. */
+  window?: number;
+  /** The layer's q/k norm (Qwen3, Gemma 3, OLMo-2), which selfAttention refuses: see LayerQkNorm. */
+  qkNorm?: LayerQkNorm;
 }
 
 /** A weight matrix of LayerWeights: float32 values, row-major, [in, out] as the main API takes it. */
@@ -1068,8 +1137,9 @@ export interface WeightVector {
 /**
  * One layer's attention weights of a checkpoint in this package's layout (GPT-2's c_attn split, Linear [out, in]
  * transposed, prefixes handled, LLaMA's rope), so that selfAttention(x, weights, { causal }) computes that layer's
- * attention from its normed input x. An option other than `layer` and `config` is UNKNOWN_OPTION, naming the
- * nearest one.
+ * attention from its normed input x (with its scale, softcap, window and LongRoPE factor; a q/k norm comes as
+ * qkNorm, which selfAttention refuses). An option other than `layer`, `config` and `tokens` is UNKNOWN_OPTION,
+ * naming the nearest one.
  *
  * @example
  * ```js
@@ -1089,6 +1159,8 @@ export function attentionWeightsFrom(
     layer: number;
     /** config.json (parsed or as text), or without one: the family and heads (sizes from the shapes, no rope). */
     config: Record<string, unknown> | string | { family: ModelFamily; numHeads: number; numKvHeads?: number };
+    /** The sequence's length: LongRoPE's long factors past original_max_position_embeddings. Default 0. */
+    tokens?: number;
   },
 ): LayerWeights;
 
@@ -1131,13 +1203,20 @@ export interface LayerTensors {
   layer: number;
   /** Each weight's source, for the tensors the names hold. */
   sources: Partial<Record<'wq' | 'wk' | 'wv' | 'wo' | 'bq' | 'bk' | 'bv' | 'bo', WeightSource>>;
+  /** 'names': the family guessed from the names; 'config': config.json's. */
+  by: 'names' | 'config';
 }
 
 /**
- * Recognises a checkpoint's family from its tensors' names alone and gives one layer's sources, as
- * attentionWeightsFrom reads them; null when no family's names are there.
+ * Recognises a checkpoint's family from its tensors' names (the family whose layer they hold most completely; names
+ * alike in two families give the earlier: Gemma 1's are LLaMA's) or takes config.json's, and gives one layer's
+ * sources, as attentionWeightsFrom reads them; null when no family's names (or not config.json's family's) are there.
  */
 export function attentionTensorsOf(
   tensors: string[] | Map<string, unknown> | Record<string, unknown>,
-  options?: { layer?: number },
+  options?: {
+    layer?: number;
+    /** config.json, parsed or as text: its family, exactly. */
+    config?: Record<string, unknown> | string;
+  },
 ): LayerTensors | null;

@@ -2,27 +2,29 @@
 // the headers, every tensor of the forward found and checked, and the model's WebAssembly module. run() walks the
 // forward one call at a time (forward-pass.js over forward.h): the embeddings of the tokens used, then each layer with
 // its weights read from the checkpoint and written into WebAssembly memory for that layer's calls only, then the final
-// norm and the LM head by blocks of the vocabulary; the instruments (unembed, attribute, headScores, patchSweep) run
-// the same forward with their own outputs. When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
+// norm and the LM head by blocks of the vocabulary (the two ends: model-ends.js); the instruments (unembed, attribute,
+// headScores, patchSweep) run the same forward with their own outputs, and tokenize gives the tokens run reads in a
+// text (tokenize.js). When every tensor of the forward fits loadModel's `residentBytes`, each is kept in WebAssembly
 // memory the first time a run (or generate) uses it (resident.js), and later runs pass its address to the call: they
 // read and copy no weight.
 import { AttentionError } from '../errors.js';
 import { Attention, runPlan } from '../attention.js';
 import { callLayout, checkCallBytes } from '../plan.js';
 import { firstNonFinite } from '../scan.js';
-import { Tensor, elementName, valueError } from '../tensor.js';
-import { made, modelDims, modelPlan, modelScratchBytes, weight } from './calls.js';
+import { elementName, valueError } from '../tensor.js';
+import { modelScratchBytes, weight } from './calls.js';
 import { readRunPlan } from './run-plan.js';
 import { runModel } from './run.js';
 import { checkAborted, eitherSignal } from './signal.js';
 import { generate } from './generate.js';
 import { layerAttentionWeights } from './model-attention-weights.js';
-import { blockRows, modelResidency } from './resident.js';
+import { modelResidency } from './resident.js';
 import { unembed } from './unembed.js';
 import { attribute } from './attribute.js';
 import { headScores } from './head-scores.js';
 import { patchSweep } from './patch-sweep.js';
-import { positionIds } from './positions.js';
+import { embed, finalNorm, headLogits } from './model-ends.js';
+import { tokenize } from './tokenize.js';
 
 /** TERMINATED: the model was disposed (during the work that `cause` stopped, if any). */
 const terminated = (cause) =>
@@ -42,6 +44,7 @@ export class Model {
   #resident; // the weights kept across runs (resident.js), or null: read at every run
   #closing = new AbortController(); // aborted by dispose(): the reads under way stop, and their run is TERMINATED
   #shards; // loadModel's workers (shards.js), or null: every layer runs on this thread
+  #parts; // what model-ends.js reads and calls through (#partsOf)
 
   /** @internal use loadModel */
   constructor({ module, checkpoint, config, spec, tensors, onProgress, tokenizer = null, residentBytes, shards }) {
@@ -66,12 +69,13 @@ export class Model {
     this.config = config;
     /** The normalized description read from config.json (spec.js): sizes, choices, labels. */
     this.spec = spec;
+    this.#parts = this.#partsOf(spec);
     this.run = this.run.bind(this);
     this.dispose = this.dispose.bind(this);
     this.heapBytesInUse = this.heapBytesInUse.bind(this);
     this.generate = this.generate.bind(this);
     this.attentionWeights = this.attentionWeights.bind(this);
-    for (const name of ['unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
+    for (const name of ['tokenize', 'unembed', 'attribute', 'headScores', 'patchSweep', 'workerMemory'])
       this[name] = this[name].bind(this);
   }
 
@@ -151,9 +155,9 @@ export class Model {
       module: this.#module,
       checkpoint: this.#checkpoint,
       run: (plan) => this.#call(plan),
-      embed: (ids, first, signal) => this.#embed(ids, undefined, first, { signal }),
-      final: (h, signal) => this.#final(h, { signal }),
-      logits: (h, signal) => this.#logits(h, { signal }),
+      embed: (ids, first, signal) => embed(this.#parts, ids, undefined, first, { signal }),
+      final: (h, signal) => finalNorm(this.#parts, h, { signal }),
+      logits: (h, signal) => headLogits(this.#parts, h, { signal }),
       hold: (session) => {
         this.#sessions.add(session);
         return () => this.#sessions.delete(session);
@@ -217,6 +221,22 @@ export class Model {
     });
   }
 
+  /**
+   * The text's tokens as run(text) computes on them (tokenize.js: one encoding for both), the tokenizer's special
+   * tokens included, no weight read; BAD_OPTION for anything but a string or without a tokenizer.json, TERMINATED
+   * after dispose(). Synchronous.
+   *
+   * | result    | shape                                                      |
+   * |-----------|------------------------------------------------------------|
+   * | ids       | number[] n                                                 |
+   * | tokens    | string[] n: each token as text (as run's `tokens`)         |
+   * | rawTokens | string[] n: as the tokenizer writes them (as run's)        |
+   */
+  tokenize(text) {
+    this.#checkOpen();
+    return tokenize(text, this.#tokenizer);
+  }
+
   /** The logit lens (unembed.js): rows [n, d_model] of the residual stream → logits [n, vocab]. */
   async unembed(hidden, options) {
     return this.#guard(() => unembed(this.#engine(), hidden, options));
@@ -250,15 +270,30 @@ export class Model {
       bytesRead: () => this.bytesRead,
       call: (plan) => this.#call(plan),
       checkCall: (plan) => this.#checkSize(plan),
-      embed: (ids, types, first, ctx) => this.#embed(ids, types, first, ctx),
-      final: (h, ctx) => this.#final(h, ctx),
-      logits: (h, ctx) => this.#logits(h, ctx),
+      embed: (ids, types, first, ctx) => embed(this.#parts, ids, types, first, ctx),
+      final: (h, ctx) => finalNorm(this.#parts, h, ctx),
+      logits: (h, ctx) => headLogits(this.#parts, h, ctx),
       readLayer: (l, ctx) => this.#readLayer(l, ctx),
       group: (key, entries, ctx) => this.#group(key, entries, ctx),
       rows: async (entry, range, ctx) => this.#rows(entry, range, await this.#matrix(entry, ctx), ctx),
       progress: (phase, layer, ctx) => this.#progress(phase, layer, ctx),
       flush: () => this.#checkpoint?.flush?.(), // a web source's cache is written now, after the run
       checkOpen: () => this.#checkOpen(),
+    };
+  }
+
+  /** What the forward's ends (model-ends.js: the embeddings, the final norm, the LM head) use of this model. */
+  #partsOf(spec) {
+    return {
+      spec,
+      tensors: () => this.#tensors,
+      shards: () => this.#shards,
+      call: (plan) => this.#call(plan),
+      progress: (phase, layer, ctx) => this.#progress(phase, layer, ctx),
+      group: (key, entries, ctx) => this.#group(key, entries, ctx),
+      matrix: (entry, ctx) => this.#matrix(entry, ctx),
+      rows: (entry, range, address, ctx) => this.#rows(entry, range, address, ctx),
+      read: (entry, rows, ctx) => this.#read(entry, rows, ctx),
     };
   }
 
@@ -302,98 +337,5 @@ export class Model {
 
   async #read(entry, rows, ctx) {
     return weight(await this.#checkpoint.read(entry, rows, ctx?.signal), entry.name);
-  }
-
-  /** The embeddings' output [n, d]: the ids' token rows + positions (positions.js: from `first`) and types. */
-  async #embed(ids, tokenTypeIds, first = 0, ctx) {
-    this.#progress('embeddings', undefined, ctx);
-    const spec = this.spec;
-    const { dModel: d } = spec;
-    const n = ids.length;
-    const { tokens, positions, types } = this.#tensors.embeddings;
-    const [tokenTable, positionTable, typeTable] = [
-      await this.#matrix(tokens, ctx),
-      await this.#matrix(positions, ctx),
-      await this.#matrix(types, ctx),
-    ];
-    const inputs = { x: made(await this.#gather(tokens, ids, tokenTable, ctx), [n, d], tokens.name) };
-    const dims = modelDims(spec, n);
-    const at = positionIds(spec.positions, ids, first);
-    const start = at[0];
-    // A resident table's rows are passed where they are: the call adds them, element by element.
-    if (positions && !at.every((p, i) => p === start + i)) {
-      const rows = await this.#gather(positions, at, positionTable, ctx);
-      inputs.positionEmbeddings = weight({ data: rows, shape: [n, d] }, positions.name); // scanned, as a read's
-    } else if (positionTable) dims.positionEmbeddings = positionTable + start * d * 4;
-    else if (positions) inputs.positionEmbeddings = await this.#read(positions, [start, start + n], ctx);
-    if (types) {
-      const typeIds = ids.map((_, i) => tokenTypeIds?.[i] ?? 0);
-      inputs.typeEmbeddings = made(await this.#gather(types, typeIds, typeTable, ctx), [n, d], types.name);
-    }
-    const norm = await this.#group('embedNorm', this.#tensors.embedNorm, ctx);
-    Object.assign(inputs, norm.inputs);
-    const plan = modelPlan('modelEmbed', { ...dims, ...norm.addresses }, inputs, { output: [n, d] });
-    return this.#call(plan).output;
-  }
-
-  /** Rows `rowIds` of a table [rows, d] as [rowIds.length, d], each distinct row read once (in order). */
-  async #gather(entry, rowIds, table, ctx) {
-    const d = entry.shape[1];
-    const byId = new Map();
-    for (const id of [...new Set(rowIds)].sort((a, b) => a - b)) {
-      byId.set(id, await this.#rows(entry, [id, id + 1], table, ctx));
-    }
-    const out = new Float32Array(rowIds.length * d); // [rows, d]
-    rowIds.forEach((id, i) => out.set(byId.get(id), i * d));
-    return out;
-  }
-
-  /** The final norm (GPT-2's ln_f, LLaMA's norm) or BERT's prediction-head transform, on [n, d]. */
-  async #final(hidden, ctx) {
-    this.#progress('final', undefined, ctx);
-    const spec = this.spec;
-    const inputs = { x: made(hidden.data, hidden.shape, 'the last hidden state') };
-    const norm = await this.#group('final', this.#tensors.final, ctx);
-    Object.assign(inputs, norm.inputs);
-    const dims = { ...modelDims(spec, hidden.shape[0]), ...norm.addresses };
-    const plan = modelPlan('modelNorm', dims, inputs, { output: hidden.shape });
-    return this.#call(plan).output;
-  }
-
-  /** logits [n, vocab] = h · W_headᵀ (+ bias) by blocks of W_head's rows; on the workers' rows in a ctx.sharded run. */
-  async #logits(h, ctx) {
-    if (ctx?.sharded && this.#shards) {
-      this.#progress('head', undefined, ctx);
-      return this.#shards.logits(h, ctx.signal);
-    }
-    const spec = this.spec;
-    const [n, d] = h.shape;
-    const { vocabSize: V } = spec;
-    const logits = new Float32Array(n * V); // [n, V]
-    const block = blockRows(d);
-    const { head, headBias } = this.#tensors;
-    const table = await this.#matrix(head, ctx); // a resident head's blocks are passed where they are
-    const bias = headBias ? await this.#group('headBias', [headBias], ctx) : null;
-    const readBlock = (v0) => {
-      const read = v0 < V && !table ? this.#read(head, [v0, Math.min(v0 + block, V)], ctx) : null;
-      read?.catch(() => {}); // awaited below, or dropped after an error
-      return read;
-    };
-    let next = readBlock(0);
-    for (let v0 = 0; v0 < V; v0 += block) {
-      this.#progress('head', undefined, ctx);
-      const rows = Math.min(block, V - v0);
-      const inputs = { x: made(h.data, h.shape, 'the final hidden state') };
-      const dims = { ...modelDims(spec, n), dOut: rows };
-      if (table) dims.wHead = table + v0 * d * 4;
-      else inputs.wHead = await next;
-      next = readBlock(v0 + block); // the next block is read while this one computes
-      if (bias?.addresses.bHead) dims.bHead = bias.addresses.bHead + v0 * 4;
-      else if (bias)
-        inputs.bHead = weight({ data: bias.inputs.bHead.data.subarray(v0, v0 + rows), shape: [rows] }, headBias.name);
-      const { output } = this.#call(modelPlan('modelLogits', dims, inputs, { output: [n, rows] }));
-      for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
-    }
-    return new Tensor(logits, [n, V]);
   }
 }

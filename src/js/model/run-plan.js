@@ -11,6 +11,7 @@ import { readEdits } from './edits.js';
 import { readSignal } from './signal.js';
 import { readPatches } from './patches.js';
 import { readAblate } from './ablation.js';
+import { encodeText } from './tokenize.js';
 
 const bad = (message) => new AttentionError('BAD_OPTION', message);
 
@@ -50,11 +51,8 @@ function checkIds(ids, spec, name) {
 export function readRunInput(input, spec, tokenizer, name = 'input') {
   const at = name === 'input' ? '' : `${name}.`;
   if (typeof input === 'string') {
-    if (!tokenizer)
-      throw bad(
-        `the model folder has no tokenizer.json: pass token ids, ${name === 'input' ? 'run(' : `${name}: `}{ ids: [...] }${name === 'input' ? ')' : ''}`,
-      );
-    const encoded = tokenizer.encode(input);
+    const instead = `pass token ids, ${name === 'input' ? 'run(' : `${name}: `}{ ids: [...] }${name === 'input' ? ')' : ''}`;
+    const encoded = encodeText(input, tokenizer, instead); // model.tokenize's encoding (tokenize.js)
     const what = name === 'input' ? 'the tokenizer’s ids' : `the tokenizer’s ids of ${name}`;
     return { ...encoded, ids: checkIds(encoded.ids, spec, what) };
   }

@@ -31,6 +31,7 @@ import { halfWeights } from './layer-call.js';
 import { blockRows } from './resident.js';
 import { headRows, layerShare, shardParts, workerPlacement } from './shard-slices.js';
 import { shardLayer } from './shard-layer.js';
+import { chainsPlacement, shardChain, sharedMemoryAvailable } from './shard-chain.js';
 import { modelWasmFiles } from './wasm.js';
 
 const here = import.meta.url; // not `new URL(…, import.meta.url)` again: bundlers would emit a second copy
@@ -42,6 +43,27 @@ const spawnWebWorker = webWorkerSpawner(
 );
 
 const copy = (data, shape, name) => made(data.slice(), shape, name);
+
+let sharedMemory = true;
+
+/**
+ * @internal For the tests only: false makes the models loaded after it hand every layer off by messages, as where
+ * there is no SharedArrayBuffer; true (the default) lets them chain layers through shared memory where it exists.
+ */
+export function useSharedMemory(enabled) {
+  sharedMemory = enabled;
+}
+
+const owners = new WeakMap(); // Model → its Shards
+
+/**
+ * @internal For the tests only: { chains, chained, stopped } of a model's workers (chained: layers run as chains so
+ * far; stopped: chains that failed or were aborted).
+ */
+export function chainsOf(model) {
+  const { chains, chained, stopped } = owners.get(model);
+  return { chains, chained, stopped };
+}
 
 export class Shards {
   #pool = null;
@@ -57,7 +79,12 @@ export class Shards {
   #local; // the calling thread's model calls (model.js): the norms that need a whole sum (post-norm's, after a half)
   #placement; // the workers' calls' placement: the sandwich's halves run there as pre-norm's, its norms after here;
   // post-branch's (OLMo-2's) as they are, without the norms after them (not in a share), which run here
-  #side; // what shard-layer.js's shardLayer uses of this
+  #side; // what shard-layer.js's shardLayer and shard-chain.js's shardChain use of this
+  #spare = null; // a chain's SharedArrayBuffer, for the next chain
+  /** True when plain layers run as chains (shard-chain.js): SharedArrayBuffer here, a pre-norm or parallel model. */
+  chains;
+  chained = 0;
+  stopped = 0;
 
   constructor({ spec, tensors, checkpoint }, count) {
     this.#spec = spec;
@@ -78,7 +105,12 @@ export class Shards {
       biases: (l) => this.#biases[l],
       norm: (...args) => this.#norm(...args),
       call: (...args) => this.#call(...args),
+      plan: (...args) => this.#plan(...args),
+      send: (w, plan) => this.#send(w, plan),
+      buffer: (bytes) => this.#buffer(bytes),
+      giveBack: (buffer) => (this.#spare = buffer),
     };
+    this.chains = sharedMemory && sharedMemoryAvailable() && chainsPlacement(spec);
   }
 
   /** Layer l's biases and norms kept here: { bO, bDown, norm2, attentionPostNorm, mlpPostNorm }. */
@@ -122,6 +154,7 @@ export class Shards {
    */
   register(owner, call) {
     registerPool(owner, this.#pool);
+    owners.set(owner, this);
     this.#local = call;
   }
 
@@ -195,19 +228,20 @@ export class Shards {
     const [n, d] = h.shape;
     const V = this.#tensors.head.shape[0];
     const logits = new Float32Array(n * V); // [n, V]
-    const calls = this.#kept.flatMap((kept, w) =>
-      (kept?.head ?? []).map(async ({ v0, rows, address, bias }) => {
+    // one call per worker for all its blocks ('head', worker-host.js): its rows [n, its rows], from its first block's
+    const calls = this.#kept.map(async (kept, w) => {
+      const blocks = kept?.head ?? [];
+      if (!blocks.length) return;
+      const plans = blocks.map(({ rows, address, bias }) => {
         const dims = { ...modelDims(this.#spec, n), dOut: rows, wHead: address, ...(bias && { bHead: bias }) };
-        const plan = modelPlan(
-          'modelLogits',
-          dims,
-          { x: copy(h.data, [n, d], 'the final hidden state') },
-          { output: [n, rows] },
-        );
-        const { output } = await this.#send(w, plan);
-        for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * rows, (i + 1) * rows), i * V + v0);
-      }),
-    );
+        return modelPlan('modelLogits', dims, {}, { output: [n, rows] });
+      });
+      const plan = { op: 'head', inputs: { x: copy(h.data, [n, d], 'the final hidden state') }, options: {}, plans };
+      const { output } = await this.#send(w, plan);
+      const width = output.shape[1];
+      const v0 = blocks[0].v0;
+      for (let i = 0; i < n; i++) logits.set(output.data.subarray(i * width, (i + 1) * width), i * V + v0);
+    });
     await Promise.all(calls);
     return new Tensor(logits, [n, V]);
   }
@@ -272,11 +306,11 @@ export class Shards {
    * A layer call (`kind`: its attention or its MLP half) of layer l on worker w: the plan's dims with the worker's sizes
    * and the addresses of its kept weights that the half reads (but those given in `inputs`), its cache, its edits.
    */
-  #call(w, l, kind, dims, inputs, outputs, { cache, edit } = {}) {
+  #plan(w, l, kind, dims, inputs, outputs, { cache, edit } = {}) {
     const kept = this.#kept[w];
     if (!kept || (cache && cache.epochs[w] !== this.#epochs[w])) {
       const message = `worker ${w} ended during this ${cache ? 'generation (its KV cache is lost)' : 'run (its share of the weights is given again at the next run)'}`;
-      return Promise.reject(new AttentionError('WORKER_FAILED', message));
+      throw new AttentionError('WORKER_FAILED', message);
     }
     const [h0, h1] = this.#parts[w].heads;
     const [g0, g1] = this.#parts[w].kv;
@@ -296,7 +330,39 @@ export class Shards {
       own.editCount = edit.count;
     }
     const options = { causal: this.#spec.choices.causal, editedSteps: edit?.steps ?? 0 };
-    return this.#send(w, modelPlan(kind, own, inputs, outputs, options));
+    return modelPlan(kind, own, inputs, outputs, options);
+  }
+
+  /** A layer call of #plan's, posted to worker w: its outputs. */
+  #call(...args) {
+    try {
+      return this.#send(args[0], this.#plan(...args));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** A SharedArrayBuffer of at least `bytes` for a chain: the last one given back when it is large enough. */
+  #buffer(bytes) {
+    const spare = this.#spare;
+    if (spare && spare.byteLength >= bytes) {
+      this.#spare = null;
+      new Int32Array(spare, 0, 4).fill(0); // its control words: no worker holds it (its chain settled)
+      return spare;
+    }
+    return new SharedArrayBuffer(bytes);
+  }
+
+  /**
+   * Layers `layers` ([{ l, rope, headMask }], consecutive) without a hand-off per layer (shard-chain.js), where
+   * `chains` is true: per layer { output, weights? }.
+   */
+  chain(layers, x, options) {
+    this.chained += layers.length;
+    return shardChain(this.#side, layers, x, options).catch((error) => {
+      this.stopped++;
+      throw error;
+    });
   }
 
   /** Layer l over the workers (shard-layer.js's shardLayer: its options and result). */

@@ -7,13 +7,18 @@
 //   { op: 'alloc', bytes: [b, …] }                           → { addresses: [k] }: blocks for a generation's KV cache
 //   { op: 'free', addresses: [a, …] }                        → {}: gives back blocks of 'alloc' (not of 'keep')
 //   { op: 'memory' }                                         → { memory: [memoryBytes, heapBytesInUse] }
+//   { op: 'head', inputs: { x }, plans: [modelLogits plan without x, …] }
+//                                                            → { output: [n, Σ their rows] }: the LM head's blocks
+//                                                               of this worker, in one call
+//   { op: 'chain', … }                                       → layers one after another, the parts summed through
+//                                                               a SharedArrayBuffer (worker-chain.js)
 //   a model call's plan (calls.js's modelPlan), its weights by address → its outputs, as model.js's own calls run
-import { Attention, runPlan } from '../attention.js';
+import { Attention } from '../attention.js';
 import { AttentionError } from '../errors.js';
 import { loadModule, readWasmOption } from '../loader.js';
 import { checkValues } from '../plan.js';
-import { modelScratchBytes } from './calls.js';
 import { MODEL_FACTORIES } from './wasm.js';
+import { runChain, runModelPlan } from './worker-chain.js';
 
 const values = (array) => ({ data: Float64Array.from(array), shape: [array.length] });
 
@@ -58,6 +63,21 @@ function keep(state, plan) {
   };
 }
 
+/** The LM head's blocks of this worker on x [n, d], each block's plan run as it is: [n, Σ rows], block after block. */
+function head(attention, { inputs: { x }, plans }) {
+  const outputs = plans.map((plan) => runModelPlan(attention, { ...plan, inputs: { x } }).output);
+  const n = x.shape[0];
+  const width = outputs.reduce((sum, o) => sum + o.shape[1], 0);
+  const all = new Float32Array(n * width);
+  for (let i = 0, at = 0; i < n; i++) {
+    for (const { data, shape } of outputs) {
+      all.set(data.subarray(i * shape[1], (i + 1) * shape[1]), at);
+      at += shape[1];
+    }
+  }
+  return { output: { data: all, shape: [n, width] } };
+}
+
 /** worker-serve.js's host for the model's workers. */
 export const MODEL_HOST = {
   async load(message) {
@@ -70,7 +90,9 @@ export const MODEL_HOST = {
     if (plan?.op === 'keep') return keep(attention, plan);
     if (plan?.op === 'alloc') return { addresses: values(plan.bytes.map((b) => allocate(attention, b, 'a KV cache'))) };
     if (plan?.op === 'free') return free(attention, plan.addresses);
+    if (plan?.op === 'chain') return runChain(attention, plan);
     if (plan?.op === 'memory') return { memory: values([attention.memoryBytes, attention.heapBytesInUse()]) };
-    return runPlan(attention, { ...plan, scratchBytes: modelScratchBytes(attention.module, plan) });
+    if (plan?.op === 'head') return head(attention, plan);
+    return runModelPlan(attention, plan);
   },
 };

@@ -73,6 +73,7 @@ describe('attentionTensorsOf', () => {
         wq: { name: 'model.layers.4.self_attn.q_proj.weight', transpose: true },
         wo: { name: 'model.layers.4.self_attn.o_proj.weight', transpose: true },
       },
+      by: 'names',
     });
     expect(attentionTensorsOf(['in_proj_weight', 'wq'])).toBeNull();
     // Phi-3's qkv_proj: q | k | v by rows; GPT-NeoX's query_key_value: by head

@@ -41,6 +41,7 @@ import './real-model/controls.mjs';
 import './real-model/instructor.mjs';
 import './real-model/investigate.mjs';
 import './real-model/investigate-pictures.mjs';
+import './real-model/investigate-heads.mjs';
 import './real-model/workers.mjs';
 import './views.mjs';
 import './lessons-instruments.mjs';

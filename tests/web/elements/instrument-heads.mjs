@@ -1,7 +1,8 @@
 // A head clicked in an element's instrument (`view`): the element dispatches `headselect` (cancellable, detail
 // { layer, head, view } from 0) and, unless cancelled, shows that head's attention weights (an explorer: step by step)
 // with a button back to the view, where the head's button takes the focus again. By pointer and by keyboard (Enter on
-// a focused head). Screenshots go to tests/artifacts.
+// a focused head). Attribution's heads and their headings are cleared while a target typed is not one token.
+// Screenshots go to tests/artifacts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ARTIFACTS, add, assertClean, message, open } from './env.mjs';
@@ -158,5 +159,45 @@ test('headselect cancelled keeps the view; an explorer opens a patching head ste
     await assertClean(second);
   } finally {
     await second.context.close();
+  }
+});
+
+test('attribution: a target typed that is not one token clears the heads with their headings; a token draws them again', async () => {
+  const session = await open();
+  const { page } = session;
+  try {
+    await add(page, 'attr2', 'attention-heatmap', { view: 'attribution', sentence: SENTENCE });
+    await page.waitForFunction(() => document.getElementById('attr2').status === 'ready', null, { timeout: 20000 });
+    const shown = () =>
+      page.evaluate(() => {
+        const root = document.getElementById('attr2').shadowRoot;
+        return {
+          headings: [...root.querySelectorAll('.inv-pair h5')].map((h) => (h.checkVisibility() ? h.textContent : '')),
+          cells: root.querySelectorAll('.inv-grid tbody td').length,
+          summary: root.querySelector('.inv-attribution [role="status"]').textContent,
+        };
+      });
+    assert.deepEqual((await shown()).headings, ['Heads', 'The other parts']);
+    const type = async (text, pattern) => {
+      await page.locator('#attr2 #inv-attr-a').fill(text);
+      await page.locator('#attr2 #inv-attr-a').dispatchEvent('change');
+      await page.waitForFunction(
+        (source) =>
+          new RegExp(source, 'u').test(
+            document.getElementById('attr2').shadowRoot.querySelector('.inv-attribution [role="status"]').textContent,
+          ),
+        pattern.source,
+        { timeout: 20000 },
+      );
+    };
+    await type('red ball', /^target="red ball" is 2 tokens for this model, not one/u); // the shipped model reads words
+    const cleared = await shown();
+    assert.deepEqual([cleared.headings, cleared.cells], [['', ''], 0], 'no heading over nothing');
+    await type('ball', /“ball”/u);
+    const again = await shown();
+    assert.deepEqual([again.headings, again.cells], [['Heads', 'The other parts'], 8]);
+    await assertClean(session);
+  } finally {
+    await session.context.close();
   }
 });

@@ -7,12 +7,16 @@ import { attentionWeightsFrom } from '../../../../src/js/model/index.js';
 import { checkMapping, extract, familyWeights, guessMapping } from '../../../../web/src/own-model/modelFile.js';
 import { bertFixture, gpt2Fixture, llamaFixture } from '../../../js/model/fixtures.js';
 import { distilbertFixture, neoxFixture, phi3Fixture, robertaFixture } from '../../../js/model/fixtures-families.js';
+import { gemmaFixture, olmo2Fixture } from '../../../js/model/fixtures-gemma.js';
 
 const FIXTURES = [
   ['gpt2', () => gpt2Fixture({ layers: 2, prefix: 'transformer.' })],
   ['bert', () => bertFixture()],
   ['llama', () => llamaFixture()],
-  ['llama', () => llamaFixture({ type: 'qwen3', headDim: 8 })], // Qwen3's attention tensors are named as LLaMA's
+  ['qwen3', () => llamaFixture({ type: 'qwen3', headDim: 8 })], // LLaMA's names and q_norm, k_norm
+  ['gemma2', () => gemmaFixture({ version: 2 })], // four norms a layer
+  ['gemma3', () => gemmaFixture({ version: 3 })], // … and q_norm, k_norm
+  ['olmo2', () => olmo2Fixture()], // no norm before attention, q_norm and k_norm
   ['gpt_neox', () => neoxFixture({ dtype: 'F32' })], // query_key_value by head: [q_h | k_h | v_h]
   ['phi3', () => phi3Fixture({ dtype: 'F32' })], // qkv_proj by rows: [q | k | v]
   ['phi3', () => phi3Fixture({ dtype: 'F32', d: 32, kvHeads: 2 })], // … with fewer key/value heads

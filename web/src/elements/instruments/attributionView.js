@@ -1,7 +1,7 @@
 // Direct logit attribution on the page: the layers × heads heatmap of each head's part of the logit (difference),
 // the other parts beside (embeddings, each MLP and attention bias, the final norm's bias), the target typed as token
 // a (− token b), and a head clicked opens it (the page: in the walk; an element: its attention weights).
-import { el } from '../../shared/dom.js';
+import { el, show } from '../../shared/dom.js';
 import { signedColor } from '../../shared/colors.js';
 import { headName } from '../../shared/counting.js';
 import { formatValue } from '../../shared/format.js';
@@ -28,6 +28,14 @@ export class AttributionView {
     });
     this.parts = el('table', { class: 'inv-parts', attrs: { 'aria-label': 'The other parts of the logit' } });
     this.summary = el('p', { class: 'hint', attrs: { role: 'status' } });
+    // The heads' grid and the other parts under their headings: shown with numbers only (none yet, or a target that
+    // is no token: the summary says why).
+    this.pair = el(
+      'div',
+      { class: 'inv-pair', hidden: true },
+      el('div', {}, el('h5', { text: 'Heads' }), this.grid.element),
+      el('div', {}, el('h5', { text: 'The other parts' }), this.parts),
+    );
     this.element = el(
       'div',
       { class: 'inv-attribution' },
@@ -37,12 +45,7 @@ export class AttributionView {
       }),
       el('div', { class: 'inv-fields' }, this.a.label, this.b.label),
       this.summary,
-      el(
-        'div',
-        { class: 'inv-pair' },
-        el('div', {}, el('h5', { text: 'Heads' }), this.grid.element),
-        el('div', {}, el('h5', { text: 'The other parts' }), this.parts),
-      ),
+      this.pair,
     );
   }
 
@@ -83,6 +86,7 @@ export class AttributionView {
     };
     const total = { key: 'total', label: 'total (the run’s logit)', value: view.total };
     this.parts.replaceChildren(el('tbody', {}, [...view.parts, total].map(row)));
+    show(this.pair, true);
     this.say(summary);
   }
 
@@ -93,6 +97,7 @@ export class AttributionView {
   clear() {
     this.grid.clear();
     this.parts.replaceChildren();
+    show(this.pair, false);
     this.say('');
   }
 }

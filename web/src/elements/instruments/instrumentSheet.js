@@ -31,6 +31,7 @@ const RULES = `
 .inv-polyline { fill: none; stroke: var(--aw-accent); stroke-width: 2; }
 .inv-point { fill: var(--aw-accent); }
 .inv-pair { display: flex; flex-wrap: wrap; gap: 0.8rem 1.6rem; align-items: flex-start; }
+.inv-pair[hidden] { display: none; }
 .inv-pair h5, .inv-patching h5 { margin: 0.6rem 0 0.2rem; font-size: 0.82rem; }
 .inv-parts, .inv-scores { border-collapse: collapse; font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 .inv-parts th, .inv-scores th { text-align: left; font-weight: 500; padding: 1px 8px 1px 0; }

@@ -34,11 +34,11 @@ function positionOf({ instrument, problems }, n) {
 }
 
 /** Token a (typed, else `fallback`) and, when typed, b: the target of an attribution or a sweep. */
-async function targetOf({ shared, model }, aText, bText, fallback) {
-  const a = aText.trim() ? await readTokenText(shared, model, aText, 'target') : { id: fallback };
+async function targetOf({ model }, aText, bText, fallback) {
+  const a = aText.trim() ? readTokenText(model, aText, 'target') : { id: fallback };
   if ('problem' in a) return a;
   if (!bText.trim()) return { target: [a.id] };
-  const b = await readTokenText(shared, model, bText, 'against');
+  const b = readTokenText(model, bText, 'against');
   if ('problem' in b) return b;
   if (b.id === a.id) return { problem: 'target and against are the same token: their difference is 0 everywhere' };
   return { target: [a.id, b.id] };
@@ -52,7 +52,7 @@ async function lens(ctx) {
   const tokens = tokensOf(r);
   const shown = { position: positionOf(ctx, r.ids.length), chosen: softmaxRow(logits.at(-1), r.ids.length - 1).id };
   if (instrument.target !== null) {
-    const read = await readTokenText(shared, model, instrument.target, 'target');
+    const read = readTokenText(model, instrument.target, 'target');
     if ('problem' in read) ctx.problems.push(`${read.problem}; the prediction is followed`);
     else shown.chosen = read.id;
   }
@@ -73,7 +73,7 @@ async function lens(ctx) {
       draw();
     },
     onToken: async (text) => {
-      const read = await readTokenText(shared, model, text, 'the token followed');
+      const read = readTokenText(model, text, 'the token followed');
       if ('problem' in read) view.caption.textContent = read.problem;
       else {
         shown.chosen = read.id;
@@ -95,7 +95,10 @@ async function attribution(ctx) {
     let fallback = run.next[0].id;
     if (position !== undefined && position < run.ids.length - 1) fallback = run.ids[position + 1];
     const read = await targetOf(ctx, a, b, fallback);
-    if ('problem' in read) return view.say(read.problem);
+    if ('problem' in read) {
+      view.clear(); // no grid of an earlier target under this one's problem (as the page)
+      return view.say(read.problem);
+    }
     const options = { target: read.target, ablate: settings.ablate, ...(position === undefined ? {} : { position }) };
     const attributed = await shared.call((m) => m.attribute(input, options));
     const name = await tokenNames(shared, model, read.target);
@@ -129,6 +132,7 @@ async function patching(ctx) {
     spec: model.spec,
     hasTokenizer: model.hasTokenizer && !settings.ids,
     run: (input, options) => shared.run(input, options),
+    tokenize: (text) => model.tokenize(text), // the tokenizer alone: nothing to queue
     patchSweep: (options) => shared.call((m) => m.patchSweep(options)),
   };
   let name = String;

@@ -10,9 +10,11 @@ import { GridView } from './gridView.js';
 export class PatchingView {
   /**
    * @param {{ onRun: () => void, onCancel: () => void, onHead?: (layer: number, head: number) => void,
-   *   opens?: string }} handlers  with onHead, the head outputs' cells are buttons (opens: what a click does)
+   *   opens?: string }} handlers  with onHead, the head outputs' cells are buttons (opens: what a click does; default:
+   *   open it in the steps, the page's)
    */
   constructor(handlers) {
+    const opens = handlers.opens ?? 'open it in the steps';
     const input = (id, size) => el('input', { type: 'text', id, autocomplete: 'off', spellcheck: false, size });
     this.clean = input('inv-clean', 40);
     this.corrupted = input('inv-corrupted', 40);
@@ -42,7 +44,7 @@ export class PatchingView {
       headOutput: new GridView({
         label: 'Patching each head’s output at every position',
         onCell: handlers.onHead ?? null,
-        cellLabel: (l, h, c) => `${headName(l, h)}: restores ${c.text}; ${handlers.opens ?? 'open it'}`,
+        cellLabel: (l, h, c) => `${headName(l, h)}: restores ${c.text}; ${opens}`,
       }),
     };
     this.summaries = { input: el('p', { class: 'hint' }), headOutput: el('p', { class: 'hint' }) };
@@ -52,7 +54,7 @@ export class PatchingView {
       { class: 'inv-patching' },
       el('p', {
         class: 'hint',
-        text: 'Run the corrupted prompt, and put back one activation of the clean run at a time: how much of the clean run’s metric m = logit(a) − logit(b) does it restore? 1: all of it, 0: none (TransformerLens: get_act_patch_resid_pre, get_act_patch_attn_head_out_all_pos). The two prompts need the same number of tokens.',
+        text: `Run the corrupted prompt, and put back one activation of the clean run at a time: how much of the clean run’s metric m = logit(a) − logit(b) does it restore? 1: all of it, 0: none (TransformerLens: get_act_patch_resid_pre, get_act_patch_attn_head_out_all_pos). The two prompts need the same number of tokens.${handlers.onHead ? ` Click a head of the head outputs to ${opens}.` : ''}`,
       }),
       labelled('inv-clean', 'Clean prompt', this.clean),
       labelled('inv-corrupted', 'Corrupted prompt', this.corrupted),

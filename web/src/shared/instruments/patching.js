@@ -12,10 +12,12 @@ export const SWEEPS = Object.freeze([
 
 /**
  * Why the two prompts cannot be compared cell by cell, or null: a sweep patches position i of one into position i
- * of the other, so they must have the same number of tokens.
+ * of the other, so they must have the same number of tokens, at least one.
  */
 export function lengthProblem(cleanTokens, corruptedTokens) {
   const [a, b] = [cleanTokens.length, corruptedTokens.length];
+  if (a === 0 || b === 0)
+    return `The ${a === 0 ? 'clean' : 'corrupted'} prompt has no tokens: type a sentence in each.`;
   if (a === b) return null;
   return `The clean prompt has ${a} token${a === 1 ? '' : 's'} and the corrupted one ${b}: patching puts each position of one in place of the same position of the other, so they need the same number of tokens. Change a word for a word, not for two.`;
 }
@@ -68,11 +70,17 @@ export function promptOf(model, text) {
 const modelRun = (model) => (input, options) => model.run(input, options);
 
 /**
- * One prompt's ids and tokens, for a sweep's lengths and labels: a run of one layer, no LM head (the model hands out
- * no tokenizer of its own; a run also checks the ids typed and names them with the folder's tokenizer.json).
+ * One prompt's ids and tokens, for a sweep's lengths and labels: text through model.tokenize (the tokens a run
+ * computes on, the tokenizer's special tokens included; no layer runs), ids typed through a run of one layer with no
+ * LM head (it checks them, and names them with the folder's tokenizer.json when there is one).
+ * @param {string | { ids: number[] }} prompt  promptOf's
  * @param {(input: unknown, options: object) => Promise<object>} [run]  model.run, or a run of its own (in parts)
  */
 export async function promptTokens(model, prompt, signal, run = modelRun(model)) {
+  if (typeof prompt === 'string') {
+    const { ids, tokens } = model.tokenize(prompt);
+    return { ids, tokens };
+  }
   const r = await run(prompt, { layers: 1, logits: false, attentions: false, hiddenStates: false, signal });
   return { ids: r.ids, tokens: r.tokens ?? r.ids.map(String) };
 }

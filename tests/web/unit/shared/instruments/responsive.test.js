@@ -1,13 +1,17 @@
 // The instruments' long computations in parts, so that a page answers its inputs meanwhile (issue 36 §3): the logit
 // lens by parts of rows with task breaks between them gives model.unembed's logits of each whole residual, bit for
 // bit; a sweep's prompts run in parts (the page's runInParts) give model.run's tokens and top token, and their tokens
-// alone come from one layer's run; a sweep's batchRows is sized by the model's layer.
+// alone come from model.tokenize for text (no run) and from one layer's run for ids typed; a sweep's batchRows is
+// sized by the model's layer.
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../../../src/js/model/index.js';
 import { lensLogits } from '../../../../../web/src/shared/instruments/lens.js';
 import { promptRun, promptTokens, sweepBatchRows } from '../../../../../web/src/shared/instruments/patching.js';
 import { runInParts } from '../../../../../web/src/real-model/run/runParts.js';
 import { gpt2Fixture } from '../../../../js/model/fixtures.js';
+import { byteLevelTokenizer } from '../../../../js/model/tokenizers.js';
+
+const MERGES = ['Ġ t', 'Ġt h', 'Ġth e', 'c a', 'ca t']; // ids 256 … 260
 
 const ids = [3, 1, 4, 1, 5, 9, 2];
 
@@ -48,7 +52,7 @@ describe('a sweep’s prompts', () => {
 });
 
 describe('a sweep’s prompts’ tokens', () => {
-  it('come from a run of one layer without the LM head: model.run’s ids and tokens', async () => {
+  it('of ids typed come from a run of one layer without the LM head: model.run’s ids and tokens', async () => {
     const model = await loadModel(gpt2Fixture({ layers: 4, seed: 42 }).files);
     const asked = [];
     const run = (input, options) => {
@@ -60,6 +64,18 @@ describe('a sweep’s prompts’ tokens', () => {
     const r = await model.run({ ids });
     expect(got).toEqual({ ids: r.ids, tokens: r.tokens ?? r.ids.map(String) });
     await expect(promptTokens(model, { ids: [3, 99999] })).rejects.toMatchObject({ code: 'BAD_OPTION' });
+  });
+
+  it('of text come from model.tokenize, no layer run: the ids and tokens model.run(text) gives', async () => {
+    const files = { ...gpt2Fixture({ vocab: 262, seed: 43 }).files, 'tokenizer.json': byteLevelTokenizer(MERGES) };
+    const model = await loadModel(files);
+    const run = () => expect.fail('a run to tokenize');
+    const got = await promptTokens(model, 'cat the cat', undefined, run);
+    expect(got).toEqual({ ids: [260, 258, 32, 260], tokens: ['cat', ' the', ' ', 'cat'] });
+    expect(model.bytesRead).toBe(0);
+    const r = await model.run('cat the cat');
+    expect(got).toEqual({ ids: r.ids, tokens: r.tokens });
+    expect(await promptTokens(model, '', undefined, run)).toEqual({ ids: [], tokens: [] }); // lengthProblem says so
   });
 });
 

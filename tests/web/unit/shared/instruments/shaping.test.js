@@ -101,6 +101,8 @@ describe('attribution', () => {
 describe('patching', () => {
   it('says plainly when the prompts have different numbers of tokens', () => {
     expect(lengthProblem(['a', 'b'], ['a', 'c'])).toBeNull();
+    expect(lengthProblem([], [])).toMatch(/^The clean prompt has no tokens/u);
+    expect(lengthProblem(['a'], [])).toMatch(/^The corrupted prompt has no tokens/u);
     expect(lengthProblem(['a', 'b'], ['a', 'b', 'c'])).toMatch(
       /^The clean prompt has 2 tokens and the corrupted one 3/u,
     );

@@ -60,6 +60,7 @@ export class RealModelInvestigate {
           this.onLink();
         },
         onCancel: () => this.patch.cancel(),
+        onHead, // a head of the head outputs opens in the walk, as attribution's and the scores' do
       }),
       scores: new ScoresView({ onOptions: () => this.#refresh(), onHead }),
       loss: new LossView(),
