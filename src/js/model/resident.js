@@ -29,6 +29,17 @@ const MATRIX_READS = 4;
 /** The MLP's weights that a kept layer in the 'inOut' layout holds as the core's panels (of PANEL_COLUMNS). */
 const MLP_MATRICES = new Set(['wUp', 'wGate', 'wDown']);
 
+/**
+ * The slots of a layer's MLP weights (`tensors`: [{ slot, shape }]) to keep as the core's panels: all of them in the
+ * 'inOut' layout when each is [in, out] with both sizes non-zero multiples of PANEL_COLUMNS, else none (the calls'
+ * mlp_panels flag is the layer's). The calling thread's store and the workers' shares (shards.js) ask it.
+ */
+export function panelSlots(layout, tensors) {
+  const mlp = tensors.filter((t) => MLP_MATRICES.has(t.slot));
+  const fits = (t) => t.shape.length === 2 && t.shape.every((size) => size > 0 && size % PANEL_COLUMNS === 0);
+  return layout === 'inOut' && mlp.length && mlp.every(fits) ? mlp.map((t) => t.slot) : [];
+}
+
 /** Pieces (a layer's weights, a matrix) a run's prefetch keeps at a time. */
 const PIECES_AHEAD = 3;
 
@@ -166,10 +177,9 @@ export class Residency {
    * core's panels and sets `addresses.mlpPanels`: all of them or none (the call's flag is the layer's).
    */
   #pack(entries, addresses) {
-    const mlp = entries.filter((e) => MLP_MATRICES.has(e.slot));
-    const fits = (e) => e.shape.length === 2 && e.shape.every((size) => size % PANEL_COLUMNS === 0);
-    if (!this.#panels || !mlp.length || !mlp.every(fits)) return;
-    for (const { slot, shape } of mlp) {
+    const slots = new Set(panelSlots(this.#panels ? 'inOut' : null, entries));
+    if (!slots.size) return;
+    for (const { slot, shape } of entries.filter((e) => slots.has(e.slot))) {
       if (!this.#module._packPanels(addresses[slot], shape[0], shape[1])) {
         throw new AttentionError(
           'OUT_OF_MEMORY',

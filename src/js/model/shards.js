@@ -28,7 +28,7 @@ import { platform } from '../platform.js';
 import { Tensor } from '../tensor.js';
 import { made, modelDims, modelPlan, weight } from './calls.js';
 import { halfWeights } from './layer-call.js';
-import { blockRows } from './resident.js';
+import { blockRows, panelSlots } from './resident.js';
 import { headRows, layerShare, shardParts, workerPlacement } from './shard-slices.js';
 import { shardLayer } from './shard-layer.js';
 import { chainsPlacement, shardChain, sharedMemoryAvailable } from './shard-chain.js';
@@ -187,10 +187,18 @@ export class Shards {
       };
       const answers = which.map((w) => {
         const share = layerShare(spec, layer, this.#parts[w], `layer ${l}`);
-        const plan = { op: 'keep', inputs: share, options: {} };
+        // GPT-2's MLP weights packed as the core's panels, as one thread keeps them (resident.js): [in, out] each
+        const [f0, f1] = this.#parts[w].ff;
+        const mlp = { wUp: [spec.dModel, f1 - f0], wGate: [spec.dModel, f1 - f0], wDown: [f1 - f0, spec.dModel] };
+        const matrices = Object.keys(share)
+          .filter((slot) => slot in mlp)
+          .map((slot) => ({ slot, shape: mlp[slot] }));
+        const panels = panelSlots(spec.choices.layout, matrices).map((slot) => [slot, ...mlp[slot]]);
+        const plan = { op: 'keep', inputs: share, panels, options: {} };
         return this.#pool.run(w, plan).then(({ addresses }) => {
           const slots = Object.keys(share);
-          return Object.fromEntries(slots.map((slot, i) => [slot, addresses.data[i]]));
+          const kept = Object.fromEntries(slots.map((slot, i) => [slot, addresses.data[i]]));
+          return panels.length ? { ...kept, mlpPanels: 1 } : kept;
         });
       });
       (await Promise.all(answers)).forEach((addresses, i) => kept[i].layers.push(addresses));
@@ -320,6 +328,7 @@ export class Shards {
     const addresses = Object.fromEntries(
       Object.entries(kept.layers[l]).filter(([slot]) => reads.has(slot) && !(slot in inputs)),
     );
+    if (kind === 'modelMlp' && kept.layers[l].mlpPanels) addresses.mlpPanels = 1; // its MLP weights are panels
     const own = { ...dims, numHeads: h1 - h0, numKvHeads: g1 - g0, dFf: f1 - f0, ...addresses };
     if (!own.numHeads) Object.assign(own, { numHeads: 1, numKvHeads: 1 }); // an MLP-only worker: heads unused
     if (cache && kind === 'modelAttention') {

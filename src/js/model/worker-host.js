@@ -2,8 +2,10 @@
 // model/worker-node.js in Node): the model's own module instance, holding this worker's share of every layer
 // (shards.js) in its memory until it ends, and running the layer calls the model's side sends it. Three kinds of
 // plan come:
-//   { op: 'keep', inputs: { slot: { data, shape, name } } }  → { addresses: [k] }: each tensor written, 16-byte
-//                                                               aligned, and scanned for NaN and ±inf (NON_FINITE)
+//   { op: 'keep', inputs: { slot: { data, shape, name } }, panels?: [[slot, in, out], …] }
+//                                                            → { addresses: [k] }: each tensor written, 16-byte
+//                                                               aligned, and scanned for NaN and ±inf (NON_FINITE);
+//                                                               the slots of `panels` packed as the core's panels
 //   { op: 'alloc', bytes: [b, …] }                           → { addresses: [k] }: blocks for a generation's KV cache
 //   { op: 'free', addresses: [a, …] }                        → {}: gives back blocks of 'alloc' (not of 'keep')
 //   { op: 'memory' }                                         → { memory: [memoryBytes, heapBytesInUse] }
@@ -46,17 +48,27 @@ function free({ module, allocations }, addresses) {
   return {};
 }
 
-/** Writes each tensor of a 'keep' plan into the module's memory: their addresses, in the plan's order. */
+/**
+ * Writes each tensor of a 'keep' plan into the module's memory: their addresses, in the plan's order. The slots of
+ * `plan.panels` ([slot, in, out]: the MLP's [in, out] weights in GPT-2's layout, sizes multiples of 16) are then
+ * packed in place into the core's panels (gemm.h's pack_panels), as the calling thread's resident store keeps them.
+ */
 function keep(state, plan) {
   const { module } = state;
-  const tensors = Object.values(plan.inputs);
+  const panels = new Map((plan.panels ?? []).map(([slot, rows, cols]) => [slot, [rows, cols]]));
   return {
     addresses: values(
-      tensors.map((tensor) => {
+      Object.entries(plan.inputs).map(([slot, tensor]) => {
         const address = allocate(state, tensor.data.byteLength, tensor.name);
         state.allocations.delete(address); // kept until the worker ends
         module.HEAPF32.set(tensor.data, address / 4);
         checkValues(module, { ...tensor, allowNegativeInfinity: false, valuesChecked: false }, address);
+        if (panels.has(slot) && !module._packPanels(address, ...panels.get(slot))) {
+          throw new AttentionError(
+            'OUT_OF_MEMORY',
+            `a worker's WebAssembly memory could not grow to pack ${tensor.name}`,
+          );
+        }
         return address;
       }),
     ),

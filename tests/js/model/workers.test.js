@@ -13,6 +13,8 @@ import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const CASES = [
   ['GPT-2 (fused q|k|v by blocks, Conv1D)', () => gpt2Fixture({ layers: 3, heads: 4 })],
+  // d_ff 128: each of 1 or 2 workers keeps its MLP share as the core's packed panels (of 3, 43 units are no multiple)
+  ['GPT-2, d_model 32: the MLP kept as packed panels', () => gpt2Fixture({ layers: 3, d: 32, heads: 4, seed: 3 })],
   ['LLaMA, GQA 4/2, RoPE', () => llamaFixture()],
   ['Qwen2: q/k/v biases, tied head, BF16', () => llamaFixture({ type: 'qwen2', seed: 6, dtype: 'BF16' })],
   ['Qwen3: q_norm and k_norm, head_dim 8', () => llamaFixture({ type: 'qwen3', headDim: 8, seed: 34 })],
