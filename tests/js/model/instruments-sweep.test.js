@@ -58,6 +58,22 @@ describe.each(FAMILIES)('%s', (name, make) => {
   });
 });
 
+/**
+ * A task that queues itself again (as a page's frames and inputs come): count() is how many have run so far; stop()
+ * ends it at its next turn.
+ */
+function queuedTasks() {
+  let ticks = 0;
+  let running = true;
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => {
+    ticks++;
+    if (running) channel.port2.postMessage(null);
+    else channel.port1.close();
+  };
+  channel.port2.postMessage(null);
+  return { count: () => ticks, stop: () => (running = false) };
+}
 describe('a sweep stopped', () => {
   it('by its signal after the first layer: ABORTED, and the events stop there; a disposed model: TERMINATED', async () => {
     const model = await loadModel(FAMILIES[1][1]().files);
@@ -110,25 +126,16 @@ describe('a sweep with onProgress', () => {
     const model = await loadModel(FAMILIES[0][1]().files);
     const L = model.spec.numLayers;
     expect(L).toBeGreaterThan(1);
-    // a task that queues itself again (as a page's frames and inputs come), counted until the sweep ends
-    let ticks = 0;
-    let running = true;
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      ticks++;
-      if (running) channel.port2.postMessage(null);
-      else channel.port1.close();
-    };
-    channel.port2.postMessage(null);
+    const tasks = queuedTasks();
     const before = [];
     await model.patchSweep({
       clean: { ids: clean },
       corrupted: { ids: corrupted },
       target,
       step: 'input',
-      onProgress: () => before.push(ticks),
+      onProgress: () => before.push(tasks.count()),
     });
-    running = false;
+    tasks.stop();
     // layer 0's cells run layers 0 … L − 1 (one batch): L − 1 breaks between its layer calls before its progress
     expect(before[0]).toBeGreaterThanOrEqual(L - 1);
   });
@@ -160,15 +167,7 @@ describe('BERT: every row sees every other, so each cell runs whole from its lay
 describe('batchRows: the most rows of cells in one layer call', () => {
   /** The sweep's scores, and the tasks that ran before its first progress (a task that queues itself again). */
   async function sweep(model, step, batchRows) {
-    let ticks = 0;
-    let running = true;
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      ticks++;
-      if (running) channel.port2.postMessage(null);
-      else channel.port1.close();
-    };
-    channel.port2.postMessage(null);
+    const tasks = queuedTasks();
     const before = [];
     const p = await model.patchSweep({
       clean: { ids: clean },
@@ -176,9 +175,9 @@ describe('batchRows: the most rows of cells in one layer call', () => {
       target,
       step,
       ...(batchRows === undefined ? {} : { batchRows }),
-      onProgress: () => before.push(ticks),
+      onProgress: () => before.push(tasks.count()),
     });
-    running = false;
+    tasks.stop();
     return { scores: Array.from(p.scores.data), m: [p.clean, p.corrupted], first: before[0] };
   }
 
