@@ -4,10 +4,10 @@
 // layer call, each worker's heads over its slice of the base run's keys and values) posted to them. With one worker
 // every number equals one thread's bit for bit; with two, within float32 rounding. A worker that dies mid-sweep fails
 // that sweep with WORKER_FAILED, and the next one works.
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadModel } from '../../../src/js/model/index.js';
+import { describe, expect, it } from 'vitest';
 import { injectFault } from '../../../src/js/pool.js';
-import { gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { gpt2Fixture, llamaFixture } from './fixtures.js';
+import { disposedAfterEach } from './disposed-models.js';
 import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
 const CASES = [
@@ -69,13 +69,7 @@ async function instruments(model) {
 }
 
 describe('the instruments on loadModel({ workers })', () => {
-  const models = [];
-  afterEach(() => Promise.all(models.splice(0).map((m) => m.dispose())));
-  const load = async (fixture, options) => {
-    const model = await loadModel(source(fixture, 'bytes'), options);
-    models.push(model);
-    return model;
-  };
+  const load = disposedAfterEach();
 
   it.each(CASES)('%s: one worker equals one thread bit for bit; two within float32 rounding', async (_, make) => {
     const fixture = make();
@@ -126,7 +120,8 @@ describe('the instruments on loadModel({ workers })', () => {
   it('a worker that dies mid-sweep fails the sweep with WORKER_FAILED; the next sweep works', async () => {
     const fixture = llamaFixture();
     const sweep = { clean: { ids: IDS }, corrupted: { ids: CORRUPTED }, target: [IDS[7], 4], step: 'headOutput' };
-    const want = await (await load(fixture)).patchSweep(sweep);
+    const one = await load(fixture);
+    const want = await one.patchSweep(sweep);
     const model = await load(fixture, { workers: 2 });
     const layers = [];
     const onProgress = ({ layer }) => {
@@ -140,7 +135,7 @@ describe('the instruments on loadModel({ workers })', () => {
     expectClose(await model.patchSweep(sweep), want, 2 ** -12);
     expectClose(
       await model.attribute({ ids: IDS }, { target: [2] }),
-      await models[0].attribute({ ids: IDS }, { target: [2] }),
+      await one.attribute({ ids: IDS }, { target: [2] }),
       2 ** -12,
     );
   });

@@ -5,10 +5,10 @@
 // results are the same bits (and with one worker one thread's); a worker that dies in a chain fails the run with
 // WORKER_FAILED and the next run works; dispose() ends the workers mid-chain.
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadModel } from '../../../src/js/model/index.js';
 import { chainsOf, useSharedMemory } from '../../../src/js/model/shards.js';
 import { injectFault } from '../../../src/js/pool.js';
-import { gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { gpt2Fixture, llamaFixture } from './fixtures.js';
+import { disposedAfterEach } from './disposed-models.js';
 import { neoxFixture, phi3Fixture } from './fixtures-families.js';
 import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 import { bertFixture } from './fixtures.js';
@@ -52,17 +52,13 @@ async function generation(model, options = {}) {
 }
 
 describe('loadModel({ workers }) with shared memory', () => {
-  const models = [];
-  afterEach(() => {
-    useSharedMemory(true);
-    return Promise.all(models.splice(0).map((m) => m.dispose()));
-  });
+  const loadDisposed = disposedAfterEach();
+  afterEach(() => useSharedMemory(true));
   /** A model loaded with shared memory allowed (`chain`) or not (every layer handed off by messages). */
   const load = async (fixture, options, chain = true) => {
     useSharedMemory(chain);
-    const model = await loadModel(source(fixture, 'bytes'), options);
+    const model = await loadDisposed(fixture, options);
     useSharedMemory(true);
-    models.push(model);
     return model;
   };
 

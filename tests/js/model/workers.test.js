@@ -4,10 +4,11 @@
 // within float32 rounding, and the first layer's attention (before any such sum) bit for bit; so with captures,
 // ablations, edits and patches (of activations and of weights), and generate(). A worker that dies fails its run
 // with WORKER_FAILED and the next run works; dispose() ends the workers.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../../src/js/model/index.js';
 import { injectFault } from '../../../src/js/pool.js';
 import { bertFixture, gpt2Fixture, llamaFixture, source } from './fixtures.js';
+import { disposedAfterEach } from './disposed-models.js';
 import { distilbertFixture, longRopeFactors, neoxFixture, phi3Fixture, robertaFixture } from './fixtures-families.js';
 import { gemmaFixture, olmo2Fixture } from './fixtures-gemma.js';
 
@@ -69,14 +70,7 @@ function expectClose(got, want) {
 }
 
 describe('loadModel({ workers })', () => {
-  const models = [];
-  // each test's models end with it: a browser page holds only so many WebAssembly memories (and workers) at once
-  afterEach(() => Promise.all(models.splice(0).map((m) => m.dispose())));
-  const load = async (fixture, options) => {
-    const model = await loadModel(source(fixture, 'bytes'), options);
-    models.push(model);
-    return model;
-  };
+  const load = disposedAfterEach();
 
   it.each(CASES)(
     '%s: one worker equals one thread bit for bit; two and three within float32 rounding',
