@@ -65,7 +65,7 @@ export class Residency {
   #allocations = new Map(); // aligned address → what _malloc gave, freed by free()
   #kept = new Map(); // key → { slot: address } (a group) or an address (a matrix); null: did not fit
   #freed = false;
-  #panels;
+  #layout;
 
   /**
    * @param {object} module  the model's WebAssembly module
@@ -77,7 +77,7 @@ export class Residency {
     this.#module = module;
     this.#checkpoint = checkpoint;
     this.#budget = budget;
-    this.#panels = layout === 'inOut';
+    this.#layout = layout;
   }
 
   /** A 16-byte aligned block of `bytes`, or 0 when memory cannot grow and not `required` (then OUT_OF_MEMORY). */
@@ -177,7 +177,7 @@ export class Residency {
    * core's panels and sets `addresses.mlpPanels`: all of them or none (the call's flag is the layer's).
    */
   #pack(entries, addresses) {
-    const slots = new Set(panelSlots(this.#panels ? 'inOut' : null, entries));
+    const slots = new Set(panelSlots(this.#layout, entries));
     if (!slots.size) return;
     for (const { slot, shape } of entries.filter((e) => slots.has(e.slot))) {
       if (!this.#module._packPanels(addresses[slot], shape[0], shape[1])) {
